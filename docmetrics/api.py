@@ -1,0 +1,157 @@
+"""The library API: turn a spec, a preset name or a signature into a ready metric.
+
+>>> import docmetrics
+>>> metric = docmetrics.load("slide:w=6,s=6,model=/path/to/cometkiwi")     # doctest: +SKIP
+>>> result = metric.score(hyps, sources=srcs, doc_ids=ids)                  # doctest: +SKIP
+>>> result.score, str(result.signature)                                     # doctest: +SKIP
+
+Backbones are cached per process: two metrics on the same model share one loaded model.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from . import presets, registry
+from .backbone import COMMON_PARAMS, Backbone
+from .errors import SpecError
+from .metric import Metric
+from .params import Param, find_param
+from .signature import ParsedSignature, looks_like_signature, parse_signature
+from .spec import parse_spec
+
+_BACKBONES: dict[tuple[Any, ...], Backbone] = {}
+
+
+def resolve(text: str) -> tuple[str, dict[str, str], ParsedSignature | None]:
+    """(metric name, raw parameters, parsed signature or None) for a spec, preset or signature."""
+    text = text.strip()
+    if looks_like_signature(text):
+        parsed = parse_signature(text)
+        return parsed.metric, {}, parsed
+    spec = parse_spec(text)
+    preset = presets.get(spec.name)
+    if preset is not None and spec.name not in registry.names("metric"):
+        base = parse_spec(preset.spec)
+        merged = dict(base.params)
+        merged.update(spec.params)
+        return base.name, merged, None
+    return spec.name, dict(spec.params), None
+
+
+def _params_from_signature(
+    parsed: ParsedSignature, metric_cls: type[Metric]
+) -> dict[str, str]:
+    """The parameters of a signature (long or short keys), leaving out environment fields."""
+    raw: dict[str, str] = {}
+    backbone_name = parsed.get("backbone", "bb") or metric_cls.default_backbone
+    backbone_params: tuple[Param, ...] = ()
+    if backbone_name:
+        backbone_params = registry.load("backbone", backbone_name).all_params()
+    for key, value in parsed.items:
+        if key in ("backbone", "bb"):
+            raw["backbone"] = value
+            continue
+        p = find_param(metric_cls.params, key) or find_param(backbone_params, key)
+        if p is not None:
+            raw[p.name] = value
+    return raw
+
+
+def load(
+    text: str,
+    *,
+    device: str = "auto",
+    batch_size: int | None = None,
+    precision: str | None = None,
+    quiet: bool = True,
+) -> Metric:
+    """A metric, ready to score, from ``"NAME:key=value,..."``, a preset name or a signature.
+
+    ``precision`` is the default when the spec does not set ``precision=`` (fp32 if neither does).
+    """
+    name, raw, parsed = resolve(text)
+    metric_cls = registry.load("metric", name)
+    if parsed is not None:
+        raw = _params_from_signature(parsed, metric_cls)
+    metric = build(metric_cls, raw, device=device, batch_size=batch_size, precision=precision, quiet=quiet)
+    metric.requested_signature = parsed
+    return metric
+
+
+def build(
+    metric_cls: type[Metric],
+    raw: dict[str, Any],
+    *,
+    device: str = "auto",
+    batch_size: int | None = None,
+    precision: str | None = None,
+    quiet: bool = True,
+) -> Metric:
+    """A metric from its class and raw parameters (metric and backbone parameters mixed)."""
+    raw = dict(raw)
+    metric_raw: dict[str, Any] = {}
+    for key in list(raw):
+        p = find_param(metric_cls.params, key)
+        if p is not None:
+            metric_raw[p.name] = raw.pop(key)
+    backbone_name = raw.pop("backbone", None) or metric_cls.default_backbone
+    if backbone_name is None:
+        if raw:
+            raise SpecError(
+                f"{metric_cls.name}: unknown parameter(s) {', '.join(sorted(raw))}; allowed: "
+                + (", ".join(p.name for p in metric_cls.params) or "none")
+            )
+        return metric_cls(None, **metric_raw)
+    backbone_cls: type[Backbone] = registry.load("backbone", backbone_name)
+    bb_raw: dict[str, Any] = {}
+    for key in list(raw):
+        p = find_param(backbone_cls.all_params(), key)
+        if p is None:
+            allowed = [p.name for p in metric_cls.params] + ["backbone"] + [
+                p.name for p in backbone_cls.all_params()
+            ]
+            raise SpecError(
+                f"{metric_cls.name}: unknown parameter '{key}'; allowed: {', '.join(allowed)}"
+            )
+        bb_raw[p.name] = p.convert(raw.pop(key), owner=f"{metric_cls.name} (backbone {backbone_name})")
+    model = bb_raw.pop("model", None)
+    if not model and backbone_name == metric_cls.default_backbone:
+        model = metric_cls.default_model
+    prec = bb_raw.pop("precision", None) or precision or "fp32"
+    COMMON_PARAMS[1].convert(prec, owner=metric_cls.name)
+    for p in backbone_cls.params:
+        if p.name not in bb_raw and p.default is not None:
+            bb_raw[p.name] = p.default
+    backbone = get_backbone(
+        backbone_cls, model, precision=prec, device=device, batch_size=batch_size, quiet=quiet, **bb_raw
+    )
+    return metric_cls(backbone, **metric_raw)
+
+
+def get_backbone(
+    backbone_cls: type[Backbone],
+    model: str | None,
+    *,
+    precision: str = "fp32",
+    device: str = "auto",
+    batch_size: int | None = None,
+    quiet: bool = True,
+    **options: Any,
+) -> Backbone:
+    """A backbone instance, shared with every other metric in this process that uses the same
+    model, precision, device and options."""
+    key = (backbone_cls, model or backbone_cls.default_model, precision, device, tuple(sorted(options.items())))
+    bb = _BACKBONES.get(key)
+    if bb is None:
+        bb = backbone_cls(model, precision=precision, device=device, batch_size=batch_size, quiet=quiet, **options)
+        _BACKBONES[key] = bb
+    else:
+        bb.batch_size = batch_size
+        bb.quiet = quiet
+    return bb
+
+
+def clear_cache() -> None:
+    """Drop every cached backbone (frees their models)."""
+    _BACKBONES.clear()

@@ -1,0 +1,41 @@
+"""The small exception hierarchy of docmetrics.
+
+Every mistake a user can make (a bad file, an unknown metric, a bad parameter, a model that cannot be
+found offline) raises a :class:`UserError`.  The command line turns it into one message on stderr and
+exit status 2, with no traceback (``--debug`` shows one).  Anything else is a bug.
+"""
+
+from __future__ import annotations
+
+
+class DocMetricsError(Exception):
+    """Base class of every error docmetrics raises on purpose."""
+
+
+class UserError(DocMetricsError):
+    """A mistake in what the user asked for or gave; the message says what to do.
+
+    ``exit_code`` is what the command line exits with (2, like argparse's usage errors).
+    """
+
+    exit_code = 2
+
+
+class InputError(UserError):
+    """Bad input data: files of different lengths, invalid UTF-8, empty input, bad JSONL."""
+
+
+class SpecError(UserError):
+    """A bad metric spec or signature: unknown metric, unknown or invalid parameter."""
+
+
+class PluginError(UserError):
+    """A plugin is unknown, cannot be loaded, or lacks an optional dependency."""
+
+
+class ModelError(UserError):
+    """A model cannot be found or loaded (for example: offline and not cached)."""
+
+
+class CapabilityError(UserError):
+    """A metric needs something from a backbone that the backbone (or its model) cannot do."""

@@ -1,0 +1,139 @@
+"""Typed, validated parameters of metrics and backbones.
+
+A metric or backbone declares its parameters as a tuple of :class:`Param`.  The spec parser
+(``slide:w=6,s=6``) and the signature parser both go through :meth:`Param.convert`, so a value is
+validated the same way whichever road it takes.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Callable, Sequence
+
+from .errors import SpecError
+
+_TRUE = {"1", "true", "yes", "on", "y"}
+_FALSE = {"0", "false", "no", "off", "n"}
+
+
+@dataclass(frozen=True)
+class Param:
+    """One parameter.
+
+    name: the key in a spec (``w`` in ``slide:w=6``) and the long key in a signature.
+    type: ``int``, ``float``, ``str`` or ``bool``.
+    default: the value when the spec does not name it (``None``: resolved later, e.g. a model's default).
+    help: one line for ``--describe``.
+    choices: allowed values (strings or numbers), or empty for any value of the type.
+    minimum / maximum: bounds for numbers (inclusive).
+    short: the key in the short signature form (defaults to ``name``).
+    in_signature: False for parameters that cannot change the number (none so far).
+    """
+
+    name: str
+    type: type = str
+    default: Any = None
+    help: str = ""
+    choices: Sequence[Any] = field(default_factory=tuple)
+    minimum: float | None = None
+    maximum: float | None = None
+    short: str | None = None
+    in_signature: bool = True
+    check: Callable[[Any], str | None] | None = None
+
+    @property
+    def short_key(self) -> str:
+        return self.short or self.name
+
+    def allowed(self) -> str:
+        """Human text for what values are allowed."""
+        if self.choices:
+            return "one of " + ", ".join(str(c) for c in self.choices)
+        if self.type is bool:
+            return "true or false"
+        if self.type in (int, float):
+            kind = "an integer" if self.type is int else "a number"
+            if self.minimum is not None and self.maximum is not None:
+                return f"{kind} from {_num(self.minimum)} to {_num(self.maximum)}"
+            if self.minimum is not None:
+                return f"{kind} >= {_num(self.minimum)}"
+            if self.maximum is not None:
+                return f"{kind} <= {_num(self.maximum)}"
+            return kind
+        return "a string"
+
+    def convert(self, raw: Any, owner: str = "") -> Any:
+        """Turn ``raw`` (a string from a spec, or a Python value) into a validated value.
+
+        Raises :class:`SpecError` naming the parameter and what is allowed.
+        """
+        where = f"{owner}: " if owner else ""
+        value: Any
+        if raw is None:
+            return None
+        try:
+            if self.type is bool:
+                if isinstance(raw, bool):
+                    value = raw
+                else:
+                    text = str(raw).strip().lower()
+                    if text in _TRUE:
+                        value = True
+                    elif text in _FALSE:
+                        value = False
+                    else:
+                        raise ValueError(raw)
+            elif self.type is int:
+                if isinstance(raw, bool) or (isinstance(raw, float) and not raw.is_integer()):
+                    raise ValueError(raw)
+                value = int(str(raw).strip()) if isinstance(raw, str) else int(raw)
+            elif self.type is float:
+                value = float(raw)
+            else:
+                value = str(raw)
+        except (TypeError, ValueError):
+            raise SpecError(
+                f"{where}parameter '{self.name}' has value {raw!r}; it must be {self.allowed()}"
+            ) from None
+        if self.choices and value not in self.choices:
+            raise SpecError(
+                f"{where}parameter '{self.name}' has value {raw!r}; it must be {self.allowed()}"
+            )
+        if self.minimum is not None and value < self.minimum:
+            raise SpecError(
+                f"{where}parameter '{self.name}' has value {raw!r}; it must be {self.allowed()}"
+            )
+        if self.maximum is not None and value > self.maximum:
+            raise SpecError(
+                f"{where}parameter '{self.name}' has value {raw!r}; it must be {self.allowed()}"
+            )
+        if self.check is not None:
+            problem = self.check(value)
+            if problem:
+                raise SpecError(f"{where}parameter '{self.name}' has value {raw!r}; {problem}")
+        return value
+
+    def format(self, value: Any) -> str:
+        """The canonical text of a value (what a signature shows)."""
+        if value is None:
+            return "none"
+        if self.type is bool:
+            return "yes" if value else "no"
+        if self.type is float:
+            return _num(value)
+        return str(value)
+
+
+def _num(x: float) -> str:
+    return str(int(x)) if float(x).is_integer() else repr(float(x))
+
+
+def find_param(params: Sequence[Param], key: str) -> Param | None:
+    """The parameter whose long or short key is ``key``."""
+    for p in params:
+        if p.name == key:
+            return p
+    for p in params:
+        if p.short_key == key:
+            return p
+    return None

@@ -1,0 +1,113 @@
+"""Results: a system score with its per-document and per-unit scores, coverage and signature."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from .signature import Signature
+
+
+@dataclass
+class UnitScore:
+    """The score of one scoring unit (a SLIDE chunk, a sentence in context, ...).
+
+    ``start``/``end``: the segments (0-based, end exclusive, test-set line numbers) it covers.
+    ``weight``: its weight in the system score (1, or its sentence count for weighted SLIDE).
+    """
+
+    doc_id: str
+    start: int
+    end: int
+    score: float
+    weight: float = 1.0
+    truncated: bool = False
+    partial: bool = False
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "doc_id": self.doc_id, "start": self.start, "end": self.end, "score": self.score,
+            "weight": self.weight, "truncated": self.truncated, "partial": self.partial,
+        }
+
+
+@dataclass
+class DocScore:
+    doc_id: str
+    score: float | None
+    units: int
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"doc_id": self.doc_id, "score": self.score, "units": self.units}
+
+
+@dataclass
+class Coverage:
+    """What was scored: nothing is dropped silently."""
+
+    segments_total: int
+    segments_scored: int
+    units: int
+    units_truncated: int = 0
+    documents_total: int = 0
+    documents_scored: int = 0
+    counters: dict[str, int] = field(default_factory=dict)
+
+    @property
+    def ratio(self) -> float:
+        return self.segments_scored / self.segments_total if self.segments_total else 0.0
+
+    def to_dict(self) -> dict[str, Any]:
+        d: dict[str, Any] = {
+            "segments_total": self.segments_total,
+            "segments_scored": self.segments_scored,
+            "ratio": round(self.ratio, 6),
+            "units": self.units,
+            "units_truncated": self.units_truncated,
+            "documents_total": self.documents_total,
+            "documents_scored": self.documents_scored,
+        }
+        d.update(self.counters)
+        return d
+
+    def summary(self) -> str:
+        parts = [
+            f"{self.units} units",
+            f"coverage {self.segments_scored}/{self.segments_total} segments ({100 * self.ratio:.1f}%)",
+            f"{self.units_truncated} truncated",
+        ]
+        parts += [f"{v} {k.replace('_', ' ')}" for k, v in self.counters.items()]
+        return ", ".join(parts)
+
+
+@dataclass
+class Result:
+    """One metric's result for one system."""
+
+    system: str
+    metric: str
+    score: float
+    signature: Signature
+    params: dict[str, Any]
+    units: list[UnitScore] = field(default_factory=list)
+    docs: list[DocScore] = field(default_factory=list)
+    coverage: Coverage | None = None
+
+    def __float__(self) -> float:
+        return float(self.score)
+
+    def to_dict(self, level: str = "system", short: bool = False) -> dict[str, Any]:
+        d: dict[str, Any] = {
+            "system": self.system,
+            "metric": self.metric,
+            "score": self.score,
+            "signature": self.signature.format(short=short),
+            "params": self.params,
+        }
+        if self.coverage is not None:
+            d["coverage"] = self.coverage.to_dict()
+        if level in ("doc", "unit", "chunk"):
+            d["docs"] = [x.to_dict() for x in self.docs]
+        if level in ("unit", "chunk"):
+            d["units"] = [x.to_dict() for x in self.units]
+        return d

@@ -1,0 +1,119 @@
+"""The data a metric scores: systems x documents x segments, with sources, references, doc ids."""
+
+from __future__ import annotations
+
+import warnings
+from dataclasses import dataclass, field
+from typing import Mapping, Sequence
+
+from .errors import InputError
+
+
+@dataclass(frozen=True)
+class Document:
+    """A run of consecutive segments that share a doc id: segments ``start .. end-1``."""
+
+    doc_id: str
+    start: int
+    end: int
+
+    def __len__(self) -> int:
+        return self.end - self.start
+
+
+@dataclass
+class TestSet:
+    """Line-parallel segments of one or more systems.
+
+    ``names`` says where each piece came from (a file name, or 'hypotheses' etc. from the API) so
+    errors can name it.  A new document starts wherever the doc id changes (as
+    ``sacrebleu --echo docid`` writes them); without doc ids the whole input is one document.
+    """
+
+    __test__ = False  # not a pytest class
+
+    systems: dict[str, list[str]]
+    sources: list[str] | None = None
+    references: list[str] | None = None
+    doc_ids: list[str] | None = None
+    names: dict[str, str] = field(default_factory=dict)
+    documents: list[Document] = field(init=False)
+    warnings: list[str] = field(init=False, default_factory=list)
+
+    def __post_init__(self) -> None:
+        if not self.systems:
+            raise InputError("no system output given: pass at least one hypothesis file with -i")
+        lengths: dict[str, int] = {}
+        for name, hyp in self.systems.items():
+            lengths[self.names.get(name, name)] = len(hyp)
+        for key, seq in (("source", self.sources), ("reference", self.references), ("doc ids", self.doc_ids)):
+            if seq is not None:
+                lengths[self.names.get(key, key)] = len(seq)
+        if len(set(lengths.values())) > 1:
+            detail = ", ".join(f"{n}: {c} lines" for n, c in lengths.items())
+            raise InputError(f"inputs have different lengths ({detail}); they must be line-parallel")
+        n = next(iter(lengths.values()))
+        if n == 0:
+            raise InputError(
+                "empty input: " + ", ".join(lengths) + " has no segments; give at least one line"
+            )
+        self.documents = self._documents(n)
+
+    def _documents(self, n: int) -> list[Document]:
+        if self.doc_ids is None:
+            return [Document("all", 0, n)]
+        docs: list[Document] = []
+        seen: set[str] = set()
+        start = 0
+        for i in range(1, n + 1):
+            if i == n or self.doc_ids[i] != self.doc_ids[start]:
+                doc_id = self.doc_ids[start]
+                if doc_id in seen:
+                    msg = (
+                        f"doc id {doc_id!r} reappears at line {start + 1} of "
+                        f"{self.names.get('doc ids', 'the doc ids')} after another document; "
+                        "it is scored as a separate document"
+                    )
+                    self.warnings.append(msg)
+                    warnings.warn(msg, stacklevel=3)
+                seen.add(doc_id)
+                docs.append(Document(doc_id, start, i))
+                start = i
+        return docs
+
+    @classmethod
+    def from_lists(
+        cls,
+        hypotheses: Sequence[str] | Mapping[str, Sequence[str]],
+        sources: Sequence[str] | None = None,
+        references: Sequence[str] | None = None,
+        doc_ids: Sequence[str] | None = None,
+    ) -> "TestSet":
+        """Build from Python lists: one system (a list) or several (a mapping name -> list)."""
+        if isinstance(hypotheses, Mapping):
+            systems = {str(k): _strings(v, f"hypotheses of {k!r}") for k, v in hypotheses.items()}
+        else:
+            systems = {"hyp": _strings(hypotheses, "hypotheses")}
+        return cls(
+            systems,
+            _strings(sources, "sources") if sources is not None else None,
+            _strings(references, "references") if references is not None else None,
+            _strings(doc_ids, "doc_ids") if doc_ids is not None else None,
+        )
+
+    @property
+    def n_segments(self) -> int:
+        return sum(len(d) for d in self.documents)
+
+    def describe(self, key: str) -> str:
+        return self.names.get(key, key)
+
+
+def _strings(seq: Sequence[str] | None, what: str) -> list[str]:
+    if isinstance(seq, str):
+        raise InputError(f"{what} must be a list of strings (one per segment), not one string")
+    out = list(seq or [])
+    for i, s in enumerate(out):
+        if not isinstance(s, str):
+            raise InputError(f"{what}: item {i} is {type(s).__name__}, not a string")
+    return out

@@ -1,0 +1,1 @@
+"""Named, citable presets of published configurations (YAML files in this folder)."""
