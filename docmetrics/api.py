@@ -95,6 +95,7 @@ def build(
         p = find_param(metric_cls.params, key)
         if p is not None:
             metric_raw[p.name] = raw.pop(key)
+    metric = metric_cls(None, **metric_raw)  # validates the metric's own parameters first
     backbone_name = raw.pop("backbone", None) or metric_cls.default_backbone
     if backbone_name is None:
         if raw:
@@ -102,7 +103,7 @@ def build(
                 f"{metric_cls.name}: unknown parameter(s) {', '.join(sorted(raw))}; allowed: "
                 + (", ".join(p.name for p in metric_cls.params) or "none")
             )
-        return metric_cls(None, **metric_raw)
+        return metric
     backbone_cls: type[Backbone] = registry.load("backbone", backbone_name)
     bb_raw: dict[str, Any] = {}
     for key in list(raw):
@@ -123,10 +124,10 @@ def build(
     for p in backbone_cls.params:
         if p.name not in bb_raw and p.default is not None:
             bb_raw[p.name] = p.default
-    backbone = get_backbone(
+    metric.backbone = get_backbone(
         backbone_cls, model, precision=prec, device=device, batch_size=batch_size, quiet=quiet, **bb_raw
     )
-    return metric_cls(backbone, **metric_raw)
+    return metric
 
 
 def get_backbone(

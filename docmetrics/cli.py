@@ -127,6 +127,11 @@ def run(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
 
     from . import api, io
 
+    metrics = [
+        api.load(spec, device=args.device, batch_size=args.batch_size, precision=args.precision,
+                 quiet=args.quiet)
+        for spec in args.metrics
+    ]
     if args.jsonl or all(io.is_jsonl(p) for p in args.input):
         if args.source or args.reference or args.doc_ids:
             raise UserError("with JSONL input, sources, references and doc ids come from the JSONL "
@@ -141,11 +146,6 @@ def run(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
     if testset.doc_ids is None:
         warn("no doc ids (--doc-ids): the whole input is scored as ONE document")
 
-    metrics = [
-        api.load(spec, device=args.device, batch_size=args.batch_size, precision=args.precision,
-                 quiet=args.quiet)
-        for spec in args.metrics
-    ]
     all_results = []
     for spec, metric in zip(args.metrics, metrics):
         results = metric.compute(testset)

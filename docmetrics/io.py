@@ -51,9 +51,13 @@ def read_lines(path: str | os.PathLike[str]) -> list[str]:
 def system_names(paths: Sequence[str]) -> list[str]:
     """Short, unique names for systems given as files (base names, or paths where those clash)."""
     base = [os.path.basename(p) or p for p in paths]
-    if len(set(base)) == len(base):
-        return base
-    return list(paths)
+    names = base if len(set(base)) == len(base) else list(paths)
+    seen: dict[str, int] = {}
+    unique = []
+    for n in names:  # the same file given twice is still two systems
+        seen[n] = seen.get(n, 0) + 1
+        unique.append(n if seen[n] == 1 else f"{n}#{seen[n]}")
+    return unique
 
 
 def load_text(

@@ -5,7 +5,7 @@ from __future__ import annotations
 import abc
 from typing import Any, ClassVar, Mapping, Sequence
 
-from .backbone import CAPABILITY_HELP, Backbone, SigField
+from .backbone import CAPABILITY_HELP, Backbone, BackboneOutput, SigField, Unit
 from .errors import CapabilityError, InputError, SpecError
 from .params import Param
 from .result import Result
@@ -135,6 +135,28 @@ class Metric(abc.ABC):
         return {r.system: r for r in results}
 
     # -- helpers for subclasses ---------------------------------------------------------------------
+    def score_units(self, units: Sequence[Unit]) -> BackboneOutput:
+        """Score units with the backbone in one pass, each distinct unit once (units repeat across
+        systems that agree, and across overlapping windows); results in the order of ``units``."""
+        if self.backbone is None:
+            raise SpecError(f"{self.name} has no backbone to score with")
+        index: dict[Unit, int] = {}
+        unique: list[Unit] = []
+        where = []
+        for u in units:
+            k = index.get(u)
+            if k is None:
+                k = index[u] = len(unique)
+                unique.append(u)
+            where.append(k)
+        out = self.backbone.score(unique) if unique else BackboneOutput([], [])
+        if len(out.scores) != len(unique) or len(out.truncated) != len(unique):
+            raise RuntimeError(
+                f"backbone '{self.backbone.name}' returned {len(out.scores)} scores for {len(unique)} units"
+            )
+        return BackboneOutput([out.scores[k] for k in where], [out.truncated[k] for k in where],
+                              dict(out.counters))
+
     def require(self, testset: TestSet, *, source: bool = False, reference: bool = False, why: str = "") -> None:
         """Raise InputError if the test set lacks what the metric needs."""
         because = f" ({why})" if why else ""

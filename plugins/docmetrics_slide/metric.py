@@ -110,8 +110,7 @@ the document's chunks; a document with no chunk has no score."""
                     mt=join(hyp, a, b), src=join(src, a, b),
                     ref=join(ref, a, b) if use_ref and ref is not None else None,
                 ))
-        assert self.backbone is not None
-        out = self.backbone.score(units)
+        out = self.score_units(units)
 
         covered = [False] * testset.n_segments
         for _, a, b, _ in chunks:

@@ -1,0 +1,334 @@
+"""Tiny models built offline, for tests and for third-party plugin authors.
+
+No model hub is needed: :func:`build_tiny_xlmr` trains a SentencePiece tokenizer on
+:func:`sample_sentences` and writes an XLM-RoBERTa-shaped Hugging Face directory;
+:func:`build_tiny_comet` wraps such an encoder in a randomly initialised COMET model and writes it
+in the layout of a downloaded COMET checkpoint::
+
+    <dir>/hparams.yaml
+    <dir>/checkpoints/model.ckpt
+    <dir>/encoder/            (config.json and tokenizer files; ``pretrained_model`` points here)
+
+Everything is deterministic for a seed.  The scores of these models mean nothing; they only have
+the shapes, code paths and truncation behaviour of the real ones.
+
+Importing this module is cheap: torch, comet, sentencepiece and transformers are imported inside
+the functions that need them.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import io
+import json
+import logging
+import os
+import random
+import warnings
+from pathlib import Path
+from typing import Any, Iterator, Sequence
+
+__all__ = [
+    "COMET_KINDS",
+    "sample_sentences",
+    "build_tiny_xlmr",
+    "build_tiny_comet",
+]
+
+#: The kinds of COMET model :func:`build_tiny_comet` builds, with the published model each mimics.
+COMET_KINDS = {
+    "unified": "UnifiedMetric over mt+src with CLS pooling, like Unbabel/wmt22-cometkiwi-da",
+    "regression": "RegressionMetric over src, mt and ref with avg pooling, like Unbabel/wmt22-comet-da",
+    "referenceless": "ReferencelessRegression over src and mt with avg pooling, like wmt21-comet-qe-mqm",
+}
+
+_EN_WORDS = (
+    "the a an this that house cat dog bird river city mountain road car train book letter report "
+    "system model sentence document translation quality weather jacket winter summer morning "
+    "evening friend teacher student doctor child people government company market price water "
+    "runs walks reads writes says said takes gives finds makes sees knows thinks is was are were "
+    "has have will would can could quickly slowly today yesterday tomorrow very quite rather "
+    "good bad small large cold warm heavy light new old young long short red green blue "
+    "and but or because when while after before with without in on at from to of for it he she "
+    "we they you I not never always often"
+).split()
+
+_DE_WORDS = (
+    "der die das ein eine dieser jene haus katze hund vogel fluss stadt berg straße wagen zug buch "
+    "brief bericht system modell satz dokument übersetzung qualität wetter jacke winter sommer "
+    "morgen abend freund lehrer schüler ärztin kind leute regierung firma markt preis wasser "
+    "läuft geht liest schreibt sagt sagte nimmt gibt findet macht sieht weiß denkt ist war sind "
+    "waren hat haben wird würde kann könnte schnell langsam heute gestern morgen sehr ziemlich "
+    "eher gut schlecht klein groß kalt warm schwer leicht neu alt jung lang kurz rot grün blau "
+    "und aber oder weil wenn während nach vor mit ohne in auf an von zu für es er sie wir ihr "
+    "ich nicht nie immer oft"
+).split()
+
+_PUNCT = (".", ".", ".", "!", "?", ";")
+_HEAD_GAIN = 3.0
+
+
+def sample_sentences(n: int = 400, seed: int = 0) -> list[str]:
+    """``n`` deterministic generated sentences, alternating English and German-like.
+
+    A small vocabulary (about 140 words per language), lengths from 2 to 40 words, occasional
+    commas, numbers and capitalised words: enough to train a SentencePiece tokenizer of a few
+    hundred pieces, and varied enough for scores to differ from sentence to sentence.
+    """
+    rng = random.Random(seed)
+    out: list[str] = []
+    for i in range(n):
+        words = _EN_WORDS if i % 2 == 0 else _DE_WORDS
+        length = rng.choice((2, 3, 4, 5, 6, 7, 8, 9, 10, 12, 14, 16, 18, 20, 25, 30, 40))
+        toks = []
+        for j in range(length):
+            r = rng.random()
+            if r < 0.04:
+                toks.append(str(rng.randint(1, 2024)))
+            else:
+                w = rng.choice(words)
+                toks.append(w.capitalize() if r > 0.93 else w)
+            if j < length - 1 and rng.random() < 0.06:
+                toks[-1] += ","
+        sent = " ".join(toks)
+        out.append(sent[0].upper() + sent[1:] + rng.choice(_PUNCT))
+    return out
+
+
+@contextlib.contextmanager
+def _quiet_libraries() -> Iterator[None]:
+    """Silence the logs, warnings and prints of comet / Lightning / transformers for a while."""
+    names = ("comet", "pytorch_lightning", "lightning", "lightning_fabric", "lightning.pytorch",
+             "transformers", "huggingface_hub")
+    loggers = [logging.getLogger(n) for n in names]
+    levels = [lg.level for lg in loggers]
+    root = logging.getLogger()
+    root_handlers, root_level = list(root.handlers), root.level
+    try:
+        for lg in loggers:
+            lg.setLevel(logging.ERROR)
+        with warnings.catch_warnings(), contextlib.redirect_stdout(io.StringIO()):
+            warnings.simplefilter("ignore")
+            yield
+    finally:
+        for lg, level in zip(loggers, levels):
+            lg.setLevel(level)
+        # `import comet` calls logging.basicConfig(level=INFO): undo that side effect.
+        for h in list(root.handlers):
+            if h not in root_handlers:
+                root.removeHandler(h)
+        root.setLevel(root_level)
+
+
+def _to_fast_tokenizer(slow: Any) -> Any:
+    """Convert a slow XLMRobertaTokenizer to a fast one.
+
+    sentencepiece's generated protobuf module needs protobuf>=5, which unbabel-comet's pins may
+    forbid; transformers ships its own compatible protobuf module, used when the first try fails.
+    """
+    import importlib
+
+    from transformers import XLMRobertaTokenizerFast
+
+    # `import transformers.convert_slow_tokenizer as cst` would give the function of that name.
+    cst = importlib.import_module("transformers.convert_slow_tokenizer")
+
+    try:
+        backend = cst.XLMRobertaConverter(slow).converted()
+    except (ImportError, TypeError, AttributeError):
+        from transformers.utils import sentencepiece_model_pb2_new
+
+        original = cst.import_protobuf
+        cst.import_protobuf = lambda *a, **k: sentencepiece_model_pb2_new
+        try:
+            backend = cst.XLMRobertaConverter(slow).converted()
+        finally:
+            cst.import_protobuf = original
+    return XLMRobertaTokenizerFast(tokenizer_object=backend, vocab_file=slow.vocab_file)
+
+
+def _write_json(path: Path, data: Any) -> None:
+    path.write_text(json.dumps(data, indent=2, sort_keys=True) + "\n", encoding="utf-8")
+
+
+def build_tiny_xlmr(
+    out_dir: str | os.PathLike[str],
+    seed: int = 0,
+    sentences: Sequence[str] | None = None,
+    *,
+    vocab_size: int = 400,
+    max_position_embeddings: int = 514,
+    weights: bool = True,
+) -> Path:
+    """Write a tiny XLM-RoBERTa-shaped Hugging Face directory to ``out_dir`` and return its path.
+
+    The directory holds ``config.json`` (hidden 32, 2 layers, 2 heads, intermediate 64,
+    ``initializer_range`` 0.2), an ``XLMRobertaTokenizer`` over a SentencePiece unigram model
+    trained on ``sentences`` (default: :func:`sample_sentences`), its fast ``tokenizer.json``, and
+    (``weights=True``) randomly initialised weights from ``seed``.  ``AutoTokenizer``,
+    ``AutoConfig`` and ``AutoModel.from_pretrained(out_dir)`` load it offline.
+
+    ``max_position_embeddings`` is 514 as in XLM-R (512 usable positions); make it smaller to
+    exercise truncation cheaply.  ``vocab_size`` is an upper bound (SentencePiece may give fewer).
+    """
+    import sentencepiece as spm
+    import torch
+    from transformers import XLMRobertaConfig, XLMRobertaModel, XLMRobertaTokenizer
+
+    out = Path(out_dir)
+    out.mkdir(parents=True, exist_ok=True)
+    if sentences is None:
+        sentences = sample_sentences()
+    buf = io.BytesIO()
+    spm.SentencePieceTrainer.train(
+        sentence_iterator=iter(list(sentences)),
+        model_writer=buf,
+        vocab_size=vocab_size,
+        model_type="unigram",
+        character_coverage=1.0,
+        hard_vocab_limit=False,
+        num_threads=1,
+        minloglevel=2,
+    )
+    spm_path = out / "sentencepiece.bpe.model"
+    spm_path.write_bytes(buf.getvalue())
+    with _quiet_libraries():
+        slow = XLMRobertaTokenizer(str(spm_path))
+        fast = _to_fast_tokenizer(slow)
+        fast.save_pretrained(str(out))
+        config = XLMRobertaConfig(
+            vocab_size=len(fast),
+            hidden_size=32,
+            num_hidden_layers=2,
+            num_attention_heads=2,
+            intermediate_size=64,
+            max_position_embeddings=max_position_embeddings,
+            type_vocab_size=1,
+            initializer_range=0.2,
+            pad_token_id=fast.pad_token_id,
+            bos_token_id=fast.bos_token_id,
+            eos_token_id=fast.eos_token_id,
+        )
+        config.save_pretrained(str(out))
+        if weights:
+            torch.manual_seed(seed)
+            model = XLMRobertaModel(config, add_pooling_layer=False)
+            model.save_pretrained(str(out), safe_serialization=True)
+    return out
+
+
+def _comet_hparams(kind: str) -> tuple[str, dict[str, Any]]:
+    common: dict[str, Any] = {
+        "encoder_model": "XLM-RoBERTa",
+        "activations": "Tanh",
+        "dropout": 0.1,
+        "layer_transformation": "sparsemax",
+        "layer_norm": False,
+        "nr_frozen_epochs": 0.3,
+        "keep_embeddings_frozen": True,
+        "batch_size": 16,
+    }
+    if kind == "unified":
+        return "unified_metric", {
+            **common,
+            "sent_layer": "mix",
+            "word_layer": 2,
+            "hidden_sizes": [64, 32],
+            "final_activation": "Sigmoid",
+            "input_segments": ["mt", "src"],
+            "word_level_training": False,
+        }
+    if kind == "regression":
+        return "regression_metric", {
+            **common,
+            "pool": "avg",
+            "layer": "mix",
+            "hidden_sizes": [64, 32],
+            "final_activation": None,
+        }
+    if kind == "referenceless":
+        return "referenceless_regression_metric", {
+            **common,
+            "pool": "avg",
+            "layer": "mix",
+            "hidden_sizes": [64, 32],
+            "final_activation": None,
+        }
+    raise ValueError(f"kind {kind!r} is not one of {', '.join(COMET_KINDS)}")
+
+
+def _plain(value: Any) -> Any:
+    """Hyper-parameters as plain Python types (the checkpoint is read with weights_only=True)."""
+    if isinstance(value, dict) or hasattr(value, "items"):
+        return {str(k): _plain(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_plain(v) for v in value]
+    if isinstance(value, os.PathLike):
+        return os.fspath(value)
+    return value
+
+
+def build_tiny_comet(
+    out_dir: str | os.PathLike[str],
+    kind: str = "unified",
+    seed: int = 0,
+    *,
+    max_position_embeddings: int = 514,
+) -> Path:
+    """Write a tiny randomly initialised COMET model to ``out_dir`` and return ``out_dir``.
+
+    ``kind`` is one of :data:`COMET_KINDS`: ``"unified"`` (CometKiwi-like), ``"regression"``
+    (wmt22-comet-da-like) or ``"referenceless"`` (COMET-QE-like).  The layout is that of a
+    downloaded COMET model (``hparams.yaml``, ``checkpoints/model.ckpt``) plus the tiny encoder in
+    ``encoder/``, named by absolute path as the checkpoint's ``pretrained_model``; so
+    ``comet.load_from_checkpoint(str(out_dir / "checkpoints/model.ckpt"))`` loads it from any
+    working directory (if the directory is moved, ``pretrained_model`` goes stale; the comet
+    backbone then finds ``encoder/`` next to the checkpoint).
+
+    The same ``seed`` gives byte-identical weights; different seeds give different scores.
+    """
+    class_identifier, hparams = _comet_hparams(kind)
+    out = Path(out_dir).absolute()
+    out.mkdir(parents=True, exist_ok=True)
+    encoder_dir = build_tiny_xlmr(
+        out / "encoder", seed=0, max_position_embeddings=max_position_embeddings, weights=False
+    )
+
+    import torch
+    import yaml
+
+    with _quiet_libraries():
+        import pytorch_lightning
+        from comet.models import str2model
+
+        model_class = str2model[class_identifier]
+        torch.manual_seed(seed)
+        model = model_class(
+            pretrained_model=str(encoder_dir), load_pretrained_weights=False, **hparams
+        )
+        # With default initialisation the head's output barely varies across inputs (a random
+        # CometKiwi's scores have a std of about 2e-3); a larger head makes scores differ.
+        with torch.no_grad():
+            for module in model.estimator.modules():
+                if isinstance(module, torch.nn.Linear):
+                    module.weight.mul_(_HEAD_GAIN)
+    stored = _plain(dict(model.hparams))
+    stored["class_identifier"] = class_identifier
+    stored["pretrained_model"] = str(encoder_dir)
+    stored.pop("load_pretrained_weights", None)
+    stored.pop("local_files_only", None)
+    state = {k: v.detach().clone().contiguous() for k, v in model.state_dict().items()}
+    checkpoint = {
+        "epoch": 0,
+        "global_step": 0,
+        "pytorch-lightning_version": pytorch_lightning.__version__,
+        "state_dict": state,
+        "hyper_parameters": stored,
+    }
+    ckpt_dir = out / "checkpoints"
+    ckpt_dir.mkdir(exist_ok=True)
+    torch.save(checkpoint, ckpt_dir / "model.ckpt")
+    (out / "hparams.yaml").write_text(
+        yaml.safe_dump(stored, sort_keys=True, default_flow_style=False), encoding="utf-8"
+    )
+    return out

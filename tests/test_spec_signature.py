@@ -1,0 +1,111 @@
+"""Specs, parameters and signatures: parsing, validation, escaping, round trips."""
+
+import pytest
+
+from docmetrics.errors import SpecError
+from docmetrics.params import Param
+from docmetrics.signature import Signature, SigField, compare, escape, parse_signature, unescape
+from docmetrics.spec import parse_spec
+
+
+@pytest.mark.parametrize(
+    "text,name,params",
+    [
+        ("slide", "slide", {}),
+        ("slide:w=6,s=6", "slide", {"w": "6", "s": "6"}),
+        (" slide : w = 6 , s=1 ", "slide", {"w": "6", "s": "1"}),
+        ("slide:model=/a/b%2Cc", "slide", {"model": "/a/b,c"}),
+        ("slide:model=C:\\models\\kiwi", "slide", {"model": "C:\\models\\kiwi"}),
+        ("doc-comet:k=2", "doc-comet", {"k": "2"}),
+    ],
+)
+def test_parse_spec(text, name, params):
+    spec = parse_spec(text)
+    assert spec.name == name and spec.params == params
+    assert parse_spec(spec.format()).params == params
+
+
+@pytest.mark.parametrize(
+    "text,message",
+    [
+        ("", "empty metric spec"),
+        ("slide:w", "'w' is not key=value"),
+        ("slide:w=1,w=2", "'w' is given twice"),
+        ("slide:=3", "no name before '='"),
+        ("6slide", "is not a metric name"),
+    ],
+)
+def test_bad_spec(text, message):
+    with pytest.raises(SpecError, match=message):
+        parse_spec(text)
+
+
+@pytest.mark.parametrize(
+    "param,raw,value",
+    [
+        (Param("w", int, 6, minimum=1), "7", 7),
+        (Param("x", float, 1.0), "0.25", 0.25),
+        (Param("b", bool, False), "yes", True),
+        (Param("b", bool, False), "off", False),
+        (Param("p", str, "drop", choices=("drop", "keep")), "keep", "keep"),
+    ],
+)
+def test_param_convert(param, raw, value):
+    assert param.convert(raw) == value
+
+
+@pytest.mark.parametrize(
+    "param,raw,message",
+    [
+        (Param("w", int, 6, minimum=1), "0", "parameter 'w' has value '0'; it must be an integer >= 1"),
+        (Param("w", int, 6, minimum=1), "six", "it must be an integer >= 1"),
+        (Param("w", int, 6), "1.5", "it must be an integer"),
+        (Param("b", bool, False), "maybe", "true or false"),
+        (Param("p", str, "drop", choices=("drop", "keep")), "all", "one of drop, keep"),
+        (Param("k", int, 2, minimum=0, maximum=8), "9", "from 0 to 8"),
+    ],
+)
+def test_param_errors(param, raw, message):
+    with pytest.raises(SpecError, match=message):
+        param.convert(raw, owner="m")
+
+
+NASTY = ["Unbabel/wmt22-cometkiwi-da", "/tmp/my models/kiwi|v2", "a,b=c%d:e", "C:\\x\\y", "naïve/模型", "tab\there"]
+
+
+@pytest.mark.parametrize("value", NASTY)
+def test_escape_roundtrip(value):
+    esc = escape(value)
+    assert not any(c in esc for c in "|,= \t")
+    assert unescape(esc) == value
+
+
+@pytest.mark.parametrize("short", [False, True])
+def test_signature_roundtrip(short):
+    sig = Signature("slide", [
+        SigField("w", "w", "6"), SigField("partial", "p", "drop"),
+        SigField("model", "m", "/tmp/my models/kiwi|v2"),
+        SigField("fingerprint", "fp", "abcdef0123", is_param=False),
+    ], "0.1.0")
+    text = sig.format(short=short)
+    assert text.startswith("slide|w:6|") and text.endswith("|v:0.1.0")
+    parsed = parse_signature(text)
+    assert parsed.metric == "slide" and parsed.version == "0.1.0"
+    key = "m" if short else "model"
+    assert parsed.get(key) == "/tmp/my models/kiwi|v2"
+    assert compare(parsed, sig) == []
+
+
+def test_compare_names_each_differing_field():
+    sig = Signature("slide", [SigField("w", "w", "6"), SigField("torch", "torch", "2.13.0", False)], "0.1.0")
+    parsed = parse_signature("slide|w:6|torch:2.0.0|extra:1|v:0.0.9")
+    diffs = compare(parsed, sig)
+    assert any(d.startswith("torch:") and "'2.0.0'" in d for d in diffs)
+    assert any(d.startswith("extra") for d in diffs)
+    assert any(d.startswith("version:") for d in diffs)
+
+
+@pytest.mark.parametrize("text", ["|w:6", "slide|w6", "slide|m:%ZZ%C3"])
+def test_bad_signature(text):
+    with pytest.raises(SpecError):
+        parse_signature(text)
