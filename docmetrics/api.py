@@ -65,16 +65,20 @@ def load(
     batch_size: int | None = None,
     precision: str | None = None,
     quiet: bool = True,
+    defaults: dict[str, Any] | None = None,
 ) -> Metric:
     """A metric, ready to score, from ``"NAME:key=value,..."``, a preset name or a signature.
 
     ``precision`` is the default when the spec does not set ``precision=`` (fp32 if neither does).
+    ``defaults`` gives values for parameters the spec does not set, applied only where the metric or
+    its backbone has such a parameter (the CLI passes ``-l en-de`` as ``{"lang": "en-de"}``).
     """
     name, raw, parsed = resolve(text)
     metric_cls = registry.load("metric", name)
     if parsed is not None:
         raw = _params_from_signature(parsed, metric_cls)
-    metric = build(metric_cls, raw, device=device, batch_size=batch_size, precision=precision, quiet=quiet)
+    metric = build(metric_cls, raw, device=device, batch_size=batch_size, precision=precision, quiet=quiet,
+                   defaults=defaults)
     metric.requested_signature = parsed
     return metric
 
@@ -87,10 +91,16 @@ def build(
     batch_size: int | None = None,
     precision: str | None = None,
     quiet: bool = True,
+    defaults: dict[str, Any] | None = None,
 ) -> Metric:
     """A metric from its class and raw parameters (metric and backbone parameters mixed)."""
     raw = dict(raw)
+    defaults = {k: v for k, v in (defaults or {}).items() if v is not None}
     metric_raw: dict[str, Any] = {}
+    for key, value in defaults.items():
+        p = find_param(metric_cls.params, key)
+        if p is not None and p.name not in raw and key not in raw:
+            metric_raw[p.name] = value
     for key in list(raw):
         p = find_param(metric_cls.params, key)
         if p is not None:
@@ -116,6 +126,10 @@ def build(
                 f"{metric_cls.name}: unknown parameter '{key}'; allowed: {', '.join(allowed)}"
             )
         bb_raw[p.name] = p.convert(raw.pop(key), owner=f"{metric_cls.name} (backbone {backbone_name})")
+    for key, value in defaults.items():
+        p = find_param(backbone_cls.params, key)
+        if p is not None and p.name not in bb_raw:
+            bb_raw[p.name] = p.convert(value, owner=f"{metric_cls.name} (backbone {backbone_name})")
     model = bb_raw.pop("model", None)
     if not model and backbone_name == metric_cls.default_backbone:
         model = metric_cls.default_model

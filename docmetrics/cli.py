@@ -48,6 +48,9 @@ def build_parser() -> argparse.ArgumentParser:
     g.add_argument("-r", "--reference", metavar="FILE", help="reference translations, line-parallel")
     g.add_argument("--doc-ids", metavar="FILE",
                    help="document id of each line; a new document starts where the id changes")
+    g.add_argument("-l", "--lang", metavar="SRC-TGT",
+                   help="language pair, e.g. en-de: for backbones with a lang parameter (model choice, "
+                        "language codes) where the spec does not set lang=")
     g.add_argument("--jsonl", action="store_true",
                    help="read -i files as JSONL (one object per segment: doc_id, src, mt, ref) "
                         "whatever their extension")
@@ -129,7 +132,7 @@ def run(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
 
     metrics = [
         api.load(spec, device=args.device, batch_size=args.batch_size, precision=args.precision,
-                 quiet=args.quiet)
+                 quiet=args.quiet, defaults={"lang": args.lang})
         for spec in args.metrics
     ]
     if args.jsonl or all(io.is_jsonl(p) for p in args.input):

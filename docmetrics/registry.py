@@ -135,8 +135,12 @@ def info(kind: str, name: str) -> PluginInfo:
     for p in plugins(kind):
         if p.name == name:
             return p
-    available = ", ".join(names(kind)) or "(none installed)"
-    raise PluginError(f"unknown {kind} '{name}'; available: {available}")
+    import difflib
+
+    known = names(kind)
+    close = difflib.get_close_matches(name, known, n=1)
+    hint = f" (did you mean '{close[0]}'?)" if close else ""
+    raise PluginError(f"unknown {kind} '{name}'{hint}; available: {', '.join(known) or '(none installed)'}")
 
 
 def load(kind: str, name: str) -> Any:

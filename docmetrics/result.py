@@ -92,6 +92,8 @@ class Result:
     units: list[UnitScore] = field(default_factory=list)
     docs: list[DocScore] = field(default_factory=list)
     coverage: Coverage | None = None
+    #: Metric-specific data for inspection (e.g. ASD's alignments); not part of the score.
+    extras: dict[str, Any] = field(default_factory=dict)
 
     def __float__(self) -> float:
         return float(self.score)

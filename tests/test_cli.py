@@ -189,7 +189,7 @@ def test_error_empty_input(toy_dist, files, capsys):
 @pytest.mark.parametrize(
     "spec,message",
     [
-        ("slidee", "unknown metric 'slidee'; available: slide"),
+        ("slidee", "unknown metric 'slidee' (did you mean 'slide'?); available: asd, "),
         ("slide:w=0,backbone=toy", "parameter 'w' has value '0'; it must be an integer >= 1"),
         ("slide:w=2,s=3,backbone=toy", "parameter 's' (3) must be <= 'w' (2)"),
         ("slide:window=3,backbone=toy", "unknown parameter 'window'; allowed: w, s, partial, backbone, model"),

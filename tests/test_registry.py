@@ -40,7 +40,7 @@ def test_broken_plugin_gives_clean_error(toy_dist):
 
 
 def test_unknown_name_lists_available():
-    with pytest.raises(PluginError, match=r"unknown metric 'slid'; available: .*slide"):
+    with pytest.raises(PluginError, match=r"unknown metric 'slid' \(did you mean 'slide'\?\); available: .*slide"):
         registry.load("metric", "slid")
     with pytest.raises(PluginError, match="unknown metric 'nope'"):
         api.load("nope:w=1")
