@@ -38,6 +38,8 @@ __all__ = [
 #: The kinds of COMET model :func:`build_tiny_comet` builds, with the published model each mimics.
 COMET_KINDS = {
     "unified": "UnifiedMetric over mt+src with CLS pooling, like Unbabel/wmt22-cometkiwi-da",
+    "unified-ref": "UnifiedMetric over mt, src and ref (three joint inputs, scores averaged), "
+    "like XCOMET without its error spans",
     "regression": "RegressionMetric over src, mt and ref with avg pooling, like Unbabel/wmt22-comet-da",
     "referenceless": "ReferencelessRegression over src and mt with avg pooling, like wmt21-comet-qe-mqm",
 }
@@ -218,6 +220,8 @@ def build_tiny_xlmr(
 
 
 def _comet_hparams(kind: str) -> tuple[str, dict[str, Any]]:
+    """COMET class identifier and hyper-parameters of a tiny model of ``kind`` (shaped like the
+    published models' hparams.yaml, with tiny hidden sizes)."""
     common: dict[str, Any] = {
         "encoder_model": "XLM-RoBERTa",
         "activations": "Tanh",
@@ -227,33 +231,21 @@ def _comet_hparams(kind: str) -> tuple[str, dict[str, Any]]:
         "nr_frozen_epochs": 0.3,
         "keep_embeddings_frozen": True,
         "batch_size": 16,
+        "hidden_sizes": [64, 32],
     }
-    if kind == "unified":
+    if kind in ("unified", "unified-ref"):
+        segments = ["mt", "src"] if kind == "unified" else ["mt", "src", "ref"]
         return "unified_metric", {
             **common,
             "sent_layer": "mix",
             "word_layer": 2,
-            "hidden_sizes": [64, 32],
             "final_activation": "Sigmoid",
-            "input_segments": ["mt", "src"],
+            "input_segments": segments,
             "word_level_training": False,
         }
-    if kind == "regression":
-        return "regression_metric", {
-            **common,
-            "pool": "avg",
-            "layer": "mix",
-            "hidden_sizes": [64, 32],
-            "final_activation": None,
-        }
-    if kind == "referenceless":
-        return "referenceless_regression_metric", {
-            **common,
-            "pool": "avg",
-            "layer": "mix",
-            "hidden_sizes": [64, 32],
-            "final_activation": None,
-        }
+    if kind in ("regression", "referenceless"):
+        identifier = "regression_metric" if kind == "regression" else "referenceless_regression_metric"
+        return identifier, {**common, "pool": "avg", "layer": "mix", "final_activation": None}
     raise ValueError(f"kind {kind!r} is not one of {', '.join(COMET_KINDS)}")
 
 
@@ -278,7 +270,8 @@ def build_tiny_comet(
     """Write a tiny randomly initialised COMET model to ``out_dir`` and return ``out_dir``.
 
     ``kind`` is one of :data:`COMET_KINDS`: ``"unified"`` (CometKiwi-like), ``"regression"``
-    (wmt22-comet-da-like) or ``"referenceless"`` (COMET-QE-like).  The layout is that of a
+    (wmt22-comet-da-like), ``"referenceless"`` (COMET-QE-like) or ``"unified-ref"`` (a
+    UnifiedMetric that also takes references, scored like XCOMET's regression part).  The layout is that of a
     downloaded COMET model (``hparams.yaml``, ``checkpoints/model.ckpt``) plus the tiny encoder in
     ``encoder/``, named by absolute path as the checkpoint's ``pretrained_model``; so
     ``comet.load_from_checkpoint(str(out_dir / "checkpoints/model.ckpt"))`` loads it from any
