@@ -19,7 +19,7 @@ import abc
 from dataclasses import dataclass, field
 from typing import Any, ClassVar, Sequence
 
-from .errors import SpecError
+from .errors import SpecError, UserError
 from .params import Param
 
 #: Scores a unit from source and MT alone (quality estimation).
@@ -168,12 +168,16 @@ class Backbone(abc.ABC):
         return str(self.model)
 
     def resolved_device(self) -> str:
-        """'cpu' or 'cuda' (resolves 'auto'); imports torch."""
-        if self.device != "auto":
-            return self.device
+        """'cpu' or 'cuda' (resolves 'auto'); imports torch.  Asking for CUDA where there is none is a
+        UserError, not a traceback."""
         import torch
 
-        return "cuda" if torch.cuda.is_available() else "cpu"
+        if self.device == "auto":
+            return "cuda" if torch.cuda.is_available() else "cpu"
+        if self.device == "cuda" and not torch.cuda.is_available():
+            why = "torch was built without CUDA" if torch.version.cuda is None else "no CUDA device is visible"
+            raise UserError(f"--device cuda: {why} (torch {torch.__version__}); use --device cpu or auto")
+        return self.device
 
     def extra_signature_fields(self) -> list[SigField]:
         """Backbone-specific parameters for the signature (default: its declared params)."""

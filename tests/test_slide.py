@@ -171,3 +171,17 @@ def test_shared_wmt21_windows_and_coverage(tmp_path):
     finally:
         sys.path.remove(str(root))
         registry.refresh()
+
+
+def test_cuda_without_gpu_is_a_user_error(tiny_kiwi_dir):
+    import torch
+
+    if torch.cuda.is_available():
+        pytest.skip("a GPU is present")
+    docmetrics.clear_cache()
+    metric = docmetrics.load(f"slide:w=1,s=1,model={tiny_kiwi_dir}", device="cuda")
+    with pytest.raises(docmetrics.UserError, match="--device cuda: .*use --device cpu or auto"):
+        metric.score(HYPS["A"][:2], sources=SRC[:2])
+    with pytest.raises(docmetrics.UserError, match="precision=fp16 needs a CUDA GPU"):
+        docmetrics.load(f"slide:w=1,s=1,model={tiny_kiwi_dir},precision=fp16", device="cpu").score(
+            HYPS["A"][:2], sources=SRC[:2])
