@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import inspect
 import textwrap
 
 from . import presets, registry
@@ -64,7 +65,7 @@ def _describe_backbone(name: str) -> str:
     lines = [f"backbone {name}: {cls.description}", f"default model: {cls.default_model}", "",
              "Parameters:"]
     lines += _param_rows(cls.all_params())
-    doc = (cls.__doc__ or "").strip()
+    doc = inspect.cleandoc(cls.__doc__ or "")
     if doc:
-        lines += ["", textwrap.indent(textwrap.dedent(doc), "  ")]
+        lines += ["", textwrap.indent(doc, "  ")]
     return "\n".join(lines)

@@ -325,3 +325,5 @@ def build_tiny_comet(
         yaml.safe_dump(stored, sort_keys=True, default_flow_style=False), encoding="utf-8"
     )
     return out
+
+from .testing_mbart import build_tiny_mbart, mbart_sample_sentences  # noqa: E402,F401  (re-exported)
