@@ -190,6 +190,18 @@ def test_offline_hub_id_fails_fast_with_advice(hub_id, gated):
         CometBackbone(hub_id).fingerprint()
 
 
+@pytest.mark.parametrize("name", ["wmt21-comet-mqm", "wmt21-comet-qe-mqm"])
+def test_offline_legacy_name_points_to_comets_own_cache(name):
+    """Legacy names (no owner) are not hub ids: comet downloads them from Unbabel's S3 bucket
+    into ~/.cache/torch/unbabel_comet/<name>; the message says so."""
+    with pytest.raises(ModelError) as e:
+        CometBackbone(name).load()
+    msg = str(e.value)
+    assert f"'{name}'" in msg and "legacy" in msg and "\n" not in msg
+    assert str(Path("torch", "unbabel_comet", name)) in msg
+    assert "model=/path/to/local/checkpoint-dir" in msg
+
+
 @pytest.mark.parametrize("given", ["{tmp}/no-such-model", "./no/such/dir", "{tmp}/x.ckpt"])
 def test_nonexistent_path(given, tmp_path):
     path = given.format(tmp=tmp_path)
@@ -339,7 +351,7 @@ def test_context_matches_comet_enable_context(backbones, dirs):
                mt_context=(UNITS[4].ref,), ref_context=(UNITS[3].ref, UNITS[4].ref))
     out = bb.score([u, ctx])
     assert out.truncated == [False, False]
-    assert out.counters == {"context_sentences_dropped": 0}
+    assert out.counters == {"contexts_shortened": 0, "context_sentences_dropped": 0}
 
     model = _comet_model(dirs["regression"])
     model.enable_context()
@@ -358,11 +370,55 @@ def test_context_is_dropped_before_the_current_sentence_is_cut(small_dirs):
     units = [Unit(mt="Es ist kalt.", src="It is cold.", ref="Es ist kalt.",
                   mt_context=(long_ctx,) + short, src_context=short, ref_context=short)]
     out = bb.score(units)
-    assert out.counters["context_sentences_dropped"] >= 1
+    assert out.counters == {"contexts_shortened": 1, "context_sentences_dropped": 1}
     assert out.truncated == [False]
     kept = [Unit(mt="Es ist kalt.", src="It is cold.", ref="Es ist kalt.",
                  mt_context=short, src_context=short, ref_context=short)]
     assert bb.score(kept).scores == pytest.approx(out.scores, abs=1e-6)
+    assert bb.score(kept).counters == {"contexts_shortened": 0, "context_sentences_dropped": 0}
+
+
+def test_context_counters_per_unit_add_up_to_the_scored_counters(small_dirs, backbones):
+    bb = CometBackbone(str(small_dirs["regression"]), quiet=True)
+    short = ("Das Haus ist alt.", "Der Hund ist klein.")
+    long_ctx = " ".join(LONG.split()[:40])
+    units = [
+        Unit(mt="Es ist kalt.", src="It is cold.", ref="Es ist kalt."),
+        Unit(mt="Es ist kalt.", src="It is cold.", ref="Es ist kalt.", mt_context=short,
+             src_context=short, ref_context=short),
+        Unit(mt="Es ist kalt.", src="It is cold.", ref="Es ist kalt.",
+             mt_context=(long_ctx,) + short, src_context=(long_ctx,), ref_context=short),
+    ]
+    per_unit = bb.context_counters(units)
+    assert per_unit == [{"contexts_shortened": 0, "context_sentences_dropped": 0},
+                        {"contexts_shortened": 0, "context_sentences_dropped": 0},
+                        {"contexts_shortened": 1, "context_sentences_dropped": 2}]
+    total = bb.score(units).counters
+    assert total == {key: sum(c[key] for c in per_unit) for key in total}
+    assert bb.context_counters(units[:1]) == [{}]  # no context anywhere: nothing to count
+    assert bb.context_counters([]) == []
+    with pytest.raises(CapabilityError):
+        backbones["unified"].context_counters([Unit(mt="a", src="b", src_context=("c",))])
+
+
+def test_current_sentence_too_long_drops_all_context_and_is_flagged(small_dirs):
+    """A current sentence over the limit on its own loses all its context and is then cut as COMET
+    cuts it: flagged truncated, its context counted as dropped, scored as COMET scores it alone."""
+    bb = CometBackbone(str(small_dirs["regression"]), quiet=True)
+    long_mt = " ".join(LONG.split()[:40])  # alone over 30 tokens
+    short = ("Das Haus ist alt.", "Der Hund ist klein.")
+    unit = Unit(mt=long_mt, src="It is cold.", ref="Es ist kalt.",
+                mt_context=short, src_context=short[:1], ref_context=short)
+    out = bb.score([unit])
+    assert out.truncated == [True]
+    # mt loses both its context sentences; src and ref keep theirs
+    assert out.counters == {"contexts_shortened": 1, "context_sentences_dropped": 2}
+    bare = Unit(mt=long_mt, src="It is cold.", ref="Es ist kalt.",
+                src_context=short[:1], ref_context=short)
+    again = bb.score([bare])
+    assert again.scores == pytest.approx(out.scores, abs=1e-6)
+    assert again.truncated == [True]
+    assert again.counters == {"contexts_shortened": 0, "context_sentences_dropped": 0}
 
 
 def test_context_needs_average_pooling(backbones):

@@ -15,8 +15,12 @@ Context (``Unit.*_context``) is honoured by models with average pooling, with th
 COMET's ``enable_context()``: the context sentences and the current one are joined with the
 tokenizer's separator (``"ctx1 </s> ctx2 </s> current"``) and only the current sentence's tokens
 are pooled.  When the joined text is too long for the encoder, the oldest context sentences are
-dropped (counted as ``context_sentences_dropped``) so that the current sentence is never cut
-because of its context.
+dropped so that the current sentence is never cut because of its context; this is reported in
+``BackboneOutput.counters`` whenever a unit carries context: ``contexts_shortened`` (units whose
+context lost at least one sentence in at least one of their inputs) and
+``context_sentences_dropped`` (sentences dropped, summed over each unit's inputs src / mt / ref).
+A current sentence that alone exceeds the limit is cut as COMET cuts it (after all its context is
+dropped) and flagged in ``BackboneOutput.truncated``.
 
 torch and comet are imported only when a model is loaded.
 """
@@ -45,6 +49,7 @@ _GATED = re.compile(r"cometkiwi|xcomet", re.IGNORECASE)
 _HUB_ID = re.compile(r"^[A-Za-z0-9][\w.-]*(/[A-Za-z0-9][\w.-]*)?$")
 _TRUE = {"1", "true", "yes", "on"}
 _CONTEXT_COUNTER = "context_sentences_dropped"
+_SHORTENED_COUNTER = "contexts_shortened"
 #: Loggers that chatter while a COMET model loads.
 _NOISY_LOGGERS = ("comet", "pytorch_lightning", "lightning", "lightning.pytorch", "lightning_fabric",
                   "transformers", "huggingface_hub")
@@ -69,6 +74,11 @@ def _cached(encoder: str) -> bool:
         return isinstance(try_to_load_from_cache(encoder, "config.json"), str)
     except Exception:  # noqa: BLE001 - an invalid repo id: let comet / transformers say so
         return True
+
+
+def _legacy_dir(name: str) -> Path:
+    """Where unbabel-comet keeps a legacy (pre-hub) model it downloaded (its get_cache_folder)."""
+    return Path.home() / ".cache" / "torch" / "unbabel_comet" / name
 
 
 def _looks_like_path(text: str) -> bool:
@@ -146,6 +156,8 @@ class CometBackbone(Backbone):
         self._device = "cpu"
         self._kind = ""
         self._segments: tuple[str, ...] = ()
+        #: Token counts already known during one score() call (text -> count).
+        self._counts: dict[str, int] = {}
 
     # -- model resolution -------------------------------------------------------------------------
     def checkpoint_path(self) -> Path:
@@ -197,13 +209,16 @@ class CometBackbone(Backbone):
             pass
         if "/" not in hub_id:
             # Legacy names (wmt20-comet-da, ...): comet caches them in its own folder.
-            legacy = Path.home() / ".cache" / "torch" / "unbabel_comet" / hub_id / "checkpoints"
+            legacy = _legacy_dir(hub_id) / "checkpoints"
             found = sorted(legacy.glob("*.ckpt")) if legacy.is_dir() else []
             if found:
                 return found[-1]
         if _offline():
+            where = "the local Hugging Face cache"
+            if "/" not in hub_id:
+                where = f"unbabel-comet's model cache ({_legacy_dir(hub_id)}) nor in {where}"
             raise ModelError(self._not_found(
-                hub_id, "is not in the local Hugging Face cache and downloads are switched off "
+                hub_id, f"is not in {where} and downloads are switched off "
                 "(HF_HUB_OFFLINE/TRANSFORMERS_OFFLINE)"))
         try:
             with _quiet():
@@ -222,6 +237,17 @@ class CometBackbone(Backbone):
 
     @staticmethod
     def _not_found(hub_id: str, why: str) -> str:
+        if "/" not in hub_id:
+            # A legacy name (wmt21-comet-mqm, ...): not on the hub; comet downloads a tarball.
+            return (
+                f"COMET model '{hub_id}' {why}. A name without an owner is one of unbabel-comet's "
+                "legacy models (comet.models.download_utils.available_legacy_metrics), which comet "
+                f"downloads from Unbabel's S3 bucket into {_legacy_dir(hub_id)}: run docmetrics "
+                "once on a machine with network to cache it there (its encoder's tokenizer, e.g. "
+                "xlm-roberta-large, goes to the Hugging Face cache, $HF_HOME); or pass "
+                "model=/path/to/local/checkpoint-dir (a directory with hparams.yaml and "
+                "checkpoints/model.ckpt, e.g. the unpacked tarball)"
+            )
         if _GATED.search(hub_id):
             how = (
                 f"It is a gated model: accept its licence on https://huggingface.co/{hub_id}, run "
@@ -403,6 +429,11 @@ class CometBackbone(Backbone):
             caps.add(CURRENT_SENTENCE)
         return frozenset(caps)
 
+    def context_separator(self) -> str:
+        """The token that joins context sentences and the current sentence (the encoder
+        tokenizer's separator, ``</s>`` for XLM-R); loads the model."""
+        return str(self._loaded().encoder.tokenizer.sep_token)
+
     @property
     def requires_reference(self) -> bool:
         """True when the model cannot score without a reference (COMET-DA)."""
@@ -435,42 +466,59 @@ class CometBackbone(Backbone):
         return ("src",) * needs_src + ("mt",) + ("ref",) * needs_ref
 
     def _token_counts(self, texts: Sequence[str]) -> list[int]:
-        """Token counts with special tokens and without truncation (no length warnings)."""
-        tok = self._model.encoder.tokenizer
-        return [len(ids) for ids in tok(list(texts), verbose=False)["input_ids"]]
+        """Token counts with special tokens and without truncation (no length warnings); texts
+        counted earlier in the same score() call are not tokenized again."""
+        known = self._counts
+        missing = list(dict.fromkeys(t for t in texts if t not in known))
+        if missing:
+            tok = self._model.encoder.tokenizer
+            for text, ids in zip(missing, tok(missing, verbose=False)["input_ids"]):
+                known[text] = len(ids)
+        return [known[t] for t in texts]
 
-    def _with_context(self, current: str, context: tuple[str, ...]) -> tuple[str, int]:
-        """``"ctx1 </s> ctx2 </s> current"``, dropping the oldest context sentences until the
-        text fits the encoder; returns the text and the number of sentences dropped."""
-        if not context:
-            return current, 0
+    def _fit_contexts(self, items: Sequence[tuple[str, tuple[str, ...]]]) -> list[tuple[str, int]]:
+        """For each ``(current, context)``: ``"ctx1 </s> ctx2 </s> current"`` with the oldest
+        context sentences dropped until the text fits the encoder, and how many were dropped.
+
+        The current sentence is never cut here: when it alone is too long, all its context is
+        dropped and COMET cuts it (reported by :meth:`_truncated`).  Tokenizes level by level in
+        batches (all full contexts at once, then those still too long with one sentence fewer...).
+        """
+        out: list[tuple[str, int]] = [(cur, 0) for cur, _ in items]
+        todo = [j for j, (_, ctx) in enumerate(items) if ctx]
+        if not todo:
+            return out
         sep = f" {self._model.encoder.tokenizer.sep_token} "
         limit = self._model.encoder.max_positions - 2  # where COMET's encoders cut each input
-        texts = [sep.join(context[k:] + (current,)) for k in range(len(context))]
-        counts = self._token_counts(texts)
-        for k, (text, n) in enumerate(zip(texts, counts)):
-            if n <= limit:
-                return text, k
-        return current, len(context)
+        drop = 0
+        while todo:
+            texts = [sep.join(items[j][1][drop:] + (items[j][0],)) for j in todo]
+            still: list[int] = []
+            for j, text, n in zip(todo, texts, self._token_counts(texts)):
+                if n <= limit:
+                    out[j] = (text, drop)
+                elif drop + 1 >= len(items[j][1]):
+                    out[j] = (items[j][0], len(items[j][1]))  # no context sentence fits
+                else:
+                    still.append(j)
+            todo = still
+            drop += 1
+        return out
 
-    def score(self, units: Sequence[Unit]) -> BackboneOutput:
-        """Score ``units`` (same order and length); identical units are scored once."""
-        units = list(units)
-        if not units:
-            return BackboneOutput(scores=[], truncated=[])
-        self.load()
+    def _prepare(self, units: Sequence[Unit]) -> tuple[list[dict[str, str]], list[bool], list[int], bool]:
+        """Per unit: the texts COMET is given (field -> text, context joined and fitted), whether
+        it carries context, and how many context sentences were dropped per input (summed);
+        and whether any unit carries context.  Raises for missing fields and for context on a
+        model that cannot pool the current sentence."""
         caps = self.capabilities
-        dropped = 0
         any_context = False
-        keys: list[tuple[Any, ...]] = []
-        unique: dict[tuple[Any, ...], int] = {}
-        samples: list[dict[str, str]] = []
+        plans: list[tuple[tuple[str, ...], bool]] = []  # per unit: its fields, context on/off
+        items: list[tuple[str, tuple[str, ...]]] = []   # per (unit, field): current, context
         for i, unit in enumerate(units):
             if not isinstance(unit.mt, str):
                 raise UserError(f"unit {i}: mt must be a string, not {type(unit.mt).__name__}")
             fields = self._fields(unit, i)
             contexts = {"src": unit.src_context, "mt": unit.mt_context, "ref": unit.ref_context}
-            use_context = any(contexts[f] for f in fields)
             if any((unit.src_context, unit.mt_context, unit.ref_context)):
                 any_context = True
                 if CURRENT_SENTENCE not in caps:
@@ -480,11 +528,52 @@ class CometBackbone(Backbone):
                         "(a RegressionMetric or ReferencelessRegression such as "
                         "Unbabel/wmt22-comet-da); score units without context (e.g. with slide)"
                     )
+            plans.append((fields, any(contexts[f] for f in fields)))
+            items += [(getattr(unit, f), tuple(contexts[f])) for f in fields]
+        fitted = iter(self._fit_contexts(items))
+        samples: list[dict[str, str]] = []
+        dropped: list[int] = []
+        for fields, _ in plans:
             sample: dict[str, str] = {}
+            n_dropped = 0
             for f in fields:
-                text, n = self._with_context(getattr(unit, f), tuple(contexts[f]))
-                sample[f] = text
-                dropped += n
+                sample[f], n = next(fitted)
+                n_dropped += n
+            samples.append(sample)
+            dropped.append(n_dropped)
+        return samples, [use for _, use in plans], dropped, any_context
+
+    def context_counters(self, units: Sequence[Unit]) -> list[dict[str, int]]:
+        """Per unit, what fitting its context to the encoder cost, without scoring: its share of
+        :attr:`BackboneOutput.counters` (``contexts_shortened`` 0 or 1, ``context_sentences_dropped``);
+        empty dicts when no unit carries context.  Tokenizes only (no forward pass)."""
+        units = list(units)
+        if not units:
+            return []
+        self.load()
+        self._counts = {}
+        try:
+            _, _, dropped, any_context = self._prepare(units)
+        finally:
+            self._counts = {}
+        if not any_context:
+            return [{} for _ in units]
+        return [{_SHORTENED_COUNTER: int(n > 0), _CONTEXT_COUNTER: n} for n in dropped]
+
+    def score(self, units: Sequence[Unit]) -> BackboneOutput:
+        """Score ``units`` (same order and length); identical units are scored once."""
+        units = list(units)
+        if not units:
+            return BackboneOutput(scores=[], truncated=[])
+        self.load()
+        self._counts = {}
+        prepared, use_ctx, dropped_per_unit, any_context = self._prepare(units)
+        dropped = sum(dropped_per_unit)
+        shortened = sum(n > 0 for n in dropped_per_unit)
+        keys: list[tuple[Any, ...]] = []
+        unique: dict[tuple[Any, ...], int] = {}
+        samples: list[dict[str, str]] = []
+        for sample, use_context in zip(prepared, use_ctx):
             key = (use_context,) + tuple(sample.items())
             keys.append(key)
             if key not in unique:
@@ -508,16 +597,19 @@ class CometBackbone(Backbone):
         truncated = [False] * len(samples)
         from tqdm import tqdm
 
-        with tqdm(total=len(plan), desc="comet", unit="batch", file=sys.stderr, leave=False,
-                  disable=self.quiet or len(plan) < 8) as bar:
-            for use_context, idx in plan:
-                batch_scores, batch_truncated = self._score_batch([samples[j] for j in idx],
-                                                                  use_context)
-                for j, s, t in zip(idx, batch_scores, batch_truncated):
-                    scores[j], truncated[j] = s, t
-                bar.update(1)
+        try:
+            with tqdm(total=len(plan), desc="comet", unit="batch", file=sys.stderr, leave=False,
+                      disable=self.quiet or len(plan) < 8) as bar:
+                for use_context, idx in plan:
+                    batch_scores, batch_truncated = self._score_batch([samples[j] for j in idx],
+                                                                      use_context)
+                    for j, s, t in zip(idx, batch_scores, batch_truncated):
+                        scores[j], truncated[j] = s, t
+                    bar.update(1)
+        finally:
+            self._counts = {}
 
-        counters = {_CONTEXT_COUNTER: dropped} if any_context else {}
+        counters = {_SHORTENED_COUNTER: shortened, _CONTEXT_COUNTER: dropped} if any_context else {}
         return BackboneOutput(
             scores=[scores[unique[k]] for k in keys],
             truncated=[truncated[unique[k]] for k in keys],
