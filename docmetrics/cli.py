@@ -22,6 +22,12 @@ examples:
   docmetrics -m "slide|w:6|s:6|p:drop|bb:comet|m:Unbabel/wmt22-cometkiwi-da|..." -i hyp.txt -s src.txt --doc-ids ids.txt
   docmetrics --list
   docmetrics --describe slide
+  docmetrics -m slide:w=6,s=6 -i base.txt sysB.txt sysC.txt -s src.txt --doc-ids ids.txt --paired-bs
+  docmetrics -m slide:w=6,s=6 -i sys/*.txt -s src.txt --doc-ids ids.txt --human mqm.tsv --seg-level
+
+subcommands (each has --help):
+  docmetrics sweep ...   one metric over a parameter grid (e.g. --grid w=1..10 s=1..w), meta-evaluated
+  docmetrics vat ...     variance-aware test sets (a tool plugin, entry-point group docmetrics.tools)
 
 A new document starts wherever the doc id changes (as `sacrebleu --echo docid` writes them).
 Errors exit with status 2 and one message; --debug shows the traceback.
@@ -54,6 +60,9 @@ def build_parser() -> argparse.ArgumentParser:
     g.add_argument("--jsonl", action="store_true",
                    help="read -i files as JSONL (one object per segment: doc_id, src, mt, ref) "
                         "whatever their extension")
+    g.add_argument("--doc-per-line", action="store_true",
+                   help="every line of -i/-s/-r (every JSONL object) is one whole document (for "
+                        "metrics that segment documents, e.g. asd); named by --doc-ids or line number")
     g = p.add_argument_group("model")
     g.add_argument("--device", choices=("auto", "cpu", "cuda"), default="auto",
                    help="where models run (default: auto = cuda if available)")
@@ -67,13 +76,60 @@ def build_parser() -> argparse.ArgumentParser:
     g.add_argument("-w", "--width", type=int, default=4, metavar="N", help="decimals of printed scores (4)")
     g.add_argument("--level", choices=("system", "doc", "chunk"), default="system",
                    help="also print per-document or per-chunk (per-unit) scores")
+    g.add_argument("--dump-alignment", metavar="FILE",
+                   help="write the sentence alignments of metrics that align (asd) to FILE: one JSON "
+                        "object per system, document and side")
     g.add_argument("-q", "--quiet", action="store_true", help="no progress bars and no coverage notes")
     g.add_argument("--debug", action="store_true", help="show tracebacks and library warnings")
     g.add_argument("-V", "--version", action="version", version=f"docmetrics {__version__}")
+    from . import cache, metaeval, significance  # light modules (no numpy/torch at import)
+
+    significance.add_arguments(p)
+    metaeval.add_arguments(p)
+    cache.add_arguments(p)
     return p
 
 
+#: Subcommands built in: ``docmetrics sweep ...``; tools (``docmetrics vat ...``) come from plugins
+#: registered under the entry-point group ``docmetrics.tools`` (a callable ``main(argv) -> int``).
+SUBCOMMANDS = {"sweep": "docmetrics.sweep"}
+TOOLS_GROUP = "docmetrics.tools"
+
+
+def _subcommand(name: str) -> Any:
+    """The ``main(argv)`` of a subcommand or tool plugin named ``name``, or None."""
+    if name in SUBCOMMANDS:
+        import importlib
+
+        return importlib.import_module(SUBCOMMANDS[name]).main
+    from .registry import _entry_points
+
+    for ep in _entry_points(TOOLS_GROUP):
+        if ep.name == name:
+            try:
+                return ep.load()
+            except Exception as exc:  # noqa: BLE001
+                raise UserError(f"tool '{name}' ({ep.value}) could not be loaded: {exc}") from exc
+    return None
+
+
 def main(argv: Sequence[str] | None = None) -> int:
+    argv = list(sys.argv[1:] if argv is None else argv)
+    if argv and not argv[0].startswith("-"):
+        try:
+            sub = _subcommand(argv[0])
+        except UserError as exc:
+            print(f"docmetrics: error: {exc}", file=sys.stderr)
+            return exc.exit_code
+        if sub is not None:
+            return int(sub(argv[1:]) or 0)
+        from .registry import _entry_points
+
+        known = sorted(set(SUBCOMMANDS) | {ep.name for ep in _entry_points(TOOLS_GROUP)})
+        print(f"docmetrics: error: unknown subcommand {argv[0]!r}; available: {', '.join(known)} (tools register "
+              f"under the entry-point group {TOOLS_GROUP}); options start with '-' (see docmetrics --help)",
+              file=sys.stderr)
+        return 2
     parser = build_parser()
     args = parser.parse_args(argv)
     _setup_warnings(args.debug)
@@ -87,6 +143,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     except KeyboardInterrupt:
         print("docmetrics: interrupted", file=sys.stderr)
         return 130
+    finally:
+        if getattr(args, "cache", None) is not None:  # --cache was on for this run only
+            from .cache import disable
+
+            disable()
 
 
 def _setup_warnings(debug: bool) -> None:
@@ -127,6 +188,13 @@ def run(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
         return 2
     if args.batch_size is not None and args.batch_size < 1:
         raise UserError(f"--batch-size must be >= 1, not {args.batch_size}")
+    from . import cache, metaeval, significance
+
+    significance.check_args(args)
+    metaeval.check_args(args)
+    if significance.requested(args) and args.human:
+        raise UserError("give either a paired test (--paired-bs/--paired-ar) or --human, not both")
+    score_cache = cache.enable_from_args(args)
 
     from . import api, io
 
@@ -144,6 +212,8 @@ def run(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
         if any(io.is_jsonl(p) for p in args.input):
             raise UserError("mix of JSONL and text files in -i; give all systems in the same form")
         testset = io.load_text(args.input, args.source, args.reference, args.doc_ids)
+    if args.doc_per_line:
+        testset = _doc_per_line(testset)
     for text in testset.warnings:
         warn(text)
     if testset.doc_ids is None:
@@ -162,8 +232,52 @@ def run(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
             if r.coverage is not None:
                 note(args, f"{metric.name} [{r.system}]: {r.coverage.summary()}")
         all_results.append((spec, results))
-    write_results(all_results, args, sys.stdout)
+    if args.dump_alignment:
+        _dump_alignment(all_results, args.dump_alignment)
+    if score_cache is not None:
+        note(args, f"score cache {score_cache.path}: {score_cache.stats.summary()}")
+    if significance.requested(args):
+        significance.write_paired(all_results, args, sys.stdout)
+    elif args.human:
+        metaeval.write_metaeval(metaeval.run_metaeval(all_results, args, testset), args, sys.stdout)
+    else:
+        write_results(all_results, args, sys.stdout)
     return 0
+
+
+def _doc_per_line(testset: Any) -> Any:
+    """--doc-per-line: every line (JSONL object) is its own document, named by its doc id or its
+    1-based line number."""
+    from .testset import TestSet
+
+    ids = testset.doc_ids
+    if ids is None:
+        ids = [str(i + 1) for i in range(testset.n_segments)]
+    for i in range(1, len(ids)):
+        if ids[i] == ids[i - 1]:
+            raise UserError(
+                f"--doc-per-line: lines {i} and {i + 1} of {testset.describe('doc ids')} have the same "
+                f"doc id {ids[i]!r}; with --doc-per-line every line is its own document: give distinct "
+                "ids, or drop --doc-per-line to join lines that share an id into one document"
+            )
+    return TestSet(testset.systems, testset.sources, testset.references, list(ids), names=testset.names)
+
+
+def _dump_alignment(all_results: list[tuple[str, list[Any]]], path: str) -> None:
+    """--dump-alignment: each record of ``Result.extras['alignment']``, one JSON object per line."""
+    written = 0
+    try:
+        with open(path, "w", encoding="utf-8") as f:
+            for _, results in all_results:
+                for r in results:
+                    for record in r.extras.get("alignment", ()):
+                        f.write(json.dumps({"system": r.system, "metric": r.metric, **record},
+                                           ensure_ascii=False) + "\n")
+                        written += 1
+    except OSError as exc:
+        raise UserError(f"--dump-alignment {path}: cannot write the file ({exc.strerror})") from None
+    if not written:
+        warn(f"--dump-alignment {path}: no metric among -m aligns sentences (asd does); the file is empty")
 
 
 def fmt(x: float | None, width: int) -> str:
@@ -189,7 +303,7 @@ def write_results(all_results: list[tuple[str, list[Any]]], args: argparse.Names
             extra = f" ({r.coverage.summary()})" if r.coverage is not None else ""
             out.write(f"{r.signature.format(short=args.short)} = {fmt(r.score, args.width)}{extra}\n")
     else:
-        headers = ["System"] + [f"{spec} [{k + 1}]" for k, (spec, _) in enumerate(all_results)]
+        headers = ["System"] + [f"{res[0].metric} [{k + 1}]" for k, (_, res) in enumerate(all_results)]
         rows = []
         for i in range(n_systems):
             rows.append([all_results[0][1][i].system] + [fmt(res[i].score, args.width) for _, res in all_results])
@@ -218,9 +332,11 @@ def write_results(all_results: list[tuple[str, list[Any]]], args: argparse.Names
 def print_list(out: TextIO) -> None:
     from . import presets, registry
 
-    for kind, title in (("metric", "Metrics"), ("backbone", "Backbones"), ("segmenter", "Segmenters")):
+    kinds = (("metric", "Metrics"), ("backbone", "Backbones"), ("segmenter", "Segmenters"),
+             ("tool", "Tools (docmetrics TOOL --help)"))
+    for kind, title in kinds:
         infos = registry.plugins(kind)
-        if not infos and kind == "segmenter":
+        if not infos and kind in ("segmenter", "tool"):
             continue
         out.write(f"{title}:\n")
         if not infos:
@@ -230,8 +346,8 @@ def print_list(out: TextIO) -> None:
                 status = f"{info.distribution or '?'} {info.dist_version or ''}".strip()
             else:
                 status = f"unavailable: needs {', '.join(info.missing)}; {info.install_hint}"
-            out.write(f"  {info.name:<24} {status}\n")
+            out.write(f"  {info.name:<26} {status}\n")
     out.write("Presets:\n")
     for name, preset in sorted(presets.presets().items()):
-        out.write(f"  {name:<24} = {preset.spec}\n")
+        out.write(f"  {name:<26} = {preset.spec}\n")
     out.write("\nMore: docmetrics --describe NAME\n")

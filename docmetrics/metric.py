@@ -149,7 +149,14 @@ class Metric(abc.ABC):
                 k = index[u] = len(unique)
                 unique.append(u)
             where.append(k)
-        out = self.backbone.score(unique) if unique else BackboneOutput([], [])
+        # the persistent score cache (docmetrics.cache), when enabled, answers what it already knows
+        from .cache import active_cache
+
+        cache = active_cache() if unique else None
+        if cache is not None:
+            out = cache.score(self.backbone, unique)
+        else:
+            out = self.backbone.score(unique) if unique else BackboneOutput([], [])
         if len(out.scores) != len(unique) or len(out.truncated) != len(unique):
             raise RuntimeError(
                 f"backbone '{self.backbone.name}' returned {len(out.scores)} scores for {len(unique)} units"

@@ -24,6 +24,7 @@ GROUPS = {
     "metric": "docmetrics.metrics",
     "backbone": "docmetrics.backbones",
     "segmenter": "docmetrics.segmenters",
+    "tool": "docmetrics.tools",
 }
 
 

@@ -1,0 +1,221 @@
+"""The persistent, content-addressed score cache (SQLite) and its hook in Metric.score_units."""
+
+import json
+import math
+import sqlite3
+
+import pytest
+from plugin_fixtures import toy_dist  # noqa: F401
+
+from docmetrics import cache
+from docmetrics.backbone import QE, Backbone, BackboneOutput, Unit
+from docmetrics.cli import main
+from docmetrics.errors import UserError
+
+
+class Recorder(Backbone):
+    """Scores a unit by its text; records every call; reports context sentences as a counter."""
+
+    name = "recorder"
+    default_model = "rec-v1"
+
+    def __init__(self, *args, fail_after=None, **kw):
+        super().__init__(*args, **kw)
+        self.calls = []
+        self.fail_after = fail_after
+
+    def load(self):
+        pass
+
+    @property
+    def capabilities(self):
+        return frozenset({QE})
+
+    def score(self, units):
+        if self.fail_after is not None and len(self.calls) >= self.fail_after:
+            raise KeyboardInterrupt  # a killed run
+        self.calls.append(list(units))
+        scale = self.options.get("scale", 1.0)
+        scores = [scale * (len(u.mt) / 7 + 0.1 * len(u.src or "") + 1e-9 * len(u.mt_context)) for u in units]
+        counters = (
+            {"context": sum(len(u.mt_context) for u in units)} if any(u.mt_context for u in units) else {}
+        )
+        return BackboneOutput(scores, [len(u.mt) > 20 for u in units], counters)
+
+    def fingerprint(self):
+        return "fp-" + str(self.model)
+
+
+UNITS = [Unit(mt=f"mt {i} " + "x" * i, src=f"src {i}") for i in range(12)]
+
+
+def test_hits_give_the_same_output_without_calling_the_backbone(tmp_path):
+    bb = Recorder()
+    with cache.using(tmp_path / "c.sqlite") as c:
+        first = c.score(bb, UNITS)
+        assert c.stats.to_dict() == {"looked_up": 12, "hits": 0, "scored": 12, "stored": 12, "unstored": 0}
+        again = c.score(bb, UNITS[3:] + UNITS[:3])
+        assert c.stats.hits == 12 and len(bb.calls) == 1
+    assert first == bb.score(UNITS)  # what the backbone itself gives
+    assert again.scores == first.scores[3:] + first.scores[:3]
+    assert again.truncated == first.truncated[3:] + first.truncated[:3]
+
+
+def test_persistent_across_instances_and_floats_round_trip(tmp_path):
+    class Exact(Recorder):
+        def score(self, units):
+            self.calls.append(list(units))
+            values = [0.1 + 0.2, 1e-300, -0.0, math.nan, 2.0**0.5, -1e308]
+            return BackboneOutput([values[i % 6] for i in range(len(units))], [False] * len(units))
+
+    path = tmp_path / "c.sqlite"
+    out = cache.ScoreCache(path).score(Exact(), UNITS[:6])
+    bb = Exact()
+    c2 = cache.ScoreCache(path)  # a new process would open it the same way
+    back = c2.score(bb, UNITS[:6])
+    assert bb.calls == [] and c2.stats.hits == 6
+    for a, b in zip(out.scores, back.scores):
+        assert (math.isnan(a) and math.isnan(b)) or (a == b and math.copysign(1, a) == math.copysign(1, b))
+
+
+@pytest.mark.parametrize("change", ["option", "fingerprint", "precision"])
+def test_key_includes_the_backbone_identity(tmp_path, change):
+    base = Recorder(scale=1.0)
+    other = {
+        "option": Recorder(scale=2.0),
+        "fingerprint": Recorder("rec-v2", scale=1.0),
+        "precision": Recorder(precision="bf16", scale=1.0),
+    }[change]
+    with cache.using(tmp_path / "c.sqlite") as c:
+        c.score(base, UNITS)
+        c.score(other, UNITS)
+        assert c.stats.hits == 0 and len(other.calls) == 1
+        assert cache.backbone_key(base) != cache.backbone_key(other)
+        # the model's path is not in the key: the same weights elsewhere hit
+        moved = Recorder(scale=1.0)
+        moved.model_name = lambda: "/elsewhere/rec-v1"  # type: ignore[method-assign]
+        c.score(moved, UNITS)
+        assert moved.calls == [] and c.stats.hits == 12
+
+
+def test_key_is_the_exact_unit_content():
+    a = Unit(mt="b c", src="a")
+    assert cache.unit_key(a) == cache.unit_key(Unit(mt="b c", src="a"))
+    for other in (
+        Unit(mt="b c", src="a", ref=""),
+        Unit(mt="b c ", src="a"),
+        Unit(mt="b c", src="a", mt_context=("x",)),
+        Unit(mt="c", src="a", mt_context=("b",)),
+        Unit(mt="b c", src=None),
+    ):
+        assert cache.unit_key(other) != cache.unit_key(a)
+
+
+def test_counters_are_cached_only_where_they_belong_to_a_unit(tmp_path):
+    ctx = [Unit(mt=f"m{i}", src="s", mt_context=("a",) * (i % 3)) for i in range(6)]
+    zero = [Unit(mt=f"z{i}", src="s", mt_context=()) for i in range(3)]
+    uncached = Recorder().score(ctx)
+    with cache.using(tmp_path / "c.sqlite", chunk_size=4) as c:
+        bb = Recorder()
+        out = c.score(bb, ctx)
+        assert out.counters == uncached.counters == {"context": 6}
+        # contexts 0,1,2,0 | 1,2: each chunk's counter (3 and 3) cannot be split among its units,
+        # so nothing is stored (a rerun must report the same counters)
+        assert c.stats.stored == 0 and c.stats.unstored == 6
+        one = cache.ScoreCache(tmp_path / "d.sqlite", chunk_size=1)
+        assert one.score(Recorder(), ctx).counters == {"context": 6} and one.stats.stored == 6
+        rerun = cache.ScoreCache(tmp_path / "d.sqlite", chunk_size=1).score(bb, ctx)
+        assert rerun.counters == {"context": 6} and rerun.scores == out.scores
+        c.score(bb, zero)
+        assert c.stats.stored == 3  # no counters at all: stored
+
+
+def test_an_interrupted_call_resumes_from_what_was_committed(tmp_path):
+    path = tmp_path / "c.sqlite"
+    reference = Recorder().score(UNITS)
+    killed = Recorder(fail_after=2)
+    c = cache.ScoreCache(path, chunk_size=5)
+    with pytest.raises(KeyboardInterrupt):
+        c.score(killed, UNITS)
+    assert c.count() == 10  # two chunks of 5 were committed before the "kill"
+    c2 = cache.ScoreCache(path, chunk_size=5)
+    bb = Recorder()
+    out = c2.score(bb, UNITS)
+    assert c2.stats.hits == 10 and c2.stats.scored == 2 and [len(x) for x in bb.calls] == [2]
+    assert out.scores == reference.scores and out.truncated == reference.truncated
+
+
+def test_bad_cache_file_is_a_user_error(tmp_path):
+    bad = tmp_path / "bad.sqlite"
+    bad.write_bytes(b"this is not a database" * 100)
+    with pytest.raises(UserError, match="bad.sqlite"):
+        cache.ScoreCache(bad)
+    db = sqlite3.connect(tmp_path / "old.sqlite")
+    db.executescript(
+        "CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT); INSERT INTO meta VALUES ('schema','0');"
+    )
+    db.commit()
+    db.close()
+    with pytest.raises(UserError, match="schema"):
+        cache.ScoreCache(tmp_path / "old.sqlite")
+
+
+def test_active_cache_off_by_default_and_from_environment(tmp_path, monkeypatch):
+    monkeypatch.delenv(cache.ENV, raising=False)
+    assert cache.active_cache() is None
+    monkeypatch.setenv(cache.ENV, str(tmp_path / "env.sqlite"))
+    c = cache.active_cache()
+    assert c is not None and c.path == tmp_path / "env.sqlite"
+    monkeypatch.setenv(cache.ENV, "0")
+    assert cache.active_cache() is None
+    monkeypatch.setenv(cache.ENV, "1")
+    assert cache.active_cache().path == cache.default_path()
+
+
+# -- through Metric.score_units and the command line (toy backbone) -------------------------------------
+SRC = [f"Source sentence {i} with words" for i in range(9)]
+HYP = [f"Satz {i} mit Wörtern {'x' * i}" for i in range(9)]
+IDS = ["d1"] * 4 + ["d2"] * 5
+
+
+@pytest.fixture()
+def files(tmp_path):
+    def w(name, lines):
+        p = tmp_path / name
+        p.write_text("".join(x + "\n" for x in lines), encoding="utf-8")
+        return str(p)
+
+    return {"src": w("src.txt", SRC), "hyp": w("hyp.txt", HYP), "ids": w("ids.txt", IDS)}
+
+
+def test_cli_cache_flag(toy_dist, files, capsys, tmp_path, monkeypatch):
+    from docmetrics_toy import ToyBackbone
+
+    monkeypatch.delenv(cache.ENV, raising=False)
+    path = tmp_path / "scores.sqlite"
+    args = [
+        "-m",
+        "slide:w=3,s=1,backbone=toy",
+        "-i",
+        files["hyp"],
+        "-s",
+        files["src"],
+        "--doc-ids",
+        files["ids"],
+        "-f",
+        "json",
+        "--level",
+        "chunk",
+    ]
+    assert main(args) == 0
+    plain = json.loads(capsys.readouterr().out)
+    assert not path.exists()  # off by default
+    assert main(args + ["--cache", str(path)]) == 0
+    out, err = capsys.readouterr()
+    assert json.loads(out) == plain and "5 distinct units, 0 from cache" in err and path.exists()
+    ToyBackbone.calls.clear()
+    assert main(args + ["--cache", str(path)]) == 0
+    out, err = capsys.readouterr()
+    assert json.loads(out) == plain and "5 from cache (100.0%)" in err
+    assert ToyBackbone.calls == []  # the backbone was not asked at all
+    assert cache.active_cache() is None  # --cache was for that run only
