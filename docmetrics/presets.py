@@ -40,7 +40,7 @@ def _parse(text: str, origin: str) -> Preset:
     )
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def _load_all(extra: str) -> dict[str, Preset]:
     found: dict[str, Preset] = {}
     try:

@@ -69,7 +69,7 @@ def refresh() -> None:
     _missing_for.cache_clear()
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def _dist_index() -> dict[tuple[str, str, str], tuple[str, str]]:
     """(group, name, value) -> (distribution name, version), from installed metadata (no imports)."""
     index: dict[tuple[str, str, str], tuple[str, str]] = {}
@@ -88,7 +88,7 @@ def _dist_index() -> dict[tuple[str, str, str], tuple[str, str]]:
 _REQ_NAME = re.compile(r"^\s*([A-Za-z0-9][A-Za-z0-9._\-]*)")
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def _missing_for(dist_name: str, extras: tuple[str, ...]) -> tuple[str, ...]:
     """Requirements of ``dist_name[extras]`` that are not installed (by metadata, no imports)."""
     if not extras:

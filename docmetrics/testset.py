@@ -88,7 +88,7 @@ class TestSet:
         sources: Sequence[str] | None = None,
         references: Sequence[str] | None = None,
         doc_ids: Sequence[str] | None = None,
-    ) -> "TestSet":
+    ) -> TestSet:
         """Build from Python lists: one system (a list) or several (a mapping name -> list)."""
         if isinstance(hypotheses, Mapping):
             systems = {str(k): _strings(v, f"hypotheses of {k!r}") for k, v in hypotheses.items()}

@@ -6,7 +6,7 @@ import functools
 import importlib.metadata
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def dist_version(dist: str) -> str:
     """The installed version of distribution ``dist`` (local part dropped), or 'none'."""
     try:

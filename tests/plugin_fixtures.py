@@ -55,7 +55,7 @@ def write_distribution(root: Path, name: str, version: str, files: dict[str, str
         path.write_text(textwrap.dedent(text), encoding="utf-8")
     info = root / f"{name.replace('-', '_')}-{version}.dist-info"
     info.mkdir(exist_ok=True)
-    meta = [f"Metadata-Version: 2.1", f"Name: {name}", f"Version: {version}"]
+    meta = ["Metadata-Version: 2.1", f"Name: {name}", f"Version: {version}"]
     meta += [f"Requires-Dist: {r}" for r in requires or []]
     (info / "METADATA").write_text("\n".join(meta) + "\n", encoding="utf-8")
     (info / "entry_points.txt").write_text(textwrap.dedent(entry_points), encoding="utf-8")

@@ -4,7 +4,7 @@ import pytest
 
 from docmetrics.errors import SpecError
 from docmetrics.params import Param
-from docmetrics.signature import Signature, SigField, compare, escape, parse_signature, unescape
+from docmetrics.signature import SigField, Signature, compare, escape, parse_signature, unescape
 from docmetrics.spec import parse_spec
 
 

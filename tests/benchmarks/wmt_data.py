@@ -26,7 +26,7 @@ def _rows(path: Path) -> list[dict[str, str]]:
 def load(folder: str | Path, include_human: bool = False) -> dict:
     folder = Path(folder)
     segs = _rows(folder / "segments.tsv")
-    systems: "OrderedDict[str, dict[tuple[str, int], str]]" = OrderedDict()
+    systems: OrderedDict[str, dict[tuple[str, int], str]] = OrderedDict()
     human_flag: dict[str, bool] = {}
     order: list[tuple[str, int]] = []
     src: dict[tuple[str, int], str] = {}
