@@ -163,6 +163,12 @@ class Backbone(abc.ABC):
         """A short hash of the model's weights (see :func:`docmetrics.fingerprint.fingerprint`)."""
 
     # -- provided ---------------------------------------------------------------------------------
+    def cache_state(self) -> dict[str, str]:
+        """State beyond the model and options that changes scores (e.g. idf statistics taken from the
+        test set's references), for score caches.  ``{"idf_corpus": "units-of-the-call"}``-style
+        values that say "depends on the call" make caches score directly.  Default: none."""
+        return {}
+
     def model_name(self) -> str:
         """The model as the signature records it (hub id or the path as given)."""
         return str(self.model)

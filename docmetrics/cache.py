@@ -85,6 +85,7 @@ def backbone_identity(backbone: Backbone) -> dict[str, Any]:
         "options": {k: repr(v) for k, v in sorted(backbone.options.items())},
         "libraries": {dist: dist_version(dist) for dist, _ in backbone.libraries},
         "docmetrics": __version__,
+        "state": dict(backbone.cache_state()),
     }
 
 
@@ -145,7 +146,7 @@ class ScoreCache:
         self.chunk_size = chunk_size
         self.stats = CacheStats()
         # backbone -> its key (computing a fingerprint can mean hashing a large file once)
-        self._keys: weakref.WeakKeyDictionary[Any, str] = weakref.WeakKeyDictionary()
+        self._keys: weakref.WeakKeyDictionary[Any, dict[str, str]] = weakref.WeakKeyDictionary()
         self._lock = threading.Lock()
         try:
             self.path.parent.mkdir(parents=True, exist_ok=True)
@@ -181,14 +182,16 @@ class ScoreCache:
 
     # -- API ----------------------------------------------------------------------------------------
     def key_for(self, backbone: Backbone) -> str:
-        key = self._keys.get(backbone)
+        state = json.dumps(backbone.cache_state(), sort_keys=True)
+        per_state = self._keys.setdefault(backbone, {})
+        key = per_state.get(state)
         if key is None:
             text = _identity_text(backbone_identity(backbone))
             key = hashlib.sha256(text.encode("utf-8")).hexdigest()
             with self._lock:
                 self._db.execute("INSERT OR IGNORE INTO backbones VALUES (?, ?)", (key, text))
                 self._db.commit()
-            self._keys[backbone] = key
+            per_state[state] = key
         return key
 
     def score(self, backbone: Backbone, units: Sequence[Unit]) -> BackboneOutput:
@@ -197,6 +200,8 @@ class ScoreCache:
         from .backbone import BackboneOutput
 
         units = list(units)
+        if "units-of-the-call" in backbone.cache_state().values():
+            return backbone.score(units)  # the scores depend on the whole call: nothing to key them by
         bkey = self.key_for(backbone)
         ukeys = [unit_key(u) for u in units]
         found = self._lookup(bkey, ukeys)

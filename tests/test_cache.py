@@ -219,3 +219,28 @@ def test_cli_cache_flag(toy_dist, files, capsys, tmp_path, monkeypatch):
     assert json.loads(out) == plain and "5 from cache (100.0%)" in err
     assert ToyBackbone.calls == []  # the backbone was not asked at all
     assert cache.active_cache() is None  # --cache was for that run only
+
+
+def test_backbone_state_is_part_of_the_key(tmp_path):
+    """Scores that depend on test-set state (idf from the references) are keyed by that state, and
+    never cached when the state is 'the units of this call'."""
+
+    class Stateful(Recorder):
+        state = {"idf_corpus": "refs-1"}
+
+        def cache_state(self):
+            return dict(self.state)
+
+    bb = Stateful()
+    c = cache.ScoreCache(tmp_path / "s.sqlite")
+    c.score(bb, UNITS[:4])
+    c.score(bb, UNITS[:4])
+    assert len(bb.calls) == 1  # same state: answered from the cache
+    bb.state = {"idf_corpus": "refs-2"}
+    c.score(bb, UNITS[:4])
+    assert len(bb.calls) == 2  # another reference set: scored again
+    bb.state = {"idf_corpus": "units-of-the-call"}
+    stored = c.stats.stored
+    c.score(bb, UNITS[:4])
+    c.score(bb, UNITS[:4])
+    assert len(bb.calls) == 4 and c.stats.stored == stored

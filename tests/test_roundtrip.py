@@ -53,9 +53,13 @@ def test_metric_signature_round_trip(models, name, short):
 def test_preset_round_trip(models, name):
     preset = presets.get(name)
     metric_name = preset.spec.split(":")[0]
-    local = {"slide": models["kiwi"], "doc-comet": models["da"], "doc-comet-qe": models["qe"]}[metric_name]
+    local = {"slide": models["kiwi"], "doc-comet": models["da"], "doc-comet-qe": models["qe"],
+             "doc-bertscore": "minilm"}[metric_name]
     metric = docmetrics.load(f"{name}:model={local}")
-    base = docmetrics.load(preset.spec.replace(preset.spec.split("model=")[1].split(",")[0], str(local)))
+    if "model=" in preset.spec:
+        base = docmetrics.load(preset.spec.replace(preset.spec.split("model=")[1].split(",")[0], str(local)))
+    else:
+        base = docmetrics.load(f"{preset.spec},model={local}")
     assert metric.signature().format() == base.signature().format()
     for short in (False, True):
         text = metric.signature().format(short=short)
