@@ -185,6 +185,16 @@ class Backbone(abc.ABC):
             raise UserError(f"--device cuda: {why} (torch {torch.__version__}); use --device cpu or auto")
         return self.device
 
+    def checked_device(self) -> str:
+        """:meth:`resolved_device`, after checking that the precision fits it (fp16/bf16 need CUDA)."""
+        device = self.resolved_device()
+        if self.precision != "fp32" and device != "cuda":
+            raise UserError(
+                f"backbone '{self.name}': precision={self.precision} needs a CUDA GPU but the device is "
+                f"{device}; use precision=fp32"
+            )
+        return device
+
     def extra_signature_fields(self) -> list[SigField]:
         """Backbone-specific parameters for the signature (default: its declared params)."""
         out = []

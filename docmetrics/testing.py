@@ -18,15 +18,14 @@ the functions that need them.
 
 from __future__ import annotations
 
-import contextlib
 import io
 import json
-import logging
 import os
 import random
-import warnings
 from pathlib import Path
-from typing import Any, Iterator, Sequence
+from typing import Any, Sequence
+
+from .runtime import quiet_libraries
 
 __all__ = [
     "COMET_KINDS",
@@ -96,30 +95,6 @@ def sample_sentences(n: int = 400, seed: int = 0) -> list[str]:
         out.append(sent[0].upper() + sent[1:] + rng.choice(_PUNCT))
     return out
 
-
-@contextlib.contextmanager
-def _quiet_libraries() -> Iterator[None]:
-    """Silence the logs, warnings and prints of comet / Lightning / transformers for a while."""
-    names = ("comet", "pytorch_lightning", "lightning", "lightning_fabric", "lightning.pytorch",
-             "transformers", "huggingface_hub")
-    loggers = [logging.getLogger(n) for n in names]
-    levels = [lg.level for lg in loggers]
-    root = logging.getLogger()
-    root_handlers, root_level = list(root.handlers), root.level
-    try:
-        for lg in loggers:
-            lg.setLevel(logging.ERROR)
-        with warnings.catch_warnings(), contextlib.redirect_stdout(io.StringIO()):
-            warnings.simplefilter("ignore")
-            yield
-    finally:
-        for lg, level in zip(loggers, levels):
-            lg.setLevel(level)
-        # `import comet` calls logging.basicConfig(level=INFO): undo that side effect.
-        for h in list(root.handlers):
-            if h not in root_handlers:
-                root.removeHandler(h)
-        root.setLevel(root_level)
 
 
 def _to_fast_tokenizer(slow: Any) -> Any:
@@ -194,7 +169,7 @@ def build_tiny_xlmr(
     )
     spm_path = out / "sentencepiece.bpe.model"
     spm_path.write_bytes(buf.getvalue())
-    with _quiet_libraries():
+    with quiet_libraries():
         slow = XLMRobertaTokenizer(str(spm_path))
         fast = _to_fast_tokenizer(slow)
         fast.save_pretrained(str(out))
@@ -290,7 +265,7 @@ def build_tiny_comet(
     import torch
     import yaml
 
-    with _quiet_libraries():
+    with quiet_libraries():
         import pytorch_lightning
         from comet.models import str2model
 

@@ -19,14 +19,13 @@ Importing this module is cheap: torch, sentencepiece and transformers are import
 
 from __future__ import annotations
 
-import contextlib
 import io
-import logging
 import os
 import random
-import warnings
 from pathlib import Path
-from typing import Any, Iterator, Sequence
+from typing import Any, Sequence
+
+from .runtime import quiet_libraries
 
 __all__ = ["build_tiny_mbart", "mbart_sample_sentences"]
 
@@ -64,18 +63,6 @@ def mbart_sample_sentences(n: int = 300, seed: int = 0) -> list[str]:
         out.append(sent[0].upper() + sent[1:] + rng.choice((".", ".", "!", "?")))
     return out
 
-
-@contextlib.contextmanager
-def _quiet() -> Iterator[None]:
-    logger = logging.getLogger("transformers")
-    level = logger.level
-    try:
-        logger.setLevel(logging.ERROR)
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore")
-            yield
-    finally:
-        logger.setLevel(level)
 
 
 def _fast_tokenizer(slow: Any) -> Any | None:
@@ -153,7 +140,7 @@ def build_tiny_mbart(
     )
     spm_path = out / "sentencepiece.bpe.model"
     spm_path.write_bytes(buf.getvalue())
-    with _quiet():
+    with quiet_libraries():
         tok = MBart50Tokenizer(
             str(spm_path), src_lang="en_XX", tgt_lang="en_XX", model_max_length=max_position_embeddings
         )

@@ -11,7 +11,7 @@ import pytest
 
 import docmetrics
 from docmetrics.backbone import CURRENT_SENTENCE, REFERENCE, Unit
-from docmetrics.errors import CapabilityError, ModelError, SpecError
+from docmetrics.errors import CapabilityError, ModelError, SpecError, UserError
 from docmetrics.fingerprint import fingerprint
 
 torch = pytest.importorskip("torch")
@@ -212,7 +212,7 @@ def test_missing_minilm_package(monkeypatch):
 
 def test_half_precision_needs_a_gpu(tiny_dir):
     bb = BertScoreBackbone(str(tiny_dir), layer=2, precision="fp16", device="cpu")
-    with pytest.raises(ModelError, match="needs a CUDA GPU"):
+    with pytest.raises(UserError, match="precision=fp16 needs a CUDA GPU"):
         bb.load()
 
 

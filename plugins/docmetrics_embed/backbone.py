@@ -22,18 +22,14 @@ offline), or a short name: ``minilm`` (all-MiniLM-L6-v2 as packaged on PyPI by
 
 from __future__ import annotations
 
-import contextlib
-import io
-import logging
 import os
-import sys
-import warnings
 from pathlib import Path
-from typing import Any, Iterator, Sequence
+from typing import Any, Sequence
 
 from docmetrics.backbone import SIMILARITY, Backbone, BackboneOutput, Unit
 from docmetrics.errors import ModelError, UserError
 from docmetrics.fingerprint import fingerprint as _fingerprint
+from docmetrics.runtime import hub_offline, quiet_libraries
 
 __all__ = ["SentenceEmbeddingBackbone", "SHORT_NAMES"]
 
@@ -43,33 +39,11 @@ SHORT_NAMES: dict[str, str | None] = {
     "all-minilm-l6-v2": None,
     "labse": "sentence-transformers/LaBSE",
 }
-_TRUE = {"1", "true", "yes", "on"}
-_NOISY = ("sentence_transformers", "transformers", "huggingface_hub", "torch")
 #: Most embeddings kept in memory between calls (about 1.5 kB each for a 384-dim model).
 _CACHE_LIMIT = 200_000
 
 
-def _offline() -> bool:
-    for var in ("HF_HUB_OFFLINE", "TRANSFORMERS_OFFLINE"):
-        if os.environ.get(var, "").strip().lower() in _TRUE:
-            return True
-    constants = sys.modules.get("huggingface_hub.constants")
-    return bool(getattr(constants, "HF_HUB_OFFLINE", False))
 
-
-@contextlib.contextmanager
-def _quiet() -> Iterator[None]:
-    loggers = [logging.getLogger(n) for n in _NOISY]
-    levels = [lg.level for lg in loggers]
-    try:
-        for lg in loggers:
-            lg.setLevel(logging.ERROR)
-        with warnings.catch_warnings(), contextlib.redirect_stdout(io.StringIO()):
-            warnings.simplefilter("ignore")
-            yield
-    finally:
-        for lg, level in zip(loggers, levels):
-            lg.setLevel(level)
 
 
 class SentenceEmbeddingBackbone(Backbone):
@@ -139,11 +113,11 @@ class SentenceEmbeddingBackbone(Backbone):
         except ImportError:  # pragma: no cover - a dependency of sentence-transformers
             raise ModelError(f"model '{hub_id}': huggingface_hub is not installed") from None
         try:
-            with _quiet():
+            with quiet_libraries():
                 return Path(snapshot_download(repo_id=hub_id, local_files_only=True))
         except Exception:  # noqa: BLE001 - not cached: decided below
             pass
-        if _offline():
+        if hub_offline():
             raise ModelError(
                 f"sentence-transformers model '{hub_id}' is not in the local Hugging Face cache and "
                 "downloads are switched off (HF_HUB_OFFLINE/TRANSFORMERS_OFFLINE); run once on a "
@@ -151,7 +125,7 @@ class SentenceEmbeddingBackbone(Backbone):
                 "for the offline all-MiniLM-L6-v2)"
             )
         try:
-            with _quiet():
+            with quiet_libraries():
                 return Path(snapshot_download(repo_id=hub_id))
         except Exception as exc:  # noqa: BLE001 - network, auth, no such repo
             reason = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
@@ -164,15 +138,10 @@ class SentenceEmbeddingBackbone(Backbone):
     def load(self) -> None:
         if self._model is not None:
             return
-        device = self.resolved_device()
-        if self.precision != "fp32" and device != "cuda":
-            raise UserError(
-                f"backbone '{self.name}': precision={self.precision} needs a CUDA GPU but the device is "
-                f"{device}; use precision=fp32"
-            )
+        device = self.checked_device()
         path = self.model_path()
         try:
-            with _quiet():
+            with quiet_libraries():
                 import torch
                 from sentence_transformers import SentenceTransformer
 
@@ -214,14 +183,14 @@ class SentenceEmbeddingBackbone(Backbone):
         limit = self._max_length()
         tok = getattr(self._model, "tokenizer", None)
         if limit is not None and tok is not None:
-            with _quiet():
+            with quiet_libraries():
                 lengths = [len(ids) for ids in tok(todo, add_special_tokens=True, truncation=False,
                                                    verbose=False)["input_ids"]]
             cut = [n > limit for n in lengths]
         else:
             cut = [False] * len(todo)
         batch = self.batch_size or (128 if self._device == "cuda" else 32)
-        with _quiet(), torch.inference_mode():
+        with quiet_libraries(), torch.inference_mode():
             emb = self._model.encode(todo, batch_size=batch, convert_to_tensor=True,
                                      normalize_embeddings=True, show_progress_bar=False)
         emb = emb.float().cpu()

@@ -45,15 +45,12 @@ rounding.  torch and transformers are imported only when a model is loaded.
 
 from __future__ import annotations
 
-import contextlib
 import json
-import logging
 import os
 import re
 import sys
-import warnings
 from pathlib import Path
-from typing import Any, Callable, Iterator, Sequence
+from typing import Any, Callable, Sequence
 
 from docmetrics.backbone import (
     CURRENT_SENTENCE,
@@ -68,6 +65,7 @@ from docmetrics.context import fit_context
 from docmetrics.errors import ModelError, SpecError, UserError
 from docmetrics.fingerprint import fingerprint as _fingerprint
 from docmetrics.params import Param
+from docmetrics.runtime import hub_offline, looks_like_path, quiet_libraries
 
 from .languages import check_pair, target_code
 
@@ -81,16 +79,9 @@ SCORED = ("current+eos", "released-code")
 NORMALISATION = "mean-logprob"
 
 _HUB_ID = re.compile(r"^[A-Za-z0-9][\w.-]*(/[A-Za-z0-9][\w.-]*)?$")
-_TRUE = {"1", "true", "yes", "on"}
 _LM_HEAD_ROWS = 256  # positions per lm_head chunk: bounds memory to rows x vocabulary floats
 
 
-def _offline() -> bool:
-    for var in ("HF_HUB_OFFLINE", "TRANSFORMERS_OFFLINE"):
-        if os.environ.get(var, "").strip().lower() in _TRUE:
-            return True
-    constants = sys.modules.get("huggingface_hub.constants")
-    return bool(getattr(constants, "HF_HUB_OFFLINE", False))
 
 
 def _hub_unreachable(timeout: float = 3.0) -> str | None:
@@ -116,24 +107,7 @@ def _hub_unreachable(timeout: float = 3.0) -> str | None:
         return f"{host} cannot be reached ({exc.__class__.__name__}: no network?)"
 
 
-def _looks_like_path(text: str) -> bool:
-    return os.path.isabs(text) or text.startswith((".", "~")) or text.count("/") >= 2 or "\\" in text
 
-
-@contextlib.contextmanager
-def _quiet() -> Iterator[None]:
-    names = ("transformers", "huggingface_hub")
-    loggers = [logging.getLogger(n) for n in names]
-    levels = [lg.level for lg in loggers]
-    try:
-        for lg in loggers:
-            lg.setLevel(logging.ERROR)
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore")
-            yield
-    finally:
-        for lg, level in zip(loggers, levels):
-            lg.setLevel(level)
 
 
 class _Item:
@@ -230,7 +204,7 @@ class PrismBackbone(Backbone):
         if path.exists():
             raise ModelError(f"model '{raw}' is a file; pass the model's directory (config.json, "
                              "weights and sentencepiece.bpe.model) or a hub id")
-        if _looks_like_path(raw) or not _HUB_ID.match(raw):
+        if looks_like_path(raw) or not _HUB_ID.match(raw):
             raise ModelError(
                 f"model path '{raw}' does not exist; pass an existing MBart model directory or a hub "
                 f"id such as {self.default_model}"
@@ -238,7 +212,7 @@ class PrismBackbone(Backbone):
         cached = self._cached_snapshot(raw)
         if cached is not None:
             return cached
-        if _offline():
+        if hub_offline():
             raise ModelError(self._not_found(
                 raw, "is not in the local Hugging Face cache and downloads are switched off "
                 "(HF_HUB_OFFLINE/TRANSFORMERS_OFFLINE)"))
@@ -246,7 +220,7 @@ class PrismBackbone(Backbone):
         if problem:
             raise ModelError(self._not_found(raw, f"is not in the local Hugging Face cache and {problem}"))
         try:
-            with _quiet():
+            with quiet_libraries():
                 from transformers import AutoConfig, AutoTokenizer, MBartForConditionalGeneration
 
                 AutoConfig.from_pretrained(raw)
@@ -265,7 +239,7 @@ class PrismBackbone(Backbone):
         try:
             from huggingface_hub import snapshot_download
 
-            with _quiet():
+            with quiet_libraries():
                 snap = Path(snapshot_download(repo_id=hub_id, local_files_only=True))
         except Exception:  # noqa: BLE001 - not cached, or no huggingface_hub
             return None
@@ -285,14 +259,9 @@ class PrismBackbone(Backbone):
         """Load model and tokenizer once (later calls do nothing)."""
         if self._model is not None:
             return
-        device = self.resolved_device()
-        if self.precision != "fp32" and device != "cuda":
-            raise UserError(
-                f"backbone 'prism': precision={self.precision} needs a CUDA GPU but the device is "
-                f"{device}; use precision=fp32"
-            )
+        device = self.checked_device()
         path = self.model_dir()
-        with _quiet():
+        with quiet_libraries():
             import torch
             from transformers import AutoConfig, MBartForConditionalGeneration
 
