@@ -34,6 +34,41 @@ Errors exit with status 2 and one message; --debug shows the traceback.
 """
 
 
+def add_input_arguments(
+    p: argparse.ArgumentParser, *, required: bool = False, doc_per_line: bool = False
+) -> argparse._ArgumentGroup:
+    """The input options every docmetrics command shares (-i, -s, -r, --doc-ids, -l, --jsonl)."""
+    g = p.add_argument_group("input")
+    g.add_argument("-i", "--input", nargs="+", metavar="HYP", required=required,
+                   help="system output, one file per system (text, or .jsonl with doc_id/src/mt/ref)")
+    g.add_argument("-s", "--source", metavar="FILE", help="source sentences, line-parallel")
+    g.add_argument("-r", "--reference", metavar="FILE", help="reference translations, line-parallel")
+    g.add_argument("--doc-ids", metavar="FILE",
+                   help="document id of each line; a new document starts where the id changes")
+    g.add_argument("-l", "--lang", metavar="SRC-TGT",
+                   help="language pair, e.g. en-de: for backbones with a lang parameter (model choice, "
+                        "language codes) where the spec does not set lang=")
+    g.add_argument("--jsonl", action="store_true",
+                   help="read -i files as JSONL (one object per segment: doc_id, src, mt, ref) "
+                        "whatever their extension")
+    if doc_per_line:
+        g.add_argument("--doc-per-line", action="store_true",
+                       help="every line of -i/-s/-r (every JSONL object) is one whole document (for "
+                            "metrics that segment documents, e.g. asd); named by --doc-ids or line number")
+    return g
+
+
+def add_model_arguments(p: argparse.ArgumentParser) -> argparse._ArgumentGroup:
+    """The model options every docmetrics command shares (--device, --batch-size, --precision)."""
+    g = p.add_argument_group("model")
+    g.add_argument("--device", choices=("auto", "cpu", "cuda"), default="auto",
+                   help="where models run (default: auto = cuda if available)")
+    g.add_argument("--batch-size", type=int, metavar="N", help="units per batch (default: the backbone's)")
+    g.add_argument("--precision", choices=("fp32", "fp16", "bf16"),
+                   help="default precision where a spec does not set precision= (fp32; fp16/bf16 need a GPU)")
+    return g
+
+
 def build_parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(
         prog="docmetrics",
@@ -47,28 +82,8 @@ def build_parser() -> argparse.ArgumentParser:
     g.add_argument("--list", action="store_true", help="list metrics, backbones and presets, then exit")
     g.add_argument("--describe", metavar="NAME",
                    help="show a metric's (or backbone's, or preset's) parameters, needs and citation")
-    g = p.add_argument_group("input")
-    g.add_argument("-i", "--input", nargs="+", metavar="HYP",
-                   help="system output, one file per system (text, or .jsonl with doc_id/src/mt/ref)")
-    g.add_argument("-s", "--source", metavar="FILE", help="source sentences, line-parallel")
-    g.add_argument("-r", "--reference", metavar="FILE", help="reference translations, line-parallel")
-    g.add_argument("--doc-ids", metavar="FILE",
-                   help="document id of each line; a new document starts where the id changes")
-    g.add_argument("-l", "--lang", metavar="SRC-TGT",
-                   help="language pair, e.g. en-de: for backbones with a lang parameter (model choice, "
-                        "language codes) where the spec does not set lang=")
-    g.add_argument("--jsonl", action="store_true",
-                   help="read -i files as JSONL (one object per segment: doc_id, src, mt, ref) "
-                        "whatever their extension")
-    g.add_argument("--doc-per-line", action="store_true",
-                   help="every line of -i/-s/-r (every JSONL object) is one whole document (for "
-                        "metrics that segment documents, e.g. asd); named by --doc-ids or line number")
-    g = p.add_argument_group("model")
-    g.add_argument("--device", choices=("auto", "cpu", "cuda"), default="auto",
-                   help="where models run (default: auto = cuda if available)")
-    g.add_argument("--batch-size", type=int, metavar="N", help="units per batch (default: the backbone's)")
-    g.add_argument("--precision", choices=("fp32", "fp16", "bf16"),
-                   help="default precision where a spec does not set precision= (fp32; fp16/bf16 need a GPU)")
+    add_input_arguments(p, doc_per_line=True)
+    add_model_arguments(p)
     g = p.add_argument_group("output")
     g.add_argument("-f", "--format", choices=("text", "json"), default="text", help="output format")
     g.add_argument("-b", "--score-only", action="store_true", help="print only the score(s)")

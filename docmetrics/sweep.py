@@ -148,6 +148,7 @@ class Point:
 
 def build_parser() -> argparse.ArgumentParser:
     from . import metaeval
+    from .cli import add_input_arguments, add_model_arguments
 
     p = argparse.ArgumentParser(
         prog="docmetrics sweep",
@@ -170,17 +171,8 @@ def build_parser() -> argparse.ArgumentParser:
         metavar="KEY=VALUES",
         help="KEY=A..B (integers; an end may name an earlier key) or KEY=v1,v2,...",
     )
-    g = p.add_argument_group("input (as for docmetrics)")
-    g.add_argument("-i", "--input", nargs="+", required=True, metavar="HYP")
-    g.add_argument("-s", "--source", metavar="FILE")
-    g.add_argument("-r", "--reference", metavar="FILE")
-    g.add_argument("--doc-ids", metavar="FILE")
-    g.add_argument("-l", "--lang", metavar="SRC-TGT")
-    g.add_argument("--jsonl", action="store_true")
-    g = p.add_argument_group("model")
-    g.add_argument("--device", choices=("auto", "cpu", "cuda"), default="auto")
-    g.add_argument("--batch-size", type=int, metavar="N")
-    g.add_argument("--precision", choices=("fp32", "fp16", "bf16"))
+    add_input_arguments(p, required=True)
+    g = add_model_arguments(p)
     g = p.add_argument_group("cache (on by default in a sweep)")
     g.add_argument(
         "--cache", metavar="PATH", help="score cache file (default: $DOCMETRICS_CACHE/scores.sqlite)"

@@ -128,6 +128,26 @@ def _write_json(path: Path, data: Any) -> None:
     path.write_text(json.dumps(data, indent=2, sort_keys=True) + "\n", encoding="utf-8")
 
 
+def train_sentencepiece(sentences: Sequence[str], vocab_size: int, **options: Any) -> bytes:
+    """A SentencePiece unigram model trained on ``sentences`` in memory (deterministic, one thread);
+    ``options`` go to the trainer.  Returns the serialized model."""
+    import sentencepiece as spm
+
+    buf = io.BytesIO()
+    spm.SentencePieceTrainer.train(
+        sentence_iterator=iter(list(sentences)),
+        model_writer=buf,
+        vocab_size=vocab_size,
+        model_type="unigram",
+        character_coverage=1.0,
+        hard_vocab_limit=False,
+        num_threads=1,
+        minloglevel=2,
+        **options,
+    )
+    return buf.getvalue()
+
+
 def build_tiny_xlmr(
     out_dir: str | os.PathLike[str],
     seed: int = 0,
@@ -148,7 +168,6 @@ def build_tiny_xlmr(
     ``max_position_embeddings`` is 514 as in XLM-R (512 usable positions); make it smaller to
     exercise truncation cheaply.  ``vocab_size`` is an upper bound (SentencePiece may give fewer).
     """
-    import sentencepiece as spm
     import torch
     from transformers import XLMRobertaConfig, XLMRobertaModel, XLMRobertaTokenizer
 
@@ -156,19 +175,8 @@ def build_tiny_xlmr(
     out.mkdir(parents=True, exist_ok=True)
     if sentences is None:
         sentences = sample_sentences()
-    buf = io.BytesIO()
-    spm.SentencePieceTrainer.train(
-        sentence_iterator=iter(list(sentences)),
-        model_writer=buf,
-        vocab_size=vocab_size,
-        model_type="unigram",
-        character_coverage=1.0,
-        hard_vocab_limit=False,
-        num_threads=1,
-        minloglevel=2,
-    )
     spm_path = out / "sentencepiece.bpe.model"
-    spm_path.write_bytes(buf.getvalue())
+    spm_path.write_bytes(train_sentencepiece(sentences, vocab_size))
     with quiet_libraries():
         slow = XLMRobertaTokenizer(str(spm_path))
         fast = _to_fast_tokenizer(slow)

@@ -19,7 +19,6 @@ Importing this module is cheap: torch, sentencepiece and transformers are import
 
 from __future__ import annotations
 
-import io
 import os
 import random
 from pathlib import Path
@@ -118,7 +117,6 @@ def build_tiny_mbart(
     so that code which forgets it gives different numbers).  Token ids follow mBART-50:
     ``<s>`` 0, ``<pad>`` 1, ``</s>`` 2, ``<unk>`` 3, pieces, 52 language codes, ``<mask>``.
     """
-    import sentencepiece as spm
     import torch
     from transformers import MBart50Tokenizer, MBartConfig, MBartForConditionalGeneration
 
@@ -126,20 +124,10 @@ def build_tiny_mbart(
     out.mkdir(parents=True, exist_ok=True)
     if sentences is None:
         sentences = mbart_sample_sentences()
-    buf = io.BytesIO()
-    spm.SentencePieceTrainer.train(
-        sentence_iterator=iter(list(sentences)),
-        model_writer=buf,
-        vocab_size=vocab_size,
-        model_type="unigram",
-        character_coverage=1.0,
-        hard_vocab_limit=False,
-        num_threads=1,
-        minloglevel=2,
-        seed_sentencepiece_size=100000,
-    )
+    from .testing import train_sentencepiece
+
     spm_path = out / "sentencepiece.bpe.model"
-    spm_path.write_bytes(buf.getvalue())
+    spm_path.write_bytes(train_sentencepiece(sentences, vocab_size, seed_sentencepiece_size=100000))
     with quiet_libraries():
         tok = MBart50Tokenizer(
             str(spm_path), src_lang="en_XX", tgt_lang="en_XX", model_max_length=max_position_embeddings

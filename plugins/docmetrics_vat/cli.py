@@ -26,6 +26,8 @@ from .core import CITATION, DEFAULT_P, ITEM_LEVELS, SACREBLEU_METRICS
 
 
 def build_parser() -> argparse.ArgumentParser:
+    from docmetrics.cli import add_input_arguments, add_model_arguments
+
     p = argparse.ArgumentParser(
         prog="docmetrics vat",
         description="Variance-aware test sets: keep the items whose filter-metric scores vary most "
@@ -73,17 +75,8 @@ def build_parser() -> argparse.ArgumentParser:
         metavar="DIR",
         help="where vat.json and the filtered files are written",
     )
-    g = p.add_argument_group("input (as for docmetrics)")
-    g.add_argument("-i", "--input", nargs="+", required=True, metavar="HYP")
-    g.add_argument("-s", "--source", metavar="FILE")
-    g.add_argument("-r", "--reference", metavar="FILE")
-    g.add_argument("--doc-ids", metavar="FILE")
-    g.add_argument("-l", "--lang", metavar="SRC-TGT")
-    g.add_argument("--jsonl", action="store_true")
-    g = p.add_argument_group("model")
-    g.add_argument("--device", choices=("auto", "cpu", "cuda"), default="auto")
-    g.add_argument("--batch-size", type=int, metavar="N")
-    g.add_argument("--precision", choices=("fp32", "fp16", "bf16"))
+    add_input_arguments(p, required=True)
+    g = add_model_arguments(p)
     g.add_argument(
         "--cache",
         nargs="?",
