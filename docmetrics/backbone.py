@@ -195,6 +195,19 @@ class Backbone(abc.ABC):
             )
         return device
 
+    def place(self, model: Any, device: str) -> Any:
+        """Put a torch model in eval mode on ``device`` at this backbone's precision (fp16/bf16
+        cast the weights; fp32 leaves them); returns the model."""
+        import torch
+
+        model.eval()
+        model.to(device)
+        if self.precision == "fp16":
+            model.half()
+        elif self.precision == "bf16":
+            model.to(torch.bfloat16)
+        return model
+
     def extra_signature_fields(self) -> list[SigField]:
         """Backbone-specific parameters for the signature (default: its declared params)."""
         out = []

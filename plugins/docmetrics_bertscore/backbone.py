@@ -377,7 +377,6 @@ class BertScoreBackbone(Backbone):
         name = str(root) if str(self.model) in SHORT_NAMES or Path(str(self.model)).expanduser().is_dir() \
             else str(self.model)
         with quiet_libraries():
-            import torch
             from bert_score.utils import get_model, get_tokenizer
             from transformers import AutoConfig
 
@@ -401,12 +400,7 @@ class BertScoreBackbone(Backbone):
             except Exception as exc:  # noqa: BLE001
                 reason = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
                 raise ModelError(f"could not load model '{self.model}' with bert-score: {reason}") from None
-            model.eval()
-            model.to(device)
-            if self.precision == "fp16":
-                model.half()
-            elif self.precision == "bf16":
-                model.to(torch.bfloat16)
+            self.place(model, device)
         self._tokenizer = tokenizer
         self._device = device
         self._limit = self._max_length(tokenizer, model, config)

@@ -220,7 +220,6 @@ class CometBackbone(Backbone):
         device = self.checked_device()
         ckpt = self.checkpoint_path()
         with quiet_libraries():
-            import torch
 
             model = self._load_checkpoint(ckpt)
             from comet.models import ReferencelessRegression, RegressionMetric, UnifiedMetric
@@ -240,12 +239,7 @@ class CometBackbone(Backbone):
                     "backbone does not score (it scores UnifiedMetric, XCOMETMetric, "
                     "RegressionMetric and ReferencelessRegression models)"
                 )
-            model.eval()
-            model.to(device)
-            if self.precision == "fp16":
-                model.half()
-            elif self.precision == "bf16":
-                model.to(torch.bfloat16)
+            self.place(model, device)
         self._device = device
         self._model = model
 

@@ -142,15 +142,10 @@ class SentenceEmbeddingBackbone(Backbone):
         path = self.model_path()
         try:
             with quiet_libraries():
-                import torch
                 from sentence_transformers import SentenceTransformer
 
                 model = SentenceTransformer(str(path), device=device, local_files_only=True)
-                model.eval()
-                if self.precision == "fp16":
-                    model.half()
-                elif self.precision == "bf16":
-                    model.to(torch.bfloat16)
+                self.place(model, device)
         except ModelError:
             raise
         except Exception as exc:  # noqa: BLE001 - OSError, HF errors, bad config

@@ -262,7 +262,6 @@ class PrismBackbone(Backbone):
         device = self.checked_device()
         path = self.model_dir()
         with quiet_libraries():
-            import torch
             from transformers import AutoConfig, MBartForConditionalGeneration
 
             try:
@@ -283,12 +282,7 @@ class PrismBackbone(Backbone):
                 reason = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
                 raise ModelError(f"cannot load the weights of model '{self.model}' from {path}: "
                                  f"{reason}") from None
-            model.eval()
-            model.to(device)
-            if self.precision == "fp16":
-                model.half()
-            elif self.precision == "bf16":
-                model.to(torch.bfloat16)
+            self.place(model, device)
         if self.code not in tok.lang_code_to_id:
             known = ", ".join(sorted(tok.lang_code_to_id))
             raise SpecError(
