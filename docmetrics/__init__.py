@@ -10,11 +10,10 @@ The public API is small and imports nothing heavy::
 
 from __future__ import annotations
 
-__version__ = "0.1.0"
-
-from .api import build, clear_cache, get_backbone, load  # noqa: E402
-from .backbone import Backbone, BackboneOutput, SigField, Unit  # noqa: E402
-from .errors import (  # noqa: E402
+from .api import build, clear_cache, get_backbone, load
+from .plugin.backbone import Backbone, BackboneOutput, SigField, Unit
+from .plugin.metric import Metric
+from .values.errors import (
     CapabilityError,
     DocMetricsError,
     InputError,
@@ -23,12 +22,12 @@ from .errors import (  # noqa: E402
     SpecError,
     UserError,
 )
-from .metric import Metric  # noqa: E402
-from .params import Param  # noqa: E402
-from .result import Coverage, DocScore, Result, UnitScore  # noqa: E402
-from .signature import Signature, parse_signature  # noqa: E402
-from .spec import MetricSpec, parse_spec  # noqa: E402
-from .testset import Document, TestSet  # noqa: E402
+from .values.params import Param
+from .values.result import Coverage, DocScore, Result, UnitScore
+from .values.signature import Signature, parse_signature
+from .values.spec import MetricSpec, parse_spec
+from .values.testset import Document, TestSet
+from .values.versions import __version__
 
 __all__ = [
     "__version__", "load", "build", "get_backbone", "clear_cache",

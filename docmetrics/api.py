@@ -12,13 +12,13 @@ from __future__ import annotations
 
 from typing import Any
 
-from . import presets, registry
-from .backbone import COMMON_PARAMS, Backbone
-from .errors import SpecError
-from .metric import Metric
-from .params import Param, find_param
-from .signature import ParsedSignature, looks_like_signature, parse_signature
-from .spec import parse_spec
+from .plugin import presets, registry
+from .plugin.backbone import COMMON_PARAMS, Backbone
+from .plugin.metric import Metric
+from .values.errors import SpecError
+from .values.params import Param, find_param
+from .values.signature import ParsedSignature, looks_like_signature, parse_signature
+from .values.spec import parse_spec
 
 _BACKBONES: dict[tuple[Any, ...], Backbone] = {}
 

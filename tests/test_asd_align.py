@@ -7,7 +7,7 @@ import itertools
 import random
 
 import pytest
-from docmetrics_asd.align import (
+from docmetrics_metrics.asd.align import (
     align_many,
     diagonal_band,
     dp_align,

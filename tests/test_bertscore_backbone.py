@@ -10,13 +10,13 @@ import sys
 import pytest
 
 import docmetrics
-from docmetrics.backbone import CURRENT_SENTENCE, REFERENCE, Unit
-from docmetrics.errors import CapabilityError, ModelError, SpecError, UserError
-from docmetrics.fingerprint import fingerprint
+from docmetrics.plugin.backbone import CURRENT_SENTENCE, REFERENCE, Unit
+from docmetrics.runtime.fingerprint import fingerprint
+from docmetrics.values.errors import CapabilityError, ModelError, SpecError, UserError
 
 torch = pytest.importorskip("torch")
 bert_score = pytest.importorskip("bert_score")
-from docmetrics_bertscore.backbone import BertScoreBackbone, baseline_file, target_language  # noqa: E402
+from docmetrics_backbones.bertscore.backbone import BertScoreBackbone, baseline_file, target_language  # noqa: E402
 
 TOL = 1e-6
 
@@ -37,7 +37,7 @@ HYPS = ["The house was old.", "It is blue.", "A dog walks in the city.", "The ri
 
 @pytest.fixture(scope="module")
 def tiny_dir(tmp_path_factory):
-    from docmetrics.testing import build_tiny_xlmr
+    from docmetrics_backbones.comet.testing import build_tiny_xlmr
 
     return build_tiny_xlmr(tmp_path_factory.mktemp("tiny-bs"), seed=5)
 
@@ -224,7 +224,7 @@ def test_doc_bertscore_needs_the_greedy_matching_backbone(tiny_comet_da_dir):
 
 # -- command line --------------------------------------------------------------------------------------
 def test_cli_lang_offline_error_and_describe(tmp_path, capsys, monkeypatch):
-    from docmetrics.cli import main
+    from docmetrics.cli.main import main
 
     monkeypatch.setenv("HF_HUB_OFFLINE", "1")
     hyp, ref = tmp_path / "hyp.txt", tmp_path / "ref.txt"
@@ -240,8 +240,9 @@ def test_cli_lang_offline_error_and_describe(tmp_path, capsys, monkeypatch):
 
 
 def test_importing_the_plugins_and_listing_imports_no_torch():
-    code = ("import sys, docmetrics_bertscore, docmetrics_docbertscore\n"
-            "from docmetrics import registry, describe\n"
+    code = ("import sys, docmetrics_backbones.bertscore, docmetrics_metrics.doc_bertscore\n"
+            "from docmetrics.plugin import registry\n"
+            "from docmetrics.cli import describe\n"
             "registry.load('backbone', 'bertscore'); registry.load('metric', 'doc-bertscore')\n"
             "describe.describe('doc-bertscore')\n"
             "assert 'torch' not in sys.modules and 'bert_score' not in sys.modules, 'heavy import'\n")

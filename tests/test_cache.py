@@ -7,10 +7,10 @@ import sqlite3
 import pytest
 from plugin_fixtures import toy_dist  # noqa: F401
 
-from docmetrics import cache
-from docmetrics.backbone import QE, Backbone, BackboneOutput, Unit
-from docmetrics.cli import main
-from docmetrics.errors import UserError
+from docmetrics.cli.main import main
+from docmetrics.plugin.backbone import QE, Backbone, BackboneOutput, Unit
+from docmetrics.runtime import cache
+from docmetrics.values.errors import UserError
 
 
 class Recorder(Backbone):

@@ -10,12 +10,12 @@ import time
 from pathlib import Path
 
 import pytest
-from docmetrics_comet.backbone import CometBackbone
+from docmetrics_backbones.comet.backbone import CometBackbone
+from docmetrics_backbones.comet.testing import build_tiny_comet, sample_sentences
 
-from docmetrics.backbone import CURRENT_SENTENCE, QE, REFERENCE, Unit
-from docmetrics.errors import CapabilityError, ModelError, SpecError, UserError
-from docmetrics.fingerprint import fingerprint
-from docmetrics.testing import build_tiny_comet, sample_sentences
+from docmetrics.plugin.backbone import CURRENT_SENTENCE, QE, REFERENCE, Unit
+from docmetrics.runtime.fingerprint import fingerprint
+from docmetrics.values.errors import CapabilityError, ModelError, SpecError, UserError
 
 KINDS = ("unified", "unified-ref", "regression", "referenceless")
 
@@ -66,8 +66,8 @@ def _samples(units):
 # -- the class and its import ------------------------------------------------------------------
 def test_import_is_light():
     code = (
-        "import sys, docmetrics_comet, docmetrics_comet.backbone; "
-        "assert docmetrics_comet.CometBackbone is docmetrics_comet.backbone.CometBackbone; "
+        "import sys, docmetrics_backbones.comet, docmetrics_backbones.comet.backbone; "
+        "assert docmetrics_backbones.comet.CometBackbone is docmetrics_backbones.comet.backbone.CometBackbone; "
         "print(','.join(m for m in ('torch', 'comet', 'transformers') if m in sys.modules))"
     )
     root = Path(__file__).resolve().parents[1]

@@ -2,8 +2,8 @@
 
 import pytest
 
-from docmetrics.context import fit_context, join_with_context, previous_sentences
-from docmetrics.testset import TestSet
+from docmetrics.algorithms.context import fit_context, join_with_context, previous_sentences
+from docmetrics.values.testset import TestSet
 
 
 def docs(ids):

@@ -17,7 +17,7 @@ from pathlib import Path
 import pytest
 
 import docmetrics
-from docmetrics.errors import InputError
+from docmetrics.values.errors import InputError
 
 torch = pytest.importorskip("torch")
 bert_score = pytest.importorskip("bert_score")
@@ -65,7 +65,7 @@ IDS = ["weather"] * 3 + ["museum"] * 5 + ["bakery"] * 2
 
 # -- the independent computation ------------------------------------------------------------------
 def hand_contexts(lines, ids, k):
-    """Previous k lines of the same document, built without docmetrics.context."""
+    """Previous k lines of the same document, built without docmetrics.algorithms.context."""
     out = []
     for i in range(len(lines)):
         ctx = []
@@ -137,7 +137,7 @@ def minilm():
 
 @pytest.fixture(scope="module")
 def tiny(tmp_path_factory):
-    from docmetrics.testing import build_tiny_xlmr
+    from docmetrics_backbones.comet.testing import build_tiny_xlmr
 
     path = build_tiny_xlmr(tmp_path_factory.mktemp("tiny-xlmr"), seed=3)
     return Encoder(str(path), path, 2)
@@ -297,7 +297,7 @@ def test_coverage_and_empty_sentences(minilm):
 
 def test_persistent_score_cache_keeps_modes_apart(tiny, tmp_path):
     """Both modes are backbone parameters, so a score cache keyed on the backbone never mixes them."""
-    from docmetrics import cache
+    from docmetrics.runtime import cache
 
     systems, refs, ids = data_for("tiny")
     specs = [tiny.spec(), tiny.spec(mode="strict")]
@@ -327,7 +327,7 @@ def test_unknown_mode_is_a_spec_error():
 # -- maximum length: context dropped first, the current sentence never cut for context -------------------
 @pytest.fixture(scope="module")
 def short_tiny(tmp_path_factory):
-    from docmetrics.testing import build_tiny_xlmr
+    from docmetrics_backbones.comet.testing import build_tiny_xlmr
 
     path = build_tiny_xlmr(tmp_path_factory.mktemp("tiny-short"), seed=1, max_position_embeddings=26)
     return Encoder(str(path), path, 2)

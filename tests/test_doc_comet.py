@@ -14,11 +14,12 @@ import sys
 from pathlib import Path
 
 import pytest
+from docmetrics_backbones.comet.testing import build_tiny_comet, sample_sentences
 
-from docmetrics import api, presets
-from docmetrics.cli import main
-from docmetrics.errors import CapabilityError, InputError, ModelError, SpecError
-from docmetrics.testing import build_tiny_comet, sample_sentences
+from docmetrics import api
+from docmetrics.cli.main import main
+from docmetrics.plugin import presets
+from docmetrics.values.errors import CapabilityError, InputError, ModelError, SpecError
 
 SEP = " </s> "  # the paper's code: " {} ".format(tokenizer.sep_token), </s> for XLM-R
 
@@ -456,7 +457,7 @@ def test_cli_levels_and_json(tiny_comet_da_dir, tmp_path, capsys):
 def test_import_is_light():
     root = Path(__file__).resolve().parents[1]
     env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(root), str(root / "plugins")])}
-    code = ("import sys, docmetrics_doccomet; "
+    code = ("import sys, docmetrics_metrics.doc_comet; "
             "print(','.join(m for m in ('torch', 'comet', 'transformers') if m in sys.modules))")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, env=env)
     assert out.stdout.strip() == ""

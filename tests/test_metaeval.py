@@ -9,9 +9,8 @@ import pytest
 import scipy.stats
 from plugin_fixtures import toy_dist  # noqa: F401
 
-from docmetrics.cli import main
-from docmetrics.errors import InputError
-from docmetrics.metaeval import (
+from docmetrics.cli.main import main
+from docmetrics.evaluation.metaeval import (
     kendall,
     kendall_fast,
     load_human,
@@ -21,6 +20,7 @@ from docmetrics.metaeval import (
     ranks,
     spearman,
 )
+from docmetrics.values.errors import InputError
 
 
 def data(seed, n, ties):

@@ -18,10 +18,11 @@ torch = pytest.importorskip("torch")
 pytest.importorskip("transformers")
 pytest.importorskip("sentencepiece")
 
-from docmetrics.backbone import CURRENT_SENTENCE, FORCE_DECODE, REFERENCE, Unit  # noqa: E402
-from docmetrics.errors import ModelError, SpecError, UserError  # noqa: E402
-from docmetrics.fingerprint import fingerprint  # noqa: E402
-from docmetrics.testing_mbart import build_tiny_mbart, mbart_sample_sentences  # noqa: E402
+from docmetrics_backbones.prism.testing import build_tiny_mbart, mbart_sample_sentences  # noqa: E402
+
+from docmetrics.plugin.backbone import CURRENT_SENTENCE, FORCE_DECODE, REFERENCE, Unit  # noqa: E402
+from docmetrics.runtime.fingerprint import fingerprint  # noqa: E402
+from docmetrics.values.errors import ModelError, SpecError, UserError  # noqa: E402
 
 SENTS = mbart_sample_sentences(60, seed=11)
 REFS = SENTS[0::2]
@@ -59,7 +60,7 @@ def loaded(tiny_mbart: Path):
 
 
 def backbone(path: Path | str, lang: str = "en-de", **options):
-    from docmetrics_prism.backbone import PrismBackbone
+    from docmetrics_backbones.prism.backbone import PrismBackbone
 
     return PrismBackbone(str(path), device="cpu", quiet=True, lang=lang, **options)
 
@@ -263,7 +264,7 @@ def test_language_codes(tiny_mbart, lang, code):
 
 
 def test_language_errors(tiny_mbart):
-    from docmetrics_prism.backbone import PrismBackbone
+    from docmetrics_backbones.prism.backbone import PrismBackbone
 
     with pytest.raises(SpecError, match=r"-l/--lang src-tgt"):
         PrismBackbone(str(tiny_mbart), device="cpu")

@@ -6,8 +6,9 @@ import sys
 import pytest
 from plugin_fixtures import toy_dist  # noqa: F401
 
-from docmetrics import api, registry
-from docmetrics.errors import PluginError
+from docmetrics import api
+from docmetrics.plugin import registry
+from docmetrics.values.errors import PluginError
 
 
 def test_first_party_plugins_listed():
@@ -49,11 +50,11 @@ def test_unknown_name_lists_available():
 def test_listing_imports_no_plugin_and_no_torch():
     code = (
         "import sys\n"
-        "from docmetrics import registry, presets\n"
+        "from docmetrics.plugin import registry, presets\n"
         "for kind in ('metric', 'backbone', 'segmenter'):\n"
         "    registry.plugins(kind)\n"
         "presets.presets()\n"
-        "from docmetrics.cli import main\n"
+        "from docmetrics.cli.main import main\n"
         "import contextlib, io\n"
         "with contextlib.redirect_stdout(io.StringIO()):\n"
         "    assert main(['--list']) == 0\n"
@@ -69,7 +70,7 @@ def test_listing_imports_no_plugin_and_no_torch():
 def test_help_imports_no_torch():
     code = (
         "import sys, contextlib, io\n"
-        "from docmetrics.cli import main\n"
+        "from docmetrics.cli.main import main\n"
         "try:\n"
         "    with contextlib.redirect_stdout(io.StringIO()):\n"
         "        main(['--help'])\n"

@@ -6,13 +6,13 @@ from __future__ import annotations
 import pytest
 
 import docmetrics
-from docmetrics import presets, registry
-from docmetrics.signature import parse_signature
+from docmetrics.plugin import presets, registry
+from docmetrics.values.signature import parse_signature
 
 
 @pytest.fixture(scope="module")
 def models(tiny_kiwi_dir, tiny_comet_da_dir, tiny_comet_qe_dir, tmp_path_factory):
-    from docmetrics.testing import build_tiny_mbart
+    from docmetrics_backbones.prism.testing import build_tiny_mbart
 
     return {
         "kiwi": tiny_kiwi_dir, "da": tiny_comet_da_dir, "qe": tiny_comet_qe_dir,

@@ -9,9 +9,9 @@ import sys
 import pytest
 from plugin_fixtures import write_distribution
 
-from docmetrics import registry
-from docmetrics.errors import PluginError
-from docmetrics.segmenter import Segmenter, load_segmenter, split_document
+from docmetrics.plugin import registry
+from docmetrics.plugin.segmenter import Segmenter, load_segmenter, split_document
+from docmetrics.values.errors import PluginError
 
 CASES = [
     # (lang, text, expected sentences)
@@ -101,7 +101,7 @@ def test_unknown_segmenter_lists_the_available_ones():
 
 
 THIRD_PARTY = '''
-from docmetrics.segmenter import Segmenter
+from docmetrics.plugin.segmenter import Segmenter
 
 
 class CommaSegmenter(Segmenter):
@@ -144,7 +144,7 @@ def third_party(tmp_path):
     sys.path.remove(str(root))
     for mod in [m for m in sys.modules if m.startswith("docmetrics_commaseg")]:
         del sys.modules[mod]
-    from docmetrics import segmenter
+    from docmetrics.plugin import segmenter
 
     for name in ("comma", "nosplit", "notalist"):
         segmenter._CACHE.pop(name, None)
@@ -163,7 +163,7 @@ def test_third_party_segmenter_through_entry_points(third_party):
 
 
 def test_importing_the_segmenter_plugin_is_light():
-    code = ("import sys, docmetrics_segment, docmetrics.segmenter; "
+    code = ("import sys, docmetrics_segmenters, docmetrics.plugin.segmenter; "
             "print(any(m.split('.')[0] in ('torch', 'numpy', 'comet') for m in sys.modules))")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "False"

@@ -6,11 +6,11 @@ from __future__ import annotations
 import sys
 
 import pytest
-from docmetrics_segment.spacy_segmenter import SpacySegmenter
+from docmetrics_segmenters.spacy_segmenter import SpacySegmenter
 
-from docmetrics import registry
-from docmetrics.errors import PluginError
-from docmetrics.segmenter import split_document
+from docmetrics.plugin import registry
+from docmetrics.plugin.segmenter import split_document
+from docmetrics.values.errors import PluginError
 
 TEXTS = [
     ("en", "Dr. Smith went home. He slept! Did he? Yes. It cost 3.50 dollars."),
@@ -45,15 +45,15 @@ def test_same_sentences_as_spacy_sentencizer():
 
 @pytest.fixture()
 def spacy_entry_point(tmp_path):
-    """The entry point the project declares (``spacy = docmetrics_segment.spacy_segmenter:SpacySegmenter``),
+    """The entry point the project declares (``spacy = docmetrics_segmenters.spacy_segmenter:SpacySegmenter``),
     registered here through a distribution on sys.path in case this installation predates it."""
     from plugin_fixtures import write_distribution
 
-    from docmetrics import segmenter
+    from docmetrics.plugin import segmenter
 
     root = write_distribution(tmp_path / "site", "docmetrics-spacy-ep", "1.0", {}, """
         [docmetrics.segmenters]
-        spacy = docmetrics_segment.spacy_segmenter:SpacySegmenter
+        spacy = docmetrics_segmenters.spacy_segmenter:SpacySegmenter
         """)
     sys.path.insert(0, str(root))
     registry.refresh()
@@ -66,7 +66,7 @@ def spacy_entry_point(tmp_path):
 def test_spacy_segmenter_through_the_registry_in_asd(spacy_entry_point):
     pytest.importorskip("spacy")
     import docmetrics
-    from docmetrics.segmenter import load_segmenter
+    from docmetrics.plugin.segmenter import load_segmenter
 
     assert isinstance(load_segmenter("spacy"), SpacySegmenter)
     metric = docmetrics.load("asd:segmenter=spacy,aligner=sentence-embedding,aligner_model=minilm")

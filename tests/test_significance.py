@@ -7,11 +7,9 @@ import numpy as np
 import pytest
 from plugin_fixtures import toy_dist  # noqa: F401
 
-from docmetrics.cli import main
-from docmetrics.errors import InputError, UserError
-from docmetrics.result import DocScore, Result, UnitScore
-from docmetrics.signature import Signature
-from docmetrics.significance import (
+import docmetrics
+from docmetrics.cli.main import main
+from docmetrics.evaluation.significance import (
     bootstrap_indices,
     doc_order,
     doc_stats,
@@ -20,6 +18,9 @@ from docmetrics.significance import (
     randomization_masks,
     resampled_scores,
 )
+from docmetrics.values.errors import InputError, UserError
+from docmetrics.values.result import DocScore, Result, UnitScore
+from docmetrics.values.signature import Signature
 
 
 def make_result(system, units, docs=None):
@@ -241,7 +242,7 @@ def test_cli_paired_bootstrap_json_matches_library(toy_dist, files, capsys):
         assert (row["p_value"] is None) == (exp.p_value is None)
         if exp.p_value is not None:
             assert row["p_value"] == pytest.approx(exp.p_value, abs=1e-12)
-        assert row["signature"].endswith("|bs:300|seed:9|v:0.1.0") and row["documents"] == 4
+        assert row["signature"].endswith("|bs:300|seed:9|v:" + docmetrics.__version__) and row["documents"] == 4
     # resampling did not call the model again (only the one scoring pass did)
     assert len(ToyBackbone.calls) == calls_before + 1
 
@@ -270,7 +271,7 @@ def test_cli_paired_table_like_sacrebleu(toy_dist, files, capsys):
         p = float(line.split("(p = ")[1].split(")")[0])
         assert line.rstrip().endswith("*") == (p < 0.05)
     assert "approximate randomization test with 200 trials over 4 documents" in out
-    assert any(x.startswith("[1] slide|w:2|s:1|") and x.endswith("|ar:200|seed:12345|v:0.1.0") for x in lines)
+    assert any(x.startswith("[1] slide|w:2|s:1|") and x.endswith("|ar:200|seed:12345|v:" + docmetrics.__version__) for x in lines)
 
 
 @pytest.mark.parametrize(

@@ -10,9 +10,9 @@ import sys
 from pathlib import Path
 
 import pytest
+from docmetrics_backbones.comet.testing import sample_sentences
 
 import docmetrics
-from docmetrics.testing import sample_sentences
 
 SHARED = Path(__file__).resolve().parents[2] / "shared" / "data" / "wmt21_ted_ende"
 
@@ -154,7 +154,7 @@ def test_shared_wmt21_windows_and_coverage(tmp_path):
     import wmt_data
     from plugin_fixtures import install_toy
 
-    from docmetrics import registry
+    from docmetrics.plugin import registry
 
     root = install_toy(tmp_path / "site")
     sys.path.insert(0, str(root))

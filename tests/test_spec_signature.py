@@ -2,10 +2,10 @@
 
 import pytest
 
-from docmetrics.errors import SpecError
-from docmetrics.params import Param
-from docmetrics.signature import SigField, Signature, compare, escape, parse_signature, unescape
-from docmetrics.spec import parse_spec
+from docmetrics.values.errors import SpecError
+from docmetrics.values.params import Param
+from docmetrics.values.signature import SigField, Signature, compare, escape, parse_signature, unescape
+from docmetrics.values.spec import parse_spec
 
 
 @pytest.mark.parametrize(

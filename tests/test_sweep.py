@@ -8,10 +8,10 @@ import numpy as np
 import pytest
 from plugin_fixtures import toy_dist  # noqa: F401
 
-from docmetrics.cli import main
-from docmetrics.errors import SpecError
-from docmetrics.metaeval import pairwise_accuracy
-from docmetrics.sweep import expand_grid, heatmap_matrix, parse_grid, point_spec
+from docmetrics.cli.main import main
+from docmetrics.evaluation.metaeval import pairwise_accuracy
+from docmetrics.evaluation.sweep import expand_grid, heatmap_matrix, parse_grid, point_spec
+from docmetrics.values.errors import SpecError
 
 SRC = [f"Source sentence {i} says {'w ' * (i % 5)}" for i in range(13)]
 IDS = ["d1"] * 2 + ["d2"] * 6 + ["d3"] * 5
@@ -219,8 +219,8 @@ def test_table_heatmap_and_skipped_points(toy_dist, files, capsys):
     img = matplotlib.image.imread(str(png))
     assert img.ndim == 3 and img.shape[0] > 100 and img.shape[1] > 100
     # the matrix behind it: rows w, columns s, NaN where s > w
-    from docmetrics.metaeval import MetaEval
-    from docmetrics.sweep import Point
+    from docmetrics.evaluation.metaeval import MetaEval
+    from docmetrics.evaluation.sweep import Point
 
     points = []
     for p in report["points"]:
@@ -310,8 +310,8 @@ def test_cached_comet_scores_equal_uncached(tiny_kiwi_dir, files, capsys):
 def test_help_imports_nothing_heavy():
     code = (
         "import contextlib, io, sys\n"
-        "from docmetrics.cli import main\n"
-        "from docmetrics_vat.cli import main as vat_main\n"
+        "from docmetrics.cli.main import main\n"
+        "from docmetrics_tools.vat.cli import main as vat_main\n"
         "for fn, argv in ((main, ['--help']), (main, ['sweep', '--help']), (vat_main, ['--help'])):\n"
         "    with contextlib.redirect_stdout(io.StringIO()) as out:\n"
         "        try:\n"

@@ -1,4 +1,4 @@
-"""docmetrics.testing: tiny models built offline, deterministically."""
+"""docmetrics_backbones.comet.testing: tiny models built offline, deterministically."""
 
 from __future__ import annotations
 
@@ -8,13 +8,12 @@ import sys
 from pathlib import Path
 
 import pytest
-
-from docmetrics.testing import COMET_KINDS, build_tiny_comet, build_tiny_xlmr, sample_sentences
+from docmetrics_backbones.comet.testing import COMET_KINDS, build_tiny_comet, build_tiny_xlmr, sample_sentences
 
 
 def test_import_is_light():
     code = (
-        "import sys, docmetrics.testing; "
+        "import sys, docmetrics_backbones.comet.testing; "
         "heavy = [m for m in ('torch', 'comet', 'transformers', 'sentencepiece') if m in sys.modules]; "
         "print(','.join(heavy))"
     )

@@ -6,11 +6,11 @@ import sys
 
 import numpy as np
 import pytest
-from docmetrics_vat.core import Item, percentile, sample_std, select, vat_filter
+from docmetrics_tools.vat.core import Item, percentile, sample_std, select, vat_filter
 from plugin_fixtures import toy_dist, write_distribution  # noqa: F401
 
-from docmetrics.cli import main
-from docmetrics.errors import InputError, UserError
+from docmetrics.cli.main import main
+from docmetrics.values.errors import InputError, UserError
 
 
 @pytest.mark.parametrize("seed", range(4))
@@ -72,17 +72,17 @@ def test_needs_two_systems():
 # -- the tool, reached through the entry-point group docmetrics.tools --------------------------------------
 @pytest.fixture(scope="module")
 def vat_tool(tmp_path_factory, toy_dist):
-    """Registers the tool the way setup.cfg does (entry point vat = docmetrics_vat.cli:main)."""
+    """Registers the tool the way setup.cfg does (entry point vat = docmetrics_tools.vat.cli:main)."""
     from stevedore import ExtensionManager
 
-    from docmetrics import registry
+    from docmetrics.plugin import registry
 
     root = write_distribution(
         tmp_path_factory.mktemp("tools"),
         "docmetrics-vat-tool",
         "0.1",
         {},
-        "[docmetrics.tools]\nvat = docmetrics_vat.cli:main\n",
+        "[docmetrics.tools]\nvat = docmetrics_tools.vat.cli:main\n",
     )
     def refresh():
         registry.refresh()

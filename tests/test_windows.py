@@ -2,7 +2,7 @@
 
 import pytest
 
-from docmetrics.windows import Window, slide_windows
+from docmetrics.algorithms.windows import Window, slide_windows
 
 
 def spans(length, w, s, partial):

@@ -31,7 +31,7 @@ from pathlib import Path
 
 def make_document(n: int, seed: int = 7) -> tuple[str, str, int, int]:
     """(source text, MT text, source sentences, MT sentences) for a document of ``n`` sentences."""
-    from docmetrics.testing import sample_sentences
+    from docmetrics_backbones.comet.testing import sample_sentences
 
     rng = random.Random(seed)
     src: list[str] = []
@@ -95,7 +95,7 @@ def main() -> int:
         if a.model:
             model = a.model
         else:
-            from docmetrics.testing import build_tiny_comet
+            from docmetrics_backbones.comet.testing import build_tiny_comet
 
             model = str(build_tiny_comet(Path(tmp) / "tiny-kiwi", kind="unified", seed=0))
         env.setdefault("DOCMETRICS_CACHE", str(Path(tmp) / "cache"))

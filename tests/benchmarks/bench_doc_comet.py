@@ -49,8 +49,7 @@ def main() -> int:
         print(f"no data at {a.data}; pass --data", file=sys.stderr)
         return 2
     import wmt_data
-
-    from docmetrics.testing import build_tiny_comet
+    from docmetrics_backbones.comet.testing import build_tiny_comet
 
     env = dict(os.environ)
     if a.threads:

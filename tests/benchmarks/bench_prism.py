@@ -2,7 +2,7 @@
 
 Two measurements:
 
-1. ``tiny``: the tiny random mBART-50 of :func:`docmetrics.testing_mbart.build_tiny_mbart`, time per
+1. ``tiny``: the tiny random mBART-50 of :func:`docmetrics_backbones.prism.testing.build_tiny_mbart`, time per
    100 segments (both directions, k=0 and k=2), through the metric API as a user calls it.
 2. ``full``: what the real ``facebook/mbart-large-50`` costs.  The hub is unreachable here, so the
    script builds a model with mbart-large-50's dimensions (d_model 1024, 12+12 layers, 16 heads,
@@ -42,8 +42,9 @@ def _peak_rss_gib() -> float:
 
 
 def bench_tiny(args: argparse.Namespace) -> None:
+    from docmetrics_backbones.prism.testing import build_tiny_mbart, mbart_sample_sentences
+
     import docmetrics
-    from docmetrics.testing_mbart import build_tiny_mbart, mbart_sample_sentences
 
     root = Path(tempfile.mkdtemp(prefix="bench-tiny-mbart-"))
     path = build_tiny_mbart(root / "m", seed=0)
@@ -71,9 +72,8 @@ def bench_tiny(args: argparse.Namespace) -> None:
 def build_full(root: Path) -> Path:
     """A random model with mbart-large-50's dimensions and the tiny tokenizer, saved under ``root``."""
     import torch
+    from docmetrics_backbones.prism.testing import build_tiny_mbart
     from transformers import MBart50Tokenizer, MBartConfig, MBartForConditionalGeneration
-
-    from docmetrics.testing_mbart import build_tiny_mbart
 
     tiny = build_tiny_mbart(root / "tok", seed=0, max_position_embeddings=1024)
     tok = MBart50Tokenizer.from_pretrained(str(tiny))
@@ -115,11 +115,11 @@ def bench_full(args: argparse.Namespace) -> None:
 
 def score_full(args: argparse.Namespace) -> None:
     import torch
-    from docmetrics_prism.backbone import PrismBackbone
+    from docmetrics_backbones.prism.backbone import PrismBackbone
+    from docmetrics_backbones.prism.testing import mbart_sample_sentences
     from transformers import MBart50Tokenizer
 
-    from docmetrics.backbone import Unit
-    from docmetrics.testing_mbart import mbart_sample_sentences
+    from docmetrics.plugin.backbone import Unit
 
     full = Path(args.model_dir)
     tok = MBart50Tokenizer.from_pretrained(str(full))

@@ -41,13 +41,12 @@ def main() -> int:
         print(f"no data at {a.data}; pass --data", file=sys.stderr)
         return 2
     import wmt_data
-
-    from docmetrics.testing import build_tiny_comet
+    from docmetrics_backbones.comet.testing import build_tiny_comet
 
     med, best, _ = timed(["docmetrics", "--list"], a.repeat)
     print(f"docmetrics --list: median {med:.3f} s, best {best:.3f} s over {a.repeat} runs")
-    med, best, _ = timed([sys.executable, "-c", "import docmetrics.cli"], a.repeat)
-    print(f"python -c 'import docmetrics.cli': median {med:.3f} s")
+    med, best, _ = timed([sys.executable, "-c", "import docmetrics.cli.main"], a.repeat)
+    print(f"python -c 'import docmetrics.cli.main': median {med:.3f} s")
 
     with tempfile.TemporaryDirectory() as tmp:
         data = wmt_data.write(a.data, tmp)

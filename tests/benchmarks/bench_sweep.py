@@ -125,7 +125,7 @@ def main(argv: list[str] | None = None) -> int:
     info = write(a.data, work / "data", a.per_doc)
     model = a.model
     if model is None:
-        from docmetrics.testing import build_tiny_comet
+        from docmetrics_backbones.comet.testing import build_tiny_comet
 
         model = str(build_tiny_comet(work / "tiny-kiwi", kind="unified", seed=0))
     env = dict(os.environ, DOCMETRICS_CACHE=str(work / "dmcache"))

@@ -1,0 +1,3 @@
+"""Pure algorithms over value types: windows, context fitting, aggregation, resampling, correlation,
+grids.  stdlib and numpy only; no model, no plugin, no I/O.
+"""

@@ -1,0 +1,70 @@
+"""Document context for context-aware metrics (Vernikos et al., 2022): pure functions, no model.
+
+For sentence i of a document, the context is the previous k sentences *of the same document*, from a
+side the metric chooses (its rule, not the caller's guess): the first sentence of a document gets no
+context, the second gets one sentence, and so on up to k.  Backbones join context and current sentence
+with their own separator token and score only the current sentence.
+
+Used by Doc-COMET, Doc-COMET-QE, Doc-BERTScore and Doc-Prism.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Callable, Sequence
+
+from ..values.testset import Document
+
+
+def previous_sentences(
+    sentences: Sequence[str], documents: Sequence[Document], k: int
+) -> list[tuple[str, ...]]:
+    """For every segment, the previous ``k`` sentences of its own document (oldest first).
+
+    ``sentences`` is line-parallel with the test set (the side that gives context); ``documents``
+    gives the document boundaries.  ``k=0`` gives empty contexts everywhere.
+    """
+    if k < 0:
+        raise ValueError("k must be >= 0")
+    out: list[tuple[str, ...]] = [()] * len(sentences)
+    for doc in documents:
+        for i in range(doc.start, doc.end):
+            out[i] = tuple(sentences[max(doc.start, i - k):i]) if k else ()
+    return out
+
+
+def join_with_context(context: Sequence[str], current: str, separator: str) -> str:
+    """``"ctx1 SEP ctx2 SEP current"`` (``separator`` includes its spaces, e.g. ``" </s> "``)."""
+    return separator.join([*context, current])
+
+
+@dataclass(frozen=True)
+class FittedContext:
+    """Context cut to fit a model's maximum length (the current sentence is never cut here)."""
+
+    context: tuple[str, ...]
+    #: How many of the oldest context sentences were dropped to fit.
+    dropped: int
+    #: True when the current sentence alone (plus special tokens) exceeds the limit.
+    current_too_long: bool
+
+
+def fit_context(
+    context: Sequence[str],
+    current: str,
+    separator: str,
+    length: Callable[[str], int],
+    max_length: int,
+) -> FittedContext:
+    """Drop the oldest context sentences until ``length(join(context, current)) <= max_length``.
+
+    ``length`` counts what the model counts (tokens including special tokens).  Never cuts the current
+    sentence: if it alone is too long, all context is dropped and ``current_too_long`` is set (the
+    backbone then truncates it as the model would, and counts it).
+    """
+    ctx = tuple(context)
+    for dropped in range(len(ctx) + 1):
+        kept = ctx[dropped:]
+        if length(join_with_context(kept, current, separator)) <= max_length:
+            return FittedContext(kept, dropped, False)
+    return FittedContext((), len(ctx), True)

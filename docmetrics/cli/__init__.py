@@ -1,0 +1,5 @@
+"""The ``docmetrics`` command line: the only place that parses arguments and prints."""
+
+from .main import main
+
+__all__ = ["main"]

@@ -1,0 +1,436 @@
+"""Paired significance tests between systems, resampling whole documents.
+
+The tests are sacrebleu's ``--paired-bs`` (paired bootstrap resampling, Koehn 2004, as in Moses'
+``bootstrap-hypothesis-difference-significance.pl``) and ``--paired-ar`` (paired approximate
+randomization, Riezler and Maxwell 2005, as in multeval), with one difference: the resampled unit
+is the DOCUMENT, not the segment.  Document-level scoring units (SLIDE windows, sentences scored in
+the context of their neighbours) are not independent across the segments of a document, so
+resampling segments would understate the variance.
+
+Nothing is scored again: each system's score is rebuilt from the per-unit scores already in its
+:class:`~docmetrics.values.result.Result` (``Result.units``: doc id, score, weight).  A system score is the
+weighted mean of its units, ``sum(w*s) / sum(w)``; so each document is reduced to two sufficient
+statistics, ``sum(w*s)`` and ``sum(w)`` over its units, and a resample's score is the ratio of
+their sums over the resampled documents.  A metric whose system score is not that weighted mean
+cannot be tested this way; :func:`paired_test` checks and says so.
+
+* Bootstrap (``bs``, default 1000 resamples): ``n`` resamples of the D documents, D drawn with
+  replacement each time (``numpy.random.default_rng(seed).choice(D, (n, D))``), the same resamples
+  for every system (paired).  Every system gets the mean and the 95% confidence interval of its
+  resampled scores (sorted scores; lower bound at index ``n // 40``, upper at ``n - n // 40 - 1``;
+  CI = half their distance).  The p-value against the baseline: with ``d_k = |sys_k - base_k|``
+  and the observed ``delta = |sys - base|``, ``p = (#{k: d_k - mean(d) > delta} + 1) / (n + 1)``.
+* Approximate randomization (``ar``, default 10000 trials): in each trial every document's units
+  are swapped between the baseline and the system with probability 1/2;
+  ``p = (#{k: |A_k - B_k| > delta} + 1) / (n + 1)``.
+* Both: a system whose score equals the baseline's (delta = 0) gets p = 1; sacrebleu's formula
+  would give 1 / (n + 1) and call a copy of the baseline significantly different.
+
+The same seed gives the same resamples and trials for every system and every metric (the seed is
+recorded in the output signature with the number of resamples: ``|bs:1000|seed:12345``).
+
+numpy is imported inside the functions: importing this module stays light.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any, Sequence, TextIO
+
+from ..plugin.backbone import SigField
+from ..values.errors import InputError, UserError
+from ..values.result import Result
+from ..values.signature import Signature
+
+if TYPE_CHECKING:
+    import numpy as np
+
+DEFAULT_SEED = 12345
+DEFAULT_N = {"bs": 1000, "ar": 10000}
+TEST_NAMES = {"bs": "paired bootstrap resampling", "ar": "paired approximate randomization"}
+ALPHA = 0.05
+
+
+@dataclass
+class DocStats:
+    """Per-document sufficient statistics of one system: ``num[d] = sum(w*s)``, ``den[d] = sum(w)``
+    over the units of document ``doc_ids[d]``."""
+
+    system: str
+    score: float
+    num: np.ndarray
+    den: np.ndarray
+
+
+@dataclass
+class PairedResult:
+    """One system's line of the table: its score, and (bootstrap) the mean and 95% CI of its
+    resampled scores, and (not for the baseline) the p-value against the baseline."""
+
+    system: str
+    score: float
+    mean: float | None = None
+    ci: float | None = None
+    p_value: float | None = None
+    baseline: bool = False
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "system": self.system,
+            "baseline": self.baseline,
+            "score": self.score,
+            "mean": self.mean,
+            "ci": self.ci,
+            "p_value": self.p_value,
+            "significant": None if self.p_value is None else self.p_value < ALPHA,
+        }
+
+
+@dataclass
+class PairedTest:
+    """The outcome of a paired test for one metric over several systems (the first is the baseline)."""
+
+    metric: str
+    test: str
+    n: int
+    seed: int | None
+    doc_ids: list[str]
+    signature: Signature
+    rows: list[PairedResult] = field(default_factory=list)
+
+    def signature_text(self, short: bool = False) -> str:
+        return test_signature(self.signature, self.test, self.n, self.seed).format(short=short)
+
+
+def test_signature(signature: Signature, test: str, n: int, seed: int | None) -> Signature:
+    """The metric's signature with the test's fields (``bs:1000|seed:12345``) before the version."""
+    fields = list(signature.fields) + [
+        SigField(test, test, str(n), is_param=False),
+        SigField("seed", "seed", "none" if seed is None else str(seed), is_param=False),
+    ]
+    return Signature(signature.metric, fields, signature.version)
+
+
+def weighted_mean(num: np.ndarray, den: np.ndarray) -> float:
+    total = float(den.sum())
+    return float(num.sum()) / total if total else math.nan
+
+
+def doc_order(results: Sequence[Result]) -> list[str]:
+    """The documents that can be resampled: those with at least one unit in some system, in the
+    order of the first system's ``docs`` (then of its units).  A doc id that reappears after another
+    document is one resampling unit (its units are grouped by id)."""
+    order: dict[str, None] = {}
+    for r in results:
+        have = {u.doc_id for u in r.units}
+        for d in r.docs:
+            if d.doc_id in have:
+                order.setdefault(d.doc_id, None)
+        for u in r.units:
+            order.setdefault(u.doc_id, None)
+    return list(order)
+
+
+def doc_stats(result: Result, doc_ids: Sequence[str], *, check: bool = True) -> DocStats:
+    """Reduce a result to per-document ``sum(w*s)`` and ``sum(w)``; with ``check``, verify that the
+    weighted mean of all units is the system score (else the test would test another number)."""
+    import numpy as np
+
+    pos = {d: k for k, d in enumerate(doc_ids)}
+    num = np.zeros(len(doc_ids))
+    den = np.zeros(len(doc_ids))
+    for u in result.units:
+        k = pos[u.doc_id]
+        if math.isnan(u.score):
+            raise InputError(
+                f"{result.metric} [{result.system}]: the unit of document {u.doc_id!r} at lines "
+                f"{u.start + 1}-{u.end} has no score (NaN); a paired test needs every unit scored"
+            )
+        num[k] += u.weight * u.score
+        den[k] += u.weight
+    if check:
+        recomputed = weighted_mean(num, den)
+        if not math.isclose(recomputed, result.score, rel_tol=1e-9, abs_tol=1e-9):
+            raise UserError(
+                f"{result.metric}: its system score ({result.score!r}) is not the weighted mean of its unit "
+                f"scores ({recomputed!r}), so a document resample cannot recompute it; paired tests are "
+                "available for metrics whose score is sum(weight*score)/sum(weight) over Result.units"
+            )
+    return DocStats(result.system, float(result.score), num, den)
+
+
+def bootstrap_indices(n_docs: int, n: int, seed: int | None) -> np.ndarray:
+    """``n`` resamples (rows) of ``n_docs`` document indices drawn with replacement."""
+    import numpy as np
+
+    rng = np.random.default_rng(seed)
+    return rng.choice(n_docs, size=(n, n_docs), replace=True)
+
+
+def resampled_scores(stats: DocStats, idx: np.ndarray) -> np.ndarray:
+    """The system score of every resample (rows of ``idx``)."""
+    import numpy as np
+
+    with np.errstate(invalid="ignore", divide="ignore"):
+        return stats.num[idx].sum(axis=1) / stats.den[idx].sum(axis=1)
+
+
+def mean_ci(scores: np.ndarray) -> tuple[float, float]:
+    """Mean and half-width of the 95% interval of resampled scores (sacrebleu's rule: sorted,
+    lower bound at ``n // 40``, upper at ``n - n // 40 - 1``)."""
+    import numpy as np
+
+    s = np.sort(scores)
+    lo = len(s) // 40
+    hi = len(s) - lo - 1
+    return float(s.mean()), float(0.5 * (s[hi] - s[lo]))
+
+
+def _p_value(null: np.ndarray, observed: float) -> float:
+    """sacrebleu's (multeval's) estimate, ``(count(null > observed) + 1) / (n + 1)`` ('+1' keeps the
+    false-rejection rate at or below the level), except that no difference at all (``observed ==
+    0``, e.g. a system compared with a copy of itself) gives p = 1 instead of 1 / (n + 1)."""
+    import numpy as np
+
+    if observed == 0:
+        return 1.0
+    return (int(np.sum(null > observed)) + 1) / (len(null) + 1)
+
+
+def paired_bootstrap(
+    base: DocStats, systems: Sequence[DocStats], n: int = DEFAULT_N["bs"], seed: int | None = DEFAULT_SEED
+) -> list[PairedResult]:
+    """The bootstrap test (see the module docstring); the baseline's row first."""
+    import numpy as np
+
+    idx = bootstrap_indices(len(base.num), n, seed)
+    bl = resampled_scores(base, idx)
+    mean, ci = mean_ci(bl)
+    rows = [PairedResult(base.system, base.score, mean, ci, baseline=True)]
+    for sys_stats in systems:
+        sy = resampled_scores(sys_stats, idx)
+        mean, ci = mean_ci(sy)
+        diffs = np.abs(sy - bl)
+        p = _p_value(diffs - diffs.mean(), abs(sys_stats.score - base.score))
+        rows.append(PairedResult(sys_stats.system, sys_stats.score, mean, ci, p))
+    return rows
+
+
+def randomization_masks(n_docs: int, n: int, seed: int | None) -> np.ndarray:
+    """``n`` trials (rows) of which documents are swapped (True) between the two systems."""
+    import numpy as np
+
+    rng = np.random.default_rng(seed)
+    return rng.integers(2, size=(n, n_docs), dtype=bool)
+
+
+def paired_randomization(
+    base: DocStats, systems: Sequence[DocStats], n: int = DEFAULT_N["ar"], seed: int | None = DEFAULT_SEED
+) -> list[PairedResult]:
+    """The approximate randomization test (see the module docstring); the baseline's row first."""
+    import numpy as np
+
+    swap = randomization_masks(len(base.num), n, seed)
+    keep = ~swap
+    rows = [PairedResult(base.system, base.score, baseline=True)]
+    for s in systems:
+        with np.errstate(invalid="ignore", divide="ignore"):
+            a = (keep @ base.num + swap @ s.num) / (keep @ base.den + swap @ s.den)
+            b = (swap @ base.num + keep @ s.num) / (swap @ base.den + keep @ s.den)
+        p = _p_value(np.abs(a - b), abs(s.score - base.score))
+        rows.append(PairedResult(s.system, s.score, p_value=p))
+    return rows
+
+
+def paired_test(
+    results: Sequence[Result], test: str = "bs", n: int | None = None, seed: int | None = DEFAULT_SEED
+) -> PairedTest:
+    """Run a paired test on one metric's results (one per system; the first is the baseline)."""
+    if test not in TEST_NAMES:
+        raise UserError(f"unknown paired test {test!r}; use 'bs' (bootstrap) or 'ar' (randomization)")
+    n = DEFAULT_N[test] if n is None else n
+    if n < 1:
+        raise UserError(f"--paired-{test}-n must be >= 1, not {n}")
+    if len(results) < 2:
+        raise InputError(
+            "paired tests compare systems with the first one (the baseline): give at "
+            "least two systems with -i"
+        )
+    metric = results[0].metric
+    doc_ids = doc_order(results)
+    if len(doc_ids) < 2:
+        only = f" ({doc_ids[0]!r})" if doc_ids else ""
+        raise InputError(
+            f"{metric}: paired tests resample whole documents, and the test set has {len(doc_ids)} "
+            f"scored document{only}: one document cannot be resampled into a distribution; give the "
+            "document boundaries with --doc-ids (and check that documents are long enough to be scored)"
+        )
+    stats = [doc_stats(r, doc_ids) for r in results]
+    if test == "bs":
+        rows = paired_bootstrap(stats[0], stats[1:], n, seed)
+    else:
+        rows = paired_randomization(stats[0], stats[1:], n, seed)
+    return PairedTest(metric, test, n, seed, doc_ids, results[0].signature, rows)
+
+
+# -- command line -------------------------------------------------------------------------------------
+def parse_seed(text: str) -> int | None:
+    if text.strip().lower() == "none":
+        return None
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"--seed must be an integer or 'none', not {text!r}") from None
+    if value < 0:
+        raise argparse.ArgumentTypeError(f"--seed must be >= 0, not {value}")
+    return value
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    """The options of ``docmetrics`` for paired tests (sacrebleu's names)."""
+    g = parser.add_argument_group("significance (paired tests; the first -i system is the baseline)")
+    x = g.add_mutually_exclusive_group()
+    x.add_argument(
+        "--paired-bs",
+        "-pbs",
+        action="store_true",
+        help="paired bootstrap resampling of whole documents (score, mean +- 95%% CI, p-value)",
+    )
+    x.add_argument(
+        "--paired-ar",
+        "-par",
+        action="store_true",
+        help="paired approximate randomization, swapping whole documents (score, p-value)",
+    )
+    g.add_argument(
+        "--paired-bs-n",
+        "-pbsn",
+        type=int,
+        default=DEFAULT_N["bs"],
+        metavar="N",
+        help="bootstrap resamples (default: %(default)s)",
+    )
+    g.add_argument(
+        "--paired-ar-n",
+        "-parn",
+        type=int,
+        default=DEFAULT_N["ar"],
+        metavar="N",
+        help="randomization trials (default: %(default)s)",
+    )
+    g.add_argument(
+        "--seed",
+        type=parse_seed,
+        default=DEFAULT_SEED,
+        metavar="INT",
+        help="seed of the resampling (default: %(default)s; 'none': not reproducible)",
+    )
+
+
+def requested(args: argparse.Namespace) -> str | None:
+    """'bs', 'ar' or None."""
+    if getattr(args, "paired_bs", False):
+        return "bs"
+    if getattr(args, "paired_ar", False):
+        return "ar"
+    return None
+
+
+def check_args(args: argparse.Namespace) -> None:
+    """Errors that need no scoring (before any model is loaded)."""
+    test = requested(args)
+    if test is None:
+        return
+    n = args.paired_bs_n if test == "bs" else args.paired_ar_n
+    if n < 1:
+        raise UserError(f"--paired-{test}-n must be >= 1, not {n}")
+    if not args.input or len(args.input) < 2:
+        raise UserError(
+            f"--paired-{test} compares systems with the first one (the baseline): give at "
+            "least two system files with -i"
+        )
+
+
+def _fmt(x: float | None, width: int) -> str:
+    if x is None or math.isnan(x):
+        return "nan"
+    return f"{x:.{width}f}"
+
+
+def format_cell(row: PairedResult, width: int) -> str:
+    text = _fmt(row.score, width)
+    if row.mean is not None and row.ci is not None:
+        text += f" ({_fmt(row.mean, width)} ± {_fmt(row.ci, width)})"
+    if row.p_value is not None:
+        text += f" (p = {row.p_value:.4f})" + ("*" if row.p_value < ALPHA else "")
+    return text
+
+
+def write_paired(all_results: list[tuple[str, list[Result]]], args: argparse.Namespace, out: TextIO) -> None:
+    """Run the requested test on every metric and print sacrebleu's table (or JSON)."""
+    test = requested(args)
+    assert test is not None
+    n = args.paired_bs_n if test == "bs" else args.paired_ar_n
+    tests = [(spec, paired_test(results, test, n, args.seed)) for spec, results in all_results]
+    if args.format == "json":
+        data = []
+        for spec, t in tests:
+            for row in t.rows:
+                d = row.to_dict()
+                d.update(
+                    {
+                        "metric": t.metric,
+                        "spec": spec,
+                        "test": t.test,
+                        "n": t.n,
+                        "seed": t.seed,
+                        "documents": len(t.doc_ids),
+                        "signature": t.signature_text(short=args.short),
+                    }
+                )
+                data.append(d)
+        json.dump(data, out, indent=1, ensure_ascii=False)
+        out.write("\n")
+        return
+    width = args.width
+    names = [row.system for row in tests[0][1].rows]
+    headers = ["System"] + [
+        f"{spec} [{k + 1}]" + (" (μ ± 95% CI)" if test == "bs" else "") for k, (spec, _) in enumerate(tests)
+    ]
+    rows = []
+    for i, name in enumerate(names):
+        rows.append(
+            [("Baseline: " if i == 0 else "") + name] + [format_cell(t.rows[i], width) for _, t in tests]
+        )
+    widths = [max(len(h), *(len(r[c]) for r in rows)) for c, h in enumerate(headers)]
+    out.write("  ".join(h.ljust(widths[c]) for c, h in enumerate(headers)).rstrip() + "\n")
+    out.write("  ".join("-" * w for w in widths) + "\n")
+    for r in rows:
+        out.write(
+            "  ".join(v.rjust(widths[c]) if c == 0 else v.ljust(widths[c]) for c, v in enumerate(r)).rstrip()
+            + "\n"
+        )
+    out.write("\n")
+    n_docs = len(tests[0][1].doc_ids)
+    what = "resamples" if test == "bs" else "trials"
+    msg = f"{TEST_NAMES[test].capitalize()} test with {n} {what} over {n_docs} documents"
+    out.write("-" * len(msg) + "\n" + msg + "\n" + "-" * len(msg) + "\n")
+    how = "resampled" if test == "bs" else "swapped"
+    out.write(
+        f" - Each system is compared with the baseline, {names[0]}; whole documents are {how}\n"
+        "   (their units are not independent), and the scores come from the units already scored.\n"
+    )
+    if test == "bs":
+        out.write("   Given: the actual system score, the bootstrap mean and the 95% CI half-width.\n")
+    out.write(
+        " - Null hypothesis: the system and the baseline are produced by the same process; the\n"
+        "   p-value estimates the chance of an absolute difference at least as large as observed.\n"
+        f" - p < {ALPHA} is marked with '*': the difference is unlikely to be due to chance.  It does\n"
+        "   not say which system is better, only that they differ.\n\n"
+    )
+    out.write("Signatures:\n")
+    for k, (_, t) in enumerate(tests):
+        out.write(f"[{k + 1}] {t.signature_text(short=args.short)}\n")

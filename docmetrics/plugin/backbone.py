@@ -1,0 +1,200 @@
+"""Backbones: the models that metrics run on.
+
+A backbone is a model and knows no metric; a metric is an algorithm and knows no model.  Between them
+travels plain data: a :class:`Unit` (source, MT and reference text, and for context metrics the
+context sentences before the current one) in, a :class:`BackboneOutput` (one score per unit and a
+truncation flag per unit) out.
+
+A backbone declares what it can do as *capabilities* (:data:`QE`, :data:`REFERENCE`,
+:data:`CURRENT_SENTENCE`, ...); a metric states what it needs, and a mismatch is a
+:class:`~docmetrics.values.errors.CapabilityError` naming both.
+
+Third parties register a backbone under the entry-point group ``docmetrics.backbones``; the README
+shows a complete example.
+"""
+
+from __future__ import annotations
+
+import abc
+from typing import Any, ClassVar, Sequence
+
+from ..values.errors import SpecError, UserError
+from ..values.params import Param
+from ..values.signature import SigField
+from ..values.units import BackboneOutput, Unit
+
+__all__ = [
+    "Backbone", "BackboneOutput", "Unit", "SigField", "COMMON_PARAMS", "CAPABILITY_HELP",
+    "QE", "REFERENCE", "CURRENT_SENTENCE", "SIMILARITY", "FORCE_DECODE", "PRECISIONS", "DEVICES",
+]
+
+#: Scores a unit from source and MT alone (quality estimation).
+QE = "qe"
+#: Scores a unit from source, MT and a reference (the unit must carry ``ref``).
+REFERENCE = "reference"
+#: Honours ``Unit.*_context``: encodes the context before the current sentence and scores only
+#: the current sentence's tokens.
+CURRENT_SENTENCE = "current-sentence"
+#: Gives a similarity between two sentences (for alignment).
+SIMILARITY = "similarity"
+#: Gives teacher-forced log-probabilities of an output given an input.
+FORCE_DECODE = "force-decode"
+
+CAPABILITY_HELP = {
+    QE: "score source + MT without a reference (quality estimation)",
+    REFERENCE: "score source + MT against a reference",
+    CURRENT_SENTENCE: "encode prepended context but score only the current sentence",
+    SIMILARITY: "give a similarity between two sentences",
+    FORCE_DECODE: "force-decode log-probabilities of an output given an input",
+}
+
+PRECISIONS = ("fp32", "fp16", "bf16")
+DEVICES = ("auto", "cpu", "cuda")
+
+
+#: Parameters every backbone takes; they are given in the metric spec.
+COMMON_PARAMS: tuple[Param, ...] = (
+    Param("model", str, None, "model: a hub id, a local directory, or a short name the backbone "
+          "knows (default: the metric's default model)", short="m"),
+    Param("precision", str, "fp32", "numeric precision; fp16/bf16 need a GPU", choices=PRECISIONS,
+          short="pr"),
+)
+
+
+class Backbone(abc.ABC):
+    """Base class of every backbone plugin.
+
+    Subclasses set the class attributes, implement :meth:`load`, :meth:`capabilities`,
+    :meth:`score` and :meth:`fingerprint`, and may add their own :attr:`params`.
+    Construction must be cheap (no model loading): :meth:`load` does the heavy work and is called
+    once, on first use.
+    """
+
+    #: Entry-point name (set by the registry when loaded through it).
+    name: ClassVar[str] = ""
+    #: One line for ``--list`` / ``--describe``.
+    description: ClassVar[str] = ""
+    #: Backbone-specific parameters (besides :data:`COMMON_PARAMS`).
+    params: ClassVar[tuple[Param, ...]] = ()
+    #: The model used when neither the metric nor the user names one.
+    default_model: ClassVar[str | None] = None
+    #: Distributions whose versions can change the number; recorded in the signature as
+    #: (distribution name, short key).
+    libraries: ClassVar[tuple[tuple[str, str], ...]] = ()
+
+    def __init__(
+        self,
+        model: str | None = None,
+        *,
+        precision: str = "fp32",
+        device: str = "auto",
+        batch_size: int | None = None,
+        quiet: bool = False,
+        **params: Any,
+    ) -> None:
+        self.model = model or self.default_model
+        if not self.model:
+            raise SpecError(f"backbone '{self.name}': no model given; pass model=<hub id or directory>")
+        if precision not in PRECISIONS:
+            raise SpecError(
+                f"backbone '{self.name}': precision {precision!r} is not one of {', '.join(PRECISIONS)}"
+            )
+        if device not in DEVICES:
+            raise SpecError(f"--device {device!r} is not one of {', '.join(DEVICES)}")
+        self.precision = precision
+        self.device = device
+        self.batch_size = batch_size
+        self.quiet = quiet
+        self.options = dict(params)
+
+    @classmethod
+    def all_params(cls) -> tuple[Param, ...]:
+        return COMMON_PARAMS + tuple(cls.params)
+
+    # -- to implement -------------------------------------------------------------------------
+    @abc.abstractmethod
+    def load(self) -> None:
+        """Load the model (idempotent). Raise ModelError with a helpful message on failure."""
+
+    @property
+    @abc.abstractmethod
+    def capabilities(self) -> frozenset[str]:
+        """What this backbone can do with the model it was given (may call :meth:`load`)."""
+
+    @abc.abstractmethod
+    def score(self, units: Sequence[Unit]) -> BackboneOutput:
+        """Score units in batches; same order and length as ``units``."""
+
+    @abc.abstractmethod
+    def fingerprint(self) -> str:
+        """A short hash of the model's weights (see :func:`docmetrics.runtime.fingerprint.fingerprint`)."""
+
+    # -- provided ---------------------------------------------------------------------------------
+    def cache_state(self) -> dict[str, str]:
+        """State beyond the model and options that changes scores (e.g. idf statistics taken from the
+        test set's references), for score caches.  ``{"idf_corpus": "units-of-the-call"}``-style
+        values that say "depends on the call" make caches score directly.  Default: none."""
+        return {}
+
+    def model_name(self) -> str:
+        """The model as the signature records it (hub id or the path as given)."""
+        return str(self.model)
+
+    def resolved_device(self) -> str:
+        """'cpu' or 'cuda' (resolves 'auto'); imports torch.  Asking for CUDA where there is none is a
+        UserError, not a traceback."""
+        import torch
+
+        if self.device == "auto":
+            return "cuda" if torch.cuda.is_available() else "cpu"
+        if self.device == "cuda" and not torch.cuda.is_available():
+            why = "torch was built without CUDA" if torch.version.cuda is None else "no CUDA device is visible"
+            raise UserError(f"--device cuda: {why} (torch {torch.__version__}); use --device cpu or auto")
+        return self.device
+
+    def checked_device(self) -> str:
+        """:meth:`resolved_device`, after checking that the precision fits it (fp16/bf16 need CUDA)."""
+        device = self.resolved_device()
+        if self.precision != "fp32" and device != "cuda":
+            raise UserError(
+                f"backbone '{self.name}': precision={self.precision} needs a CUDA GPU but the device is "
+                f"{device}; use precision=fp32"
+            )
+        return device
+
+    def place(self, model: Any, device: str) -> Any:
+        """Put a torch model in eval mode on ``device`` at this backbone's precision (fp16/bf16
+        cast the weights; fp32 leaves them); returns the model."""
+        import torch
+
+        model.eval()
+        model.to(device)
+        if self.precision == "fp16":
+            model.half()
+        elif self.precision == "bf16":
+            model.to(torch.bfloat16)
+        return model
+
+    def extra_signature_fields(self) -> list[SigField]:
+        """Backbone-specific parameters for the signature (default: its declared params)."""
+        out = []
+        for p in self.params:
+            if p.in_signature:
+                out.append(SigField(p.name, p.short_key, p.format(self.options.get(p.name, p.default))))
+        return out
+
+    def signature_fields(self) -> list[SigField]:
+        """Fields this backbone adds to a signature: backbone, model, fingerprint, its own
+        parameters, precision and library versions."""
+        from ..values.versions import dist_version
+
+        fields = [
+            SigField("backbone", "bb", self.name),
+            SigField("model", "m", self.model_name()),
+            SigField("fingerprint", "fp", self.fingerprint(), is_param=False),
+        ]
+        fields += self.extra_signature_fields()
+        fields.append(SigField("precision", "pr", self.precision))
+        for dist, short in self.libraries:
+            fields.append(SigField(dist, short, dist_version(dist), is_param=False))
+        return fields

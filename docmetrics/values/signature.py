@@ -1,0 +1,149 @@
+"""Signatures: the exact, citable description of how a number was computed.
+
+Format (like sacrebleu's)::
+
+    NAME|key:value|key:value|...|v:VERSION
+
+Every parameter that can change the number is present (defaults included); the backbone adds its
+model, a fingerprint of the weights, its own parameters, the precision and the versions of the libraries
+that compute the number.  Values are percent-escaped (``%``, ``|``, ``,``, ``=``, whitespace and control
+characters), so any model id or path round-trips.  The short form uses short keys (``m`` for ``model``),
+like sacrebleu's ``-sh``.  Both forms parse back with :func:`parse_signature`.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from urllib.parse import unquote
+
+from .errors import SpecError
+
+_ESCAPE = set("%|,=")
+VERSION_KEY = "v"
+#: Fields a paired significance test adds to a signature (docmetrics.evaluation.significance): they describe the
+#: test, not the metric, so a signature carrying them still recomputes the metric without a warning.
+TEST_KEYS = ("bs", "ar", "seed")
+
+
+def escape(value: str) -> str:
+    """Percent-escape the characters that would break a signature or a spec."""
+    out = []
+    for ch in value:
+        if ch in _ESCAPE or ch.isspace() or not ch.isprintable():
+            out.extend(f"%{b:02X}" for b in ch.encode("utf-8"))
+        else:
+            out.append(ch)
+    return "".join(out)
+
+
+def unescape(value: str) -> str:
+    return unquote(value, errors="strict")
+
+
+@dataclass(frozen=True)
+class SigField:
+    """One field of a signature: long key, short key, value, and whether it is a parameter
+    (parsed back into the spec) or a fact about the environment (compared and warned about)."""
+
+    key: str
+    short: str
+    value: str
+    is_param: bool = True
+
+
+@dataclass
+class Signature:
+    """A metric's signature: its name, its fields in order, and the docmetrics version."""
+
+    metric: str
+    fields: list[SigField] = field(default_factory=list)
+    version: str = ""
+
+    def format(self, short: bool = False) -> str:
+        parts = [self.metric]
+        for f in self.fields:
+            parts.append(f"{f.short if short else f.key}:{escape(f.value)}")
+        parts.append(f"{VERSION_KEY}:{escape(self.version)}")
+        return "|".join(parts)
+
+    def __str__(self) -> str:
+        return self.format()
+
+    def as_dict(self) -> dict[str, str]:
+        d = {f.key: f.value for f in self.fields}
+        d["version"] = self.version
+        return d
+
+    def get(self, key: str) -> str | None:
+        for f in self.fields:
+            if key in (f.key, f.short):
+                return f.value
+        return None
+
+
+@dataclass
+class ParsedSignature:
+    """A signature read back: the metric name and its ``key -> value`` pairs, in order, keys as
+    written (long or short); ``version`` is the docmetrics version it was made with."""
+
+    metric: str
+    items: list[tuple[str, str]]
+    version: str | None
+
+    def get(self, *keys: str) -> str | None:
+        for k, v in self.items:
+            if k in keys:
+                return v
+        return None
+
+
+_NAME = re.compile(r"^[A-Za-z][A-Za-z0-9_.\-]*$")
+
+
+def looks_like_signature(text: str) -> bool:
+    return "|" in text
+
+
+def parse_signature(text: str) -> ParsedSignature:
+    """Parse a signature (long or short form)."""
+    text = text.strip()
+    parts = text.split("|")
+    metric = parts[0]
+    if not _NAME.match(metric):
+        raise SpecError(f"signature {text!r}: it must start with a metric name, e.g. 'slide|w:6|...'")
+    items: list[tuple[str, str]] = []
+    version = None
+    for part in parts[1:]:
+        if ":" not in part:
+            raise SpecError(
+                f"signature field {part!r} is not of the form key:value (in {text!r})"
+            )
+        key, value = part.split(":", 1)
+        try:
+            value = unescape(value)
+        except UnicodeDecodeError:
+            raise SpecError(f"signature field {part!r} has a bad %-escape") from None
+        if key in (VERSION_KEY, "version"):
+            version = value
+        else:
+            items.append((key, value))
+    return ParsedSignature(metric, items, version)
+
+
+def compare(expected: ParsedSignature, actual: Signature) -> list[str]:
+    """The fields (named) where a recomputed signature differs from the one asked for."""
+    diffs = []
+    actual_fields = {f.key: f for f in actual.fields}
+    by_short = {f.short: f for f in actual.fields}
+    for key, value in expected.items:
+        if key in TEST_KEYS:
+            continue
+        f = actual_fields.get(key) or by_short.get(key)
+        if f is None:
+            diffs.append(f"{key} (in the signature, not produced here)")
+        elif f.value != value:
+            diffs.append(f"{f.key}: signature has {value!r}, this run has {f.value!r}")
+    if expected.version is not None and expected.version != actual.version:
+        diffs.append(f"version: signature has {expected.version!r}, this run has {actual.version!r}")
+    return diffs

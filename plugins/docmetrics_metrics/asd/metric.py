@@ -1,0 +1,481 @@
+"""ASD (Align-then-Slide): evaluate whole-document translations whose sentences do not line up.
+
+Stage 1 (Align): segment the source and the translation of each document into sentences, compute
+similarities between source and target sentences with an aligner backbone (a QE model such as
+CometKiwi, or cosine similarity of sentence embeddings), find the best monotone path by the paper's
+DP and rebuild the translation to the source's sentence count.  Stage 2 (Slide): score the
+k-sentence chunks at stride 1 for every k of ``chunks`` with the scorer backbone, mean per k, then
+mean over k.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any, ClassVar, Sequence
+
+from docmetrics.algorithms.windows import slide_windows
+from docmetrics.api import get_backbone
+from docmetrics.plugin.backbone import QE, REFERENCE, SIMILARITY, Backbone, BackboneOutput, SigField, Unit
+from docmetrics.plugin.metric import Metric
+from docmetrics.plugin.segmenter import Segmenter, load_segmenter, split_document
+from docmetrics.values.errors import CapabilityError, InputError, ModelError, SpecError
+from docmetrics.values.params import Param
+from docmetrics.values.result import Coverage, DocScore, Result, UnitScore
+from docmetrics.values.testset import TestSet
+from docmetrics.values.versions import dist_version
+
+from .align import Alignment, align_many, matched_targets, rebuild
+
+__all__ = ["AsdMetric", "NO_SPACE_LANGUAGES", "joiner_for", "parse_chunks", "parse_lang"]
+
+#: Target languages whose sentences are concatenated without a space.
+NO_SPACE_LANGUAGES = frozenset({"zh", "ja", "yue", "wuu", "lzh"})
+DEFAULT_ALIGNER_MODEL = {"comet": "Unbabel/wmt22-cometkiwi-da"}
+_LANG = re.compile(r"^[A-Za-z]{2,3}([_][A-Za-z0-9]+)?$")
+_CJK = re.compile(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\u3000-\u303f\uff00-\uffef]")
+#: Share of CJK characters (among non-space characters) above which a text of unknown language
+#: is joined without spaces.
+CJK_SHARE = 0.3
+
+
+def parse_chunks(text: str) -> list[int]:
+    """``"1+2+3+4"`` -> [1, 2, 3, 4] (sorted, distinct); ValueError with the reason otherwise."""
+    parts = [p.strip() for p in str(text).split("+")]
+    if not parts or any(not p.isdigit() for p in parts):
+        raise ValueError("write chunk sizes as positive integers joined by '+', e.g. 1+2+3+4")
+    ks = sorted({int(p) for p in parts})
+    if ks[0] < 1:
+        raise ValueError("chunk sizes must be >= 1")
+    return ks
+
+
+def _check_chunks(value: Any) -> str | None:
+    try:
+        parse_chunks(value)
+    except ValueError as exc:
+        return str(exc)
+    return None
+
+
+def parse_lang(text: str | None) -> tuple[str | None, str | None]:
+    """``"en-de"`` -> ("en", "de"); ``"auto"`` -> (None, None)."""
+    if text is None or str(text).strip().lower() in ("", "auto"):
+        return None, None
+    parts = str(text).strip().split("-")
+    if len(parts) != 2 or not all(_LANG.match(p) for p in parts):
+        raise ValueError("write the language pair as SRC-TGT with ISO 639-1 codes, e.g. en-de or zh-en, "
+                         "or auto")
+    return parts[0].split("_")[0].lower(), parts[1].split("_")[0].lower()
+
+
+def _check_lang(value: Any) -> str | None:
+    try:
+        parse_lang(value)
+    except ValueError as exc:
+        return str(exc)
+    return None
+
+
+def joiner_for(lang: str | None, text: str) -> str:
+    """How sentences of ``text`` are concatenated: ``""`` for zh/ja (and, when the language is not
+    given, for text whose non-space characters are at least 30% CJK), else one space."""
+    if lang is not None:
+        return "" if lang in NO_SPACE_LANGUAGES else " "
+    chars = [c for c in text if not c.isspace()]
+    if not chars:
+        return " "
+    cjk = sum(1 for c in chars if _CJK.match(c))
+    return "" if cjk / len(chars) >= CJK_SHARE else " "
+
+
+def _join(parts: Sequence[str], joiner: str) -> str:
+    return joiner.join(p for p in parts if p)
+
+
+class AsdMetric(Metric):
+    name: ClassVar[str] = "asd"
+    description: ClassVar[str] = (
+        "ASD (Align-then-Slide): segment whole documents, align MT sentences to source sentences by DP, "
+        "rebuild the MT, mean over 1- to 4-sentence chunks"
+    )
+    citation: ClassVar[str] = (
+        "Align-then-Slide: A complete evaluation framework for Ultra-Long Document-Level Machine "
+        "Translation. Anonymous ACL submission (2025); Section 2 (Algorithm 1), Section 5 and "
+        "Limitations. Builds on SLIDE: Vikas Raunak, Tom Kocmi and Matt Post. 2024. NAACL 2024."
+    )
+    details: ClassVar[str] = """\
+Input: whole documents.  Each document of the test set (a JSONL object with doc_id/src/mt[/ref], one
+line of -i/-s/-r with --doc-per-line, or the lines sharing a doc id) is one text; the lines of a
+document are joined with line breaks, and a line break always ends a sentence.
+
+Stage 1, Align (Algorithm 1):
+  1. The source, the MT and (for a reference-based scorer) the reference of each document are split
+     into sentences by the segmenter (segmenter=, default the built-in 'rules'; lang=SRC-TGT picks
+     language rules, e.g. en-de; the CLI's -l sets it).
+  2. Similarities S[i][j] of source sentence i and target sentence j come from the aligner backbone
+     (aligner=, aligner_model=): a backbone with SIMILARITY (sentence-embedding: cosine of the
+     sentence embeddings; LaBSE is the paper's alternative) or a QE model, which scores
+     Unit(src=s_i, mt=t_j) (CometKiwi, the paper's default).  The aligner runs at the scorer's
+     precision and device.
+  3. DP: every target sentence goes to exactly one source sentence, monotonically (a source
+     sentence may receive none or several); the path maximises the sum of its n similarities.
+     anchor=yes (the paper): the path starts at (0, 0) and ends at (m-1, n-1); a one-sentence MT
+     then goes to its most similar source sentence.  anchor=no: free start and end.  Ties go to the
+     smaller source index.
+       mode=full: the paper's m x n matrix (m*n aligner calls for a QE aligner).
+       mode=banded (default): only the cells within band= source sentences of the length-scaled
+       diagonal c_j = round(j (m-1)/(n-1)) are scored (at most n (2 band + 1) cells; a one-sentence
+       MT gets every source sentence); while the best path runs along the band's edge (where the
+       band cuts the matrix off), the band is doubled and the DP repeated, at most grow= times,
+       scoring only the new cells.  The path is the best inside the final band; when that band
+       contains the best path of the full matrix, the result is the full mode's.  Documents whose
+       final path still runs along the edge are counted (align_band_edge_docs): a larger band=
+       (or mode=full) may align them better.
+  4. The MT is rebuilt to the source's sentence count: source sentence i gets its matched MT
+     sentences concatenated with the target language's joiner (a space; none for zh/ja; with
+     lang=auto, none when >= 30% of the text's non-space characters are CJK), or "" (a
+     placeholder) when it has none.  A reference is rebuilt the same way.
+Stage 2, n-chunk sliding evaluation: for each k of chunks= (default 1+2+3+4), the windows of k
+consecutive source sentences at stride 1 (m-k+1 per document) are scored as one unit each by the
+scorer backbone (backbone=/model=, default CometKiwi): the source sentences joined with the source
+joiner, the rebuilt MT entries joined with the target joiner (placeholders left out; an all-
+placeholder window has MT ""), and the rebuilt reference likewise for a reference-based scorer.
+A document with fewer than k sentences: short=skip (the paper's m-k+1 = no unit) gives it no
+k-chunk; short=whole gives it one k-chunk holding the whole document.
+Score: mean over the test set's k-chunks for each k, then the mean over the k that have at least
+one chunk.  A document's score is the same computed on its own chunks.  Unit weights are
+1/(N_k * K): the system score is their weighted mean.  Chunk start/end are source-sentence indices
+inside the document (0-based, end exclusive).
+Reported (coverage counters): source/MT sentences, placeholders (source sentences that got no MT
+sentence), merged sources (got several), align_pairs (similarities computed), align_model_calls
+(distinct pairs a QE aligner scored, or texts an embedding aligner encoded), align_full_pairs (what
+mode=full would compute), align_band_edge_docs, documents shorter than k; the reference side
+likewise (ref_*).  Result.extras['alignment'] holds every alignment (docmetrics --dump-alignment)."""
+    params: ClassVar[tuple[Param, ...]] = (
+        Param("lang", str, "auto", "language pair SRC-TGT (segmentation rules; joiner: none for zh/ja "
+              "targets); auto: language-independent rules, joiner from the script", short="l",
+              check=_check_lang),
+        Param("segmenter", str, "rules", "sentence segmenter (entry point in docmetrics.segmenters)",
+              short="seg"),
+        Param("chunks", str, "1+2+3+4", "chunk sizes k, joined by '+'", short="k", check=_check_chunks),
+        Param("short", str, "skip", "documents with fewer than k sentences: skip (no k-chunk, the "
+              "paper) or whole (one chunk: the whole document)", choices=("skip", "whole"), short="sh"),
+        Param("aligner", str, "comet", "aligner backbone: one with SIMILARITY (sentence-embedding) or "
+              "QE (comet with CometKiwi)", short="al"),
+        Param("aligner_model", str, None, "aligner model (default: Unbabel/wmt22-cometkiwi-da for "
+              "comet, else the aligner backbone's default; sentence-embedding knows minilm, labse)",
+              short="am"),
+        Param("mode", str, "banded", "banded: similarities only near the diagonal (the band doubled "
+              "where needed); full: the paper's m x n matrix", choices=("banded", "full"),
+              short="mode"),
+        Param("band", int, 4, "half-width of the band in source sentences (mode=banded)", minimum=0,
+              short="band"),
+        Param("grow", int, 1, "mode=banded: most doublings of the band while the best path runs "
+              "along its edge", minimum=0, maximum=20, short="gr"),
+        Param("anchor", bool, True, "the path starts at (0,0) and ends at (m-1,n-1) (the paper)",
+              short="anc"),
+    )
+    default_backbone: ClassVar[str | None] = "comet"
+    default_model: ClassVar[str | None] = "Unbabel/wmt22-cometkiwi-da"
+    needs: ClassVar[tuple[frozenset[str], ...]] = (frozenset({QE}), frozenset({REFERENCE}))
+
+    def __init__(self, backbone: Backbone | None = None, **params: Any) -> None:
+        self._aligner: Backbone | None = None
+        super().__init__(backbone, **params)
+
+    def validate(self) -> None:
+        self.p["chunks"] = "+".join(str(k) for k in parse_chunks(self.p["chunks"]))
+        self.p["lang"] = str(self.p["lang"]).strip() or "auto"
+        if self.p["aligner_model"] is None:
+            name = self.p["aligner"]
+            model = DEFAULT_ALIGNER_MODEL.get(name)
+            if model is None:
+                from docmetrics.plugin import registry
+
+                model = registry.load("backbone", name).default_model
+            if not model:
+                raise SpecError(f"asd: aligner '{name}' has no default model; give aligner_model=")
+            self.p["aligner_model"] = model
+
+    # -- the two backbones and the segmenter -------------------------------------------------------
+    def aligner(self) -> Backbone:
+        """The aligner backbone, shared (cached) with every metric that uses the same model."""
+        if self._aligner is None:
+            from docmetrics.plugin import registry
+
+            cls = registry.load("backbone", self.p["aligner"])
+            bb = self.backbone
+            options = {p.name: p.default for p in cls.params if p.default is not None}
+            self._aligner = get_backbone(
+                cls, self.p["aligner_model"],
+                precision=bb.precision if bb else "fp32", device=bb.device if bb else "auto",
+                batch_size=bb.batch_size if bb else None, quiet=bb.quiet if bb else True, **options,
+            )
+        return self._aligner
+
+    def segmenter(self) -> Segmenter:
+        return load_segmenter(self.p["segmenter"])
+
+    def _aligner_error(self, exc: ModelError) -> ModelError:
+        return ModelError(
+            f"asd: the aligner (aligner={self.p['aligner']}, aligner_model={self.p['aligner_model']}) "
+            f"cannot be loaded: {exc}. Give the aligner's model with aligner_model= (e.g. the same "
+            "local CometKiwi directory as model=), or align with sentence embeddings: "
+            "aligner=sentence-embedding,aligner_model=labse (or minilm for English)"
+        )
+
+    def _aligner_kind(self, aligner: Backbone) -> str:
+        try:
+            caps = aligner.capabilities
+        except ModelError as exc:
+            raise self._aligner_error(exc) from None
+        if SIMILARITY in caps and callable(getattr(aligner, "similarity", None)):
+            return "similarity"
+        if QE in caps:
+            return "qe"
+        raise CapabilityError(
+            f"asd: the aligner must give similarities (SIMILARITY, e.g. aligner=sentence-embedding) or "
+            f"score source + MT without a reference (QE, e.g. CometKiwi); backbone '{aligner.name}' "
+            f"with model '{aligner.model_name()}' can only {' + '.join(sorted(caps)) or 'nothing of that'}"
+        )
+
+    # -- signature ------------------------------------------------------------------------------------
+    def metric_fields(self) -> list[SigField]:
+        fields: list[SigField] = []
+        aligner = self.aligner()
+        scorer_libs = {d for d, _ in (self.backbone.libraries if self.backbone is not None else ())}
+        for f in super().metric_fields():
+            fields.append(f)
+            if f.key == "segmenter":
+                fields.append(SigField("segmenter_version", "segv", self.segmenter().signature_version(),
+                                       is_param=False))
+            elif f.key == "aligner_model":
+                try:
+                    afp = aligner.fingerprint()
+                except ModelError as exc:
+                    raise self._aligner_error(exc) from None
+                fields.append(SigField("aligner_fingerprint", "afp", afp, is_param=False))
+                for dist, short in aligner.libraries:
+                    if dist not in scorer_libs:
+                        fields.append(SigField(dist, short, dist_version(dist), is_param=False))
+        return fields
+
+    # -- scoring helpers --------------------------------------------------------------------------------
+    def _score_with(self, backbone: Backbone, units: list[Unit]) -> BackboneOutput:
+        """score_units (dedup, score cache) on another backbone than the scorer."""
+        saved = self.backbone
+        self.backbone = backbone
+        try:
+            return self.score_units(units)
+        finally:
+            self.backbone = saved
+
+    def _align_side(
+        self, aligner: Backbone, kind: str, sources: list[list[str]], targets: list[list[str]],
+        live: list[int],
+    ) -> tuple[dict[int, Alignment], dict[str, int]]:
+        """Align the target side of every live document to its source; counters for the side."""
+        counts = {"pairs": 0, "model_calls": 0, "truncated": 0}
+
+        def score_cells(cells: list[tuple[int, int, int]]) -> list[float]:
+            pairs = [(sources[live[d]][i], targets[live[d]][j]) for d, i, j in cells]
+            counts["pairs"] += len(pairs)
+            if kind == "similarity":
+                out = aligner.similarity(pairs)  # type: ignore[attr-defined]
+                counts["model_calls"] += int(out.counters.get("texts_embedded", 0))
+            else:
+                units = [Unit(mt=t, src=s) for s, t in pairs]
+                out = self._score_with(aligner, units)
+                counts["model_calls"] += len(set(units))
+            if len(out.scores) != len(pairs):
+                raise RuntimeError(f"aligner '{aligner.name}' returned {len(out.scores)} similarities "
+                                   f"for {len(pairs)} pairs")
+            counts["truncated"] += sum(bool(t) for t in out.truncated)
+            return [float(s) for s in out.scores]
+
+        shapes = [(len(sources[d]), len(targets[d])) for d in live]
+        aligned = align_many(shapes, score_cells, mode=self.p["mode"], band=self.p["band"],
+                             grow=self.p["grow"], anchor=self.p["anchor"])
+        counters = {
+            "align_pairs": counts["pairs"],
+            "align_model_calls": counts["model_calls"],
+            "align_full_pairs": sum(m * n for m, n in shapes),
+            "align_inputs_truncated": counts["truncated"],
+            "align_band_edge_docs": sum(a.band_edge for a in aligned),
+        }
+        return dict(zip(live, aligned)), counters
+
+    # -- the metric -----------------------------------------------------------------------------------
+    def compute(self, testset: TestSet) -> list[Result]:
+        caps = self.check_backbone()
+        use_ref = QE not in caps
+        self.require(testset, source=True, reference=use_ref,
+                     why="the scorer's model is reference-based" if use_ref else "")
+        assert testset.sources is not None
+        aligner = self.aligner()
+        kind = self._aligner_kind(aligner)
+        seg = self.segmenter()
+        src_lang, tgt_lang = parse_lang(self.p["lang"])
+        ks = parse_chunks(self.p["chunks"])
+        docs = testset.documents
+
+        def text(lines: list[str], k: int) -> str:
+            return "\n".join(lines[docs[k].start:docs[k].end])
+
+        src_text = [text(testset.sources, k) for k in range(len(docs))]
+        src_sents = [split_document(seg, t, src_lang) for t in src_text]
+        src_join = [joiner_for(src_lang, t) for t in src_text]
+        live = [k for k, s in enumerate(src_sents) if s]
+        if not live:
+            raise InputError(
+                f"asd: no document of {testset.describe('source')} has a source sentence (every "
+                "source text is empty); give the source documents"
+            )
+
+        # the reference side (shared by all systems)
+        ref_rebuilt: dict[int, list[str]] = {}
+        ref_joiners: dict[int, str] = {}
+        ref_counters: dict[str, int] = {}
+        ref_records: list[dict[str, Any]] = []
+        if use_ref:
+            assert testset.references is not None
+            ref_text = [text(testset.references, k) for k in range(len(docs))]
+            ref_sents = [split_document(seg, t, tgt_lang) for t in ref_text]
+            ref_al, counters = self._align_side(aligner, kind, src_sents, ref_sents, live)
+            ref_counters = {"ref_" + k: v for k, v in counters.items()}
+            ref_counters["ref_sentences"] = sum(len(ref_sents[k]) for k in live)
+            for k in live:
+                joiner = ref_joiners[k] = joiner_for(tgt_lang, ref_text[k])
+                ref_rebuilt[k] = rebuild(ref_sents[k], ref_al[k].path, ref_al[k].m, joiner)
+                ref_records.append(self._record(docs[k].doc_id, "ref", src_sents[k], ref_sents[k],
+                                                ref_al[k], ref_rebuilt[k], joiner))
+            ref_counters["ref_placeholders"] = sum(x == "" for k in live for x in ref_rebuilt[k])
+
+        # the MT side, per system
+        per_system: list[dict[str, Any]] = []
+        for name, hyp in testset.systems.items():
+            mt_text = [text(hyp, k) for k in range(len(docs))]
+            mt_sents = [split_document(seg, t, tgt_lang) for t in mt_text]
+            al, counters = self._align_side(aligner, kind, src_sents, mt_sents, live)
+            rebuilt: dict[int, list[str]] = {}
+            records = []
+            joiners: dict[int, str] = {}
+            for k in live:
+                joiners[k] = joiner_for(tgt_lang, mt_text[k])
+                rebuilt[k] = rebuild(mt_sents[k], al[k].path, al[k].m, joiners[k])
+                records.append(self._record(docs[k].doc_id, "mt", src_sents[k], mt_sents[k], al[k],
+                                            rebuilt[k], joiners[k]))
+            counters = {
+                "source_sentences": sum(len(src_sents[k]) for k in live),
+                "mt_sentences": sum(len(mt_sents[k]) for k in live),
+                "placeholders": sum(x == "" for k in live for x in rebuilt[k]),
+                "merged_sources": sum(len(js) > 1 for k in live
+                                      for js in matched_targets(al[k].path, len(src_sents[k]))),
+                **counters,
+            }
+            per_system.append({"name": name, "rebuilt": rebuilt, "joiners": joiners,
+                               "counters": counters, "records": records})
+
+        # stage 2: the chunks (the same windows for every system)
+        policy = "keep" if self.p["short"] == "whole" else "drop"
+        chunks: list[tuple[int, int, int, int, bool]] = []  # (doc index, k, start, end, partial)
+        short_docs: dict[int, int] = {}
+        for d in live:
+            m = len(src_sents[d])
+            for k in ks:
+                if m < k:
+                    short_docs[k] = short_docs.get(k, 0) + 1
+                for win in slide_windows(m, k, 1, policy):
+                    chunks.append((d, k, win.start, win.end, win.partial))
+        if not chunks:
+            longest = max(len(src_sents[d]) for d in live)
+            raise InputError(
+                f"asd: no chunk to score: every document has fewer sentences than the smallest chunk "
+                f"size {ks[0]} (the longest has {longest}); add 1 to chunks=, or use short=whole"
+            )
+        units: list[Unit] = []
+        for sysd in per_system:
+            for d, _k, a, b, _p in chunks:
+                units.append(Unit(
+                    mt=_join(sysd["rebuilt"][d][a:b], sysd["joiners"][d]),
+                    src=_join(src_sents[d][a:b], src_join[d]),
+                    ref=_join(ref_rebuilt[d][a:b], ref_joiners[d]) if use_ref else None,
+                ))
+        out = self.score_units(units)
+
+        n_k = {k: sum(1 for c in chunks if c[1] == k) for k in ks}
+        ks_used = [k for k in ks if n_k[k]]
+        signature = self.signature()
+        params = self.param_values()
+        params["aligner_fingerprint"] = aligner.fingerprint()
+        total_sents = sum(len(src_sents[d]) for d in live)
+        covered = {(c[0], i) for c in chunks for i in range(c[2], c[3])}
+        results = []
+        for s, sysd in enumerate(per_system):
+            base = s * len(chunks)
+            unit_scores: list[UnitScore] = []
+            for c, (d, k, a, b, partial) in enumerate(chunks):
+                unit_scores.append(UnitScore(
+                    docs[d].doc_id, a, b, float(out.scores[base + c]), 1.0 / (n_k[k] * len(ks_used)),
+                    bool(out.truncated[base + c]), partial,
+                ))
+            by_k: dict[int, list[float]] = {k: [] for k in ks_used}
+            by_doc: dict[int, dict[int, list[float]]] = {}
+            for u, (d, k, _a, _b, _p) in zip(unit_scores, chunks):
+                by_k[k].append(u.score)
+                by_doc.setdefault(d, {}).setdefault(k, []).append(u.score)
+            per_k = {k: _mean(v) for k, v in by_k.items()}
+            score = _mean(list(per_k.values()))
+            doc_scores = []
+            for d in range(len(docs)):
+                mine = by_doc.get(d, {})
+                doc_scores.append(DocScore(
+                    docs[d].doc_id, _mean([_mean(v) for v in mine.values()]) if mine else None,
+                    sum(len(v) for v in mine.values()),
+                ))
+            counters = dict(sysd["counters"])
+            counters.update(ref_counters)
+            counters["documents_without_source_sentences"] = len(docs) - len(live)
+            for k in ks:
+                if short_docs.get(k):
+                    counters[f"documents_shorter_than_k{k}"] = short_docs[k]
+            counters.update({k: int(v) for k, v in out.counters.items()})
+            coverage = Coverage(
+                segments_total=total_sents, segments_scored=len(covered), units=len(chunks),
+                units_truncated=sum(u.truncated for u in unit_scores),
+                documents_total=len(docs), documents_scored=sum(ds.units > 0 for ds in doc_scores),
+                counters=counters,
+            )
+            extras = {
+                "per_k": {str(k): v for k, v in per_k.items()},
+                "alignment": sysd["records"] + ref_records,
+            }
+            results.append(Result(sysd["name"], self.name, score, signature, params, unit_scores,
+                                  doc_scores, coverage, extras))
+        return results
+
+    @staticmethod
+    def _record(doc_id: str, side: str, sources: list[str], targets: list[str], al: Alignment,
+                rebuilt: list[str], joiner: str) -> dict[str, Any]:
+        """One document's alignment, for a person to inspect (``--dump-alignment``)."""
+        rows = []
+        for i, js in enumerate(matched_targets(al.path, al.m)):
+            rows.append({
+                "src_index": i,
+                "source": sources[i],
+                "targets": js,
+                "target_texts": [targets[j] for j in js],
+                "similarities": [round(al.path_scores[j], 6) for j in js],
+                "rebuilt": rebuilt[i],
+            })
+        return {
+            "doc_id": doc_id, "side": side, "source_sentences": al.m, "target_sentences": al.n,
+            "joiner": joiner, "total_similarity": round(al.total, 6), "pairs_scored": al.cells,
+            "passes": al.passes, "band": al.band, "band_edge": al.band_edge,
+            "placeholders": sum(1 for r in rows if not r["targets"]),
+            "alignment": rows,
+        }
+
+
+def _mean(values: Sequence[float]) -> float:
+    return sum(values) / len(values) if values else float("nan")

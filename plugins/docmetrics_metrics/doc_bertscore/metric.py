@@ -1,0 +1,125 @@
+"""Doc-BERTScore, as Vernikos, Thompson, Mathur and Federico (2022) define it (§3.1, §4).
+
+For every sentence, the previous k sentences of the same document's REFERENCE are prepended to both
+the hypothesis sentence and the reference sentence (joined with the encoder's separator token); the
+encoder embeds the whole sequence, and only the current sentence's tokens are scored with BERTScore's
+greedy matching.  The system score is the mean over sentences.  With k=0 it is sentence-level
+BERTScore, so ``doc-bertscore:k=0`` is the sentence-level baseline.
+"""
+
+from __future__ import annotations
+
+from typing import Any, ClassVar
+
+from docmetrics.algorithms.context import previous_sentences
+from docmetrics.plugin.backbone import CURRENT_SENTENCE, REFERENCE, Unit
+from docmetrics.plugin.metric import Metric
+from docmetrics.values.errors import CapabilityError
+from docmetrics.values.params import Param
+from docmetrics.values.result import Coverage, DocScore, Result, UnitScore
+from docmetrics.values.testset import TestSet
+
+HYP_CONTEXTS = ("ref", "mt")
+
+
+class DocBertScoreMetric(Metric):
+    name: ClassVar[str] = "doc-bertscore"
+    description: ClassVar[str] = (
+        "Doc-BERTScore: BERTScore of each sentence with the previous k reference sentences as context"
+    )
+    citation: ClassVar[str] = (
+        "Giorgos Vernikos, Brian Thompson, Prashant Mathur and Marcello Federico. 2022. Embarrassingly "
+        "Easy Document-Level MT Metrics: How to Convert Any Pretrained Metric Into a Document-Level "
+        "Metric. WMT 2022. BERTScore: Tianyi Zhang, Varsha Kishore, Felix Wu, Kilian Q. Weinberger and "
+        "Yoav Artzi. 2020. BERTScore: Evaluating Text Generation with BERT. ICLR 2020."
+    )
+    details: ClassVar[str] = """\
+Context (paper, section 3.1 and 4): for sentence i of a document, the previous k sentences of the SAME
+document's reference (fewer at the start of a document: the first sentence gets none, the second one;
+the paper's "valid context") are prepended to BOTH the hypothesis sentence and the reference sentence,
+joined with the encoder's separator token:  [CLS] r(i-2) [SEP] r(i-1) [SEP] sentence_i [SEP]  for BERT,
+<s> r(i-2) </s> r(i-1) </s> sentence_i </s>  for RoBERTa / XLM-R.  The encoder embeds the whole sequence
+(at the backbone's layer); only the current sentence's tokens are scored.  The system score is the mean
+of the sentence scores (F1 by default; score=precision|recall on the backbone); a document's score is
+the mean over its sentences.
+
+Modes (mode=, a parameter of the bertscore backbone):
+  published  what the paper's released code does (default): context tokens weigh 0 but stay in the
+             similarity matrix, so a current hypothesis token may be matched (greedily, by cosine) to
+             a context token of the reference side, and vice versa.
+  strict     context token embeddings (and their separators) are removed before matching: current
+             tokens are matched only against the other side's current sentence (plus the sequence's
+             special tokens, as in sentence-level BERTScore).
+idf=yes (backbone): idf statistics come from the test set's reference sentences (one per segment, as
+bert-score computes them from its refs), and the current tokens keep their idf weights in both modes.
+The published code turned the weights into 0/1 in document mode (a token counted iff its idf is
+non-zero), i.e. it ignored idf; docmetrics does not.
+
+Edge cases: k=0 is sentence-level BERTScore (bert_score.score, to 1e-6); so is the first sentence of
+every document.  Context comes from the reference even for the hypothesis (the paper's choice; the
+section 6.1 / Table 3 ablation is hyp-context=mt: the hypothesis gets its own previous sentences, the
+reference keeps reference context).  When context + sentence exceed the encoder's maximum length the
+oldest context sentences are dropped first (reported as "context sentences dropped"); a sentence that
+alone is too long is cut as bert-score cuts it and counted as truncated.  An empty sentence (MT or
+reference) scores 0, as in bert-score, and is counted ("empty sentences")."""
+    params: ClassVar[tuple[Param, ...]] = (
+        Param("k", int, 2, "previous reference sentences used as context (0: sentence-level BERTScore)",
+              minimum=0),
+        Param("hyp-context", str, "ref", "whose previous sentences the hypothesis gets: ref (the "
+              "paper) or mt (its Table 3 ablation)", choices=HYP_CONTEXTS, short="hc"),
+    )
+    default_backbone: ClassVar[str | None] = "bertscore"
+    default_model: ClassVar[str | None] = None
+    needs: ClassVar[tuple[frozenset[str], ...]] = (frozenset({REFERENCE, CURRENT_SENTENCE}),)
+
+    def compute(self, testset: TestSet) -> list[Result]:
+        self.check_backbone()
+        self.require(testset, reference=True, why="Doc-BERTScore compares the MT with the reference")
+        assert self.backbone is not None and testset.references is not None
+        configured = getattr(self.backbone, "configured", None)
+        if configured is None:
+            raise CapabilityError(
+                f"{self.name} needs a backbone with BERTScore's greedy token matching and its context "
+                f"modes (such as 'bertscore'); backbone '{self.backbone.name}' has none"
+            )
+        k = self.p["k"]
+        refs = testset.references
+        ref_ctx = previous_sentences(refs, testset.documents, k)
+        doc_of = [""] * testset.n_segments
+        for doc in testset.documents:
+            for i in range(doc.start, doc.end):
+                doc_of[i] = doc.doc_id
+        params = self.param_values()
+        results = []
+        with configured(idf_references=refs):
+            for system, hyp in testset.systems.items():
+                hyp_ctx = (ref_ctx if self.p["hyp-context"] == "ref"
+                           else previous_sentences(hyp, testset.documents, k))
+                units = [
+                    Unit(mt=hyp[i], ref=refs[i], mt_context=hyp_ctx[i], ref_context=ref_ctx[i])
+                    for i in range(testset.n_segments)
+                ]
+                out = self.score_units(units)
+                unit_scores = [
+                    UnitScore(doc_of[i], i, i + 1, float(out.scores[i]), 1.0, bool(out.truncated[i]))
+                    for i in range(testset.n_segments)
+                ]
+                docs = []
+                for doc in testset.documents:
+                    mine = unit_scores[doc.start:doc.end]
+                    docs.append(DocScore(doc.doc_id, _mean(u.score for u in mine), len(mine)))
+                coverage = Coverage(
+                    segments_total=testset.n_segments, segments_scored=testset.n_segments,
+                    units=len(units), units_truncated=sum(u.truncated for u in unit_scores),
+                    documents_total=len(testset.documents), documents_scored=len(testset.documents),
+                    counters=dict(out.counters),
+                )
+                results.append([system, _mean(u.score for u in unit_scores), unit_scores, docs, coverage])
+        signature = self.signature()
+        return [Result(system, self.name, score, signature, params, units, docs, coverage)
+                for system, score, units, docs, coverage in results]
+
+
+def _mean(values: Any) -> float:
+    values = list(values)
+    return sum(values) / len(values) if values else float("nan")

@@ -1,0 +1,1 @@
+"""First-party tool plugins: subcommands of ``docmetrics`` (entry-point group ``docmetrics.tools``)."""
