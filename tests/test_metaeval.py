@@ -9,17 +9,9 @@ import pytest
 import scipy.stats
 from plugin_fixtures import toy_dist  # noqa: F401
 
+from docmetrics.algorithms.correlation import kendall, kendall_fast, pairwise_accuracy, pearson, ranks, spearman
 from docmetrics.cli.main import main
-from docmetrics.evaluation.metaeval import (
-    kendall,
-    kendall_fast,
-    load_human,
-    match_systems,
-    pairwise_accuracy,
-    pearson,
-    ranks,
-    spearman,
-)
+from docmetrics.evaluation.metaeval import load_human, match_systems
 from docmetrics.values.errors import InputError
 
 

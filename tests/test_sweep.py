@@ -8,8 +8,8 @@ import numpy as np
 import pytest
 from plugin_fixtures import toy_dist  # noqa: F401
 
+from docmetrics.algorithms.correlation import pairwise_accuracy
 from docmetrics.cli.main import main
-from docmetrics.evaluation.metaeval import pairwise_accuracy
 from docmetrics.evaluation.sweep import expand_grid, heatmap_matrix, parse_grid, point_spec
 from docmetrics.values.errors import SpecError
 

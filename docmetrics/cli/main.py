@@ -97,8 +97,9 @@ def build_parser() -> argparse.ArgumentParser:
     g.add_argument("-q", "--quiet", action="store_true", help="no progress bars and no coverage notes")
     g.add_argument("--debug", action="store_true", help="show tracebacks and library warnings")
     g.add_argument("-V", "--version", action="version", version=f"docmetrics {__version__}")
-    from ..evaluation import metaeval, significance  # light modules (no numpy/torch at import)
+    from ..evaluation import significance  # light modules (no numpy/torch at import)
     from ..runtime import cache
+    from . import metaeval
 
     significance.add_arguments(p)
     metaeval.add_arguments(p)
@@ -204,8 +205,9 @@ def run(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
         return 2
     if args.batch_size is not None and args.batch_size < 1:
         raise UserError(f"--batch-size must be >= 1, not {args.batch_size}")
-    from ..evaluation import metaeval, significance
+    from ..evaluation import significance
     from ..runtime import cache
+    from . import metaeval
     significance.check_args(args)
     metaeval.check_args(args)
     if significance.requested(args) and args.human:

@@ -147,8 +147,8 @@ class Point:
 
 
 def build_parser() -> argparse.ArgumentParser:
+    from ..cli import metaeval as metaeval_cli
     from ..cli.main import add_input_arguments, add_model_arguments
-    from . import metaeval
 
     p = argparse.ArgumentParser(
         prog="docmetrics sweep",
@@ -186,7 +186,7 @@ def build_parser() -> argparse.ArgumentParser:
         help="units scored and committed to the cache at a time (default: 256); an interrupted "
         "run loses at most one chunk",
     )
-    metaeval.add_arguments(p)
+    metaeval_cli.add_arguments(p)
     g = p.add_argument_group("output")
     g.add_argument(
         "--stat",
@@ -245,9 +245,10 @@ def load_testset(args: argparse.Namespace) -> Any:
 
 def run(args: argparse.Namespace, out: TextIO) -> int:
     from .. import api
+    from ..cli import metaeval as metaeval_cli
     from ..runtime import cache
     from . import metaeval
-    metaeval.check_args(args)
+    metaeval_cli.check_args(args)
     if args.plot and not args.human:
         raise UserError("--plot draws a meta-evaluation statistic: give --human FILE")
     if args.stat == "seg-kendall" and not args.seg_level:
