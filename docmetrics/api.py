@@ -15,12 +15,13 @@ from typing import Any
 from .plugin import presets, registry
 from .plugin.backbone import COMMON_PARAMS, Backbone
 from .plugin.metric import Metric
+from .runtime import pool
+from .runtime.pool import get_backbone
+from .runtime.scoring import ACTIVE, CachingScorer
 from .values.errors import SpecError
 from .values.params import Param, find_param
 from .values.signature import ParsedSignature, looks_like_signature, parse_signature
 from .values.spec import parse_spec
-
-_BACKBONES: dict[tuple[Any, ...], Backbone] = {}
 
 
 def resolve(text: str) -> tuple[str, dict[str, str], ParsedSignature | None]:
@@ -66,19 +67,23 @@ def load(
     precision: str | None = None,
     quiet: bool = True,
     defaults: dict[str, Any] | None = None,
+    cache: Any = ACTIVE,
 ) -> Metric:
     """A metric, ready to score, from ``"NAME:key=value,..."``, a preset name or a signature.
 
     ``precision`` is the default when the spec does not set ``precision=`` (fp32 if neither does).
     ``defaults`` gives values for parameters the spec does not set, applied only where the metric or
     its backbone has such a parameter (the CLI passes ``-l en-de`` as ``{"lang": "en-de"}``).
+    ``cache``: a :class:`~docmetrics.runtime.cache.ScoreCache` to answer from and fill, ``None`` for
+    none; by default the active one (``--cache``, ``docmetrics.runtime.cache.using``, or
+    ``$DOCMETRICS_SCORE_CACHE``) at the time of scoring.
     """
     name, raw, parsed = resolve(text)
     metric_cls = registry.load("metric", name)
     if parsed is not None:
         raw = _params_from_signature(parsed, metric_cls)
     metric = build(metric_cls, raw, device=device, batch_size=batch_size, precision=precision, quiet=quiet,
-                   defaults=defaults)
+                   defaults=defaults, cache=cache)
     metric.requested_signature = parsed
     return metric
 
@@ -92,8 +97,25 @@ def build(
     precision: str | None = None,
     quiet: bool = True,
     defaults: dict[str, Any] | None = None,
+    cache: Any = ACTIVE,
 ) -> Metric:
     """A metric from its class and raw parameters (metric and backbone parameters mixed)."""
+    metric = _build(metric_cls, raw, device=device, batch_size=batch_size, precision=precision, quiet=quiet,
+                    defaults=defaults)
+    metric.scorer = CachingScorer(cache)
+    return metric
+
+
+def _build(
+    metric_cls: type[Metric],
+    raw: dict[str, Any],
+    *,
+    device: str,
+    batch_size: int | None,
+    precision: str | None,
+    quiet: bool,
+    defaults: dict[str, Any] | None,
+) -> Metric:
     raw = dict(raw)
     defaults = {k: v for k, v in (defaults or {}).items() if v is not None}
     metric_raw: dict[str, Any] = {}
@@ -144,29 +166,6 @@ def build(
     return metric
 
 
-def get_backbone(
-    backbone_cls: type[Backbone],
-    model: str | None,
-    *,
-    precision: str = "fp32",
-    device: str = "auto",
-    batch_size: int | None = None,
-    quiet: bool = True,
-    **options: Any,
-) -> Backbone:
-    """A backbone instance, shared with every other metric in this process that uses the same
-    model, precision, device and options."""
-    key = (backbone_cls, model or backbone_cls.default_model, precision, device, tuple(sorted(options.items())))
-    bb = _BACKBONES.get(key)
-    if bb is None:
-        bb = backbone_cls(model, precision=precision, device=device, batch_size=batch_size, quiet=quiet, **options)
-        _BACKBONES[key] = bb
-    else:
-        bb.batch_size = batch_size
-        bb.quiet = quiet
-    return bb
-
-
 def clear_cache() -> None:
-    """Drop every cached backbone (frees their models)."""
-    _BACKBONES.clear()
+    """Drop every pooled backbone (frees their models)."""
+    pool.clear()

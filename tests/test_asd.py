@@ -104,7 +104,9 @@ def test_identity_equals_mean_of_slide_k1_by_hand(kiwi_metric, tiny_kiwi_dir):
         mine = {k: [s for (dd, kk, a, b), s in zip(windows, scores) if dd == d.doc_id and kk == k]
                 for k in (1, 2, 3, 4)}
         assert d.score == pytest.approx(sum(sum(v) / len(v) for v in mine.values()) / 4, abs=1e-5)
-    assert sum(u.weight for u in res.units) == pytest.approx(1.0)
+    # the declared aggregation: the mean over k (groups) of the mean over k-chunks (weights 1)
+    assert res.aggregation == "mean-of-group-means"
+    assert {u.group for u in res.units} == {"k1", "k2", "k3", "k4"} and {u.weight for u in res.units} == {1.0}
 
     # and SLIDE(k, 1) of docmetrics' own slide metric on the sentence-per-line form agrees
     lines = SENTS[:7] + SENTS[7:]

@@ -10,7 +10,7 @@ import sys
 import pytest
 
 import docmetrics
-from docmetrics.plugin.backbone import CURRENT_SENTENCE, REFERENCE, Unit
+from docmetrics.plugin.backbone import CURRENT_SENTENCE, REFERENCE, TOKEN_MATCHING, Unit
 from docmetrics.runtime.fingerprint import fingerprint
 from docmetrics.values.errors import CapabilityError, ModelError, SpecError, UserError
 
@@ -115,7 +115,7 @@ def test_minilm_short_name_works_offline(minilm_dir):
     assert bb.layer == 6
     assert bb.model_dir() == minilm_dir
     assert bb.fingerprint() == fingerprint(minilm_dir)
-    assert bb.capabilities == frozenset({REFERENCE, CURRENT_SENTENCE})
+    assert bb.capabilities == frozenset({REFERENCE, CURRENT_SENTENCE, TOKEN_MATCHING})
     out = bb.score([Unit(mt="It is freezing today.", ref="It is very cold today.")])
     expected = bert_score.score(["It is freezing today."], ["It is very cold today."],
                                 model_type=str(minilm_dir), num_layers=6)[2]

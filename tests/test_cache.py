@@ -56,7 +56,9 @@ def test_hits_give_the_same_output_without_calling_the_backbone(tmp_path):
         assert c.stats.to_dict() == {"looked_up": 12, "hits": 0, "scored": 12, "stored": 12, "unstored": 0}
         again = c.score(bb, UNITS[3:] + UNITS[:3])
         assert c.stats.hits == 12 and len(bb.calls) == 1
-    assert first == bb.score(UNITS)  # what the backbone itself gives
+    direct = bb.score(UNITS)  # what the backbone itself gives
+    assert (first.scores, first.truncated, first.counters) == (direct.scores, direct.truncated, direct.counters)
+    assert first.unit_counters == [{}] * len(UNITS)  # no counters: each unit's share is known (none)
     assert again.scores == first.scores[3:] + first.scores[:3]
     assert again.truncated == first.truncated[3:] + first.truncated[:3]
 

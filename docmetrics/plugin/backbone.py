@@ -16,7 +16,7 @@ shows a complete example.
 from __future__ import annotations
 
 import abc
-from typing import Any, ClassVar, Sequence
+from typing import Any, ClassVar, ContextManager, Protocol, Sequence, runtime_checkable
 
 from ..values.errors import SpecError, UserError
 from ..values.params import Param
@@ -25,7 +25,8 @@ from ..values.units import BackboneOutput, Unit
 
 __all__ = [
     "Backbone", "BackboneOutput", "Unit", "SigField", "COMMON_PARAMS", "CAPABILITY_HELP",
-    "QE", "REFERENCE", "CURRENT_SENTENCE", "SIMILARITY", "FORCE_DECODE", "PRECISIONS", "DEVICES",
+    "QE", "REFERENCE", "CURRENT_SENTENCE", "SIMILARITY", "FORCE_DECODE", "TOKEN_MATCHING", "PRECISIONS",
+    "DEVICES", "JoinsContext", "GivesSimilarity", "TakesIdfCorpus",
 ]
 
 #: Scores a unit from source and MT alone (quality estimation).
@@ -39,6 +40,8 @@ CURRENT_SENTENCE = "current-sentence"
 SIMILARITY = "similarity"
 #: Gives teacher-forced log-probabilities of an output given an input.
 FORCE_DECODE = "force-decode"
+#: Matches the MT's tokens with the reference's by embedding similarity (BERTScore).
+TOKEN_MATCHING = "token-matching"
 
 CAPABILITY_HELP = {
     QE: "score source + MT without a reference (quality estimation)",
@@ -46,10 +49,35 @@ CAPABILITY_HELP = {
     CURRENT_SENTENCE: "encode prepended context but score only the current sentence",
     SIMILARITY: "give a similarity between two sentences",
     FORCE_DECODE: "force-decode log-probabilities of an output given an input",
+    TOKEN_MATCHING: "match MT tokens with reference tokens by embedding similarity (BERTScore)",
 }
 
 PRECISIONS = ("fp32", "fp16", "bf16")
 DEVICES = ("auto", "cpu", "cuda")
+
+
+# -- optional protocols: what a backbone offers beyond score(); metrics test for them with isinstance --
+@runtime_checkable
+class JoinsContext(Protocol):
+    """A backbone with :data:`CURRENT_SENTENCE` that can say how it joins context sentences (the
+    separator goes into Doc-COMET's signature)."""
+
+    def context_separator(self) -> str: ...
+
+
+@runtime_checkable
+class GivesSimilarity(Protocol):
+    """A backbone with :data:`SIMILARITY`: a similarity for each (source-side, target-side) pair."""
+
+    def similarity(self, pairs: Sequence[tuple[str, str]]) -> BackboneOutput: ...
+
+
+@runtime_checkable
+class TakesIdfCorpus(Protocol):
+    """A backbone whose scores use corpus statistics (BERTScore's idf): inside the ``with`` block the
+    statistics come from ``references`` (one string per reference segment)."""
+
+    def idf_from(self, references: Sequence[str]) -> ContextManager[Any]: ...
 
 
 #: Parameters every backbone takes; they are given in the metric spec.

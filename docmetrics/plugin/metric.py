@@ -1,22 +1,57 @@
-"""The base class of metric plugins."""
+"""The metric template: a metric declares its units and their aggregation; this class does the rest.
+
+A metric plugin subclasses :class:`Metric`, declares its parameters, and implements one method,
+:meth:`Metric.units`: for every system of a test set, the units to score (a backbone input and where
+it sits: document, segment span, weight, aggregation group).  :meth:`Metric.compute` then
+
+1. checks the backbone and the inputs (:meth:`Metric.check_inputs`),
+2. asks for the units of EVERY system (:meth:`Metric.units`),
+3. scores them in ONE pass, each distinct unit once, through the scorer it was given
+   (:class:`Scorer`: the runtime's, with its score cache and engine, or the plain one here),
+4. assembles per-unit, per-document and system scores with the declared :attr:`Metric.aggregation`,
+   coverage and counters, and builds one :class:`~docmetrics.values.result.Result` per system.
+
+So the same hypothesis gets the same score whatever else is in the run, and a significance test
+recomputes exactly the reported number (it reads ``Result.aggregation``).  The README's "Writing a
+metric" shows a complete metric in about 30 lines.
+"""
 
 from __future__ import annotations
 
 import abc
-from typing import Any, ClassVar, Mapping, Sequence
+import contextlib
+from typing import Any, Callable, ClassVar, ContextManager, Mapping, Protocol, Sequence
 
-from ..values.errors import CapabilityError, InputError, SpecError
+from ..algorithms.aggregation import Aggregation, WeightedMean, group_sums
+from ..values.errors import CapabilityError, InputError, PluginError, SpecError
 from ..values.params import Param
-from ..values.result import Result
-from ..values.signature import ParsedSignature, Signature
+from ..values.result import Coverage, DocScore, Result, UnitScore
+from ..values.signature import ParsedSignature, SigField, Signature
 from ..values.testset import TestSet
-from .backbone import CAPABILITY_HELP, Backbone, BackboneOutput, SigField, Unit
+from ..values.units import BackboneOutput, ScoringUnit, Unit, UnitPlan
+from ..values.versions import __version__
+from .backbone import CAPABILITY_HELP, Backbone
+
+__all__ = ["Metric", "Scorer", "DirectScorer"]
+
+
+class Scorer(Protocol):
+    """Scores distinct units with a backbone (the runtime adds a score cache and engines)."""
+
+    def score(self, backbone: Backbone, units: Sequence[Unit]) -> BackboneOutput: ...
+
+
+class DirectScorer:
+    """The plain scorer: the backbone itself, no cache."""
+
+    def score(self, backbone: Backbone, units: Sequence[Unit]) -> BackboneOutput:
+        return backbone.score(list(units)) if units else BackboneOutput([], [], {}, [])
 
 
 class Metric(abc.ABC):
-    """A document-level metric: an algorithm that builds scoring units and aggregates their scores.
+    """A document-level metric: an algorithm that declares scoring units and how they aggregate.
 
-    Subclasses set the class attributes and implement :meth:`compute`.  Parameters are declared as
+    Subclasses set the class attributes and implement :meth:`units`.  Parameters are declared as
     :class:`~docmetrics.values.params.Param` and arrive validated in ``self.p`` (a dict).
     """
 
@@ -36,6 +71,8 @@ class Metric(abc.ABC):
     default_model: ClassVar[str | None] = None
     #: Alternatives of capability sets; the backbone must have all of one of them.
     needs: ClassVar[tuple[frozenset[str], ...]] = ()
+    #: How unit scores make document and system scores (and every resample of a significance test).
+    aggregation: ClassVar[Aggregation] = WeightedMean()
 
     def __init__(self, backbone: Backbone | None = None, **params: Any) -> None:
         self.backbone = backbone
@@ -51,16 +88,119 @@ class Metric(abc.ABC):
         self.validate()
         #: A signature the user asked for (``-m "<signature>"``), to compare with after scoring.
         self.requested_signature: ParsedSignature | None = None
+        #: Where units are scored; the runtime gives one with the score cache and the engine.
+        self.scorer: Scorer = DirectScorer()
 
-    # -- hooks ------------------------------------------------------------------------------------
+    # -- hooks --------------------------------------------------------------------------------------
     def validate(self) -> None:
         """Cross-parameter checks (raise SpecError naming the parameters)."""
 
+    def check_inputs(self, testset: TestSet) -> None:
+        """Raise before any scoring if the backbone or the test set cannot serve this metric.
+        Default: the backbone has one alternative of :attr:`needs`."""
+        self.check_backbone()
+
     @abc.abstractmethod
+    def units(self, testset: TestSet) -> UnitPlan:
+        """Every system's units (see :class:`~docmetrics.values.units.UnitPlan`).  Pure for most
+        metrics; a metric that needs a model to build its units (ASD's alignment) scores through
+        :meth:`score_with`, which dedups and caches like the main pass."""
+
+    def scoring_scope(self, testset: TestSet) -> ContextManager[Any]:
+        """A context the units are built and scored in (e.g. idf statistics from the test set's
+        references).  Default: none."""
+        return contextlib.nullcontext()
+
+    # -- the template -------------------------------------------------------------------------------
     def compute(self, testset: TestSet) -> list[Result]:
         """Score every system of the test set; one Result per system, in the test set's order."""
+        self.check_inputs(testset)
+        with self.scoring_scope(testset):
+            plan = self.units(testset)
+            flat = [u.input for units in plan.systems.values() for u in units]
+            out = self.score_with(self.backbone, flat)
+        return self.assemble(plan, out)
 
-    # -- provided ---------------------------------------------------------------------------------
+    def score_with(self, backbone: Backbone | None, units: Sequence[Unit]) -> BackboneOutput:
+        """Score ``units`` with ``backbone`` in one pass, each distinct unit once (units repeat across
+        systems that agree and across overlapping windows); results in the order of ``units``, with
+        per-unit counters where the backbone gives them."""
+        if backbone is None:
+            raise SpecError(f"{self.name} has no backbone to score with")
+        index: dict[Unit, int] = {}
+        where = [index.setdefault(u, len(index)) for u in units]
+        distinct = list(index)
+        out = self.scorer.score(backbone, distinct) if distinct else BackboneOutput([], [], {}, [])
+        try:
+            out.check(len(distinct), f"backbone '{backbone.name}'")
+        except ValueError as exc:
+            raise PluginError(f"{exc} ({type(backbone).__module__}); the backbone is broken") from None
+        per_unit = out.unit_counters
+        return BackboneOutput(
+            [out.scores[k] for k in where], [out.truncated[k] for k in where], dict(out.counters),
+            [per_unit[k] for k in where] if per_unit is not None else None,
+        )
+
+    def assemble(self, plan: UnitPlan, out: BackboneOutput) -> list[Result]:
+        """Results from a plan and the scores of its units (in the plan's order)."""
+        signature = self.signature()
+        params = self.param_values()
+        agg = self.aggregation
+        groups = list(dict.fromkeys(u.group for units in plan.systems.values() for u in units))
+        results = []
+        pos = 0
+        for system, units in plan.systems.items():
+            span = slice(pos, pos + len(units))
+            pos += len(units)
+            unit_scores = [
+                UnitScore(plan.documents[u.doc], u.start, u.end, float(s), float(u.weight), bool(t),
+                          u.partial, u.group)
+                for u, s, t in zip(units, out.scores[span], out.truncated[span])
+            ]
+            score = self._aggregate(unit_scores, groups)
+            by_doc: dict[int, list[UnitScore]] = {}
+            for u, us in zip(units, unit_scores):
+                by_doc.setdefault(u.doc, []).append(us)
+            docs = [DocScore(doc_id, self._aggregate(by_doc[d], groups) if d in by_doc else None,
+                             len(by_doc.get(d, ())))
+                    for d, doc_id in enumerate(plan.documents)]
+            counters = dict(plan.counters.get(system, {}))
+            counters.update(plan.shared_counters)
+            counters.update(self._system_counters(out, span, len(plan.systems)))
+            covered = {(u.doc, i) for u in units for i in range(u.start, u.end)}
+            coverage = Coverage(
+                segments_total=plan.segments_total, segments_scored=len(covered), units=len(units),
+                units_truncated=sum(u.truncated for u in unit_scores),
+                documents_total=len(plan.documents), documents_scored=len(by_doc),
+                counters=counters,
+            )
+            results.append(Result(system, self.name, score, signature, params, unit_scores, docs,
+                                  coverage, dict(plan.extras.get(system, {})), agg.name))
+        return results
+
+    def _aggregate(self, units: Sequence[UnitScore], groups: Sequence[str]) -> float:
+        num, den = group_sums([u.score for u in units], [u.weight for u in units],
+                              [u.group for u in units], groups)
+        return self.aggregation.score(num, den)
+
+    @staticmethod
+    def _system_counters(out: BackboneOutput, span: slice, n_systems: int) -> dict[str, int]:
+        """A system's share of the backbone's counters: the sum over its units where the backbone
+        gives per-unit counters (in the order of the backbone's totals); otherwise the totals when
+        they are all zero or there is one system, else the totals under ``run_*`` names (they
+        count the distinct units of the whole run and cannot be split)."""
+        if out.unit_counters is None:
+            if n_systems == 1 or not any(out.counters.values()):
+                return {k: int(v) for k, v in out.counters.items()}
+            return {f"run_{k}": int(v) for k, v in out.counters.items()}
+        sums: dict[str, int] = {}
+        for c in out.unit_counters[span]:
+            for k, v in c.items():
+                sums[k] = sums.get(k, 0) + int(v)
+        order = {k: i for i, k in enumerate(out.counters)}
+        return {k: sums[k] for k in sorted(sums, key=lambda k: (order.get(k, len(order)), k))}
+
+    # -- provided -----------------------------------------------------------------------------------
     @classmethod
     def needs_text(cls) -> str:
         if not cls.needs:
@@ -96,7 +236,6 @@ class Metric(abc.ABC):
         ]
 
     def signature(self) -> Signature:
-        from ..values.versions import __version__
         fields = self.metric_fields()
         if self.backbone is not None:
             fields += self.backbone.signature_fields()
@@ -134,34 +273,19 @@ class Metric(abc.ABC):
         return {r.system: r for r in results}
 
     # -- helpers for subclasses ---------------------------------------------------------------------
-    def score_units(self, units: Sequence[Unit]) -> BackboneOutput:
-        """Score units with the backbone in one pass, each distinct unit once (units repeat across
-        systems that agree, and across overlapping windows); results in the order of ``units``."""
-        if self.backbone is None:
-            raise SpecError(f"{self.name} has no backbone to score with")
-        index: dict[Unit, int] = {}
-        unique: list[Unit] = []
-        where = []
-        for u in units:
-            k = index.get(u)
-            if k is None:
-                k = index[u] = len(unique)
-                unique.append(u)
-            where.append(k)
-        # the persistent score cache (docmetrics.runtime.cache), when enabled, answers what it already knows
-        from ..runtime.cache import active_cache
-
-        cache = active_cache() if unique else None
-        if cache is not None:
-            out = cache.score(self.backbone, unique)
-        else:
-            out = self.backbone.score(unique) if unique else BackboneOutput([], [])
-        if len(out.scores) != len(unique) or len(out.truncated) != len(unique):
-            raise RuntimeError(
-                f"backbone '{self.backbone.name}' returned {len(out.scores)} scores for {len(unique)} units"
-            )
-        return BackboneOutput([out.scores[k] for k in where], [out.truncated[k] for k in where],
-                              dict(out.counters))
+    @staticmethod
+    def per_segment(testset: TestSet, make: Callable[[str, int], Unit]) -> UnitPlan:
+        """The plan of a sentence-level metric: for every system and segment ``i``, one unit
+        ``make(system_name, i)`` covering line ``i`` of its document, weight 1."""
+        doc_of = [0] * testset.n_segments
+        for d, doc in enumerate(testset.documents):
+            for i in range(doc.start, doc.end):
+                doc_of[i] = d
+        systems = {
+            name: [ScoringUnit(make(name, i), doc_of[i], i, i + 1) for i in range(testset.n_segments)]
+            for name in testset.systems
+        }
+        return UnitPlan(systems, [d.doc_id for d in testset.documents], testset.n_segments)
 
     def require(self, testset: TestSet, *, source: bool = False, reference: bool = False, why: str = "") -> None:
         """Raise InputError if the test set lacks what the metric needs."""

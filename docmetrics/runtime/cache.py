@@ -25,8 +25,8 @@ stored when they can be attributed to a unit (all zero, or a chunk of one unit);
 counters cannot be attributed are scored but not stored (counted as ``unstored``), so a rerun
 reports the same counters as an uncached run.
 
-The hook is :meth:`docmetrics.plugin.metric.Metric.score_units`, the one place where metrics hand units to
-a backbone.  Importing this module imports only the standard library.
+The hook is :class:`docmetrics.runtime.scoring.CachingScorer`, which the API hands to every
+metric.  Importing this module imports only the standard library.
 """
 
 from __future__ import annotations
@@ -195,8 +195,8 @@ class ScoreCache:
 
     def score(self, backbone: Backbone, units: Sequence[Unit]) -> BackboneOutput:
         """Like ``backbone.score(units)``, answering from the cache where it can (``units`` should be
-        distinct; :meth:`Metric.score_units` deduplicates them)."""
-        from ..plugin.backbone import BackboneOutput
+        distinct; the metric template deduplicates them)."""
+        from ..values.units import BackboneOutput
 
         units = list(units)
         if "units-of-the-call" in backbone.cache_state().values():
@@ -208,46 +208,38 @@ class ScoreCache:
         self.stats.hits += len(found)
         scores: list[float] = [0.0] * len(units)
         truncated: list[bool] = [False] * len(units)
+        per_unit: list[dict[str, int] | None] = [None] * len(units)
         counters: dict[str, int] = {}
         for i, k in enumerate(ukeys):
             if k in found:
-                s, t, c = found[k]
-                scores[i], truncated[i] = s, t
-                for name, v in c.items():
+                scores[i], truncated[i], per_unit[i] = found[k]
+                for name, v in found[k][2].items():
                     counters[name] = counters.get(name, 0) + v
         misses = [i for i, k in enumerate(ukeys) if k not in found]
         for start in range(0, len(misses), self.chunk_size):
             chunk = misses[start : start + self.chunk_size]
             out = backbone.score([units[i] for i in chunk])
-            if len(out.scores) != len(chunk) or len(out.truncated) != len(chunk):
-                raise RuntimeError(
-                    f"backbone '{backbone.name}' returned {len(out.scores)} scores for {len(chunk)} units"
-                )
+            out.check(len(chunk), f"backbone '{backbone.name}'")
             for name, v in out.counters.items():
                 counters[name] = counters.get(name, 0) + int(v)
-            per_unit = _attribute(out.counters, len(chunk))
+            shared = _attribute(out.counters, len(chunk)) if out.unit_counters is None else None
             rows = []
             for j, i in enumerate(chunk):
                 scores[i], truncated[i] = float(out.scores[j]), bool(out.truncated[j])
-                if per_unit is not None:
-                    rows.append(
-                        (
-                            bkey,
-                            ukeys[i],
-                            _store_float(scores[i]),
-                            int(truncated[i]),
-                            json.dumps(per_unit, sort_keys=True),
-                        )
-                    )
+                per_unit[i] = ({k: int(v) for k, v in out.unit_counters[j].items()}
+                               if out.unit_counters is not None else shared)
+                if per_unit[i] is not None:
+                    rows.append((bkey, ukeys[i], _store_float(scores[i]), int(truncated[i]),
+                                 json.dumps(per_unit[i])))
             self.stats.scored += len(chunk)
-            if per_unit is None:
-                self.stats.unstored += len(chunk)
-                continue
-            with self._lock:
-                self._db.executemany("INSERT OR REPLACE INTO scores VALUES (?, ?, ?, ?, ?)", rows)
-                self._db.commit()
+            self.stats.unstored += len(chunk) - len(rows)
+            if rows:
+                with self._lock:
+                    self._db.executemany("INSERT OR REPLACE INTO scores VALUES (?, ?, ?, ?, ?)", rows)
+                    self._db.commit()
             self.stats.stored += len(rows)
-        return BackboneOutput(scores, truncated, counters)
+        known = None if any(c is None for c in per_unit) else [dict(c or {}) for c in per_unit]
+        return BackboneOutput(scores, truncated, counters, known)
 
     def count(self, backbone: Backbone | None = None) -> int:
         """Units stored (for one backbone, or in all)."""
@@ -334,8 +326,8 @@ def using(
 
 
 def active_cache() -> ScoreCache | None:
-    """The cache :meth:`Metric.score_units` uses: the enabled one, else the one named by
-    ``$DOCMETRICS_SCORE_CACHE``, else None (no caching)."""
+    """The cache a :class:`~docmetrics.runtime.scoring.CachingScorer` uses when none is passed to
+    it: the enabled one, else the one named by ``$DOCMETRICS_SCORE_CACHE``, else None (no cache)."""
     global _FROM_ENV
     if _ACTIVE is not None:
         return _ACTIVE

@@ -13,7 +13,8 @@ class UnitScore:
     """The score of one scoring unit (a SLIDE chunk, a sentence in context, ...).
 
     ``start``/``end``: the segments (0-based, end exclusive, test-set line numbers) it covers.
-    ``weight``: its weight in the system score (1, or its sentence count for weighted SLIDE).
+    ``weight``: its weight in its group's weighted mean (1, or its sentence count for weighted SLIDE).
+    ``group``: its aggregation group (``""`` for metrics with one group; ASD: ``"k2"`` ...).
     """
 
     doc_id: str
@@ -23,11 +24,13 @@ class UnitScore:
     weight: float = 1.0
     truncated: bool = False
     partial: bool = False
+    group: str = ""
 
     def to_dict(self) -> dict[str, Any]:
         return {
             "doc_id": self.doc_id, "start": self.start, "end": self.end, "score": self.score,
             "weight": self.weight, "truncated": self.truncated, "partial": self.partial,
+            "group": self.group,
         }
 
 
@@ -94,6 +97,9 @@ class Result:
     coverage: Coverage | None = None
     #: Metric-specific data for inspection (e.g. ASD's alignments); not part of the score.
     extras: dict[str, Any] = field(default_factory=dict)
+    #: How unit scores make the document and system scores (a name of
+    #: :mod:`docmetrics.algorithms.aggregation`); significance tests resample with the same rule.
+    aggregation: str = "mean"
 
     def __float__(self) -> float:
         return float(self.score)
@@ -105,6 +111,7 @@ class Result:
             "score": self.score,
             "signature": self.signature.format(short=short),
             "params": self.params,
+            "aggregation": self.aggregation,
         }
         if self.coverage is not None:
             d["coverage"] = self.coverage.to_dict()

@@ -2,14 +2,17 @@
 
 A :class:`Unit` (source, MT and reference text, and for context metrics the sentences before the
 current one) goes in; a :class:`BackboneOutput` (one score and one truncation flag per unit, and
-per-unit counters) comes out.
+per-unit counters) comes out.  A metric declares its units as :class:`ScoringUnit` (a Unit and where
+it sits: document, segment span, weight, aggregation group) gathered per system in a
+:class:`UnitPlan`; the metric template scores the plan and assembles the results.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import Any
 
-__all__ = ["Unit", "BackboneOutput"]
+__all__ = ["Unit", "BackboneOutput", "ScoringUnit", "UnitPlan"]
 
 
 @dataclass(frozen=True)
@@ -38,5 +41,54 @@ class BackboneOutput:
     truncated: list[bool]
     #: Further counters a metric may report (e.g. ``context_sentences_dropped``).
     counters: dict[str, int] = field(default_factory=dict)
+    #: Per-unit counters (same order and length as ``scores``), so that counters can be attributed
+    #: to the systems whose units they belong to (and stored in a score cache).  ``None``: only the
+    #: totals in :attr:`counters` are known.
+    unit_counters: list[dict[str, int]] | None = None
+
+    def check(self, n: int, who: str) -> None:
+        """Raise ValueError unless this output has exactly ``n`` scores, flags and per-unit counters."""
+        sizes = [len(self.scores), len(self.truncated)]
+        if self.unit_counters is not None:
+            sizes.append(len(self.unit_counters))
+        if any(s != n for s in sizes):
+            raise ValueError(f"{who} returned {len(self.scores)} scores for {n} units")
 
 
+@dataclass(frozen=True)
+class ScoringUnit:
+    """A unit a metric declares: what the backbone scores (``input``) and where it sits.
+
+    ``doc``: index of its document in :attr:`UnitPlan.documents`; ``start``/``end``: the segments it
+    covers (0-based, end exclusive; test-set lines, or the metric's own sentence indices inside the
+    document, as the metric documents); ``weight``: its weight in its group's weighted mean;
+    ``group``: the aggregation group (e.g. ASD's chunk size), ``""`` for metrics with one group;
+    ``partial``: a window shorter than the metric's nominal size (SLIDE's partial chunks).
+    """
+
+    input: Unit
+    doc: int
+    start: int
+    end: int
+    weight: float = 1.0
+    group: str = ""
+    partial: bool = False
+
+
+@dataclass
+class UnitPlan:
+    """Every system's units, as a metric declares them (no model has scored anything yet).
+
+    ``systems`` maps each system name to its units, in the test set's system order.  ``documents``
+    names the documents the units point into (``ScoringUnit.doc``), ``segments_total`` counts what
+    coverage is measured against.  ``counters`` and ``extras`` carry what the metric itself counted
+    or wants to show per system (e.g. ASD's alignment counters and alignments).
+    """
+
+    systems: dict[str, list[ScoringUnit]]
+    documents: list[str]
+    segments_total: int
+    counters: dict[str, dict[str, int]] = field(default_factory=dict)
+    extras: dict[str, dict[str, Any]] = field(default_factory=dict)
+    #: Counters shared by every system (e.g. the reference side's alignment in ASD).
+    shared_counters: dict[str, int] = field(default_factory=dict)

@@ -48,10 +48,18 @@ import importlib.util
 import re
 import sys
 from pathlib import Path
-from typing import Any, Iterator, Sequence
+from typing import Any, ContextManager, Iterator, Sequence
 
 from docmetrics.algorithms.context import fit_context, join_with_context
-from docmetrics.plugin.backbone import CURRENT_SENTENCE, REFERENCE, Backbone, BackboneOutput, SigField, Unit
+from docmetrics.plugin.backbone import (
+    CURRENT_SENTENCE,
+    REFERENCE,
+    TOKEN_MATCHING,
+    Backbone,
+    BackboneOutput,
+    SigField,
+    Unit,
+)
 from docmetrics.runtime.fingerprint import fingerprint as _fingerprint
 from docmetrics.runtime.hub import hub_offline, looks_like_path, quiet_libraries
 from docmetrics.values.errors import ModelError, SpecError, UserError
@@ -281,6 +289,11 @@ class BertScoreBackbone(Backbone):
         finally:
             self._idf_refs, self._cache = saved
 
+    def idf_from(self, references: Sequence[str]) -> ContextManager[BertScoreBackbone]:
+        """The :class:`~docmetrics.plugin.backbone.TakesIdfCorpus` protocol: :meth:`configured`
+        with ``idf_references``."""
+        return self.configured(idf_references=references)
+
     def cache_state(self) -> dict[str, str]:
         """What, besides its parameters and the unit, the next score depends on: with ``idf=yes``
         inside a :meth:`configured` block, the corpus of the idf statistics (a SHA-256 of it); a
@@ -458,7 +471,7 @@ class BertScoreBackbone(Backbone):
     @property
     def capabilities(self) -> frozenset[str]:
         self.load()
-        caps = {REFERENCE}
+        caps = {REFERENCE, TOKEN_MATCHING}
         if self._tokenizer.sep_token_id is not None:
             caps.add(CURRENT_SENTENCE)
         return frozenset(caps)
@@ -580,10 +593,17 @@ class BertScoreBackbone(Backbone):
             counters[_DROPPED] = sum(s.dropped for s in hyps) + sum(s.dropped for s in refs)
         if empty:
             counters[_EMPTY] = empty
+        per_unit: list[dict[str, int]] = [{} for _ in units]
+        for i, u in enumerate(units):
+            if u.mt_context or u.ref_context:
+                per_unit[i][_DROPPED] = hyps[i].dropped + refs[i].dropped
+        for i in set(range(len(units))) - set(todo):
+            per_unit[i][_EMPTY] = 1
         return BackboneOutput(
             scores=[float(t[k]) for t in prf],
             truncated=[h.truncated or r.truncated for h, r in zip(hyps, refs)],
             counters=counters,
+            unit_counters=per_unit,
         )
 
     @staticmethod

@@ -549,10 +549,13 @@ class CometBackbone(Backbone):
             self._counts = {}
 
         counters = {_SHORTENED_COUNTER: shortened, _CONTEXT_COUNTER: dropped} if any_context else {}
+        per_unit = ([{_SHORTENED_COUNTER: int(n > 0), _CONTEXT_COUNTER: n} for n in dropped_per_unit]
+                    if any_context else [{} for _ in units])
         return BackboneOutput(
             scores=[scores[unique[k]] for k in keys],
             truncated=[truncated[unique[k]] for k in keys],
             counters=counters,
+            unit_counters=per_unit,
         )
 
     def _score_batch(

@@ -448,14 +448,14 @@ class PrismBackbone(Backbone):
         items: list[_Item] = []
         owners: list[int] = []
         truncated = [False] * len(units)
-        dropped_total = 0
+        dropped_per_unit = [0] * len(units)
         for i, unit in enumerate(units):
             assert unit.ref is not None
             fit_ref = fit_context(unit.ref_context, unit.ref, sep_text, length, limit)
             fit_mt = fit_context(unit.mt_context, unit.mt, sep_text, length, limit)
             drop = max(fit_ref.dropped, fit_mt.dropped)
             ref_ctx, mt_ctx = tuple(unit.ref_context)[drop:], tuple(unit.mt_context)[drop:]
-            dropped_total += max(len(unit.ref_context) - len(ref_ctx), len(unit.mt_context) - len(mt_ctx))
+            dropped_per_unit[i] = max(len(unit.ref_context) - len(ref_ctx), len(unit.mt_context) - len(mt_ctx))
             cut_ref = limit - overhead if fit_ref.current_too_long else None
             cut_mt = limit - overhead if fit_mt.current_too_long else None
             truncated[i] = cut_ref is not None or cut_mt is not None
@@ -477,8 +477,10 @@ class PrismBackbone(Backbone):
             sums[owner] += value
             counts[owner] += 1
         scores = [s / c for s, c in zip(sums, counts)]
-        counters = {"context_sentences_dropped": dropped_total, "current_truncated": sum(truncated)}
-        return BackboneOutput(scores=scores, truncated=truncated, counters=counters)
+        counters = {"context_sentences_dropped": sum(dropped_per_unit), "current_truncated": sum(truncated)}
+        per_unit = [{"context_sentences_dropped": d, "current_truncated": int(c)}
+                    for d, c in zip(dropped_per_unit, truncated)]
+        return BackboneOutput(scores=scores, truncated=truncated, counters=counters, unit_counters=per_unit)
 
     def _score_items(self, items: list[_Item]) -> list[float]:
         """Mean log-probability of each item's scored label positions, in the order given."""

@@ -10,24 +10,39 @@ mean over k.
 
 from __future__ import annotations
 
+import math
 import re
 from typing import Any, ClassVar, Sequence
 
+from docmetrics.algorithms.aggregation import Aggregation, MeanOfGroupMeans
 from docmetrics.algorithms.windows import slide_windows
-from docmetrics.api import get_backbone
-from docmetrics.plugin.backbone import QE, REFERENCE, SIMILARITY, Backbone, BackboneOutput, SigField, Unit
+from docmetrics.plugin.backbone import (
+    QE,
+    REFERENCE,
+    SIMILARITY,
+    Backbone,
+    BackboneOutput,
+    GivesSimilarity,
+    SigField,
+    Unit,
+)
 from docmetrics.plugin.metric import Metric
 from docmetrics.plugin.segmenter import Segmenter, load_segmenter, split_document
-from docmetrics.values.errors import CapabilityError, InputError, ModelError, SpecError
+from docmetrics.runtime.pool import get_backbone
+from docmetrics.values.errors import CapabilityError, InputError, ModelError, PluginError, SpecError
 from docmetrics.values.params import Param
-from docmetrics.values.result import Coverage, DocScore, Result, UnitScore
+from docmetrics.values.result import Result
 from docmetrics.values.testset import TestSet
+from docmetrics.values.units import ScoringUnit, UnitPlan
 from docmetrics.values.versions import dist_version
 
 from .align import Alignment, align_many, matched_targets, rebuild
 
 __all__ = ["AsdMetric", "NO_SPACE_LANGUAGES", "joiner_for", "parse_chunks", "parse_lang"]
 
+#: The reference's key among the target sides aligned in one pass (not a valid system name: systems
+#: come from file names or JSONL).
+_REF = "\x00reference"
 #: Target languages whose sentences are concatenated without a space.
 NO_SPACE_LANGUAGES = frozenset({"zh", "ja", "yue", "wuu", "lzh"})
 DEFAULT_ALIGNER_MODEL = {"comet": "Unbabel/wmt22-cometkiwi-da"}
@@ -178,6 +193,7 @@ likewise (ref_*).  Result.extras['alignment'] holds every alignment (docmetrics 
     default_backbone: ClassVar[str | None] = "comet"
     default_model: ClassVar[str | None] = "Unbabel/wmt22-cometkiwi-da"
     needs: ClassVar[tuple[frozenset[str], ...]] = (frozenset({QE}), frozenset({REFERENCE}))
+    aggregation: ClassVar[Aggregation] = MeanOfGroupMeans()
 
     def __init__(self, backbone: Backbone | None = None, **params: Any) -> None:
         self._aligner: Backbone | None = None
@@ -229,7 +245,7 @@ likewise (ref_*).  Result.extras['alignment'] holds every alignment (docmetrics 
             caps = aligner.capabilities
         except ModelError as exc:
             raise self._aligner_error(exc) from None
-        if SIMILARITY in caps and callable(getattr(aligner, "similarity", None)):
+        if SIMILARITY in caps and isinstance(aligner, GivesSimilarity):
             return "similarity"
         if QE in caps:
             return "qe"
@@ -260,58 +276,58 @@ likewise (ref_*).  Result.extras['alignment'] holds every alignment (docmetrics 
                         fields.append(SigField(dist, short, dist_version(dist), is_param=False))
         return fields
 
-    # -- scoring helpers --------------------------------------------------------------------------------
-    def _score_with(self, backbone: Backbone, units: list[Unit]) -> BackboneOutput:
-        """score_units (dedup, score cache) on another backbone than the scorer."""
-        saved = self.backbone
-        self.backbone = backbone
-        try:
-            return self.score_units(units)
-        finally:
-            self.backbone = saved
-
-    def _align_side(
-        self, aligner: Backbone, kind: str, sources: list[list[str]], targets: list[list[str]],
-        live: list[int],
-    ) -> tuple[dict[int, Alignment], dict[str, int]]:
-        """Align the target side of every live document to its source; counters for the side."""
-        counts = {"pairs": 0, "model_calls": 0, "truncated": 0}
+    # -- stage 1: align (every side of every system in one pass) ----------------------------------------
+    def _align(
+        self, aligner: Backbone, kind: str, pairs: list[tuple[list[str], list[str]]], owners: list[str],
+    ) -> tuple[list[Alignment], dict[str, dict[str, int]], int]:
+        """Align each (source sentences, target sentences) pair; ``owners[d]`` names the side
+        (a system, or the reference) that pair ``d`` belongs to.  Every similarity the whole run
+        needs is asked for at once and each distinct sentence pair once, so a system and a copy
+        of it get the same alignment.  Returns the alignments, per-owner counters and the number
+        of model calls of the run (distinct pairs a QE aligner scored, or texts an embedding
+        aligner encoded)."""
+        counts = {o: {"align_pairs": 0, "align_inputs_truncated": 0} for o in owners}
+        calls = 0
 
         def score_cells(cells: list[tuple[int, int, int]]) -> list[float]:
-            pairs = [(sources[live[d]][i], targets[live[d]][j]) for d, i, j in cells]
-            counts["pairs"] += len(pairs)
+            nonlocal calls
+            asked = [(pairs[d][0][i], pairs[d][1][j]) for d, i, j in cells]
+            distinct = list(dict.fromkeys(asked))
             if kind == "similarity":
-                out = aligner.similarity(pairs)  # type: ignore[attr-defined]
-                counts["model_calls"] += int(out.counters.get("texts_embedded", 0))
+                out = aligner.similarity(distinct)  # type: ignore[attr-defined]
+                calls += int(out.counters.get("texts_embedded", 0))
             else:
-                units = [Unit(mt=t, src=s) for s, t in pairs]
-                out = self._score_with(aligner, units)
-                counts["model_calls"] += len(set(units))
-            if len(out.scores) != len(pairs):
-                raise RuntimeError(f"aligner '{aligner.name}' returned {len(out.scores)} similarities "
-                                   f"for {len(pairs)} pairs")
-            counts["truncated"] += sum(bool(t) for t in out.truncated)
-            return [float(s) for s in out.scores]
+                out = self.score_with(aligner, [Unit(mt=t, src=s) for s, t in distinct])
+                calls += len(distinct)
+            try:
+                out.check(len(distinct), f"aligner '{aligner.name}'")
+            except ValueError as exc:
+                raise PluginError(f"{exc} ({type(aligner).__module__}); the aligner is broken") from None
+            found = {pair: (float(s), bool(tr)) for pair, s, tr in zip(distinct, out.scores, out.truncated)}
+            for (d, _, _), pair in zip(cells, asked):
+                counts[owners[d]]["align_pairs"] += 1
+                counts[owners[d]]["align_inputs_truncated"] += found[pair][1]
+            return [found[pair][0] for pair in asked]
 
-        shapes = [(len(sources[d]), len(targets[d])) for d in live]
+        shapes = [(len(s), len(t)) for s, t in pairs]
         aligned = align_many(shapes, score_cells, mode=self.p["mode"], band=self.p["band"],
                              grow=self.p["grow"], anchor=self.p["anchor"])
-        counters = {
-            "align_pairs": counts["pairs"],
-            "align_model_calls": counts["model_calls"],
-            "align_full_pairs": sum(m * n for m, n in shapes),
-            "align_inputs_truncated": counts["truncated"],
-            "align_band_edge_docs": sum(a.band_edge for a in aligned),
-        }
-        return dict(zip(live, aligned)), counters
+        for d, (al, (m, n)) in enumerate(zip(aligned, shapes)):
+            c = counts[owners[d]]
+            c["align_full_pairs"] = c.get("align_full_pairs", 0) + m * n
+            c["align_band_edge_docs"] = c.get("align_band_edge_docs", 0) + int(al.band_edge)
+        return aligned, counts, calls
 
-    # -- the metric -----------------------------------------------------------------------------------
-    def compute(self, testset: TestSet) -> list[Result]:
+    # -- the metric ----------------------------------------------------------------------------------------
+    def check_inputs(self, testset: TestSet) -> None:
         caps = self.check_backbone()
-        use_ref = QE not in caps
-        self.require(testset, source=True, reference=use_ref,
-                     why="the scorer's model is reference-based" if use_ref else "")
+        self._use_ref = QE not in caps
+        self.require(testset, source=True, reference=self._use_ref,
+                     why="the scorer's model is reference-based" if self._use_ref else "")
+
+    def units(self, testset: TestSet) -> UnitPlan:
         assert testset.sources is not None
+        use_ref = self._use_ref
         aligner = self.aligner()
         kind = self._aligner_kind(aligner)
         seg = self.segmenter()
@@ -332,49 +348,53 @@ likewise (ref_*).  Result.extras['alignment'] holds every alignment (docmetrics 
                 "source text is empty); give the source documents"
             )
 
-        # the reference side (shared by all systems)
-        ref_rebuilt: dict[int, list[str]] = {}
-        ref_joiners: dict[int, str] = {}
-        ref_counters: dict[str, int] = {}
-        ref_records: list[dict[str, Any]] = []
+        # the target sides: the reference (for a reference-based scorer) and every system
+        sides: dict[str, list[str]] = {}
         if use_ref:
             assert testset.references is not None
-            ref_text = [text(testset.references, k) for k in range(len(docs))]
-            ref_sents = [split_document(seg, t, tgt_lang) for t in ref_text]
-            ref_al, counters = self._align_side(aligner, kind, src_sents, ref_sents, live)
-            ref_counters = {"ref_" + k: v for k, v in counters.items()}
-            ref_counters["ref_sentences"] = sum(len(ref_sents[k]) for k in live)
-            for k in live:
-                joiner = ref_joiners[k] = joiner_for(tgt_lang, ref_text[k])
-                ref_rebuilt[k] = rebuild(ref_sents[k], ref_al[k].path, ref_al[k].m, joiner)
-                ref_records.append(self._record(docs[k].doc_id, "ref", src_sents[k], ref_sents[k],
-                                                ref_al[k], ref_rebuilt[k], joiner))
-            ref_counters["ref_placeholders"] = sum(x == "" for k in live for x in ref_rebuilt[k])
+            sides[_REF] = testset.references
+        sides.update(testset.systems)
+        tgt_text = {name: [text(lines, k) for k in range(len(docs))] for name, lines in sides.items()}
+        tgt_sents = {name: {k: split_document(seg, texts[k], tgt_lang) for k in live}
+                     for name, texts in tgt_text.items()}
+        owners = [name for name in sides for _ in live]
+        aligned, align_counts, calls = self._align(
+            aligner, kind, [(src_sents[k], tgt_sents[name][k]) for name in sides for k in live], owners)
 
-        # the MT side, per system
-        per_system: list[dict[str, Any]] = []
-        for name, hyp in testset.systems.items():
-            mt_text = [text(hyp, k) for k in range(len(docs))]
-            mt_sents = [split_document(seg, t, tgt_lang) for t in mt_text]
-            al, counters = self._align_side(aligner, kind, src_sents, mt_sents, live)
-            rebuilt: dict[int, list[str]] = {}
-            records = []
-            joiners: dict[int, str] = {}
+        rebuilt: dict[str, dict[int, list[str]]] = {}
+        joiners: dict[str, dict[int, str]] = {}
+        records: dict[str, list[dict[str, Any]]] = {}
+        side_counters: dict[str, dict[str, int]] = {}
+        pos = 0
+        for name in sides:
+            rebuilt[name], joiners[name], records[name] = {}, {}, []
+            als = dict(zip(live, aligned[pos:pos + len(live)]))
+            pos += len(live)
             for k in live:
-                joiners[k] = joiner_for(tgt_lang, mt_text[k])
-                rebuilt[k] = rebuild(mt_sents[k], al[k].path, al[k].m, joiners[k])
-                records.append(self._record(docs[k].doc_id, "mt", src_sents[k], mt_sents[k], al[k],
-                                            rebuilt[k], joiners[k]))
-            counters = {
-                "source_sentences": sum(len(src_sents[k]) for k in live),
-                "mt_sentences": sum(len(mt_sents[k]) for k in live),
-                "placeholders": sum(x == "" for k in live for x in rebuilt[k]),
-                "merged_sources": sum(len(js) > 1 for k in live
-                                      for js in matched_targets(al[k].path, len(src_sents[k]))),
-                **counters,
-            }
-            per_system.append({"name": name, "rebuilt": rebuilt, "joiners": joiners,
-                               "counters": counters, "records": records})
+                joiners[name][k] = joiner_for(tgt_lang, tgt_text[name][k])
+                rebuilt[name][k] = rebuild(tgt_sents[name][k], als[k].path, als[k].m, joiners[name][k])
+                records[name].append(self._record(docs[k].doc_id, "ref" if name == _REF else "mt",
+                                                  src_sents[k], tgt_sents[name][k], als[k],
+                                                  rebuilt[name][k], joiners[name][k]))
+            mine = {"source_sentences": sum(len(src_sents[k]) for k in live),
+                    "mt_sentences": sum(len(tgt_sents[name][k]) for k in live),
+                    "placeholders": sum(x == "" for k in live for x in rebuilt[name][k]),
+                    "merged_sources": sum(len(js) > 1 for k in live
+                                          for js in matched_targets(als[k].path, len(src_sents[k])))}
+            a = align_counts[name]
+            mine.update({"align_pairs": a["align_pairs"], "align_model_calls": calls,
+                         "align_full_pairs": a["align_full_pairs"],
+                         "align_inputs_truncated": a["align_inputs_truncated"],
+                         "align_band_edge_docs": a["align_band_edge_docs"]})
+            side_counters[name] = mine
+
+        shared: dict[str, int] = {}
+        if use_ref:
+            r = side_counters[_REF]
+            shared = {"ref_" + key: r[key] for key in ("align_pairs", "align_model_calls", "align_full_pairs",
+                                                      "align_inputs_truncated", "align_band_edge_docs")}
+            shared["ref_sentences"] = r["mt_sentences"]
+            shared["ref_placeholders"] = r["placeholders"]
 
         # stage 2: the chunks (the same windows for every system)
         policy = "keep" if self.p["short"] == "whole" else "drop"
@@ -393,66 +413,41 @@ likewise (ref_*).  Result.extras['alignment'] holds every alignment (docmetrics 
                 f"asd: no chunk to score: every document has fewer sentences than the smallest chunk "
                 f"size {ks[0]} (the longest has {longest}); add 1 to chunks=, or use short=whole"
             )
-        units: list[Unit] = []
-        for sysd in per_system:
-            for d, _k, a, b, _p in chunks:
-                units.append(Unit(
-                    mt=_join(sysd["rebuilt"][d][a:b], sysd["joiners"][d]),
-                    src=_join(src_sents[d][a:b], src_join[d]),
-                    ref=_join(ref_rebuilt[d][a:b], ref_joiners[d]) if use_ref else None,
-                ))
-        out = self.score_units(units)
+        shared["documents_without_source_sentences"] = len(docs) - len(live)
+        for k in ks:
+            if short_docs.get(k):
+                shared[f"documents_shorter_than_k{k}"] = short_docs[k]
 
-        n_k = {k: sum(1 for c in chunks if c[1] == k) for k in ks}
-        ks_used = [k for k in ks if n_k[k]]
-        signature = self.signature()
-        params = self.param_values()
-        params["aligner_fingerprint"] = aligner.fingerprint()
-        total_sents = sum(len(src_sents[d]) for d in live)
-        covered = {(c[0], i) for c in chunks for i in range(c[2], c[3])}
-        results = []
-        for s, sysd in enumerate(per_system):
-            base = s * len(chunks)
-            unit_scores: list[UnitScore] = []
-            for c, (d, k, a, b, partial) in enumerate(chunks):
-                unit_scores.append(UnitScore(
-                    docs[d].doc_id, a, b, float(out.scores[base + c]), 1.0 / (n_k[k] * len(ks_used)),
-                    bool(out.truncated[base + c]), partial,
-                ))
-            by_k: dict[int, list[float]] = {k: [] for k in ks_used}
-            by_doc: dict[int, dict[int, list[float]]] = {}
-            for u, (d, k, _a, _b, _p) in zip(unit_scores, chunks):
-                by_k[k].append(u.score)
-                by_doc.setdefault(d, {}).setdefault(k, []).append(u.score)
-            per_k = {k: _mean(v) for k, v in by_k.items()}
-            score = _mean(list(per_k.values()))
-            doc_scores = []
-            for d in range(len(docs)):
-                mine = by_doc.get(d, {})
-                doc_scores.append(DocScore(
-                    docs[d].doc_id, _mean([_mean(v) for v in mine.values()]) if mine else None,
-                    sum(len(v) for v in mine.values()),
-                ))
-            counters = dict(sysd["counters"])
-            counters.update(ref_counters)
-            counters["documents_without_source_sentences"] = len(docs) - len(live)
-            for k in ks:
-                if short_docs.get(k):
-                    counters[f"documents_shorter_than_k{k}"] = short_docs[k]
-            counters.update({k: int(v) for k, v in out.counters.items()})
-            coverage = Coverage(
-                segments_total=total_sents, segments_scored=len(covered), units=len(chunks),
-                units_truncated=sum(u.truncated for u in unit_scores),
-                documents_total=len(docs), documents_scored=sum(ds.units > 0 for ds in doc_scores),
-                counters=counters,
+        def chunk_unit(name: str, d: int, a: int, b: int) -> Unit:
+            return Unit(
+                mt=_join(rebuilt[name][d][a:b], joiners[name][d]),
+                src=_join(src_sents[d][a:b], src_join[d]),
+                ref=_join(rebuilt[_REF][d][a:b], joiners[_REF][d]) if use_ref else None,
             )
-            extras = {
-                "per_k": {str(k): v for k, v in per_k.items()},
-                "alignment": sysd["records"] + ref_records,
-            }
-            results.append(Result(sysd["name"], self.name, score, signature, params, unit_scores,
-                                  doc_scores, coverage, extras))
+
+        systems = {name: [ScoringUnit(chunk_unit(name, d, a, b), d, a, b, group=f"k{k}", partial=p)
+                          for d, k, a, b, p in chunks]
+                   for name in testset.systems}
+        return UnitPlan(
+            systems, [d.doc_id for d in docs], sum(len(src_sents[d]) for d in live),
+            counters={name: side_counters[name] for name in testset.systems},
+            extras={name: {"alignment": records[name] + records.get(_REF, [])} for name in testset.systems},
+            shared_counters=shared,
+        )
+
+    def assemble(self, plan: UnitPlan, out: BackboneOutput) -> list[Result]:
+        results = super().assemble(plan, out)
+        for r in results:  # the mean over each chunk size, before the mean over sizes
+            by_k: dict[str, list[float]] = {}
+            for u in r.units:
+                by_k.setdefault(u.group, []).append(u.score)
+            r.extras = {"per_k": {g[1:]: math.fsum(v) / len(v) for g, v in by_k.items()}, **r.extras}
         return results
+
+    def param_values(self) -> dict[str, Any]:
+        d = super().param_values()
+        d["aligner_fingerprint"] = self.aligner().fingerprint()
+        return d
 
     @staticmethod
     def _record(doc_id: str, side: str, sources: list[str], targets: list[str], al: Alignment,
@@ -476,6 +471,3 @@ likewise (ref_*).  Result.extras['alignment'] holds every alignment (docmetrics 
             "alignment": rows,
         }
 
-
-def _mean(values: Sequence[float]) -> float:
-    return sum(values) / len(values) if values else float("nan")

@@ -9,15 +9,16 @@ BERTScore, so ``doc-bertscore:k=0`` is the sentence-level baseline.
 
 from __future__ import annotations
 
-from typing import Any, ClassVar
+import contextlib
+from typing import Any, ClassVar, ContextManager
 
 from docmetrics.algorithms.context import previous_sentences
-from docmetrics.plugin.backbone import CURRENT_SENTENCE, REFERENCE, Unit
+from docmetrics.plugin.backbone import CURRENT_SENTENCE, REFERENCE, TOKEN_MATCHING, TakesIdfCorpus, Unit
 from docmetrics.plugin.metric import Metric
 from docmetrics.values.errors import CapabilityError
 from docmetrics.values.params import Param
-from docmetrics.values.result import Coverage, DocScore, Result, UnitScore
 from docmetrics.values.testset import TestSet
+from docmetrics.values.units import UnitPlan
 
 HYP_CONTEXTS = ("ref", "mt")
 
@@ -70,56 +71,32 @@ reference) scores 0, as in bert-score, and is counted ("empty sentences")."""
     )
     default_backbone: ClassVar[str | None] = "bertscore"
     default_model: ClassVar[str | None] = None
-    needs: ClassVar[tuple[frozenset[str], ...]] = (frozenset({REFERENCE, CURRENT_SENTENCE}),)
+    needs: ClassVar[tuple[frozenset[str], ...]] = (frozenset({REFERENCE, CURRENT_SENTENCE, TOKEN_MATCHING}),)
 
-    def compute(self, testset: TestSet) -> list[Result]:
-        self.check_backbone()
+    def check_inputs(self, testset: TestSet) -> None:
+        try:
+            self.check_backbone()
+        except CapabilityError as exc:
+            raise CapabilityError(f"{exc}; Doc-BERTScore needs BERTScore's greedy token matching and its "
+                                  "context modes: use backbone=bertscore") from None
         self.require(testset, reference=True, why="Doc-BERTScore compares the MT with the reference")
-        assert self.backbone is not None and testset.references is not None
-        configured = getattr(self.backbone, "configured", None)
-        if configured is None:
-            raise CapabilityError(
-                f"{self.name} needs a backbone with BERTScore's greedy token matching and its context "
-                f"modes (such as 'bertscore'); backbone '{self.backbone.name}' has none"
-            )
-        k = self.p["k"]
+
+    def scoring_scope(self, testset: TestSet) -> ContextManager[Any]:
+        # idf statistics (idf=yes) come from the test set's references, one per segment
+        if isinstance(self.backbone, TakesIdfCorpus) and testset.references is not None:
+            return self.backbone.idf_from(testset.references)
+        return contextlib.nullcontext()
+
+    def units(self, testset: TestSet) -> UnitPlan:
         refs = testset.references
+        assert refs is not None
+        k = self.p["k"]
         ref_ctx = previous_sentences(refs, testset.documents, k)
-        doc_of = [""] * testset.n_segments
-        for doc in testset.documents:
-            for i in range(doc.start, doc.end):
-                doc_of[i] = doc.doc_id
-        params = self.param_values()
-        results = []
-        with configured(idf_references=refs):
-            for system, hyp in testset.systems.items():
-                hyp_ctx = (ref_ctx if self.p["hyp-context"] == "ref"
-                           else previous_sentences(hyp, testset.documents, k))
-                units = [
-                    Unit(mt=hyp[i], ref=refs[i], mt_context=hyp_ctx[i], ref_context=ref_ctx[i])
-                    for i in range(testset.n_segments)
-                ]
-                out = self.score_units(units)
-                unit_scores = [
-                    UnitScore(doc_of[i], i, i + 1, float(out.scores[i]), 1.0, bool(out.truncated[i]))
-                    for i in range(testset.n_segments)
-                ]
-                docs = []
-                for doc in testset.documents:
-                    mine = unit_scores[doc.start:doc.end]
-                    docs.append(DocScore(doc.doc_id, _mean(u.score for u in mine), len(mine)))
-                coverage = Coverage(
-                    segments_total=testset.n_segments, segments_scored=testset.n_segments,
-                    units=len(units), units_truncated=sum(u.truncated for u in unit_scores),
-                    documents_total=len(testset.documents), documents_scored=len(testset.documents),
-                    counters=dict(out.counters),
-                )
-                results.append([system, _mean(u.score for u in unit_scores), unit_scores, docs, coverage])
-        signature = self.signature()
-        return [Result(system, self.name, score, signature, params, units, docs, coverage)
-                for system, score, units, docs, coverage in results]
+        hyp_ctx = {name: ref_ctx if self.p["hyp-context"] == "ref" else previous_sentences(hyp, testset.documents, k)
+                   for name, hyp in testset.systems.items()}
 
+        def unit(name: str, i: int) -> Unit:
+            return Unit(mt=testset.systems[name][i], ref=refs[i], mt_context=hyp_ctx[name][i],
+                        ref_context=ref_ctx[i])
 
-def _mean(values: Any) -> float:
-    values = list(values)
-    return sum(values) / len(values) if values else float("nan")
+        return self.per_segment(testset, unit)

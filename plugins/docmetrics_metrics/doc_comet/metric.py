@@ -20,16 +20,15 @@ for its context).
 
 from __future__ import annotations
 
-from collections import Counter
-from typing import Any, ClassVar
+from typing import ClassVar
 
 from docmetrics.algorithms.context import previous_sentences
-from docmetrics.plugin.backbone import CURRENT_SENTENCE, QE, REFERENCE, SigField, Unit
+from docmetrics.plugin.backbone import CURRENT_SENTENCE, QE, REFERENCE, JoinsContext, SigField, Unit
 from docmetrics.plugin.metric import Metric
 from docmetrics.values.errors import CapabilityError
 from docmetrics.values.params import Param
-from docmetrics.values.result import Coverage, DocScore, Result, UnitScore
 from docmetrics.values.testset import TestSet
+from docmetrics.values.units import UnitPlan
 
 __all__ = ["DocCometMetric", "DocCometQEMetric"]
 
@@ -37,8 +36,6 @@ __all__ = ["DocCometMetric", "DocCometQEMetric"]
 HYP_CONTEXTS = ("ref", "mt")
 #: What is pooled into each sentence embedding (recorded in the signature).
 POOLING = "avg-current"
-#: The order in which the backbone's counters are reported (whatever order they arrive in).
-COUNTER_ORDER = ("contexts_shortened", "context_sentences_dropped")
 
 CITATION = (
     "Giorgos Vernikos, Brian Thompson, Prashant Mathur and Marcello Federico. 2022. Embarrassingly "
@@ -109,8 +106,8 @@ class _DocComet(Metric):
         return fields
 
     def _separator(self) -> str:
-        get = getattr(self.backbone, "context_separator", None)
-        return str(get()) if callable(get) else "backbone"
+        bb = self.backbone
+        return str(bb.context_separator()) if isinstance(bb, JoinsContext) else "backbone"
 
     # -- capability check with advice ------------------------------------------------------------------
     def check_backbone(self) -> frozenset[str]:
@@ -140,97 +137,29 @@ class _DocComet(Metric):
                           f"give {self.name} a COMET-QE model (wmt21-comet-qe-mqm)")
             raise CapabilityError(f"{exc}. {advice}") from None
 
-    # -- scoring -------------------------------------------------------------------------------------
-    def compute(self, testset: TestSet) -> list[Result]:
+    # -- units -------------------------------------------------------------------------------------
+    def check_inputs(self, testset: TestSet) -> None:
         self.check_backbone()
         self.require(testset, source=True, reference=self.uses_reference,
                      why=f"{self.name} is reference-based; {self.sibling} needs none"
                      if self.uses_reference else "")
-        assert testset.sources is not None
-        k = self.p["k"]
-        documents = testset.documents
+
+    def units(self, testset: TestSet) -> UnitPlan:
+        k, documents = self.p["k"], testset.documents
         src = testset.sources
         ref = testset.references if self.uses_reference else None
+        assert src is not None
         src_ctx = previous_sentences(src, documents, k)
         ref_ctx = previous_sentences(ref, documents, k) if ref is not None else None
-        doc_of = [""] * testset.n_segments
-        for doc in documents:
-            for i in range(doc.start, doc.end):
-                doc_of[i] = doc.doc_id
+        hyp_ctx = {name: ref_ctx if self.hyp_context_side() == "ref" else previous_sentences(hyp, documents, k)
+                   for name, hyp in testset.systems.items()}
 
-        # Every system's sentences in one pass: identical units (systems that agree on a sentence
-        # and its context) are scored once, and get the same score.
-        per_system: list[list[Unit]] = []
-        for hyp in testset.systems.values():
-            hyp_ctx = ref_ctx if self.hyp_context_side() == "ref" else previous_sentences(hyp, documents, k)
-            assert hyp_ctx is not None
-            per_system.append([
-                Unit(
-                    mt=hyp[i], src=src[i], ref=ref[i] if ref is not None else None,
-                    src_context=src_ctx[i], mt_context=hyp_ctx[i],
-                    ref_context=ref_ctx[i] if ref_ctx is not None else (),
-                )
-                for i in range(testset.n_segments)
-            ])
-        out = self.score_units([u for units in per_system for u in units])
-        counts = self._counters(per_system, out.counters)
+        def unit(name: str, i: int) -> Unit:
+            return Unit(mt=testset.systems[name][i], src=src[i], ref=ref[i] if ref is not None else None,
+                        src_context=src_ctx[i], mt_context=hyp_ctx[name][i],  # type: ignore[index]
+                        ref_context=ref_ctx[i] if ref_ctx is not None else ())
 
-        signature = self.signature()
-        params = self.param_values()
-        results = []
-        n = testset.n_segments
-        for s, system in enumerate(testset.systems):
-            scores, truncated = out.scores[s * n:(s + 1) * n], out.truncated[s * n:(s + 1) * n]
-            unit_scores = [UnitScore(doc_of[i], i, i + 1, float(scores[i]), 1.0, bool(truncated[i]))
-                           for i in range(n)]
-            docs = [DocScore(d.doc_id, _mean(u.score for u in unit_scores[d.start:d.end]), len(d))
-                    for d in documents]
-            coverage = Coverage(
-                segments_total=n, segments_scored=n, units=n,
-                units_truncated=sum(bool(t) for t in truncated),
-                documents_total=len(documents), documents_scored=len(documents),
-                counters=counts[s],
-            )
-            results.append(Result(system, self.name, _mean(u.score for u in unit_scores), signature,
-                                  params, unit_scores, docs, coverage))
-        return results
-
-    def _counters(self, per_system: list[list[Unit]], total: dict[str, int]) -> list[dict[str, int]]:
-        """Each system's share of the backbone's counters (contexts shortened, context sentences
-        dropped), counted once per sentence.
-
-        The backbone counts over the distinct units it was given, all systems together.  When
-        nothing was dropped (the usual case), every system's counts are 0.  Otherwise the counts
-        are attributed to units: with the backbone's per-unit ``context_counters(units)`` where it
-        has one (the comet backbone: tokenization only), else by giving each system's units to
-        the backbone again on their own (and a unit that occurs m > 1 times in a system once more
-        alone, its counts times m - 1).
-        """
-        order = {key: n for n, key in enumerate(COUNTER_ORDER)}
-        zero = {key: 0 for key in sorted(total, key=lambda key: (order.get(key, len(order)), key))}
-        if not any(total.values()):
-            return [dict(zero) for _ in per_system]
-        out = []
-        per_unit = getattr(self.backbone, "context_counters", None)
-        if callable(per_unit):
-            distinct = list(dict.fromkeys(u for units in per_system for u in units))
-            known = dict(zip(distinct, per_unit(distinct)))
-            for units in per_system:
-                counts = dict(zero)
-                for unit in units:
-                    for key, v in known[unit].items():
-                        counts[key] = counts.get(key, 0) + int(v)
-                out.append(counts)
-            return out
-        for units in per_system:
-            counts = dict(zero)
-            counts.update({key: int(v) for key, v in self.score_units(units).counters.items()})
-            for unit, times in Counter(units).items():
-                if times > 1:
-                    for key, v in self.score_units([unit]).counters.items():
-                        counts[key] = counts.get(key, 0) + (times - 1) * int(v)
-            out.append(counts)
-        return out
+        return self.per_segment(testset, unit)
 
 
 class DocCometMetric(_DocComet):
@@ -301,7 +230,3 @@ cannot be had, pass another COMET-QE regression checkpoint (model=/path/to/dir).
     def hyp_context_side(self) -> str:
         return "mt"
 
-
-def _mean(values: Any) -> float:
-    values = list(values)
-    return sum(values) / len(values) if values else float("nan")

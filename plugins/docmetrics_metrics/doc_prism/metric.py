@@ -16,8 +16,8 @@ from docmetrics.algorithms.context import previous_sentences
 from docmetrics.plugin.backbone import CURRENT_SENTENCE, FORCE_DECODE, REFERENCE, Unit
 from docmetrics.plugin.metric import Metric
 from docmetrics.values.params import Param
-from docmetrics.values.result import Coverage, DocScore, Result, UnitScore
 from docmetrics.values.testset import TestSet
+from docmetrics.values.units import UnitPlan
 
 CONTEXT_SIDES = ("ref", "hyp")
 
@@ -88,43 +88,20 @@ order change scores only at float rounding level (< 1e-5)."""
         frozenset({REFERENCE, FORCE_DECODE, CURRENT_SENTENCE}),
     )
 
-    def compute(self, testset: TestSet) -> list[Result]:
+    def check_inputs(self, testset: TestSet) -> None:
         self.check_backbone()
         self.require(testset, reference=True, why="Prism scores the hypothesis against the reference")
+
+    def units(self, testset: TestSet) -> UnitPlan:
         refs = testset.references
         assert refs is not None
         k = self.p["k"]
-        ref_context = previous_sentences(refs, testset.documents, k)
-        signature = self.signature()
-        params = self.param_values()
-        n = testset.n_segments
-        results = []
-        for system, hyp in testset.systems.items():
-            hyp_context = (
-                ref_context if self.p["context"] == "ref" else previous_sentences(hyp, testset.documents, k)
-            )
-            units = [
-                Unit(mt=hyp[i], ref=refs[i], mt_context=hyp_context[i], ref_context=ref_context[i])
-                for i in range(n)
-            ]
-            # One backbone call per system: its counters (context dropped, truncation) are then
-            # this system's, not a sum over systems.
-            out = self.score_units(units)
-            unit_scores = []
-            docs = []
-            for doc in testset.documents:
-                mine = []
-                for i in range(doc.start, doc.end):
-                    u = UnitScore(doc.doc_id, i, i + 1, float(out.scores[i]), 1.0, bool(out.truncated[i]))
-                    unit_scores.append(u)
-                    mine.append(u.score)
-                docs.append(DocScore(doc.doc_id, sum(mine) / len(mine), len(mine)))
-            score = sum(u.score for u in unit_scores) / len(unit_scores)
-            coverage = Coverage(
-                segments_total=n, segments_scored=n, units=n,
-                units_truncated=sum(u.truncated for u in unit_scores),
-                documents_total=len(testset.documents), documents_scored=len(testset.documents),
-                counters=dict(out.counters),
-            )
-            results.append(Result(system, self.name, score, signature, params, unit_scores, docs, coverage))
-        return results
+        ref_ctx = previous_sentences(refs, testset.documents, k)
+        hyp_ctx = {name: ref_ctx if self.p["context"] == "ref" else previous_sentences(hyp, testset.documents, k)
+                   for name, hyp in testset.systems.items()}
+
+        def unit(name: str, i: int) -> Unit:
+            return Unit(mt=testset.systems[name][i], ref=refs[i], mt_context=hyp_ctx[name][i],
+                        ref_context=ref_ctx[i])
+
+        return self.per_segment(testset, unit)

@@ -11,12 +11,12 @@ from __future__ import annotations
 from typing import ClassVar
 
 from docmetrics.algorithms.windows import PARTIAL_POLICIES, slide_windows
-from docmetrics.plugin.backbone import QE, REFERENCE, Unit
+from docmetrics.plugin.backbone import QE, REFERENCE
 from docmetrics.plugin.metric import Metric
 from docmetrics.values.errors import InputError, SpecError
 from docmetrics.values.params import Param
-from docmetrics.values.result import Coverage, DocScore, Result, UnitScore
 from docmetrics.values.testset import TestSet
+from docmetrics.values.units import ScoringUnit, Unit, UnitPlan
 
 JOINER = " "
 
@@ -75,75 +75,35 @@ the document's chunks; a document with no chunk has no score."""
                 "the stride cannot skip sentences"
             )
 
-    def compute(self, testset: TestSet) -> list[Result]:
+    def check_inputs(self, testset: TestSet) -> None:
         caps = self.check_backbone()
-        use_ref = QE not in caps  # a reference-based backbone (e.g. wmt22-comet-da)
-        self.require(testset, source=True, reference=use_ref,
-                     why="the backbone's model is reference-based" if use_ref else "")
-        w, s, policy = self.p["w"], self.p["s"], self.p["partial"]
-        assert testset.sources is not None
-        src = testset.sources
-        ref = testset.references
+        self._use_ref = QE not in caps  # a reference-based backbone (e.g. wmt22-comet-da)
+        self.require(testset, source=True, reference=self._use_ref,
+                     why="the backbone's model is reference-based" if self._use_ref else "")
 
-        # chunks per document, shared by every system
-        chunks: list[tuple[str, int, int, bool]] = []  # (doc_id, start, end, partial), test-set lines
-        doc_chunks: list[range] = []  # which chunks belong to each document
-        for doc in testset.documents:
-            first = len(chunks)
-            for win in slide_windows(len(doc), w, s, policy):
-                chunks.append((doc.doc_id, doc.start + win.start, doc.start + win.end, win.partial))
-            doc_chunks.append(range(first, len(chunks)))
+    def units(self, testset: TestSet) -> UnitPlan:
+        w, s, policy = self.p["w"], self.p["s"], self.p["partial"]
+        src, ref = testset.sources, testset.references if self._use_ref else None
+        assert src is not None
+        # the windows of every document, shared by every system: (doc, start, end, partial)
+        chunks = [(d, doc.start + win.start, doc.start + win.end, win.partial)
+                  for d, doc in enumerate(testset.documents)
+                  for win in slide_windows(len(doc), w, s, policy)]
         if not chunks:
             longest = max(len(d) for d in testset.documents)
             raise InputError(
                 f"slide: no chunk to score: every document is shorter than w={w} (the longest has "
                 f"{longest} sentences); use a smaller w, or partial=keep to score short documents whole"
             )
-
-        def join(lines: list[str], a: int, b: int) -> str:
-            return JOINER.join(lines[a:b])
-
-        units: list[Unit] = []
-        for hyp in testset.systems.values():
-            for _, a, b, _ in chunks:
-                units.append(Unit(
-                    mt=join(hyp, a, b), src=join(src, a, b),
-                    ref=join(ref, a, b) if use_ref and ref is not None else None,
-                ))
-        out = self.score_units(units)
-
-        covered = [False] * testset.n_segments
-        for _, a, b, _ in chunks:
-            for i in range(a, b):
-                covered[i] = True
-        seg_scored = sum(covered)
-        signature = self.signature()
-        params = self.param_values()
-        results = []
-        for k, system in enumerate(testset.systems):
-            unit_scores: list[UnitScore] = []
-            for j, (doc_id, a, b, partial) in enumerate(chunks):
-                idx = k * len(chunks) + j
-                weight = float(b - a) if policy == "weighted" else 1.0
-                unit_scores.append(UnitScore(doc_id, a, b, float(out.scores[idx]), weight,
-                                             bool(out.truncated[idx]), partial))
-            score = _weighted_mean(unit_scores)
-            docs = []
-            for doc, span in zip(testset.documents, doc_chunks):
-                mine = unit_scores[span.start:span.stop]
-                docs.append(DocScore(doc.doc_id, _weighted_mean(mine) if mine else None, len(mine)))
-            coverage = Coverage(
-                segments_total=testset.n_segments, segments_scored=seg_scored, units=len(chunks),
-                units_truncated=sum(u.truncated for u in unit_scores),
-                documents_total=len(testset.documents),
-                documents_scored=sum(d.units > 0 for d in docs),
-            )
-            results.append(Result(system, self.name, score, signature, params, unit_scores, docs, coverage))
-        return results
-
-
-def _weighted_mean(units: list[UnitScore]) -> float:
-    total = sum(u.weight for u in units)
-    if total == 0:
-        return float("nan")
-    return sum(u.score * u.weight for u in units) / total
+        systems = {
+            name: [
+                ScoringUnit(
+                    Unit(mt=JOINER.join(hyp[a:b]), src=JOINER.join(src[a:b]),
+                         ref=JOINER.join(ref[a:b]) if ref is not None else None),
+                    d, a, b, weight=float(b - a) if policy == "weighted" else 1.0, partial=partial,
+                )
+                for d, a, b, partial in chunks
+            ]
+            for name, hyp in testset.systems.items()
+        }
+        return UnitPlan(systems, [doc.doc_id for doc in testset.documents], testset.n_segments)
