@@ -40,6 +40,8 @@ class Aggregation(abc.ABC):
     name: ClassVar[str] = ""
     #: One line for ``--describe``.
     description: ClassVar[str] = ""
+    #: What the score is, in words ("the weighted mean of its unit scores").
+    label: ClassVar[str] = ""
 
     def __init_subclass__(cls, **kwargs: Any) -> None:
         super().__init_subclass__(**kwargs)
@@ -72,6 +74,7 @@ class Aggregation(abc.ABC):
 class WeightedMean(Aggregation):
     name: ClassVar[str] = "mean"
     description: ClassVar[str] = "sum(weight * score) / sum(weight) over all units"
+    label: ClassVar[str] = "weighted mean of its unit scores"
 
     def combine(self, num: np.ndarray, den: np.ndarray) -> np.ndarray:
         import numpy as np
@@ -84,6 +87,7 @@ class WeightedMean(Aggregation):
 class MeanOfGroupMeans(Aggregation):
     name: ClassVar[str] = "mean-of-group-means"
     description: ClassVar[str] = "mean over groups (with units) of each group's weighted mean"
+    label: ClassVar[str] = "mean over groups of the weighted means of its unit scores"
 
     def combine(self, num: np.ndarray, den: np.ndarray) -> np.ndarray:
         import numpy as np

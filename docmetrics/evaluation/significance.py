@@ -8,11 +8,12 @@ the context of their neighbours) are not independent across the segments of a do
 resampling segments would understate the variance.
 
 Nothing is scored again: each system's score is rebuilt from the per-unit scores already in its
-:class:`~docmetrics.values.result.Result` (``Result.units``: doc id, score, weight).  A system score is the
-weighted mean of its units, ``sum(w*s) / sum(w)``; so each document is reduced to two sufficient
-statistics, ``sum(w*s)`` and ``sum(w)`` over its units, and a resample's score is the ratio of
-their sums over the resampled documents.  A metric whose system score is not that weighted mean
-cannot be tested this way; :func:`paired_test` checks and says so.
+:class:`~docmetrics.values.result.Result` (``Result.units``: doc id, score, weight, group) with the
+aggregation the metric declared (``Result.aggregation``, :mod:`docmetrics.algorithms.aggregation`):
+each document is reduced to its sufficient statistics, ``sum(w*s)`` and ``sum(w)`` over its units
+in each aggregation group, and a resample's score is the aggregation of their sums over the
+resampled documents (for most metrics the weighted mean of the units; for ASD the mean over chunk
+sizes of the mean over k-chunks).  :func:`paired_test` checks that this rebuilds the reported score.
 
 * Bootstrap (``bs``, default 1000 resamples): ``n`` resamples of the D documents, D drawn with
   replacement each time (``numpy.random.default_rng(seed).choice(D, (n, D))``), the same resamples
@@ -40,10 +41,11 @@ import math
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Sequence, TextIO
 
-from ..plugin.backbone import SigField
+from ..algorithms import aggregation
+from ..algorithms.aggregation import Aggregation, WeightedMean
 from ..values.errors import InputError, UserError
 from ..values.result import Result
-from ..values.signature import Signature
+from ..values.signature import SigField, Signature
 
 if TYPE_CHECKING:
     import numpy as np
@@ -56,13 +58,18 @@ ALPHA = 0.05
 
 @dataclass
 class DocStats:
-    """Per-document sufficient statistics of one system: ``num[d] = sum(w*s)``, ``den[d] = sum(w)``
-    over the units of document ``doc_ids[d]``."""
+    """Per-document sufficient statistics of one system: ``num[d, g] = sum(w*s)``,
+    ``den[d, g] = sum(w)`` over the units of document ``doc_ids[d]`` in aggregation group ``g``."""
 
     system: str
     score: float
     num: np.ndarray
     den: np.ndarray
+    aggregation: Aggregation = field(default_factory=WeightedMean)
+
+    def combine(self, num: np.ndarray, den: np.ndarray) -> np.ndarray:
+        """Scores from summed statistics of shape (..., G)."""
+        return self.aggregation.combine(num, den)
 
 
 @dataclass
@@ -114,11 +121,6 @@ def test_signature(signature: Signature, test: str, n: int, seed: int | None) ->
     return Signature(signature.metric, fields, signature.version)
 
 
-def weighted_mean(num: np.ndarray, den: np.ndarray) -> float:
-    total = float(den.sum())
-    return float(num.sum()) / total if total else math.nan
-
-
 def doc_order(results: Sequence[Result]) -> list[str]:
     """The documents that can be resampled: those with at least one unit in some system, in the
     order of the first system's ``docs`` (then of its units).  A doc id that reappears after another
@@ -134,14 +136,28 @@ def doc_order(results: Sequence[Result]) -> list[str]:
     return list(order)
 
 
-def doc_stats(result: Result, doc_ids: Sequence[str], *, check: bool = True) -> DocStats:
-    """Reduce a result to per-document ``sum(w*s)`` and ``sum(w)``; with ``check``, verify that the
-    weighted mean of all units is the system score (else the test would test another number)."""
+def groups_of(results: Sequence[Result]) -> list[str]:
+    """The aggregation groups of the results' units, in order of appearance."""
+    return list(dict.fromkeys(u.group for r in results for u in r.units))
+
+
+def doc_stats(
+    result: Result, doc_ids: Sequence[str], groups: Sequence[str] | None = None, *, check: bool = True
+) -> DocStats:
+    """Reduce a result to per-document, per-group ``sum(w*s)`` and ``sum(w)``; with ``check``, verify
+    that the declared aggregation of all units is the system score (else the test would test
+    another number)."""
     import numpy as np
 
+    try:
+        agg = aggregation.get(result.aggregation)
+    except ValueError as exc:
+        raise UserError(f"{result.metric}: {exc}; paired tests need an aggregation they can recompute") from None
+    groups = list(groups) if groups is not None else groups_of([result])
+    gpos = {g: k for k, g in enumerate(groups)}
     pos = {d: k for k, d in enumerate(doc_ids)}
-    num = np.zeros(len(doc_ids))
-    den = np.zeros(len(doc_ids))
+    num = np.zeros((len(doc_ids), len(groups)))
+    den = np.zeros((len(doc_ids), len(groups)))
     for u in result.units:
         k = pos[u.doc_id]
         if math.isnan(u.score):
@@ -149,17 +165,16 @@ def doc_stats(result: Result, doc_ids: Sequence[str], *, check: bool = True) -> 
                 f"{result.metric} [{result.system}]: the unit of document {u.doc_id!r} at lines "
                 f"{u.start + 1}-{u.end} has no score (NaN); a paired test needs every unit scored"
             )
-        num[k] += u.weight * u.score
-        den[k] += u.weight
+        num[k, gpos[u.group]] += u.weight * u.score
+        den[k, gpos[u.group]] += u.weight
     if check:
-        recomputed = weighted_mean(num, den)
+        recomputed = float(agg.combine(num.sum(axis=0), den.sum(axis=0)))
         if not math.isclose(recomputed, result.score, rel_tol=1e-9, abs_tol=1e-9):
             raise UserError(
-                f"{result.metric}: its system score ({result.score!r}) is not the weighted mean of its unit "
-                f"scores ({recomputed!r}), so a document resample cannot recompute it; paired tests are "
-                "available for metrics whose score is sum(weight*score)/sum(weight) over Result.units"
+                f"{result.metric}: its system score ({result.score!r}) is not the {agg.label or agg.name} "
+                f"({recomputed!r}), so a document resample cannot recompute it"
             )
-    return DocStats(result.system, float(result.score), num, den)
+    return DocStats(result.system, float(result.score), num, den, agg)
 
 
 def bootstrap_indices(n_docs: int, n: int, seed: int | None) -> np.ndarray:
@@ -172,10 +187,8 @@ def bootstrap_indices(n_docs: int, n: int, seed: int | None) -> np.ndarray:
 
 def resampled_scores(stats: DocStats, idx: np.ndarray) -> np.ndarray:
     """The system score of every resample (rows of ``idx``)."""
-    import numpy as np
 
-    with np.errstate(invalid="ignore", divide="ignore"):
-        return stats.num[idx].sum(axis=1) / stats.den[idx].sum(axis=1)
+    return stats.combine(stats.num[idx].sum(axis=1), stats.den[idx].sum(axis=1))
 
 
 def mean_ci(scores: np.ndarray) -> tuple[float, float]:
@@ -237,9 +250,8 @@ def paired_randomization(
     keep = ~swap
     rows = [PairedResult(base.system, base.score, baseline=True)]
     for s in systems:
-        with np.errstate(invalid="ignore", divide="ignore"):
-            a = (keep @ base.num + swap @ s.num) / (keep @ base.den + swap @ s.den)
-            b = (swap @ base.num + keep @ s.num) / (swap @ base.den + keep @ s.den)
+        a = base.combine(keep @ base.num + swap @ s.num, keep @ base.den + swap @ s.den)
+        b = base.combine(swap @ base.num + keep @ s.num, swap @ base.den + keep @ s.den)
         p = _p_value(np.abs(a - b), abs(s.score - base.score))
         rows.append(PairedResult(s.system, s.score, p_value=p))
     return rows
@@ -268,7 +280,11 @@ def paired_test(
             f"scored document{only}: one document cannot be resampled into a distribution; give the "
             "document boundaries with --doc-ids (and check that documents are long enough to be scored)"
         )
-    stats = [doc_stats(r, doc_ids) for r in results]
+    names = {r.aggregation for r in results}
+    if len(names) > 1:
+        raise UserError(f"{metric}: the results aggregate differently ({', '.join(sorted(names))})")
+    groups = groups_of(results)
+    stats = [doc_stats(r, doc_ids, groups) for r in results]
     if test == "bs":
         rows = paired_bootstrap(stats[0], stats[1:], n, seed)
     else:
