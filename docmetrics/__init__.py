@@ -10,8 +10,20 @@ The public API is small and imports nothing heavy::
 
 from __future__ import annotations
 
+from .algorithms.aggregation import Aggregation, MeanOfGroupMeans, WeightedMean
 from .api import build, clear_cache, get_backbone, load
-from .plugin.backbone import Backbone, BackboneOutput, SigField, Unit
+from .plugin.backbone import (
+    CURRENT_SENTENCE,
+    FORCE_DECODE,
+    QE,
+    REFERENCE,
+    SIMILARITY,
+    TOKEN_MATCHING,
+    Backbone,
+    BackboneOutput,
+    SigField,
+    Unit,
+)
 from .plugin.metric import Metric
 from .values.errors import (
     CapabilityError,
@@ -27,11 +39,14 @@ from .values.result import Coverage, DocScore, Result, UnitScore
 from .values.signature import Signature, parse_signature
 from .values.spec import MetricSpec, parse_spec
 from .values.testset import Document, TestSet
+from .values.units import ScoringUnit, UnitPlan
 from .values.versions import __version__
 
 __all__ = [
     "__version__", "load", "build", "get_backbone", "clear_cache",
-    "Backbone", "BackboneOutput", "SigField", "Unit", "Metric", "Param",
+    "Backbone", "BackboneOutput", "SigField", "Unit", "Metric", "Param", "ScoringUnit", "UnitPlan",
+    "Aggregation", "WeightedMean", "MeanOfGroupMeans",
+    "QE", "REFERENCE", "CURRENT_SENTENCE", "SIMILARITY", "FORCE_DECODE", "TOKEN_MATCHING",
     "Result", "UnitScore", "DocScore", "Coverage", "Signature", "parse_signature",
     "MetricSpec", "parse_spec", "TestSet", "Document",
     "DocMetricsError", "UserError", "InputError", "SpecError", "PluginError", "ModelError",

@@ -1,5 +1,6 @@
 """The README's examples work as printed."""
 
+import json
 import os
 import re
 import subprocess
@@ -43,3 +44,54 @@ def test_third_party_backbone_example(tmp_path):
     assert float(proc.stdout.split(" = ")[1].split()[0]) == pytest.approx(expected, abs=1e-7)
     listing = subprocess.run([sys.executable, "-m", "docmetrics", "--list"], capture_output=True, text=True, env=env)
     assert "length-ratio" in listing.stdout
+
+
+def test_third_party_metric_example_with_paired_tests(tmp_path):
+    backbone = _block_after("## Writing a backbone", "python")
+    bb_ini = _block_after("## Writing a backbone", "ini")
+    code = _block_after("## Writing a metric", "python")
+    ini = _block_after("## Writing a metric", "ini")
+    assert len([x for x in code.splitlines() if x.strip() and not x.startswith("#")]) < 40
+    bb_line = re.search(r"docmetrics\.backbones =\n\s+(.+)", bb_ini).group(1)
+    m_line = re.search(r"docmetrics\.metrics =\n\s+(.+)", ini).group(1)
+    site = tmp_path / "site"
+    write_distribution(site, "my-backbone", "1.0", {"my_backbone/__init__.py": backbone},
+                       f"[docmetrics.backbones]\n{bb_line}\n")
+    root = write_distribution(site, "my-metric", "1.0", {"my_metric/__init__.py": code},
+                              f"[docmetrics.metrics]\n{m_line}\n")
+    src = [f"source sentence number {i} of the test" for i in range(9)]
+    a = [f"Satz {'x' * (3 * i)}" for i in range(9)]
+    b = [f"ein ganz anderer Satz {'y' * i}" for i in range(9)]
+    ids = ["d1"] * 4 + ["d2"] * 3 + ["d3"] * 2
+    files = {}
+    for name, lines in {"src": src, "A": a, "B": b, "A-copy": a, "ids": ids}.items():
+        files[name] = tmp_path / f"{name}.txt"
+        files[name].write_text("".join(x + "\n" for x in lines), encoding="utf-8")
+    env = dict(os.environ, PYTHONPATH=str(root))
+    cmd = [sys.executable, "-m", "docmetrics", "-m", "whole-doc:backbone=length-ratio", "-i",
+           str(files["A"]), str(files["B"]), str(files["A-copy"]), "-s", str(files["src"]),
+           "--doc-ids", str(files["ids"]), "-f", "json"]
+    proc = subprocess.run(cmd, capture_output=True, text=True, env=env)
+    assert proc.returncode == 0, proc.stderr
+    rows = {r["system"]: r for r in json.loads(proc.stdout)}
+    assert rows["A.txt"]["signature"].startswith("whole-doc|by_length:yes|backbone:length-ratio|")
+
+    def expected(hyp):  # by hand: each document joined, length ratio, weighted by sentence count
+        spans = [(0, 4), (4, 7), (7, 9)]
+        ratios = []
+        for s, e in spans:
+            m, x = " ".join(hyp[s:e]), " ".join(src[s:e])
+            ratios.append((min(len(m), len(x)) / max(len(m), len(x)), e - s))
+        return sum(r * n for r, n in ratios) / sum(n for _, n in ratios)
+
+    assert rows["A.txt"]["score"] == pytest.approx(expected(a), abs=1e-12)
+    assert rows["B.txt"]["score"] == pytest.approx(expected(b), abs=1e-12)
+    assert rows["A-copy.txt"]["score"] == rows["A.txt"]["score"]
+    for flag in ("--paired-bs", "--paired-ar"):
+        proc = subprocess.run(cmd + [flag], capture_output=True, text=True, env=env)
+        assert proc.returncode == 0, proc.stderr
+        tested = {r["system"]: r for r in json.loads(proc.stdout)}
+        assert tested["A-copy.txt"]["p_value"] == 1.0 and tested["A.txt"]["baseline"]
+        assert tested["B.txt"]["p_value"] < 1.0
+    listing = subprocess.run([sys.executable, "-m", "docmetrics", "--list"], capture_output=True, text=True, env=env)
+    assert "whole-doc" in listing.stdout and "my-metric" in listing.stdout
