@@ -1,0 +1,640 @@
+"""Reading and writing mt-metrics-eval (MTME) data directories.
+
+The layout, as MTME's README ("File organization and naming convention") and ``data.EvalSet`` read it,
+for a test set (``wmt23``) and a language pair (``en-de``), paths relative to ``ROOT/TESTSET``:
+
+* ``sources/LP.txt``: one source segment a line (or ``sources/LP.jsonl`` with a ``source`` field);
+* ``documents/LP.docs``: ``DOMAIN DOCNAME`` a line, parallel to the source; a document is a
+  contiguous block of segments; domains are listed in sorted order;
+* ``references/LP.NAME.txt`` (or ``.jsonl``, field ``target``): NAME has no ``-`` or ``.`` and is not
+  ``all`` or ``src``;
+* ``system-outputs/LP/SYS.txt`` (or ``.jsonl``, field ``hypothesis``): SYS is the file name without
+  its extension.  A system whose name is a reference name is a human translation (the README: "the
+  reference files should be copied into the system-outputs directory with matching names");
+* ``human-scores/LP.NAME.LEVEL.score``: NAME may contain dots (``mqm``, ``round2.mqm.merged``), LEVEL
+  is ``sys``, ``domain``, ``doc`` or ``seg``.  Lines are ``SYS SCORE`` (``DOMAIN SYS SCORE`` at domain
+  level), fields separated by whitespace, SCORE a number or ``None``: one line per system at ``sys``
+  level; at ``doc`` / ``seg`` level one line per document / segment of each system, in order;
+* ``metric-scores/LP/NAME-REF.LEVEL.score``: the same line format, no ``None``; NAME is the metric's
+  base name (it may contain ``-`` and ``.``: the name is split at the last ``-``), REF the reference
+  used (``refA``; several joined with ``.``; ``src`` for none; ``all`` for all).
+
+A text line ``[No translation supplied]`` stands for a missing segment (MTME reads it as None); it is
+read here as an empty string and its line is recorded in :attr:`MtmeTestSet.missing`.  Lines are
+right-stripped, as MTME reads them.
+
+Which reference and which human scores are "standard" is not in the directory: MTME keeps it in
+``meta_info.DATA``.  :data:`STANDARDS` repeats the entries of the MQM-judged language pairs (WMT21 to
+WMT24), with their outlier systems; elsewhere a test set with a single reference uses it, otherwise
+``ref=`` must name one.  As in MTME's ``GetCorrelations``, the systems scored are all outputs but the
+reference in use, the human translations (unless ``include_human``) and the outliers (unless
+``include_outliers``).
+"""
+
+from __future__ import annotations
+
+import glob
+import json
+import math
+import os
+import re
+from dataclasses import dataclass, field
+from typing import Any, Mapping, Optional, Sequence
+
+from ..values.errors import InputError
+from ..values.io import read_lines
+from ..values.result import Result
+from ..values.testset import TestSet
+
+__all__ = [
+    "LEVELS", "NO_TRANSLATION", "Standard", "STANDARDS", "MtmeTestSet", "read_mtme", "load_mtme",
+    "read_score_file", "mtme_metric_name", "parse_metric_filename", "WrittenScores", "write_mtme_scores",
+    "read_metric_scores",
+]
+
+LEVELS = ("sys", "domain", "doc", "seg")
+NO_TRANSLATION = "[No translation supplied]"
+RESERVED_REFS = ("all", "src")
+Score = Optional[float]
+
+
+@dataclass(frozen=True)
+class Standard:
+    """MTME's meta-information for a language pair: the standard reference, the standard human
+    scores per level, and the outlier systems."""
+
+    ref: str
+    gold: Mapping[str, str]
+    outliers: frozenset[str] = frozenset()
+
+
+def _mqm(ref: str, levels: Sequence[str] = ("sys", "seg"), outliers: Sequence[str] = ()) -> Standard:
+    return Standard(ref, {lv: "mqm" for lv in levels}, frozenset(outliers))
+
+
+_WMT22 = ("sys", "domain", "seg")
+#: from mt_metrics_eval/meta_info.py (DATA), the MQM-judged language pairs
+STANDARDS: dict[tuple[str, str], Standard] = {
+    ("wmt21.news", "en-de"): _mqm("refC"),
+    ("wmt21.news", "en-ru"): _mqm("refA"),
+    ("wmt21.news", "zh-en"): _mqm("refB"),
+    ("wmt21.tedtalks", "en-de"): _mqm("refA"),
+    ("wmt21.tedtalks", "en-ru"): _mqm("refA"),
+    ("wmt21.tedtalks", "zh-en"): _mqm("refB"),
+    ("wmt22", "en-de"): _mqm("refA", _WMT22, ("M2M100_1.2B-B4",)),
+    ("wmt22", "en-ru"): _mqm("refA", _WMT22),
+    ("wmt22", "zh-en"): _mqm("refA", _WMT22),
+    ("wmt23", "en-de"): _mqm("refA", _WMT22, ("synthetic_ref",)),
+    ("wmt23", "he-en"): _mqm("refB", _WMT22),
+    ("wmt23", "zh-en"): _mqm("refA", _WMT22, ("synthetic_ref",)),
+    ("wmt24", "en-de"): _mqm("refB", _WMT22, ("MSLC",)),
+    ("wmt24", "en-es"): _mqm("refA", _WMT22, ("MSLC",)),
+    ("wmt24", "ja-zh"): _mqm("refA", _WMT22, ("MSLC",)),
+}
+
+
+@dataclass
+class MtmeTestSet:
+    """One MTME test set and language pair, as read from its directory."""
+
+    root: str
+    testset: str
+    lp: str
+    sources: list[str]
+    #: reference name -> its lines
+    references: dict[str, list[str]]
+    #: per segment: its document's name and its domain (from documents/LP.docs)
+    doc_ids: list[str]
+    domains: list[str]
+    #: system name -> its lines (human translations included)
+    system_outputs: dict[str, list[str]]
+    #: systems whose name is a reference name
+    human_systems: set[str]
+    #: (scorer name, level) -> system -> scores (one per system / domain / document / segment)
+    human_scores: dict[tuple[str, str], dict[str, list[Score]]]
+    #: file name -> 0-based lines that read "[No translation supplied]"
+    missing: dict[str, list[int]] = field(default_factory=dict)
+    standard: Standard | None = None
+    #: what -> path ('source', 'documents', 'ref:NAME', 'sys:NAME', 'human:NAME.LEVEL')
+    paths: dict[str, str] = field(default_factory=dict)
+    #: set by load_mtme: the reference in use, the human scores chosen, the systems scored
+    ref: str | None = None
+    human_name: str | None = None
+    systems: list[str] = field(default_factory=list)
+
+    @property
+    def directory(self) -> str:
+        return os.path.join(self.root, self.testset)
+
+    @property
+    def n_segments(self) -> int:
+        return len(self.sources)
+
+    @property
+    def doc_names(self) -> list[str]:
+        """Documents in order."""
+        return list(self.docs)
+
+    @property
+    def docs(self) -> dict[str, tuple[int, int]]:
+        """Document name -> (first segment, last segment + 1)."""
+        out: dict[str, tuple[int, int]] = {}
+        start = 0
+        for i in range(1, len(self.doc_ids) + 1):
+            if i == len(self.doc_ids) or self.doc_ids[i] != self.doc_ids[start]:
+                out[self.doc_ids[start]] = (start, i)
+                start = i
+        return out
+
+    @property
+    def domain_names(self) -> list[str]:
+        """Domains in MTME's canonical (sorted) order."""
+        return sorted(set(self.domains))
+
+    @property
+    def human_score_names(self) -> set[str]:
+        return {name for name, _ in self.human_scores}
+
+    def default_human_name(self, level: str = "seg") -> str | None:
+        """The standard human scores at a level: MTME's standard gold where known, else the only
+        name, else 'mqm' when present; None when there is no human score at that level."""
+        names = sorted(n for n, lv in self.human_scores if lv == level)
+        if not names:
+            return None
+        if self.standard is not None and self.standard.gold.get(level) in names:
+            return self.standard.gold[level]
+        if len(names) == 1:
+            return names[0]
+        if "mqm" in names:
+            return "mqm"
+        raise InputError(
+            f"{os.path.join(self.directory, 'human-scores')}: several human scores at level {level} "
+            f"({', '.join(names)}); choose one with human_name="
+        )
+
+    def human(self, name: str | None = None, level: str = "seg") -> dict[str, list[Score]]:
+        """Human scores by name and level (the standard ones when name is None)."""
+        if level not in LEVELS:
+            raise InputError(f"unknown level {level!r}; one of {', '.join(LEVELS)}")
+        chosen = name if name is not None else self.default_human_name(level)
+        if chosen is None or (chosen, level) not in self.human_scores:
+            have = ", ".join(f"{n}.{lv}" for n, lv in sorted(self.human_scores)) or "none"
+            raise InputError(
+                f"{os.path.join(self.directory, 'human-scores', f'{self.lp}.{chosen}.{level}.score')}: "
+                f"no such human scores (available: {have})"
+            )
+        return self.human_scores[(chosen, level)]
+
+
+# -- reading ----------------------------------------------------------------------------------------------
+def _read_text(path: str, missing: dict[str, list[int]]) -> list[str]:
+    lines = [ln.rstrip() for ln in read_lines(path)]
+    gaps = [i for i, ln in enumerate(lines) if ln == NO_TRANSLATION]
+    if gaps:
+        missing[path] = gaps
+        for i in gaps:
+            lines[i] = ""
+    return lines
+
+
+def _read_jsonl(path: str, key: str) -> list[str]:
+    out = []
+    for i, line in enumerate(read_lines(path), 1):
+        try:
+            value = json.loads(line)[key]
+        except (ValueError, KeyError, TypeError):
+            raise InputError(f"{path}, line {i}: expected a JSON object with a {key!r} field") from None
+        out.append("" if value is None else str(value))
+    return out
+
+
+def _read_segments(path: str, key: str, missing: dict[str, list[int]]) -> list[str]:
+    if path.endswith(".txt"):
+        return _read_text(path, missing)
+    if path.endswith(".jsonl"):
+        return _read_jsonl(path, key)
+    raise InputError(f"{path}: unsupported file type; MTME text files end in .txt or .jsonl")
+
+
+def _parse_score(text: str, where: str, allow_none: bool) -> Score:
+    if text == "None":
+        if not allow_none:
+            raise InputError(f"{where}: 'None' is not allowed in a metric score file; every entry needs a score")
+        return None
+    try:
+        value = float(text)
+    except ValueError:
+        raise InputError(f"{where}: {text!r} is not a number (or None)") from None
+    if math.isnan(value):
+        if not allow_none:
+            raise InputError(f"{where}: NaN is not allowed in a metric score file")
+        return None
+    return value
+
+
+def read_score_file(
+    path: str,
+    level: str,
+    *,
+    n_items: int | None = None,
+    systems: Sequence[str] | None = None,
+    domains: Sequence[str] | None = None,
+    allow_none: bool = True,
+) -> dict[str, list[Score]]:
+    """Read an MTME score file (human or metric): system -> scores.
+
+    ``n_items``: how many scores each system must have (documents or segments; 1 at sys level);
+    ``systems``: the known systems (others are an error); ``domains``: the domain order (domain level).
+    """
+    if level not in LEVELS:
+        raise InputError(f"{path}: unknown level {level!r}; one of {', '.join(LEVELS)}")
+    if level == "domain" and domains is None:
+        raise InputError(f"{path}: domain-level scores need the domain names")
+    known = set(systems) if systems is not None else None
+    dom_index = {d: k for k, d in enumerate(domains or [])}
+    fields = 3 if level == "domain" else 2
+    expected = "DOMAIN SYSTEM SCORE" if level == "domain" else "SYSTEM<TAB>SCORE"
+    scores: dict[str, list[Score]] = {}
+    last_line: dict[str, int] = {}
+    for lineno, line in enumerate(read_lines(path), 1):
+        parts = line.split()
+        where = f"{path}, line {lineno}"
+        if len(parts) != fields:
+            raise InputError(f"{where}: expected {fields} fields ({expected}), found {len(parts)}")
+        name = parts[-2]
+        if known is not None and name not in known:
+            raise InputError(f"{where}: unknown system {name!r}; it has no file in system-outputs")
+        value = _parse_score(parts[-1], where, allow_none)
+        last_line[name] = lineno
+        if level == "domain":
+            if parts[0] not in dom_index:
+                raise InputError(f"{where}: unknown domain {parts[0]!r} (domains: {', '.join(dom_index)})")
+            row = scores.setdefault(name, [None] * len(dom_index))
+            row[dom_index[parts[0]]] = value
+        elif level == "sys":
+            if name in scores:
+                raise InputError(f"{where}: system {name!r} appears twice; a sys-level file has one line per system")
+            scores[name] = [value]
+        else:
+            scores.setdefault(name, []).append(value)
+    if n_items is not None and level in ("doc", "seg"):
+        unit = "document" if level == "doc" else "segment"
+        for name, vals in scores.items():
+            if len(vals) != n_items:
+                raise InputError(
+                    f"{path}, line {last_line[name]}: system {name!r} has {len(vals)} scores; "
+                    f"expected {n_items} (one per {unit}, in order)"
+                )
+    return scores
+
+
+def _parse_human_filename(path: str, lp: str) -> tuple[str, str]:
+    toks = os.path.basename(path).split(".")
+    if len(toks) < 4 or toks[-1] != "score" or toks[0] != lp:
+        raise InputError(f"{path}: a human score file is named LP.NAME.LEVEL.score (e.g. {lp}.mqm.seg.score)")
+    level = toks[-2]
+    if level not in LEVELS:
+        raise InputError(f"{path}: unknown level {level!r} in the file name; one of {', '.join(LEVELS)}")
+    return ".".join(toks[1:-2]), level
+
+
+def _need(path: str, what: str) -> str:
+    if not os.path.exists(path):
+        raise InputError(f"{path}: no such file; an MTME directory has {what}")
+    return path
+
+
+def read_mtme(root: str | os.PathLike[str], testset: str, lp: str) -> MtmeTestSet:
+    """Read ``ROOT/TESTSET`` for one language pair (see the module docstring); every missing file,
+    bad name or malformed line raises InputError naming the file (and line)."""
+    root = os.fspath(root)
+    d = os.path.join(root, testset)
+    if not os.path.isdir(d):
+        raise InputError(f"{d}: no such directory; expected ROOT/TESTSET of an MTME data directory")
+    missing: dict[str, list[int]] = {}
+    paths: dict[str, str] = {}
+
+    src_txt = os.path.join(d, "sources", f"{lp}.txt")
+    src_jsonl = os.path.join(d, "sources", f"{lp}.jsonl")
+    src_path = src_txt if os.path.exists(src_txt) or not os.path.exists(src_jsonl) else src_jsonl
+    sources = _read_segments(_need(src_path, f"the source text sources/{lp}.txt"), "source", missing)
+    paths["source"] = src_path
+    n = len(sources)
+
+    docs_path = _need(os.path.join(d, "documents", f"{lp}.docs"), f"the document file documents/{lp}.docs")
+    paths["documents"] = docs_path
+    doc_ids, domains = [], []
+    for lineno, line in enumerate(read_lines(docs_path), 1):
+        parts = line.split()
+        if len(parts) < 2:
+            raise InputError(f"{docs_path}, line {lineno}: expected 'DOMAIN DOCNAME', found {line!r}")
+        domains.append(parts[0])
+        doc_ids.append(parts[1])
+    if len(doc_ids) != n:
+        raise InputError(f"{docs_path}: {len(doc_ids)} lines, the source {src_path} has {n}; they must be parallel")
+    seen: set[str] = set()
+    for i, doc in enumerate(doc_ids):
+        if i and doc != doc_ids[i - 1]:
+            if doc in seen:
+                raise InputError(
+                    f"{docs_path}, line {i + 1}: document {doc!r} reappears after another document; "
+                    "a document must be one contiguous block of segments"
+                )
+        seen.add(doc)
+
+    references: dict[str, list[str]] = {}
+    for path in sorted(glob.glob(os.path.join(d, "references", f"{glob.escape(lp)}.*.*"))):
+        toks = os.path.basename(path).split(".")
+        name = toks[-2]
+        if len(toks) != 3 or "-" in name or name in RESERVED_REFS:
+            raise InputError(
+                f"{path}: bad reference file name; references are named {lp}.NAME.txt, NAME without "
+                "'-' or '.' and not 'all' or 'src'"
+            )
+        if name in references:
+            raise InputError(f"{path}: reference {name!r} appears twice (as .txt and .jsonl?)")
+        references[name] = _read_segments(path, "target", missing)
+        paths[f"ref:{name}"] = path
+        if len(references[name]) != n:
+            raise InputError(f"{path}: {len(references[name])} lines, the source {src_path} has {n}")
+
+    sys_dir = os.path.join(d, "system-outputs", lp)
+    if not os.path.isdir(sys_dir):
+        raise InputError(f"{sys_dir}: no such directory; an MTME directory has system-outputs/{lp}/SYS.txt")
+    outputs: dict[str, list[str]] = {}
+    for path in sorted(glob.glob(os.path.join(glob.escape(sys_dir), "*.*"))):
+        name = os.path.splitext(os.path.basename(path))[0]
+        if name in outputs:
+            raise InputError(f"{path}: system {name!r} appears twice (as .txt and .jsonl?)")
+        outputs[name] = _read_segments(path, "hypothesis", missing)
+        paths[f"sys:{name}"] = path
+        if len(outputs[name]) != n:
+            raise InputError(f"{path}: {len(outputs[name])} lines, the source {src_path} has {n}")
+    if not outputs:
+        raise InputError(f"{sys_dir}: no system output (SYS.txt files)")
+    humans = {s for s in outputs if s in references}
+
+    ts = MtmeTestSet(
+        root, testset, lp, sources, references, doc_ids, domains, outputs, humans, {}, missing,
+        STANDARDS.get((testset, lp)), paths,
+    )
+    n_docs = len(ts.docs)
+    for path in sorted(glob.glob(os.path.join(d, "human-scores", f"{glob.escape(lp)}.*.score"))):
+        name, level = _parse_human_filename(path, lp)
+        n_items = {"sys": 1, "doc": n_docs, "seg": n, "domain": None}[level]
+        ts.human_scores[(name, level)] = read_score_file(
+            path, level, n_items=n_items, systems=list(outputs), domains=ts.domain_names
+        )
+        paths[f"human:{name}.{level}"] = path
+    return ts
+
+
+def _choose_ref(ts: MtmeTestSet, ref: str | None) -> str | None:
+    refs = sorted(ts.references)
+    where = os.path.join(ts.directory, "references")
+    if ref is not None:
+        if ref not in ts.references:
+            raise InputError(f"{where}: no reference {ref!r} for {ts.lp} (references: {', '.join(refs) or 'none'})")
+        return ref
+    if ts.standard is not None and ts.standard.ref in ts.references:
+        return ts.standard.ref
+    if len(refs) == 1:
+        return refs[0]
+    if not refs:
+        return None
+    raise InputError(f"{where}: {len(refs)} references for {ts.lp} ({', '.join(refs)}); choose one with ref=")
+
+
+def load_mtme(
+    root: str | os.PathLike[str],
+    testset: str,
+    lp: str,
+    ref: str | None = None,
+    human_name: str | None = None,
+    systems: Sequence[str] | None = None,
+    include_human: bool = False,
+    include_outliers: bool = False,
+) -> tuple[MtmeTestSet, TestSet]:
+    """Read an MTME directory and build the docmetrics test set to score.
+
+    The reference in use (``ref``, default: the standard one) is left out of the systems, and so are
+    the human translations (unless ``include_human``) and MTME's outlier systems (unless
+    ``include_outliers``); ``systems`` names the systems to score instead.  ``human_name`` chooses
+    the human scores (default: the standard ones); it is checked here and recorded on the returned
+    :class:`MtmeTestSet` with the reference and the systems.
+    """
+    ts = read_mtme(root, testset, lp)
+    chosen_ref = _choose_ref(ts, ref)
+    if human_name is not None and human_name not in ts.human_score_names:
+        have = ", ".join(sorted(ts.human_score_names)) or "none"
+        raise InputError(
+            f"{os.path.join(ts.directory, 'human-scores')}: no human scores named {human_name!r} "
+            f"for {lp} (available: {have})"
+        )
+    if human_name is None:
+        human_name = ts.default_human_name("seg") or ts.default_human_name("sys")
+    ts.human_name = human_name
+    sys_dir = os.path.join(ts.directory, "system-outputs", lp)
+    if systems is not None:
+        names = list(systems)
+        for s in names:
+            if s not in ts.system_outputs:
+                raise InputError(f"{sys_dir}: no system {s!r} (systems: {', '.join(sorted(ts.system_outputs))})")
+            if s == chosen_ref:
+                raise InputError(f"{sys_dir}: {s!r} is the reference in use; it cannot be scored against itself")
+    else:
+        outliers = ts.standard.outliers if ts.standard is not None else frozenset()
+        names = [
+            s for s in sorted(ts.system_outputs)
+            if s != chosen_ref
+            and (include_human or s not in ts.human_systems)
+            and (include_outliers or s not in outliers)
+        ]
+    if not names:
+        raise InputError(f"{sys_dir}: no system left to score (the reference and human translations are left out)")
+    ts.ref, ts.systems = chosen_ref, names
+    names_map = {s: ts.paths[f"sys:{s}"] for s in names}
+    names_map["source"] = ts.paths["source"]
+    names_map["doc ids"] = ts.paths["documents"]
+    if chosen_ref is not None:
+        names_map["reference"] = ts.paths[f"ref:{chosen_ref}"]
+    testset_obj = TestSet(
+        {s: list(ts.system_outputs[s]) for s in names},
+        list(ts.sources),
+        list(ts.references[chosen_ref]) if chosen_ref is not None else None,
+        list(ts.doc_ids),
+        names=names_map,
+    )
+    return ts, testset_obj
+
+
+# -- writing metric scores --------------------------------------------------------------------------------------
+def mtme_metric_name(name: str) -> str:
+    """A metric name usable as NAME in NAME-REF.LEVEL.score: letters, digits and ``._+-`` kept,
+    anything else (spaces, ``/``, ``:``, ``=``, ``,``) replaced by ``_``."""
+    safe = re.sub(r"[^A-Za-z0-9._+-]+", "_", name).strip("._")
+    return safe or "metric"
+
+
+def _check_ref_name(ref: str) -> None:
+    parts = ref.split(".")
+    if not ref or any(not p or "-" in p or not re.fullmatch(r"[A-Za-z0-9_+]+", p) for p in parts):
+        raise InputError(
+            f"bad reference name {ref!r} for an MTME score file: a reference name (or several joined "
+            "with '.') without '-', or 'src' for a metric that uses no reference"
+        )
+
+
+def parse_metric_filename(path: str) -> tuple[str, str, str]:
+    """``NAME-REF.LEVEL.score`` -> (NAME, REF, LEVEL), as MTME splits it."""
+    base = os.path.basename(path)
+    parts = base.rsplit(".", 2)
+    if len(parts) != 3 or parts[2] != "score" or parts[1] not in LEVELS or "-" not in parts[0]:
+        raise InputError(f"{path}: a metric score file is named NAME-REF.LEVEL.score (LEVEL: {', '.join(LEVELS)})")
+    name, ref = parts[0].rsplit("-", 1)
+    if not name or not ref:
+        raise InputError(f"{path}: a metric score file is named NAME-REF.LEVEL.score")
+    return name, ref, parts[1]
+
+
+@dataclass
+class WrittenScores:
+    """What :func:`write_mtme_scores` wrote, and why a level was not written."""
+
+    metric: str
+    ref: str
+    paths: dict[str, str] = field(default_factory=dict)
+    skipped: dict[str, str] = field(default_factory=dict)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"metric": self.metric, "ref": self.ref, "paths": self.paths, "skipped": self.skipped}
+
+
+def _fmt(x: float) -> str:
+    return repr(float(x))
+
+
+def _seg_lines(results: Sequence[Result], n_segments: int) -> tuple[list[str], str | None]:
+    lines: list[str] = []
+    for r in results:
+        per_line: dict[int, float] = {}
+        for u in r.units:
+            if u.end - u.start != 1:
+                return [], f"{r.metric} scores units of several segments (e.g. windows): no segment-level scores"
+            if u.start in per_line:
+                return [], f"system {r.system!r} has two scores for segment {u.start + 1}"
+            per_line[u.start] = u.score
+        for i in range(n_segments):
+            v = per_line.get(i)
+            if v is None or math.isnan(v):
+                return [], f"system {r.system!r} has no score for segment {i + 1}; MTME score files hold no gaps"
+            lines.append(f"{r.system}\t{_fmt(v)}")
+    return lines, None
+
+
+def _doc_lines(results: Sequence[Result], doc_order: Sequence[str]) -> tuple[list[str], str | None]:
+    lines: list[str] = []
+    for r in results:
+        scores: dict[str, float | None] = {}
+        for ds in r.docs:
+            if ds.doc_id in scores:
+                return [], f"document {ds.doc_id!r} of system {r.system!r} is not one contiguous block"
+            scores[ds.doc_id] = ds.score
+        for doc in doc_order:
+            v = scores.get(doc)
+            if v is None or math.isnan(v):
+                return [], f"system {r.system!r} has no score for document {doc!r}; MTME score files hold no gaps"
+            lines.append(f"{r.system}\t{_fmt(v)}")
+    return lines, None
+
+
+def write_mtme_scores(
+    out_root: str | os.PathLike[str],
+    testset: str,
+    lp: str,
+    metric_name: str,
+    ref_name: str,
+    results: Sequence[Result],
+    *,
+    n_segments: int | None = None,
+    doc_ids: Sequence[str] | None = None,
+) -> WrittenScores:
+    """Write one metric's results as ``OUT/TESTSET/metric-scores/LP/NAME-REF.{sys,doc,seg}.score``.
+
+    One line ``SYSTEM<TAB>SCORE`` per system (sys), per system and document in document order (doc)
+    and per system and segment in order (seg), systems in the order of ``results``.  The seg file is
+    written when every unit is one segment and every segment has a score (``n_segments``: the test
+    set's size, default: the results' coverage); the doc file when every document (``doc_ids``: the
+    document order, default: the first result's) has a score.  A level not written is in
+    :attr:`WrittenScores.skipped` with the reason.
+    """
+    if not results:
+        raise InputError("no results to write")
+    _check_ref_name(ref_name)
+    name = mtme_metric_name(metric_name)
+    seen: set[str] = set()
+    for r in results:
+        if not r.system or any(ch.isspace() for ch in r.system):
+            raise InputError(f"system name {r.system!r}: MTME score files need names without whitespace")
+        if r.system in seen:
+            raise InputError(f"system {r.system!r} appears twice in the results")
+        seen.add(r.system)
+        if math.isnan(r.score):
+            raise InputError(f"system {r.system!r} has no {r.metric} score; MTME score files hold no gaps")
+    out_dir = os.path.join(os.fspath(out_root), testset, "metric-scores", lp)
+    os.makedirs(out_dir, exist_ok=True)
+    written = WrittenScores(name, ref_name)
+    by_level: dict[str, list[str]] = {"sys": [f"{r.system}\t{_fmt(r.score)}" for r in results]}
+
+    if n_segments is None:
+        cov = results[0].coverage
+        last = max((u.end for r in results for u in r.units), default=0)
+        n_segments = cov.segments_total if cov is not None else last
+    if n_segments:
+        lines, why = _seg_lines(results, n_segments)
+        if why:
+            written.skipped["seg"] = why
+        else:
+            by_level["seg"] = lines
+    else:
+        written.skipped["seg"] = "no segment count known: pass n_segments"
+
+    order = list(doc_ids) if doc_ids is not None else [d.doc_id for d in results[0].docs]
+    if order:
+        lines, why = _doc_lines(results, order)
+        if why:
+            written.skipped["doc"] = why
+        else:
+            by_level["doc"] = lines
+    else:
+        written.skipped["doc"] = "no document scores"
+
+    for level, lines in by_level.items():
+        path = os.path.join(out_dir, f"{name}-{ref_name}.{level}.score")
+        with open(path, "w", encoding="utf-8") as f:
+            f.write("".join(line + "\n" for line in lines))
+        written.paths[level] = path
+    return written
+
+
+def read_metric_scores(
+    root: str | os.PathLike[str],
+    testset: str,
+    lp: str,
+    *,
+    n_segments: int | None = None,
+    n_docs: int | None = None,
+) -> dict[tuple[str, str, str], dict[str, list[float]]]:
+    """Every ``metric-scores/LP/NAME-REF.LEVEL.score`` file: (NAME, REF, LEVEL) -> system -> scores
+    (domain-level files are skipped: they need the test set's domains)."""
+    d = os.path.join(os.fspath(root), testset, "metric-scores", lp)
+    if not os.path.isdir(d):
+        raise InputError(f"{d}: no such directory")
+    out: dict[tuple[str, str, str], dict[str, list[float]]] = {}
+    for path in sorted(glob.glob(os.path.join(glob.escape(d), "*.score"))):
+        name, ref, level = parse_metric_filename(path)
+        if level == "domain":
+            continue
+        n_items = {"sys": 1, "doc": n_docs, "seg": n_segments}[level]
+        out[(name, ref, level)] = read_score_file(path, level, n_items=n_items, allow_none=False)  # type: ignore[assignment]
+    return out
