@@ -63,7 +63,7 @@ if TYPE_CHECKING:
 __all__ = [
     "DEFAULT_PERMUTATIONS", "SPA_SEED", "DEFAULT_RESAMPLES", "DEFAULT_SEED", "MAX_EXACT_ITEMS",
     "pairwise_accuracy_mtme", "pooled_pairwise_accuracy",
-    "sign_vectors", "all_sign_vectors", "PairPValues", "perm_test_pvalues", "SpaResult",
+    "sign_vectors", "all_sign_vectors", "upper_pvalues", "PairPValues", "perm_test_pvalues", "SpaResult",
     "soft_pairwise_accuracy", "spa_from_pvalues",
     "TieCalibration", "AccEqResult", "tie_calibration", "acc_eq_rows", "acc_eq", "score_rows",
     "PermResult", "perm_both", "perm_both_acc_eq", "zscore",
@@ -163,8 +163,9 @@ def _pair_indices(n_systems: int) -> tuple[np.ndarray, np.ndarray]:
     return np.triu_indices(n_systems, 1)
 
 
-def _upper_pvalues(mat: np.ndarray, signs: np.ndarray) -> np.ndarray:
-    """p-values of "row i > row j" for the pairs i < j (row-major order), given R x n sign vectors."""
+def upper_pvalues(mat: np.ndarray, signs: np.ndarray) -> np.ndarray:
+    """p-values of "row i > row j" for the pairs i < j (row-major order) of a systems x items matrix
+    (no missing entry), given R x n sign vectors."""
     import numpy as np
 
     first, second = _pair_indices(mat.shape[0])
@@ -238,7 +239,7 @@ def perm_test_pvalues(
     if mat.shape[1] == 0:
         raise ValueError("no item is scored for every system")
     signs = _signs(mat.shape[1], n_permutations, seed, exact)
-    pv = _upper_pvalues(mat, signs)
+    pv = upper_pvalues(mat, signs)
     first, second = _pair_indices(len(names))
     pairs = {(names[i], names[j]): float(p) for i, j, p in zip(first, second, pv)}
     return PairPValues(names, pairs, mat.shape[1], signs.shape[0], exact, None if exact else seed)
@@ -305,8 +306,8 @@ def soft_pairwise_accuracy(
     h, m = h[:, keep_h], m[:, keep_m]
     if h.shape[1] == 0 or m.shape[1] == 0:
         raise ValueError("no item is scored for every system (by the humans and by the metric)")
-    ph = _upper_pvalues(h, _signs(h.shape[1], n_permutations, seed, exact))
-    pm = _upper_pvalues(m, _signs(m.shape[1], n_permutations, seed, exact))
+    ph = upper_pvalues(h, _signs(h.shape[1], n_permutations, seed, exact))
+    pm = upper_pvalues(m, _signs(m.shape[1], n_permutations, seed, exact))
     first, second = _pair_indices(len(names))
     keys = [(names[i], names[j]) for i, j in zip(first, second)]
     n_perm_h = 2 ** h.shape[1] if exact else n_permutations
