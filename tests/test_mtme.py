@@ -93,6 +93,12 @@ def test_read_tiny_directory(tmp_path):
     assert ts.default_human_name("seg") == "mqm" and ts.standard is None
 
 
+def test_read_directory_with_glob_characters(tmp_path):
+    root = tmp_path / "data [v2]*"
+    build_tiny(root)
+    assert sorted(read_mtme(root, "toy", "en-de").human_score_names) == ["mqm"]
+
+
 def test_load_tiny_leaves_out_reference_and_humans(tmp_path):
     build_tiny(tmp_path)
     data, testset = load_mtme(tmp_path, "toy", "en-de", ref="refA")
@@ -336,6 +342,11 @@ def test_evaluate_bad_inputs(tmp_path):
         evaluate_wmt(res, {"sysA": 1.0, "sysB": 2.0}, significance=("bleu",))
     with pytest.raises(InputError, match="two results"):
         evaluate_wmt({"f1": res + res[:1]}, {"sysA": 1.0, "sysB": 2.0})
+    with pytest.raises(InputError, match="human scores cover 4 segments"):
+        evaluate_wmt(res, None, {s: [0.0, 1.0, None, 2.0] for s in ("sysA", "sysB", "sysC")})
+    bare = [Result(r.system, "bare", r.score, r.signature, {}) for r in res]
+    ev = evaluate_mtme({"bare": bare}, data, significance=())
+    assert ev.metrics["bare"].spa is None and ev.metrics["bare"].spa_note == "the metric gives no unit scores"
 
 
 def test_wmt_average_schemes(tmp_path):

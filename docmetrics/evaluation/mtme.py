@@ -298,6 +298,12 @@ def _parse_human_filename(path: str, lp: str) -> tuple[str, str]:
     return ".".join(toks[1:-2]), level
 
 
+def _files(directory: str, pattern: str) -> list[str]:
+    """Files in directory matching pattern ('*' only; the rest literal), sorted; no hidden files."""
+    literal = glob.escape(pattern).replace("[*]", "*")
+    return sorted(glob.glob(os.path.join(glob.escape(directory), literal)))
+
+
 def _need(path: str, what: str) -> str:
     if not os.path.exists(path):
         raise InputError(f"{path}: no such file; an MTME directory has {what}")
@@ -343,7 +349,7 @@ def read_mtme(root: str | os.PathLike[str], testset: str, lp: str) -> MtmeTestSe
         seen.add(doc)
 
     references: dict[str, list[str]] = {}
-    for path in sorted(glob.glob(os.path.join(d, "references", f"{glob.escape(lp)}.*.*"))):
+    for path in _files(os.path.join(d, "references"), f"{lp}.*.*"):
         toks = os.path.basename(path).split(".")
         name = toks[-2]
         if len(toks) != 3 or "-" in name or name in RESERVED_REFS:
@@ -362,7 +368,7 @@ def read_mtme(root: str | os.PathLike[str], testset: str, lp: str) -> MtmeTestSe
     if not os.path.isdir(sys_dir):
         raise InputError(f"{sys_dir}: no such directory; an MTME directory has system-outputs/{lp}/SYS.txt")
     outputs: dict[str, list[str]] = {}
-    for path in sorted(glob.glob(os.path.join(glob.escape(sys_dir), "*.*"))):
+    for path in _files(sys_dir, "*.*"):
         name = os.path.splitext(os.path.basename(path))[0]
         if name in outputs:
             raise InputError(f"{path}: system {name!r} appears twice (as .txt and .jsonl?)")
@@ -379,7 +385,7 @@ def read_mtme(root: str | os.PathLike[str], testset: str, lp: str) -> MtmeTestSe
         STANDARDS.get((testset, lp)), paths,
     )
     n_docs = len(ts.docs)
-    for path in sorted(glob.glob(os.path.join(d, "human-scores", f"{glob.escape(lp)}.*.score"))):
+    for path in _files(os.path.join(d, "human-scores"), f"{lp}.*.score"):
         name, level = _parse_human_filename(path, lp)
         n_items = {"sys": 1, "doc": n_docs, "seg": n, "domain": None}[level]
         ts.human_scores[(name, level)] = read_score_file(
@@ -631,7 +637,7 @@ def read_metric_scores(
     if not os.path.isdir(d):
         raise InputError(f"{d}: no such directory")
     out: dict[tuple[str, str, str], dict[str, list[float]]] = {}
-    for path in sorted(glob.glob(os.path.join(glob.escape(d), "*.score"))):
+    for path in _files(d, "*.score"):
         name, ref, level = parse_metric_filename(path)
         if level == "domain":
             continue

@@ -88,7 +88,16 @@ def _align(results: Sequence[Result], order: Sequence[str], n_segments: int | No
     by_sys = {r.system: r for r in results}
     chosen = [by_sys[s] for s in order]
     sys_scores = [float(r.score) for r in chosen]
-    single = all(u.end - u.start == 1 for r in chosen for u in r.units) and any(r.units for r in chosen)
+    if not any(r.units for r in chosen):
+        return _Aligned(sys_scores, None, None, "none", [])
+    if n_segments is not None:
+        beyond = next((u for r in chosen for u in r.units if u.end > n_segments), None)
+        if beyond is not None:
+            raise InputError(
+                f"metric {chosen[0].metric!r} scores segment {beyond.end} of document {beyond.doc_id!r}, but the "
+                f"human scores cover {n_segments} segments: score the test set the human scores belong to"
+            )
+    single = all(u.end - u.start == 1 for r in chosen for u in r.units)
     if single and n_segments:
         seg: dict[str, list[Score]] = {}
         for r in chosen:
@@ -227,7 +236,6 @@ class WmtEval:
     spa_seed: int
     alpha: float
     n_segments: int | None = None
-    _aligned: dict[str, _Aligned] = field(default_factory=dict, repr=False)
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -337,7 +345,10 @@ def _metric_stats(
         return out
     if spa:
         if al.items is None:
-            out.spa_note = "the metric's units are not shared by all systems"
+            out.spa_note = (
+                "the metric gives no unit scores" if al.item_kind == "none"
+                else "the metric's units are not shared by all systems"
+            )
         else:
             try:
                 res = ws.soft_pairwise_accuracy(
@@ -347,7 +358,10 @@ def _metric_stats(
             except ValueError as exc:
                 out.spa_note = str(exc)
     if al.seg is None:
-        out.seg_note = "the metric's units span several segments: no segment-level scores"
+        out.seg_note = (
+            "the metric gives no unit scores" if al.item_kind == "none"
+            else "the metric's units span several segments: no segment-level scores"
+        )
         return out
     try:
         res_acc = ws.acc_eq(al.seg, human_seg, group_by_item=True, systems=order)
@@ -571,7 +585,7 @@ def evaluate_wmt(
             )
     return WmtEval(
         lp, human_name, order, left_out, metrics, comparisons, n_resamples, seed, n_permutations, spa_seed, alpha,
-        n_segments, aligned,
+        n_segments,
     )
 
 
