@@ -12,7 +12,7 @@ import pytest
 from plugin_fixtures import toy_dist  # noqa: F401
 
 import docmetrics
-from docmetrics.cli.main import main
+from docmetrics.cli import main
 from docmetrics.values.errors import CapabilityError, InputError, ModelError, PluginError, SpecError
 from docmetrics.values.testset import TestSet
 

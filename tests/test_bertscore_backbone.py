@@ -224,7 +224,7 @@ def test_doc_bertscore_needs_the_greedy_matching_backbone(tiny_comet_da_dir):
 
 # -- command line --------------------------------------------------------------------------------------
 def test_cli_lang_offline_error_and_describe(tmp_path, capsys, monkeypatch):
-    from docmetrics.cli.main import main
+    from docmetrics.cli import main
 
     monkeypatch.setenv("HF_HUB_OFFLINE", "1")
     hyp, ref = tmp_path / "hyp.txt", tmp_path / "ref.txt"

@@ -7,7 +7,7 @@ import sqlite3
 import pytest
 from plugin_fixtures import toy_dist  # noqa: F401
 
-from docmetrics.cli.main import main
+from docmetrics.cli import main
 from docmetrics.plugin.backbone import QE, Backbone, BackboneOutput, Unit
 from docmetrics.runtime import cache
 from docmetrics.values.errors import UserError

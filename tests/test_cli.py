@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 from plugin_fixtures import toy_dist  # noqa: F401
 
-from docmetrics.cli.main import main
+from docmetrics.cli import main
 
 SRC = [f"Source sentence number {i} says something." for i in range(11)]
 HYP_A = [f"Satz Nummer {i} sagt etwas." for i in range(11)]

@@ -17,7 +17,7 @@ import pytest
 from docmetrics_backbones.comet.testing import build_tiny_comet, sample_sentences
 
 from docmetrics import api
-from docmetrics.cli.main import main
+from docmetrics.cli import main
 from docmetrics.plugin import presets
 from docmetrics.values.errors import CapabilityError, InputError, ModelError, SpecError
 

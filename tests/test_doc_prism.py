@@ -19,7 +19,7 @@ pytest.importorskip("sentencepiece")
 from docmetrics_backbones.prism.testing import build_tiny_mbart, mbart_sample_sentences  # noqa: E402
 
 import docmetrics  # noqa: E402
-from docmetrics.cli.main import main  # noqa: E402
+from docmetrics.cli import main  # noqa: E402
 
 _S = mbart_sample_sentences(40, seed=23)
 REF = _S[0:10]

@@ -10,7 +10,7 @@ import scipy.stats
 from plugin_fixtures import toy_dist  # noqa: F401
 
 from docmetrics.algorithms.correlation import kendall, kendall_fast, pairwise_accuracy, pearson, ranks, spearman
-from docmetrics.cli.main import main
+from docmetrics.cli import main
 from docmetrics.evaluation.metaeval import load_human, match_systems
 from docmetrics.values.errors import InputError
 

@@ -54,7 +54,7 @@ def test_listing_imports_no_plugin_and_no_torch():
         "for kind in ('metric', 'backbone', 'segmenter'):\n"
         "    registry.plugins(kind)\n"
         "presets.presets()\n"
-        "from docmetrics.cli.main import main\n"
+        "from docmetrics.cli import main\n"
         "import contextlib, io\n"
         "with contextlib.redirect_stdout(io.StringIO()):\n"
         "    assert main(['--list']) == 0\n"
@@ -70,7 +70,7 @@ def test_listing_imports_no_plugin_and_no_torch():
 def test_help_imports_no_torch():
     code = (
         "import sys, contextlib, io\n"
-        "from docmetrics.cli.main import main\n"
+        "from docmetrics.cli import main\n"
         "try:\n"
         "    with contextlib.redirect_stdout(io.StringIO()):\n"
         "        main(['--help'])\n"

@@ -8,7 +8,7 @@ import pytest
 from plugin_fixtures import toy_dist  # noqa: F401
 
 import docmetrics
-from docmetrics.cli.main import main
+from docmetrics.cli import main
 from docmetrics.evaluation.significance import (
     bootstrap_indices,
     doc_order,

@@ -9,8 +9,9 @@ import pytest
 from plugin_fixtures import toy_dist  # noqa: F401
 
 from docmetrics.algorithms.correlation import pairwise_accuracy
-from docmetrics.cli.main import main
-from docmetrics.evaluation.sweep import expand_grid, heatmap_matrix, parse_grid, point_spec
+from docmetrics.cli import main
+from docmetrics.algorithms.grids import expand_grid, parse_grid, point_spec
+from docmetrics.evaluation.sweep import heatmap_matrix
 from docmetrics.values.errors import SpecError
 
 SRC = [f"Source sentence {i} says {'w ' * (i % 5)}" for i in range(13)]
@@ -310,7 +311,7 @@ def test_cached_comet_scores_equal_uncached(tiny_kiwi_dir, files, capsys):
 def test_help_imports_nothing_heavy():
     code = (
         "import contextlib, io, sys\n"
-        "from docmetrics.cli.main import main\n"
+        "from docmetrics.cli import main\n"
         "from docmetrics_tools.vat.cli import main as vat_main\n"
         "for fn, argv in ((main, ['--help']), (main, ['sweep', '--help']), (vat_main, ['--help'])):\n"
         "    with contextlib.redirect_stdout(io.StringIO()) as out:\n"

@@ -9,7 +9,7 @@ import pytest
 from docmetrics_tools.vat.core import Item, percentile, sample_std, select, vat_filter
 from plugin_fixtures import toy_dist, write_distribution  # noqa: F401
 
-from docmetrics.cli.main import main
+from docmetrics.cli import main
 from docmetrics.values.errors import InputError, UserError
 
 

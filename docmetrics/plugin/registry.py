@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import functools
 import importlib.metadata
-import re
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -52,7 +51,7 @@ class PluginInfo:
         return f"pip install {' '.join(self.missing) or dist}"
 
 
-def _entry_points(group: str) -> list[importlib.metadata.EntryPoint]:
+def entry_points(group: str) -> list[importlib.metadata.EntryPoint]:
     """Entry points of ``group`` as stevedore sees them (read, not loaded)."""
     manager = ExtensionManager.make_test_instance([], namespace=group)
     return list(manager.list_entry_points())
@@ -85,9 +84,6 @@ def _dist_index() -> dict[tuple[str, str, str], tuple[str, str]]:
     return index
 
 
-_REQ_NAME = re.compile(r"^\s*([A-Za-z0-9][A-Za-z0-9._\-]*)")
-
-
 @functools.cache
 def _missing_for(dist_name: str, extras: tuple[str, ...]) -> tuple[str, ...]:
     """Requirements of ``dist_name[extras]`` that are not installed (by metadata, no imports)."""
@@ -118,7 +114,7 @@ def plugins(kind: str) -> list[PluginInfo]:
     group = GROUPS[kind]
     index = _dist_index()
     infos: dict[str, PluginInfo] = {}
-    for ep in _entry_points(group):
+    for ep in entry_points(group):
         if ep.name in infos:
             continue
         dist, version = index.get((group, ep.name, ep.value), (None, None))

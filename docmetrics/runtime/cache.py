@@ -338,24 +338,3 @@ def active_cache() -> ScoreCache | None:
     if _FROM_ENV is None or _FROM_ENV[0] != path:
         _FROM_ENV = (path, ScoreCache(path))
     return _FROM_ENV[1]
-
-
-def add_arguments(parser: Any) -> None:
-    """``--cache [PATH]`` for ``docmetrics`` (off unless given)."""
-    parser.add_argument_group("score cache").add_argument(
-        "--cache",
-        nargs="?",
-        const="",
-        default=None,
-        metavar="PATH",
-        help="reuse backbone scores from a persistent cache (SQLite; default file: "
-        "$DOCMETRICS_CACHE/scores.sqlite) and store new ones; also $DOCMETRICS_SCORE_CACHE=1|PATH",
-    )
-
-
-def enable_from_args(args: Any) -> ScoreCache | None:
-    """Enable the cache ``--cache`` asks for (None if it was not given)."""
-    value = getattr(args, "cache", None)
-    if value is None:
-        return None
-    return enable(value or None)

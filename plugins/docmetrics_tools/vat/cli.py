@@ -26,7 +26,7 @@ from .core import CITATION, DEFAULT_P, ITEM_LEVELS, SACREBLEU_METRICS
 
 
 def build_parser() -> argparse.ArgumentParser:
-    from docmetrics.cli.main import add_input_arguments, add_model_arguments
+    from docmetrics.cli.args import add_input_arguments, add_model_arguments
 
     p = argparse.ArgumentParser(
         prog="docmetrics vat",
@@ -157,10 +157,9 @@ def run(args: argparse.Namespace) -> int:
         scores, signature = core.sacrebleu_item_scores(name, testset, items, level)
     else:
         from docmetrics import api
-        from docmetrics.runtime import cache
+        from docmetrics.runtime.cache import ScoreCache
 
-        if args.cache is not None:
-            cache.enable(args.cache or None)
+        store = ScoreCache(args.cache or None) if args.cache is not None else None
         metric = api.load(
             name,
             device=args.device,
@@ -168,6 +167,7 @@ def run(args: argparse.Namespace) -> int:
             precision=args.precision,
             quiet=args.quiet,
             defaults={"lang": args.lang},
+            **({"cache": store} if store is not None else {}),
         )
         results = metric.compute(testset)
         level = core.auto_level(results) if args.item == "auto" else args.item

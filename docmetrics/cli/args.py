@@ -1,0 +1,64 @@
+"""The argument groups every docmetrics command shares: input, model, output and the score cache."""
+
+from __future__ import annotations
+
+import argparse
+
+__all__ = ["add_input_arguments", "add_model_arguments", "add_output_arguments", "add_cache_arguments"]
+
+
+def add_input_arguments(
+    p: argparse.ArgumentParser, *, required: bool = False, doc_per_line: bool = False
+) -> argparse._ArgumentGroup:
+    """The input options every docmetrics command shares (-i, -s, -r, --doc-ids, -l, --jsonl)."""
+    g = p.add_argument_group("input")
+    g.add_argument("-i", "--input", nargs="+", metavar="HYP", required=required,
+                   help="system output, one file per system (text, or .jsonl with doc_id/src/mt/ref)")
+    g.add_argument("-s", "--source", metavar="FILE", help="source sentences, line-parallel")
+    g.add_argument("-r", "--reference", metavar="FILE", help="reference translations, line-parallel")
+    g.add_argument("--doc-ids", metavar="FILE",
+                   help="document id of each line; a new document starts where the id changes")
+    g.add_argument("-l", "--lang", metavar="SRC-TGT",
+                   help="language pair, e.g. en-de: for backbones with a lang parameter (model choice, "
+                        "language codes) where the spec does not set lang=")
+    g.add_argument("--jsonl", action="store_true",
+                   help="read -i files as JSONL (one object per segment: doc_id, src, mt, ref) "
+                        "whatever their extension")
+    if doc_per_line:
+        g.add_argument("--doc-per-line", action="store_true",
+                       help="every line of -i/-s/-r (every JSONL object) is one whole document (for "
+                            "metrics that segment documents, e.g. asd); named by --doc-ids or line number")
+    return g
+
+
+def add_model_arguments(p: argparse.ArgumentParser) -> argparse._ArgumentGroup:
+    """The model options every docmetrics command shares (--device, --batch-size, --precision)."""
+    g = p.add_argument_group("model")
+    g.add_argument("--device", choices=("auto", "cpu", "cuda"), default="auto",
+                   help="where models run (default: auto = cuda if available)")
+    g.add_argument("--batch-size", type=int, metavar="N", help="units per batch (default: the backbone's)")
+    g.add_argument("--precision", choices=("fp32", "fp16", "bf16"),
+                   help="default precision where a spec does not set precision= (fp32; fp16/bf16 need a GPU)")
+    return g
+
+
+def add_output_arguments(g: argparse._ArgumentGroup) -> None:
+    """Output options shared by every command (-f, -sh, -w, -q, --debug), into group ``g``."""
+    g.add_argument("-f", "--format", choices=("text", "json"), default="text", help="output format")
+    g.add_argument("-sh", "--short", action="store_true", help="print short signatures")
+    g.add_argument("-w", "--width", type=int, default=4, metavar="N", help="decimals of printed scores (4)")
+    g.add_argument("-q", "--quiet", action="store_true", help="no progress bars and no coverage notes")
+    g.add_argument("--debug", action="store_true", help="show tracebacks and library warnings")
+
+
+def add_cache_arguments(parser: argparse.ArgumentParser) -> None:
+    """``--cache [PATH]`` for ``docmetrics`` (off unless given)."""
+    parser.add_argument_group("score cache").add_argument(
+        "--cache",
+        nargs="?",
+        const="",
+        default=None,
+        metavar="PATH",
+        help="reuse backbone scores from a persistent cache (SQLite; default file: "
+        "$DOCMETRICS_CACHE/scores.sqlite) and store new ones; also $DOCMETRICS_SCORE_CACHE=1|PATH",
+    )

@@ -1,0 +1,56 @@
+"""The one error wrapper of the command line: a user's mistake is one message and exit status 2,
+never a traceback (``--debug`` shows one); Ctrl-C is exit 130; a closed pipe (``| head``) ends
+quietly; warnings from libraries stay out of the way unless ``--debug``."""
+
+from __future__ import annotations
+
+import os
+import sys
+import warnings
+from typing import Any, Callable
+
+from ..values.errors import UserError
+
+__all__ = ["guarded", "setup_warnings", "warn", "note"]
+
+
+def setup_warnings(debug: bool) -> None:
+    def show(message: Any, category: Any, filename: str, lineno: int, file: Any = None, line: Any = None) -> None:
+        print(f"docmetrics: warning: {message}", file=sys.stderr)
+
+    if not debug:
+        # library chatter (pkg_resources, Lightning, transformers) stays out of the way; docmetrics'
+        # own warnings are printed explicitly with warn()
+        warnings.showwarning = show  # type: ignore[assignment]
+        warnings.filterwarnings("ignore")
+
+
+def warn(text: str, who: str = "docmetrics") -> None:
+    print(f"{who}: warning: {text}", file=sys.stderr)
+
+
+def note(args: Any, text: str, who: str = "docmetrics") -> None:
+    if not getattr(args, "quiet", False):
+        print(f"{who}: {text}", file=sys.stderr)
+
+
+def guarded(who: str, debug: bool, run: Callable[[], int], *, interrupted: str = "") -> int:
+    """``run()``, with every expected failure turned into one line on stderr and an exit status."""
+    setup_warnings(debug)
+    try:
+        code = int(run() or 0)
+        sys.stdout.flush()
+        return code
+    except UserError as exc:
+        if debug:
+            raise
+        print(f"{who}: error: {exc}", file=sys.stderr)
+        return exc.exit_code
+    except KeyboardInterrupt:
+        print(f"{who}: interrupted" + (f" ({interrupted})" if interrupted else ""), file=sys.stderr)
+        return 130
+    except BrokenPipeError:
+        # the reader went away (`| head`): stop quietly, and keep Python from complaining at exit
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        return 0

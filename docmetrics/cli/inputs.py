@@ -1,0 +1,48 @@
+"""The one input loader of the command line: -i/-s/-r/--doc-ids text files or JSONL, --doc-per-line."""
+
+from __future__ import annotations
+
+import argparse
+
+from ..values import io
+from ..values.errors import UserError
+from ..values.testset import TestSet
+from .errors import warn
+
+__all__ = ["load_testset"]
+
+
+def load_testset(args: argparse.Namespace, who: str = "docmetrics") -> TestSet:
+    """The test set the input options describe, with its warnings printed."""
+    if args.jsonl or all(io.is_jsonl(p) for p in args.input):
+        if args.source or args.reference or args.doc_ids:
+            raise UserError("with JSONL input, sources, references and doc ids come from the JSONL "
+                            "objects (src, ref, doc_id); drop -s/-r/--doc-ids")
+        testset = io.load_jsonl(args.input)
+    else:
+        if any(io.is_jsonl(p) for p in args.input):
+            raise UserError("mix of JSONL and text files in -i; give all systems in the same form")
+        testset = io.load_text(args.input, args.source, args.reference, args.doc_ids)
+    if getattr(args, "doc_per_line", False):
+        testset = doc_per_line(testset)
+    for text in testset.warnings:
+        warn(text, who)
+    if testset.doc_ids is None:
+        warn("no doc ids (--doc-ids): the whole input is scored as ONE document", who)
+    return testset
+
+
+def doc_per_line(testset: TestSet) -> TestSet:
+    """--doc-per-line: every line (JSONL object) is its own document, named by its doc id or its
+    1-based line number."""
+    ids = testset.doc_ids
+    if ids is None:
+        ids = [str(i + 1) for i in range(testset.n_segments)]
+    for i in range(1, len(ids)):
+        if ids[i] == ids[i - 1]:
+            raise UserError(
+                f"--doc-per-line: lines {i} and {i + 1} of {testset.describe('doc ids')} have the same "
+                f"doc id {ids[i]!r}; with --doc-per-line every line is its own document: give distinct "
+                "ids, or drop --doc-per-line to join lines that share an id into one document"
+            )
+    return TestSet(testset.systems, testset.sources, testset.references, list(ids), names=testset.names)

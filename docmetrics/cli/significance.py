@@ -1,0 +1,158 @@
+"""Paired-test options of ``docmetrics`` (sacrebleu's names) and the table they print."""
+
+from __future__ import annotations
+
+import argparse
+import json
+from typing import TextIO
+
+from ..evaluation.significance import ALPHA, DEFAULT_N, DEFAULT_SEED, TEST_NAMES, PairedResult, paired_test
+from ..values.errors import UserError
+from ..values.result import Result
+from .format import num, table
+
+
+def parse_seed(text: str) -> int | None:
+    if text.strip().lower() == "none":
+        return None
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"--seed must be an integer or 'none', not {text!r}") from None
+    if value < 0:
+        raise argparse.ArgumentTypeError(f"--seed must be >= 0, not {value}")
+    return value
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    """The options of ``docmetrics`` for paired tests (sacrebleu's names)."""
+    g = parser.add_argument_group("significance (paired tests; the first -i system is the baseline)")
+    x = g.add_mutually_exclusive_group()
+    x.add_argument(
+        "--paired-bs",
+        "-pbs",
+        action="store_true",
+        help="paired bootstrap resampling of whole documents (score, mean +- 95%% CI, p-value)",
+    )
+    x.add_argument(
+        "--paired-ar",
+        "-par",
+        action="store_true",
+        help="paired approximate randomization, swapping whole documents (score, p-value)",
+    )
+    g.add_argument(
+        "--paired-bs-n",
+        "-pbsn",
+        type=int,
+        default=DEFAULT_N["bs"],
+        metavar="N",
+        help="bootstrap resamples (default: %(default)s)",
+    )
+    g.add_argument(
+        "--paired-ar-n",
+        "-parn",
+        type=int,
+        default=DEFAULT_N["ar"],
+        metavar="N",
+        help="randomization trials (default: %(default)s)",
+    )
+    g.add_argument(
+        "--seed",
+        type=parse_seed,
+        default=DEFAULT_SEED,
+        metavar="INT",
+        help="seed of the resampling (default: %(default)s; 'none': not reproducible)",
+    )
+
+
+def requested(args: argparse.Namespace) -> str | None:
+    """'bs', 'ar' or None."""
+    if getattr(args, "paired_bs", False):
+        return "bs"
+    if getattr(args, "paired_ar", False):
+        return "ar"
+    return None
+
+
+def check_args(args: argparse.Namespace) -> None:
+    """Errors that need no scoring (before any model is loaded)."""
+    test = requested(args)
+    if test is None:
+        return
+    n = args.paired_bs_n if test == "bs" else args.paired_ar_n
+    if n < 1:
+        raise UserError(f"--paired-{test}-n must be >= 1, not {n}")
+    if not args.input or len(args.input) < 2:
+        raise UserError(
+            f"--paired-{test} compares systems with the first one (the baseline): give at "
+            "least two system files with -i"
+        )
+
+
+def format_cell(row: PairedResult, width: int) -> str:
+    text = num(row.score, width)
+    if row.mean is not None and row.ci is not None:
+        text += f" ({num(row.mean, width)} ± {num(row.ci, width)})"
+    if row.p_value is not None:
+        text += f" (p = {row.p_value:.4f})" + ("*" if row.p_value < ALPHA else "")
+    return text
+
+
+def write_paired(all_results: list[tuple[str, list[Result]]], args: argparse.Namespace, out: TextIO) -> None:
+    """Run the requested test on every metric and print sacrebleu's table (or JSON)."""
+    test = requested(args)
+    assert test is not None
+    n = args.paired_bs_n if test == "bs" else args.paired_ar_n
+    tests = [(spec, paired_test(results, test, n, args.seed)) for spec, results in all_results]
+    if args.format == "json":
+        data = []
+        for spec, t in tests:
+            for row in t.rows:
+                d = row.to_dict()
+                d.update(
+                    {
+                        "metric": t.metric,
+                        "spec": spec,
+                        "test": t.test,
+                        "n": t.n,
+                        "seed": t.seed,
+                        "documents": len(t.doc_ids),
+                        "signature": t.signature_text(short=args.short),
+                    }
+                )
+                data.append(d)
+        json.dump(data, out, indent=1, ensure_ascii=False)
+        out.write("\n")
+        return
+    width = args.width
+    names = [row.system for row in tests[0][1].rows]
+    headers = ["System"] + [
+        f"{spec} [{k + 1}]" + (" (μ ± 95% CI)" if test == "bs" else "") for k, (spec, _) in enumerate(tests)
+    ]
+    rows = []
+    for i, name in enumerate(names):
+        rows.append(
+            [("Baseline: " if i == 0 else "") + name] + [format_cell(t.rows[i], width) for _, t in tests]
+        )
+    out.write(table(headers, rows, align="r" + "l" * len(tests)))
+    out.write("\n")
+    n_docs = len(tests[0][1].doc_ids)
+    what = "resamples" if test == "bs" else "trials"
+    msg = f"{TEST_NAMES[test].capitalize()} test with {n} {what} over {n_docs} documents"
+    out.write("-" * len(msg) + "\n" + msg + "\n" + "-" * len(msg) + "\n")
+    how = "resampled" if test == "bs" else "swapped"
+    out.write(
+        f" - Each system is compared with the baseline, {names[0]}; whole documents are {how}\n"
+        "   (their units are not independent), and the scores come from the units already scored.\n"
+    )
+    if test == "bs":
+        out.write("   Given: the actual system score, the bootstrap mean and the 95% CI half-width.\n")
+    out.write(
+        " - Null hypothesis: the system and the baseline are produced by the same process; the\n"
+        "   p-value estimates the chance of an absolute difference at least as large as observed.\n"
+        f" - p < {ALPHA} is marked with '*': the difference is unlikely to be due to chance.  It does\n"
+        "   not say which system is better, only that they differ.\n\n"
+    )
+    out.write("Signatures:\n")
+    for k, (_, t) in enumerate(tests):
+        out.write(f"[{k + 1}] {t.signature_text(short=args.short)}\n")

@@ -1,0 +1,232 @@
+"""``docmetrics sweep``: one metric over a parameter grid, meta-evaluated at every point (options,
+progress, the table, the JSON report and the heatmap; the work is :mod:`docmetrics.evaluation.sweep`)."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import sys
+from typing import Sequence, TextIO
+
+from ..algorithms.grids import Axis, parse_grid
+from ..evaluation.metaeval import load_human
+from ..evaluation.sweep import STAT_CHOICES, Point, heatmap_matrix, make_points, run_sweep
+from ..values.errors import InputError, UserError
+from ..values.versions import __version__
+from . import metaeval as metaeval_cli
+from .args import add_input_arguments, add_model_arguments, add_output_arguments
+from .errors import guarded, note
+from .format import num
+from .inputs import load_testset
+
+
+def build_parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(
+        prog="docmetrics sweep",
+        description="Score one metric over a parameter grid and meta-evaluate every point.",
+        epilog="example:\n  docmetrics sweep -m slide:model=/models/kiwi --grid w=1..10 s=1..w -i sys/*.txt "
+        "-s src.txt --doc-ids ids.txt --human seg_scores.tsv --human-column mqm_score --plot fig2.png",
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    p.add_argument(
+        "-m",
+        "--metric",
+        required=True,
+        metavar="SPEC",
+        help="the base spec (NAME[:key=value,...] or a preset); grid parameters override it",
+    )
+    p.add_argument(
+        "--grid",
+        nargs="+",
+        required=True,
+        metavar="KEY=VALUES",
+        help="KEY=A..B (integers; an end may name an earlier key) or KEY=v1,v2,...",
+    )
+    add_input_arguments(p, required=True)
+    g = add_model_arguments(p)
+    g = p.add_argument_group("cache (on by default in a sweep)")
+    g.add_argument(
+        "--cache", metavar="PATH", help="score cache file (default: $DOCMETRICS_CACHE/scores.sqlite)"
+    )
+    g.add_argument("--no-cache", action="store_true", help="score every point from scratch")
+    g.add_argument(
+        "--cache-chunk",
+        type=int,
+        default=None,
+        metavar="N",
+        help="units scored and committed to the cache at a time (default: 256); an interrupted "
+        "run loses at most one chunk",
+    )
+    metaeval_cli.add_arguments(p)
+    g = p.add_argument_group("output")
+    g.add_argument(
+        "--stat",
+        choices=STAT_CHOICES,
+        default="accuracy",
+        help="the statistic of the heatmap (default: accuracy = pairwise system accuracy)",
+    )
+    g.add_argument("--plot", metavar="PNG", help="heatmap of --stat over the first two grid parameters")
+    g.add_argument(
+        "-o", "--output", metavar="JSON", help="also write every point (scores, meta-evaluation) as JSON"
+    )
+    add_output_arguments(g)
+    return p
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    return guarded("docmetrics sweep", args.debug, lambda: run(args, sys.stdout),
+                   interrupted="what was scored is in the cache: run again to resume")
+
+
+def run(args: argparse.Namespace, out: TextIO) -> int:
+    from .. import api
+    from ..runtime import cache
+
+    metaeval_cli.check_args(args)
+    if args.plot and not args.human:
+        raise UserError("--plot draws a meta-evaluation statistic: give --human FILE")
+    if args.stat == "seg-kendall" and not args.seg_level:
+        raise UserError("--stat seg-kendall needs --seg-level")
+    if args.batch_size is not None and args.batch_size < 1:
+        raise UserError(f"--batch-size must be >= 1, not {args.batch_size}")
+    if args.cache_chunk is not None and args.cache_chunk < 1:
+        raise UserError(f"--cache-chunk must be >= 1, not {args.cache_chunk}")
+    axes = parse_grid(args.grid)
+    points = make_points(args.metric, axes)
+    human = load_human(args.human, args.human_column, args.human_lower_better) if args.human else None
+    testset = load_testset(args, who="docmetrics sweep")
+    score_cache = (None if args.no_cache
+                   else cache.ScoreCache(args.cache or None, chunk_size=args.cache_chunk or cache.DEFAULT_CHUNK))
+
+    def load(spec: str):  # type: ignore[no-untyped-def]
+        return api.load(spec, device=args.device, batch_size=args.batch_size, precision=args.precision,
+                        quiet=args.quiet, defaults={"lang": args.lang}, cache=score_cache)
+
+    def progress(k: int, pt: Point) -> None:
+        msg = f"[{k}/{len(points)}] {pt.spec}"
+        if pt.skipped:
+            msg += f": skipped ({pt.skipped})"
+        if pt.cache:
+            msg += f": {pt.cache['looked_up']} distinct units, {pt.cache['hits']} from cache"
+        if pt.metaeval is not None:
+            msg += f"; {args.stat} {pt.metaeval.get(args.stat):.4f}"
+        note(args, msg, who="docmetrics sweep")
+
+    try:
+        run_sweep(points, testset, load, human=human, exclude=args.exclude_systems,
+                  exclude_humans=args.no_human_systems, seg_level=args.seg_level, short=args.short,
+                  cache=score_cache, on_point=progress)
+        total = score_cache.stats if score_cache is not None else None
+        report = {
+            "metric": args.metric,
+            "grid": args.grid,
+            "version": __version__,
+            "human": args.human,
+            "stat": args.stat,
+            "cache": None if score_cache is None else {"path": str(score_cache.path), **total.to_dict()},  # type: ignore[union-attr]
+            "points": [p.to_dict() for p in points],
+        }
+        if args.output:
+            with open(args.output, "w", encoding="utf-8") as f:
+                json.dump(report, f, indent=1, ensure_ascii=False)
+                f.write("\n")
+        if args.plot:
+            plot_heatmap(points, axes, args.stat, args.plot, title=f"{args.metric}: {args.stat}")
+        if args.format == "json":
+            json.dump(report, out, indent=1, ensure_ascii=False)
+            out.write("\n")
+        else:
+            write_table(points, args, out)
+            if total is not None:
+                out.write(f"\nscore cache {score_cache.path}: {total.summary()}\n")  # type: ignore[union-attr]
+            skipped = [p for p in points if p.skipped]
+            if skipped:
+                out.write(f"skipped {len(skipped)} point(s): " + ", ".join(p.spec for p in skipped) + "\n")
+            if args.plot:
+                out.write(f"heatmap: {args.plot}\n")
+    finally:
+        if score_cache is not None:
+            score_cache.close()
+    return 0
+
+
+def write_table(points: Sequence[Point], args: argparse.Namespace, out: TextIO) -> None:
+    done = [p for p in points if not p.skipped]
+    keys = list(done[0].params)
+    w = args.width
+    if done[0].metaeval is not None:
+        seg = any(p.metaeval.seg_kendall is not None for p in done)
+        headers = (
+            keys + ["pearson", "spearman", "kendall", "accuracy", "pairs"] + (["seg-kendall"] if seg else [])
+        )
+        rows = []
+        for p in done:
+            e = p.metaeval
+            row = [p.params[k] for k in keys] + [
+                num(v, w) for v in (e.pearson, e.spearman, e.kendall, e.accuracy)
+            ]
+            row.append(f"{e.agree}/{e.pairs}")
+            if seg:
+                row.append(num(e.seg_kendall, w))
+            rows.append(row)
+    else:
+        systems = list(done[0].scores)
+        headers = keys + systems
+        rows = [[p.params[k] for k in keys] + [num(p.scores[s], w) for s in systems] for p in done]
+    widths = [max(len(h), *(len(r[c]) for r in rows)) for c, h in enumerate(headers)]
+    out.write("  ".join(h.rjust(widths[c]) for c, h in enumerate(headers)) + "\n")
+    out.write("  ".join("-" * x for x in widths) + "\n")
+    for r in rows:
+        out.write("  ".join(v.rjust(widths[c]) for c, v in enumerate(r)) + "\n")
+    sig = done[0].signature
+    out.write(f"\nmetric: {args.metric}; first point's signature: {sig}\n")
+
+
+def plot_heatmap(
+    points: Sequence[Point], axes: Sequence[Axis], stat: str, path: str, title: str = ""
+) -> None:
+    """A heatmap PNG like the SLIDE paper's Figure 2 (rows: first grid parameter, columns: second)."""
+    try:
+        import matplotlib
+
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+        import numpy as np
+    except ImportError:
+        raise UserError('--plot needs matplotlib: pip install "docmetrics[plot]"') from None
+    rows, cols, values = heatmap_matrix(points, axes, stat)
+    data = np.ma.masked_invalid(np.array(values, dtype=float))
+    fig, ax = plt.subplots(figsize=(1.0 + 0.7 * len(cols), 1.0 + 0.55 * len(rows)))
+    im = ax.imshow(data, cmap="viridis", origin="upper", aspect="auto")
+    ax.set_xticks(range(len(cols)), labels=cols)
+    ax.set_yticks(range(len(rows)), labels=rows)
+    ax.set_xlabel(axes[1].name if len(axes) > 1 else "")
+    ax.set_ylabel(axes[0].name)
+    finite = [v for row in values for v in row if not math.isnan(v)]
+    mid = (min(finite) + max(finite)) / 2 if finite else 0.0
+    for i in range(len(rows)):
+        for j in range(len(cols)):
+            v = values[i][j]
+            if not math.isnan(v):
+                ax.text(
+                    j,
+                    i,
+                    f"{v:.3f}",
+                    ha="center",
+                    va="center",
+                    fontsize=7,
+                    color="black" if v > mid else "white",
+                )
+    fig.colorbar(im, ax=ax, label=stat)
+    if title:
+        ax.set_title(title, fontsize=9)
+    fig.tight_layout()
+    try:
+        fig.savefig(path, dpi=120)
+    except OSError as exc:
+        raise InputError(f"--plot {path}: cannot be written ({exc.strerror})") from None
+    finally:
+        plt.close(fig)
