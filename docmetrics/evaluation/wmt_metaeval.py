@@ -413,7 +413,7 @@ def _cells(
         return np.asarray(xa), np.asarray(xb), lambda x: kendall_fast(list(x), hh)
     if stat == "spa":
         if a.items is None or b.items is None or a.item_keys != b.item_keys or a.item_kind != b.item_kind:
-            raise ValueError("the two metrics score different items (segments vs windows)")
+            raise ValueError("the two metrics score different items (segments vs windows, or different windows)")
         hm = np.array([[np.nan if v is None else v for v in human_seg[s]] for s in order], dtype=float)
         ma = np.array([[np.nan if v is None else v for v in a.items[s]] for s in order], dtype=float)
         mb = np.array([[np.nan if v is None else v for v in b.items[s]] for s in order], dtype=float)
@@ -510,7 +510,8 @@ def evaluate_wmt(
     """WMT statistics of each metric (``results``: metric label -> its Results, one per system; or a
     list of Results grouped by metric name) against human scores (``human_sys``: system -> score;
     ``human_seg``: system -> per-segment scores, None for unscored segments, segments in test-set
-    order).  See the module docstring; ``significance=()`` skips the PERM-BOTH tests."""
+    order).  See the module docstring; ``significance=()`` skips the PERM-BOTH tests (``seg_kendall``
+    is slow there: one Kendall over all (system, segment) pairs per resample)."""
     groups = _group(results)
     if human_sys is None and human_seg is None:
         raise InputError("no human scores: give system-level or segment-level human scores")
