@@ -11,6 +11,7 @@ from docmetrics.cli import main
 from docmetrics.plugin.backbone import QE, Backbone, BackboneOutput, Unit
 from docmetrics.runtime import cache
 from docmetrics.values.errors import UserError
+from docmetrics.values.params import Param
 
 
 class Recorder(Backbone):
@@ -18,6 +19,7 @@ class Recorder(Backbone):
 
     name = "recorder"
     default_model = "rec-v1"
+    params = (Param("scale", float, 1.0, "multiplies every score"),)
 
     def __init__(self, *args, fail_after=None, **kw):
         super().__init__(*args, **kw)

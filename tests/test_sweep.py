@@ -9,8 +9,8 @@ import pytest
 from plugin_fixtures import toy_dist  # noqa: F401
 
 from docmetrics.algorithms.correlation import pairwise_accuracy
-from docmetrics.cli import main
 from docmetrics.algorithms.grids import expand_grid, parse_grid, point_spec
+from docmetrics.cli import main
 from docmetrics.evaluation.sweep import heatmap_matrix
 from docmetrics.values.errors import SpecError
 

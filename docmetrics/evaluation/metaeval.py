@@ -38,7 +38,6 @@ from ..values.testset import TestSet
 
 SCORE_COLUMNS = ("score", "human", "human_score", "mqm_score", "mqm_score_mean", "z", "raw")
 MISSING = {"", "na", "nan", "none", "null", "-"}
-STATISTICS = ("pearson", "spearman", "kendall", "accuracy")
 
 
 # -- human scores -------------------------------------------------------------------------------------

@@ -129,11 +129,22 @@ class Backbone(abc.ABC):
             )
         if device not in DEVICES:
             raise SpecError(f"--device {device!r} is not one of {', '.join(DEVICES)}")
+        if batch_size is not None and (isinstance(batch_size, bool) or not isinstance(batch_size, int)
+                                       or batch_size < 1):
+            raise SpecError(f"backbone '{self.name}': batch size must be an integer >= 1, not {batch_size!r}")
         self.precision = precision
         self.device = device
         self.batch_size = batch_size
         self.quiet = quiet
-        self.options = dict(params)
+        #: The backbone's own parameters, validated (defaults filled in).
+        self.options: dict[str, Any] = {}
+        for p in self.params:
+            raw = params.pop(p.name, p.default)
+            self.options[p.name] = p.convert(raw, owner=f"backbone '{self.name}'")
+        if params:
+            allowed = ", ".join(p.name for p in self.all_params())
+            raise SpecError(f"backbone '{self.name}': unknown parameter(s) {', '.join(sorted(params))}; "
+                            f"allowed: {allowed}")
 
     @classmethod
     def all_params(cls) -> tuple[Param, ...]:

@@ -99,13 +99,3 @@ def fingerprint(path: str | os.PathLike[str], *, use_cache: bool = True) -> str:
         cache[key] = digest
         _save_cache(cache)
     return digest
-
-
-def fingerprint_state_dict(state: dict) -> str:  # type: ignore[type-arg]
-    """Fingerprint of in-memory tensors (for models built in memory, e.g. in tests)."""
-    h = hashlib.sha256()
-    for name in sorted(state):
-        t = state[name]
-        h.update(name.encode() + b"\0")
-        h.update(t.detach().cpu().contiguous().numpy().tobytes())
-    return h.hexdigest()[:FINGERPRINT_LENGTH]

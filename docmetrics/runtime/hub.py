@@ -9,6 +9,7 @@ import contextlib
 import io
 import logging
 import os
+import re
 import sys
 import warnings
 from typing import Iterator
@@ -26,6 +27,15 @@ def hub_offline() -> bool:
             return True
     constants = sys.modules.get("huggingface_hub.constants")
     return bool(getattr(constants, "HF_HUB_OFFLINE", False))
+
+
+#: A Hugging Face hub id: ``name`` or ``owner/name`` (letters, digits, ``_ . -``).
+HUB_ID = re.compile(r"^[A-Za-z0-9][\w.-]*(/[A-Za-z0-9][\w.-]*)?$")
+
+
+def looks_like_hub_id(text: str) -> bool:
+    """True for a model name that can be a hub id (and is not a file-system path)."""
+    return not looks_like_path(text) and HUB_ID.match(text) is not None
 
 
 def looks_like_path(text: str) -> bool:

@@ -71,6 +71,8 @@ class Param:
         value: Any
         if raw is None:
             return None
+        if self.default is None and isinstance(raw, str) and raw.strip().lower() == "none":
+            return None  # what format(None) writes: an optional parameter left unset round-trips
         try:
             if self.type is bool:
                 if isinstance(raw, bool):

@@ -98,7 +98,8 @@ class ParsedSignature:
         return None
 
 
-_NAME = re.compile(r"^[A-Za-z][A-Za-z0-9_.\-]*$")
+#: A metric name (also in specs).
+NAME = re.compile(r"^[A-Za-z][A-Za-z0-9_.\-]*$")
 
 
 def looks_like_signature(text: str) -> bool:
@@ -110,7 +111,7 @@ def parse_signature(text: str) -> ParsedSignature:
     text = text.strip()
     parts = text.split("|")
     metric = parts[0]
-    if not _NAME.match(metric):
+    if not NAME.match(metric):
         raise SpecError(f"signature {text!r}: it must start with a metric name, e.g. 'slide|w:6|...'")
     items: list[tuple[str, str]] = []
     version = None

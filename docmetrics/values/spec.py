@@ -7,13 +7,10 @@ Values may be percent-escaped (``%2C`` for a comma), so any model path can be gi
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass, field
 
 from .errors import SpecError
-from .signature import escape, unescape
-
-_NAME = re.compile(r"^[A-Za-z][A-Za-z0-9_.\-]*$")
+from .signature import NAME, escape, unescape
 
 
 @dataclass
@@ -39,7 +36,7 @@ def parse_spec(text: str) -> MetricSpec:
         raise SpecError("empty metric spec; write e.g. 'slide:w=6,s=6' (see docmetrics --list)")
     name, _, rest = text.partition(":")
     name = name.strip()
-    if not _NAME.match(name):
+    if not NAME.match(name):
         raise SpecError(
             f"metric spec {text!r}: {name!r} is not a metric name; write NAME[:key=value,...], "
             "e.g. 'slide:w=6,s=6'"

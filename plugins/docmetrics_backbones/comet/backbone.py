@@ -34,7 +34,7 @@ from typing import Any, Sequence
 
 from docmetrics.plugin.backbone import CURRENT_SENTENCE, QE, REFERENCE, Backbone, BackboneOutput, Unit
 from docmetrics.runtime.fingerprint import fingerprint as _fingerprint
-from docmetrics.runtime.hub import hub_offline, looks_like_path, quiet_libraries
+from docmetrics.runtime.hub import hub_offline, looks_like_hub_id, looks_like_path, quiet_libraries
 from docmetrics.values.errors import CapabilityError, ModelError, UserError
 
 __all__ = ["CometBackbone"]
@@ -42,7 +42,6 @@ __all__ = ["CometBackbone"]
 #: Models that Hugging Face only hands out after their licence is accepted.
 _GATED = re.compile(r"cometkiwi|xcomet", re.IGNORECASE)
 #: What a hub id looks like (``owner/name`` or a legacy bare name such as ``wmt20-comet-da``).
-_HUB_ID = re.compile(r"^[A-Za-z0-9][\w.-]*(/[A-Za-z0-9][\w.-]*)?$")
 _CONTEXT_COUNTER = "context_sentences_dropped"
 _SHORTENED_COUNTER = "contexts_shortened"
 #: Loggers that chatter while a COMET model loads.
@@ -137,7 +136,7 @@ class CometBackbone(Backbone):
                 f"model '{raw}' is a file but not a COMET checkpoint (.ckpt); pass a COMET model "
                 "directory (hparams.yaml and checkpoints/model.ckpt) or its checkpoints/model.ckpt"
             )
-        if _looks_like_path(raw) or not _HUB_ID.match(raw):
+        if _looks_like_path(raw) or not looks_like_hub_id(raw):
             raise ModelError(
                 f"model path '{raw}' does not exist; pass an existing COMET model directory "
                 "(hparams.yaml and checkpoints/model.ckpt), a .ckpt file, or a hub id such as "

@@ -47,7 +47,6 @@ from __future__ import annotations
 
 import json
 import os
-import re
 import sys
 from pathlib import Path
 from typing import Any, Callable, Sequence
@@ -63,7 +62,7 @@ from docmetrics.plugin.backbone import (
     Unit,
 )
 from docmetrics.runtime.fingerprint import fingerprint as _fingerprint
-from docmetrics.runtime.hub import hub_offline, looks_like_path, quiet_libraries
+from docmetrics.runtime.hub import hub_offline, looks_like_hub_id, quiet_libraries
 from docmetrics.values.errors import ModelError, SpecError, UserError
 from docmetrics.values.params import Param
 
@@ -78,7 +77,6 @@ SCORED = ("current+eos", "released-code")
 #: The normalisation, recorded in the signature.
 NORMALISATION = "mean-logprob"
 
-_HUB_ID = re.compile(r"^[A-Za-z0-9][\w.-]*(/[A-Za-z0-9][\w.-]*)?$")
 _LM_HEAD_ROWS = 256  # positions per lm_head chunk: bounds memory to rows x vocabulary floats
 
 
@@ -204,7 +202,7 @@ class PrismBackbone(Backbone):
         if path.exists():
             raise ModelError(f"model '{raw}' is a file; pass the model's directory (config.json, "
                              "weights and sentencepiece.bpe.model) or a hub id")
-        if looks_like_path(raw) or not _HUB_ID.match(raw):
+        if not looks_like_hub_id(raw):
             raise ModelError(
                 f"model path '{raw}' does not exist; pass an existing MBart model directory or a hub "
                 f"id such as {self.default_model}"
