@@ -378,7 +378,7 @@ def test_context_is_dropped_before_the_current_sentence_is_cut(small_dirs):
     assert bb.score(kept).counters == {"contexts_shortened": 0, "context_sentences_dropped": 0}
 
 
-def test_context_counters_per_unit_add_up_to_the_scored_counters(small_dirs, backbones):
+def test_per_unit_counters_add_up_to_the_scored_counters(small_dirs, backbones):
     bb = CometBackbone(str(small_dirs["regression"]), quiet=True)
     short = ("Das Haus ist alt.", "Der Hund ist klein.")
     long_ctx = " ".join(LONG.split()[:40])
@@ -389,16 +389,16 @@ def test_context_counters_per_unit_add_up_to_the_scored_counters(small_dirs, bac
         Unit(mt="Es ist kalt.", src="It is cold.", ref="Es ist kalt.",
              mt_context=(long_ctx,) + short, src_context=(long_ctx,), ref_context=short),
     ]
-    per_unit = bb.context_counters(units)
+    per_unit = bb.score(units).unit_counters
     assert per_unit == [{"contexts_shortened": 0, "context_sentences_dropped": 0},
                         {"contexts_shortened": 0, "context_sentences_dropped": 0},
                         {"contexts_shortened": 1, "context_sentences_dropped": 2}]
     total = bb.score(units).counters
     assert total == {key: sum(c[key] for c in per_unit) for key in total}
-    assert bb.context_counters(units[:1]) == [{}]  # no context anywhere: nothing to count
-    assert bb.context_counters([]) == []
+    assert bb.score(units[:1]).unit_counters == [{}]  # no context anywhere: nothing to count
+    assert bb.score([]).unit_counters == []
     with pytest.raises(CapabilityError):
-        backbones["unified"].context_counters([Unit(mt="a", src="b", src_context=("c",))])
+        backbones["unified"].score([Unit(mt="a", src="b", src_context=("c",))])
 
 
 def test_current_sentence_too_long_drops_all_context_and_is_flagged(small_dirs):

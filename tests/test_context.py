@@ -2,7 +2,7 @@
 
 import pytest
 
-from docmetrics.algorithms.context import fit_context, join_with_context, previous_sentences
+from docmetrics.algorithms.context import FittedContext, fit_context, join_with_context, previous_sentences
 from docmetrics.values.testset import TestSet
 
 
@@ -25,12 +25,24 @@ def test_join_and_fit():
     assert join_with_context(("c1", "c2"), "cur", " </s> ") == "c1 </s> c2 </s> cur"
     assert join_with_context((), "cur", " </s> ") == "cur"
 
-    def words(text):
-        return len(text.split()) + 2  # <s> ... </s>
+    # lengths in tokens without special tokens; 2 special tokens (<s> ... </s>), separators of 1 token
+    fitted = fit_context([3, 2], 2, 9, overhead=2)  # 2 + 3 + 1 + 2 + 1 + 2 = 11 > 9: drop the oldest
+    assert fitted == FittedContext(1, False)
+    fitted = fit_context([1], 20, 9, overhead=2)  # the current sentence alone is too long
+    assert fitted == FittedContext(1, True)
+    assert fit_context([1, 1], 1, 100, overhead=2) == FittedContext(0, False)
+    assert fit_context([], 7, 9, overhead=2) == FittedContext(0, False)
+    assert fit_context([], 8, 9, overhead=2) == FittedContext(0, True)
+    # a separator of several tokens (e.g. " | " as three pieces)
+    assert fit_context([1, 1], 1, 7, separator_length=3, overhead=0) == FittedContext(1, False)
 
-    fitted = fit_context(("one two three", "four five"), "six seven", " | ", words, 9)
-    assert fitted.context == ("four five",) and fitted.dropped == 1 and not fitted.current_too_long
-    fitted = fit_context(("a",), "b " * 20, " | ", words, 9)
-    assert fitted.context == () and fitted.dropped == 1 and fitted.current_too_long
-    fitted = fit_context(("a", "b"), "c", " | ", words, 100)
-    assert fitted.context == ("a", "b") and fitted.dropped == 0
+
+def test_fit_context_drops_the_fewest_sentences_by_brute_force():
+    import itertools
+
+    for lengths in itertools.product([0, 1, 3, 6], repeat=3):
+        for current in (0, 2, 9):
+            for limit in range(0, 25, 3):
+                got = fit_context(lengths, current, limit, separator_length=1, overhead=2)
+                fits = [d for d in range(4) if 2 + current + sum(lengths[d:]) + (3 - d) <= limit]
+                assert got == (FittedContext(fits[0], False) if fits else FittedContext(3, True))

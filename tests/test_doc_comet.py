@@ -231,10 +231,7 @@ def _by_tokens(tok, lo: int, hi: int, n: int, seed: int) -> list[str]:
     raise AssertionError("not enough sentences of that length")
 
 
-@pytest.mark.parametrize("per_unit", [True, False], ids=["context_counters", "rescoring"])
-def test_long_context_drops_oldest_sentences_and_keeps_the_current_whole(per_unit, small_da, monkeypatch):
-    if not per_unit:  # a backbone without per-unit counters: the metric scores each system again
-        monkeypatch.setattr(api.load(f"doc-comet:model={small_da}").backbone, "context_counters", None)
+def test_long_context_drops_oldest_sentences_and_keeps_the_current_whole(small_da):
     model = _load_comet(small_da)
     tok = model.encoder.tokenizer
     limit = model.encoder.max_positions - 2
@@ -307,14 +304,9 @@ def test_long_context_drops_oldest_sentences_and_keeps_the_current_whole(per_uni
     assert changed and all(r.units[i].score != pytest.approx(cut_right[i], abs=1e-5) for i in changed)
 
 
-@pytest.mark.parametrize("per_unit", [True, False], ids=["context_counters", "rescoring"])
-def test_counters_count_repeated_sentences_once_each(per_unit, small_da, monkeypatch):
-    """The core scores identical units once; the metric still counts each sentence's cut context,
-    with the backbone's per-unit context_counters() or, for a backbone without it, by scoring
-    each system again."""
-    if not per_unit:
-        backbone = api.load(f"doc-comet:model={small_da}").backbone
-        monkeypatch.setattr(backbone, "context_counters", None)
+def test_counters_count_repeated_sentences_once_each(small_da):
+    """The core scores identical units once; each sentence's cut context is still counted, from the
+    backbone's per-unit counters."""
     model = _load_comet(small_da)
     tok = model.encoder.tokenizer
     long_ = _by_tokens(tok, 13, 18, 2, seed=5)
@@ -327,6 +319,29 @@ def test_counters_count_repeated_sentences_once_each(per_unit, small_da, monkeyp
     double = score(f"doc-comet:model={small_da}", data=two)["S"].coverage.counters
     assert single["contexts_shortened"] >= 1
     assert double == {key: 2 * v for key, v in single.items()}
+
+
+def test_a_backbone_without_per_unit_counters_reports_run_totals(small_da, monkeypatch):
+    """Counters a backbone gives only as totals over the distinct units of the run cannot be split
+    between systems: with several systems they are reported as run_* (never as a system's own)."""
+    metric = api.load(f"doc-comet:model={small_da}", device="cpu", cache=None)
+    model = _load_comet(small_da)
+    long_ = _by_tokens(model.encoder.tokenizer, 13, 18, 2, seed=5)
+    short = _by_tokens(model.encoder.tokenizer, 4, 7, 1, seed=6)
+    original = type(metric.backbone).score
+
+    def totals_only(self, units):
+        out = original(self, units)
+        out.unit_counters = None
+        return out
+
+    monkeypatch.setattr(type(metric.backbone), "score", totals_only)
+    kwargs = {"sources": long_ + short, "references": long_ + short, "doc_ids": ["d"] * 3}
+    alone = metric.score_systems({"S": short * 3}, **kwargs)["S"].coverage.counters
+    both = metric.score_systems({"S": short * 3, "T": long_ + short}, **kwargs)
+    assert alone["contexts_shortened"] >= 1 and not any(k.startswith("run_") for k in alone)
+    for r in both.values():
+        assert set(r.coverage.counters) == {"run_" + k for k in alone}
 
 
 # -- models that cannot pool the current sentence, and other mismatches ------------------------------

@@ -11,7 +11,7 @@ Used by Doc-COMET, Doc-COMET-QE, Doc-BERTScore and Doc-Prism.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Callable, Sequence
+from typing import Sequence
 
 from ..values.testset import Document
 
@@ -40,31 +40,36 @@ def join_with_context(context: Sequence[str], current: str, separator: str) -> s
 
 @dataclass(frozen=True)
 class FittedContext:
-    """Context cut to fit a model's maximum length (the current sentence is never cut here)."""
+    """How much context fits a model's maximum length (the current sentence is never cut here)."""
 
-    context: tuple[str, ...]
-    #: How many of the oldest context sentences were dropped to fit.
+    #: How many of the oldest context sentences are dropped to fit.
     dropped: int
     #: True when the current sentence alone (plus special tokens) exceeds the limit.
     current_too_long: bool
 
 
 def fit_context(
-    context: Sequence[str],
-    current: str,
-    separator: str,
-    length: Callable[[str], int],
+    context_lengths: Sequence[int],
+    current_length: int,
     max_length: int,
+    *,
+    separator_length: int = 1,
+    overhead: int = 0,
 ) -> FittedContext:
-    """Drop the oldest context sentences until ``length(join(context, current)) <= max_length``.
+    """Drop the oldest context sentences until the input fits, on token counts.
 
-    ``length`` counts what the model counts (tokens including special tokens).  Never cuts the current
-    sentence: if it alone is too long, all context is dropped and ``current_too_long`` is set (the
-    backbone then truncates it as the model would, and counts it).
+    The input is ``[special tokens] c1 SEP c2 SEP ... current [special tokens]``: its length is
+    ``overhead + sum(kept context lengths) + separator_length * len(kept) + current_length``, with
+    ``overhead`` the special tokens and each sentence counted without them.  Drops the fewest
+    oldest sentences that make it ``<= max_length``.  Never cuts the current sentence: if it alone
+    is too long, all context is dropped and ``current_too_long`` is set (the backbone then cuts it
+    as its model would, and counts it).  The one rule of comet, bertscore and prism.
     """
-    ctx = tuple(context)
-    for dropped in range(len(ctx) + 1):
-        kept = ctx[dropped:]
-        if length(join_with_context(kept, current, separator)) <= max_length:
-            return FittedContext(kept, dropped, False)
-    return FittedContext((), len(ctx), True)
+    lengths = list(context_lengths)
+    total = overhead + current_length + sum(lengths) + separator_length * len(lengths)
+    for dropped in range(len(lengths) + 1):
+        if total <= max_length:
+            return FittedContext(dropped, False)
+        if dropped < len(lengths):
+            total -= lengths[dropped] + separator_length
+    return FittedContext(len(lengths), True)

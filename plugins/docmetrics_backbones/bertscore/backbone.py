@@ -50,7 +50,7 @@ import sys
 from pathlib import Path
 from typing import Any, ContextManager, Iterator, Sequence
 
-from docmetrics.algorithms.context import fit_context, join_with_context
+from docmetrics.algorithms.context import fit_context
 from docmetrics.plugin.backbone import (
     CURRENT_SENTENCE,
     REFERENCE,
@@ -513,14 +513,8 @@ class BertScoreBackbone(Backbone):
         ctx_ids = [self._content(c, memo) for c in context]
         dropped = 0
         if context:
-            joiner = f" {tok.sep_token} "
-            lengths = {}
-            for d in range(len(context) + 1):
-                kept = ctx_ids[d:]
-                n = self._n_special + sum(len(c) + 1 for c in kept) + len(cur)
-                lengths[join_with_context(context[d:], current, joiner)] = n
-            fitted = fit_context(context, current, joiner, lengths.__getitem__, self._limit)
-            dropped = fitted.dropped
+            dropped = fit_context([len(c) for c in ctx_ids], len(cur), self._limit,
+                                  separator_length=1, overhead=self._n_special).dropped
             ctx_ids = ctx_ids[dropped:]
         truncated = False
         room = self._limit - self._n_special

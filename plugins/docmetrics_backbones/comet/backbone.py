@@ -32,6 +32,7 @@ import sys
 from pathlib import Path
 from typing import Any, Sequence
 
+from docmetrics.algorithms.context import fit_context
 from docmetrics.plugin.backbone import CURRENT_SENTENCE, QE, REFERENCE, Backbone, BackboneOutput, Unit
 from docmetrics.runtime.fingerprint import fingerprint as _fingerprint
 from docmetrics.runtime.hub import hub_offline, looks_like_hub_id, looks_like_path, quiet_libraries
@@ -418,9 +419,11 @@ class CometBackbone(Backbone):
         """For each ``(current, context)``: ``"ctx1 </s> ctx2 </s> current"`` with the oldest
         context sentences dropped until the text fits the encoder, and how many were dropped.
 
-        The current sentence is never cut here: when it alone is too long, all its context is
-        dropped and COMET cuts it (reported by :meth:`_truncated`).  Tokenizes level by level in
-        batches (all full contexts at once, then those still too long with one sentence fewer...).
+        The drop is :func:`docmetrics.algorithms.context.fit_context` on the token counts of the
+        sentences (each distinct sentence tokenized once), then checked against COMET's own
+        tokenization of the joined text, dropping one more while it is still too long.  The
+        current sentence is never cut here: when it alone is too long, all its context is dropped
+        and COMET cuts it (reported by :meth:`_truncated`).
         """
         out: list[tuple[str, int]] = [(cur, 0) for cur, _ in items]
         todo = [j for j, (_, ctx) in enumerate(items) if ctx]
@@ -428,19 +431,21 @@ class CometBackbone(Backbone):
             return out
         sep = f" {self._model.encoder.tokenizer.sep_token} "
         limit = self._model.encoder.max_positions - 2  # where COMET's encoders cut each input
-        drop = 0
+        specials = 2  # <s> ... </s>: a sentence's count includes them
+        sentences = list(dict.fromkeys(s for j in todo for s in (items[j][0], *items[j][1])))
+        count = dict(zip(sentences, self._token_counts(sentences)))
+        drop = {j: fit_context([count[c] - specials for c in items[j][1]], count[items[j][0]] - specials,
+                               limit, separator_length=1, overhead=specials).dropped for j in todo}
         while todo:
-            texts = [sep.join(items[j][1][drop:] + (items[j][0],)) for j in todo]
+            texts = [sep.join(items[j][1][drop[j]:] + (items[j][0],)) for j in todo]
             still: list[int] = []
             for j, text, n in zip(todo, texts, self._token_counts(texts)):
-                if n <= limit:
-                    out[j] = (text, drop)
-                elif drop + 1 >= len(items[j][1]):
-                    out[j] = (items[j][0], len(items[j][1]))  # no context sentence fits
+                if n <= limit or drop[j] >= len(items[j][1]):
+                    out[j] = (text, drop[j])
                 else:
+                    drop[j] += 1
                     still.append(j)
             todo = still
-            drop += 1
         return out
 
     def _prepare(self, units: Sequence[Unit]) -> tuple[list[dict[str, str]], list[bool], list[int], bool]:
@@ -481,28 +486,11 @@ class CometBackbone(Backbone):
             dropped.append(n_dropped)
         return samples, [use for _, use in plans], dropped, any_context
 
-    def context_counters(self, units: Sequence[Unit]) -> list[dict[str, int]]:
-        """Per unit, what fitting its context to the encoder cost, without scoring: its share of
-        :attr:`BackboneOutput.counters` (``contexts_shortened`` 0 or 1, ``context_sentences_dropped``);
-        empty dicts when no unit carries context.  Tokenizes only (no forward pass)."""
-        units = list(units)
-        if not units:
-            return []
-        self.load()
-        self._counts = {}
-        try:
-            _, _, dropped, any_context = self._prepare(units)
-        finally:
-            self._counts = {}
-        if not any_context:
-            return [{} for _ in units]
-        return [{_SHORTENED_COUNTER: int(n > 0), _CONTEXT_COUNTER: n} for n in dropped]
-
     def score(self, units: Sequence[Unit]) -> BackboneOutput:
         """Score ``units`` (same order and length); identical units are scored once."""
         units = list(units)
         if not units:
-            return BackboneOutput(scores=[], truncated=[])
+            return BackboneOutput(scores=[], truncated=[], unit_counters=[])
         self.load()
         self._counts = {}
         prepared, use_ctx, dropped_per_unit, any_context = self._prepare(units)

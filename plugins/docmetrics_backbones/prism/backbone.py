@@ -51,7 +51,7 @@ import sys
 from pathlib import Path
 from typing import Any, Callable, Sequence
 
-from docmetrics.algorithms.context import fit_context
+from docmetrics.algorithms.context import FittedContext, fit_context
 from docmetrics.plugin.backbone import (
     CURRENT_SENTENCE,
     FORCE_DECODE,
@@ -432,16 +432,15 @@ class PrismBackbone(Backbone):
             for text, row in zip(distinct, rows):
                 cache[text] = list(row)
 
-        sep_text = self._separator_text()
         enc_pre, enc_suf = self._enc_special
         dec_pre, dec_suf = self._dec_special
         overhead = max(len(enc_pre) + len(enc_suf), len(dec_pre) + len(dec_suf))
         limit = self.max_length
 
-        def length(text: str) -> int:
+        def fit(context: Sequence[str], current: str) -> FittedContext:
             # tokens of "c1 </s> c2 </s> x" with special tokens, as the model counts them
-            pieces = text.split(sep_text)
-            return overhead + sum(len(ids(p)) for p in pieces) + len(pieces) - 1
+            return fit_context([len(ids(c)) for c in context], len(ids(current)), limit,
+                               separator_length=1, overhead=overhead)
 
         items: list[_Item] = []
         owners: list[int] = []
@@ -449,8 +448,8 @@ class PrismBackbone(Backbone):
         dropped_per_unit = [0] * len(units)
         for i, unit in enumerate(units):
             assert unit.ref is not None
-            fit_ref = fit_context(unit.ref_context, unit.ref, sep_text, length, limit)
-            fit_mt = fit_context(unit.mt_context, unit.mt, sep_text, length, limit)
+            fit_ref = fit(unit.ref_context, unit.ref)
+            fit_mt = fit(unit.mt_context, unit.mt)
             drop = max(fit_ref.dropped, fit_mt.dropped)
             ref_ctx, mt_ctx = tuple(unit.ref_context)[drop:], tuple(unit.mt_context)[drop:]
             dropped_per_unit[i] = max(len(unit.ref_context) - len(ref_ctx), len(unit.mt_context) - len(mt_ctx))
