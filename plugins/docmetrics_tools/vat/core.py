@@ -24,6 +24,7 @@ import math
 from dataclasses import dataclass, field
 from typing import Any, Sequence
 
+from docmetrics.algorithms import aggregation
 from docmetrics.values.errors import InputError, UserError
 from docmetrics.values.result import Result
 from docmetrics.values.testset import TestSet
@@ -179,11 +180,14 @@ def result_item_scores(
     )
     if aligned:
         return [_finite(d.score) for d in result.docs]
+    agg = aggregation.get(result.aggregation)  # the metric's own rule, as for its document scores
+    groups = list(dict.fromkeys(u.group for u in result.units))
     out: list[float | None] = []
-    for it in items:  # the weighted mean of the units that start in the document
+    for it in items:  # the units that start in the document
         mine = [u for u in result.units if it.start <= u.start < it.end]
-        total = sum(u.weight for u in mine)
-        out.append(_finite(sum(u.weight * u.score for u in mine) / total) if total else None)
+        num, den = aggregation.group_sums([u.score for u in mine], [u.weight for u in mine],
+                                          [u.group for u in mine], groups)
+        out.append(_finite(agg.score(num, den)) if mine else None)
     return out
 
 
