@@ -113,3 +113,57 @@ def test_scores_do_not_depend_on_the_company_in_the_batch(specs, name):
         assert [u.score for u in other.units] == pytest.approx([u.score for u in alone.units], abs=1e-6)
         assert other.score == pytest.approx(alone.score, abs=1e-6)
         assert other.coverage.to_dict() == alone.coverage.to_dict()
+
+
+@pytest.mark.parametrize("bad", [float("nan"), None, "0.5"], ids=["nan", "none", "string"])
+def test_a_backbone_that_gives_no_number_is_refused_naming_it(bad):
+    from docmetrics_metrics.slide import SlideMetric
+
+    from docmetrics import QE, Backbone, BackboneOutput, PluginError
+
+    class Broken(Backbone):
+        name = "broken"
+        default_model = "broken-v1"
+
+        def load(self):
+            pass
+
+        @property
+        def capabilities(self):
+            return frozenset({QE})
+
+        def score(self, units):
+            return BackboneOutput([0.5] * (len(units) - 1) + [bad], [False] * len(units))
+
+        def fingerprint(self):
+            return "0" * 10
+
+    metric = SlideMetric(Broken(), w=2, s=1)
+    with pytest.raises(PluginError, match=r"backbone 'broken' \(.*\) gave no number .* for 1 of"):
+        metric.score(A, sources=SRC, doc_ids=DOCS)
+
+
+def test_a_backbone_that_returns_too_few_scores_is_refused_naming_it():
+    from docmetrics_metrics.slide import SlideMetric
+
+    from docmetrics import QE, Backbone, BackboneOutput, PluginError
+
+    class Short(Backbone):
+        name = "short"
+        default_model = "short-v1"
+
+        def load(self):
+            pass
+
+        @property
+        def capabilities(self):
+            return frozenset({QE})
+
+        def score(self, units):
+            return BackboneOutput([0.5] * (len(units) - 1), [False] * (len(units) - 1))
+
+        def fingerprint(self):
+            return "0" * 10
+
+    with pytest.raises(PluginError, match=r"backbone 'short' returned \d+ scores for \d+ units"):
+        SlideMetric(Short(), w=2, s=1).score(A, sources=SRC, doc_ids=DOCS)
