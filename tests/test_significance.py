@@ -93,7 +93,7 @@ def test_bootstrap_equals_independent_computation_and_sacrebleu_statistics():
 
 
 def test_randomization_equals_independent_computation():
-    results = random_results(n_docs=6, seed=3)
+    results = random_results(n_docs=9, seed=3)  # 2^9 = 512 swaps > 300 trials: sampled
     n, seed = 300, 11
     test = paired_test(results, "ar", n, seed)
     docs = test.doc_ids
@@ -270,8 +270,10 @@ def test_cli_paired_table_like_sacrebleu(toy_dist, files, capsys):
         assert "(p = " in line
         p = float(line.split("(p = ")[1].split(")")[0])
         assert line.rstrip().endswith("*") == (p < 0.05)
-    assert "approximate randomization test with 200 trials over 4 documents" in out
-    assert any(x.startswith("[1] slide|w:2|s:1|") and x.endswith("|ar:200|seed:12345|v:" + docmetrics.__version__) for x in lines)
+    # 4 documents have 2^4 = 16 distinct swaps, fewer than the 200 trials asked: enumerated exactly
+    assert "approximate randomization test, exact: all 16 swaps of 4 documents" in out
+    assert any(x.startswith("[1] slide|w:2|s:1|") and x.endswith("|ar:16|seed:none|v:" + docmetrics.__version__) for x in lines)
+    assert "only 4 documents to resample" in err
 
 
 @pytest.mark.parametrize(
@@ -303,3 +305,25 @@ def test_paired_tests_refuse_nan_units():
     r.score = math.nan
     with pytest.raises(InputError, match="no score"):
         doc_stats(r, ["a", "b"], check=False)
+
+
+@pytest.mark.parametrize("n_docs", [1 + 1, 3, 5])
+def test_randomization_enumerates_every_swap_exactly_when_they_are_few(n_docs):
+    import itertools
+
+    results = random_results(n_docs=n_docs, seed=5)
+    test = paired_test(results, "ar", 10000, seed=1)
+    assert test.exact and test.n == 2 ** n_docs and test.seed is None
+    assert any(f"only {n_docs} documents" in w for w in test.warnings)
+    docs, base = test.doc_ids, results[0]
+    for row, r in zip(test.rows[1:], results[1:]):
+        observed = abs(r.score - base.score)
+        count = 0
+        for swap in itertools.product([False, True], repeat=len(docs)):  # brute force, plain loops
+            a = [u for d, sw in zip(docs, swap) for u in (r if sw else base).units if u.doc_id == d]
+            b = [u for d, sw in zip(docs, swap) for u in (base if sw else r).units if u.doc_id == d]
+            diff = abs(sum(u.weight * u.score for u in a) / sum(u.weight for u in a)
+                       - sum(u.weight * u.score for u in b) / sum(u.weight for u in b))
+            count += diff >= observed - 1e-12
+        assert row.p_value == pytest.approx(count / 2 ** n_docs, abs=1e-12)
+        assert row.p_value >= 2 / 2 ** n_docs  # the identity and the full swap are always as extreme

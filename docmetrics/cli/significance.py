@@ -9,6 +9,7 @@ from typing import TextIO
 from ..evaluation.significance import ALPHA, DEFAULT_N, DEFAULT_SEED, TEST_NAMES, PairedResult, paired_test
 from ..values.errors import UserError
 from ..values.result import Result
+from .errors import warn
 from .format import num, table
 
 
@@ -104,6 +105,8 @@ def write_paired(all_results: list[tuple[str, list[Result]]], args: argparse.Nam
     assert test is not None
     n = args.paired_bs_n if test == "bs" else args.paired_ar_n
     tests = [(spec, paired_test(results, test, n, args.seed)) for spec, results in all_results]
+    for text in dict.fromkeys(w for _, t in tests for w in t.warnings):
+        warn(text)
     if args.format == "json":
         data = []
         for spec, t in tests:
@@ -117,6 +120,7 @@ def write_paired(all_results: list[tuple[str, list[Result]]], args: argparse.Nam
                         "n": t.n,
                         "seed": t.seed,
                         "documents": len(t.doc_ids),
+                        "exact": t.exact,
                         "signature": t.signature_text(short=args.short),
                     }
                 )
@@ -138,7 +142,11 @@ def write_paired(all_results: list[tuple[str, list[Result]]], args: argparse.Nam
     out.write("\n")
     n_docs = len(tests[0][1].doc_ids)
     what = "resamples" if test == "bs" else "trials"
-    msg = f"{TEST_NAMES[test].capitalize()} test with {n} {what} over {n_docs} documents"
+    if tests[0][1].exact:
+        msg = (f"{TEST_NAMES[test].capitalize()} test, exact: all {tests[0][1].n} swaps of {n_docs} documents "
+               f"(no more than the {n} trials asked)")
+    else:
+        msg = f"{TEST_NAMES[test].capitalize()} test with {n} {what} over {n_docs} documents"
     out.write("-" * len(msg) + "\n" + msg + "\n" + "-" * len(msg) + "\n")
     how = "resampled" if test == "bs" else "swapped"
     out.write(

@@ -24,6 +24,10 @@ sizes of the mean over k-chunks).  :func:`paired_test` checks that this rebuilds
 * Approximate randomization (``ar``, default 10000 trials): in each trial every document's units
   are swapped between the baseline and the system with probability 1/2;
   ``p = (#{k: |A_k - B_k| > delta} + 1) / (n + 1)``.
+* Exact randomization: when the 2^D swaps of D documents are no more than the trials asked,
+  all of them are enumerated and ``p = #{swaps: |A_k - B_k| >= delta} / 2^D`` (the exact
+  permutation p-value; no seed, the number of trials recorded is 2^D).
+* Fewer than :data:`MIN_DOCUMENTS` documents: the test runs and warns.
 * Both: a system whose score equals the baseline's (delta = 0) gets p = 1; sacrebleu's formula
   would give 1 / (n + 1) and call a copy of the baseline significantly different.
 
@@ -52,6 +56,8 @@ DEFAULT_SEED = 12345
 DEFAULT_N = {"bs": 1000, "ar": 10000}
 TEST_NAMES = {"bs": "paired bootstrap resampling", "ar": "paired approximate randomization"}
 ALPHA = 0.05
+#: Fewer documents than this and a paired test warns (its p-values are coarse and its power low).
+MIN_DOCUMENTS = 10
 
 
 @dataclass
@@ -105,6 +111,10 @@ class PairedTest:
     doc_ids: list[str]
     signature: Signature
     rows: list[PairedResult] = field(default_factory=list)
+    #: True when the randomization test enumerated every swap of documents (2^D <= the trials asked).
+    exact: bool = False
+    #: What a reader of the result must know (e.g. too few documents for a meaningful test).
+    warnings: list[str] = field(default_factory=list)
 
     def signature_text(self, short: bool = False) -> str:
         return test_signature(self.signature, self.test, self.n, self.seed).format(short=short)
@@ -203,12 +213,14 @@ def mean_ci(scores: np.ndarray) -> tuple[float, float]:
 def _p_value(null: np.ndarray, observed: float) -> float:
     """sacrebleu's (multeval's) estimate, ``(count(null > observed) + 1) / (n + 1)`` ('+1' keeps the
     false-rejection rate at or below the level), except that no difference at all (``observed ==
-    0``, e.g. a system compared with a copy of itself) gives p = 1 instead of 1 / (n + 1)."""
+    0``, e.g. a system compared with a copy of itself) gives p = 1 instead of 1 / (n + 1).  A null
+    value equal to the observed one up to float rounding (1e-12 relative: e.g. the trial that swaps
+    every document) is not greater."""
     import numpy as np
 
     if observed == 0:
         return 1.0
-    return (int(np.sum(null > observed)) + 1) / (len(null) + 1)
+    return (int(np.sum(null > observed + 1e-12 * max(1.0, abs(observed)))) + 1) / (len(null) + 1)
 
 
 def paired_bootstrap(
@@ -238,19 +250,32 @@ def randomization_masks(n_docs: int, n: int, seed: int | None) -> np.ndarray:
     return rng.integers(2, size=(n, n_docs), dtype=bool)
 
 
+def all_masks(n_docs: int) -> np.ndarray:
+    """Every one of the 2^n_docs ways to swap documents (rows)."""
+    import numpy as np
+
+    codes = np.arange(2 ** n_docs, dtype=np.int64)[:, None]
+    return ((codes >> np.arange(n_docs)) & 1).astype(bool)
+
+
 def paired_randomization(
     base: DocStats, systems: Sequence[DocStats], n: int = DEFAULT_N["ar"], seed: int | None = DEFAULT_SEED
 ) -> list[PairedResult]:
     """The approximate randomization test (see the module docstring); the baseline's row first."""
     import numpy as np
 
-    swap = randomization_masks(len(base.num), n, seed)
+    exact = 2 ** len(base.num) <= n
+    swap = all_masks(len(base.num)) if exact else randomization_masks(len(base.num), n, seed)
     keep = ~swap
     rows = [PairedResult(base.system, base.score, baseline=True)]
     for s in systems:
         a = base.combine(keep @ base.num + swap @ s.num, keep @ base.den + swap @ s.den)
         b = base.combine(swap @ base.num + keep @ s.num, swap @ base.den + keep @ s.den)
-        p = _p_value(np.abs(a - b), abs(s.score - base.score))
+        observed = abs(s.score - base.score)
+        if exact:  # the exact permutation p-value: the share of all swaps at least as extreme
+            p = 1.0 if observed == 0 else float(np.mean(np.abs(a - b) >= observed * (1 - 1e-12)))
+        else:
+            p = _p_value(np.abs(a - b), observed)
         rows.append(PairedResult(s.system, s.score, p_value=p))
     return rows
 
@@ -283,8 +308,16 @@ def paired_test(
         raise UserError(f"{metric}: the results aggregate differently ({', '.join(sorted(names))})")
     groups = groups_of(results)
     stats = [doc_stats(r, doc_ids, groups) for r in results]
+    warnings = []
+    if len(doc_ids) < MIN_DOCUMENTS:
+        warnings.append(
+            f"{metric}: only {len(doc_ids)} documents to resample; with fewer than {MIN_DOCUMENTS} the "
+            "test has little power and its p-values are coarse (a randomization test has only "
+            f"2^{len(doc_ids)} = {2 ** len(doc_ids)} distinct swaps)")
     if test == "bs":
-        rows = paired_bootstrap(stats[0], stats[1:], n, seed)
-    else:
-        rows = paired_randomization(stats[0], stats[1:], n, seed)
-    return PairedTest(metric, test, n, seed, doc_ids, results[0].signature, rows)
+        return PairedTest(metric, test, n, seed, doc_ids, results[0].signature,
+                          paired_bootstrap(stats[0], stats[1:], n, seed), warnings=warnings)
+    exact = 2 ** len(doc_ids) <= n
+    rows = paired_randomization(stats[0], stats[1:], n, seed)
+    return PairedTest(metric, test, 2 ** len(doc_ids) if exact else n, None if exact else seed, doc_ids,
+                      results[0].signature, rows, exact=exact, warnings=warnings)
