@@ -1,7 +1,7 @@
 """MTME data directories (docmetrics.evaluation.mtme) and the WMT meta-evaluation over them
 (docmetrics.evaluation.wmt_metaeval): a tiny directory built here, and WMT21 TED en-de from ../shared."""
 
-import csv
+import importlib.util
 import json
 import math
 import os
@@ -386,45 +386,15 @@ def test_wmt_average_schemes(tmp_path):
 
 
 # -- WMT21 TED en-de from ../shared, laid out as MTME --------------------------------------------------------------
-def read_tsv(path):
-    with open(path, encoding="utf-8", newline="") as f:
-        return list(csv.DictReader(f, delimiter="\t", quoting=csv.QUOTE_NONE))
-
-
 def build_ted(root: Path) -> Path:
+    """WMT21 TED en-de laid out as MTME by tests/benchmarks/mtme_layout.py (the benchmarks' script)."""
     src_dir = SHARED / "wmt21_ted_ende"
     if not src_dir.is_dir():
         pytest.skip(f"{src_dir} is not here (the shared data lives beside the repository)")
-    order = {r["doc_id"]: int(r["doc_order"]) for r in read_tsv(src_dir / "docs.tsv")}
-
-    def key(r):
-        return order[r["doc_id"]], int(r["doc_pos"])
-
-    rename = {"ref-A": "refA"}  # MTME reference names have no '-'; the human system takes its name
-    segs = sorted(read_tsv(src_dir / "segments.tsv"), key=key)
-    systems = sorted({rename.get(r["system"], r["system"]) for r in segs})
-    first = systems[0]
-    by_sys = {s: [] for s in systems}
-    for r in segs:
-        by_sys[rename.get(r["system"], r["system"])].append(r)
-    d = root / "wmt21.tedtalks"
-    write(d / "sources" / "en-de.txt", [r["source"] for r in by_sys[first]])
-    write(d / "documents" / "en-de.docs", [f"ted {r['doc_id']}" for r in by_sys[first]])
-    refs = sorted(read_tsv(src_dir / "references.tsv"), key=key)
-    write(d / "references" / "en-de.refA.txt", [r["reference"] for r in refs])
-    for s in systems:
-        write(d / "system-outputs" / "en-de" / f"{s}.txt", [r["hypothesis"] for r in by_sys[s]])
-    scores = sorted(read_tsv(src_dir / "seg_scores.tsv"), key=key)
-    seg_lines = {s: [] for s in systems}
-    for r in scores:
-        v = r["mqm_score"]
-        seg_lines[rename.get(r["system"], r["system"])].append(f"{rename.get(r['system'], r['system'])}\t"
-                                                              f"{'None' if v in ('', 'NA') else v}")
-    write(d / "human-scores" / "en-de.mqm.seg.score", [ln for s in systems for ln in seg_lines[s]])
-    write(d / "human-scores" / "en-de.mqm.sys.score",
-          [f"{rename.get(r['system'], r['system'])}\t{r['mqm_score_mean']}"
-           for r in read_tsv(src_dir / "system_scores.tsv")])
-    return root
+    spec = importlib.util.spec_from_file_location("mtme_layout", Path(__file__).parent / "benchmarks" / "mtme_layout.py")
+    layout = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(layout)
+    return layout.layout(src_dir, root)
 
 
 def test_wmt21_ted_as_mtme(tmp_path):

@@ -12,7 +12,7 @@ from typing import Any, Sequence, TextIO
 
 from ..values.errors import UserError
 from ..values.versions import __version__
-from . import metaeval, significance
+from . import metaeval, mtme, significance
 from .args import add_cache_arguments, add_input_arguments, add_model_arguments, add_output_arguments
 from .errors import guarded, note, warn
 from .format import num, table
@@ -27,9 +27,11 @@ examples:
   docmetrics --describe slide
   docmetrics -m slide:w=6,s=6 -i base.txt sysB.txt sysC.txt -s src.txt --doc-ids ids.txt --paired-bs
   docmetrics -m slide:w=6,s=6 -i sys/*.txt -s src.txt --doc-ids ids.txt --human mqm.tsv --seg-level
+  docmetrics -m doc-comet:k=0 doc-comet:k=2 --mtme ~/mt-metrics-eval-v2 -t wmt23 -l en-de --write-mtme out/
 
 subcommands (each has --help):
   docmetrics sweep ...   one metric over a parameter grid (e.g. --grid w=1..10 s=1..w), meta-evaluated
+  docmetrics metaeval ... metrics on several language pairs of MTME data, WMT23/WMT24 averages, a plot
   docmetrics vat ...     variance-aware test sets (a tool plugin, entry-point group docmetrics.tools)
 
 A new document starts wherever the doc id changes (as `sacrebleu --echo docid` writes them).
@@ -63,13 +65,14 @@ def build_parser() -> argparse.ArgumentParser:
     g.add_argument("-V", "--version", action="version", version=f"docmetrics {__version__}")
     significance.add_arguments(p)
     metaeval.add_arguments(p)
+    mtme.add_arguments(p)
     add_cache_arguments(p)
     return p
 
 
 #: Subcommands built in: ``docmetrics sweep ...``; tools (``docmetrics vat ...``) come from plugins
 #: registered under the entry-point group ``docmetrics.tools`` (a callable ``main(argv) -> int``).
-SUBCOMMANDS = {"sweep": "docmetrics.cli.sweep"}
+SUBCOMMANDS = {"sweep": "docmetrics.cli.sweep", "metaeval": "docmetrics.cli.mtme"}
 TOOLS_GROUP = "docmetrics.tools"
 
 
@@ -125,6 +128,8 @@ def run(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
         parser.print_usage(sys.stderr)
         print("docmetrics: error: give metrics with -m (see --list), e.g. -m slide:w=6,s=6", file=sys.stderr)
         return 2
+    if mtme.requested(args):
+        return mtme.run(args)
     if not args.input:
         print("docmetrics: error: give system output with -i HYP [HYP ...]", file=sys.stderr)
         return 2

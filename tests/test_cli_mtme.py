@@ -1,0 +1,235 @@
+"""The command line on mt-metrics-eval data: ``docmetrics --mtme`` and ``docmetrics metaeval``, on the toy
+backbone (no model): score, write MTME score files, read them back, and the same numbers as the library;
+bad inputs exit 2 naming the culprit before any model is loaded; WMT21 TED laid out as MTME from ../shared."""
+
+import json
+from pathlib import Path
+
+import pytest
+from plugin_fixtures import toy_dist  # noqa: F401
+from test_mtme import build_ted, build_tiny
+
+import docmetrics
+from docmetrics.cli import main
+from docmetrics.evaluation.mtme import load_mtme, mtme_metric_name, read_metric_scores
+from docmetrics.evaluation.wmt_metaeval import evaluate_mtme, wmt_average
+from docmetrics.values.result import Result, UnitScore
+from docmetrics.values.signature import Signature
+
+pytestmark = pytest.mark.usefixtures("toy_dist")
+
+QE = "slide:w=1,s=1,backbone=toy"  # one unit per segment: system and segment level
+REF = "slide:w=1,s=1,backbone=toy,model=toy-ref"  # the same, reference-based
+WIN = "slide:w=2,s=1,backbone=toy"  # windows: system level only
+
+
+def run(capsys, *argv):
+    try:
+        code = main([str(a) for a in argv])
+    except SystemExit as exc:  # argparse
+        code = exc.code
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+@pytest.fixture()
+def tiny(tmp_path):
+    build_tiny(tmp_path / "data")
+    build_tiny(tmp_path / "data", lp="zh-en")
+    return tmp_path
+
+
+def library(root, lp, specs, **kw):
+    data, testset = load_mtme(root, "toy", lp, ref="refA")
+    results = {spec: docmetrics.load(spec, defaults={"lang": lp}).compute(testset) for spec in specs}
+    return data, testset, results, evaluate_mtme(results, data, **kw)
+
+
+# -- docmetrics --mtme: round trip and the numbers --------------------------------------------------------------
+def test_score_write_read_back_and_meta_evaluate_like_the_library(tiny, capsys):
+    root, out_dir = tiny / "data", tiny / "out"
+    code, out, err = run(capsys, "-m", QE, REF, WIN, "--mtme", root, "-t", "toy", "-l", "en-de", "--ref", "refA",
+                         "--write-mtme", out_dir, "--resamples", "100", "--seed", "7", "-f", "json")
+    assert code == 0, err
+    assert "sysC.txt: 1 line(s) read '[No translation supplied]'" in err
+    report = json.loads(out)
+    data, testset, results, ev = library(root, "en-de", [QE, REF, WIN], n_resamples=100, seed=7)
+    assert report["testset"] == "toy" and report["reference"] == "refA" and report["systems"] == ev.systems
+    assert report["perm_both"] == {"n_resamples": 100, "seed": 7, "alpha": 0.05}
+    assert report["metrics"] == json.loads(json.dumps(ev.to_dict()["metrics"]))
+    assert report["comparisons"] == json.loads(json.dumps(ev.to_dict()["comparisons"]))
+    # the files: a QE metric is NAME-src, a reference-based one NAME-refA; windows have no seg file
+    back = read_metric_scores(out_dir, "toy", "en-de", n_segments=6, n_docs=2)
+    written = {w["ref"]: w for w in report["written"]}
+    for spec, ref, levels in ((QE, "src", {"sys", "doc", "seg"}), (REF, "refA", {"sys", "doc", "seg"})):
+        name = mtme_metric_name(results[spec][0].signature.format(short=True))
+        assert name.startswith("slide_w_1_s_1_") and set(back_levels(back, name)) == levels
+        assert back[(name, ref, "sys")] == {r.system: [r.score] for r in results[spec]}
+        assert back[(name, ref, "seg")] == {r.system: [u.score for u in r.units] for r in results[spec]}
+        assert back[(name, ref, "doc")] == {r.system: [d.score for d in r.docs] for r in results[spec]}
+    assert set(written) == {"src", "refA"} and "seg" in report["written"][2]["skipped"]
+    win_name = mtme_metric_name(results[WIN][0].signature.format(short=True))
+    assert set(back_levels(back, win_name)) == {"sys", "doc"}
+    # read back, the scores meta-evaluate to the same numbers
+    name = mtme_metric_name(results[QE][0].signature.format(short=True))
+    seg_back, sys_back = back[(name, "src", "seg")], back[(name, "src", "sys")]
+    rebuilt = [Result(s, "back", sys_back[s][0], Signature("back"), {},
+                      [UnitScore(testset.doc_ids[i], i, i + 1, v) for i, v in enumerate(seg_back[s])])
+               for s in seg_back]
+    again = evaluate_mtme({"back": rebuilt}, data, significance=()).to_dict()["metrics"][0]
+    first = report["metrics"][0]
+    assert first["metric"] == QE and again["system"] == first["system"] and again["segment"] == first["segment"]
+
+
+def back_levels(back, name):
+    return [lv for (n, _, lv) in back if n == name]
+
+
+def test_text_table_sorted_with_clusters_and_metric_names(tiny, capsys):
+    root, out_dir = tiny / "data", tiny / "out"
+    code, out, err = run(capsys, "-m", QE, REF, "--mtme", root, "-t", "toy", "-l", "en-de", "--ref", "refA",
+                         "--resamples", "50", "--write-mtme", out_dir, "--metric-name", "toy-qe", "toy.ref",
+                         "--rank-by", "pearson")
+    assert code == 0, err
+    _, _, _, ev = library(root, "en-de", [QE, REF], n_resamples=50)
+    order = sorted(ev.metrics, key=lambda m: -ev.metrics[m].pearson)
+    rows = [ln for ln in out.splitlines() if ln.startswith("slide:")]
+    assert [r.split(" [")[0] for r in rows] == order
+    best = ev.metrics[order[0]]
+    assert f"{best.pearson:.4f} (1)" in rows[0] and f"{best.spa:.4f}" in rows[0]
+    assert "Sorted by pearson" in out and "Not scored: refA (the reference in use), refB (human translation" in out
+    assert "[1] MTME scores: " in out and "toy-qe-src.{sys,doc,seg}.score" in out
+    assert (out_dir / "toy" / "metric-scores" / "en-de" / "toy.ref-refA.seg.score").exists()
+    assert "Signatures:\n[1] slide|w:1|s:1|" in out
+
+
+def test_systems_include_human_and_no_significance(tiny, capsys):
+    root = tiny / "data"
+    code, out, err = run(capsys, "-m", QE, "--mtme", root, "-t", "toy", "-l", "en-de", "--ref", "refA",
+                         "--include-human", "-f", "json")
+    assert code == 0, err
+    report = json.loads(out)
+    assert report["systems"] == ["refB", "sysA", "sysB", "sysC"] and report["comparisons"] == {}
+    code, out, err = run(capsys, "-m", QE, REF, "--mtme", root, "-t", "toy", "-l", "en-de", "--ref", "refA",
+                         "--systems", "sysA", "sysC", "--resamples", "0", "-f", "json")
+    report = json.loads(out)
+    assert code == 0 and report["systems"] == ["sysA", "sysC"] and report["comparisons"] == {}
+
+
+# -- docmetrics metaeval ------------------------------------------------------------------------------------------
+def test_metaeval_several_language_pairs_averages_and_plot(tiny, capsys):
+    root, png = tiny / "data", tiny / "main.png"
+    argv = ["metaeval", "--mtme", root, "-t", "toy", "-l", "en-de,zh-en", "-m", QE, REF, "--ref", "refA",
+            "--resamples", "40"]
+    code, out, err = run(capsys, *argv, "-f", "json", "--plot", png)
+    assert code == 0, err
+    report = json.loads(out)
+    evals = [library(root, lp, [QE, REF], n_resamples=40)[3] for lp in ("en-de", "zh-en")]
+    assert [r["lp"] for r in report["lps"]] == ["en-de", "zh-en"]
+    assert report["lps"][1]["metrics"] == json.loads(json.dumps(evals[1].to_dict()["metrics"]))
+    for scheme in ("wmt23", "wmt24"):
+        assert report["averages"][scheme] == json.loads(json.dumps(wmt_average(evals, scheme).to_dict()))
+    assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n" and png.stat().st_size > 10_000
+    code, out, err = run(capsys, *argv)
+    assert code == 0, err
+    assert out.count("Sorted by spa") == 2 and "WMT24 average" in out and "WMT23 average" in out
+    assert out.index("toy en-de:") < out.index("toy zh-en:") < out.index("WMT24 average")
+
+
+# -- bad input: exit 2, one message naming the culprit, no traceback, no model loaded ------------------------------
+def _damage(rel, text):
+    def apply(root: Path):
+        (root / "data" / "toy" / rel).write_text(text, encoding="utf-8")
+    return apply
+
+
+def _remove(rel):
+    def apply(root: Path):
+        (root / "data" / "toy" / rel).unlink()
+    return apply
+
+
+def _file(name):
+    def apply(root: Path):
+        (root / name).write_text("x\n", encoding="utf-8")
+    return apply
+
+
+MTME = ["-m", QE, "--mtme", "{root}/data", "-t", "toy", "-l", "en-de", "--ref", "refA"]
+META = ["metaeval", "-m", QE, "--mtme", "{root}/data", "-t", "toy", "-l", "en-de,zh-en", "--ref", "refA"]
+BAD = [
+    ("missing file", MTME, _remove("sources/en-de.txt"), "sources/en-de.txt: no such file"),
+    ("malformed line", MTME, _damage("human-scores/en-de.mqm.sys.score", "sysA 1\nsysB x\n"),
+     "en-de.mqm.sys.score, line 2"),
+    ("docs line", MTME, _damage("documents/en-de.docs", "news d1\n" * 5 + "d2\n"), "en-de.docs, line 6"),
+    ("short output", MTME, _damage("system-outputs/en-de/sysB.txt", "x\n"), "sysB.txt: 1 lines"),
+    ("unknown system", MTME + ["--systems", "sysA", "sysZ"], None, "no system 'sysZ'"),
+    ("unknown reference", MTME[:-1] + ["refZ"], None, "no reference 'refZ'"),
+    ("unknown human name", MTME + ["--human-name", "esa"], None, "no human scores named 'esa'"),
+    ("no root", ["-m", QE, "--mtme", "{root}/nope", "-t", "toy", "-l", "en-de"], None, "--mtme {root}/nope: no such"),
+    ("no testset dir", MTME[:5] + ["wmt99"] + MTME[6:], None, "wmt99: no such directory"),
+    ("no lp", MTME[:6] + ["-l", "de-fr"] + MTME[8:], None, "de-fr.txt: no such file"),
+    ("-t without --mtme", ["-m", QE, "-t", "toy", "-l", "en-de"], None, "-t/--testset needs --mtme ROOT"),
+    ("--write-mtme without --mtme", ["-m", QE, "-i", "{root}/x.txt", "--write-mtme", "{root}/o"], None,
+     "--write-mtme needs --mtme"),
+    ("--mtme with -i", MTME + ["-i", "{root}/x.txt"], None, "-i cannot be combined with --mtme"),
+    ("--mtme with --human", MTME + ["--human", "{root}/h.tsv"], None, "--human cannot be combined with --mtme"),
+    ("--mtme with --paired-bs", MTME + ["--paired-bs"], None, "--paired-bs cannot be combined with --mtme"),
+    ("--mtme without -t", MTME[:4] + MTME[6:], None, "--mtme needs -t/--testset"),
+    ("--mtme without -l", MTME[:6] + MTME[8:], None, "--mtme needs -l/--lang LP"),
+    ("two lps in main", MTME[:7] + ["en-de,zh-en"] + MTME[8:], None, "for several use docmetrics metaeval"),
+    ("metric names count", MTME + ["--write-mtme", "{root}/o", "--metric-name", "a", "b"], None,
+     "--metric-name: 2 name(s) for 1 metric(s)"),
+    ("metric name without write", MTME + ["--metric-name", "a"], None, "--metric-name names the MTME score files"),
+    ("write-mtme is a file", MTME + ["--write-mtme", "{root}/afile"], _file("afile"), "{root}/afile: not a directory"),
+    ("same spec twice", MTME[:2] + [QE] + MTME[2:], None, f"-m: '{QE}' is given twice"),
+    ("negative resamples", MTME + ["--resamples", "-1"], None, "--resamples must be >= 0"),
+    ("bad seed", MTME + ["--seed", "x"], None, "--seed must be an integer"),
+    ("metaeval: lp twice", META[:8] + ["en-de,en-de"] + META[9:], None, "-l en-de,en-de: en-de given twice"),
+    ("metaeval: bad lp", META[:8] + ["en-de,"] + META[9:], None, "-l en-de,: language pairs separated by commas"),
+    ("metaeval: one lp broken", META, _damage("system-outputs/zh-en/sysA.txt", "x\n"), "zh-en/sysA.txt: 1 lines"),
+    ("metaeval: plot dir", META + ["--plot", "{root}/no/dir/p.png"], None, "--plot {root}/no/dir/p.png: no such"),
+    ("metaeval: plot type", META + ["--plot", "{root}/p.pdf"], None, "give a .png file"),
+    ("metaeval: no -m", ["metaeval", "--mtme", "{root}/data", "-t", "toy", "-l", "en-de"], None, "-m/--metrics"),
+]
+
+
+@pytest.mark.parametrize("name,argv,damage,message", BAD, ids=[b[0] for b in BAD])
+def test_bad_input_exits_2_naming_the_culprit(tiny, capsys, monkeypatch, name, argv, damage, message):
+    if damage is not None:
+        damage(tiny)
+
+    def no_model(*a, **k):
+        raise AssertionError("a model was loaded before the input was checked")
+
+    monkeypatch.setattr(docmetrics.api, "load", no_model)
+    code, out, err = run(capsys, *[a.replace("{root}", str(tiny)) for a in argv])
+    assert code == 2, err
+    assert "Traceback" not in err and len(err.strip().splitlines()) <= 20
+    assert message.replace("{root}", str(tiny)) in err
+
+
+def test_missing_human_scores_for_one_level_is_not_an_error(tiny, capsys):
+    (tiny / "data" / "toy" / "human-scores" / "en-de.mqm.sys.score").unlink()
+    code, out, err = run(capsys, *[a.replace("{root}", str(tiny)) for a in MTME], "-f", "json")
+    assert code == 0, err
+    assert json.loads(out)["metrics"][0]["system"]["pearson"] is not None  # means of the segment scores
+
+
+# -- WMT21 TED en-de from ../shared, laid out as MTME -------------------------------------------------------------
+def test_wmt21_ted_round_trip(tmp_path, capsys):
+    root = build_ted(tmp_path / "data")
+    out_dir = tmp_path / "out"
+    code, out, err = run(capsys, "-m", QE, "--mtme", root, "-t", "wmt21.tedtalks", "-l", "en-de",
+                         "--write-mtme", out_dir, "--metric-name", "toyqe", "-f", "json")
+    assert code == 0, err
+    report = json.loads(out)
+    assert report["reference"] == "refA" and report["n_systems"] == 13 and report["n_segments"] == 529
+    data, testset = load_mtme(root, "wmt21.tedtalks", "en-de")
+    results = docmetrics.load(QE, defaults={"lang": "en-de"}).compute(testset)
+    ev = evaluate_mtme({QE: results}, data)
+    assert report["metrics"] == json.loads(json.dumps(ev.to_dict()["metrics"]))
+    back = read_metric_scores(out_dir, "wmt21.tedtalks", "en-de", n_segments=529, n_docs=5)
+    assert back[("toyqe", "src", "seg")] == {r.system: [u.score for u in r.units] for r in results}
+    assert back[("toyqe", "src", "doc")] == {r.system: [d.score for d in r.docs] for r in results}
+    assert back[("toyqe", "src", "sys")] == {r.system: [r.score] for r in results}
