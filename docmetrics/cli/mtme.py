@@ -24,6 +24,7 @@ from ..values.testset import TestSet
 from .args import add_cache_arguments, add_model_arguments, add_output_arguments
 from .errors import guarded, note, warn
 from .format import num, table
+from .plot import pyplot, save
 from .significance import parse_seed
 
 __all__ = ["add_arguments", "requested", "run", "main", "build_parser", "format_eval", "format_average",
@@ -450,10 +451,7 @@ def _check_plot(path: str) -> None:
         raise UserError(f"--plot {path}: no such directory {parent}")
     if not path.lower().endswith(".png"):
         raise UserError(f"--plot {path}: give a .png file")
-    try:
-        import matplotlib  # noqa: F401
-    except ImportError:
-        raise UserError('--plot needs matplotlib: pip install "docmetrics[plot]"') from None
+    pyplot()
 
 
 def run_metaeval(args: argparse.Namespace, out: TextIO) -> int:
@@ -533,13 +531,7 @@ def plot_main_statistics(
 ) -> None:
     """A PNG with one panel per main statistic (and per average): a horizontal bar per metric (one
     per language pair), its value and its significance cluster."""
-    try:
-        import matplotlib
-
-        matplotlib.use("Agg")
-        import matplotlib.pyplot as plt
-    except ImportError:
-        raise UserError('--plot needs matplotlib: pip install "docmetrics[plot]"') from None
+    plt = pyplot()
     metrics = list(labels)
     names = [f"[{labels[m]}] {m}" for m in metrics]
     panels = [p for p in PLOT_PANELS if p in averages or p in MAIN_STATISTICS]
@@ -590,9 +582,4 @@ def plot_main_statistics(
     if title:
         fig.suptitle(title, fontsize=11)
     fig.tight_layout()
-    try:
-        fig.savefig(path, dpi=110)
-    except OSError as exc:
-        raise UserError(f"--plot {path}: cannot be written ({exc.strerror})") from None
-    finally:
-        plt.close(fig)
+    save(fig, path, dpi=110)

@@ -12,13 +12,14 @@ from typing import Sequence, TextIO
 from ..algorithms.grids import Axis, parse_grid
 from ..evaluation.metaeval import load_human
 from ..evaluation.sweep import STAT_CHOICES, Point, heatmap_matrix, make_points, run_sweep
-from ..values.errors import InputError, UserError
+from ..values.errors import UserError
 from ..values.versions import __version__
 from . import metaeval as metaeval_cli
 from .args import add_input_arguments, add_model_arguments, add_output_arguments
 from .errors import guarded, note
 from .format import num
 from .inputs import load_testset
+from .plot import pyplot, save
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -189,14 +190,9 @@ def plot_heatmap(
     points: Sequence[Point], axes: Sequence[Axis], stat: str, path: str, title: str = ""
 ) -> None:
     """A heatmap PNG like the SLIDE paper's Figure 2 (rows: first grid parameter, columns: second)."""
-    try:
-        import matplotlib
+    import numpy as np
 
-        matplotlib.use("Agg")
-        import matplotlib.pyplot as plt
-        import numpy as np
-    except ImportError:
-        raise UserError('--plot needs matplotlib: pip install "docmetrics[plot]"') from None
+    plt = pyplot()
     rows, cols, values = heatmap_matrix(points, axes, stat)
     data = np.ma.masked_invalid(np.array(values, dtype=float))
     fig, ax = plt.subplots(figsize=(1.0 + 0.7 * len(cols), 1.0 + 0.55 * len(rows)))
@@ -224,9 +220,4 @@ def plot_heatmap(
     if title:
         ax.set_title(title, fontsize=9)
     fig.tight_layout()
-    try:
-        fig.savefig(path, dpi=120)
-    except OSError as exc:
-        raise InputError(f"--plot {path}: cannot be written ({exc.strerror})") from None
-    finally:
-        plt.close(fig)
+    save(fig, path)
