@@ -3,6 +3,7 @@ backbone (no model): score, write MTME score files, read them back, and the same
 bad inputs exit 2 naming the culprit before any model is loaded; WMT21 TED laid out as MTME from ../shared."""
 
 import json
+import re
 from pathlib import Path
 
 import pytest
@@ -149,6 +150,11 @@ def _remove(rel):
     return apply
 
 
+def _no_human_scores(root: Path):
+    for f in (root / "data" / "toy" / "human-scores").iterdir():
+        f.unlink()
+
+
 def _file(name):
     def apply(root: Path):
         (root / name).write_text("x\n", encoding="utf-8")
@@ -164,6 +170,8 @@ BAD = [
     ("docs line", MTME, _damage("documents/en-de.docs", "news d1\n" * 5 + "d2\n"), "en-de.docs, line 6"),
     ("short output", MTME, _damage("system-outputs/en-de/sysB.txt", "x\n"), "sysB.txt: 1 lines"),
     ("unknown system", MTME + ["--systems", "sysA", "sysZ"], None, "no system 'sysZ'"),
+    ("no human scores", MTME, _no_human_scores, "no human scores for en-de, so nothing to meta-evaluate"),
+    ("one system", MTME + ["--systems", "sysA"], None, "a meta-evaluation needs two systems or more"),
     ("unknown reference", MTME[:-1] + ["refZ"], None, "no reference 'refZ'"),
     ("unknown human name", MTME + ["--human-name", "esa"], None, "no human scores named 'esa'"),
     ("no root", ["-m", QE, "--mtme", "{root}/nope", "-t", "toy", "-l", "en-de"], None, "--mtme {root}/nope: no such"),
@@ -214,6 +222,17 @@ def test_missing_human_scores_for_one_level_is_not_an_error(tiny, capsys):
     code, out, err = run(capsys, *[a.replace("{root}", str(tiny)) for a in MTME], "-f", "json")
     assert code == 0, err
     assert json.loads(out)["metrics"][0]["system"]["pearson"] is not None  # means of the segment scores
+
+
+def test_without_human_scores_write_mtme_writes_the_scores_alone(tiny, capsys):
+    _no_human_scores(tiny)
+    argv = [a.replace("{root}", str(tiny)) for a in MTME]
+    code, out, err = run(capsys, *argv, "--write-mtme", tiny / "out", "--metric-name", "q")
+    assert code == 0, err
+    assert "no human scores for en-de; scores only" in err and "; no human scores" in out
+    back = read_metric_scores(tiny / "out", "toy", "en-de", n_segments=6, n_docs=2)
+    assert sorted(back[("q", "src", "sys")]) == ["sysA", "sysB", "sysC"]
+    assert re.search(rf"^sysA +{back[('q', 'src', 'sys')]['sysA'][0]:.4f}$", out, re.M)
 
 
 # -- WMT21 TED en-de from ../shared, laid out as MTME -------------------------------------------------------------

@@ -175,6 +175,8 @@ class LpRun:
     lp: str
     data: MtmeTestSet
     testset: TestSet
+    #: whether to meta-evaluate (human scores and two systems or more)
+    meta: bool = True
     results: dict[str, list[Result]] = field(default_factory=dict)
     written: list[WrittenScores] = field(default_factory=list)
     evaluation: WmtEval | None = None
@@ -193,7 +195,12 @@ def _load_lp(args: argparse.Namespace, lp: str, systems: Sequence[str] | None, w
             raise UserError(f"{os.path.join(data.directory, 'human-scores')}: no human scores for {lp}, so "
                             "nothing to meta-evaluate; --write-mtme OUT writes the metric scores alone")
         warn(f"{os.path.join(data.directory, 'human-scores')}: no human scores for {lp}; scores only", who)
-    return LpRun(lp, data, testset)
+    elif len(testset.systems) < 2:
+        if not args.write_mtme:
+            raise UserError(f"{lp}: one system to score ({', '.join(testset.systems)}); a meta-evaluation needs two "
+                            "systems or more (--systems); --write-mtme OUT writes the scores of one")
+        warn(f"{lp}: one system to score; no meta-evaluation, scores only", who)
+    return LpRun(lp, data, testset, meta=data.human_name is not None and len(testset.systems) >= 2)
 
 
 def uses_reference(metric: Any) -> bool:
@@ -245,7 +252,7 @@ def _score_lp(args: argparse.Namespace, run: LpRun, score_cache: Any, who: str) 
 
 
 def _evaluate_lp(args: argparse.Namespace, run: LpRun) -> None:
-    if run.data.human_name is None:
+    if not run.meta:
         return
     n = ws.DEFAULT_RESAMPLES if args.resamples is None else args.resamples
     run.evaluation = evaluate_mtme(run.results, run.data, n_resamples=n, seed=args.seed,
@@ -304,7 +311,7 @@ def _write_lp(run: LpRun, args: argparse.Namespace, labels: dict[str, int], out:
     head = (f"{args.testset} {run.lp}: {len(run.testset.systems)} systems, {data.n_segments} segments, "
             f"{len(data.docs)} documents; reference {data.ref or 'none'}")
     if run.evaluation is None:
-        out.write(head + "; no human scores\n")
+        out.write(head + ("; no human scores\n" if data.human_name is None else "; no meta-evaluation\n"))
         systems = list(run.testset.systems)
         rows = [[s] + [num(run.results[spec][i].score, args.width) for spec in args.metrics]
                 for i, s in enumerate(systems)]
