@@ -78,6 +78,9 @@ def load(
     none; by default the active one (``--cache``, ``docmetrics.runtime.cache.using``, or
     ``$DOCMETRICS_SCORE_CACHE``) at the time of scoring.
     """
+    if not isinstance(text, str):
+        raise SpecError(f"docmetrics.load: give a metric spec as a string (e.g. 'slide:w=6,s=6'), not "
+                        f"{type(text).__name__}")
     name, raw, parsed = resolve(text)
     metric_cls = registry.load("metric", name)
     if parsed is not None:

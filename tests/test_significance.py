@@ -280,7 +280,7 @@ def test_cli_paired_table_like_sacrebleu(toy_dist, files, capsys):
     "argv,message",
     [
         (["--paired-bs"], "at least two system"),
-        (["--paired-bs", "--paired-bs-n", "0"], "must be >= 1"),
+        (["--paired-bs", "--paired-bs-n", "0"], "must be from 1 to"),
     ],
 )
 def test_cli_paired_errors(toy_dist, files, capsys, argv, message):

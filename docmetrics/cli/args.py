@@ -42,11 +42,23 @@ def add_model_arguments(p: argparse.ArgumentParser) -> argparse._ArgumentGroup:
     return g
 
 
+def decimals(text: str) -> int:
+    """``-w N``: a number of decimals from 0 to 17 (what a float64 can show)."""
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"-w takes a whole number of decimals, not {text!r}") from None
+    if not 0 <= value <= 17:
+        raise argparse.ArgumentTypeError(f"-w {value}: the number of decimals must be from 0 to 17")
+    return value
+
+
 def add_output_arguments(g: argparse._ArgumentGroup) -> None:
     """Output options shared by every command (-f, -sh, -w, -q, --debug), into group ``g``."""
     g.add_argument("-f", "--format", choices=("text", "json"), default="text", help="output format")
     g.add_argument("-sh", "--short", action="store_true", help="print short signatures")
-    g.add_argument("-w", "--width", type=int, default=4, metavar="N", help="decimals of printed scores (4)")
+    g.add_argument("-w", "--width", type=decimals, default=4, metavar="N",
+                   help="decimals of printed scores (4; 0 to 17)")
     g.add_argument("-q", "--quiet", action="store_true", help="no progress bars and no coverage notes")
     g.add_argument("--debug", action="store_true", help="show tracebacks and library warnings")
 

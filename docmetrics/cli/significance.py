@@ -6,7 +6,7 @@ import argparse
 import json
 from typing import TextIO
 
-from ..evaluation.significance import ALPHA, DEFAULT_N, DEFAULT_SEED, TEST_NAMES, PairedResult, paired_test
+from ..evaluation.significance import ALPHA, DEFAULT_N, DEFAULT_SEED, MAX_N, TEST_NAMES, PairedResult, paired_test
 from ..values.errors import UserError
 from ..values.result import Result
 from .errors import warn
@@ -81,8 +81,8 @@ def check_args(args: argparse.Namespace) -> None:
     if test is None:
         return
     n = args.paired_bs_n if test == "bs" else args.paired_ar_n
-    if n < 1:
-        raise UserError(f"--paired-{test}-n must be >= 1, not {n}")
+    if n < 1 or n > MAX_N:
+        raise UserError(f"--paired-{test}-n must be from 1 to {MAX_N} (resamples kept in memory), not {n}")
     if not args.input or len(args.input) < 2:
         raise UserError(
             f"--paired-{test} compares systems with the first one (the baseline): give at "

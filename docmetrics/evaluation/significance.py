@@ -56,6 +56,8 @@ DEFAULT_SEED = 12345
 DEFAULT_N = {"bs": 1000, "ar": 10000}
 TEST_NAMES = {"bs": "paired bootstrap resampling", "ar": "paired approximate randomization"}
 ALPHA = 0.05
+#: The most resamples or trials a test takes (memory: one row of document indices per resample).
+MAX_N = 1_000_000
 #: Fewer documents than this and a paired test warns (its p-values are coarse and its power low).
 MIN_DOCUMENTS = 10
 
@@ -287,8 +289,8 @@ def paired_test(
     if test not in TEST_NAMES:
         raise UserError(f"unknown paired test {test!r}; use 'bs' (bootstrap) or 'ar' (randomization)")
     n = DEFAULT_N[test] if n is None else n
-    if n < 1:
-        raise UserError(f"--paired-{test}-n must be >= 1, not {n}")
+    if n < 1 or n > MAX_N:
+        raise UserError(f"--paired-{test}-n must be from 1 to {MAX_N}, not {n}")
     if len(results) < 2:
         raise InputError(
             "paired tests compare systems with the first one (the baseline): give at "

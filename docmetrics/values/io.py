@@ -85,6 +85,19 @@ def load_text(
 JSONL_FIELDS = ("doc_id", "src", "mt", "ref")
 
 
+class _DuplicateKey(ValueError):
+    pass
+
+
+def _unique_keys(pairs: list[tuple[str, object]]) -> dict[str, object]:
+    seen: dict[str, object] = {}
+    for key, value in pairs:
+        if key in seen:
+            raise _DuplicateKey(key)
+        seen[key] = value
+    return seen
+
+
 def read_jsonl(path: str) -> list[dict[str, str]]:
     """Objects of a JSONL file (one segment per line: doc_id, src, mt, ref), validated."""
     rows = []
@@ -92,16 +105,26 @@ def read_jsonl(path: str) -> list[dict[str, str]]:
         if not line.strip():
             continue
         try:
-            obj = json.loads(line)
+            obj = json.loads(line, object_pairs_hook=_unique_keys)
+        except _DuplicateKey as exc:
+            raise InputError(f"{path}, line {i}: the key {exc.args[0]!r} appears twice in the object; "
+                             "give each key once") from None
         except json.JSONDecodeError as exc:
             raise InputError(f"{path}, line {i}: not valid JSON ({exc.msg})") from None
         if not isinstance(obj, dict):
             raise InputError(f"{path}, line {i}: expected a JSON object with keys doc_id, src, mt, ref")
         if "mt" not in obj:
             raise InputError(f"{path}, line {i}: the object has no 'mt' (the system output)")
+        if not isinstance(obj["mt"], str):
+            raise InputError(f"{path}, line {i}: 'mt' must be a string (the system output), not "
+                             f"{json.dumps(obj['mt'])}; an empty translation is \"\"")
         for key in JSONL_FIELDS:
-            if key in obj and obj[key] is not None and not isinstance(obj[key], (str, int)):
-                raise InputError(f"{path}, line {i}: '{key}' must be a string")
+            value = obj.get(key)
+            if value is None:
+                continue
+            allowed = (str, int) if key == "doc_id" else (str,)
+            if isinstance(value, bool) or not isinstance(value, allowed):
+                raise InputError(f"{path}, line {i}: '{key}' must be a string, not {json.dumps(value)}")
         rows.append({k: (str(obj[k]) if obj.get(k) is not None else None) for k in JSONL_FIELDS})  # type: ignore[misc]
         rows[-1]["_line"] = str(i)  # type: ignore[assignment]
     return rows
