@@ -167,3 +167,40 @@ def test_a_backbone_that_returns_too_few_scores_is_refused_naming_it():
 
     with pytest.raises(PluginError, match=r"backbone 'short' returned \d+ scores for \d+ units"):
         SlideMetric(Short(), w=2, s=1).score(A, sources=SRC, doc_ids=DOCS)
+
+
+def test_numbers_of_any_numeric_type_are_scores_and_a_non_number_is_never_cached(tmp_path):
+    import numpy as np
+    from docmetrics_metrics.slide import SlideMetric
+
+    from docmetrics import QE, Backbone, BackboneOutput, PluginError
+    from docmetrics.runtime.cache import ScoreCache
+    from docmetrics.runtime.scoring import CachingScorer
+
+    class Typed(Backbone):
+        name = "typed"
+        default_model = "typed-v1"
+        value = np.float32(0.25)
+
+        def load(self):
+            pass
+
+        @property
+        def capabilities(self):
+            return frozenset({QE})
+
+        def score(self, units):
+            return BackboneOutput([self.value] * len(units), [False] * len(units))
+
+        def fingerprint(self):
+            return "0" * 10
+
+    metric = SlideMetric(Typed(), w=2, s=1)
+    assert metric.score(A, sources=SRC, doc_ids=DOCS).score == pytest.approx(0.25)  # numpy float32 is a number
+    store = ScoreCache(tmp_path / "c.sqlite")
+    broken = SlideMetric(Typed(), w=2, s=1)
+    broken.backbone.value = None
+    broken.scorer = CachingScorer(store)
+    with pytest.raises(PluginError, match=r"backbone 'typed' \(.*\) gave no number \(NaN or NoneType\)"):
+        broken.score(A, sources=SRC, doc_ids=DOCS)
+    assert store.count() == 0  # nothing broken was stored

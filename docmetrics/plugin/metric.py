@@ -20,11 +20,10 @@ from __future__ import annotations
 
 import abc
 import contextlib
-import math
 from typing import Any, Callable, ClassVar, ContextManager, Mapping, Protocol, Sequence
 
 from ..algorithms.aggregation import Aggregation, WeightedMean, group_sums
-from ..values.errors import CapabilityError, InputError, PluginError, SpecError
+from ..values.errors import CapabilityError, InputError, SpecError
 from ..values.params import Param
 from ..values.result import Coverage, DocScore, Result, UnitScore
 from ..values.signature import ParsedSignature, SigField, Signature
@@ -132,17 +131,8 @@ class Metric(abc.ABC):
         where = [index.setdefault(u, len(index)) for u in units]
         distinct = list(index)
         out = self.scorer.score(backbone, distinct) if distinct else BackboneOutput([], [], {}, [])
-        try:
-            out.check(len(distinct), f"backbone '{backbone.name}'")
-            bad = [k for k, s in enumerate(out.scores) if not isinstance(s, (int, float)) or math.isnan(s)]
-        except (TypeError, ValueError) as exc:
-            raise PluginError(f"{exc} ({type(backbone).__module__}); the backbone is broken") from None
-        if bad:  # never a silent NaN system score
-            raise PluginError(
-                f"backbone '{backbone.name}' ({type(backbone).__module__}) gave no number (NaN or "
-                f"{type(out.scores[bad[0]]).__name__}) for {len(bad)} of {len(distinct)} units, e.g. "
-                f"mt={distinct[bad[0]].mt[:60]!r}; the backbone is broken for these inputs"
-            )
+        out.check(len(distinct), f"backbone '{backbone.name}'", backbone)
+        out.check_numbers(f"backbone '{backbone.name}'", backbone, distinct)
         per_unit = out.unit_counters
         return BackboneOutput(
             [out.scores[k] for k in where], [out.truncated[k] for k in where], dict(out.counters),

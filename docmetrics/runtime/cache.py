@@ -219,16 +219,18 @@ class ScoreCache:
         for start in range(0, len(misses), self.chunk_size):
             chunk = misses[start : start + self.chunk_size]
             out = backbone.score([units[i] for i in chunk])
-            out.check(len(chunk), f"backbone '{backbone.name}'")
+            out.check(len(chunk), f"backbone '{backbone.name}'", backbone)
             for name, v in out.counters.items():
                 counters[name] = counters.get(name, 0) + int(v)
             shared = _attribute(out.counters, len(chunk)) if out.unit_counters is None else None
             rows = []
             for j, i in enumerate(chunk):
-                scores[i], truncated[i] = float(out.scores[j]), bool(out.truncated[j])
+                value, truncated[i] = out.scores[j], bool(out.truncated[j])
+                number = not isinstance(value, (str, bytes)) and _is_float(value)
+                scores[i] = float(value) if number else value  # no number: passed on, not stored
                 per_unit[i] = ({k: int(v) for k, v in out.unit_counters[j].items()}
                                if out.unit_counters is not None else shared)
-                if per_unit[i] is not None:
+                if per_unit[i] is not None and number:
                     rows.append((bkey, ukeys[i], _store_float(scores[i]), int(truncated[i]),
                                  json.dumps(per_unit[i])))
             self.stats.scored += len(chunk)
@@ -272,6 +274,14 @@ class ScoreCache:
             ):
                 found[unit] = (float.fromhex(score), bool(trunc), json.loads(counters) if counters else {})
         return found
+
+
+def _is_float(value: Any) -> bool:
+    try:
+        float(value)
+    except (TypeError, ValueError):
+        return False
+    return True
 
 
 def _store_float(x: float) -> str:

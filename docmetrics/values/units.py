@@ -9,8 +9,11 @@ it sits: document, segment span, weight, aggregation group) gathered per system 
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Sequence
+
+from .errors import PluginError
 
 __all__ = ["Unit", "BackboneOutput", "ScoringUnit", "UnitPlan"]
 
@@ -46,13 +49,43 @@ class BackboneOutput:
     #: totals in :attr:`counters` are known.
     unit_counters: list[dict[str, int]] | None = None
 
-    def check(self, n: int, who: str) -> None:
-        """Raise ValueError unless this output has exactly ``n`` scores, flags and per-unit counters."""
+    def check(self, n: int, who: str, source: object = None) -> None:
+        """Raise PluginError unless this output has exactly ``n`` scores, flags and per-unit counters.
+        ``who`` names the plugin ("backbone 'comet'"), ``source`` is the plugin object (its module
+        is named)."""
         sizes = [len(self.scores), len(self.truncated)]
         if self.unit_counters is not None:
             sizes.append(len(self.unit_counters))
         if any(s != n for s in sizes):
-            raise ValueError(f"{who} returned {len(self.scores)} scores for {n} units")
+            raise PluginError(f"{who} returned {len(self.scores)} scores for {n} units{_origin(source)}; the "
+                              f"{who.split()[0]} is broken")
+
+    def check_numbers(self, who: str, source: object = None, units: Sequence[Any] = ()) -> None:
+        """Raise PluginError if a score is no number (NaN, None, text): never a silent NaN result.
+        ``units`` are what the plugin was given (the first bad one is quoted)."""
+        bad = [k for k, s in enumerate(self.scores) if as_score(s) is None]
+        if bad:
+            first = units[bad[0]] if len(units) > bad[0] else None
+            example = f", e.g. mt={first.mt[:60]!r}" if isinstance(getattr(first, "mt", None), str) else ""
+            raise PluginError(
+                f"{who}{_origin(source)} gave no number (NaN or {type(self.scores[bad[0]]).__name__}) for "
+                f"{len(bad)} of {len(self.scores)} units{example}; the {who.split()[0]} is broken for these inputs"
+            )
+
+
+def _origin(source: object) -> str:
+    return f" ({type(source).__module__})" if source is not None else ""
+
+
+def as_score(value: Any) -> float | None:
+    """``value`` as a float, or None when it is no number (NaN, None, text, ...)."""
+    if isinstance(value, (str, bytes)):
+        return None
+    try:
+        x = float(value)
+    except (TypeError, ValueError):
+        return None
+    return None if math.isnan(x) else x
 
 
 @dataclass(frozen=True)

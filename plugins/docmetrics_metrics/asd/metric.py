@@ -29,7 +29,7 @@ from docmetrics.plugin.backbone import (
 from docmetrics.plugin.metric import Metric
 from docmetrics.plugin.segmenter import Segmenter, load_segmenter, split_document
 from docmetrics.runtime.pool import get_backbone
-from docmetrics.values.errors import CapabilityError, InputError, ModelError, PluginError, SpecError
+from docmetrics.values.errors import CapabilityError, InputError, ModelError, SpecError
 from docmetrics.values.params import Param
 from docmetrics.values.result import Result
 from docmetrics.values.testset import TestSet
@@ -299,10 +299,8 @@ likewise (ref_*).  Result.extras['alignment'] holds every alignment (docmetrics 
             else:
                 out = self.score_with(aligner, [Unit(mt=t, src=s) for s, t in distinct])
                 calls += len(distinct)
-            try:
-                out.check(len(distinct), f"aligner '{aligner.name}'")
-            except ValueError as exc:
-                raise PluginError(f"{exc} ({type(aligner).__module__}); the aligner is broken") from None
+            out.check(len(distinct), f"aligner '{aligner.name}'", aligner)
+            out.check_numbers(f"aligner '{aligner.name}'", aligner)
             found = {pair: (float(s), bool(tr)) for pair, s, tr in zip(distinct, out.scores, out.truncated)}
             for (d, _, _), pair in zip(cells, asked):
                 counts[owners[d]]["align_pairs"] += 1
