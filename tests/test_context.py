@@ -46,3 +46,14 @@ def test_fit_context_drops_the_fewest_sentences_by_brute_force():
                 got = fit_context(lengths, current, limit, separator_length=1, overhead=2)
                 fits = [d for d in range(4) if 2 + current + sum(lengths[d:]) + (3 - d) <= limit]
                 assert got == (FittedContext(fits[0], False) if fits else FittedContext(3, True))
+
+
+def test_hypothesis_contexts_are_the_references_or_each_systems_own():
+    from docmetrics.algorithms.context import hypothesis_contexts
+    from docmetrics.values.testset import Document
+
+    documents = [Document("a", 0, 2), Document("b", 2, 3)]
+    systems = {"S": ["s1", "s2", "s3"], "T": ["t1", "t2", "t3"]}
+    ref_ctx = [(), ("r1",), ()]
+    assert hypothesis_contexts(systems, documents, 2, ref_ctx) == {"S": ref_ctx, "T": ref_ctx}
+    assert hypothesis_contexts(systems, documents, 2, None) == {"S": [(), ("s1",), ()], "T": [(), ("t1",), ()]}

@@ -11,7 +11,7 @@ Used by Doc-COMET, Doc-COMET-QE, Doc-BERTScore and Doc-Prism.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Sequence
+from typing import Mapping, Sequence
 
 from ..values.testset import Document
 
@@ -31,6 +31,18 @@ def previous_sentences(
         for i in range(doc.start, doc.end):
             out[i] = tuple(sentences[max(doc.start, i - k):i]) if k else ()
     return out
+
+
+def hypothesis_contexts(
+    systems: Mapping[str, Sequence[str]], documents: Sequence[Document], k: int,
+    reference_context: list[tuple[str, ...]] | None,
+) -> dict[str, list[tuple[str, ...]]]:
+    """Each system's hypothesis contexts: ``reference_context`` for every system when it is given
+    (Vernikos et al.'s rule: the hypothesis gets the reference's previous sentences), else each
+    system's own previous ``k`` sentences (their Table 3 ablation; Doc-COMET-QE's rule)."""
+    if reference_context is not None:
+        return {name: reference_context for name in systems}
+    return {name: previous_sentences(hyp, documents, k) for name, hyp in systems.items()}
 
 
 def join_with_context(context: Sequence[str], current: str, separator: str) -> str:

@@ -12,7 +12,7 @@ from __future__ import annotations
 import contextlib
 from typing import Any, ClassVar, ContextManager
 
-from docmetrics.algorithms.context import previous_sentences
+from docmetrics.algorithms.context import hypothesis_contexts, previous_sentences
 from docmetrics.plugin.backbone import CURRENT_SENTENCE, REFERENCE, TOKEN_MATCHING, TakesIdfCorpus, Unit
 from docmetrics.plugin.metric import Metric
 from docmetrics.values.errors import CapabilityError
@@ -92,8 +92,8 @@ reference) scores 0, as in bert-score, and is counted ("empty sentences")."""
         assert refs is not None
         k = self.p["k"]
         ref_ctx = previous_sentences(refs, testset.documents, k)
-        hyp_ctx = {name: ref_ctx if self.p["hyp-context"] == "ref" else previous_sentences(hyp, testset.documents, k)
-                   for name, hyp in testset.systems.items()}
+        hyp_ctx = hypothesis_contexts(testset.systems, testset.documents, k,
+                                      ref_ctx if self.p["hyp-context"] == "ref" else None)
 
         def unit(name: str, i: int) -> Unit:
             return Unit(mt=testset.systems[name][i], ref=refs[i], mt_context=hyp_ctx[name][i],

@@ -22,7 +22,7 @@ from __future__ import annotations
 
 from typing import ClassVar
 
-from docmetrics.algorithms.context import previous_sentences
+from docmetrics.algorithms.context import hypothesis_contexts, previous_sentences
 from docmetrics.plugin.backbone import CURRENT_SENTENCE, QE, REFERENCE, JoinsContext, SigField, Unit
 from docmetrics.plugin.metric import Metric
 from docmetrics.values.errors import CapabilityError
@@ -151,8 +151,8 @@ class _DocComet(Metric):
         assert src is not None
         src_ctx = previous_sentences(src, documents, k)
         ref_ctx = previous_sentences(ref, documents, k) if ref is not None else None
-        hyp_ctx = {name: ref_ctx if self.hyp_context_side() == "ref" else previous_sentences(hyp, documents, k)
-                   for name, hyp in testset.systems.items()}
+        hyp_ctx = hypothesis_contexts(testset.systems, documents, k,
+                                      ref_ctx if self.hyp_context_side() == "ref" else None)
 
         def unit(name: str, i: int) -> Unit:
             return Unit(mt=testset.systems[name][i], src=src[i], ref=ref[i] if ref is not None else None,

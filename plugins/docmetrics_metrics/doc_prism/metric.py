@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from typing import ClassVar
 
-from docmetrics.algorithms.context import previous_sentences
+from docmetrics.algorithms.context import hypothesis_contexts, previous_sentences
 from docmetrics.plugin.backbone import CURRENT_SENTENCE, FORCE_DECODE, REFERENCE, Unit
 from docmetrics.plugin.metric import Metric
 from docmetrics.values.params import Param
@@ -97,8 +97,8 @@ order change scores only at float rounding level (< 1e-5)."""
         assert refs is not None
         k = self.p["k"]
         ref_ctx = previous_sentences(refs, testset.documents, k)
-        hyp_ctx = {name: ref_ctx if self.p["context"] == "ref" else previous_sentences(hyp, testset.documents, k)
-                   for name, hyp in testset.systems.items()}
+        hyp_ctx = hypothesis_contexts(testset.systems, testset.documents, k,
+                                      ref_ctx if self.p["context"] == "ref" else None)
 
         def unit(name: str, i: int) -> Unit:
             return Unit(mt=testset.systems[name][i], ref=refs[i], mt_context=hyp_ctx[name][i],
