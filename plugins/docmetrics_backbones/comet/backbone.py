@@ -32,7 +32,7 @@ import sys
 from pathlib import Path
 from typing import Any, Sequence
 
-from docmetrics.algorithms.context import fit_context
+from docmetrics.algorithms.context import fit_context, join_with_context
 from docmetrics.plugin.backbone import CURRENT_SENTENCE, QE, REFERENCE, Backbone, BackboneOutput, Unit
 from docmetrics.runtime.fingerprint import fingerprint as _fingerprint
 from docmetrics.runtime.hub import hub_offline, looks_like_hub_id, looks_like_path, quiet_libraries
@@ -437,7 +437,7 @@ class CometBackbone(Backbone):
         drop = {j: fit_context([count[c] - specials for c in items[j][1]], count[items[j][0]] - specials,
                                limit, separator_length=1, overhead=specials).dropped for j in todo}
         while todo:
-            texts = [sep.join(items[j][1][drop[j]:] + (items[j][0],)) for j in todo]
+            texts = [join_with_context(items[j][1][drop[j]:], items[j][0], sep) for j in todo]
             still: list[int] = []
             for j, text, n in zip(todo, texts, self._token_counts(texts)):
                 if n <= limit or drop[j] >= len(items[j][1]):

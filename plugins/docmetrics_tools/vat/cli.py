@@ -107,11 +107,6 @@ def main(argv: Sequence[str] | None = None) -> int:
             raise
         print(f"docmetrics vat: error: {exc}", file=sys.stderr)
         return exc.exit_code
-    finally:
-        if args.cache is not None:
-            from docmetrics.runtime import cache
-
-            cache.disable()
 
 
 def _load(args: argparse.Namespace) -> Any:
@@ -169,7 +164,11 @@ def run(args: argparse.Namespace) -> int:
             defaults={"lang": args.lang},
             **({"cache": store} if store is not None else {}),
         )
-        results = metric.compute(testset)
+        try:
+            results = metric.compute(testset)
+        finally:
+            if store is not None:
+                store.close()
         level = core.auto_level(results) if args.item == "auto" else args.item
         items = core.segment_items(testset) if level == "segment" else core.document_items(testset)
         scores = {r.system: core.result_item_scores(r, items, level, testset) for r in results}
