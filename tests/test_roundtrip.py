@@ -27,6 +27,12 @@ SPECS = {
     "doc-prism": "doc-prism:k=1,model={mbart},lang=en-de",
     "asd": "asd:model={kiwi},aligner_model={kiwi},mode=full,chunks=1+2",
     "doc-bertscore": "doc-bertscore:k=1,model=minilm",
+    "bleu": "bleu:tokenize=intl,smooth_method=floor,smooth_value=0.2",
+    "d-bleu": "d-bleu:lowercase=true",
+    "chrf": "chrf:word_order=2",
+    "d-chrf": "d-chrf:char_order=4,eps_smoothing=true",
+    "ter": "ter:normalized=true,case_sensitive=true",
+    "d-ter": "d-ter:no_punct=true",
 }
 
 

@@ -8,6 +8,10 @@ test recomputes the score of a resample of documents by adding the resampled doc
 the same rule gives the system score, the document scores and every resample, and a test tests the
 very number that was reported.
 
+A unit may carry sufficient statistics of its own instead (``ScoringUnit.stats``: ``(group, value)``
+pairs, e.g. a segment's n-gram counts for corpus BLEU): it then adds ``w * value`` and ``w`` to each
+statistic's group, and its score is for display only (:func:`unit_values`, :func:`unit_sums`).
+
 * :class:`WeightedMean` (``"mean"``): ``sum(num) / sum(den)``, one group or many.  With unit
   weights 1 it is the plain mean over units (SLIDE, Doc-COMET, Doc-BERTScore, Doc-Prism).
 * :class:`MeanOfGroupMeans` (``"mean-of-group-means"``): the mean, over the groups that have units,
@@ -23,12 +27,13 @@ from __future__ import annotations
 
 import abc
 import math
-from typing import TYPE_CHECKING, Any, ClassVar, Sequence
+from typing import TYPE_CHECKING, Any, ClassVar, Iterable, Sequence
 
 if TYPE_CHECKING:
     import numpy as np
 
-__all__ = ["Aggregation", "WeightedMean", "MeanOfGroupMeans", "get", "names", "group_sums"]
+__all__ = ["Aggregation", "WeightedMean", "MeanOfGroupMeans", "get", "names", "group_sums", "unit_values",
+           "unit_groups", "unit_sums"]
 
 _BY_NAME: dict[str, type[Aggregation]] = {}
 
@@ -123,3 +128,20 @@ def group_sums(
         num[k].append(w * s)
         den[k].append(w)
     return [math.fsum(x) for x in num], [math.fsum(x) for x in den]
+
+
+def unit_values(unit: Any) -> tuple[tuple[str, float], ...]:
+    """What a unit (``ScoringUnit`` or ``UnitScore``) adds to the aggregation, each pair weighted by
+    its weight: its statistics where it carries ``stats``, else ``(group, score)``."""
+    return unit.stats or ((unit.group, unit.score),)
+
+
+def unit_groups(units: Iterable[Any]) -> list[str]:
+    """The aggregation groups of ``units`` in order of first appearance (statistics' groups included)."""
+    return list(dict.fromkeys(g for u in units for g, _ in (u.stats or ((u.group, 0.0),))))
+
+
+def unit_sums(units: Sequence[Any], order: Sequence[str]) -> tuple[list[float], list[float]]:
+    """:func:`group_sums` over units (``UnitScore``: score, weight, group and stats)."""
+    pairs = [(g, v, u.weight) for u in units for g, v in unit_values(u)]
+    return group_sums([v for _, v, _ in pairs], [w for _, _, w in pairs], [g for g, _, _ in pairs], order)

@@ -148,7 +148,7 @@ def doc_order(results: Sequence[Result]) -> list[str]:
 
 def groups_of(results: Sequence[Result]) -> list[str]:
     """The aggregation groups of the results' units, in order of appearance."""
-    return list(dict.fromkeys(u.group for r in results for u in r.units))
+    return aggregation.unit_groups(u for r in results for u in r.units)
 
 
 def doc_stats(
@@ -175,8 +175,9 @@ def doc_stats(
                 f"{result.metric} [{result.system}]: the unit of document {u.doc_id!r} at lines "
                 f"{u.start + 1}-{u.end} has no score (NaN); a paired test needs every unit scored"
             )
-        num[k, gpos[u.group]] += u.weight * u.score
-        den[k, gpos[u.group]] += u.weight
+        for g, value in aggregation.unit_values(u):  # (group, score), or the unit's statistics
+            num[k, gpos[g]] += u.weight * value
+            den[k, gpos[g]] += u.weight
     if check:
         recomputed = float(agg.combine(num.sum(axis=0), den.sum(axis=0)))
         if not math.isclose(recomputed, result.score, rel_tol=1e-9, abs_tol=1e-9):

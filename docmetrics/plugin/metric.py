@@ -22,7 +22,7 @@ import abc
 import contextlib
 from typing import Any, Callable, ClassVar, ContextManager, Mapping, Protocol, Sequence
 
-from ..algorithms.aggregation import Aggregation, WeightedMean, group_sums
+from ..algorithms.aggregation import Aggregation, WeightedMean, unit_groups, unit_sums
 from ..values.errors import CapabilityError, InputError, SpecError
 from ..values.params import Param
 from ..values.result import Coverage, DocScore, Result, UnitScore
@@ -144,7 +144,7 @@ class Metric(abc.ABC):
         signature = self.signature()
         params = self.param_values()
         agg = self.aggregation
-        groups = list(dict.fromkeys(u.group for units in plan.systems.values() for u in units))
+        groups = unit_groups(u for units in plan.systems.values() for u in units)
         results = []
         pos = 0
         for system, units in plan.systems.items():
@@ -152,7 +152,7 @@ class Metric(abc.ABC):
             pos += len(units)
             unit_scores = [
                 UnitScore(plan.documents[u.doc], u.start, u.end, float(s), float(u.weight), bool(t),
-                          u.partial, u.group)
+                          u.partial, u.group, u.stats)
                 for u, s, t in zip(units, out.scores[span], out.truncated[span])
             ]
             score = self._aggregate(unit_scores, groups)
@@ -177,8 +177,7 @@ class Metric(abc.ABC):
         return results
 
     def _aggregate(self, units: Sequence[UnitScore], groups: Sequence[str]) -> float:
-        num, den = group_sums([u.score for u in units], [u.weight for u in units],
-                              [u.group for u in units], groups)
+        num, den = unit_sums(units, groups)
         return self.aggregation.score(num, den)
 
     @staticmethod

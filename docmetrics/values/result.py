@@ -15,6 +15,8 @@ class UnitScore:
     ``start``/``end``: the segments (0-based, end exclusive, test-set line numbers) it covers.
     ``weight``: its weight in its group's weighted mean (1, or its sentence count for weighted SLIDE).
     ``group``: its aggregation group (``""`` for metrics with one group; ASD: ``"k2"`` ...).
+    ``stats``: sufficient statistics it adds to the aggregation in place of its score (``(group,
+    value)`` pairs, e.g. corpus BLEU's n-gram counts); empty for most metrics.
     """
 
     doc_id: str
@@ -25,13 +27,17 @@ class UnitScore:
     truncated: bool = False
     partial: bool = False
     group: str = ""
+    stats: tuple[tuple[str, float], ...] = ()
 
     def to_dict(self) -> dict[str, Any]:
-        return {
+        d: dict[str, Any] = {
             "doc_id": self.doc_id, "start": self.start, "end": self.end, "score": self.score,
             "weight": self.weight, "truncated": self.truncated, "partial": self.partial,
             "group": self.group,
         }
+        if self.stats:
+            d["stats"] = dict(self.stats)
+        return d
 
 
 @dataclass

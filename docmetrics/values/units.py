@@ -96,7 +96,10 @@ class ScoringUnit:
     covers (0-based, end exclusive; test-set lines, or the metric's own sentence indices inside the
     document, as the metric documents); ``weight``: its weight in its group's weighted mean;
     ``group``: the aggregation group (e.g. ASD's chunk size), ``""`` for metrics with one group;
-    ``partial``: a window shorter than the metric's nominal size (SLIDE's partial chunks).
+    ``partial``: a window shorter than the metric's nominal size (SLIDE's partial chunks);
+    ``stats``: sufficient statistics the unit adds to the aggregation in place of its score, as
+    ``(group, value)`` pairs (corpus BLEU's n-gram counts: see
+    :func:`docmetrics.algorithms.aggregation.unit_values`); empty for most metrics.
     """
 
     input: Unit
@@ -106,6 +109,7 @@ class ScoringUnit:
     weight: float = 1.0
     group: str = ""
     partial: bool = False
+    stats: tuple[tuple[str, float], ...] = ()
 
 
 @dataclass

@@ -181,12 +181,11 @@ def result_item_scores(
     if aligned:
         return [_finite(d.score) for d in result.docs]
     agg = aggregation.get(result.aggregation)  # the metric's own rule, as for its document scores
-    groups = list(dict.fromkeys(u.group for u in result.units))
+    groups = aggregation.unit_groups(result.units)
     out: list[float | None] = []
     for it in items:  # the units that start in the document
         mine = [u for u in result.units if it.start <= u.start < it.end]
-        num, den = aggregation.group_sums([u.score for u in mine], [u.weight for u in mine],
-                                          [u.group for u in mine], groups)
+        num, den = aggregation.unit_sums(mine, groups)
         out.append(_finite(agg.score(num, den)) if mine else None)
     return out
 

@@ -1,0 +1,293 @@
+"""BLEU, chrF and TER computed by sacrebleu, at corpus level and on whole documents (d-BLEU, d-chrF).
+
+``bleu``, ``chrf`` and ``ter``: each line of the test set is a segment; the system score is sacrebleu's
+corpus score (``BLEU().corpus_score(hyps, [refs])``), the score of a document is the corpus score of
+its segments, and a unit's score is the segment's sentence-level score (``sentence_score``; BLEU with
+effective order, as ``sacrebleu --sentence-level``).  ``d-bleu``, ``d-chrf`` and ``d-ter``: each
+document's sentences are joined with one space into one segment (hypothesis and reference alike), and
+the same corpus scores are computed over these document-segments (Liu et al. 2020's d-BLEU).
+
+No model: sacrebleu extracts each segment's sufficient statistics, which the unit carries as its
+``stats``; the declared aggregation (:mod:`.aggregation`) adds them up and lets sacrebleu compute
+the score, so the system score, the document scores and every document resample of a paired test
+are corpus scores of summed statistics, never means of sentence scores.
+"""
+
+from __future__ import annotations
+
+import textwrap
+from typing import Any, ClassVar, Sequence
+
+from sacrebleu import __version__ as SACREBLEU_VERSION
+from sacrebleu.metrics import BLEU
+
+from docmetrics.plugin.backbone import Backbone, BackboneOutput, SigField, Unit
+from docmetrics.plugin.metric import Metric
+from docmetrics.values.errors import InputError, SpecError
+from docmetrics.values.params import Param
+from docmetrics.values.testset import TestSet
+from docmetrics.values.units import ScoringUnit, UnitPlan
+
+from .aggregation import corpus_aggregation, make_sacrebleu, stat_names
+
+__all__ = ["SacrebleuMetric", "BleuMetric", "ChrfMetric", "TerMetric", "DocBleuMetric", "DocChrfMetric",
+           "DocTerMetric", "JOINER"]
+
+#: What joins a document's sentences into one segment (d-BLEU, d-chrF, d-TER).
+JOINER = " "
+
+POST_2018 = ("Matt Post. 2018. A Call for Clarity in Reporting BLEU Scores. WMT 2018 (sacreBLEU, "
+             "which computes the number).")
+LIU_2020 = ("Document-level form (d-*): Yinhan Liu, Jiatao Gu, Naman Goyal, Xian Li, Sergey Edunov, Marjan "
+            "Ghazvininejad, Mike Lewis and Luke Zettlemoyer. 2020. Multilingual Denoising Pre-training for Neural "
+            "Machine Translation. TACL 8 (d-BLEU: BLEU over documents, each concatenated into one segment).")
+
+SEGMENT_DETAILS = """\
+Segments: every line of the test set.  System score: sacrebleu's corpus score over all segments
+(corpus_score(hyps, [refs]), exactly the number `sacrebleu ref.txt -i hyp.txt -m {m}` prints).
+Document score (--level doc): the corpus score of the document's segments.  Unit score (--level
+chunk): the segment's sentence-level score (sentence_score{eff}).  Each unit carries its segment's
+sufficient statistics ({stats}); document and system scores, and every resample of --paired-bs /
+--paired-ar (which resample whole documents), are computed by sacrebleu from the SUMMED statistics,
+never as a mean of sentence scores.  Needs -r/--reference (one reference)."""
+
+DOCUMENT_DETAILS = """\
+Each document's sentences (a new document starts where the doc id changes) are joined with a single
+space into one segment, hypothesis and reference alike; the system score is sacrebleu's corpus score
+over these document-segments (corpus_score(doc_hyps, [doc_refs])), as document-level MT papers
+report d-BLEU (Liu et al. 2020).  Document score and unit score: the document-segment's score (its
+unit score is sentence_score{eff}).  Each unit carries the document-segment's sufficient statistics
+({stats}); system scores and every resample of a paired test are computed by sacrebleu from summed
+statistics.  Needs -r/--reference (one reference) and --doc-ids."""
+
+
+def details_text(template: str, **fields: str) -> str:
+    """``template`` with ``fields`` filled in, wrapped for ``--describe``."""
+    return textwrap.fill(" ".join(template.format(**fields).split()), 100)
+
+
+class SacrebleuMetric(Metric):
+    """A sacrebleu metric (``family``) at segment or document level; subclasses set the family, its
+    parameters and :attr:`per_document`."""
+
+    #: ``"bleu"``, ``"chrf"`` or ``"ter"``.
+    family: ClassVar[str] = ""
+    #: Each document joined into one segment (d-BLEU) instead of one segment per line.
+    per_document: ClassVar[bool] = False
+
+    def __init__(self, backbone: Backbone | None = None, **params: Any) -> None:
+        super().__init__(backbone, **params)
+        self._stats: dict[Unit, tuple[float, ...]] = {}
+
+    # -- what a family supplies -------------------------------------------------------------------
+    def sacrebleu_options(self) -> dict[str, Any]:
+        """Keyword arguments of the sacrebleu class (corpus level)."""
+        return dict(self.p)
+
+    def score_options(self) -> dict[str, Any]:
+        """The options the score of summed statistics depends on (the aggregation's)."""
+        return {}
+
+    def sentence_options(self) -> dict[str, Any]:
+        """Keyword arguments of the sacrebleu class for unit (sentence-level) scores."""
+        return self.sacrebleu_options()
+
+    # -- the metric ---------------------------------------------------------------------------------
+    def validate(self) -> None:
+        options = self.sacrebleu_options()
+        try:
+            self.corpus_scorer = make_sacrebleu(self.family, options)
+            self.sentence_scorer = make_sacrebleu(self.family, self.sentence_options())
+        except Exception as exc:  # noqa: BLE001 - a tokenizer that needs a download or a library
+            reason = " ".join(line.strip() for line in str(exc).splitlines() if line.strip()) or type(exc).__name__
+            culprit = f"tokenize={self.p['tokenize']}" if "tokenize" in self.p else self.spec_text()
+            raise SpecError(f"{self.name}: sacrebleu cannot set up {culprit}: {reason}") from None
+        self.stat_names = stat_names(self.family, options)
+        # the score depends on the options: an aggregation per configuration, on the instance
+        self.aggregation = corpus_aggregation(self.family, self.score_options())  # type: ignore[misc]
+
+    def spec_text(self) -> str:
+        return ",".join(f"{p.name}={p.format(self.p[p.name])}" for p in self.params)
+
+    def check_inputs(self, testset: TestSet) -> None:
+        self.require(testset, reference=True)
+        if self.per_document and testset.doc_ids is None:
+            raise InputError(
+                f"{self.name} scores each document as one segment: give the document boundaries with "
+                "--doc-ids FILE (one doc id per line); without them the whole input would be one segment"
+            )
+
+    def units(self, testset: TestSet) -> UnitPlan:
+        refs = testset.references
+        assert refs is not None
+        docs = testset.documents
+        if self.per_document:
+            spans = [(k, d.start, d.end) for k, d in enumerate(docs)]
+        else:
+            spans = [(k, i, i + 1) for k, d in enumerate(docs) for i in range(d.start, d.end)]
+        ref_text = [JOINER.join(refs[a:b]) for _, a, b in spans]
+        inputs = {
+            name: [Unit(mt=JOINER.join(hyp[a:b]), ref=r) for (_, a, b), r in zip(spans, ref_text)]
+            for name, hyp in testset.systems.items()
+        }
+        self._stats = {}  # one run's statistics (units repeat across systems that agree)
+        stats = self.unit_stats([u for units in inputs.values() for u in units])
+        systems = {
+            name: [ScoringUnit(u, k, a, b, stats=tuple(zip(self.stat_names, s)))
+                   for u, (k, a, b), s in zip(units, spans, stats[i * len(spans):(i + 1) * len(spans)])]
+            for i, (name, units) in enumerate(inputs.items())
+        }
+        return UnitPlan(systems, [d.doc_id for d in docs], testset.n_segments)
+
+    def unit_stats(self, units: Sequence[Unit]) -> list[tuple[float, ...]]:
+        """Each unit's sufficient statistics (sacrebleu's, against its one reference); each distinct
+        unit is computed once."""
+        todo = list(dict.fromkeys(u for u in units if u not in self._stats))
+        if todo:
+            found = self.corpus_scorer._extract_corpus_statistics(
+                [u.mt for u in todo], [[u.ref if u.ref is not None else "" for u in todo]])
+            for u, s in zip(todo, found):
+                self._stats[u] = tuple(s)
+        return [self._stats[u] for u in units]
+
+    def score_with(self, backbone: Backbone | None, units: Sequence[Unit]) -> BackboneOutput:
+        """No backbone: sacrebleu scores the units (sentence-level scores from their statistics)."""
+        if backbone is not None:
+            return super().score_with(backbone, units)
+        scores = [float(self.sentence_scorer._compute_score_from_stats(list(s)).score)
+                  for s in self.unit_stats(units)]
+        return BackboneOutput(scores, [False] * len(scores), {}, [{} for _ in scores])
+
+    def metric_fields(self) -> list[SigField]:
+        """The parameters, then sacrebleu's own signature (``nrefs:1|case:mixed|...``), its version
+        as ``sacrebleu:VERSION``."""
+        self.corpus_scorer.num_refs = 1  # the test set has one reference
+        sig = self.corpus_scorer.get_signature()
+        long_pairs = sig.format().split("|")
+        short_pairs = sig.format(short=True).split("|")
+        fields = super().metric_fields()
+        for lp, sp in zip(long_pairs, short_pairs):
+            key, value = lp.split(":", 1)
+            if key == "version":
+                continue
+            fields.append(SigField(key, sp.split(":", 1)[0], value, is_param=False))
+        fields.append(SigField("sacrebleu", "sacrebleu", SACREBLEU_VERSION, is_param=False))
+        return fields
+
+
+# -- BLEU ----------------------------------------------------------------------------------------------
+BLEU_PARAMS = (
+    Param("tokenize", str, BLEU.TOKENIZER_DEFAULT, "sacrebleu's tokenizer (-tok)", choices=tuple(BLEU.TOKENIZERS),
+          short="tk"),
+    Param("lowercase", bool, False, "lowercase hypotheses and references (-lc)", short="lc"),
+    Param("smooth_method", str, "exp", "smoothing (-s)", choices=tuple(BLEU.SMOOTH_DEFAULTS), short="sm"),
+    Param("smooth_value", float, None, "value of floor / add-k smoothing (-sv); none: sacrebleu's "
+          "default (floor 0.1, add-k 1)", minimum=0, short="sv"),
+)
+BLEU_CITATION = ("Kishore Papineni, Salim Roukos, Todd Ward and Wei-Jing Zhu. 2002. BLEU: a Method for Automatic "
+                 "Evaluation of Machine Translation. ACL 2002. " + POST_2018)
+
+
+class BleuMetric(SacrebleuMetric):
+    name: ClassVar[str] = "bleu"
+    description: ClassVar[str] = "corpus BLEU (sacrebleu) over segments; sentence BLEU per segment; needs -r"
+    details: ClassVar[str] = details_text(
+        SEGMENT_DETAILS, m="bleu", eff=" with effective order, as sacrebleu --sentence-level",
+        stats="hypothesis and closest reference length, matching and total n-grams of orders 1-4")
+    citation: ClassVar[str] = BLEU_CITATION
+    params: ClassVar[tuple[Param, ...]] = BLEU_PARAMS
+    family: ClassVar[str] = "bleu"
+
+    def validate(self) -> None:
+        if self.p["smooth_value"] is not None and self.p["smooth_method"] not in ("floor", "add-k"):
+            raise SpecError(f"{self.name}: parameter 'smooth_value' applies to smooth_method=floor or add-k, not "
+                            f"{self.p['smooth_method']}; leave it out or choose one of those")
+        super().validate()
+
+    def score_options(self) -> dict[str, Any]:
+        return {"smooth_method": self.p["smooth_method"], "smooth_value": self.p["smooth_value"]}
+
+    def sentence_options(self) -> dict[str, Any]:
+        return {**self.sacrebleu_options(), "effective_order": True}
+
+
+class DocBleuMetric(BleuMetric):
+    name: ClassVar[str] = "d-bleu"
+    description: ClassVar[str] = "d-BLEU: corpus BLEU over documents, each joined into one segment; needs -r, --doc-ids"
+    details: ClassVar[str] = details_text(
+        DOCUMENT_DETAILS, stats="lengths, matching and total n-grams",
+        eff=" with effective order; the document score is its corpus score, which differs only when an n-gram "
+            "order has no n-gram")
+    citation: ClassVar[str] = BLEU_CITATION + " " + LIU_2020
+    per_document: ClassVar[bool] = True
+
+
+# -- chrF ----------------------------------------------------------------------------------------------
+CHRF_PARAMS = (
+    Param("char_order", int, 6, "character n-gram order (--chrf-char-order)", minimum=0, short="co"),
+    Param("word_order", int, 0, "word n-gram order (--chrf-word-order); 2 gives chrF++", minimum=0, short="wo"),
+    Param("beta", int, 2, "weight of recall against precision (--chrf-beta)", minimum=0, short="b"),
+    Param("lowercase", bool, False, "lowercase hypotheses and references (--chrf-lowercase)", short="lc"),
+    Param("whitespace", bool, False, "keep whitespace in character n-grams (--chrf-whitespace)", short="ws"),
+    Param("eps_smoothing", bool, False, "epsilon smoothing of chrF++.py / NLTK / Moses (--chrf-eps-smoothing)",
+          short="eps"),
+)
+CHRF_CITATION = ("Maja Popović. 2015. chrF: character n-gram F-score for automatic MT evaluation. WMT 2015. "
+                 "chrF++ (word_order=2): Maja Popović. 2017. chrF++: words helping character n-grams. WMT 2017. "
+                 + POST_2018)
+
+
+class ChrfMetric(SacrebleuMetric):
+    name: ClassVar[str] = "chrf"
+    description: ClassVar[str] = "corpus chrF / chrF++ (word_order=2) by sacrebleu; sentence chrF per segment; needs -r"
+    details: ClassVar[str] = details_text(
+        SEGMENT_DETAILS, m="chrf", eff="",
+        stats="hypothesis, reference and matching n-gram counts of every character and word order")
+    citation: ClassVar[str] = CHRF_CITATION
+    params: ClassVar[tuple[Param, ...]] = CHRF_PARAMS
+    family: ClassVar[str] = "chrf"
+
+    def validate(self) -> None:
+        if self.p["char_order"] + self.p["word_order"] < 1:
+            raise SpecError(f"{self.name}: parameters 'char_order' and 'word_order' are both 0; give at least one "
+                            "n-gram order (the default is char_order=6)")
+        super().validate()
+
+    def score_options(self) -> dict[str, Any]:
+        return {k: self.p[k] for k in ("char_order", "word_order", "beta", "eps_smoothing")}
+
+
+class DocChrfMetric(ChrfMetric):
+    name: ClassVar[str] = "d-chrf"
+    description: ClassVar[str] = "d-chrF: corpus chrF over documents, each joined into one segment; needs -r, --doc-ids"
+    details: ClassVar[str] = details_text(DOCUMENT_DETAILS, eff="", stats="n-gram counts of every order")
+    citation: ClassVar[str] = CHRF_CITATION + " " + LIU_2020
+    per_document: ClassVar[bool] = True
+
+
+# -- TER -----------------------------------------------------------------------------------------------
+TER_PARAMS = (
+    Param("normalized", bool, False, "normalize punctuation and tokenization (--ter-normalized)", short="nm"),
+    Param("no_punct", bool, False, "remove punctuation (--ter-no-punct)", short="np"),
+    Param("asian_support", bool, False, "treat CJK characters specially (--ter-asian-support)", short="asn"),
+    Param("case_sensitive", bool, False, "keep case (--ter-case-sensitive)", short="cs"),
+)
+TER_CITATION = ("Matthew Snover, Bonnie Dorr, Richard Schwartz, Linnea Micciulla and John Makhoul. 2006. A Study of "
+                "Translation Edit Rate with Targeted Human Annotation. AMTA 2006. " + POST_2018)
+
+
+class TerMetric(SacrebleuMetric):
+    name: ClassVar[str] = "ter"
+    description: ClassVar[str] = "corpus TER (sacrebleu; lower is better); sentence TER per segment; needs -r"
+    details: ClassVar[str] = details_text(SEGMENT_DETAILS, m="ter", eff="", stats="edits and reference length")
+    citation: ClassVar[str] = TER_CITATION
+    params: ClassVar[tuple[Param, ...]] = TER_PARAMS
+    family: ClassVar[str] = "ter"
+
+
+class DocTerMetric(TerMetric):
+    name: ClassVar[str] = "d-ter"
+    description: ClassVar[str] = "d-TER: corpus TER over documents, each joined into one segment; needs -r, --doc-ids"
+    details: ClassVar[str] = details_text(DOCUMENT_DETAILS, eff="", stats="edits and reference length")
+    citation: ClassVar[str] = TER_CITATION + " " + LIU_2020
+    per_document: ClassVar[bool] = True
