@@ -27,6 +27,9 @@ sizes of the mean over k-chunks).  :func:`paired_test` checks that this rebuilds
 * Exact randomization: when the 2^D swaps of D documents are no more than the trials asked,
   all of them are enumerated and ``p = #{swaps: |A_k - B_k| >= delta} / 2^D`` (the exact
   permutation p-value; no seed, the number of trials recorded is 2^D).
+* Confidence intervals (:func:`bootstrap_ci`, sacrebleu's ``--confidence``): the bootstrap's
+  resamples of one system's documents, the interval between the order statistics at
+  ``floor((1 - level) / 2 * n)`` and ``n - 1`` minus that (for 95%, sacrebleu's ``n // 40``).
 * Fewer than :data:`MIN_DOCUMENTS` documents: the test runs and warns.
 * Both: a system whose score equals the baseline's (delta = 0) gets p = 1; sacrebleu's formula
   would give 1 / (n + 1) and call a copy of the baseline significantly different.
@@ -60,6 +63,8 @@ ALPHA = 0.05
 MAX_N = 1_000_000
 #: Fewer documents than this and a paired test warns (its p-values are coarse and its power low).
 MIN_DOCUMENTS = 10
+#: The coverage of a confidence interval (``--ci-level``).
+DEFAULT_CI_LEVEL = 0.95
 
 
 @dataclass
@@ -202,15 +207,21 @@ def resampled_scores(stats: DocStats, idx: np.ndarray) -> np.ndarray:
     return stats.combine(stats.num[idx].sum(axis=1), stats.den[idx].sum(axis=1))
 
 
-def mean_ci(scores: np.ndarray) -> tuple[float, float]:
-    """Mean and half-width of the 95% interval of resampled scores (sacrebleu's rule: sorted,
-    lower bound at ``n // 40``, upper at ``n - n // 40 - 1``)."""
+def percentile_interval(scores: np.ndarray, level: float = DEFAULT_CI_LEVEL) -> tuple[float, float]:
+    """The ``level`` interval of resampled scores: sorted, the lower bound at index
+    ``k = floor((1 - level) / 2 * n)`` and the upper at ``n - 1 - k`` (sacrebleu's rule, which for
+    95% puts them at ``n // 40`` and ``n - n // 40 - 1``)."""
     import numpy as np
 
     s = np.sort(scores)
-    lo = len(s) // 40
-    hi = len(s) - lo - 1
-    return float(s.mean()), float(0.5 * (s[hi] - s[lo]))
+    k = int(math.floor((1 - level) / 2 * len(s) + 1e-9))  # 1e-9: (1 - 0.9) / 2 * 100 is 4.999...
+    return float(s[k]), float(s[len(s) - 1 - k])
+
+
+def mean_ci(scores: np.ndarray) -> tuple[float, float]:
+    """Mean and half-width of the 95% interval of resampled scores (:func:`percentile_interval`)."""
+    lo, hi = percentile_interval(scores, 0.95)
+    return float(scores.mean()), float(0.5 * (hi - lo))
 
 
 def _p_value(null: np.ndarray, observed: float) -> float:
@@ -299,13 +310,7 @@ def paired_test(
         )
     metric = results[0].metric
     doc_ids = doc_order(results)
-    if len(doc_ids) < 2:
-        only = f" ({doc_ids[0]!r})" if doc_ids else ""
-        raise InputError(
-            f"{metric}: paired tests resample whole documents, and the test set has {len(doc_ids)} "
-            f"scored document{only}: one document cannot be resampled into a distribution; give the "
-            "document boundaries with --doc-ids (and check that documents are long enough to be scored)"
-        )
+    _check_documents(metric, doc_ids, "paired tests")
     names = {r.aggregation for r in results}
     if len(names) > 1:
         raise UserError(f"{metric}: the results aggregate differently ({', '.join(sorted(names))})")
@@ -324,3 +329,74 @@ def paired_test(
     rows = paired_randomization(stats[0], stats[1:], n, seed)
     return PairedTest(metric, test, 2 ** len(doc_ids) if exact else n, None if exact else seed, doc_ids,
                       results[0].signature, rows, exact=exact, warnings=warnings)
+
+
+def _check_documents(metric: str, doc_ids: Sequence[str], what: str) -> None:
+    """Resampling needs two scored documents or more."""
+    if len(doc_ids) < 2:
+        only = f" ({doc_ids[0]!r})" if doc_ids else ""
+        raise InputError(
+            f"{metric}: {what} resample whole documents, and the test set has {len(doc_ids)} "
+            f"scored document{only}: one document cannot be resampled into a distribution; give the "
+            "document boundaries with --doc-ids (and check that documents are long enough to be scored)"
+        )
+
+
+@dataclass
+class ConfidenceInterval:
+    """A bootstrap confidence interval of one system's score: documents resampled with replacement
+    (``n`` resamples, the metric's declared aggregation recomputed on each), the ``level`` interval
+    of the resampled scores (:func:`percentile_interval`), and their mean."""
+
+    system: str
+    metric: str
+    score: float
+    low: float
+    high: float
+    mean: float
+    level: float
+    n: int
+    seed: int | None
+    #: the documents resampled: those with at least one scored unit
+    documents: int
+    #: the documents of the result, scored or not
+    documents_total: int
+    warnings: list[str] = field(default_factory=list)
+
+    @property
+    def half_width(self) -> float:
+        return 0.5 * (self.high - self.low)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "level": self.level, "low": self.low, "high": self.high, "half_width": self.half_width,
+            "mean": self.mean, "method": "percentile bootstrap over documents", "n": self.n,
+            "seed": self.seed, "documents": self.documents, "documents_total": self.documents_total,
+        }
+
+
+def bootstrap_ci(
+    result: Result, n: int = DEFAULT_N["bs"], seed: int | None = DEFAULT_SEED, level: float = DEFAULT_CI_LEVEL
+) -> ConfidenceInterval:
+    """The bootstrap confidence interval of ``result.score`` over documents (sacrebleu's
+    ``--confidence``, with documents instead of segments as the resampled unit).
+
+    The resamples are those of the paired bootstrap (:func:`bootstrap_indices`: the same seed gives
+    the same resamples, whatever the system), each scored with ``result.aggregation`` from the
+    documents' sufficient statistics (:func:`doc_stats`).  Fewer than :data:`MIN_DOCUMENTS`
+    documents: a warning in ``warnings``; fewer than two: InputError."""
+    if n < 1 or n > MAX_N:
+        raise UserError(f"--ci-n must be from 1 to {MAX_N} (resamples kept in memory), not {n}")
+    if not 0 < level < 1:
+        raise UserError(f"--ci-level must be between 0 and 1 (e.g. 0.95), not {level}")
+    doc_ids = doc_order([result])
+    _check_documents(result.metric, doc_ids, "confidence intervals")
+    stats = doc_stats(result, doc_ids)
+    scores = resampled_scores(stats, bootstrap_indices(len(doc_ids), n, seed))
+    low, high = percentile_interval(scores, level)
+    warnings = []
+    if len(doc_ids) < MIN_DOCUMENTS:
+        warnings.append(f"{result.metric}: only {len(doc_ids)} documents to resample; with fewer than "
+                        f"{MIN_DOCUMENTS} a confidence interval is rough")
+    return ConfidenceInterval(result.system, result.metric, float(result.score), low, high, float(scores.mean()),
+                              level, n, seed, len(doc_ids), len(result.docs) or len(doc_ids), warnings)
