@@ -1,7 +1,9 @@
 """Bad input, one row per case: exit status 2, one message naming the culprit, no traceback, and
-no model loaded (the toy backbone is the only one these rows could reach)."""
+no model loaded: every row runs with a toy backbone that fails if it is asked to load or to score."""
 
 from __future__ import annotations
+
+import re
 
 import pytest
 from plugin_fixtures import toy_dist  # noqa: F401
@@ -26,10 +28,26 @@ def files(tmp_path):
         "true.jsonl": '{"doc_id": "d", "src": "a", "mt": true}\n',
         "number.jsonl": '{"doc_id": "d", "src": 3, "mt": "x"}\n',
         "dup.jsonl": '{"doc_id": "d", "src": "a", "mt": "x", "mt": "y"}\n',
+        "human.tsv": "system\tscore\nh.txt\t1.5\n",
+        "human-no-score.tsv": "system\tfluency\nh.txt\t1.5\n",
+        "human-bad-number.tsv": "system\tscore\nh.txt\tgood\n",
     }.items():
         (tmp_path / name).write_text(text, encoding="utf-8")
         out[name] = str(tmp_path / name)
+    out["dir"] = str(tmp_path)
     return out
+
+
+@pytest.fixture(autouse=True)
+def no_model(toy_dist, monkeypatch):
+    """The toy backbone fails the test if a row reaches its model (load or score)."""
+    from docmetrics_toy import ToyBackbone
+
+    def loaded(*args, **kwargs):
+        raise AssertionError("a model was loaded before the bad input was refused")
+
+    monkeypatch.setattr(ToyBackbone, "load", loaded)
+    monkeypatch.setattr(ToyBackbone, "score", loaded)
 
 
 ROWS = [
@@ -44,6 +62,34 @@ ROWS = [
                           "--paired-bs", "--paired-bs-n", "10000000000"], "--paired-bs-n must be from 1 to 1000000"),
     ("paired-ar-n-zero", ["-m", SPEC, "-i", "{h.txt}", "{h.txt}", "-s", "{s.txt}", "--doc-ids", "{ids.txt}",
                           "--paired-ar", "--paired-ar-n", "0"], "--paired-ar-n must be from 1 to"),
+    # everything the run will read or write, and every number, is checked before a model loads
+    ("human-missing", ["-m", SPEC, "-i", "{h.txt}", "-s", "{s.txt}", "--human", "{dir}/nope.tsv"],
+     "nope.tsv: no such file"),
+    ("human-no-score-column", ["-m", SPEC, "-i", "{h.txt}", "-s", "{s.txt}", "--human", "{human-no-score.tsv}"],
+     "human-no-score.tsv: which column holds the human score?"),
+    ("human-column-absent", ["-m", SPEC, "-i", "{h.txt}", "-s", "{s.txt}", "--human", "{human.tsv}",
+                             "--human-column", "mqm"], "human.tsv: no column 'mqm'"),
+    ("human-not-a-number", ["-m", SPEC, "-i", "{h.txt}", "-s", "{s.txt}", "--human", "{human-bad-number.tsv}"],
+     "human-bad-number.tsv, line 2"),
+    ("output-under-a-file", ["-m", SPEC, "-i", "{h.txt}", "-s", "{s.txt}", "-o", "{h.txt}/out.tsv"],
+     "h.txt is a file, not a directory"),
+    ("output-missing-directory", ["-m", SPEC, "-i", "{h.txt}", "-s", "{s.txt}", "-o", "{dir}/nope/out.tsv"],
+     "-o {dir}/nope/out.tsv: no such directory {dir}/nope"),
+    ("output-is-a-directory", ["-m", SPEC, "-i", "{h.txt}", "-s", "{s.txt}", "-o", "{dir}"], "is a directory"),
+    ("output-is-an-input", ["-m", SPEC, "-i", "{h.txt}", "-s", "{s.txt}", "-o", "{s.txt}"],
+     "is also an input ({s.txt}); it would be overwritten"),
+    ("dump-alignment-missing-directory", ["-m", SPEC, "-i", "{h.txt}", "-s", "{s.txt}", "--dump-alignment",
+                                          "{dir}/nope/align.jsonl"], "--dump-alignment {dir}/nope/align.jsonl: no such"),
+    ("ci-n-zero", ["-m", SPEC, "-i", "{h.txt}", "-s", "{s.txt}", "--ci", "--ci-n", "0"],
+     "--ci-n must be from 1 to 1000000"),
+    ("ci-level-percent", ["-m", SPEC, "-i", "{h.txt}", "-s", "{s.txt}", "--ci", "--ci-level", "95"],
+     "--ci-level must be between 0 and 1 (e.g. 0.95), not 95"),
+    ("ci-n-without-ci", ["-m", SPEC, "-i", "{h.txt}", "-s", "{s.txt}", "--ci-n", "50"], "--ci-n sets up --ci"),
+    ("ci-with-paired-test", ["-m", SPEC, "-i", "{h.txt}", "{h.txt}", "-s", "{s.txt}", "--ci", "--paired-bs"],
+     "--ci with --paired-bs"),
+    ("level-json-with-paired-test-no-output", ["-m", SPEC, "-i", "{h.txt}", "{h.txt}", "-s", "{s.txt}", "--doc-ids",
+                                               "{ids.txt}", "--paired-ar", "--level", "doc", "-f", "json"],
+     "write the table with -o FILE"),
 ]
 
 
@@ -57,11 +103,13 @@ def run(args):
 
 @pytest.mark.parametrize("argv,culprit", [r[1:] for r in ROWS], ids=[r[0] for r in ROWS])
 def test_bad_input_exits_2_naming_the_culprit(argv, culprit, files, capsys):
-    args = [files[a[1:-1]] if a.startswith("{") else a for a in argv]
-    code = run(args)
+    def fill(text):
+        return re.sub(r"\{([^{}]+)\}", lambda m: files[m.group(1)], text)
+
+    code = run([fill(a) for a in argv])
     err = capsys.readouterr().err
     assert code == 2, err
-    assert culprit in err and "Traceback" not in err
+    assert fill(culprit) in err and "Traceback" not in err and err.count("\n") == 1
 
 
 @pytest.mark.parametrize("spec", [None, 3, ["slide"]], ids=["none", "int", "list"])

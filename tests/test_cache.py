@@ -160,8 +160,8 @@ def test_bad_cache_file_is_a_user_error(tmp_path):
     )
     db.commit()
     db.close()
-    with pytest.raises(UserError, match="schema"):
-        cache.ScoreCache(tmp_path / "old.sqlite")
+    with pytest.raises(UserError, match="not a docmetrics score cache"):
+        cache.ScoreCache(tmp_path / "old.sqlite")  # more in test_cache_faults.py
 
 
 def test_active_cache_off_by_default_and_from_environment(tmp_path, monkeypatch):

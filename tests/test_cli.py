@@ -109,9 +109,9 @@ def test_score_only_and_doc_level(toy_dist, files, capsys):
     assert code == 0 and float(out) == pytest.approx(slide_by_hand(HYP_A, 2, 1), abs=1e-6)
     code, out, _ = run(capsys, "-m", "slide:w=2,s=1,backbone=toy", "-i", files["a"], "-s", files["src"],
                        "--doc-ids", files["ids"], "--level", "doc")
-    rows = [x.split("\t") for x in out.splitlines() if x.count("\t") == 4]
-    assert rows[0] == ["system", "metric", "doc_id", "units", "score"]
-    assert [r[2] for r in rows[1:]] == ["d1", "d2", "d3"] and rows[3][4] == "nan"
+    rows = [x.split("\t") for x in out.splitlines()]  # --level doc: stdout is the table alone
+    assert rows[0] == ["system", "metric", "spec", "doc_id", "units", "score"]
+    assert [r[3] for r in rows[1:]] == ["d1", "d2", "d3"] and rows[3][5] == "nan"
 
 
 @pytest.mark.parametrize("short", [False, True])

@@ -3,8 +3,12 @@
 from __future__ import annotations
 
 import argparse
+import os
 
-__all__ = ["add_input_arguments", "add_model_arguments", "add_output_arguments", "add_cache_arguments"]
+from ..values.errors import UserError
+
+__all__ = ["add_input_arguments", "add_model_arguments", "add_output_arguments", "add_cache_arguments",
+           "check_output_file"]
 
 
 def add_input_arguments(
@@ -74,3 +78,23 @@ def add_cache_arguments(parser: argparse.ArgumentParser) -> None:
         help="reuse backbone scores from a persistent cache (SQLite; default file: "
         "$DOCMETRICS_CACHE/scores.sqlite) and store new ones; also $DOCMETRICS_SCORE_CACHE=1|PATH",
     )
+
+
+def check_output_file(path: str, option: str, inputs: tuple[str | None, ...] = ()) -> None:
+    """Refuse, before anything is scored, a file ``option`` could not write: a directory, one whose
+    folder does not exist (or is a file), one that cannot be written, or one of the ``inputs``."""
+    if os.path.isdir(path):
+        raise UserError(f"{option} {path}: is a directory; give a file name")
+    folder = os.path.dirname(os.path.abspath(path))
+    if not os.path.isdir(folder):
+        up = folder
+        while not os.path.exists(up) and os.path.dirname(up) != up:
+            up = os.path.dirname(up)
+        if os.path.exists(up) and not os.path.isdir(up):
+            raise UserError(f"{option} {path}: {up} is a file, not a directory")
+        raise UserError(f"{option} {path}: no such directory {folder}; create it first")
+    if not os.access(path if os.path.exists(path) else folder, os.W_OK):
+        raise UserError(f"{option} {path}: not writable (permissions)")
+    for other in inputs:
+        if other and other != "-" and os.path.exists(path) and os.path.exists(other) and os.path.samefile(path, other):
+            raise UserError(f"{option} {path}: is also an input ({other}); it would be overwritten")

@@ -4,12 +4,14 @@ quietly; warnings from libraries stay out of the way unless ``--debug``."""
 
 from __future__ import annotations
 
+import contextlib
+import errno
 import os
 import sys
 import warnings
 from typing import Any, Callable
 
-from ..values.errors import UserError
+from ..values.errors import DocMetricsWarning, UserError
 
 __all__ = ["guarded", "setup_warnings", "warn", "note"]
 
@@ -20,9 +22,10 @@ def setup_warnings(debug: bool) -> None:
 
     if not debug:
         # library chatter (pkg_resources, Lightning, transformers) stays out of the way; docmetrics'
-        # own warnings are printed explicitly with warn()
+        # own warnings are printed explicitly with warn(), or raised as DocMetricsWarning below the CLI
         warnings.showwarning = show  # type: ignore[assignment]
         warnings.filterwarnings("ignore")
+        warnings.filterwarnings("always", category=DocMetricsWarning)
 
 
 def warn(text: str, who: str = "docmetrics") -> None:
@@ -54,3 +57,15 @@ def guarded(who: str, debug: bool, run: Callable[[], int], *, interrupted: str =
         devnull = os.open(os.devnull, os.O_WRONLY)
         os.dup2(devnull, sys.stdout.fileno())
         return 0
+    except OSError as exc:
+        if debug or exc.errno not in (errno.ENOSPC, errno.EDQUOT):
+            raise
+        # a full disk under the output (`> file`, or a file the command writes)
+        print(f"{who}: error: cannot write {exc.filename or 'the output'} ({exc.strerror}): free some space "
+              "and run the same command again", file=sys.stderr)
+        try:
+            sys.stdout.flush()
+        except OSError:  # what stdout still holds cannot be written: drop it, quietly at exit too
+            with contextlib.suppress(OSError, ValueError):
+                os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 2

@@ -5,7 +5,7 @@ from __future__ import annotations
 import math
 from typing import Sequence
 
-__all__ = ["num", "table"]
+__all__ = ["num", "table", "tsv"]
 
 
 def num(x: float | None, width: int) -> str:
@@ -28,3 +28,13 @@ def table(headers: Sequence[str], rows: Sequence[Sequence[str]], align: str = ""
                          for c, v in enumerate(cells)).rstrip()
 
     return "\n".join([line(headers), "  ".join("-" * w for w in widths)] + [line(r) for r in rows]) + "\n"
+
+
+def tsv(headers: Sequence[str], rows: Sequence[Sequence[str]]) -> str:
+    """Tab-separated values with a header line (``pandas.read_csv(f, sep="\\t")`` reads it); a tab or
+    a line break inside a cell becomes a space."""
+
+    def line(cells: Sequence[str]) -> str:
+        return "\t".join(" ".join(c.split("\t")).replace("\r", " ").replace("\n", " ") for c in cells)
+
+    return "".join(line(r) + "\n" for r in [headers, *rows])

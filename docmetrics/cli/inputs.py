@@ -3,13 +3,30 @@
 from __future__ import annotations
 
 import argparse
+import sys
 
 from ..values import io
 from ..values.errors import UserError
 from ..values.testset import TestSet
 from .errors import warn
 
-__all__ = ["load_testset"]
+__all__ = ["load_testset", "check_stdin"]
+
+
+def check_stdin(args: argparse.Namespace, who: str = "docmetrics") -> None:
+    """No -i: the one system's output comes from stdin (as sacrebleu reads it), unless stdin is a
+    terminal (nothing piped in: an error, not a wait).  Stdin ('-') can be read by one option only."""
+    if not args.input:
+        if sys.stdin is None or sys.stdin.isatty():
+            raise UserError(f"give the system output with -i HYP [HYP ...], or pipe one system in: "
+                            f"cat hyp.txt | {who} -m SPEC -s src.txt --doc-ids ids.txt (stdin is a terminal)")
+        args.input = ["-"]
+    named = (("-s", args.source), ("-r", args.reference), ("--doc-ids", args.doc_ids),
+             ("--human", getattr(args, "human", None)))
+    readers = ["-i"] * args.input.count("-") + [opt for opt, value in named if value == "-"]
+    if len(readers) > 1:
+        raise UserError(f"{' and '.join(readers)} all read stdin ('-'), which can be read once; give files "
+                        "for all but one")
 
 
 def load_testset(args: argparse.Namespace, who: str = "docmetrics") -> TestSet:

@@ -6,6 +6,7 @@
 from __future__ import annotations
 
 import argparse
+import io
 import json
 import sys
 from typing import Any, Sequence, TextIO
@@ -13,14 +14,23 @@ from typing import Any, Sequence, TextIO
 from ..values.errors import UserError
 from ..values.versions import __version__
 from . import metaeval, mtme, significance
-from .args import add_cache_arguments, add_input_arguments, add_model_arguments, add_output_arguments
+from .args import (
+    add_cache_arguments,
+    add_input_arguments,
+    add_model_arguments,
+    add_output_arguments,
+    check_output_file,
+)
 from .errors import guarded, note, warn
-from .format import num, table
-from .inputs import load_testset
+from .format import num, table, tsv
+from .habits import Parser, parse_args
+from .inputs import check_stdin, load_testset
 
 EPILOG = """\
 examples:
   docmetrics -m slide:w=6,s=6 -i hyp.txt -s src.txt --doc-ids docids.txt
+  cat hyp.txt | docmetrics -m slide:w=6,s=6 -s src.txt --doc-ids docids.txt --ci
+  docmetrics -m slide:w=2,s=1 slide:w=6,s=6 -i sysA.txt sysB.txt -s src.txt --doc-ids ids.txt --level doc -o docs.tsv
   docmetrics -m slide-wmt23:model=/models/wmt22-cometkiwi-da -i sysA.txt sysB.txt -s src.txt --doc-ids ids.txt
   docmetrics -m "slide|w:6|s:6|p:drop|bb:comet|m:Unbabel/wmt22-cometkiwi-da|..." -i hyp.txt -s src.txt --doc-ids ids.txt
   docmetrics --list
@@ -40,7 +50,7 @@ Errors exit with status 2 and one message; --debug shows the traceback.
 
 
 def build_parser() -> argparse.ArgumentParser:
-    p = argparse.ArgumentParser(
+    p = Parser(
         prog="docmetrics",
         description="Document-level MT metrics (SLIDE, Doc-COMET, ...) with citable signatures.",
         epilog=EPILOG,
@@ -57,8 +67,12 @@ def build_parser() -> argparse.ArgumentParser:
     g = p.add_argument_group("output")
     add_output_arguments(g)
     g.add_argument("-b", "--score-only", action="store_true", help="print only the score(s)")
-    g.add_argument("--level", choices=("system", "doc", "chunk"), default="system",
-                   help="also print per-document or per-chunk (per-unit) scores")
+    g.add_argument("--level", choices=LEVELS, default="system",
+                   help="a table (TSV with a header; -f json: nested in each result) of per-document, per-unit "
+                        "(chunk) or per-segment (seg: metrics scoring one segment per unit) scores, to -o FILE or "
+                        "stdout; the system scores then go to stdout with -o, else to stderr")
+    g.add_argument("-o", "--output", metavar="FILE",
+                   help="write the output (with --level: the table) to FILE instead of stdout")
     g.add_argument("--dump-alignment", metavar="FILE",
                    help="write the sentence alignments of metrics that align (asd) to FILE: one JSON "
                         "object per system, document and side")
@@ -68,6 +82,17 @@ def build_parser() -> argparse.ArgumentParser:
     mtme.add_arguments(p)
     add_cache_arguments(p)
     return p
+
+
+#: --level: the system scores alone, or a table per document, per unit (chunk) or per segment
+LEVELS = ("system", "doc", "chunk", "seg")
+#: the columns of the --level tables
+COLUMNS = {
+    "doc": ("system", "metric", "spec", "doc_id", "units", "score"),
+    "chunk": ("system", "metric", "spec", "doc_id", "unit", "first_line", "last_line", "weight", "group",
+              "truncated", "partial", "score"),
+    "seg": ("system", "metric", "spec", "doc_id", "seg", "line", "score"),
+}
 
 
 #: Subcommands built in: ``docmetrics sweep ...``; tools (``docmetrics vat ...``) come from plugins
@@ -82,14 +107,10 @@ def _subcommand(name: str) -> Any:
         import importlib
 
         return importlib.import_module(SUBCOMMANDS[name]).main
-    from ..plugin.registry import entry_points
+    from ..plugin import registry
 
-    for ep in entry_points(TOOLS_GROUP):
-        if ep.name == name:
-            try:
-                return ep.load()
-            except Exception as exc:  # noqa: BLE001
-                raise UserError(f"tool '{name}' ({ep.value}) could not be loaded: {exc}") from exc
+    if registry.split_name(name)[0] in registry.names("tool"):
+        return registry.load("tool", name)  # a broken tool is a PluginError naming its distribution
     return None
 
 
@@ -103,15 +124,15 @@ def main(argv: Sequence[str] | None = None) -> int:
             return exc.exit_code
         if sub is not None:
             return int(sub(argv[1:]) or 0)
-        from ..plugin.registry import entry_points
+        from ..plugin import registry
 
-        known = sorted(set(SUBCOMMANDS) | {ep.name for ep in entry_points(TOOLS_GROUP)})
+        known = sorted(set(SUBCOMMANDS) | set(registry.names("tool")))
         print(f"docmetrics: error: unknown subcommand {argv[0]!r}; available: {', '.join(known)} (tools register "
               f"under the entry-point group {TOOLS_GROUP}); options start with '-' (see docmetrics --help)",
               file=sys.stderr)
         return 2
     parser = build_parser()
-    args = parser.parse_args(argv)
+    args = parse_args(parser, argv)
     return guarded("docmetrics", args.debug, lambda: run(args, parser))
 
 
@@ -125,20 +146,17 @@ def run(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
         print(describe(args.describe))
         return 0
     if not args.metrics:
-        parser.print_usage(sys.stderr)
         print("docmetrics: error: give metrics with -m (see --list), e.g. -m slide:w=6,s=6", file=sys.stderr)
         return 2
+    if args.output:
+        check_output_file(args.output, "-o")
     if mtme.requested(args):
-        return mtme.run(args)
-    if not args.input:
-        print("docmetrics: error: give system output with -i HYP [HYP ...]", file=sys.stderr)
-        return 2
-    if args.batch_size is not None and args.batch_size < 1:
-        raise UserError(f"--batch-size must be >= 1, not {args.batch_size}")
-    significance.check_args(args)
-    metaeval.check_args(args)
-    if significance.requested(args) and args.human:
-        raise UserError("give either a paired test (--paired-bs/--paired-ar) or --human, not both")
+        out = io.StringIO() if args.output else sys.stdout
+        code = mtme.run(args, out)
+        if args.output:
+            write_output(args, out.getvalue())
+        return code
+    human = check_args(args)
     from .. import api
     from ..runtime.cache import ScoreCache
 
@@ -151,16 +169,43 @@ def run(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
             for spec in args.metrics
         ]
         testset = load_testset(args)
-        return score_and_write(args, metrics, testset, score_cache)
+        return score_and_write(args, metrics, testset, score_cache, human)
     finally:
         if score_cache is not None:
             score_cache.close()
 
 
-def score_and_write(args: argparse.Namespace, metrics: list[Any], testset: Any, score_cache: Any) -> int:
+def check_args(args: argparse.Namespace) -> Any:
+    """Every check that needs no model, before any is loaded: the inputs (stdin where no -i), the
+    numbers, the files to write, the combinations of options; reads and returns the --human scores."""
+    check_stdin(args)
+    if args.batch_size is not None and args.batch_size < 1:
+        raise UserError(f"--batch-size must be >= 1, not {args.batch_size}")
+    significance.check_args(args)
+    metaeval.check_args(args)
+    test = significance.requested(args)
+    if test and args.human:
+        raise UserError("give either a paired test (--paired-bs/--paired-ar) or --human, not both")
+    if args.ci and args.human:
+        raise UserError("--ci with --human: the meta-evaluation prints correlations, not system scores; drop --ci")
+    if args.level != "system" and args.format == "json" and (test or args.human) and not args.output:
+        raise UserError(f"--level {args.level} -f json with {'--paired-' + test if test else '--human'}: stdout "
+                        f"holds the {'paired test' if test else 'meta-evaluation'}; write the table with -o FILE")
+    inputs = (*args.input, args.source, args.reference, args.doc_ids, args.human)
+    if args.output:
+        check_output_file(args.output, "-o", inputs)
+    if args.dump_alignment:
+        check_output_file(args.dump_alignment, "--dump-alignment", inputs + (args.output,))
+    return metaeval.read_human(args)
+
+
+def score_and_write(args: argparse.Namespace, metrics: list[Any], testset: Any, score_cache: Any,
+                    human: Any = None) -> int:
     all_results = []
     for spec, metric in zip(args.metrics, metrics):
         results = metric.compute(testset)
+        if args.level == "seg":
+            check_segment_units(spec, results)
         if metric.requested_signature is not None and results:
             from ..values.signature import compare
 
@@ -175,13 +220,75 @@ def score_and_write(args: argparse.Namespace, metrics: list[Any], testset: Any, 
         dump_alignment(all_results, args.dump_alignment)
     if score_cache is not None:
         note(args, f"score cache {score_cache.path}: {score_cache.stats.summary()}")
+    cis = significance.confidence_intervals(all_results, args) if args.ci else None
+    report = io.StringIO()
     if significance.requested(args):
-        significance.write_paired(all_results, args, sys.stdout)
+        significance.write_paired(all_results, args, report)
     elif args.human:
-        metaeval.write_metaeval(metaeval.run_metaeval(all_results, args, testset), args, sys.stdout)
+        metaeval.write_metaeval(metaeval.run_metaeval(all_results, args, testset, human), args, report)
     else:
-        write_results(all_results, args, sys.stdout)
+        write_results(all_results, args, report, cis)
+    plain_json = args.format == "json" and not significance.requested(args) and not args.human
+    if args.level == "system" or plain_json:  # JSON results carry their documents and units
+        write_output(args, report.getvalue())
+        return 0
+    write_output(args, level_table(all_results, args, testset))
+    (sys.stdout if args.output else sys.stderr).write(report.getvalue())
     return 0
+
+
+def write_output(args: argparse.Namespace, text: str) -> None:
+    """The output, to -o FILE (written whole, once everything is computed) or to stdout."""
+    if not args.output or args.output == "-":
+        sys.stdout.write(text)
+        return
+    try:
+        with open(args.output, "w", encoding="utf-8") as f:
+            f.write(text)
+    except OSError as exc:
+        raise UserError(f"-o {args.output}: cannot write the file ({exc.strerror})") from None
+    note(args, f"wrote {args.output}")
+
+
+def check_segment_units(spec: str, results: list[Any]) -> None:
+    """--level seg: every unit of the metric is one segment (else its scores are not per segment)."""
+    for r in results:
+        for u in r.units:
+            if u.end - u.start != 1:
+                raise UserError(
+                    f"--level seg: {spec} scores units of several segments (e.g. lines {u.start + 1}-{u.end} of "
+                    f"document {u.doc_id!r}), so it has no per-segment scores; --level chunk gives every unit "
+                    "with its first and last line, --level doc every document")
+
+
+def level_table(all_results: list[tuple[str, list[Any]]], args: argparse.Namespace, testset: Any) -> str:
+    """--level doc|chunk|seg as TSV (a header, one row per document, unit or segment) or, with -f json,
+    the results with their documents and units."""
+    if args.format == "json":
+        level = "doc" if args.level == "doc" else "unit"
+        data = [dict(r.to_dict(level=level, short=args.short), spec=spec) for spec, rs in all_results for r in rs]
+        return json.dumps(data, indent=1, ensure_ascii=False) + "\n"
+    doc_of: dict[int, tuple[int, int]] = {}  # line -> (document number, its first line): ids may reappear
+    for k, d in enumerate(testset.documents):
+        for line in range(d.start, d.end):
+            doc_of[line] = (k, d.start)
+    rows = []
+    for spec, results in all_results:
+        for r in results:
+            key = [r.system, r.metric, spec]
+            if args.level == "doc":
+                rows += [key + [d.doc_id, str(d.units), num(d.score, args.width)] for d in r.docs]
+                continue
+            seen: dict[int, int] = {}
+            for u in r.units:
+                k, first = doc_of.get(u.start, (-1, 0))
+                seen[k] = seen.get(k, 0) + 1
+                if args.level == "seg":
+                    rows.append(key + [u.doc_id, str(u.start - first + 1), str(u.start + 1), num(u.score, args.width)])
+                else:
+                    rows.append(key + [u.doc_id, str(seen[k]), str(u.start + 1), str(u.end), f"{u.weight:g}", u.group,
+                                       str(u.truncated).lower(), str(u.partial).lower(), num(u.score, args.width)])
+    return tsv(COLUMNS[args.level], rows)
 
 
 def dump_alignment(all_results: list[tuple[str, list[Any]]], path: str) -> None:
@@ -201,42 +308,50 @@ def dump_alignment(all_results: list[tuple[str, list[Any]]], path: str) -> None:
         warn(f"--dump-alignment {path}: no metric among -m aligns sentences (asd does); the file is empty")
 
 
-def write_results(all_results: list[tuple[str, list[Any]]], args: argparse.Namespace, out: TextIO) -> None:
-    flat = [r for _, results in all_results for r in results]
+def write_results(all_results: list[tuple[str, list[Any]]], args: argparse.Namespace, out: TextIO,
+                  cis: list[list[Any]] | None = None) -> None:
+    """The system scores: one line per metric (one system), a table (several), the scores alone
+    (-b) or JSON (one object per system and metric, with its documents and units at --level)."""
+    flat = [(spec, r) for spec, results in all_results for r in results]
+    flat_cis = [ci for per_metric in cis for ci in per_metric] if cis else [None] * len(flat)
     if args.format == "json":
-        level = "unit" if args.level == "chunk" else args.level
-        json.dump([r.to_dict(level=level, short=args.short) for r in flat], out, indent=1, ensure_ascii=False)
+        level = {"chunk": "unit", "seg": "unit"}.get(args.level, args.level)
+        data = []
+        for (spec, r), ci in zip(flat, flat_cis):
+            d = dict(r.to_dict(level=level, short=args.short), spec=spec)
+            if ci is not None:
+                d["ci"] = ci.to_dict()
+            data.append(d)
+        json.dump(data, out, indent=1, ensure_ascii=False)
         out.write("\n")
         return
     if args.score_only:
-        for r in flat:
+        for _, r in flat:
             out.write(num(r.score, args.width) + "\n")
         return
+
+    def cell(r: Any, ci: Any) -> str:
+        return num(r.score, args.width) + (" " + significance.format_ci(ci, args.width) if ci is not None else "")
+
     n_systems = len(all_results[0][1]) if all_results else 0
     if n_systems == 1:
-        for r in flat:
+        for (_, r), ci in zip(flat, flat_cis):
             extra = f" ({r.coverage.summary()})" if r.coverage is not None else ""
-            out.write(f"{r.signature.format(short=args.short)} = {num(r.score, args.width)}{extra}\n")
-    else:
-        headers = ["System"] + [f"{res[0].metric} [{k + 1}]" for k, (_, res) in enumerate(all_results)]
-        rows = []
-        for i in range(n_systems):
-            rows.append([all_results[0][1][i].system] + [num(res[i].score, args.width) for _, res in all_results])
-        out.write(table(headers, rows))
-        out.write("\n")
-        for k, (_, res) in enumerate(all_results):
-            out.write(f"[{k + 1}] {res[0].signature.format(short=args.short)}\n")
-    if args.level == "doc":
-        out.write("\nsystem\tmetric\tdoc_id\tunits\tscore\n")
-        for r in flat:
-            for d in r.docs:
-                out.write(f"{r.system}\t{r.metric}\t{d.doc_id}\t{d.units}\t{num(d.score, args.width)}\n")
-    elif args.level == "chunk":
-        out.write("\nsystem\tmetric\tdoc_id\tfirst_line\tlast_line\tweight\ttruncated\tscore\n")
-        for r in flat:
-            for u in r.units:
-                out.write(f"{r.system}\t{r.metric}\t{u.doc_id}\t{u.start + 1}\t{u.end}\t{u.weight:g}\t"
-                          f"{'yes' if u.truncated else 'no'}\t{num(u.score, args.width)}\n")
+            out.write(f"{r.signature.format(short=args.short)} = {cell(r, ci)}{extra}\n")
+        if cis:
+            out.write(significance.describe_ci(cis, labels=len(cis) > 1))
+        return
+    headers = ["System"] + [f"{res[0].metric} [{k + 1}]" for k, (_, res) in enumerate(all_results)]
+    rows = []
+    for i in range(n_systems):
+        rows.append([all_results[0][1][i].system] + [cell(res[i], cis[k][i] if cis else None)
+                                                     for k, (_, res) in enumerate(all_results)])
+    out.write(table(headers, rows))
+    out.write("\n")
+    if cis:
+        out.write(significance.describe_ci(cis, labels=len(cis) > 1))
+    for k, (_, res) in enumerate(all_results):
+        out.write(f"[{k + 1}] {res[0].signature.format(short=args.short)}\n")
 
 
 def print_list(out: TextIO) -> None:

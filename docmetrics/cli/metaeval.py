@@ -7,7 +7,7 @@ import json
 import math
 from typing import Sequence, TextIO
 
-from ..evaluation.metaeval import SCORE_COLUMNS, MetaEval, evaluate, load_human
+from ..evaluation.metaeval import SCORE_COLUMNS, HumanScores, MetaEval, evaluate, load_human
 from ..values.errors import UserError
 from ..values.result import Result
 from ..values.testset import TestSet
@@ -58,10 +58,22 @@ def check_args(args: argparse.Namespace) -> None:
                 raise UserError(f"--{opt.replace('_', '-')} needs --human FILE")
 
 
+def read_human(args: argparse.Namespace) -> HumanScores | None:
+    """The --human scores (None without --human), read and checked (file, columns, numbers) before
+    any model is loaded."""
+    if not getattr(args, "human", None):
+        return None
+    return load_human(args.human, args.human_column, args.human_lower_better)
+
+
 def run_metaeval(
-    all_results: list[tuple[str, list[Result]]], args: argparse.Namespace, testset: TestSet | None
+    all_results: list[tuple[str, list[Result]]],
+    args: argparse.Namespace,
+    testset: TestSet | None,
+    human: HumanScores | None = None,
 ) -> list[MetaEval]:
-    human = load_human(args.human, args.human_column, args.human_lower_better)
+    """Meta-evaluate every metric's results against ``human`` (default: read from --human)."""
+    human = human if human is not None else load_human(args.human, args.human_column, args.human_lower_better)
     return [
         evaluate(
             results,

@@ -24,6 +24,7 @@ from ..values.testset import TestSet
 from .args import add_cache_arguments, add_model_arguments, add_output_arguments
 from .errors import guarded, note, warn
 from .format import num, table
+from .habits import Parser, parse_args
 from .plot import pyplot, save
 from .significance import parse_seed
 
@@ -61,6 +62,7 @@ REPLACED = (
     ("paired_ar", "--paired-ar", "--mtme meta-evaluates metrics; run paired tests without --mtme"),
     ("score_only", "-b/--score-only", "--mtme prints a meta-evaluation; --write-mtme OUT writes the scores"),
     ("dump_alignment", "--dump-alignment", "run it without --mtme"),
+    ("ci", "--ci", "--mtme meta-evaluates metrics; confidence intervals of system scores: run without --mtme"),
 )
 
 
@@ -153,6 +155,8 @@ def _check_out_dir(out: str, testset: str, lps: Sequence[str]) -> None:
 def _check_main_args(args: argparse.Namespace) -> None:
     if not args.mtme:
         given = [opt for a, opt in MTME_ONLY if getattr(args, a, None)]
+        if given[0] == "-t/--testset":
+            raise UserError(_testset_habit(args.testset))
         raise UserError(f"{given[0]} needs --mtme ROOT (an mt-metrics-eval data directory)")
     for attr, opt, instead in REPLACED:
         if getattr(args, attr, None):
@@ -165,6 +169,15 @@ def _check_main_args(args: argparse.Namespace) -> None:
         raise UserError(f"-l {args.lang}: one language pair with --mtme; for several use "
                         f"docmetrics metaeval --mtme {args.mtme} -t {args.testset or 'TESTSET'} -l {args.lang} -m ...")
     _check_common(args, [args.lang])
+
+
+def _testset_habit(testset: str) -> str:
+    """-t without --mtme: COMET's -t (translations) or sacrebleu's -t (a test set to download)."""
+    if os.path.isfile(testset):
+        return (f"-t {testset}: system outputs are given with -i here (COMET's -t/--translations); "
+                "-t/--testset names a test set of an MTME directory (--mtme ROOT)")
+    return (f"-t/--testset needs --mtme ROOT, a local mt-metrics-eval directory (--mtme ROOT -t {testset} -l LP): "
+            "docmetrics downloads no test set (sacrebleu -t does); or give your files with -i/-s/-r/--doc-ids")
 
 
 # -- the work shared by both commands ----------------------------------------------------------------------------
@@ -213,20 +226,30 @@ def uses_reference(metric: Any) -> bool:
     return not any(alt <= caps and REFERENCE not in alt for alt in metric.needs)
 
 
-def _score_lp(args: argparse.Namespace, run: LpRun, score_cache: Any, who: str) -> None:
+def _prepare_lp(args: argparse.Namespace, run: LpRun, score_cache: Any) -> list[tuple[str, Any, str, str]]:
+    """Every metric of a language pair, loaded, with the name and reference of its MTME files (checked:
+    a file name the file system takes), before anything is scored: (spec, metric, name, ref)."""
     from .. import api
 
+    prepared = []
     for k, spec in enumerate(args.metrics):
         metric = api.load(spec, device=args.device, batch_size=args.batch_size, precision=args.precision,
                           quiet=args.quiet, defaults={"lang": run.lp},
                           **({"cache": score_cache} if score_cache is not None else {}))
-        if args.write_mtme:  # the file name, checked before the scoring
+        name = ref = ""
+        if args.write_mtme:
             ref = run.data.ref if run.data.ref is not None and uses_reference(metric) else "src"
             name = mtme_metric_name(args.metric_name[k] if args.metric_name else metric.signature().format(short=True))
             longest = f"{name}-{ref}.seg.score"
             if len(longest.encode("utf-8")) > MAX_FILE_NAME:
                 raise UserError(f"{spec}: the MTME file name from its signature is {len(longest)} characters, more "
                                 f"than a file system takes ({MAX_FILE_NAME}); name the files with --metric-name")
+        prepared.append((spec, metric, name, ref))
+    return prepared
+
+
+def _score_lp(args: argparse.Namespace, run: LpRun, prepared: list[tuple[str, Any, str, str]], who: str) -> None:
+    for spec, metric, name, ref in prepared:
         note(args, f"[{run.lp}] {spec}: {len(run.testset.systems)} systems x {run.testset.n_segments} segments", who)
         results = metric.compute(run.testset)
         if metric.requested_signature is not None and results:
@@ -270,8 +293,9 @@ def _open_cache(args: argparse.Namespace) -> Any:
 def _score_all(args: argparse.Namespace, runs: Sequence[LpRun], who: str) -> None:
     score_cache = _open_cache(args)
     try:
-        for run in runs:
-            _score_lp(args, run, score_cache, who)
+        prepared = [_prepare_lp(args, run, score_cache) for run in runs]
+        for run, metrics in zip(runs, prepared):
+            _score_lp(args, run, metrics, who)
             _evaluate_lp(args, run)
         if score_cache is not None:
             note(args, f"score cache {score_cache.path}: {score_cache.stats.summary()}", who)
@@ -413,7 +437,7 @@ Errors exit with status 2 and one message; --debug shows the traceback.
 
 
 def build_parser() -> argparse.ArgumentParser:
-    p = argparse.ArgumentParser(
+    p = Parser(
         prog="docmetrics metaeval",
         description="Meta-evaluate metrics on several language pairs of mt-metrics-eval data, at the WMT standard.",
         epilog=EPILOG,
@@ -438,7 +462,7 @@ def build_parser() -> argparse.ArgumentParser:
 
 def main(argv: Sequence[str] | None = None) -> int:
     parser = build_parser()
-    args = parser.parse_args(argv)
+    args = parse_args(parser, argv)
     return guarded("docmetrics metaeval", args.debug, lambda: run_metaeval(args, sys.stdout))
 
 

@@ -1,4 +1,5 @@
-"""Paired-test options of ``docmetrics`` (sacrebleu's names) and the table they print."""
+"""Paired-test and confidence-interval options of ``docmetrics`` (sacrebleu's names) and the tables they
+print."""
 
 from __future__ import annotations
 
@@ -6,7 +7,18 @@ import argparse
 import json
 from typing import TextIO
 
-from ..evaluation.significance import ALPHA, DEFAULT_N, DEFAULT_SEED, MAX_N, TEST_NAMES, PairedResult, paired_test
+from ..evaluation.significance import (
+    ALPHA,
+    DEFAULT_CI_LEVEL,
+    DEFAULT_N,
+    DEFAULT_SEED,
+    MAX_N,
+    TEST_NAMES,
+    ConfidenceInterval,
+    PairedResult,
+    bootstrap_ci,
+    paired_test,
+)
 from ..values.errors import UserError
 from ..values.result import Result
 from .errors import warn
@@ -27,7 +39,8 @@ def parse_seed(text: str) -> int | None:
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     """The options of ``docmetrics`` for paired tests (sacrebleu's names)."""
-    g = parser.add_argument_group("significance (paired tests; the first -i system is the baseline)")
+    g = parser.add_argument_group(
+        "significance (paired tests: the first -i system is the baseline) and confidence intervals")
     x = g.add_mutually_exclusive_group()
     x.add_argument(
         "--paired-bs",
@@ -64,6 +77,30 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         metavar="INT",
         help="seed of the resampling (default: %(default)s; 'none': not reproducible)",
     )
+    g.add_argument(
+        "--ci",
+        "--confidence",
+        "-ci",
+        action="store_true",
+        help="a bootstrap confidence interval of every system score, resampling whole documents "
+        "(sacrebleu's --confidence); not with a paired test, whose bootstrap gives one",
+    )
+    g.add_argument(
+        "--ci-n",
+        "--confidence-n",
+        "-cin",
+        type=int,
+        default=DEFAULT_N["bs"],
+        metavar="N",
+        help=f"resamples of --ci (default: %(default)s; at most {MAX_N})",
+    )
+    g.add_argument(
+        "--ci-level",
+        type=float,
+        default=DEFAULT_CI_LEVEL,
+        metavar="P",
+        help="coverage of --ci, between 0 and 1 (default: %(default)s)",
+    )
 
 
 def requested(args: argparse.Namespace) -> str | None:
@@ -77,6 +114,7 @@ def requested(args: argparse.Namespace) -> str | None:
 
 def check_args(args: argparse.Namespace) -> None:
     """Errors that need no scoring (before any model is loaded)."""
+    check_ci_args(args)
     test = requested(args)
     if test is None:
         return
@@ -88,6 +126,57 @@ def check_args(args: argparse.Namespace) -> None:
             f"--paired-{test} compares systems with the first one (the baseline): give at "
             "least two system files with -i"
         )
+
+
+def check_ci_args(args: argparse.Namespace) -> None:
+    """--ci-n and --ci-level in range, and --ci where it has a meaning."""
+    given = [opt for attr, opt, default in (("ci_n", "--ci-n", DEFAULT_N["bs"]),
+                                            ("ci_level", "--ci-level", DEFAULT_CI_LEVEL))
+             if getattr(args, attr) != default]
+    if given and not args.ci:
+        raise UserError(f"{given[0]} sets up --ci: add --ci")
+    if not args.ci:
+        return
+    if not 1 <= args.ci_n <= MAX_N:
+        raise UserError(f"--ci-n must be from 1 to {MAX_N} (resamples kept in memory), not {args.ci_n}")
+    if not 0 < args.ci_level < 1:
+        hint = f"; for {args.ci_level:g}% give {args.ci_level / 100:g}" if 1 < args.ci_level < 100 else ""
+        raise UserError(f"--ci-level must be between 0 and 1 (e.g. 0.95), not {args.ci_level:g}{hint}")
+    if requested(args):
+        raise UserError(f"--ci with --paired-{requested(args)}: the paired test compares systems; its bootstrap "
+                        "(--paired-bs) already gives every system's 95% CI; drop one of them")
+    if args.score_only:
+        raise UserError("--ci with -b/--score-only: -b prints the scores alone; drop -b to see the intervals "
+                        "(or use -f json)")
+
+
+def confidence_intervals(
+    all_results: list[tuple[str, list[Result]]], args: argparse.Namespace
+) -> list[list[ConfidenceInterval]]:
+    """--ci: every system's interval, per metric; warnings printed once."""
+    cis = [[bootstrap_ci(r, args.ci_n, args.seed, args.ci_level) for r in results] for _, results in all_results]
+    for text in dict.fromkeys(w for per_metric in cis for ci in per_metric for w in ci.warnings):
+        warn(text)
+    return cis
+
+
+def format_ci(ci: ConfidenceInterval, width: int) -> str:
+    """``[low, high]`` of one interval."""
+    return f"[{num(ci.low, width)}, {num(ci.high, width)}]"
+
+
+def describe_ci(cis: list[list[ConfidenceInterval]], labels: bool) -> str:
+    """The line under a table of intervals: level, method, resamples, seed and documents."""
+    first = cis[0][0]
+    docs = []
+    for k, per_metric in enumerate(cis):
+        ci = per_metric[0]
+        count = (f"{ci.documents} documents" if ci.documents == ci.documents_total else
+                 f"{ci.documents} of {ci.documents_total} documents (the others have no scored unit)")
+        docs.append((f"[{k + 1}] " if labels else "") + count)
+    seed = "no seed" if first.seed is None else f"seed {first.seed}"
+    return (f"{100 * first.level:g}% confidence intervals [low, high]: bootstrap over whole documents "
+            f"({first.n} resamples, {seed}): {', '.join(docs)}\n")
 
 
 def format_cell(row: PairedResult, width: int) -> str:

@@ -131,9 +131,7 @@ def run(args: argparse.Namespace, out: TextIO) -> int:
             "points": [p.to_dict() for p in points],
         }
         if args.output:
-            with open(args.output, "w", encoding="utf-8") as f:
-                json.dump(report, f, indent=1, ensure_ascii=False)
-                f.write("\n")
+            write_report(args.output, report)
         if args.plot:
             plot_heatmap(points, axes, args.stat, args.plot, title=f"{args.metric}: {args.stat}")
         if args.format == "json":
@@ -152,6 +150,20 @@ def run(args: argparse.Namespace, out: TextIO) -> int:
         if score_cache is not None:
             score_cache.close()
     return 0
+
+
+def write_report(path: str, report: dict[str, object]) -> None:
+    """-o JSON; a failure (a full disk) is one message, not a traceback."""
+    opened = False
+    try:
+        with open(path, "w", encoding="utf-8") as f:
+            opened = True
+            json.dump(report, f, indent=1, ensure_ascii=False)
+            f.write("\n")
+    except OSError as exc:
+        left = "; what it holds is incomplete" if opened else ""
+        raise UserError(f"-o {path}: cannot write the file ({exc.strerror}){left}. The scores are in the score "
+                        "cache (unless --no-cache): fix that, then run the same command again") from None
 
 
 def write_table(points: Sequence[Point], args: argparse.Namespace, out: TextIO) -> None:

@@ -11,7 +11,8 @@ Every unit a backbone scores is stored under two keys:
 
 So a SLIDE chunk scored for one grid point of a sweep is not scored again for another, and an
 interrupted run resumes where it stopped: misses are scored in chunks of ``chunk_size`` units and
-each chunk is committed before the next is scored.
+each chunk is committed (one transaction) before the next is scored, so a crash or a full disk
+leaves whole chunks.
 
 The cache is **off** unless enabled: ``docmetrics --cache [PATH]``, ``docmetrics sweep`` (on by
 default, ``--no-cache`` turns it off), :func:`enable` / :func:`using` in Python, or the
@@ -25,31 +26,83 @@ stored when they can be attributed to a unit (all zero, or a chunk of one unit);
 counters cannot be attributed are scored but not stored (counted as ``unstored``), so a rerun
 reports the same counters as an uncached run.
 
+**A cache that survives damage** (every failure below is a :class:`~docmetrics.values.errors.UserError`
+naming the file: exit status 2 on the command line, never a traceback; notices are
+:class:`~docmetrics.values.errors.DocMetricsWarning`):
+
+* *Not a cache* (not an SQLite file, or an SQLite file whose tables are not exactly this cache's,
+  e.g. another program's ``scores`` table): refused, and never renamed or modified.
+* *Another format version* (a newer docmetrics, or an unknown one): refused, left as it is.  The format
+  of docmetrics 0.2.0 (format 1, rows without a checksum) is upgraded in place, once, in one
+  transaction: each row gets the checksum of its content as stored.
+* *Damaged* (SQLite reports a malformed file): checked on opening with ``PRAGMA quick_check`` when
+  the file is at most :data:`QUICK_CHECK_MAX_BYTES` (256 MiB, about a million units; a fraction of a
+  second), and by SQLite's own page checks on every read.  A damaged cache found on opening is set
+  aside (renamed ``FILE.damaged-N``, with its ``-wal``/``-shm`` files) and a new, empty one started in
+  its place, with a warning; found during a run, it is set aside the same way and the run stops
+  (run it again to start afresh).  A damaged file that cannot be recognised as a cache (its schema is
+  unreadable), or that is read-only here, is refused and left in place.
+* *A full disk* (or any write failure): the chunk being written is rolled back, the run stops, and
+  the message says how to resume: run the same command with the same cache; what was stored is reused.
+* *Read-only* (the file or its directory not writable): used read-only with a warning; stored scores
+  are used, new ones are not stored.
+* *Tampered rows*: every row carries a checksum of its keys and value; a row whose checksum does not
+  match is ignored (a miss: scored again, and stored afresh), and :meth:`ScoreCache.close` warns
+  once: "N tampered rows in score cache FILE ignored".  The checksum catches damage and hand edits,
+  not a forger who recomputes it.
+
 The hook is :class:`docmetrics.runtime.scoring.CachingScorer`, which the API hands to every
 metric.  Importing this module imports only the standard library.
 """
 
 from __future__ import annotations
 
+import atexit
 import contextlib
+import errno
 import hashlib
 import json
 import os
 import sqlite3
 import threading
+import warnings
 import weakref
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Iterator, Sequence
+from urllib.parse import quote
 
-from ..values.errors import UserError
+from ..values.errors import DocMetricsWarning, UserError
 
 if TYPE_CHECKING:
     from ..plugin.backbone import Backbone, BackboneOutput, Unit
 
 ENV = "DOCMETRICS_SCORE_CACHE"
-DEFAULT_CHUNK = 256
-_SCHEMA = 1
+DEFAULT_CHUNK = 1024  # as docmetrics.runtime.engines.DEFAULT_CHUNK: one chunk scored, one committed
+#: The format this docmetrics writes (``meta`` row ``schema``): 2 = rows with a checksum.
+_SCHEMA = 2
+#: Older formats upgraded in place on opening (format 1: docmetrics 0.2.0, rows without a checksum).
+_UPGRADES = {"1": "docmetrics 0.2.0"}
+_FORMAT = "docmetrics score cache"
+#: Files up to this size are checked whole (``PRAGMA quick_check``) when opened; larger ones only
+#: as they are read (SQLite's page checks and each row's checksum).
+QUICK_CHECK_MAX_BYTES = 256 * 2**20
+_MAGIC = b"SQLite format 3\x00"
+#: The tables (and their columns, in order) of a cache; anything else is another program's file.
+_TABLES = {
+    "meta": ("key", "value"),
+    "backbones": ("key", "identity"),
+    "scores": ("backbone", "unit", "score", "truncated", "counters", "checksum"),
+}
+_TABLES_V1 = {**_TABLES, "scores": _TABLES["scores"][:-1]}
+_DDL = """
+CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT);
+CREATE TABLE backbones (key TEXT PRIMARY KEY, identity TEXT NOT NULL);
+CREATE TABLE scores (
+    backbone TEXT NOT NULL, unit TEXT NOT NULL, score TEXT NOT NULL, truncated INTEGER NOT NULL,
+    counters TEXT, checksum TEXT NOT NULL, PRIMARY KEY (backbone, unit)) WITHOUT ROWID;
+"""
+_RESUME = "run the same command again with the same cache: the scores stored so far are reused"
 
 
 def default_path() -> Path:
@@ -133,8 +186,17 @@ class CacheStats:
         return text
 
 
+class _Damaged(Exception):
+    """SQLite reports the file malformed (the message says where)."""
+
+
 class ScoreCache:
-    """Backbone scores in an SQLite file, keyed by backbone identity and unit content."""
+    """Backbone scores in an SQLite file, keyed by backbone identity and unit content.
+
+    Opening checks the file (see the module docstring): a file that is not a cache, or one of another
+    format version, is refused (:class:`UserError`); a damaged cache is set aside and a new one
+    started; a read-only one is used read-only.
+    """
 
     def __init__(
         self, path: str | os.PathLike[str] | None = None, *, chunk_size: int = DEFAULT_CHUNK
@@ -144,42 +206,24 @@ class ScoreCache:
             raise UserError(f"score cache: chunk size must be >= 1, not {chunk_size}")
         self.chunk_size = chunk_size
         self.stats = CacheStats()
+        #: The file or its directory is not writable: stored scores are used, new ones are not stored.
+        self.read_only = False
+        #: Where a damaged cache was moved to (``FILE.damaged-N``), or None.
+        self.set_aside: Path | None = None
+        self._tampered: set[tuple[str, str]] = set()
+        self._reported = False
         # backbone -> its key (computing a fingerprint can mean hashing a large file once)
         self._keys: weakref.WeakKeyDictionary[Any, dict[str, str]] = weakref.WeakKeyDictionary()
         self._lock = threading.Lock()
-        try:
-            self.path.parent.mkdir(parents=True, exist_ok=True)
-            self._db = sqlite3.connect(str(self.path), timeout=60, check_same_thread=False)
-            with contextlib.suppress(sqlite3.DatabaseError):
-                self._db.execute("PRAGMA journal_mode=WAL")
-            self._db.executescript(
-                """
-                CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT);
-                CREATE TABLE IF NOT EXISTS backbones (key TEXT PRIMARY KEY, identity TEXT NOT NULL);
-                CREATE TABLE IF NOT EXISTS scores (
-                    backbone TEXT NOT NULL, unit TEXT NOT NULL, score TEXT NOT NULL,
-                    truncated INTEGER NOT NULL,
-                    counters TEXT, PRIMARY KEY (backbone, unit)) WITHOUT ROWID;
-                """
-            )
-            row = self._db.execute("SELECT value FROM meta WHERE key='schema'").fetchone()
-            if row is None:
-                self._db.execute("INSERT INTO meta VALUES ('schema', ?)", (str(_SCHEMA),))
-                self._db.commit()
-            elif row[0] != str(_SCHEMA):
-                raise UserError(
-                    f"score cache {self.path}: written by another docmetrics (schema {row[0]}, this one "
-                    f"reads {_SCHEMA}); delete the file or give another one with --cache PATH"
-                )
-        except sqlite3.DatabaseError as exc:
-            raise UserError(
-                f"score cache {self.path}: cannot be opened ({exc}); delete it or give another path "
-                "with --cache PATH"
-            ) from None
-        except OSError as exc:
-            raise UserError(f"score cache {self.path}: cannot be created ({exc.strerror})") from None
+        self._db: sqlite3.Connection | None = None
+        self._open()
 
     # -- API ----------------------------------------------------------------------------------------
+    @property
+    def tampered(self) -> int:
+        """Rows ignored so far because their checksum does not match their content."""
+        return len(self._tampered)
+
     def key_for(self, backbone: Backbone) -> str:
         state = json.dumps(backbone.cache_state(), sort_keys=True)
         per_state = self._keys.setdefault(backbone, {})
@@ -187,35 +231,68 @@ class ScoreCache:
         if key is None:
             text = _identity_text(backbone_identity(backbone))
             key = hashlib.sha256(text.encode("utf-8")).hexdigest()
-            with self._lock:
-                self._db.execute("INSERT OR IGNORE INTO backbones VALUES (?, ?)", (key, text))
-                self._db.commit()
+            if not self.read_only:
+                try:
+                    self._write("INSERT OR IGNORE INTO backbones VALUES (?, ?)", [(key, text)])
+                except (sqlite3.DatabaseError, OSError) as exc:
+                    self._write_failed(exc, "recording a backbone")
             per_state[state] = key
         return key
 
+    def keyable(self, backbone: Backbone) -> bool:
+        """Whether ``backbone``'s scores can be stored (not when they depend on the whole call)."""
+        return "units-of-the-call" not in backbone.cache_state().values()
+
+    def lookup(self, backbone: Backbone, units: Sequence[Unit]) -> dict[int, tuple[float, bool, dict[str, int]]]:
+        """The stored ``(score, truncated, per-unit counters)`` of the units found, by their index in
+        ``units`` (counted in :attr:`stats`: looked_up, hits).  A tampered row is a miss."""
+        units = list(units)
+        ukeys = [unit_key(u) for u in units]
+        found = self._lookup(self.key_for(backbone), ukeys)
+        hits = {i: found[k] for i, k in enumerate(ukeys) if k in found}
+        self.stats.looked_up += len(units)
+        self.stats.hits += len(hits)
+        return hits
+
+    def store(self, backbone: Backbone, units: Sequence[Unit], output: BackboneOutput) -> int:
+        """Store a chunk of scored units in one transaction (all of it or, on a failure, none):
+        ``output.scores``, ``output.truncated`` and ``output.unit_counters`` in the order of ``units``.
+        A unit whose per-unit counters are None (unknown) or whose score is no number is not stored.
+        Counted in :attr:`stats` (scored, stored, unstored); the number stored (0 when read-only).
+        A full disk or a damaged file raises :class:`UserError` saying how to resume."""
+        units = list(units)
+        bkey = self.key_for(backbone)
+        known = output.unit_counters if output.unit_counters is not None else [None] * len(units)
+        rows = []
+        for unit, value, trunc, per_unit in zip(units, output.scores, output.truncated, known):
+            if per_unit is not None and not isinstance(value, (str, bytes)) and _is_float(value):
+                rows.append((bkey, unit_key(unit), _store_float(float(value)), int(bool(trunc)),
+                             json.dumps({k: int(v) for k, v in per_unit.items()})))
+        self.stats.scored += len(units)
+        self.stats.unstored += len(units) - len(rows)
+        stored = self._store_rows(rows) if rows else 0
+        self.stats.stored += stored
+        return stored
+
     def score(self, backbone: Backbone, units: Sequence[Unit]) -> BackboneOutput:
         """Like ``backbone.score(units)``, answering from the cache where it can (``units`` should be
-        distinct; the metric template deduplicates them)."""
+        distinct; the metric template deduplicates them); misses are scored and stored in chunks of
+        ``chunk_size`` units."""
         from ..values.units import BackboneOutput
 
         units = list(units)
-        if "units-of-the-call" in backbone.cache_state().values():
+        if not self.keyable(backbone):
             return backbone.score(units)  # the scores depend on the whole call: nothing to key them by
-        bkey = self.key_for(backbone)
-        ukeys = [unit_key(u) for u in units]
-        found = self._lookup(bkey, ukeys)
-        self.stats.looked_up += len(units)
-        self.stats.hits += len(found)
+        found = self.lookup(backbone, units)
         scores: list[float] = [0.0] * len(units)
         truncated: list[bool] = [False] * len(units)
         per_unit: list[dict[str, int] | None] = [None] * len(units)
         counters: dict[str, int] = {}
-        for i, k in enumerate(ukeys):
-            if k in found:
-                scores[i], truncated[i], per_unit[i] = found[k]
-                for name, v in found[k][2].items():
-                    counters[name] = counters.get(name, 0) + v
-        misses = [i for i, k in enumerate(ukeys) if k not in found]
+        for i, (score, trunc, stored) in found.items():
+            scores[i], truncated[i], per_unit[i] = score, trunc, stored
+            for name, v in stored.items():
+                counters[name] = counters.get(name, 0) + v
+        misses = [i for i in range(len(units)) if i not in found]
         for start in range(0, len(misses), self.chunk_size):
             chunk = misses[start : start + self.chunk_size]
             out = backbone.score([units[i] for i in chunk])
@@ -223,57 +300,375 @@ class ScoreCache:
             for name, v in out.counters.items():
                 counters[name] = counters.get(name, 0) + int(v)
             shared = _attribute(out.counters, len(chunk)) if out.unit_counters is None else None
-            rows = []
             for j, i in enumerate(chunk):
                 value, truncated[i] = out.scores[j], bool(out.truncated[j])
                 number = not isinstance(value, (str, bytes)) and _is_float(value)
                 scores[i] = float(value) if number else value  # no number: passed on, not stored
                 per_unit[i] = ({k: int(v) for k, v in out.unit_counters[j].items()}
                                if out.unit_counters is not None else shared)
-                if per_unit[i] is not None and number:
-                    rows.append((bkey, ukeys[i], _store_float(scores[i]), int(truncated[i]),
-                                 json.dumps(per_unit[i])))
-            self.stats.scored += len(chunk)
-            self.stats.unstored += len(chunk) - len(rows)
-            if rows:
-                with self._lock:
-                    self._db.executemany("INSERT OR REPLACE INTO scores VALUES (?, ?, ?, ?, ?)", rows)
-                    self._db.commit()
-            self.stats.stored += len(rows)
+            self.store(backbone, [units[i] for i in chunk],
+                       BackboneOutput([scores[i] for i in chunk], [truncated[i] for i in chunk], {},
+                                      [per_unit[i] for i in chunk]))  # type: ignore[misc]
         known = None if any(c is None for c in per_unit) else [dict(c or {}) for c in per_unit]
         return BackboneOutput(scores, truncated, counters, known)
 
     def count(self, backbone: Backbone | None = None) -> int:
         """Units stored (for one backbone, or in all)."""
-        if backbone is None:
-            return int(self._db.execute("SELECT COUNT(*) FROM scores").fetchone()[0])
-        return int(
-            self._db.execute(
-                "SELECT COUNT(*) FROM scores WHERE backbone=?", (self.key_for(backbone),)
-            ).fetchone()[0]
-        )
+        where, args = ("", ()) if backbone is None else (" WHERE backbone=?", (self.key_for(backbone),))
+        try:
+            return int(self._conn().execute("SELECT COUNT(*) FROM scores" + where, args).fetchone()[0])
+        except sqlite3.ProgrammingError:
+            raise
+        except (sqlite3.DatabaseError, OSError) as exc:
+            raise self._failure(exc, "counting stored scores") from None
 
     def reset_stats(self) -> None:
         self.stats = CacheStats()
 
     def close(self) -> None:
-        with contextlib.suppress(sqlite3.Error):
-            self._db.close()
+        """Close the file; warn once if tampered rows were ignored."""
+        if self._tampered and not self._reported and self.set_aside is None:
+            self._reported = True
+            again = "scored again" if self.read_only else "scored again and stored afresh"
+            _warn(f"{len(self._tampered)} tampered row(s) in score cache {self.path} ignored: their "
+                  f"checksums do not match their content (the units were {again})")
+        self._close_db()
 
-    # -- internals ----------------------------------------------------------------------------------
+    # -- opening ------------------------------------------------------------------------------------
+    def _open(self) -> None:
+        path, exists = self.path, False
+        try:
+            if path.is_dir():
+                raise UserError(f"score cache {path}: is a directory; give a file with --cache PATH")
+            exists = path.exists()
+            if exists:
+                with open(path, "rb") as f:
+                    head = f.read(len(_MAGIC))
+                if head and head != _MAGIC:  # (an empty file is an empty database to SQLite)
+                    raise UserError(self._not_a_cache("it is not an SQLite file"))
+                # Asked of os.access (what this user may do), not learnt from a failed write.  As
+                # root, os.access allows writing a 0444 file, as the kernel does.
+                self.read_only = not (os.access(path, os.W_OK) and os.access(path.parent, os.W_OK))
+            else:
+                path.parent.mkdir(parents=True, exist_ok=True)
+                if not os.access(path.parent, os.W_OK):
+                    raise UserError(f"score cache {path}: cannot be created (directory {path.parent} is "
+                                    "not writable); give another path with --cache PATH")
+        except OSError as exc:
+            raise UserError(f"score cache {path}: cannot be {'read' if exists else 'created'} "
+                            f"({exc.strerror or exc}); give another path with --cache PATH") from None
+        try:
+            self._db = self._connect()
+            self._inspect()
+        except _Damaged as exc:
+            self._recover(str(exc))
+        except sqlite3.ProgrammingError:
+            raise
+        except (sqlite3.DatabaseError, OSError) as exc:
+            raise self._failure(exc, "opening it" if exists else "creating it") from None
+        if self.read_only:
+            _warn(f"score cache {self.path} is read-only: stored scores are used, new ones are not stored")
+
+    def _connect(self) -> sqlite3.Connection:
+        # isolation_level=None: transactions are explicit (BEGIN IMMEDIATE ... COMMIT in _write)
+        if not self.read_only:
+            return sqlite3.connect(str(self.path), timeout=60, check_same_thread=False, isolation_level=None)
+        uri = "file:" + quote(str(self.path.resolve())) + "?mode=ro"
+        if not os.access(self.path.parent, os.W_OK):
+            # in a read-only directory SQLite cannot create the -wal/-shm files a WAL database is
+            # read through: read the file as it is, without locks
+            uri += "&immutable=1"
+        return sqlite3.connect(uri, uri=True, timeout=60, check_same_thread=False, isolation_level=None)
+
+    def _inspect(self) -> None:
+        """Check what the file is; create the tables of a new cache; upgrade an old format."""
+        db = self._conn()
+        try:
+            names = [r[0] for r in db.execute("SELECT name FROM sqlite_master WHERE type='table'")]
+        except sqlite3.DatabaseError as exc:
+            if _kind(exc) != "corrupt":
+                raise
+            raise UserError(
+                f"score cache {self.path}: damaged beyond recognition ({exc}): it cannot be told from "
+                "another program's database, so it was left as it is; if it is a score cache, delete it "
+                "or move it aside, or give another path with --cache PATH"
+            ) from None
+        if not names:
+            if self.read_only:
+                raise UserError(f"score cache {self.path}: an empty database, and read-only: nothing to "
+                                "reuse and nothing can be stored; give another path with --cache PATH")
+            self._create()
+            return
+        tables = {n: tuple(r[0] for r in db.execute("SELECT name FROM pragma_table_info(?)", (n,)))
+                  for n in names}
+        if tables not in (_TABLES, _TABLES_V1):
+            what = (f"its table 'scores' has the columns ({', '.join(tables['scores'])})" if "scores" in tables
+                    else f"its tables are {', '.join(sorted(tables))}")
+            raise UserError(self._not_a_cache(what))
+        try:
+            meta = dict(db.execute("SELECT key, value FROM meta").fetchall())
+        except sqlite3.DatabaseError as exc:
+            if _kind(exc) == "corrupt":
+                raise _Damaged(str(exc)) from None
+            raise
+        old = tables == _TABLES_V1
+        schema = meta.get("schema", "1" if old else None)  # 0.2.0 wrote that row after the tables
+        if schema != (next(iter(_UPGRADES)) if old else str(_SCHEMA)):
+            newer = str(schema).isdigit() and int(str(schema)) > _SCHEMA
+            raise UserError(
+                f"score cache {self.path}: written by {'a newer' if newer else 'another'} docmetrics (cache "
+                f"format {schema}; this one reads format {_SCHEMA} and upgrades format "
+                f"{', '.join(_UPGRADES)}); it was left as it is: use that docmetrics, or give another path "
+                "with --cache PATH"
+            )
+        self._check_pages(whole=old)
+        if old:
+            self._upgrade(schema)
+
+    def _not_a_cache(self, why: str) -> str:
+        return (f"score cache {self.path}: not a docmetrics score cache ({why}); it was left untouched: "
+                "give another path with --cache PATH")
+
+    def _check_pages(self, whole: bool = False) -> None:
+        """``PRAGMA quick_check`` on files up to QUICK_CHECK_MAX_BYTES (or ``whole``)."""
+        try:
+            size = self.path.stat().st_size
+        except OSError:
+            size = 0
+        if size > QUICK_CHECK_MAX_BYTES and not whole:
+            return
+        try:
+            rows = self._conn().execute("PRAGMA quick_check(1)").fetchall()
+        except sqlite3.DatabaseError as exc:
+            if _kind(exc) == "corrupt":
+                raise _Damaged(str(exc)) from None
+            raise
+        if rows != [("ok",)]:
+            lines = str(rows[0][0]).splitlines() if rows else ["quick_check gave no answer"]
+            raise _Damaged("; ".join(x for x in lines if not x.startswith("*** in database")))
+
+    def _create(self) -> None:
+        from ..values.versions import __version__
+
+        db = self._conn()
+        with contextlib.suppress(sqlite3.DatabaseError):
+            db.execute("PRAGMA journal_mode=WAL")  # readers are not blocked by a writer
+        with self._transaction():
+            for statement in _DDL.split(";"):
+                if statement.strip():
+                    db.execute(statement)
+            db.executemany("INSERT INTO meta VALUES (?, ?)", [
+                ("schema", str(_SCHEMA)), ("format", _FORMAT), ("created_by", f"docmetrics {__version__}")])
+
+    def _upgrade(self, old: str) -> None:
+        """Format 1 (docmetrics 0.2.0) to this one: a checksum for every row, in one transaction."""
+        if self.read_only:
+            raise UserError(
+                f"score cache {self.path}: in the format of {_UPGRADES[old]} (format {old}) and read-only "
+                f"here, so it cannot be upgraded to format {_SCHEMA}: make it writable for one run (it is "
+                "upgraded in place), or give another path with --cache PATH"
+            )
+        db = self._conn()
+        db.create_function("docmetrics_checksum", 5, _checksum, deterministic=True)
+        with self._transaction():
+            db.execute("ALTER TABLE scores ADD COLUMN checksum TEXT")
+            db.execute("UPDATE scores SET checksum = docmetrics_checksum(backbone, unit, score, truncated, "
+                       "counters)")
+            db.executemany("INSERT OR REPLACE INTO meta VALUES (?, ?)",
+                           [("schema", str(_SCHEMA)), ("format", _FORMAT)])
+        n = db.execute("SELECT COUNT(*) FROM scores").fetchone()[0]
+        _warn(f"score cache {self.path}: upgraded from the format of {_UPGRADES[old]} (format {old}) to "
+              f"format {_SCHEMA}: {n} stored score(s), each now with a checksum")
+
+    def _recover(self, reason: str) -> None:
+        """A damaged cache found on opening: set it aside and start a new one (or refuse)."""
+        if self.read_only:
+            raise UserError(f"score cache {self.path}: damaged ({reason}); it is read-only here, so it was "
+                            "left in place: delete it, or give another path with --cache PATH")
+        moved = self._set_aside(reason)
+        _warn(f"score cache {self.path}: damaged ({reason}): moved aside to {moved} and a new, empty cache "
+              f"started in its place (its scores are computed again; delete {moved.name} when you no "
+              "longer need it)")
+        self.set_aside = None  # the new cache is in use
+        self._db = self._connect()
+        try:
+            self._create()
+        except sqlite3.ProgrammingError:
+            raise
+        except (sqlite3.DatabaseError, OSError) as exc:
+            raise self._failure(exc, "creating a new cache") from None
+
+    def _set_aside(self, reason: str) -> Path:
+        """Rename the file (and its -wal, -shm, -journal files) to ``FILE.damaged-N``."""
+        self._close_db()
+        n = 1
+        while any(Path(f"{self.path}.damaged-{n}{s}").exists() for s in ("", "-wal", "-shm", "-journal")):
+            n += 1
+        target = Path(f"{self.path}.damaged-{n}")
+        try:
+            # the log files first: a new cache at this path must not inherit them
+            for suffix in ("-wal", "-shm", "-journal", ""):
+                if Path(f"{self.path}{suffix}").exists():
+                    os.replace(f"{self.path}{suffix}", f"{target}{suffix}")
+        except OSError as exc:
+            raise UserError(
+                f"score cache {self.path}: damaged ({reason}), and it cannot be moved aside "
+                f"({exc.strerror or exc}): delete it (with its -wal and -shm files), or give another path "
+                "with --cache PATH"
+            ) from None
+        self.set_aside = target
+        return target
+
+    # -- reading and writing --------------------------------------------------------------------------
+    def _conn(self) -> sqlite3.Connection:
+        if self._db is None:
+            gone = f"moved aside to {self.set_aside} (damaged)" if self.set_aside else "closed"
+            raise UserError(f"score cache {self.path}: {gone}; open it again")
+        return self._db
+
+    def _close_db(self) -> None:
+        if self._db is not None:
+            with contextlib.suppress(sqlite3.Error):
+                self._db.close()
+        self._db = None
+
+    @contextlib.contextmanager
+    def _transaction(self) -> Iterator[sqlite3.Connection]:
+        """One transaction: everything in the block is stored, or nothing (rolled back)."""
+        db = self._conn()
+        with self._lock:
+            db.execute("BEGIN IMMEDIATE")
+            try:
+                yield db
+                db.execute("COMMIT")
+            except BaseException:
+                with contextlib.suppress(sqlite3.Error):
+                    db.execute("ROLLBACK")
+                raise
+
+    def _write(self, sql: str, rows: list[tuple[Any, ...]]) -> None:
+        with self._transaction() as db:
+            db.executemany(sql, rows)
+
+    def _store_rows(self, rows: list[tuple[Any, ...]]) -> int:
+        """Store rows (backbone, unit, score, truncated, counters) whole: the number stored."""
+        if self.read_only:
+            return 0
+        try:
+            self._write("INSERT OR REPLACE INTO scores VALUES (?, ?, ?, ?, ?, ?)",
+                        [(*row, _checksum(*row)) for row in rows])
+        except (sqlite3.DatabaseError, OSError) as exc:
+            self._write_failed(exc, f"storing {len(rows)} score(s)")
+            return 0
+        return len(rows)
+
+    def _write_failed(self, exc: BaseException, doing: str) -> None:
+        """A write that failed: go on read-only where the file turned out so; else raise."""
+        if isinstance(exc, sqlite3.ProgrammingError):
+            raise exc
+        if _kind(exc) != "readonly":
+            raise self._failure(exc, doing) from None
+        self.read_only = True
+        _warn(f"score cache {self.path} is read-only ({_detail(exc)}): stored scores are used, new ones "
+              "are not stored")
+
+    def _failure(self, exc: BaseException, doing: str) -> UserError:
+        """The one message for a failure of the file (the caller raises it)."""
+        kind, where = _kind(exc), f"score cache {self.path}"
+        if kind == "full":
+            return UserError(
+                f"{where}: the disk is full ({_detail(exc)}) while {doing}; the scores stored before are "
+                f"kept (each chunk is stored whole or not at all). Free "
+                f"some space, then {_RESUME}"
+            )
+        if kind == "corrupt":
+            if self.read_only:
+                return UserError(f"{where}: damaged ({_detail(exc)}), found while {doing}; it is read-only "
+                                 "here, so it was left in place: delete it, or give another path with --cache PATH")
+            try:
+                moved = self._set_aside(_detail(exc))
+            except UserError as refused:
+                return refused
+            return UserError(f"{where}: damaged ({_detail(exc)}), found while {doing}: moved aside to {moved}; "
+                             "run the same command again to start a new cache (its scores are computed again)")
+        if kind == "locked":
+            return UserError(f"{where}: locked by another process for over 60 s while {doing}; run again "
+                             "when that process has finished, or give another path with --cache PATH")
+        return UserError(f"{where}: failed while {doing} ({_detail(exc)}); the scores stored before are kept. "
+                         f"Check the disk, then {_RESUME}")
+
     def _lookup(self, bkey: str, ukeys: list[str]) -> dict[str, tuple[float, bool, dict[str, int]]]:
         found: dict[str, tuple[float, bool, dict[str, int]]] = {}
         wanted = list(dict.fromkeys(ukeys))
         step = 500  # stay below SQLite's limit on bound parameters
-        for start in range(0, len(wanted), step):
-            part = wanted[start : start + step]
-            marks = ",".join("?" * len(part))
-            for unit, score, trunc, counters in self._db.execute(
-                f"SELECT unit, score, truncated, counters FROM scores WHERE backbone=? AND unit IN ({marks})",
-                [bkey, *part],
-            ):
-                found[unit] = (float.fromhex(score), bool(trunc), json.loads(counters) if counters else {})
+        db = self._conn()
+        try:
+            for start in range(0, len(wanted), step):
+                part = wanted[start : start + step]
+                marks = ",".join("?" * len(part))
+                for unit, score, trunc, counters, check in db.execute(
+                    "SELECT unit, score, truncated, counters, checksum FROM scores "
+                    f"WHERE backbone=? AND unit IN ({marks})",
+                    [bkey, *part],
+                ).fetchall():
+                    value = _row_value(bkey, unit, score, trunc, counters, check)
+                    if value is None:
+                        self._tampered.add((bkey, str(unit)))  # a miss: scored again (and stored afresh)
+                    else:
+                        found[unit] = value
+        except sqlite3.ProgrammingError:
+            raise
+        except (sqlite3.DatabaseError, OSError) as exc:
+            raise self._failure(exc, "reading stored scores") from None
         return found
+
+
+def _kind(exc: BaseException) -> str:
+    """What a failure of the file is: full, corrupt, readonly, locked or io."""
+    if isinstance(exc, OSError):
+        if exc.errno in (errno.ENOSPC, getattr(errno, "EDQUOT", errno.ENOSPC)):
+            return "full"
+        return "readonly" if exc.errno in (errno.EROFS, errno.EACCES, errno.EPERM) else "io"
+    code = getattr(exc, "sqlite_errorcode", None)  # Python 3.11+; else the message
+    primary = code & 0xFF if isinstance(code, int) else None
+    text = str(exc).lower()
+    if primary == 13 or "disk is full" in text:  # SQLITE_FULL
+        return "full"
+    if primary in (11, 26) or "malformed" in text or "not a database" in text:  # SQLITE_CORRUPT, NOTADB
+        return "corrupt"
+    if primary == 8 or "readonly" in text:  # SQLITE_READONLY
+        return "readonly"
+    if primary in (5, 6) or "locked" in text:  # SQLITE_BUSY, SQLITE_LOCKED
+        return "locked"
+    return "io"
+
+
+def _detail(exc: BaseException) -> str:
+    return (exc.strerror or str(exc)) if isinstance(exc, OSError) else str(exc)
+
+
+def _checksum(backbone: Any, unit: Any, score: Any, truncated: Any, counters: Any) -> str:
+    """The checksum of a row: its keys and its value as stored (128 bits of SHA-256)."""
+    text = json.dumps([backbone, unit, score, truncated, counters], ensure_ascii=False)
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()[:32]
+
+
+def _row_value(bkey: str, unit: Any, score: Any, trunc: Any, counters: Any,
+               check: Any) -> tuple[float, bool, dict[str, int]] | None:
+    """A row's (score, truncated, counters), or None when its checksum or content is wrong."""
+    try:
+        if check != _checksum(bkey, unit, score, trunc, counters):
+            return None
+        per_unit = json.loads(counters) if counters else {}
+        if not isinstance(per_unit, dict):
+            return None
+        return float.fromhex(score), bool(trunc), per_unit
+    except (TypeError, ValueError):
+        return None
+
+
+def _warn(text: str) -> None:
+    warnings.warn(text, DocMetricsWarning, stacklevel=3)
 
 
 def _is_float(value: Any) -> bool:
@@ -347,4 +742,5 @@ def active_cache() -> ScoreCache | None:
     path = str(default_path()) if value.lower() in ("1", "yes", "on", "true") else value
     if _FROM_ENV is None or _FROM_ENV[0] != path:
         _FROM_ENV = (path, ScoreCache(path))
+        atexit.register(_FROM_ENV[1].close)  # nobody else closes it (and reports tampered rows)
     return _FROM_ENV[1]

@@ -39,3 +39,8 @@ class ModelError(UserError):
 
 class CapabilityError(UserError):
     """A metric needs something from a backbone that the backbone (or its model) cannot do."""
+
+
+class DocMetricsWarning(UserWarning):
+    """Something the user should know that does not stop the run (e.g. a damaged score cache set
+    aside); the command line prints it as ``docmetrics: warning: ...``."""

@@ -16,9 +16,9 @@ def read_lines(path: str | os.PathLike[str]) -> list[str]:
 
     Invalid UTF-8 raises InputError naming the file and the line.
     """
-    name = str(path)
+    name = "stdin" if str(path) == "-" else str(path)
     try:
-        if name == "-":
+        if str(path) == "-":
             import sys
 
             data = sys.stdin.buffer.read()
@@ -50,7 +50,7 @@ def read_lines(path: str | os.PathLike[str]) -> list[str]:
 
 def system_names(paths: Sequence[str]) -> list[str]:
     """Short, unique names for systems given as files (base names, or paths where those clash)."""
-    base = [os.path.basename(p) or p for p in paths]
+    base = ["stdin" if p == "-" else os.path.basename(p) or p for p in paths]
     names = base if len(set(base)) == len(base) else list(paths)
     seen: dict[str, int] = {}
     unique = []
@@ -69,7 +69,7 @@ def load_text(
     """A test set from line-parallel text files."""
     names = system_names(hyp_files)
     systems = {n: read_lines(p) for n, p in zip(names, hyp_files)}
-    labels = {n: p for n, p in zip(names, hyp_files)}
+    labels = {n: "stdin" if p == "-" else p for n, p in zip(names, hyp_files)}
     src = read_lines(src_file) if src_file else None
     ref = read_lines(ref_file) if ref_file else None
     ids = read_lines(doc_id_file) if doc_id_file else None
