@@ -96,5 +96,8 @@ def check_output_file(path: str, option: str, inputs: tuple[str | None, ...] = (
     if not os.access(path if os.path.exists(path) else folder, os.W_OK):
         raise UserError(f"{option} {path}: not writable (permissions)")
     for other in inputs:
-        if other and other != "-" and os.path.exists(path) and os.path.exists(other) and os.path.samefile(path, other):
-            raise UserError(f"{option} {path}: is also an input ({other}); it would be overwritten")
+        if not other or other == "-":
+            continue
+        if os.path.abspath(other) == os.path.abspath(path) or (
+                os.path.exists(path) and os.path.exists(other) and os.path.samefile(path, other)):
+            raise UserError(f"{option} {path}: is also an input or output ({other}); it would be overwritten")
