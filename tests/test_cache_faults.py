@@ -496,6 +496,9 @@ def test_the_check_on_opening_is_for_files_up_to_the_limit(tmp_path, monkeypatch
     assert c.set_aside is None
     with pytest.raises(UserError, match="damaged"):
         c.score(Recorder(), UNITS)
+    assert c.set_aside == Path(f"{path}.damaged-1")
+    with pytest.raises(UserError, match="moved aside to .*damaged-1; open it again"):
+        c.count()
     c.close()
     fresh = cache.ScoreCache(path)
     assert Path(f"{path}.damaged-1").exists() and fresh.count() == 0  # a new cache
@@ -503,7 +506,7 @@ def test_the_check_on_opening_is_for_files_up_to_the_limit(tmp_path, monkeypatch
     monkeypatch.setattr(cache, "QUICK_CHECK_MAX_BYTES", path.stat().st_size)
     damage_page(path, peek(path, "SELECT rootpage FROM sqlite_master WHERE name='scores'")[0][0])
     with pytest.warns(DocMetricsWarning, match="moved aside to .*damaged-2"):
-        assert cache.ScoreCache(path).set_aside is None
+        assert cache.ScoreCache(path).set_aside == Path(f"{path}.damaged-2")
 
 
 # -- writing the output on a full disk ----------------------------------------------------------------------

@@ -216,6 +216,7 @@ class ScoreCache:
         self._keys: weakref.WeakKeyDictionary[Any, dict[str, str]] = weakref.WeakKeyDictionary()
         self._lock = threading.Lock()
         self._db: sqlite3.Connection | None = None
+        self._why_closed = ""
         self._open()
 
     # -- API ----------------------------------------------------------------------------------------
@@ -327,12 +328,13 @@ class ScoreCache:
 
     def close(self) -> None:
         """Close the file; warn once if tampered rows were ignored."""
-        if self._tampered and not self._reported and self.set_aside is None:
+        if self._tampered and not self._reported and self._db is not None:
             self._reported = True
             again = "scored again" if self.read_only else "scored again and stored afresh"
             _warn(f"{len(self._tampered)} tampered row(s) in score cache {self.path} ignored: their "
                   f"checksums do not match their content (the units were {again})")
         self._close_db()
+        self._why_closed = self._why_closed or "closed"
 
     # -- opening ------------------------------------------------------------------------------------
     def _open(self) -> None:
@@ -358,14 +360,20 @@ class ScoreCache:
             raise UserError(f"score cache {path}: cannot be {'read' if exists else 'created'} "
                             f"({exc.strerror or exc}); give another path with --cache PATH") from None
         try:
-            self._db = self._connect()
-            self._inspect()
-        except _Damaged as exc:
-            self._recover(str(exc))
-        except sqlite3.ProgrammingError:
-            raise
+            try:
+                self._db = self._connect()
+                self._inspect()
+            except _Damaged as exc:
+                self._recover(str(exc))
         except (sqlite3.DatabaseError, OSError) as exc:
-            raise self._failure(exc, "opening it" if exists else "creating it") from None
+            if isinstance(exc, sqlite3.ProgrammingError):
+                raise
+            failure = self._failure(exc, "opening it" if exists else "creating it")
+            self._close_db()
+            raise failure from None
+        except BaseException:
+            self._close_db()  # (a refused file: nothing kept open)
+            raise
         if self.read_only:
             _warn(f"score cache {self.path} is read-only: stored scores are used, new ones are not stored")
 
@@ -384,7 +392,8 @@ class ScoreCache:
         """Check what the file is; create the tables of a new cache; upgrade an old format."""
         db = self._conn()
         try:
-            names = [r[0] for r in db.execute("SELECT name FROM sqlite_master WHERE type='table'")]
+            names = [r[0] for r in db.execute("SELECT name FROM sqlite_master WHERE type='table'")
+                     if not r[0].startswith("sqlite_")]  # (SQLite's own, e.g. sqlite_stat1)
         except sqlite3.DatabaseError as exc:
             if _kind(exc) != "corrupt":
                 raise
@@ -397,7 +406,8 @@ class ScoreCache:
             if self.read_only:
                 raise UserError(f"score cache {self.path}: an empty database, and read-only: nothing to "
                                 "reuse and nothing can be stored; give another path with --cache PATH")
-            self._create()
+            if not self._create():
+                self._inspect()  # another process created it meanwhile: check what it wrote
             return
         tables = {n: tuple(r[0] for r in db.execute("SELECT name FROM pragma_table_info(?)", (n,)))
                   for n in names}
@@ -417,7 +427,7 @@ class ScoreCache:
             newer = str(schema).isdigit() and int(str(schema)) > _SCHEMA
             raise UserError(
                 f"score cache {self.path}: written by {'a newer' if newer else 'another'} docmetrics (cache "
-                f"format {schema}; this one reads format {_SCHEMA} and upgrades format "
+                f"format {schema or 'unknown'}; this one reads format {_SCHEMA} and upgrades format "
                 f"{', '.join(_UPGRADES)}); it was left as it is: use that docmetrics, or give another path "
                 "with --cache PATH"
             )
@@ -447,18 +457,22 @@ class ScoreCache:
             lines = str(rows[0][0]).splitlines() if rows else ["quick_check gave no answer"]
             raise _Damaged("; ".join(x for x in lines if not x.startswith("*** in database")))
 
-    def _create(self) -> None:
+    def _create(self) -> bool:
+        """The tables of a new cache (False: another process created them first)."""
         from ..values.versions import __version__
 
         db = self._conn()
         with contextlib.suppress(sqlite3.DatabaseError):
             db.execute("PRAGMA journal_mode=WAL")  # readers are not blocked by a writer
         with self._transaction():
+            if db.execute("SELECT 1 FROM sqlite_master WHERE type='table'").fetchone():
+                return False
             for statement in _DDL.split(";"):
                 if statement.strip():
                     db.execute(statement)
             db.executemany("INSERT INTO meta VALUES (?, ?)", [
                 ("schema", str(_SCHEMA)), ("format", _FORMAT), ("created_by", f"docmetrics {__version__}")])
+        return True
 
     def _upgrade(self, old: str) -> None:
         """Format 1 (docmetrics 0.2.0) to this one: a checksum for every row, in one transaction."""
@@ -471,6 +485,8 @@ class ScoreCache:
         db = self._conn()
         db.create_function("docmetrics_checksum", 5, _checksum, deterministic=True)
         with self._transaction():
+            if db.execute("SELECT 1 FROM pragma_table_info('scores') WHERE name='checksum'").fetchone():
+                return  # another process upgraded it meanwhile
             db.execute("ALTER TABLE scores ADD COLUMN checksum TEXT")
             db.execute("UPDATE scores SET checksum = docmetrics_checksum(backbone, unit, score, truncated, "
                        "counters)")
@@ -489,10 +505,10 @@ class ScoreCache:
         _warn(f"score cache {self.path}: damaged ({reason}): moved aside to {moved} and a new, empty cache "
               f"started in its place (its scores are computed again; delete {moved.name} when you no "
               "longer need it)")
-        self.set_aside = None  # the new cache is in use
         self._db = self._connect()
         try:
-            self._create()
+            if not self._create():
+                self._inspect()
         except sqlite3.ProgrammingError:
             raise
         except (sqlite3.DatabaseError, OSError) as exc:
@@ -522,8 +538,7 @@ class ScoreCache:
     # -- reading and writing --------------------------------------------------------------------------
     def _conn(self) -> sqlite3.Connection:
         if self._db is None:
-            gone = f"moved aside to {self.set_aside} (damaged)" if self.set_aside else "closed"
-            raise UserError(f"score cache {self.path}: {gone}; open it again")
+            raise UserError(f"score cache {self.path}: {self._why_closed or 'closed'}; open it again")
         return self._db
 
     def _close_db(self) -> None:
@@ -589,6 +604,7 @@ class ScoreCache:
                 moved = self._set_aside(_detail(exc))
             except UserError as refused:
                 return refused
+            self._why_closed = f"damaged, and moved aside to {moved}"
             return UserError(f"{where}: damaged ({_detail(exc)}), found while {doing}: moved aside to {moved}; "
                              "run the same command again to start a new cache (its scores are computed again)")
         if kind == "locked":
