@@ -349,3 +349,22 @@ def test_bootstrap_ci_on_a_weighted_mean():
     assert ci.half_width == pytest.approx((hi - lo) / 2) and ci.documents == 15 and not ci.warnings
     with pytest.raises(InputError, match="1 scored document"):
         bootstrap_ci(make_result(units[:1], docs[:1]))
+
+
+def test_output_file_with_mtme(tmp_path, capsys, monkeypatch):
+    from test_mtme import build_tiny
+
+    build_tiny(tmp_path / "data")
+    argv = ["-m", "slide:w=1,s=1,backbone=toy", "--mtme", tmp_path / "data", "-t", "toy", "-l", "en-de", "--ref",
+            "refA", "--resamples", "0", "-f", "json"]
+    code, out, err = run(capsys, *argv, "-o", tmp_path / "report.json")
+    assert code == 0 and out == "", err
+    assert json.loads((tmp_path / "report.json").read_text(encoding="utf-8"))["testset"] == "toy"
+    import docmetrics.api
+
+    def no_model(*a, **k):
+        raise AssertionError("a backbone was built before -o was checked")
+
+    monkeypatch.setattr(docmetrics.api, "get_backbone", no_model)
+    code, out, err = run(capsys, *argv, "-o", tmp_path / "nope" / "report.json")
+    assert code == 2 and "-o" in err and "no such directory" in err and err.count("\n") == 1
