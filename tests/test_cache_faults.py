@@ -437,7 +437,7 @@ def test_a_full_disk_during_a_sweep_is_exit_2_and_the_rerun_reuses_what_was_stor
     clean = json.loads(capsys.readouterr().out)
     path = files["dir"] / "sweep.sqlite"
     opened = fail_writes(monkeypatch, 20, sqlite3.OperationalError("database or disk is full"))
-    code = main(args + ["--cache", str(path), "--cache-chunk", "4"])
+    code = main(args + ["--cache", str(path)])
     err = capsys.readouterr().err
     assert code == 2
     assert_one_error(err, path, "the disk is full", "run the same command again with the same cache")
