@@ -18,8 +18,8 @@ from .plugin.metric import Metric
 from .runtime import pool
 from .runtime.pool import get_backbone
 from .runtime.scoring import ACTIVE, CachingScorer
-from .values.errors import SpecError
-from .values.params import Param, find_param
+from .values.errors import PluginError, SpecError, UserError
+from .values.params import Param, check_batch_size, find_param
 from .values.signature import ParsedSignature, looks_like_signature, parse_signature
 from .values.spec import parse_spec
 
@@ -45,17 +45,24 @@ def _params_from_signature(
 ) -> dict[str, str]:
     """The parameters of a signature (long or short keys), leaving out environment fields."""
     raw: dict[str, str] = {}
+    given: dict[str, str] = {}
     backbone_name = parsed.get("backbone", "bb") or metric_cls.default_backbone
     backbone_params: tuple[Param, ...] = ()
     if backbone_name:
         backbone_params = registry.load("backbone", backbone_name).all_params()
     for key, value in parsed.items:
         if key in ("backbone", "bb"):
-            raw["backbone"] = value
-            continue
-        p = find_param(metric_cls.params, key) or find_param(backbone_params, key)
-        if p is not None:
-            raw[p.name] = value
+            name = "backbone"
+        else:
+            p = find_param(metric_cls.params, key) or find_param(backbone_params, key)
+            if p is None:
+                continue  # an environment field (fingerprint, versions): compared after scoring
+            name = p.name
+        if name in given:
+            raise SpecError(f"signature of {parsed.metric}: parameter '{name}' is given twice (as "
+                            f"'{given[name]}' and '{key}'); give each field once")
+        given[name] = key
+        raw[name] = value
     return raw
 
 
@@ -81,6 +88,7 @@ def load(
     if not isinstance(text, str):
         raise SpecError(f"docmetrics.load: give a metric spec as a string (e.g. 'slide:w=6,s=6'), not "
                         f"{type(text).__name__}")
+    check_batch_size(batch_size)
     name, raw, parsed = resolve(text)
     metric_cls = registry.load("metric", name)
     if parsed is not None:
@@ -103,6 +111,7 @@ def build(
     cache: Any = ACTIVE,
 ) -> Metric:
     """A metric from its class and raw parameters (metric and backbone parameters mixed)."""
+    check_batch_size(batch_size)
     metric = _build(metric_cls, raw, device=device, batch_size=batch_size, precision=precision, quiet=quiet,
                     defaults=defaults)
     metric.scorer = CachingScorer(cache)
@@ -126,12 +135,17 @@ def _build(
         p = find_param(metric_cls.params, key)
         if p is not None and p.name not in raw and key not in raw:
             metric_raw[p.name] = value
+    given: dict[str, str] = {}
     for key in list(raw):
         p = find_param(metric_cls.params, key)
         if p is not None:
+            _once(metric_cls, given, p.name, key)
             metric_raw[p.name] = raw.pop(key)
     metric = metric_cls(None, **metric_raw)  # validates the metric's own parameters first
     backbone_name = raw.pop("backbone", None) or metric_cls.default_backbone
+    if backbone_name is not None and not isinstance(backbone_name, str):
+        raise SpecError(f"{metric_cls.name}: parameter 'backbone' must be a backbone's name, not "
+                        f"{type(backbone_name).__name__}")
     if backbone_name is None:
         if raw:
             raise SpecError(
@@ -150,6 +164,7 @@ def _build(
             raise SpecError(
                 f"{metric_cls.name}: unknown parameter '{key}'; allowed: {', '.join(allowed)}"
             )
+        _once(metric_cls, given, p.name, key)
         bb_raw[p.name] = p.convert(raw.pop(key), owner=f"{metric_cls.name} (backbone {backbone_name})")
     for key, value in defaults.items():
         p = find_param(backbone_cls.params, key)
@@ -163,10 +178,24 @@ def _build(
     for p in backbone_cls.params:
         if p.name not in bb_raw and p.default is not None:
             bb_raw[p.name] = p.default
-    metric.backbone = get_backbone(
-        backbone_cls, model, precision=prec, device=device, batch_size=batch_size, quiet=quiet, **bb_raw
-    )
+    try:
+        metric.backbone = get_backbone(
+            backbone_cls, model, precision=prec, device=device, batch_size=batch_size, quiet=quiet, **bb_raw
+        )
+    except (KeyboardInterrupt, GeneratorExit, UserError):
+        raise
+    except BaseException as exc:  # noqa: BLE001 - a backbone that cannot even be built is the plugin's fault
+        raise PluginError(f"{registry.describe_plugin(backbone_cls)} failed when built: {exc} "
+                          f"({type(exc).__name__}); --debug shows where") from exc
     return metric
+
+
+def _once(metric_cls: type[Metric], given: dict[str, str], name: str, key: str) -> None:
+    """Refuse a parameter given twice under its two keys (``w=6,window=8``): neither may win silently."""
+    if name in given:
+        raise SpecError(f"{metric_cls.name}: parameter '{name}' is given twice (as '{given[name]}' and "
+                        f"'{key}'); give it once")
+    given[name] = key
 
 
 def clear_cache() -> None:

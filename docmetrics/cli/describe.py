@@ -1,9 +1,12 @@
-"""``docmetrics --describe NAME``: parameters, needs and citation of a metric, backbone or preset."""
+"""``docmetrics --describe NAME``: parameters, needs and citation of a metric, backbone or preset;
+``docmetrics --list``: every plugin with the distribution that provides it, broken and conflicting
+ones included."""
 
 from __future__ import annotations
 
 import inspect
 import textwrap
+from typing import Callable, TextIO
 
 from ..plugin import presets, registry
 from ..values.errors import PluginError
@@ -21,8 +24,10 @@ def _param_rows(params: tuple[Param, ...]) -> list[str]:
 
 
 def describe(name: str) -> str:
+    """The text of ``--describe NAME`` (NAME may be ``name@distribution``)."""
+    bare, _ = registry.split_name(name)
     preset = presets.get(name)
-    if preset is not None and name not in registry.names("metric"):
+    if preset is not None and bare not in registry.names("metric"):
         lines = [f"preset {preset.name} = {preset.spec}"]
         if preset.citation:
             lines += ["", "Citation:", textwrap.indent(textwrap.fill(preset.citation, 96), "  ")]
@@ -30,17 +35,30 @@ def describe(name: str) -> str:
             lines += ["", "Notes:", textwrap.indent(textwrap.fill(preset.notes, 96), "  ")]
         lines += ["", describe(preset.spec.split(":", 1)[0])]
         return "\n".join(lines)
-    if name in registry.names("metric"):
-        return _describe_metric(name)
-    if name in registry.names("backbone"):
-        return _describe_backbone(name)
+    if bare in registry.names("metric"):
+        return _guarded("metric", name, _describe_metric)
+    if bare in registry.names("backbone"):
+        return _guarded("backbone", name, _describe_backbone)
     known = registry.names("metric") + registry.names("backbone") + sorted(presets.presets())
     raise PluginError(f"unknown name '{name}'; known: {', '.join(known)}")
 
 
+def _guarded(kind: str, name: str, render: Callable[[str], str]) -> str:
+    """``render(name)``; a plugin whose declarations cannot be shown (``params`` that are not Params,
+    ...) is a PluginError naming it and its distribution."""
+    try:
+        return render(name)
+    except (PluginError, KeyboardInterrupt):
+        raise
+    except Exception as exc:  # noqa: BLE001 - a third party's malformed class
+        raise PluginError(f"{registry.describe_plugin(registry.info(kind, name))} cannot be described: {exc} "
+                          f"({type(exc).__name__}); its class declarations are malformed") from exc
+
+
 def _describe_metric(name: str) -> str:
     cls = registry.load("metric", name)
-    lines = [f"metric {name}: {cls.description}", "", "Parameters:"]
+    lines = [f"metric {name}: {cls.description}", f"from {registry.info('metric', name).origin}", "",
+             "Parameters:"]
     lines += _param_rows(cls.params)
     if cls.default_backbone:
         lines += ["", f"Backbone: {cls.default_backbone} (backbone=NAME picks another); "
@@ -62,10 +80,69 @@ def _describe_metric(name: str) -> str:
 
 def _describe_backbone(name: str) -> str:
     cls = registry.load("backbone", name)
-    lines = [f"backbone {name}: {cls.description}", f"default model: {cls.default_model}", "",
-             "Parameters:"]
+    lines = [f"backbone {name}: {cls.description}", f"from {registry.info('backbone', name).origin}",
+             f"default model: {cls.default_model}", "", "Parameters:"]
     lines += _param_rows(cls.all_params())
     doc = inspect.cleandoc(cls.__doc__ or "")
     if doc:
         lines += ["", textwrap.indent(doc, "  ")]
     return "\n".join(lines)
+
+
+LIST_KINDS = (("metric", "Metrics"), ("backbone", "Backbones"), ("segmenter", "Segmenters"),
+              ("tool", "Tools (docmetrics TOOL --help)"))
+
+
+def plugin_status(p: registry.PluginInfo, check: bool = False) -> str:
+    """The STATUS column of ``--list`` for one entry point ("" when it is usable as far as is known;
+    ``check``: import it to know)."""
+    if p.problem:
+        return f"broken: {p.problem}"
+    if p.missing:
+        return f"unavailable: needs {', '.join(p.missing)}; {p.install_hint}"
+    problem = registry.check(p.kind, p.listed_name) if check else ""
+    if problem:
+        return f"broken: {problem}"
+    return p.conflict
+
+
+def write_list(out: TextIO, check: bool = False) -> int:
+    """``docmetrics --list``: every metric, backbone, segmenter and tool with the distribution that
+    provides it and what stands in its way (broken, unavailable, in conflict), then the presets.
+    Reads metadata only and imports no plugin, unless ``check`` (``--check-plugins``) asks to import
+    each one and report those that fail.  Returns the number of broken plugins."""
+    conflicts = broken = 0
+    for kind, title in LIST_KINDS:
+        infos = registry.plugins(kind)
+        if not infos and kind in ("segmenter", "tool"):
+            continue
+        out.write(f"{title}:\n")
+        if not infos:
+            out.write("  (none installed)\n")
+            continue
+        rows: list[tuple[str, str, str]] = []
+        for p in infos:
+            dist = f"{p.distribution or '?'} {p.dist_version or ''}".strip()
+            status = plugin_status(p, check)
+            conflicts += bool(p.conflict)
+            broken += status.startswith("broken")
+            rows.append((p.listed_name, dist, status))
+        width = max(26, *(len(r[0]) + 1 for r in rows))
+        dwidth = max(24, *(len(r[1]) + 1 for r in rows))
+        out.write(f"  {'NAME':<{width}} {'DISTRIBUTION':<{dwidth}} STATUS\n")
+        for name, dist, status in rows:
+            out.write(f"  {name:<{width}} {dist:<{dwidth}} {status}".rstrip() + "\n")
+    out.write("Presets:\n")
+    for name, preset in sorted(presets.presets().items()):
+        out.write(f"  {name:<26} = {preset.spec}\n")
+    if conflicts:
+        out.write("\nWhere two distributions register one name, docmetrics' own plugin is used; NAME@DISTRIBUTION "
+                  "(e.g. -m slide@my-dist) picks another's.\n")
+    if broken:
+        out.write(f"\n{broken} broken plugin(s) listed: everything else works without them.\n")
+    if not check:
+        out.write("\nMore: docmetrics --describe NAME; docmetrics --check-plugins imports every plugin to find "
+                  "those that fail when loaded\n")
+    else:
+        out.write("\nMore: docmetrics --describe NAME\n")
+    return broken

@@ -58,8 +58,12 @@ def build_parser() -> argparse.ArgumentParser:
     )
     g = p.add_argument_group("what to compute")
     g.add_argument("-m", "--metrics", nargs="+", metavar="SPEC",
-                   help="metric specs NAME[:key=value,...], preset names, or signatures")
-    g.add_argument("--list", action="store_true", help="list metrics, backbones and presets, then exit")
+                   help="metric specs NAME[:key=value,...], preset names, or signatures; NAME@DIST picks "
+                        "the plugin of distribution DIST where several register NAME (e.g. slide@my-dist)")
+    g.add_argument("--list", action="store_true",
+                   help="list metrics, backbones and presets with the distribution of each, then exit")
+    g.add_argument("--check-plugins", action="store_true",
+                   help="like --list, but import every plugin and report those that fail (exit 1 if any)")
     g.add_argument("--describe", metavar="NAME",
                    help="show a metric's (or backbone's, or preset's) parameters, needs and citation")
     add_input_arguments(p, doc_per_line=True)
@@ -137,9 +141,11 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 
 def run(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
-    if args.list:
-        print_list(sys.stdout)
-        return 0
+    if args.list or args.check_plugins:
+        from .describe import write_list
+
+        broken = write_list(sys.stdout, check=args.check_plugins)
+        return 1 if args.check_plugins and broken else 0
     if args.describe:
         from .describe import describe
 
@@ -353,25 +359,3 @@ def write_results(all_results: list[tuple[str, list[Any]]], args: argparse.Names
     for k, (_, res) in enumerate(all_results):
         out.write(f"[{k + 1}] {res[0].signature.format(short=args.short)}\n")
 
-
-def print_list(out: TextIO) -> None:
-    from ..plugin import presets, registry
-    kinds = (("metric", "Metrics"), ("backbone", "Backbones"), ("segmenter", "Segmenters"),
-             ("tool", "Tools (docmetrics TOOL --help)"))
-    for kind, title in kinds:
-        infos = registry.plugins(kind)
-        if not infos and kind in ("segmenter", "tool"):
-            continue
-        out.write(f"{title}:\n")
-        if not infos:
-            out.write("  (none installed)\n")
-        for info in infos:
-            if info.available:
-                status = f"{info.distribution or '?'} {info.dist_version or ''}".strip()
-            else:
-                status = f"unavailable: needs {', '.join(info.missing)}; {info.install_hint}"
-            out.write(f"  {info.name:<26} {status}\n")
-    out.write("Presets:\n")
-    for name, preset in sorted(presets.presets().items()):
-        out.write(f"  {name:<26} = {preset.spec}\n")
-    out.write("\nMore: docmetrics --describe NAME\n")

@@ -19,7 +19,7 @@ import abc
 from typing import Any, ClassVar, ContextManager, Protocol, Sequence, runtime_checkable
 
 from ..values.errors import SpecError, UserError
-from ..values.params import Param
+from ..values.params import Param, check_batch_size, path_problem
 from ..values.signature import SigField
 from ..values.units import BackboneOutput, Unit
 
@@ -123,15 +123,16 @@ class Backbone(abc.ABC):
         self.model = model or self.default_model
         if not self.model:
             raise SpecError(f"backbone '{self.name}': no model given; pass model=<hub id or directory>")
+        problem = path_problem(self.model) if isinstance(self.model, str) else None
+        if problem:  # probing such a name as a path would crash (File name too long, unknown ~user)
+            raise SpecError(f"backbone '{self.name}': model {self.model!r}: {problem}")
         if precision not in PRECISIONS:
             raise SpecError(
                 f"backbone '{self.name}': precision {precision!r} is not one of {', '.join(PRECISIONS)}"
             )
         if device not in DEVICES:
             raise SpecError(f"--device {device!r} is not one of {', '.join(DEVICES)}")
-        if batch_size is not None and (isinstance(batch_size, bool) or not isinstance(batch_size, int)
-                                       or batch_size < 1):
-            raise SpecError(f"backbone '{self.name}': batch size must be an integer >= 1, not {batch_size!r}")
+        check_batch_size(batch_size, f"backbone '{self.name}': batch size")
         self.precision = precision
         self.device = device
         self.batch_size = batch_size

@@ -23,7 +23,7 @@ import contextlib
 from typing import Any, Callable, ClassVar, ContextManager, Mapping, Protocol, Sequence
 
 from ..algorithms.aggregation import Aggregation, WeightedMean, unit_groups, unit_sums
-from ..values.errors import CapabilityError, InputError, SpecError
+from ..values.errors import CapabilityError, InputError, PluginError, SpecError, UserError
 from ..values.params import Param
 from ..values.result import Coverage, DocScore, Result, UnitScore
 from ..values.signature import ParsedSignature, SigField, Signature
@@ -32,7 +32,7 @@ from ..values.units import BackboneOutput, ScoringUnit, Unit, UnitPlan
 from ..values.versions import __version__
 from .backbone import CAPABILITY_HELP, Backbone
 
-__all__ = ["Metric", "Scorer", "DirectScorer"]
+__all__ = ["Metric", "Scorer", "DirectScorer", "backbone_capabilities"]
 
 
 class Scorer(Protocol):
@@ -46,6 +46,24 @@ class DirectScorer:
 
     def score(self, backbone: Backbone, units: Sequence[Unit]) -> BackboneOutput:
         return backbone.score(list(units)) if units else BackboneOutput([], [], {}, [])
+
+
+def backbone_capabilities(backbone: Backbone) -> frozenset[str]:
+    """``backbone.capabilities``; a plugin whose capabilities fail (or are not a set) is a PluginError
+    naming it and its distribution, not a traceback."""
+    from . import registry
+
+    try:
+        caps = backbone.capabilities
+    except (KeyboardInterrupt, UserError):
+        raise
+    except (Exception, SystemExit) as exc:  # noqa: BLE001 - the plugin's bug, named with its distribution
+        raise PluginError(f"{registry.describe_plugin(backbone)} failed to tell its capabilities: {exc} "
+                          f"({type(exc).__name__}); --debug shows where") from exc
+    if not isinstance(caps, (set, frozenset)) or not all(isinstance(c, str) for c in caps):
+        raise PluginError(f"{registry.describe_plugin(backbone)}: capabilities is {type(caps).__name__}, not a "
+                          "frozenset of capability names (docmetrics.QE, ...)")
+    return frozenset(caps)
 
 
 class Metric(abc.ABC):
@@ -216,7 +234,7 @@ class Metric(abc.ABC):
             return frozenset()
         if self.backbone is None:
             raise SpecError(f"{self.name} needs a backbone ({self.needs_text()})")
-        caps = self.backbone.capabilities
+        caps = backbone_capabilities(self.backbone)
         if not any(alt <= caps for alt in self.needs):
             raise CapabilityError(
                 f"{self.name} needs a backbone that can {self.needs_text()}; backbone "

@@ -1,23 +1,37 @@
-"""Plugin discovery through entry points (stevedore).
+"""Plugin discovery through entry points, robust to broken and conflicting third-party packages.
 
-Groups: ``docmetrics.metrics``, ``docmetrics.backbones``, ``docmetrics.segmenters``.  Listing reads
-entry-point metadata only and imports no plugin module; a plugin is imported when it is used.  A
-plugin whose optional dependencies are missing (entry point declared with an extra, e.g.
-``comet = docmetrics_backbones.comet.backbone:CometBackbone [comet]``) is listed as unavailable with the pip
-command that brings them.
+Groups: ``docmetrics.metrics``, ``docmetrics.backbones``, ``docmetrics.segmenters``, ``docmetrics.tools``.
+Listing reads installed metadata only (``importlib.metadata``, one entry per distribution, so every
+plugin is credited to the distribution that registers it) and imports no plugin module; a plugin is
+imported when it is used.
+
+* A plugin whose optional dependencies are missing (entry point declared with an extra, e.g.
+  ``comet = docmetrics_backbones.comet.backbone:CometBackbone [comet]``) is listed as unavailable with
+  the pip command that brings them.
+* A broken plugin never breaks the others: a malformed entry point (``bad = not a module path!!``), a
+  module that is not installed, one that raises (or calls ``sys.exit()``) while being imported, or an
+  object of the wrong kind (a metric that is not a :class:`~docmetrics.plugin.metric.Metric`) is a
+  :class:`~docmetrics.values.errors.PluginError` naming the plugin and its distribution when it is
+  used, and is listed as broken.
+* First party first: where a third-party distribution registers a name that docmetrics itself
+  provides (``slide``), docmetrics' plugin is used and the other is listed as a conflict (a warning,
+  once, names both distributions).  ``NAME@DIST`` picks a distribution's plugin explicitly
+  (``slide@my-dist``), and is how two third-party plugins of the same name are told apart.
 """
 
 from __future__ import annotations
 
 import functools
 import importlib.metadata
+import importlib.util
+import re
+import warnings
+import weakref
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Iterator
 
-from stevedore import ExtensionManager
-from stevedore.driver import DriverManager
-
-from ..values.errors import PluginError
+from ..values.errors import DocMetricsWarning, PluginError
+from ..values.signature import DIST_NAME, PLUGIN_NAME
 
 GROUPS = {
     "metric": "docmetrics.metrics",
@@ -25,11 +39,40 @@ GROUPS = {
     "segmenter": "docmetrics.segmenters",
     "tool": "docmetrics.tools",
 }
+#: The distribution whose plugins are first party: they win every name conflict.
+FIRST_PARTY = "docmetrics"
+#: What a plugin of each kind must be: (module, class) of the base class it subclasses.
+BASES = {
+    "metric": ("docmetrics.plugin.metric", "Metric"),
+    "backbone": ("docmetrics.plugin.backbone", "Backbone"),
+    "segmenter": ("docmetrics.plugin.segmenter", "Segmenter"),
+}
+#: ``module[:attr] [extras]`` as entry points write a target (PyPA entry-point specification).
+_IDENT = r"[^\W\d]\w*"
+_TARGET = re.compile(
+    rf"^(?P<module>{_IDENT}(?:\.{_IDENT})*)\s*(?::\s*(?P<attr>{_IDENT}(?:\.{_IDENT})*))?\s*"
+    r"(?:\[(?P<extras>[^\[\]]*)\])?\s*$"
+)
+
+
+class PluginConflictWarning(DocMetricsWarning):
+    """Two distributions register the same plugin name; the first-party one is used."""
+
+
+def normalize_dist(name: str) -> str:
+    """A distribution name as pip compares them (PEP 503): ``My_Dist`` == ``my-dist``."""
+    return re.sub(r"[-_.]+", "-", name).lower()
 
 
 @dataclass
 class PluginInfo:
-    """What the registry knows about a plugin without importing it."""
+    """What the registry knows about one entry point without importing it.
+
+    ``problem``: why it cannot be used at all (malformed entry point, module not installed, unusable
+    name), "" when none is known.  ``conflict``: why a bare ``name`` does not reach it (another
+    distribution registers the same name), "" when it does; ``NAME@DIST`` (:attr:`qualified_name`)
+    always does.
+    """
 
     kind: str
     name: str
@@ -38,10 +81,39 @@ class PluginInfo:
     dist_version: str | None
     extras: list[str]
     missing: list[str] = field(default_factory=list)
+    problem: str = ""
+    conflict: str = ""
 
     @property
     def available(self) -> bool:
-        return not self.missing
+        """True when it can be imported as far as metadata tells (no problem, no missing extra)."""
+        return not self.missing and not self.problem
+
+    @property
+    def first_party(self) -> bool:
+        return self.distribution is not None and normalize_dist(self.distribution) == FIRST_PARTY
+
+    @property
+    def qualified_name(self) -> str:
+        """``name@distribution``: names this plugin whatever else registers ``name``."""
+        return f"{self.name}@{self.distribution}" if self.distribution else self.name
+
+    @property
+    def listed_name(self) -> str:
+        """The name to type for it: the bare name, or the qualified one where the bare name goes elsewhere."""
+        return self.qualified_name if self.conflict else self.name
+
+    @property
+    def origin(self) -> str:
+        """``distribution 'foo 1.2'`` (or where it was found when no distribution is known)."""
+        if self.distribution:
+            version = f" {self.dist_version}" if self.dist_version else ""
+            return f"distribution '{self.distribution}{version}'"
+        return f"entry point '{self.target}'"
+
+    def describe(self) -> str:
+        """``backbone 'x' from distribution 'foo 1.2'``: how errors name a plugin."""
+        return f"{self.kind} '{self.name}' from {self.origin}"
 
     @property
     def install_hint(self) -> str:
@@ -50,38 +122,95 @@ class PluginInfo:
             return f'pip install "{dist}[{",".join(self.extras)}]"'
         return f"pip install {' '.join(self.missing) or dist}"
 
-
-def entry_points(group: str) -> list[importlib.metadata.EntryPoint]:
-    """Entry points of ``group`` as stevedore sees them (read, not loaded)."""
-    manager = ExtensionManager.make_test_instance([], namespace=group)
-    return list(manager.list_entry_points())
+    def entry_point(self) -> importlib.metadata.EntryPoint:
+        group = GROUPS[self.kind]
+        return importlib.metadata.EntryPoint(self.name, self.target, group)
 
 
+# -- discovery (metadata only) ------------------------------------------------------------------------
 def refresh() -> None:
-    """Forget cached entry points (after installing a plugin in the same process, e.g. in tests)."""
-    for group in GROUPS.values():
-        ExtensionManager.ENTRY_POINT_CACHE.pop(group, None)
-    from stevedore import _cache
-
-    _cache._c._internal.clear()
-    _dist_index.cache_clear()
+    """Forget what was discovered and loaded (after installing a plugin in the same process, e.g. in
+    tests)."""
+    _index.cache_clear()
     _missing_for.cache_clear()
+    _FAILED.clear()
+    _WARNED.clear()
+
+
+def _distributions() -> Iterator[importlib.metadata.Distribution]:
+    """Installed distributions, each once (the first on sys.path wins, as for imports)."""
+    seen: set[str] = set()
+    for dist in importlib.metadata.distributions():
+        try:
+            name = dist.metadata["Name"]
+        except Exception:  # noqa: BLE001 - unreadable metadata: skip the distribution, keep listing
+            continue
+        key = normalize_dist(name) if name else f"?{id(dist)}"
+        if key in seen:
+            continue
+        seen.add(key)
+        yield dist
+
+
+def _target_problem(kind: str, name: str, target: str) -> str:
+    if not _TARGET.match(target):
+        return (f"its entry point '{name} = {target}' is not of the form module:attribute [extra]; "
+                "the distribution must fix it (or be uninstalled)")
+    if kind in ("metric", "backbone") and not re.fullmatch(PLUGIN_NAME, name):
+        return (f"'{name}' cannot be used as a {kind} name (letters, digits and _ . - only, starting "
+                "with a letter); the distribution must rename it")
+    top = target.split(":", 1)[0].strip().split(".", 1)[0]
+    try:
+        found = importlib.util.find_spec(top) is not None  # finds, does not import
+    except (ImportError, ValueError):
+        found = False
+    if not found:
+        return f"its module '{top}' is not installed (entry point '{name} = {target}')"
+    return ""
 
 
 @functools.cache
-def _dist_index() -> dict[tuple[str, str, str], tuple[str, str]]:
-    """(group, name, value) -> (distribution name, version), from installed metadata (no imports)."""
-    index: dict[tuple[str, str, str], tuple[str, str]] = {}
-    for dist in importlib.metadata.distributions():
+def _index() -> dict[str, list[PluginInfo]]:
+    """kind -> every entry point of the kind, each credited to its distribution, checked and with
+    conflicts marked; sorted by name, the first-party one first."""
+    found: dict[str, list[PluginInfo]] = {kind: [] for kind in GROUPS}
+    kind_of = {group: kind for kind, group in GROUPS.items()}
+    for dist in _distributions():
         try:
-            eps = dist.entry_points
-        except Exception:  # noqa: BLE001 - a broken distribution must not break listing
+            eps = list(dist.entry_points)
+            dist_name = dist.metadata["Name"] or None
+            version = dist.version
+        except Exception:  # noqa: BLE001 - a distribution with unreadable metadata cannot break listing
             continue
+        seen: set[tuple[str, str]] = set()
         for ep in eps:
-            if ep.group in GROUPS.values():
-                name = dist.metadata["Name"] or "?"
-                index.setdefault((ep.group, ep.name, ep.value), (name, dist.version))
-    return index
+            kind = kind_of.get(ep.group)
+            if kind is None or (kind, ep.name) in seen:
+                continue
+            seen.add((kind, ep.name))
+            target = str(ep.value)
+            problem = _target_problem(kind, ep.name, target)
+            match = _TARGET.match(target)
+            extras = re.findall(r"[\w.-]+", match.group("extras") or "") if match else []
+            missing = list(_missing_for(dist_name, tuple(extras))) if dist_name and not problem else []
+            found[kind].append(PluginInfo(kind, ep.name, target, dist_name, version, extras, missing, problem))
+    for infos in found.values():
+        infos.sort(key=lambda p: (p.name, not p.first_party, normalize_dist(p.distribution or "")))
+        by_name: dict[str, list[PluginInfo]] = {}
+        for p in infos:
+            by_name.setdefault(p.name, []).append(p)
+        for name, same in by_name.items():
+            if len(same) < 2:
+                continue
+            if same[0].first_party:
+                for p in same[1:]:
+                    p.conflict = (f"ignored: {same[0].origin} (first party) provides '{name}'; name "
+                                  f"{p.qualified_name} to use this one")
+            else:
+                others = ", ".join(p.qualified_name for p in same)
+                for p in same:
+                    p.conflict = f"ambiguous: {len(same)} distributions register '{name}'; name one: {others}"
+    return found
 
 
 @functools.cache
@@ -97,11 +226,14 @@ def _missing_for(dist_name: str, extras: tuple[str, ...]) -> tuple[str, ...]:
 
     missing = []
     for text in requires:
-        req = Requirement(text)
-        if req.marker is None or not any(req.marker.evaluate({"extra": e}) for e in extras):
+        try:
+            req = Requirement(text)
+            if req.marker is None or not any(req.marker.evaluate({"extra": e}) for e in extras):
+                continue
+            if req.marker.evaluate({"extra": ""}):
+                continue  # not specific to the extra
+        except Exception:  # noqa: BLE001 - a malformed requirement of another package is not ours to judge
             continue
-        if req.marker.evaluate({"extra": ""}):
-            continue  # not specific to the extra
         try:
             importlib.metadata.version(req.name)
         except importlib.metadata.PackageNotFoundError:
@@ -110,60 +242,192 @@ def _missing_for(dist_name: str, extras: tuple[str, ...]) -> tuple[str, ...]:
 
 
 def plugins(kind: str) -> list[PluginInfo]:
-    """Every plugin of ``kind`` ('metric', 'backbone', 'segmenter'), sorted by name."""
-    group = GROUPS[kind]
-    index = _dist_index()
-    infos: dict[str, PluginInfo] = {}
-    for ep in entry_points(group):
-        if ep.name in infos:
-            continue
-        dist, version = index.get((group, ep.name, ep.value), (None, None))
-        extras = list(ep.extras)
-        missing = list(_missing_for(dist, tuple(extras))) if dist else []
-        infos[ep.name] = PluginInfo(kind, ep.name, ep.value, dist, version, extras, missing)
-    return [infos[k] for k in sorted(infos)]
+    """Every entry point of ``kind`` ('metric', 'backbone', 'segmenter', 'tool'), sorted by name: the
+    usable ones, the broken ones (:attr:`PluginInfo.problem`) and those a conflict hides
+    (:attr:`PluginInfo.conflict`)."""
+    return list(_index()[kind])
 
 
 def names(kind: str) -> list[str]:
-    return [p.name for p in plugins(kind)]
+    """The names registered for ``kind`` (each once, broken ones included: using one says why)."""
+    return sorted({p.name for p in plugins(kind)})
+
+
+def entry_points(group: str) -> list[importlib.metadata.EntryPoint]:
+    """The entry points of ``group`` that a bare name reaches (read, not loaded; broken ones left out)."""
+    kind = next((k for k, g in GROUPS.items() if g == group), None)
+    if kind is None:
+        return []
+    return [p.entry_point() for p in plugins(kind) if not p.conflict and not p.problem]
+
+
+def split_name(name: str) -> tuple[str, str | None]:
+    """``'slide@my-dist'`` -> ``('slide', 'my-dist')``; ``'slide'`` -> ``('slide', None)``."""
+    bare, at, dist = name.partition("@")
+    return bare, (dist if at else None)
 
 
 def info(kind: str, name: str) -> PluginInfo:
-    for p in plugins(kind):
-        if p.name == name:
-            return p
-    import difflib
+    """The plugin ``name`` (or ``name@distribution``) of ``kind`` stands for; PluginError naming the
+    alternatives when there is none or it is ambiguous."""
+    bare, dist = split_name(name)
+    same = [p for p in plugins(kind) if p.name == bare]
+    if not same:
+        import difflib
 
-    known = names(kind)
-    close = difflib.get_close_matches(name, known, n=1)
-    hint = f" (did you mean '{close[0]}'?)" if close else ""
-    raise PluginError(f"unknown {kind} '{name}'{hint}; available: {', '.join(known) or '(none installed)'}")
+        known = names(kind)
+        close = difflib.get_close_matches(bare, known, n=1)
+        hint = f" (did you mean '{close[0]}'?)" if close else ""
+        raise PluginError(f"unknown {kind} '{bare}'{hint}; available: {', '.join(known) or '(none installed)'}")
+    if dist is not None:
+        if not re.fullmatch(DIST_NAME, dist):
+            raise PluginError(f"{kind} '{name}': '{dist}' is not a distribution name; write NAME@DISTRIBUTION, "
+                              f"one of: {', '.join(p.qualified_name for p in same)}")
+        for p in same:
+            if p.distribution and normalize_dist(p.distribution) == normalize_dist(dist):
+                return p
+        raise PluginError(f"no distribution '{dist}' registers {kind} '{bare}'; registered by: "
+                          f"{', '.join(p.qualified_name for p in same)}")
+    chosen = same[0]
+    if chosen.conflict:  # two third-party distributions, neither first party
+        raise PluginError(f"{kind} '{bare}' is {chosen.conflict}")
+    for p in same[1:]:
+        _warn_conflict(chosen, p)
+    return chosen
+
+
+_WARNED: set[tuple[str, str, str | None]] = set()
+
+
+def _warn_conflict(used: PluginInfo, ignored: PluginInfo) -> None:
+    key = (ignored.kind, ignored.name, ignored.distribution)
+    if key in _WARNED:
+        return
+    _WARNED.add(key)
+    warnings.warn(PluginConflictWarning(
+        f"{ignored.kind} '{ignored.name}' is registered by {ignored.origin} and by {used.origin}; "
+        f"using the first party's (name {ignored.qualified_name} to use the other)"), stacklevel=3)
+
+
+# -- loading ------------------------------------------------------------------------------------------
+#: Why a plugin failed to load, so a module that raised while being imported is not run again.
+_FAILED: dict[tuple[str, str, str | None, str], str] = {}
+#: Loaded plugin objects -> what the registry knows of them (for :func:`describe_plugin`).
+_ORIGIN: weakref.WeakKeyDictionary[Any, PluginInfo] = weakref.WeakKeyDictionary()
 
 
 def load(kind: str, name: str) -> Any:
-    """Import and return the plugin object (a class) registered as ``name``."""
+    """Import and return the plugin object (a class; a function for tools) registered as ``name`` (or
+    ``name@distribution``), checked to be of the right kind.  Anything that goes wrong is a
+    :class:`PluginError` naming the plugin and its distribution."""
     meta = info(kind, name)
+    where = meta.describe()
+    if meta.problem:
+        raise PluginError(f"{where} is broken: {meta.problem}")
     if meta.missing:
-        raise PluginError(
-            f"{kind} '{name}' needs {', '.join(meta.missing)}, which is not installed; "
-            f"run: {meta.install_hint}"
-        )
+        raise PluginError(f"{where} needs {', '.join(meta.missing)}, which is not installed; "
+                          f"run: {meta.install_hint}")
+    key = (kind, meta.name, meta.distribution, meta.target)
+    if key in _FAILED:
+        raise PluginError(_FAILED[key])
     try:
-        manager = DriverManager(GROUPS[kind], name, invoke_on_load=False, on_load_failure_callback=_reraise)
-    except PluginError:
+        obj = _import_checked(meta)
+    except PluginError as exc:
+        _FAILED[key] = str(exc)
         raise
-    except Exception as exc:  # noqa: BLE001
-        raise PluginError(f"{kind} '{name}' ({meta.target}) could not be loaded: {exc}") from exc
-    obj = manager.driver
-    if isinstance(obj, type) and not getattr(obj, "name", ""):
-        obj.name = name  # a third-party class that did not name itself takes its entry-point name
+    if isinstance(obj, type):
+        own = vars(obj).get("name", "")  # its own, not one inherited from the plugin it subclasses
+        if meta.conflict and own in ("", meta.name):
+            obj.name = meta.qualified_name  # signatures then name the distribution and parse back to it
+        elif not own:
+            obj.name = meta.name  # a third-party class that did not name itself takes its entry-point name
+    try:
+        _ORIGIN.setdefault(obj, meta)  # one class under several names: named by its first registration
+    except TypeError:
+        pass  # not weak-referenceable (a plain object): described by its module instead
     return obj
 
 
-def _reraise(manager: Any, ep: Any, exc: BaseException) -> None:
-    if isinstance(exc, ImportError):
-        raise PluginError(
-            f"plugin '{ep.name}' ({ep.value}) could not be imported: {exc}. "
-            "Is its optional dependency installed? (docmetrics --list shows the pip command)"
-        ) from exc
-    raise PluginError(f"plugin '{ep.name}' ({ep.value}) could not be loaded: {exc}") from exc
+def _import_checked(meta: PluginInfo) -> Any:
+    where = f"{meta.describe()} ({meta.target})"
+    try:
+        obj = meta.entry_point().load()
+    except (KeyboardInterrupt, GeneratorExit):
+        raise
+    except ImportError as exc:
+        raise PluginError(f"{where} could not be imported: {exc}. Is its optional dependency installed? "
+                          "(docmetrics --list shows the pip command)") from exc
+    except SystemExit as exc:
+        raise PluginError(f"{where} could not be loaded: importing it called sys.exit({exc.code!r}); "
+                          f"report it to the maintainers of {meta.distribution or 'the plugin'}") from exc
+    except AttributeError as exc:
+        raise PluginError(f"{where} could not be loaded: its module has no such object ({exc})") from exc
+    except BaseException as exc:  # noqa: BLE001 - any failure of a plugin's import is the plugin's
+        raise PluginError(f"{where} could not be loaded: {exc} ({type(exc).__name__} while importing it)") \
+            from exc
+    problem = kind_problem(meta.kind, obj)
+    if problem:
+        raise PluginError(f"{where} {problem}")
+    return obj
+
+
+def _is_subclass_of(obj: Any, module: str, qualname: str) -> bool:
+    """``issubclass(obj, module.qualname)``, read from the MRO (the registry imports no plugin contract)."""
+    return isinstance(obj, type) and any(
+        c.__module__ == module and c.__qualname__ == qualname for c in obj.__mro__)
+
+
+def kind_problem(kind: str, obj: Any) -> str:
+    """Why ``obj`` cannot be a plugin of ``kind`` (a phrase, "" when it can)."""
+    what = f"the class {obj.__qualname__}" if isinstance(obj, type) else \
+        f"the function {getattr(obj, '__qualname__', obj)}" if callable(obj) else f"a {type(obj).__name__}"
+    if kind == "tool":
+        return "" if callable(obj) and not isinstance(obj, type) else f"is {what}, not a function main(argv) -> int"
+    module, qualname = BASES[kind]
+    if kind == "segmenter":
+        return "" if callable(getattr(obj, "split", None)) else \
+            f"is {what}, which has no split(text, lang) method; a segmenter subclasses {module}.{qualname}"
+    if not _is_subclass_of(obj, module, qualname):
+        return f"is {what}, not a subclass of docmetrics.{qualname}; a {kind} plugin registers its {qualname} subclass"
+    abstract = sorted(getattr(obj, "__abstractmethods__", ()))
+    if abstract:
+        return f"does not implement {', '.join(abstract)} (abstract in docmetrics.{qualname})"
+    return ""
+
+
+def describe_plugin(obj: Any) -> str:
+    """How errors name a plugin: ``"backbone 'x' from distribution 'foo 1.2'"``, for a plugin class or
+    instance (a backbone, metric, segmenter, tool) or a :class:`PluginInfo`.  Objects the registry did not
+    load are named by their kind, name and module."""
+    if isinstance(obj, PluginInfo):
+        return obj.describe()
+    cls = obj if isinstance(obj, type) else type(obj)
+    for c in getattr(cls, "__mro__", (cls,)):
+        meta = _origin(c)
+        if meta is not None:
+            name = getattr(obj, "name", "") or meta.name
+            return f"{meta.kind} '{name}' from {meta.origin}"
+    if not isinstance(obj, type):
+        meta = _origin(obj)  # a function (tool)
+        if meta is not None:
+            return meta.describe()
+    kind = next((k for k, (m, q) in BASES.items() if _is_subclass_of(cls, m, q)), "plugin")
+    name = getattr(obj, "name", "") or getattr(cls, "__qualname__", "?")
+    return f"{kind} '{name}' (module {getattr(cls, '__module__', '?')})"
+
+
+def _origin(obj: Any) -> PluginInfo | None:
+    try:
+        return _ORIGIN.get(obj)
+    except TypeError:
+        return None
+
+
+def check(kind: str, name: str) -> str:
+    """Load plugin ``name`` of ``kind`` (importing it and what it imports) and say what is wrong with
+    it: "" when nothing is."""
+    try:
+        load(kind, name)
+    except PluginError as exc:
+        return str(exc)
+    return ""

@@ -7,10 +7,13 @@ validated the same way whichever road it takes.
 
 from __future__ import annotations
 
+import math
+import os
 from dataclasses import dataclass, field
 from typing import Any, Callable, Sequence
 
 from .errors import SpecError
+from .signature import text_problem
 
 _TRUE = {"1", "true", "yes", "on", "y"}
 _FALSE = {"0", "false", "no", "off", "n"}
@@ -71,6 +74,10 @@ class Param:
         value: Any
         if raw is None:
             return None
+        if isinstance(raw, str):
+            problem = text_problem(raw)
+            if problem:
+                raise SpecError(f"{where}parameter '{self.name}' has value {raw!r}: {problem}")
         if self.default is None and isinstance(raw, str) and raw.strip().lower() == "none":
             return None  # what format(None) writes: an optional parameter left unset round-trips
         try:
@@ -90,10 +97,14 @@ class Param:
                     raise ValueError(raw)
                 value = int(str(raw).strip()) if isinstance(raw, str) else int(raw)
             elif self.type is float:
+                if isinstance(raw, bool):
+                    raise ValueError(raw)
                 value = float(raw)
+                if not math.isfinite(value):
+                    raise ValueError(raw)  # nan slips through every bound check; inf is no setting
             else:
                 value = str(raw)
-        except (TypeError, ValueError):
+        except (TypeError, ValueError, OverflowError):
             raise SpecError(
                 f"{where}parameter '{self.name}' has value {raw!r}; it must be {self.allowed()}"
             ) from None
@@ -138,4 +149,46 @@ def find_param(params: Sequence[Param], key: str) -> Param | None:
     for p in params:
         if p.short_key == key:
             return p
+    return None
+
+
+def check_batch_size(value: Any, option: str = "batch_size") -> int | None:
+    """``value`` as a batch size (units per batch: an integer >= 1, or None for the backbone's default);
+    a SpecError naming ``option`` otherwise.  The one check for the API's ``batch_size=``, the command
+    line's ``--batch-size`` and :class:`~docmetrics.plugin.backbone.Backbone`."""
+    if value is None:
+        return None
+    if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+        raise SpecError(f"{option} must be an integer >= 1 (units per batch), not {value!r}")
+    return value
+
+
+#: The longest name of one file or directory (bytes) on the file systems in use (ext4, APFS, NTFS).
+NAME_MAX = 255
+#: The longest path (bytes) the OS takes.
+PATH_MAX = 4096
+
+
+def path_problem(text: str) -> str | None:
+    """Why ``text`` can be neither a local path nor a hub id, or None: a ``~user`` whose home is
+    unknown, a file or directory name over :data:`NAME_MAX` bytes, a path over :data:`PATH_MAX`
+    bytes, a NUL character or a lone surrogate.  A ``check`` for parameters that name a model."""
+    problem = text_problem(text)
+    if problem:
+        return problem
+    if "\0" in text:
+        return "it contains a NUL character, which no path or hub id has"
+    if text.startswith("~") and os.path.expanduser(text) == text:
+        user = text[1:].replace("\\", "/").split("/", 1)[0]
+        return (f"there is no home directory for '~{user}' (no such user, or HOME is unset); "
+                "write the full path")
+    size = len(text.encode("utf-8"))
+    if size > PATH_MAX:
+        return f"it is {size} bytes long; a path has at most {PATH_MAX}"
+    for part in text.replace("\\", "/").split("/"):
+        n = len(part.encode("utf-8"))
+        if n > NAME_MAX:
+            short = part if len(part) <= 40 else part[:20] + "..." + part[-10:]
+            return (f"'{short}' is {n} bytes long: a file or directory name has at most {NAME_MAX} "
+                    "(and a hub id is shorter still)")
     return None

@@ -27,14 +27,26 @@ TEST_KEYS = ("bs", "ar", "seed")
 
 
 def escape(value: str) -> str:
-    """Percent-escape the characters that would break a signature or a spec."""
+    """Percent-escape the characters that would break a signature or a spec.  (A lone surrogate, which
+    no parser accepts, is written as its would-be UTF-8 bytes rather than crash.)"""
     out = []
     for ch in value:
         if ch in _ESCAPE or ch.isspace() or not ch.isprintable():
-            out.extend(f"%{b:02X}" for b in ch.encode("utf-8"))
+            out.extend(f"%{b:02X}" for b in ch.encode("utf-8", "surrogatepass"))
         else:
             out.append(ch)
     return "".join(out)
+
+
+def text_problem(text: str) -> str | None:
+    """Why ``text`` cannot be part of a spec, signature or parameter value, or None.  A lone surrogate
+    (U+D800..U+DFFF) is not a character: it comes from bytes that are not UTF-8 (the command line
+    passes them on that way) and cannot be written out or used as a path."""
+    for i, ch in enumerate(text):
+        if "\ud800" <= ch <= "\udfff":
+            return (f"character {i + 1} ({ascii(ch)}) is not valid Unicode text (a lone surrogate: bytes "
+                    "that are not UTF-8, e.g. from the command line); write it as UTF-8")
+    return None
 
 
 def unescape(value: str) -> str:
@@ -97,9 +109,22 @@ class ParsedSignature:
                 return v
         return None
 
+    def format(self) -> str:
+        """The signature as text again (keys as they were written; ``parse_signature`` reads it back
+        to an equal object)."""
+        parts = [self.metric] + [f"{k}:{escape(v)}" for k, v in self.items]
+        if self.version is not None:
+            parts.append(f"{VERSION_KEY}:{escape(self.version)}")
+        return "|".join(parts)
 
-#: A metric name (also in specs).
-NAME = re.compile(r"^[A-Za-z][A-Za-z0-9_.\-]*$")
+
+#: A plugin's name as registered (an entry-point name): a metric, a backbone.
+PLUGIN_NAME = r"[A-Za-z][A-Za-z0-9_.\-]*"
+#: A distribution's name (PEP 508), as in ``slide@my-dist``.
+DIST_NAME = r"[A-Za-z0-9](?:[A-Za-z0-9_.\-]*[A-Za-z0-9])?"
+#: A metric name (also in specs): a plugin's name, optionally with the distribution that provides it
+#: (``slide@my-dist``: that distribution's ``slide``, where more than one registers it).
+NAME = re.compile(rf"^{PLUGIN_NAME}(?:@{DIST_NAME})?$")
 
 
 def looks_like_signature(text: str) -> bool:
@@ -107,25 +132,37 @@ def looks_like_signature(text: str) -> bool:
 
 
 def parse_signature(text: str) -> ParsedSignature:
-    """Parse a signature (long or short form)."""
+    """Parse a signature (long or short form).  Each field is ``key:value`` with a non-empty key, given
+    once; a SpecError names the field otherwise."""
+    problem = text_problem(text)
+    if problem:
+        raise SpecError(f"signature {text!r}: {problem}")
     text = text.strip()
     parts = text.split("|")
     metric = parts[0]
-    if not NAME.match(metric):
+    if not NAME.fullmatch(metric):
         raise SpecError(f"signature {text!r}: it must start with a metric name, e.g. 'slide|w:6|...'")
     items: list[tuple[str, str]] = []
     version = None
+    seen: dict[str, str] = {}
     for part in parts[1:]:
         if ":" not in part:
             raise SpecError(
                 f"signature field {part!r} is not of the form key:value (in {text!r})"
             )
         key, value = part.split(":", 1)
+        if not key.strip():
+            raise SpecError(f"signature field {part!r} has no key before ':' (in {text!r}); write key:value")
+        name = "version" if key == VERSION_KEY else key
+        if name in seen:
+            raise SpecError(f"signature field '{key}' is given twice ({seen[name]} and {part}) in {text!r}; "
+                            "a signature gives each field once")
+        seen[name] = part
         try:
             value = unescape(value)
         except UnicodeDecodeError:
             raise SpecError(f"signature field {part!r} has a bad %-escape") from None
-        if key in (VERSION_KEY, "version"):
+        if name == "version":
             version = value
         else:
             items.append((key, value))

@@ -1,6 +1,7 @@
 """Metric specs: ``NAME[:key=value[,key=value...]]``.
 
-Values may be percent-escaped (``%2C`` for a comma), so any model path can be given.  A preset name
+Values may be percent-escaped (``%2C`` for a comma), so any model path can be given.  ``NAME@DIST``
+names the plugin of one distribution where several register ``NAME`` (``slide@my-dist``).  A preset name
 (``slide-wmt23``) and a signature (anything with ``|``) are accepted wherever a spec is; see
 :func:`docmetrics.api.load`.
 """
@@ -10,7 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from .errors import SpecError
-from .signature import NAME, escape, unescape
+from .signature import NAME, escape, text_problem, unescape
 
 
 @dataclass
@@ -31,12 +32,15 @@ class MetricSpec:
 
 def parse_spec(text: str) -> MetricSpec:
     """Parse ``NAME:key=value,...``; errors name the offending part and the expected form."""
+    problem = text_problem(text)
+    if problem:
+        raise SpecError(f"metric spec {text!r}: {problem}")
     text = text.strip()
     if not text:
         raise SpecError("empty metric spec; write e.g. 'slide:w=6,s=6' (see docmetrics --list)")
     name, _, rest = text.partition(":")
     name = name.strip()
-    if not NAME.match(name):
+    if not NAME.fullmatch(name):
         raise SpecError(
             f"metric spec {text!r}: {name!r} is not a metric name; write NAME[:key=value,...], "
             "e.g. 'slide:w=6,s=6'"

@@ -63,7 +63,7 @@ from docmetrics.plugin.backbone import (
 from docmetrics.runtime.fingerprint import fingerprint as _fingerprint
 from docmetrics.runtime.hub import hub_offline, looks_like_path, quiet_libraries
 from docmetrics.values.errors import ModelError, SpecError, UserError
-from docmetrics.values.params import Param
+from docmetrics.values.params import Param, path_problem
 
 __all__ = ["BertScoreBackbone", "CONTEXT_MODES", "SCORES", "SHORT_NAMES", "target_language",
            "baseline_file"]
@@ -187,7 +187,7 @@ class BertScoreBackbone(Backbone):
         Param("lang", str, None, "language or pair (en-de): picks the default model and the "
               "baseline file (target language)", short="l", check=_check_lang),
         Param("baseline", str, None, "a custom baseline file (bert-score's TSV: LAYER,P,R,F) for "
-              "rescale=yes", short="bl"),
+              "rescale=yes", short="bl", check=path_problem),
     )
 
     def __init__(self, model: str | None = None, **kwargs: Any) -> None:

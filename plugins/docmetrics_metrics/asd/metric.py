@@ -30,7 +30,7 @@ from docmetrics.plugin.metric import Metric
 from docmetrics.plugin.segmenter import Segmenter, load_segmenter, split_document
 from docmetrics.runtime.pool import get_backbone
 from docmetrics.values.errors import CapabilityError, InputError, ModelError, SpecError
-from docmetrics.values.params import Param
+from docmetrics.values.params import Param, path_problem
 from docmetrics.values.result import Result
 from docmetrics.values.testset import TestSet
 from docmetrics.values.units import ScoringUnit, UnitPlan
@@ -179,7 +179,7 @@ likewise (ref_*).  Result.extras['alignment'] holds every alignment (docmetrics 
               "QE (comet with CometKiwi)", short="al"),
         Param("aligner_model", str, None, "aligner model (default: Unbabel/wmt22-cometkiwi-da for "
               "comet, else the aligner backbone's default; sentence-embedding knows minilm, labse)",
-              short="am"),
+              short="am", check=path_problem),
         Param("mode", str, "banded", "banded: similarities only near the diagonal (the band doubled "
               "where needed); full: the paper's m x n matrix", choices=("banded", "full"),
               short="mode"),
