@@ -34,6 +34,7 @@ from .values.errors import (
     SpecError,
     UserError,
 )
+from .values.io import read_testset
 from .values.params import Param
 from .values.result import Coverage, DocScore, Result, UnitScore
 from .values.signature import Signature, parse_signature
@@ -48,7 +49,7 @@ __all__ = [
     "Aggregation", "WeightedMean", "MeanOfGroupMeans",
     "QE", "REFERENCE", "CURRENT_SENTENCE", "SIMILARITY", "FORCE_DECODE", "TOKEN_MATCHING",
     "Result", "UnitScore", "DocScore", "Coverage", "Signature", "parse_signature",
-    "MetricSpec", "parse_spec", "TestSet", "Document",
+    "MetricSpec", "parse_spec", "TestSet", "Document", "read_testset",
     "DocMetricsError", "UserError", "InputError", "SpecError", "PluginError", "ModelError",
     "CapabilityError",
 ]

@@ -31,15 +31,7 @@ def check_stdin(args: argparse.Namespace, who: str = "docmetrics") -> None:
 
 def load_testset(args: argparse.Namespace, who: str = "docmetrics") -> TestSet:
     """The test set the input options describe, with its warnings printed."""
-    if args.jsonl or all(io.is_jsonl(p) for p in args.input):
-        if args.source or args.reference or args.doc_ids:
-            raise UserError("with JSONL input, sources, references and doc ids come from the JSONL "
-                            "objects (src, ref, doc_id); drop -s/-r/--doc-ids")
-        testset = io.load_jsonl(args.input)
-    else:
-        if any(io.is_jsonl(p) for p in args.input):
-            raise UserError("mix of JSONL and text files in -i; give all systems in the same form")
-        testset = io.load_text(args.input, args.source, args.reference, args.doc_ids)
+    testset = io.read_testset(args.input, args.source, args.reference, args.doc_ids, jsonl=args.jsonl)
     if getattr(args, "doc_per_line", False):
         testset = doc_per_line(testset)
     for text in testset.warnings:

@@ -91,6 +91,9 @@ class Metric(abc.ABC):
     needs: ClassVar[tuple[frozenset[str], ...]] = ()
     #: How unit scores make document and system scores (and every resample of a significance test).
     aggregation: ClassVar[Aggregation] = WeightedMean()
+    #: True when units read segments beside their own (windows, previous sentences as context, an
+    #: alignment over the document); :meth:`reads_neighbours` refines it by parameter (k=0: none).
+    uses_neighbours: ClassVar[bool] = False
 
     def __init__(self, backbone: Backbone | None = None, **params: Any) -> None:
         self.backbone = backbone
@@ -118,6 +121,23 @@ class Metric(abc.ABC):
         Default: the backbone has one alternative of :attr:`needs`."""
         self.check_backbone()
 
+    def reads_neighbours(self) -> bool:
+        """Whether this configuration's units read segments other than their own (default:
+        :attr:`uses_neighbours`; a metric whose context is a parameter says k > 0)."""
+        return self.uses_neighbours
+
+    def check_neighbours(self, testset: TestSet) -> None:
+        """Refuse a test set whose neighbouring segments were not neighbours in the original (a VAT
+        selection of single segments) when this metric reads neighbours."""
+        broken = testset.broken_neighbours() if self.reads_neighbours() else None
+        if broken:
+            raise InputError(
+                f"{self.name} reads neighbouring segments (windows or context), but {broken}: it would "
+                "join sentences that were never adjacent. Select whole documents instead (docmetrics "
+                "vat --item document), or score the selection with a metric that reads one segment at "
+                "a time (e.g. k=0)"
+            )
+
     @abc.abstractmethod
     def units(self, testset: TestSet) -> UnitPlan:
         """Every system's units (see :class:`~docmetrics.values.units.UnitPlan`).  Pure for most
@@ -133,6 +153,7 @@ class Metric(abc.ABC):
     def compute(self, testset: TestSet) -> list[Result]:
         """Score every system of the test set; one Result per system, in the test set's order."""
         self.check_inputs(testset)
+        self.check_neighbours(testset)
         with self.scoring_scope(testset):
             plan = self.units(testset)
             flat = [u.input for units in plan.systems.values() for u in units]

@@ -7,8 +7,11 @@ import os
 from pathlib import Path
 from typing import Sequence
 
-from .errors import InputError
-from .testset import TestSet
+from .errors import InputError, UserError
+from .testset import Selection, TestSet
+
+#: The record ``docmetrics vat`` writes beside the files it filtered.
+SELECTION_RECORD = "vat.json"
 
 
 def read_lines(path: str | os.PathLike[str]) -> list[str]:
@@ -79,7 +82,86 @@ def load_text(
         labels["reference"] = ref_file
     if doc_id_file:
         labels["doc ids"] = doc_id_file
-    return TestSet(systems, src, ref, ids, names=labels)
+    paths = [p for p in (doc_id_file, src_file, ref_file, *hyp_files) if p]
+    return TestSet(systems, src, ref, ids, names=labels, selection=read_selection(paths))
+
+
+def read_testset(
+    inputs: Sequence[str],
+    source: str | None = None,
+    reference: str | None = None,
+    doc_ids: str | None = None,
+    *,
+    jsonl: bool = False,
+) -> TestSet:
+    """The test set of files as the command line takes them: one file per system (``-i``), either
+    line-parallel text with ``source``/``reference``/``doc_ids`` files, or JSONL (``jsonl=True``, or
+    every input ending in .jsonl) whose objects carry src/ref/doc_id.  Warnings about the data are in
+    ``TestSet.warnings``."""
+    inputs = list(inputs)
+    if jsonl or all(is_jsonl(p) for p in inputs):
+        if source or reference or doc_ids:
+            raise UserError("with JSONL input, sources, references and doc ids come from the JSONL "
+                            "objects (src, ref, doc_id); drop -s/-r/--doc-ids")
+        return load_jsonl(inputs)
+    if any(is_jsonl(p) for p in inputs):
+        raise UserError("mix of JSONL and text files in -i; give all systems in the same form")
+    return load_text(inputs, source, reference, doc_ids)
+
+
+def read_selection(paths: Sequence[str]) -> Selection | None:
+    """The selection record (``vat.json``, written by ``docmetrics vat``) that lists one of
+    ``paths`` among the files it wrote, read from the folder of that file; None when there is none.
+    A record that cannot be read is an InputError naming it."""
+    for path in paths:
+        if path == "-":
+            continue
+        record = Path(path).parent / SELECTION_RECORD
+        if not record.is_file():
+            continue
+        try:
+            data = json.loads(record.read_text(encoding="utf-8"))
+        except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
+            raise InputError(f"{record}: the record of the VAT selection next to {path} cannot be read "
+                             f"({exc}); write it again with docmetrics vat, or move {path} elsewhere") from None
+        if not isinstance(data, dict):
+            continue
+        files = data.get("files")
+        names = {os.path.basename(str(f)) for f in files.values()} if isinstance(files, dict) else set()
+        if os.path.basename(path) not in names:
+            continue
+        lines = data.get("kept_lines")
+        if lines is None and isinstance(data.get("items"), list):  # a record of docmetrics 0.2.0
+            try:
+                lines = [n for it in data["items"] if it.get("kept")
+                         for n in range(int(it["first_line"]), int(it["last_line"]) + 1)]
+            except (AttributeError, KeyError, TypeError, ValueError):
+                lines = None
+        if not isinstance(lines, list) or not all(isinstance(x, int) and x >= 1 for x in lines):
+            raise InputError(f"{record}: no valid 'kept_lines' (1-based lines of the original test set); "
+                             "write it again with docmetrics vat")
+        return Selection(str(record), str(data.get("item", "")), int(data.get("items_kept", 0)),
+                         int(data.get("items_total", 0)), tuple(x - 1 for x in lines))
+    return None
+
+
+def check_output_dir(path: str, what: str) -> None:
+    """Raise InputError (naming ``what``, e.g. ``-o vat/``) unless ``path`` is, or can be made, a
+    writable directory: it is not a file, and no folder above it is a file.  Meant to run before
+    any work."""
+    target = Path(path)
+    if target.exists() and not target.is_dir():
+        raise InputError(f"{what}: {path} exists and is not a directory; give a directory (it is created "
+                         "if missing)")
+    above = target
+    while not above.exists():
+        if above.parent == above:
+            break
+        above = above.parent
+    if above.exists() and not above.is_dir():
+        raise InputError(f"{what}: {above} is a file, so {path} cannot be a directory below it")
+    if not os.access(above, os.W_OK):
+        raise InputError(f"{what}: {above} cannot be written (no permission)")
 
 
 JSONL_FIELDS = ("doc_id", "src", "mt", "ref")
@@ -169,7 +251,8 @@ def load_jsonl(paths: Sequence[str]) -> TestSet:
         values = first[key]  # type: ignore[index]
         return None if not values or values[0] is None else [str(v) for v in values]
 
-    return TestSet(systems, col("src"), col("ref"), col("doc_id"), names=labels)
+    return TestSet(systems, col("src"), col("ref"), col("doc_id"), names=labels,
+                   selection=read_selection(list(paths)))
 
 
 def is_jsonl(path: str) -> bool:

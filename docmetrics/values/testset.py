@@ -21,6 +21,26 @@ class Document:
         return self.end - self.start
 
 
+@dataclass(frozen=True)
+class Selection:
+    """A test set whose segments were picked out of a larger one (``docmetrics vat`` writes this in
+    its ``vat.json``): which lines of the original each segment was, and what was kept.
+
+    ``lines[i]`` is the 0-based line of the original test set that segment ``i`` was; ``item`` is
+    what was kept or dropped as a whole (``segment`` or ``document``); ``record`` is the file that
+    says so.
+    """
+
+    record: str
+    item: str
+    kept: int
+    total: int
+    lines: tuple[int, ...]
+
+    def summary(self) -> str:
+        return f"item={self.item}, kept={self.kept}/{self.total}"
+
+
 @dataclass
 class TestSet:
     """Line-parallel segments of one or more systems.
@@ -37,6 +57,8 @@ class TestSet:
     references: list[str] | None = None
     doc_ids: list[str] | None = None
     names: dict[str, str] = field(default_factory=dict)
+    #: Set when the segments were picked out of a larger test set (a VAT output).
+    selection: Selection | None = None
     documents: list[Document] = field(init=False)
     warnings: list[str] = field(init=False, default_factory=list)
 
@@ -58,10 +80,29 @@ class TestSet:
                 "empty input: " + ", ".join(lengths) + " has no segments; give at least one line"
             )
         self.documents = self._documents(n)
+        if self.selection is not None and len(self.selection.lines) != n:
+            self.warnings.append(
+                f"{self.selection.record} describes {len(self.selection.lines)} kept lines, but the "
+                f"inputs have {n}: it does not describe these files and is ignored"
+            )
+            self.selection = None
 
     def _documents(self, n: int) -> list[Document]:
         if self.doc_ids is None:
             return [Document("all", 0, n)]
+        where = self.names.get("doc ids", "doc_ids")
+        for i, doc_id in enumerate(self.doc_ids):
+            if not doc_id.strip():
+                raise InputError(
+                    f"{where}, line {i + 1}: empty doc id; every line needs the id of its document "
+                    "(a blank line would make its own document, or join the blank lines around it)"
+                )
+            if doc_id != doc_id.strip():
+                raise InputError(
+                    f"{where}, line {i + 1}: the doc id {doc_id!r} has leading or trailing whitespace; "
+                    f"ids are compared exactly, so {doc_id!r} and {doc_id.strip()!r} would be different "
+                    "documents: remove it (e.g. sed 's/^[[:space:]]*//; s/[[:space:]]*$//')"
+                )
         docs: list[Document] = []
         seen: set[str] = set()
         start = 0
@@ -107,6 +148,20 @@ class TestSet:
 
     def describe(self, key: str) -> str:
         return self.names.get(key, key)
+
+    def broken_neighbours(self) -> str | None:
+        """Where this test set is a selection of single segments in which some segment now follows,
+        inside its document, a segment it did not follow in the original (so windows and contexts
+        would join sentences that were never adjacent): a sentence saying so; else None."""
+        sel = self.selection
+        if sel is None:
+            return None
+        joined = sum(1 for d in self.documents for i in range(d.start + 1, d.end)
+                     if sel.lines[i] != sel.lines[i - 1] + 1)
+        if not joined:
+            return None
+        return (f"the test set is a selection ({sel.record}: {sel.summary()}) in which {joined} "
+                f"segment(s) follow a segment of their document they were not adjacent to")
 
 
 def _strings(seq: Sequence[str] | None, what: str) -> list[str]:

@@ -195,6 +195,7 @@ likewise (ref_*).  Result.extras['alignment'] holds every alignment (docmetrics 
     needs: ClassVar[tuple[frozenset[str], ...]] = (frozenset({QE}), frozenset({REFERENCE}))
     aggregation: ClassVar[Aggregation] = MeanOfGroupMeans()
 
+    uses_neighbours: ClassVar[bool] = True  # whole documents, re-segmented and aligned
     def __init__(self, backbone: Backbone | None = None, **params: Any) -> None:
         self._aligner: Backbone | None = None
         super().__init__(backbone, **params)

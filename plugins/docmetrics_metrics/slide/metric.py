@@ -67,6 +67,10 @@ the document's chunks; a document with no chunk has no score."""
     default_backbone: ClassVar[str | None] = "comet"
     default_model: ClassVar[str | None] = "Unbabel/wmt22-cometkiwi-da"
     needs: ClassVar[tuple[frozenset[str], ...]] = (frozenset({QE}), frozenset({REFERENCE}))
+    uses_neighbours: ClassVar[bool] = True
+
+    def reads_neighbours(self) -> bool:
+        return bool(self.p["w"] > 1)
 
     def validate(self) -> None:
         if self.p["s"] > self.p["w"]:

@@ -20,7 +20,9 @@ import sys
 from pathlib import Path
 from typing import Any, Sequence
 
+from docmetrics import read_testset
 from docmetrics.values.errors import InputError, UserError
+from docmetrics.values.io import SELECTION_RECORD, check_output_dir, is_jsonl
 
 from .core import CITATION, DEFAULT_P, ITEM_LEVELS, SACREBLEU_METRICS
 
@@ -109,18 +111,6 @@ def main(argv: Sequence[str] | None = None) -> int:
         return exc.exit_code
 
 
-def _load(args: argparse.Namespace) -> Any:
-    from docmetrics.values import io
-
-    if args.jsonl or all(io.is_jsonl(p) for p in args.input):
-        if args.source or args.reference or args.doc_ids:
-            raise UserError("with JSONL input, sources, references and doc ids come from the JSONL objects")
-        return io.load_jsonl(args.input), True
-    if any(io.is_jsonl(p) for p in args.input):
-        raise UserError("mix of JSONL and text files in -i; give all systems in the same form")
-    return io.load_text(args.input, args.source, args.reference, args.doc_ids), False
-
-
 def run(args: argparse.Namespace) -> int:
     import warnings
 
@@ -133,9 +123,15 @@ def run(args: argparse.Namespace) -> int:
     if args.batch_size is not None and args.batch_size < 1:
         raise UserError(f"--batch-size must be >= 1, not {args.batch_size}")
     out_dir = Path(args.output_dir)
+    check_output_dir(args.output_dir, f"-o {args.output_dir}")
+    jsonl = args.jsonl or all(is_jsonl(p) for p in args.input)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        testset, jsonl = _load(args)
+        testset = read_testset(args.input, args.source, args.reference, args.doc_ids, jsonl=args.jsonl)
+    for text in testset.warnings + (["no doc ids (--doc-ids): the whole input is ONE document"]
+                                    if testset.doc_ids is None else []):
+        print(f"docmetrics vat: warning: {text}", file=sys.stderr)
+    targets = output_paths(args, out_dir, jsonl)
     human = match_systems(list(testset.systems), args.human_systems)
     unknown = set(args.human_systems) - set(human.values())
     if unknown:
@@ -182,13 +178,16 @@ def run(args: argparse.Namespace) -> int:
         filter_metric=name,
         filter_signature=signature,
     )
-    files = write_filtered(testset, vat.kept_lines, out_dir, args, jsonl)
+    files = write_filtered(testset, vat.kept_lines, out_dir, targets, jsonl)
     report = vat.to_dict()
+    if testset.selection is not None:  # a filtered set filtered again: lines of the original
+        report["kept_lines"] = [testset.selection.lines[n - 1] + 1 for n in report["kept_lines"]]
     report["files"] = files
-    out_dir.mkdir(parents=True, exist_ok=True)
-    with open(out_dir / "vat.json", "w", encoding="utf-8") as f:
-        json.dump(report, f, indent=1, ensure_ascii=False)
-        f.write("\n")
+    record = out_dir / SELECTION_RECORD
+    try:
+        record.write_text(json.dumps(report, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
+    except OSError as exc:
+        raise InputError(f"-o {out_dir}: cannot write {record} ({exc.strerror})") from None
     if args.format == "json":
         json.dump(report, sys.stdout, indent=1, ensure_ascii=False)
         sys.stdout.write("\n")
@@ -201,36 +200,61 @@ def run(args: argparse.Namespace) -> int:
         )
         for note in vat.notes:
             print(f"note: {note}")
+        if vat.joins_strangers():
+            print(f"note: {vat.selection()}: in the filtered files some segments follow a segment they "
+                  "were not next to; metrics that read neighbouring segments (slide with w > 1, doc-comet, "
+                  "doc-bertscore and doc-prism with k > 0, asd) refuse them: for those, filter whole "
+                  "documents with --item document")
         print(f"signature: {vat.signature()}")
         print(f"filter metric: {vat.filter_signature}")
-        print(f"kept ids and deviations: {out_dir / 'vat.json'}")
+        print(f"kept ids and deviations: {record}")
         print("filtered files: " + ", ".join(files.values()))
     return 0
 
 
-def write_filtered(
-    testset: Any, lines: Sequence[int], out_dir: Path, args: argparse.Namespace, jsonl: bool
-) -> dict[str, str]:
-    """Write the kept lines of every input; returns {role: path}."""
-    out_dir.mkdir(parents=True, exist_ok=True)
-    written: dict[str, str] = {}
-
-    def target(src_path: str) -> Path:
+def output_paths(args: argparse.Namespace, out_dir: Path, jsonl: bool) -> dict[str, Path]:
+    """{role: path} of the filtered files (a system's role is its index in -i), checked before any
+    scoring: two inputs of the same name, or an output that would overwrite an input, are errors."""
+    roles = [(str(k), p) for k, p in enumerate(args.input)]
+    if not jsonl:
+        roles += [(role, p) for role, p in (("source", args.source), ("reference", args.reference),
+                                           ("doc_ids", args.doc_ids)) if p]
+    out: dict[str, Path] = {}
+    for role, src_path in roles:
         path = out_dir / os.path.basename(src_path)
-        if str(path) in written.values():
+        if path in out.values():
             raise InputError(
                 f"two inputs are named {path.name}; the filtered files would collide in {out_dir}"
             )
         if path.resolve() == Path(src_path).resolve():
             raise InputError(f"-o {out_dir}: would overwrite the input {src_path}; choose another directory")
-        return path
+        if path.is_dir():
+            raise InputError(f"-o {out_dir}: {path} is a directory; the filtered {path.name} cannot be "
+                             "written there; choose another directory")
+        out[role] = path
+    return out
+
+
+def write_filtered(
+    testset: Any, lines: Sequence[int], out_dir: Path, targets: dict[str, Path], jsonl: bool
+) -> dict[str, str]:
+    """Write the kept lines of every input to ``targets`` (see :func:`output_paths`); returns
+    {system or role: path}."""
+    try:
+        out_dir.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise InputError(f"-o {out_dir}: cannot be created ({exc.strerror})") from None
+    written: dict[str, str] = {}
 
     def write(path: Path, rows: list[str]) -> None:
-        path.write_text("".join(r + "\n" for r in rows), encoding="utf-8")
+        try:
+            path.write_text("".join(r + "\n" for r in rows), encoding="utf-8")
+        except OSError as exc:
+            raise InputError(f"-o {out_dir}: cannot write {path} ({exc.strerror})") from None
 
-    if jsonl:
-        for (system, hyp), src_path in zip(testset.systems.items(), args.input):
-            path = target(src_path)
+    for n, (system, hyp) in enumerate(testset.systems.items()):
+        path = targets[str(n)]
+        if jsonl:
             rows = []
             for i in lines:
                 obj = {
@@ -240,20 +264,15 @@ def write_filtered(
                     "ref": testset.references[i] if testset.references else None,
                 }
                 rows.append(json.dumps({k: v for k, v in obj.items() if v is not None}, ensure_ascii=False))
-            write(path, rows)
-            written[system] = str(path)
-        return written
-    for (system, hyp), src_path in zip(testset.systems.items(), args.input):
-        path = target(src_path)
-        write(path, [hyp[i] for i in lines])
+        else:
+            rows = [hyp[i] for i in lines]
+        write(path, rows)
         written[system] = str(path)
-    for role, path_arg, data in (
-        ("source", args.source, testset.sources),
-        ("reference", args.reference, testset.references),
-        ("doc_ids", args.doc_ids, testset.doc_ids),
-    ):
-        if path_arg and data is not None:
-            path = target(path_arg)
-            write(path, [data[i] for i in lines])
-            written[role] = str(path)
+    if jsonl:
+        return written
+    for role, data in (("source", testset.sources), ("reference", testset.references),
+                       ("doc_ids", testset.doc_ids)):
+        if role in targets and data is not None:
+            write(targets[role], [data[i] for i in lines])
+            written[role] = str(targets[role])
     return written

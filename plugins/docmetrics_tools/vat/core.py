@@ -115,6 +115,17 @@ class VatResult:
         """0-based test-set lines of the kept items, in order."""
         return [i for it, k in zip(self.items, self.kept) if k for i in range(it.start, it.end)]
 
+    def selection(self) -> str:
+        """What was kept, e.g. ``item=segment, kept=40/100``."""
+        return f"item={self.level}, kept={sum(self.kept)}/{len(self.items)}"
+
+    def joins_strangers(self) -> bool:
+        """True when some kept segment now follows, inside its document, a segment it did not
+        follow before (windows and contexts over the filtered files would join them)."""
+        lines = self.kept_lines
+        docs = {i: it.doc_id for it in self.items for i in range(it.start, it.end)}
+        return any(b != a + 1 and docs[a] == docs[b] for a, b in zip(lines, lines[1:]))
+
     def signature(self) -> str:
         """The filter's own settings (the filter metric's signature is :attr:`filter_signature`)."""
         from docmetrics import __version__
@@ -136,7 +147,9 @@ class VatResult:
             "items_total": len(self.items),
             "items_scored": scored,
             "items_kept": sum(self.kept),
+            "selection": self.selection(),
             "kept_ids": self.kept_ids,
+            "kept_lines": [i + 1 for i in self.kept_lines],
             "notes": self.notes,
             "items": [
                 dict(it.to_dict(self.level), std=s, kept=k)
