@@ -229,6 +229,18 @@ class Backbone(abc.ABC):
         from ..values.versions import dist_version
 
         fields = [
+    def why_not(self, capability: str) -> str:
+        """Why this backbone with its model cannot do ``capability``: a clause whose subject is
+        "it" (the backbone with its model), for an error message that has named them.  The default
+        names the capability; a backbone that knows its models' limits says what the limit is
+        (COMET: the model pools the CLS token)."""
+        return f"it cannot {CAPABILITY_HELP.get(capability, capability)}"
+
+    def languages(self) -> frozenset[str] | None:
+        """The languages (ISO 639-1 codes) the model handles, where the backbone knows them (an
+        English-only sentence embedder: ``{"en"}``); None makes no claim (the default)."""
+        return None
+
             SigField("backbone", "bb", self.name),
             SigField("model", "m", self.model_name()),
             SigField("fingerprint", "fp", self.fingerprint(), is_param=False),

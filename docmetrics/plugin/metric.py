@@ -260,12 +260,14 @@ class Metric(abc.ABC):
             raise CapabilityError(
                 f"{self.name} needs a backbone that can {self.needs_text()}; backbone "
                 f"'{self.backbone.name}' with model '{self.backbone.model_name()}' can only "
-                f"{' + '.join(sorted(caps)) or 'nothing of that'}"
+                f"{' + '.join(sorted(caps)) or 'nothing of that'}: {why}"
             )
         return caps
 
     def metric_fields(self) -> list[SigField]:
         return [
+            closest = min(self.needs, key=lambda alt: len(alt - caps))
+            why = "; ".join(self.backbone.why_not(c) for c in sorted(closest - caps))
             SigField(p.name, p.short_key, p.format(self.p[p.name]))
             for p in self.params
             if p.in_signature

@@ -33,7 +33,15 @@ from pathlib import Path
 from typing import Any, Sequence
 
 from docmetrics.algorithms.context import fit_context, join_with_context
-from docmetrics.plugin.backbone import CURRENT_SENTENCE, QE, REFERENCE, Backbone, BackboneOutput, Unit
+from docmetrics.plugin.backbone import (
+    CAPABILITY_HELP,
+    CURRENT_SENTENCE,
+    QE,
+    REFERENCE,
+    Backbone,
+    BackboneOutput,
+    Unit,
+)
 from docmetrics.runtime.fingerprint import fingerprint as _fingerprint
 from docmetrics.runtime.hub import hub_offline, looks_like_hub_id, looks_like_path, quiet_libraries
 from docmetrics.values.errors import CapabilityError, ModelError, UserError
@@ -106,6 +114,8 @@ class CometBackbone(Backbone):
         self._device = "cpu"
         self._kind = ""
         self._segments: tuple[str, ...] = ()
+        #: (kind, input segments, pooling) from the checkpoint's hyper-parameters, before loading.
+        self._declared: tuple[str, tuple[str, ...], Any] | None = None
         #: Token counts already known during one score() call (text -> count).
         self._counts: dict[str, int] = {}
 
@@ -355,18 +365,71 @@ class CometBackbone(Backbone):
     # -- what the model can do --------------------------------------------------------------------
     @property
     def capabilities(self) -> frozenset[str]:
-        model = self._loaded()
+        """What the model can do: before loading, from the checkpoint's hyper-parameters (so a
+        metric that cannot use the model is refused without loading its weights); after, from the
+        loaded model."""
+        facts = self._facts()
+        if facts is None:  # hyper-parameters that do not say: load, and let loading explain
+            self.load()
+            facts = self._facts()
+            assert facts is not None
+        kind, segments, pool = facts
         caps: set[str] = set()
-        if self._kind == "unified":
-            if "src" in self._segments:
+        if kind == "unified":
+            if "src" in segments:
                 caps.add(QE)
-            if "ref" in self._segments:
+            if "ref" in segments:
                 caps.add(REFERENCE)
             return frozenset(caps)
-        caps.add(QE if self._kind == "referenceless" else REFERENCE)
-        if model.hparams.get("pool") == "avg":
+        caps.add(QE if kind == "referenceless" else REFERENCE)
+        if pool == "avg":
             caps.add(CURRENT_SENTENCE)
         return frozenset(caps)
+
+    #: class_identifier in hparams.yaml -> the kind this backbone scores.
+    _KINDS = {"unified_metric": "unified", "xcomet_metric": "unified",
+              "referenceless_regression_metric": "referenceless", "regression_metric": "regression"}
+
+    def _facts(self) -> tuple[str, tuple[str, ...], Any] | None:
+        """(kind, input segments, pooling) of the model: the loaded model's, or before loading the
+        checkpoint's hyper-parameters (hparams.yaml's class; pooling and segments as stored in the
+        checkpoint, which is what loading uses, else as in hparams.yaml); None when they do not say."""
+        if self._model is not None:
+            return self._kind, self._segments, self._model.hparams.get("pool")
+        if self._declared is None:
+            import yaml
+
+            ckpt = self.checkpoint_path()
+            try:
+                in_yaml = yaml.safe_load((ckpt.parent.parent / "hparams.yaml").read_text(encoding="utf-8"))
+            except (OSError, UnicodeDecodeError, yaml.YAMLError):
+                return None
+            kind = self._KINDS.get(str(in_yaml.get("class_identifier"))) if isinstance(in_yaml, dict) else None
+            if kind is None:
+                return None
+            hp = self._stored_hparams(ckpt) or in_yaml
+            segments = {"unified": tuple(hp.get("input_segments", ("mt", "src", "ref"))),
+                        "referenceless": ("mt", "src")}.get(kind, ("mt", "src", "ref"))
+            self._declared = (kind, segments, hp.get("pool"))
+        return self._declared
+
+    def why_not(self, capability: str) -> str:
+        facts = self._facts()
+        if facts is None:
+            return super().why_not(capability)
+        kind, segments, pool = facts
+        if capability == CURRENT_SENTENCE and kind == "unified":
+            return ("it pools the CLS token (it is a UnifiedMetric, as CometKiwi and XCOMET are), so it "
+                    "cannot encode context and score the current sentence alone")
+        if capability == CURRENT_SENTENCE:
+            return f"it pools by {pool!r}, not by average, so it cannot score the current sentence alone"
+        if capability == QE and kind == "regression":
+            return "it is a reference-based RegressionMetric (as COMET-DA is): it needs a reference"
+        if capability == REFERENCE and kind == "referenceless":
+            return "it is a reference-free ReferencelessRegression (COMET-QE): it takes no reference"
+        if kind == "unified":
+            return f"its inputs are {' + '.join(segments)}, so it cannot {CAPABILITY_HELP.get(capability, capability)}"
+        return super().why_not(capability)
 
     def context_separator(self) -> str:
         """The token that joins context sentences and the current sentence (the encoder

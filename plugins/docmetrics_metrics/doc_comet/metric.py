@@ -125,12 +125,12 @@ class _DocComet(Metric):
                 fits = ("a RegressionMetric such as wmt21-comet-mqm or Unbabel/wmt22-comet-da"
                         if self.uses_reference else "a COMET-QE ReferencelessRegression such as "
                         "wmt21-comet-qe-mqm")
+                backbone = "" if self.backbone.name == "comet" else f"backbone={self.backbone.name},"
                 advice = (
                     f"{self.name} encodes the previous sentences with the current one and pools only "
                     "the current sentence's tokens, which needs a COMET model with average pooling "
-                    f"({fits}); '{model}' pools the CLS token (CometKiwi and XCOMET do) and cannot "
-                    "score the current sentence alone. CometKiwi pools the CLS token; use slide for "
-                    f"document-level QE with it (e.g. -m slide:w=6,s=6,model={model})"
+                    f"({fits}); to score documents with a model that scores whole inputs, use slide "
+                    f"(e.g. -m slide:w=6,s=6,{backbone}model={model})"
                 )
             elif self.uses_reference:
                 advice = (f"'{model}' is a reference-free COMET-QE model; use {self.sibling} with it, "
