@@ -61,6 +61,9 @@ class Coverage:
     documents_total: int = 0
     documents_scored: int = 0
     counters: dict[str, int] = field(default_factory=dict)
+    #: What a number alone would not say (e.g. ASD: "208 of 535 source sentences aligned to no MT
+    #: sentence"), printed after the counters.
+    notes: list[str] = field(default_factory=list)
 
     @property
     def ratio(self) -> float:
@@ -77,6 +80,8 @@ class Coverage:
             "documents_scored": self.documents_scored,
         }
         d.update(self.counters)
+        if self.notes:
+            d["notes"] = list(self.notes)
         return d
 
     def summary(self) -> str:
@@ -86,7 +91,7 @@ class Coverage:
             f"{self.units_truncated} truncated",
         ]
         parts += [f"{v} {k.replace('_', ' ')}" for k, v in self.counters.items()]
-        return ", ".join(parts)
+        return ", ".join(parts + self.notes)
 
 
 @dataclass

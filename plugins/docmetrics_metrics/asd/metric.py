@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import math
 import re
+import warnings
 from typing import Any, ClassVar, Sequence
 
 from docmetrics.algorithms.aggregation import Aggregation, MeanOfGroupMeans
@@ -29,7 +30,7 @@ from docmetrics.plugin.backbone import (
 from docmetrics.plugin.metric import Metric
 from docmetrics.plugin.segmenter import Segmenter, load_segmenter, split_document
 from docmetrics.runtime.pool import get_backbone
-from docmetrics.values.errors import CapabilityError, InputError, ModelError, SpecError
+from docmetrics.values.errors import CapabilityError, DocMetricsWarning, InputError, ModelError, SpecError
 from docmetrics.values.params import Param, path_problem
 from docmetrics.values.result import Result
 from docmetrics.values.testset import TestSet
@@ -323,6 +324,20 @@ likewise (ref_*).  Result.extras['alignment'] holds every alignment (docmetrics 
         self._use_ref = QE not in caps
         self.require(testset, source=True, reference=self._use_ref,
                      why="the scorer's model is reference-based" if self._use_ref else "")
+        self._check_aligner_languages()
+
+    def _check_aligner_languages(self) -> None:
+        """Warn when the aligner's model (by what its backbone knows) does not cover lang=."""
+        covered = self.aligner().languages()
+        wanted = [x for x in parse_lang(self.p["lang"]) if x is not None]
+        missing = [x for x in dict.fromkeys(wanted) if covered is not None and x not in covered]
+        if missing:
+            warnings.warn(
+                f"asd: the aligner's model '{self.p['aligner_model']}' covers {', '.join(sorted(covered or ()))} "
+                f"only, but lang={self.p['lang']}: sentences in {', '.join(missing)} will be aligned "
+                "poorly (see 'source sentences aligned to no MT sentence' in the coverage); align with a "
+                "multilingual model, e.g. aligner=sentence-embedding,aligner_model=labse, or the default "
+                "CometKiwi aligner", DocMetricsWarning, stacklevel=2)
 
     def units(self, testset: TestSet) -> UnitPlan:
         assert testset.sources is not None
@@ -441,6 +456,11 @@ likewise (ref_*).  Result.extras['alignment'] holds every alignment (docmetrics 
             for u in r.units:
                 by_k.setdefault(u.group, []).append(u.score)
             r.extras = {"per_k": {g[1:]: math.fsum(v) / len(v) for g, v in by_k.items()}, **r.extras}
+            c = r.coverage.counters if r.coverage is not None else {}
+            for side, key in (("MT", "placeholders"), ("reference", "ref_placeholders")):
+                if c.get(key) and r.coverage is not None:
+                    r.coverage.notes.append(f"{c[key]} of {c['source_sentences']} source sentences "
+                                            f"aligned to no {side} sentence")
         return results
 
     def param_values(self) -> dict[str, Any]:
