@@ -145,7 +145,7 @@ def test_a_chunk_is_scored_once_across_the_grid_and_a_rerun_is_all_cache(toy_dis
     scored = [(u.mt, u.src) for call in ToyBackbone.calls for u in call]
     assert len(scored) == len(set(scored)) == len(distinct) and set(scored) == distinct
     # e.g. SLIDE(2,2)'s chunks are all among SLIDE(2,1)'s: that point is answered by the cache
-    p22 = next(p for p in first["points"] if p["params"] == {"w": "2", "s": "2"})
+    p22 = next(p for p in first["points"] if p["params"] == {"w": 2, "s": 2})  # numbers, not text
     assert p22["cache"]["hits"] == p22["cache"]["looked_up"] > 0
     assert first["cache"]["scored"] == len(distinct)
     ToyBackbone.calls.clear()
@@ -225,7 +225,7 @@ def test_table_heatmap_and_skipped_points(toy_dist, files, capsys):
 
     points = []
     for p in report["points"]:
-        pt = Point(p["params"], p["spec"], skipped=p.get("skipped"))
+        pt = Point({k: str(v) for k, v in p["params"].items()}, p["spec"], skipped=p.get("skipped"))
         if not pt.skipped:
             m = p["metaeval"]
             pt.metaeval = MetaEval(

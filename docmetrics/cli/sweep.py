@@ -6,8 +6,9 @@ from __future__ import annotations
 import argparse
 import json
 import math
+import os
 import sys
-from typing import Sequence, TextIO
+from typing import Any, Sequence, TextIO
 
 from ..algorithms.grids import Axis, parse_grid
 from ..evaluation.metaeval import load_human
@@ -15,7 +16,7 @@ from ..evaluation.sweep import STAT_CHOICES, Point, heatmap_matrix, make_points,
 from ..values.errors import UserError
 from ..values.versions import __version__
 from . import metaeval as metaeval_cli
-from .args import add_input_arguments, add_model_arguments, add_output_arguments
+from .args import add_input_arguments, add_model_arguments, add_output_arguments, check_output_file
 from .errors import guarded, note
 from .format import num
 from .inputs import load_testset
@@ -97,6 +98,13 @@ def run(args: argparse.Namespace, out: TextIO) -> int:
         raise UserError(f"--cache-chunk must be >= 1, not {args.cache_chunk}")
     axes = parse_grid(args.grid)
     points = make_points(args.metric, axes)
+    inputs = (*(args.input or ()), args.source, args.reference, args.doc_ids, args.human)
+    if args.output:
+        check_output_file(args.output, "-o", inputs)
+    if args.plot:  # all before any scoring: a sweep can run for hours
+        check_output_file(args.plot, "--plot", (*inputs, args.output))
+        pyplot()
+        heatmap_matrix(points, axes, args.stat)
     human = load_human(args.human, args.human_column, args.human_lower_better) if args.human else None
     testset = load_testset(args, who="docmetrics sweep")
     score_cache = (None if args.no_cache
@@ -133,7 +141,7 @@ def run(args: argparse.Namespace, out: TextIO) -> int:
         if args.output:
             write_report(args.output, report)
         if args.plot:
-            plot_heatmap(points, axes, args.stat, args.plot, title=f"{args.metric}: {args.stat}")
+            plot_heatmap(points, axes, args.stat, args.plot, title=heatmap_title(args.stat, points, testset))
         if args.format == "json":
             json.dump(report, out, indent=1, ensure_ascii=False)
             out.write("\n")
@@ -198,38 +206,70 @@ def write_table(points: Sequence[Point], args: argparse.Namespace, out: TextIO) 
     out.write(f"\nmetric: {args.metric}; first point's signature: {sig}\n")
 
 
+#: Colour scale of each statistic: (lowest, chance, highest).  Fixed, so heatmaps of different
+#: sweeps compare by colour; diverging around chance (0.5 pairwise accuracy, 0 correlation).
+SCALES = {"accuracy": (0.0, 0.5, 1.0)}
+CORRELATION_SCALE = (-1.0, 0.0, 1.0)
+
+
+def metric_label(signature: str) -> str:
+    """The metric and its model for a title, without local paths: a model directory is named by its
+    last component and the fingerprint of its weights; a hub id as it is."""
+    from ..values.signature import parse_signature
+
+    parsed = parse_signature(signature)
+    model = parsed.get("model", "m")
+    if not model:
+        return parsed.metric
+    fingerprint = parsed.get("fingerprint", "fp")
+    if os.path.isabs(model) or model.startswith((".", "~")) or os.path.exists(model):
+        model = os.path.basename(os.path.normpath(model)) or model
+    return f"{parsed.metric}, model {model}" + (f" (fp {fingerprint})" if fingerprint else "")
+
+
+def heatmap_title(stat: str, points: Sequence[Point], testset: Any) -> str:
+    """Two lines: the metric (no local path) and the statistic; the systems, pairs and test set."""
+    done = [p for p in points if p.metaeval is not None]
+    first = done[0].metaeval if done else None
+    names = testset.names
+    data = os.path.basename(names.get("source") or names.get("reference") or next(iter(names.values()), ""))
+    what = {"accuracy": "pairwise accuracy"}.get(stat, stat)
+    line1 = f"{metric_label(done[0].signature) if done else '?'}: {what}"
+    line2 = (f"{len(first.systems) if first else 0} systems, {first.pairs if first else 0} pairs; test set "
+             f"{data} ({len(testset.documents)} documents, {testset.n_segments} segments)")
+    return f"{line1}\n{line2}"
+
+
 def plot_heatmap(
     points: Sequence[Point], axes: Sequence[Axis], stat: str, path: str, title: str = ""
-) -> None:
-    """A heatmap PNG like the SLIDE paper's Figure 2 (rows: first grid parameter, columns: second)."""
+) -> Any:
+    """A heatmap PNG like the SLIDE paper's Figure 2 (rows: first grid parameter, columns: second),
+    on the statistic's fixed scale (:data:`SCALES`) with a diverging colour map centred on chance;
+    returns the (closed) figure."""
     import numpy as np
 
     plt = pyplot()
     rows, cols, values = heatmap_matrix(points, axes, stat)
+    low, chance, high = SCALES.get(stat, CORRELATION_SCALE)
     data = np.ma.masked_invalid(np.array(values, dtype=float))
-    fig, ax = plt.subplots(figsize=(1.0 + 0.7 * len(cols), 1.0 + 0.55 * len(rows)))
-    im = ax.imshow(data, cmap="viridis", origin="upper", aspect="auto")
+    fig, ax = plt.subplots(figsize=(max(5.5, 1.5 + 0.7 * len(cols)), 1.8 + 0.55 * len(rows)))
+    cmap = plt.get_cmap("RdBu").copy()
+    cmap.set_bad("0.85")  # no point there: grey, not the white of chance
+    im = ax.imshow(data, cmap=cmap, vmin=low, vmax=high, origin="upper", aspect="auto")
     ax.set_xticks(range(len(cols)), labels=cols)
     ax.set_yticks(range(len(rows)), labels=rows)
     ax.set_xlabel(axes[1].name if len(axes) > 1 else "")
     ax.set_ylabel(axes[0].name)
-    finite = [v for row in values for v in row if not math.isnan(v)]
-    mid = (min(finite) + max(finite)) / 2 if finite else 0.0
     for i in range(len(rows)):
         for j in range(len(cols)):
             v = values[i][j]
-            if not math.isnan(v):
-                ax.text(
-                    j,
-                    i,
-                    f"{v:.3f}",
-                    ha="center",
-                    va="center",
-                    fontsize=7,
-                    color="black" if v > mid else "white",
-                )
-    fig.colorbar(im, ax=ax, label=stat)
+            if not math.isnan(v):  # white on the dark ends of the scale
+                dark = abs(v - chance) > 0.6 * (high - chance)
+                ax.text(j, i, f"{v:.3f}", ha="center", va="center", fontsize=7,
+                        color="white" if dark else "black")
+    fig.colorbar(im, ax=ax, label=f"{stat} (chance: {chance:g})")
     if title:
-        ax.set_title(title, fontsize=9)
+        ax.set_title(title, fontsize=8)
     fig.tight_layout()
     save(fig, path)
+    return fig

@@ -68,6 +68,9 @@ def _float(text: str, where: str) -> float | None:
         value = float(text)
     except ValueError:
         raise InputError(f"{where}: {text!r} is not a number") from None
+    if math.isinf(value):
+        raise InputError(f"{where}: {text!r} is not a finite number; give a score, or leave the entry "
+                         f"empty (or {'/'.join(sorted(MISSING - {''}))}) for a missing one")
     return None if math.isnan(value) else value
 
 

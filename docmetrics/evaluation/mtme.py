@@ -225,6 +225,9 @@ def _parse_score(text: str, where: str, allow_none: bool) -> Score:
         value = float(text)
     except ValueError:
         raise InputError(f"{where}: {text!r} is not a number (or None)") from None
+    if math.isinf(value):
+        raise InputError(f"{where}: {text!r} is not a finite number" + ("; write None for a missing score"
+                                                                     if allow_none else ""))
     if math.isnan(value):
         if not allow_none:
             raise InputError(f"{where}: NaN is not allowed in a metric score file")

@@ -40,6 +40,9 @@ STAT_CHOICES = ("accuracy", "pearson", "spearman", "kendall", "seg-kendall")
 
 @dataclass
 class Point:
+    """One grid position: its parameters as written in the spec (``params``), and once scored, the
+    same parameters as the metric typed them (``values``: 6 not "6", True not "yes")."""
+
     params: dict[str, str]
     spec: str
     signature: str = ""
@@ -48,9 +51,15 @@ class Point:
     cache: dict[str, int] = field(default_factory=dict)
     metaeval: Any = None
     skipped: str | None = None
+    values: dict[str, Any] = field(default_factory=dict)
+
+    def typed_params(self) -> dict[str, Any]:
+        """The parameters with their types: as the metric read them, else numbers where the text is
+        one (a point that was skipped)."""
+        return {k: self.values[k] if k in self.values else _number_or_text(v) for k, v in self.params.items()}
 
     def to_dict(self) -> dict[str, Any]:
-        d: dict[str, Any] = {"params": self.params, "spec": self.spec}
+        d: dict[str, Any] = {"params": self.typed_params(), "spec": self.spec}
         if self.skipped:
             d["skipped"] = self.skipped
             return d
@@ -102,6 +111,8 @@ def run_sweep(
                 pt.skipped = str(exc)
             else:
                 pt.signature = results[0].signature.format(short=short)
+                known = results[0].params
+                pt.values = {k: known[k] for k in pt.params if k in known and known[k] is not None}
                 pt.scores = {r.system: r.score for r in results}
                 if results[0].coverage is not None:
                     pt.coverage = results[0].coverage.to_dict()
@@ -151,6 +162,16 @@ def heatmap_matrix(
         c = p.params[ck] if ck else stat
         values[rows.index(p.params[rk])][cols.index(c)] = p.metaeval.get(stat)
     return rows, cols, values
+
+
+def _number_or_text(v: str) -> Any:
+    for kind in (int, float):
+        try:
+            x = kind(v)
+        except ValueError:
+            continue
+        return x if math.isfinite(x) else v
+    return v
 
 
 def _sort_key(v: str) -> tuple[int, float, str]:

@@ -52,10 +52,26 @@ def _load_all(extra: str) -> dict[str, Preset]:
     except ModuleNotFoundError:
         pass
     for folder in filter(None, extra.split(os.pathsep)):
+        if not Path(folder).is_dir():
+            raise SpecError(f"$DOCMETRICS_PRESETS names {folder}, which is not a folder; name folders of "
+                            f"preset files (*.yaml), separated by {os.pathsep!r}")
         for path in sorted(Path(folder).glob("*.y*ml")):
-            p = _parse(path.read_text(encoding="utf-8"), str(path))
+            p = _parse(_read(path), str(path))
             found[p.name] = p
     return found
+
+
+def _read(path: Path) -> str:
+    """The text of a preset file in a $DOCMETRICS_PRESETS folder; SpecError naming it otherwise."""
+    if path.is_dir():
+        raise SpecError(f"preset folder {path.parent}: {path.name} is a directory, not a preset file; "
+                        "rename it or move it out of the folder")
+    try:
+        return path.read_text(encoding="utf-8")
+    except UnicodeDecodeError as exc:
+        raise SpecError(f"preset file {path}: invalid UTF-8 (byte {exc.start + 1}); save it as UTF-8") from None
+    except OSError as exc:
+        raise SpecError(f"preset file {path}: cannot be read ({exc.strerror})") from None
 
 
 def presets() -> dict[str, Preset]:
