@@ -19,10 +19,16 @@ def _block_after(heading: str, lang: str) -> str:
     return re.search(rf"```{lang}\n(.*?)```", part, re.S).group(1)
 
 
+def _entry_point(heading: str) -> tuple[str, str]:
+    """(group, "name = module:Class") of the pyproject.toml block after ``heading``."""
+    toml = _block_after(heading, "toml")
+    group, name, target = re.search(r'\[project\.entry-points\."([\w.]+)"\]\n(\S+) = "(.+)"', toml).groups()
+    return group, f"{name} = {target}"
+
+
 def test_third_party_backbone_example(tmp_path):
     code = _block_after("## Writing a backbone", "python")
-    ini = _block_after("## Writing a backbone", "ini")
-    group, line = re.search(r"(docmetrics\.backbones) =\n\s+(.+)", ini).groups()
+    group, line = _entry_point("## Writing a backbone")
     root = write_distribution(tmp_path / "site", "my-backbone", "1.0", {"my_backbone/__init__.py": code},
                               f"[{group}]\n{line}\n")
     src = tmp_path / "src.txt"
@@ -46,14 +52,35 @@ def test_third_party_backbone_example(tmp_path):
     assert "length-ratio" in listing.stdout
 
 
+def test_the_backbone_recipe_installs_with_pip_as_written(tmp_path):
+    """The README's two files, laid out as it says, are a project pip installs (no network: the
+    installed setuptools builds it)."""
+    from importlib.metadata import version
+
+    from packaging.version import Version
+
+    if Version(version("setuptools")) < Version("61"):
+        pytest.skip("pyproject.toml [project] needs setuptools >= 61")
+    project = tmp_path / "my-backbone"
+    (project / "my_backbone").mkdir(parents=True)
+    (project / "my_backbone" / "__init__.py").write_text(_block_after("## Writing a backbone", "python"))
+    (project / "pyproject.toml").write_text(_block_after("## Writing a backbone", "toml"))
+    site = tmp_path / "site"
+    pip = [sys.executable, "-m", "pip", "install", "-q", "--no-deps", "--no-build-isolation", "--no-index",
+           "--target", str(site), str(project)]
+    proc = subprocess.run(pip, capture_output=True, text=True)
+    assert proc.returncode == 0, proc.stderr
+    env = dict(os.environ, PYTHONPATH=str(site))
+    listing = subprocess.run([sys.executable, "-m", "docmetrics", "--list"], capture_output=True, text=True, env=env)
+    assert re.search(r"length-ratio\s+my-backbone 1\.0", listing.stdout), listing.stdout
+
+
 def test_third_party_metric_example_with_paired_tests(tmp_path):
     backbone = _block_after("## Writing a backbone", "python")
-    bb_ini = _block_after("## Writing a backbone", "ini")
     code = _block_after("## Writing a metric", "python")
-    ini = _block_after("## Writing a metric", "ini")
     assert len([x for x in code.splitlines() if x.strip() and not x.startswith("#")]) < 40
-    bb_line = re.search(r"docmetrics\.backbones =\n\s+(.+)", bb_ini).group(1)
-    m_line = re.search(r"docmetrics\.metrics =\n\s+(.+)", ini).group(1)
+    bb_line = _entry_point("## Writing a backbone")[1]
+    m_line = _entry_point("## Writing a metric")[1]
     site = tmp_path / "site"
     write_distribution(site, "my-backbone", "1.0", {"my_backbone/__init__.py": backbone},
                        f"[docmetrics.backbones]\n{bb_line}\n")
