@@ -134,8 +134,8 @@ class Metric(abc.ABC):
             raise InputError(
                 f"{self.name} reads neighbouring segments (windows or context), but {broken}: it would "
                 "join sentences that were never adjacent. Select whole documents instead (docmetrics "
-                "vat --item document), or score the selection with a metric that reads one segment at "
-                "a time (e.g. k=0)"
+                "vat --item document), or score the selection one segment at a time (slide with w=1, "
+                "doc-* with k=0)"
             )
 
     @abc.abstractmethod
