@@ -100,6 +100,39 @@ def test_scores_equal_comet_predict(kind, backbones, dirs):
 
 
 @pytest.mark.parametrize("kind", ("unified", "regression"))
+def test_each_distinct_text_is_tokenized_once(kind, backbones, monkeypatch):
+    """One tokenization per distinct text gives lengths, batches, truncation flags and the input
+    tensors (COMET's prepare_sample would tokenize every batch again)."""
+    bb = backbones[kind]
+    bb.load()
+    tok = bb._model.encoder.tokenizer
+    calls: list[list[str]] = []
+    original = type(tok).__call__
+
+    def counting(self, text, *args, **kwargs):
+        calls.append(list(text) if isinstance(text, list) else [text])
+        return original(self, text, *args, **kwargs)
+
+    monkeypatch.setattr(type(tok), "__call__", counting)
+    monkeypatch.setattr(bb, "batch_size", 2)  # several batches
+    bb.score(UNITS + UNITS)
+    texts = [t for c in calls for t in c]
+    assert len(texts) == len(set(texts))
+    distinct = {t for u in UNITS for t in (u.mt, u.src, u.ref) if t is not None}
+    assert set(texts) <= distinct
+
+
+@pytest.mark.parametrize("kind", ("unified", "regression"))
+@pytest.mark.parametrize("budget", (1, 40, 10_000))
+def test_token_budget_does_not_change_scores(kind, budget, backbones, monkeypatch):
+    bb = backbones[kind]
+    monkeypatch.setattr(bb, "batch_size", None)
+    reference = bb.score(UNITS).scores
+    monkeypatch.setattr(bb, "max_tokens", budget)
+    assert bb.score(UNITS).scores == pytest.approx(reference, abs=1e-6)
+
+
+@pytest.mark.parametrize("kind", ("unified", "regression"))
 def test_batch_size_does_not_change_scores(kind, backbones, monkeypatch):
     bb = backbones[kind]
     monkeypatch.setattr(bb, "batch_size", 1)
@@ -113,13 +146,13 @@ def test_identical_units_scored_once_and_order_restored(backbones, monkeypatch):
     bb = backbones["unified"]
     model = bb._model
     seen: list[int] = []
-    original = model.prepare_sample
+    original = model.predict_step
 
-    def counting(sample, *args, **kwargs):
-        seen.append(len(sample))
-        return original(sample, *args, **kwargs)
+    def counting(inputs, *args, **kwargs):
+        seen.append(int(inputs[-1]["input_ids"].shape[0]))
+        return original(inputs, *args, **kwargs)
 
-    monkeypatch.setattr(model, "prepare_sample", counting)
+    monkeypatch.setattr(model, "predict_step", counting)
     units = UNITS[:6] + UNITS[:6] + UNITS[2:4]
     out = bb.score(units)
     assert sum(seen) == 6
@@ -243,18 +276,6 @@ def test_load_is_idempotent_and_silent(dirs, capfd):
     out, err = capfd.readouterr()
     assert out == ""
     assert "Encoder model frozen" not in err and "Lightning" not in err
-
-
-def test_progress_bar_on_stderr(backbones, capfd, monkeypatch):
-    bb = backbones["unified"]
-    monkeypatch.setattr(bb, "quiet", False)
-    monkeypatch.setattr(bb, "batch_size", 1)
-    bb.score(UNITS[:9])
-    out, err = capfd.readouterr()
-    assert out == "" and "comet" in err
-    monkeypatch.setattr(bb, "quiet", True)
-    bb.score(UNITS[:9])
-    assert capfd.readouterr() == ("", "")
 
 
 def test_half_precision_needs_a_gpu(dirs):

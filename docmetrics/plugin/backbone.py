@@ -117,9 +117,15 @@ class Backbone(abc.ABC):
         precision: str = "fp32",
         device: str = "auto",
         batch_size: int | None = None,
+        max_tokens: int | None = None,
         quiet: bool = False,
         **params: Any,
     ) -> None:
+        #: How to build this backbone again in another process (:meth:`recipe`).
+        self._recipe: dict[str, Any] = {
+            "model": model, "precision": precision, "device": device, "batch_size": batch_size,
+            "max_tokens": max_tokens, "quiet": True, **params,
+        }
         self.model = model or self.default_model
         if not self.model:
             raise SpecError(f"backbone '{self.name}': no model given; pass model=<hub id or directory>")
@@ -133,9 +139,14 @@ class Backbone(abc.ABC):
         if device not in DEVICES:
             raise SpecError(f"--device {device!r} is not one of {', '.join(DEVICES)}")
         check_batch_size(batch_size, f"backbone '{self.name}': batch size")
+        if max_tokens is not None and (isinstance(max_tokens, bool) or not isinstance(max_tokens, int)
+                                       or max_tokens < 1):
+            raise SpecError(f"backbone '{self.name}': max tokens must be an integer >= 1, not {max_tokens!r}")
         self.precision = precision
         self.device = device
         self.batch_size = batch_size
+        #: Padded tokens per batch (None: the backbone's default for the device), see :meth:`batches`.
+        self.max_tokens = max_tokens
         self.quiet = quiet
         #: The backbone's own parameters, validated (defaults filled in).
         self.options: dict[str, Any] = {}
@@ -170,6 +181,44 @@ class Backbone(abc.ABC):
         """A short hash of the model's weights (see :func:`docmetrics.runtime.fingerprint.fingerprint`)."""
 
     # -- provided ---------------------------------------------------------------------------------
+    def recipe(self) -> tuple[type[Backbone], str, dict[str, Any]]:
+        """How to build this backbone again (in a worker process or on a Ray actor): its class, its
+        entry-point name and the keyword arguments it was built with.  The state that
+        :meth:`export_state` gives travels separately."""
+        return type(self), self.name, dict(self._recipe)
+
+    def export_state(self) -> dict[str, Any]:
+        """State set after construction that changes scores (e.g. the idf corpus of a
+        :class:`TakesIdfCorpus` block), picklable, for a copy of this backbone in another process;
+        :meth:`import_state` restores it there.  Default: none."""
+        return {}
+
+    def import_state(self, state: dict[str, Any]) -> None:
+        """Restore what :meth:`export_state` gave (default: nothing to restore)."""
+
+    def chunk_key(self, item: Any) -> Any:
+        """How the runtime orders distinct units before cutting them into chunks (each chunk is one
+        :meth:`score` call, and one shard of a parallel engine): units with close keys share a
+        chunk.  Default: the unit's length in characters, so chunks hold units of similar length."""
+        if isinstance(item, Unit):
+            return (len(item.mt) + len(item.src or "") + len(item.ref or "")
+                    + sum(map(len, item.mt_context + item.src_context + item.ref_context)))
+        return sum(len(x) for x in item) if isinstance(item, tuple) else 0
+
+    def batches(self, lengths: Sequence[int], *, default_tokens: int = 8192,
+                default_size: int | None = None) -> list[list[int]]:
+        """Batches of indices into ``lengths`` (tokens per input, padded to the batch's longest):
+        sorted by length, each within :attr:`max_tokens` padded tokens (``default_tokens`` when
+        unset) and :attr:`batch_size` inputs (``default_size`` when unset and no token budget was
+        asked for).  See :func:`docmetrics.algorithms.batching.token_batches`."""
+        from ..algorithms.batching import token_batches
+
+        size = self.batch_size if self.batch_size is not None else (
+            default_size if self.max_tokens is None else None)
+        budget = self.max_tokens if self.max_tokens is not None else (
+            None if self.batch_size is not None else default_tokens)
+        return token_batches(lengths, max_tokens=budget, max_size=size)
+
     def cache_state(self) -> dict[str, str]:
         """State beyond the model and options that changes scores (e.g. idf statistics taken from the
         test set's references), for score caches.  ``{"idf_corpus": "units-of-the-call"}``-style
@@ -179,6 +228,18 @@ class Backbone(abc.ABC):
     def model_name(self) -> str:
         """The model as the signature records it (hub id or the path as given)."""
         return str(self.model)
+
+    def why_not(self, capability: str) -> str:
+        """Why this backbone with its model cannot do ``capability``: a clause whose subject is
+        "it" (the backbone with its model), for an error message that has named them.  The default
+        names the capability; a backbone that knows its models' limits says what the limit is
+        (COMET: the model pools the CLS token)."""
+        return f"it cannot {CAPABILITY_HELP.get(capability, capability)}"
+
+    def languages(self) -> frozenset[str] | None:
+        """The languages (ISO 639-1 codes) the model handles, where the backbone knows them (an
+        English-only sentence embedder: ``{"en"}``); None makes no claim (the default)."""
+        return None
 
     def resolved_device(self) -> str:
         """'cpu' or 'cuda' (resolves 'auto'); imports torch.  Asking for CUDA where there is none is a
@@ -229,18 +290,6 @@ class Backbone(abc.ABC):
         from ..values.versions import dist_version
 
         fields = [
-    def why_not(self, capability: str) -> str:
-        """Why this backbone with its model cannot do ``capability``: a clause whose subject is
-        "it" (the backbone with its model), for an error message that has named them.  The default
-        names the capability; a backbone that knows its models' limits says what the limit is
-        (COMET: the model pools the CLS token)."""
-        return f"it cannot {CAPABILITY_HELP.get(capability, capability)}"
-
-    def languages(self) -> frozenset[str] | None:
-        """The languages (ISO 639-1 codes) the model handles, where the backbone knows them (an
-        English-only sentence embedder: ``{"en"}``); None makes no claim (the default)."""
-        return None
-
             SigField("backbone", "bb", self.name),
             SigField("model", "m", self.model_name()),
             SigField("fingerprint", "fp", self.fingerprint(), is_param=False),

@@ -46,7 +46,6 @@ import contextlib
 import csv
 import importlib.util
 import re
-import sys
 from pathlib import Path
 from typing import Any, ContextManager, Iterator, Sequence
 
@@ -232,7 +231,6 @@ class BertScoreBackbone(Backbone):
         self._baseline_row: tuple[float, float, float] | None = None
         # set for a while by configured()
         self._idf_refs: tuple[str, ...] | None = None
-        self._cache: dict[tuple[int, ...], Any] | None = None
         self._idf_cache: tuple[tuple[str, ...], Any] | None = None
 
     # -- configuration --------------------------------------------------------------------------
@@ -278,16 +276,30 @@ class BertScoreBackbone(Backbone):
     @contextlib.contextmanager
     def configured(self, *, idf_references: Sequence[str] | None = None) -> Iterator[BertScoreBackbone]:
         """Inside the ``with`` block, idf statistics (``idf=yes``) come from ``idf_references`` (one
-        string per reference segment, as ``bert_score.score`` takes its ``refs``), and
-        reference-side embeddings are cached, so that several calls of :meth:`score` (one per
-        system) embed each reference once."""
-        saved = (self._idf_refs, self._cache)
+        string per reference segment, as ``bert_score.score`` takes its ``refs``).  Embeddings live
+        only as long as the :meth:`score` call that needs them (the runtime calls it chunk by chunk,
+        with the units of one reference together: see :meth:`chunk_key`), so memory does not grow with
+        the test set."""
+        saved = self._idf_refs
         self._idf_refs = tuple(idf_references) if idf_references is not None else None
-        self._cache = {}
         try:
             yield self
         finally:
-            self._idf_refs, self._cache = saved
+            self._idf_refs = saved
+
+    def export_state(self) -> dict[str, Any]:
+        """The idf corpus of a :meth:`configured` block, for a copy of this backbone in a worker."""
+        return {"idf_refs": self._idf_refs} if self.options.get("idf") and self._idf_refs is not None else {}
+
+    def import_state(self, state: dict[str, Any]) -> None:
+        self._idf_refs = state.get("idf_refs")
+
+    def chunk_key(self, item: Any) -> Any:
+        """Units of the same reference (and its context) together, so each chunk embeds a reference
+        once whatever systems it is compared with."""
+        if isinstance(item, Unit):
+            return (item.ref_context, item.ref or "")
+        return super().chunk_key(item)
 
     def idf_from(self, references: Sequence[str]) -> ContextManager[BertScoreBackbone]:
         """The :class:`~docmetrics.plugin.backbone.TakesIdfCorpus` protocol: :meth:`configured`
@@ -618,44 +630,30 @@ class BertScoreBackbone(Backbone):
     def _embed(
         self, hyp_ids: list[tuple[int, ...]], ref_ids: list[tuple[int, ...]]
     ) -> dict[tuple[int, ...], Any]:
-        """Unit-length embeddings at layer ``layer`` of every distinct sequence, float32 on the CPU;
-        reference sequences come from (and go to) the cache of a configured() block."""
+        """Unit-length embeddings at layer ``layer`` of every distinct sequence, float32 on the CPU,
+        in batches by a token budget (:meth:`~docmetrics.plugin.backbone.Backbone.batches`)."""
         import torch
         from bert_score.utils import bert_encode
 
         out: dict[tuple[int, ...], Any] = {}
-        cache = self._cache
-        if cache is not None:
-            for ids in ref_ids:
-                if ids in cache:
-                    out[ids] = cache[ids]
-        todo = sorted({ids for ids in (*hyp_ids, *ref_ids) if ids not in out}, key=len, reverse=True)
-        batch_size = self.batch_size or (64 if self._device == "cuda" else 32)
+        todo = sorted(set(hyp_ids) | set(ref_ids), key=lambda ids: (-len(ids), ids))
         pad = self._tokenizer.pad_token_id
         pad = 0 if pad is None else pad
-        batches = [todo[s:s + batch_size] for s in range(0, len(todo), batch_size)]
-        from tqdm import tqdm
-
-        with tqdm(total=len(batches), desc="bertscore", unit="batch", file=sys.stderr, leave=False,
-                  disable=self.quiet or len(batches) < 8) as bar:
-            for batch in batches:
-                width = max(len(ids) for ids in batch)
-                x = torch.full((len(batch), width), pad, dtype=torch.long)
-                mask = torch.zeros((len(batch), width), dtype=torch.long)
-                for j, ids in enumerate(batch):
-                    x[j, :len(ids)] = torch.tensor(ids, dtype=torch.long)
-                    mask[j, :len(ids)] = 1
-                with torch.inference_mode():
-                    emb = bert_encode(self._model, x.to(self._device), attention_mask=mask.to(self._device))
-                emb = emb.float()
-                emb = (emb / emb.norm(dim=-1, keepdim=True)).cpu()  # as greedy_cos_idf normalises
-                for j, ids in enumerate(batch):
-                    out[ids] = emb[j, :len(ids)]
-                bar.update(1)
-        if cache is not None:
-            for ids in ref_ids:
-                if ids not in cache:  # a copy: a view would keep its whole batch alive
-                    cache[ids] = out[ids].clone()
+        cuda = self._device == "cuda"
+        for idx in self.batches([len(ids) for ids in todo], default_tokens=32768 if cuda else 8192):
+            batch = [todo[i] for i in idx]
+            width = max(len(ids) for ids in batch)
+            x = torch.full((len(batch), width), pad, dtype=torch.long)
+            mask = torch.zeros((len(batch), width), dtype=torch.long)
+            for j, ids in enumerate(batch):
+                x[j, :len(ids)] = torch.tensor(ids, dtype=torch.long)
+                mask[j, :len(ids)] = 1
+            with torch.inference_mode():
+                emb = bert_encode(self._model, x.to(self._device), attention_mask=mask.to(self._device))
+            emb = emb.float()
+            emb = (emb / emb.norm(dim=-1, keepdim=True)).cpu()  # as greedy_cos_idf normalises
+            for j, ids in enumerate(batch):
+                out[ids] = emb[j, :len(ids)].clone()  # a copy: a view would keep its whole batch alive
         return out
 
 

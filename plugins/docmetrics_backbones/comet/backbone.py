@@ -28,9 +28,8 @@ torch and comet are imported only when a model is loaded.
 from __future__ import annotations
 
 import re
-import sys
 from pathlib import Path
-from typing import Any, Sequence
+from typing import Any, Iterator, Sequence
 
 from docmetrics.algorithms.context import fit_context, join_with_context
 from docmetrics.plugin.backbone import (
@@ -116,8 +115,8 @@ class CometBackbone(Backbone):
         self._segments: tuple[str, ...] = ()
         #: (kind, input segments, pooling) from the checkpoint's hyper-parameters, before loading.
         self._declared: tuple[str, tuple[str, ...], Any] | None = None
-        #: Token counts already known during one score() call (text -> count).
-        self._counts: dict[str, int] = {}
+        #: Token ids of the texts of one score() call (text -> ids, special tokens, not cut).
+        self._ids: dict[str, list[int]] = {}
 
     # -- model resolution -------------------------------------------------------------------------
     def checkpoint_path(self) -> Path:
@@ -467,16 +466,22 @@ class CometBackbone(Backbone):
             )
         return ("src",) * needs_src + ("mt",) + ("ref",) * needs_ref
 
-    def _token_counts(self, texts: Sequence[str]) -> list[int]:
-        """Token counts with special tokens and without truncation (no length warnings); texts
-        counted earlier in the same score() call are not tokenized again."""
-        known = self._counts
+    def _tokenize(self, texts: Sequence[str]) -> None:
+        """Token ids of each text not yet known in this score() call, with special tokens and
+        without truncation, in one batched tokenizer call (no length warnings).  This is the only
+        tokenization of a text: lengths, batches, truncation flags and the model's input tensors
+        all come from it."""
+        known = self._ids
         missing = list(dict.fromkeys(t for t in texts if t not in known))
         if missing:
             tok = self._model.encoder.tokenizer
             for text, ids in zip(missing, tok(missing, verbose=False)["input_ids"]):
-                known[text] = len(ids)
-        return [known[t] for t in texts]
+                known[text] = list(ids)
+
+    def _token_counts(self, texts: Sequence[str]) -> list[int]:
+        """Token counts (special tokens included, nothing cut) of ``texts``."""
+        self._tokenize(texts)
+        return [len(self._ids[t]) for t in texts]
 
     def _fit_contexts(self, items: Sequence[tuple[str, tuple[str, ...]]]) -> list[tuple[str, int]]:
         """For each ``(current, context)``: ``"ctx1 </s> ctx2 </s> current"`` with the oldest
@@ -550,55 +555,57 @@ class CometBackbone(Backbone):
         return samples, [use for _, use in plans], dropped, any_context
 
     def score(self, units: Sequence[Unit]) -> BackboneOutput:
-        """Score ``units`` (same order and length); identical units are scored once."""
+        """Score ``units`` (same order and length); identical units are scored once.
+
+        Every distinct text is tokenized once; samples are sorted by token length and cut into
+        batches by a token budget (:meth:`~docmetrics.plugin.backbone.Backbone.batches`:
+        ``--max-tokens``, or ``--batch-size`` for a fixed count); the model's input tensors and the
+        truncation flags are built from that tokenization, and on a GPU the next batch is prepared
+        while the current one runs."""
         units = list(units)
         if not units:
             return BackboneOutput(scores=[], truncated=[], unit_counters=[])
         self.load()
-        self._counts = {}
-        prepared, use_ctx, dropped_per_unit, any_context = self._prepare(units)
-        dropped = sum(dropped_per_unit)
-        shortened = sum(n > 0 for n in dropped_per_unit)
-        keys: list[tuple[Any, ...]] = []
-        unique: dict[tuple[Any, ...], int] = {}
-        samples: list[dict[str, str]] = []
-        for sample, use_context in zip(prepared, use_ctx):
-            key = (use_context,) + tuple(sample.items())
-            keys.append(key)
-            if key not in unique:
-                unique[key] = len(samples)
-                samples.append(sample)
-
-        # Group by (fields given, context on/off): COMET's prepare_sample reads the fields of a
-        # batch from its first sample.  Within a group, sort by length as CometModel.predict does
-        # (characters of src, else of ref), so that the same batch size gives the same batches.
-        groups: dict[tuple[Any, ...], list[int]] = {}
-        for key, j in unique.items():
-            groups.setdefault((key[0], tuple(samples[j])), []).append(j)
-        batch_size = self.batch_size or (64 if self._device == "cuda" else 16)
-        plan: list[tuple[bool, list[int]]] = []
-        for (use_context, fields), idx in groups.items():
-            by = "src" if "src" in fields else "ref" if "ref" in fields else "mt"
-            idx.sort(key=lambda j: len(samples[j][by]))
-            plan += [(use_context, idx[k:k + batch_size]) for k in range(0, len(idx), batch_size)]
-
-        scores = [0.0] * len(samples)
-        truncated = [False] * len(samples)
-        from tqdm import tqdm
-
+        self._ids = {}
         try:
-            with tqdm(total=len(plan), desc="comet", unit="batch", file=sys.stderr, leave=False,
-                      disable=self.quiet or len(plan) < 8) as bar:
-                for use_context, idx in plan:
-                    batch_scores, batch_truncated = self._score_batch([samples[j] for j in idx],
-                                                                      use_context)
-                    for j, s, t in zip(idx, batch_scores, batch_truncated):
-                        scores[j], truncated[j] = s, t
-                    bar.update(1)
-        finally:
-            self._counts = {}
+            prepared, use_ctx, dropped_per_unit, any_context = self._prepare(units)
+            keys: list[tuple[Any, ...]] = []
+            unique: dict[tuple[Any, ...], int] = {}
+            samples: list[dict[str, str]] = []
+            for sample, use_context in zip(prepared, use_ctx):
+                key = (use_context,) + tuple(sample.items())
+                keys.append(key)
+                if key not in unique:
+                    unique[key] = len(samples)
+                    samples.append(sample)
+            self._tokenize([t for sample in samples for t in sample.values()])
 
-        counters = {_SHORTENED_COUNTER: shortened, _CONTEXT_COUNTER: dropped} if any_context else {}
+            # Batches of one (fields given, context on/off) group each: COMET's prepare_sample reads
+            # the fields of a batch from its first sample.
+            groups: dict[tuple[Any, ...], list[int]] = {}
+            for key, j in unique.items():
+                groups.setdefault((key[0], tuple(samples[j])), []).append(j)
+            cuda = self._device == "cuda"
+            plan: list[tuple[bool, list[int]]] = []
+            for (use_context, _), idx in groups.items():
+                lengths = [self._length(samples[j]) for j in idx]
+                plan += [(use_context, [idx[k] for k in b])
+                         for b in self.batches(lengths, default_tokens=32768 if cuda else 4096)]
+            scores = [0.0] * len(samples)
+            truncated = [False] * len(samples)
+            def prepare(item: tuple[bool, list[int]]) -> tuple[Any, list[bool]]:
+                return self._inputs([samples[j] for j in item[1]])
+
+            for (use_context, idx), (inputs, cut) in zip(plan, _prefetched(prepare, plan, enabled=cuda)):
+                for j, s, t in zip(idx, self._run(inputs, use_context), cut):
+                    scores[j], truncated[j] = s, t
+        finally:
+            self._ids = {}
+
+        counters = {}
+        if any_context:
+            counters = {_SHORTENED_COUNTER: sum(n > 0 for n in dropped_per_unit),
+                        _CONTEXT_COUNTER: sum(dropped_per_unit)}
         per_unit = ([{_SHORTENED_COUNTER: int(n > 0), _CONTEXT_COUNTER: n} for n in dropped_per_unit]
                     if any_context else [{} for _ in units])
         return BackboneOutput(
@@ -608,34 +615,68 @@ class CometBackbone(Backbone):
             unit_counters=per_unit,
         )
 
-    def _score_batch(
-        self, batch: list[dict[str, str]], use_context: bool
-    ) -> tuple[list[float], list[bool]]:
+    def _length(self, sample: dict[str, str]) -> int:
+        """Tokens a sample takes in a batch (each input at most the encoder's limit)."""
+        limit = self._model.encoder.max_positions - 2
+        return sum(min(len(self._ids[t]), limit) for t in sample.values())
+
+    def _field_input(self, id_lists: list[list[int]]) -> tuple[dict[str, Any], list[bool]]:
+        """What ``encoder.prepare_sample`` gives for these texts (cut at ``max_positions - 2`` tokens
+        keeping the closing special token, padded on the right), built from our token ids; and
+        which texts lost tokens."""
+        import torch
+
+        tok = self._model.encoder.tokenizer
+        limit = self._model.encoder.max_positions - 2
+        tail = len(tok.build_inputs_with_special_tokens([])) - 1  # special tokens after the text
+        kept = [ids if len(ids) <= limit else ids[:limit - tail] + ids[len(ids) - tail:] for ids in id_lists]
+        width = max(len(ids) for ids in kept)
+        pad = tok.pad_token_id if tok.pad_token_id is not None else 0
+        input_ids = torch.full((len(kept), width), pad, dtype=torch.long)
+        mask = torch.zeros((len(kept), width), dtype=torch.long)
+        for r, ids in enumerate(kept):
+            input_ids[r, :len(ids)] = torch.tensor(ids, dtype=torch.long)
+            mask[r, :len(ids)] = 1
+        out: dict[str, Any] = {"input_ids": input_ids, "attention_mask": mask}
+        if "token_type_ids" in getattr(tok, "model_input_names", ()):
+            out["token_type_ids"] = torch.zeros_like(input_ids)
+        return out, [len(ids) > limit for ids in id_lists]
+
+    def _inputs(self, batch: list[dict[str, str]]) -> tuple[Any, list[bool]]:
+        """The model's inputs for a batch (on the device) and, per sample, whether COMET's input
+        lost tokens."""
+        model = self._model
+        fields = list(batch[0])
+        if self._kind == "unified" and getattr(model, "word_level", False):
+            inputs = model.prepare_sample(batch, stage="predict")  # word-level tagging: COMET's own
+            return _to_device(inputs, self._device), self._truncated(batch, inputs)
+        per_field = {f: self._field_input([self._ids[s[f]] for s in batch]) for f in fields}
+        if self._kind != "unified":
+            inputs: Any = {f"{f}_{k}": v for f in fields for k, v in per_field[f][0].items()}
+            cut = [any(per_field[f][1][r] for f in fields) for r in range(len(batch))]
+            return _to_device(inputs, self._device), cut
+        order = ["mt"] + [f for f in ("src", "ref") if f in fields and f in self._segments]
+        joined = model.concat_inputs([per_field[f][0] for f in order], len(order) == 3)["inputs"]
+        return _to_device(joined, self._device), self._truncated(batch, joined)
+
+    def _run(self, inputs: Any, use_context: bool) -> list[float]:
         import torch
 
         model = self._model
-        inputs = model.prepare_sample(batch, stage="predict")
-        cut = self._truncated(batch, inputs)
-        inputs = _to_device(inputs, self._device)
         model.use_context = use_context
         try:
             with torch.inference_mode():
                 prediction = model.predict_step(inputs)
         finally:
             model.use_context = False
-        return prediction["scores"].float().cpu().tolist(), cut
+        return prediction["scores"].float().cpu().tolist()
 
     def _truncated(self, batch: list[dict[str, str]], inputs: Any) -> list[bool]:
-        """Per sample: did COMET's input lose tokens?  Compares the prepared sequence lengths with
-        the untruncated token counts, so it follows whatever rule COMET applied."""
+        """Per sample of a UnifiedMetric batch: did COMET's joint input lose tokens?  Compares the
+        prepared sequence lengths with the untruncated token counts, so it follows whatever rule
+        COMET applied."""
         fields = list(batch[0])
         full = {f: self._token_counts([s[f] for s in batch]) for f in fields}
-        if self._kind != "unified":
-            cut = [False] * len(batch)
-            for f in fields:
-                kept = inputs[f"{f}_attention_mask"].sum(dim=1).tolist()
-                cut = [c or k < n for c, k, n in zip(cut, kept, full[f])]
-            return cut
         # UnifiedMetric: one joint sequence in prepare_sample's order (mt, then src, then ref);
         # the last prepared input is the one with every segment.
         tok = self._model.encoder.tokenizer
@@ -650,3 +691,22 @@ class CometBackbone(Backbone):
             ]
         kept = inputs[-1]["attention_mask"].sum(dim=1).tolist()
         return [k < n for k, n in zip(kept, joint)]
+
+
+def _prefetched(prepare: Any, items: Sequence[Any], *, enabled: bool) -> Iterator[Any]:
+    """``prepare(item)`` for each item, in order; with ``enabled`` the next one is prepared on a
+    helper thread while the caller runs the current one (a GPU computes while the CPU builds the
+    next batch's tensors)."""
+    if not enabled or len(items) < 2:
+        for item in items:
+            yield prepare(item)
+        return
+    from concurrent.futures import ThreadPoolExecutor
+
+    with ThreadPoolExecutor(max_workers=1) as pool:
+        pending = pool.submit(prepare, items[0])
+        for k in range(len(items)):
+            current = pending.result()
+            if k + 1 < len(items):
+                pending = pool.submit(prepare, items[k + 1])
+            yield current

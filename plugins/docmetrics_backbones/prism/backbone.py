@@ -47,7 +47,6 @@ from __future__ import annotations
 
 import json
 import os
-import sys
 from pathlib import Path
 from typing import Any, Callable, Sequence
 
@@ -485,20 +484,14 @@ class PrismBackbone(Backbone):
 
         model = self._model
         device = self._device
-        batch_size = self.batch_size or (32 if device == "cuda" else 16)
-        order = sorted(range(len(items)),
-                       key=lambda j: (-max(len(items[j].enc), len(items[j].labels)), j))
         out = [0.0] * len(items)
-        batches = [order[s:s + batch_size] for s in range(0, len(order), batch_size)]
-        from tqdm import tqdm
-
+        cuda = device == "cuda"
+        batches = self.batches([len(it.enc) + len(it.labels) for it in items],
+                               default_tokens=32768 if cuda else 4096)
         bias = model.final_logits_bias[0]
         head = model.get_output_embeddings()
         pad = self._pad_id
-        with torch.inference_mode(), tqdm(
-            total=len(batches), desc="prism", unit="batch", file=sys.stderr, leave=False,
-            disable=self.quiet or len(batches) < 8,
-        ) as bar:
+        with torch.inference_mode():
             for batch in batches:
                 group = [items[j] for j in batch]
                 n = len(group)
@@ -538,5 +531,4 @@ class PrismBackbone(Backbone):
                 counts = scored.sum(dim=1).to(torch.float64)
                 for r, j in enumerate(batch):
                     out[j] = float(totals[r] / counts[r])
-                bar.update(1)
         return out
