@@ -71,6 +71,7 @@ def load(
     *,
     device: str = "auto",
     batch_size: int | None = None,
+    max_tokens: int | None = None,
     precision: str | None = None,
     quiet: bool = True,
     defaults: dict[str, Any] | None = None,
@@ -93,8 +94,8 @@ def load(
     metric_cls = registry.load("metric", name)
     if parsed is not None:
         raw = _params_from_signature(parsed, metric_cls)
-    metric = build(metric_cls, raw, device=device, batch_size=batch_size, precision=precision, quiet=quiet,
-                   defaults=defaults, cache=cache)
+    metric = build(metric_cls, raw, device=device, batch_size=batch_size, max_tokens=max_tokens,
+                   precision=precision, quiet=quiet, defaults=defaults, cache=cache)
     metric.requested_signature = parsed
     return metric
 
@@ -105,6 +106,7 @@ def build(
     *,
     device: str = "auto",
     batch_size: int | None = None,
+    max_tokens: int | None = None,
     precision: str | None = None,
     quiet: bool = True,
     defaults: dict[str, Any] | None = None,
@@ -112,9 +114,9 @@ def build(
 ) -> Metric:
     """A metric from its class and raw parameters (metric and backbone parameters mixed)."""
     check_batch_size(batch_size)
-    metric = _build(metric_cls, raw, device=device, batch_size=batch_size, precision=precision, quiet=quiet,
-                    defaults=defaults)
-    metric.scorer = CachingScorer(cache)
+    metric = _build(metric_cls, raw, device=device, batch_size=batch_size, max_tokens=max_tokens,
+                    precision=precision, quiet=quiet, defaults=defaults)
+    metric.scorer = CachingScorer(cache, label=metric_cls.name, quiet=quiet)
     return metric
 
 
@@ -124,6 +126,7 @@ def _build(
     *,
     device: str,
     batch_size: int | None,
+    max_tokens: int | None,
     precision: str | None,
     quiet: bool,
     defaults: dict[str, Any] | None,
@@ -180,7 +183,8 @@ def _build(
             bb_raw[p.name] = p.default
     try:
         metric.backbone = get_backbone(
-            backbone_cls, model, precision=prec, device=device, batch_size=batch_size, quiet=quiet, **bb_raw
+            backbone_cls, model, precision=prec, device=device, batch_size=batch_size, max_tokens=max_tokens,
+            quiet=quiet, **bb_raw
         )
     except (KeyboardInterrupt, GeneratorExit, UserError):
         raise

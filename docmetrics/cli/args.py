@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import os
+from typing import Any
 
 from ..values.errors import UserError
 
@@ -40,10 +41,37 @@ def add_model_arguments(p: argparse.ArgumentParser) -> argparse._ArgumentGroup:
     g = p.add_argument_group("model")
     g.add_argument("--device", choices=("auto", "cpu", "cuda"), default="auto",
                    help="where models run (default: auto = cuda if available)")
-    g.add_argument("--batch-size", type=int, metavar="N", help="units per batch (default: the backbone's)")
+    g.add_argument("--batch-size", type=positive("--batch-size"), metavar="N",
+                   help="a fixed number of inputs per batch (default: batches by --max-tokens)")
+    g.add_argument("--max-tokens", type=positive("--max-tokens"), metavar="N",
+                   help="padded tokens per batch; inputs are sorted by length and batched within this "
+                        "budget (default: the backbone's for the device, e.g. comet 4096 on CPU, 32768 on GPU)")
     g.add_argument("--precision", choices=("fp32", "fp16", "bf16"),
                    help="default precision where a spec does not set precision= (fp32; fp16/bf16 need a GPU)")
+    e = p.add_argument_group("engine")
+    e.add_argument("--workers", type=positive("--workers"), metavar="N",
+                   help="N model replicas in N processes, units split into length-balanced chunks "
+                        "(default: 1; with --device cuda one per visible GPU; with --engine ray one per CPU or GPU)")
+    e.add_argument("--engine", choices=("local", "ray"), default="local",
+                   help="local: this machine (default); ray: Ray Data actors, on a local Ray or a "
+                        "cluster (--ray-address; needs the 'ray' extra)")
+    e.add_argument("--ray-address", metavar="HOST:PORT",
+                   help="the Ray cluster to join (default: start a local Ray)")
     return g
+
+
+def positive(flag: str) -> Any:
+    """An argparse type: a whole number >= 1 for ``flag``."""
+    def convert(text: str) -> int:
+        try:
+            value = int(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"{flag} takes a whole number >= 1, not {text!r}") from None
+        if value < 1:
+            raise argparse.ArgumentTypeError(f"{flag} {value}: must be >= 1")
+        return value
+
+    return convert
 
 
 def decimals(text: str) -> int:

@@ -164,12 +164,16 @@ def run(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
         return code
     human = check_args(args)
     from .. import api
+    from ..runtime import engines
     from ..runtime.cache import ScoreCache
 
+    engines.set_engine(engines.make_engine(args.engine, workers=args.workers, device=args.device,
+                                           ray_address=args.ray_address))
     score_cache = ScoreCache(args.cache or None) if args.cache is not None else None
     try:
         metrics = [
-            api.load(spec, device=args.device, batch_size=args.batch_size, precision=args.precision,
+            api.load(spec, device=args.device, batch_size=args.batch_size, max_tokens=args.max_tokens,
+                     precision=args.precision,
                      quiet=args.quiet, defaults={"lang": args.lang},
                      **({"cache": score_cache} if score_cache is not None else {}))
             for spec in args.metrics
@@ -177,6 +181,7 @@ def run(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
         testset = load_testset(args)
         return score_and_write(args, metrics, testset, score_cache, human)
     finally:
+        engines.set_engine(None)
         if score_cache is not None:
             score_cache.close()
 
@@ -358,4 +363,3 @@ def write_results(all_results: list[tuple[str, list[Any]]], args: argparse.Names
         out.write(significance.describe_ci(cis, labels=len(cis) > 1))
     for k, (_, res) in enumerate(all_results):
         out.write(f"[{k + 1}] {res[0].signature.format(short=args.short)}\n")
-

@@ -178,6 +178,15 @@ class Metric(abc.ABC):
             [per_unit[k] for k in where] if per_unit is not None else None,
         )
 
+    def similarity_with(self, backbone: Backbone, pairs: Sequence[tuple[str, str]]) -> BackboneOutput:
+        """``backbone.similarity(pairs)`` (a :class:`~docmetrics.plugin.backbone.GivesSimilarity`
+        backbone) through the scorer's engine where it has one, so alignments run where the scoring
+        runs (worker processes, Ray)."""
+        via = getattr(self.scorer, "similarity", None)
+        if via is not None:
+            return via(backbone, pairs)
+        return backbone.similarity(list(pairs))  # type: ignore[attr-defined]
+
     def assemble(self, plan: UnitPlan, out: BackboneOutput) -> list[Result]:
         """Results from a plan and the scores of its units (in the plan's order)."""
         signature = self.signature()
@@ -257,6 +266,8 @@ class Metric(abc.ABC):
             raise SpecError(f"{self.name} needs a backbone ({self.needs_text()})")
         caps = backbone_capabilities(self.backbone)
         if not any(alt <= caps for alt in self.needs):
+            closest = min(self.needs, key=lambda alt: len(alt - caps))
+            why = "; ".join(self.backbone.why_not(c) for c in sorted(closest - caps))
             raise CapabilityError(
                 f"{self.name} needs a backbone that can {self.needs_text()}; backbone "
                 f"'{self.backbone.name}' with model '{self.backbone.model_name()}' can only "
@@ -266,8 +277,6 @@ class Metric(abc.ABC):
 
     def metric_fields(self) -> list[SigField]:
         return [
-            closest = min(self.needs, key=lambda alt: len(alt - caps))
-            why = "; ".join(self.backbone.why_not(c) for c in sorted(closest - caps))
             SigField(p.name, p.short_key, p.format(self.p[p.name]))
             for p in self.params
             if p.in_signature

@@ -19,6 +19,7 @@ def get_backbone(
     precision: str = "fp32",
     device: str = "auto",
     batch_size: int | None = None,
+    max_tokens: int | None = None,
     quiet: bool = True,
     **options: Any,
 ) -> Backbone:
@@ -27,10 +28,12 @@ def get_backbone(
     key = (backbone_cls, model or backbone_cls.default_model, precision, device, tuple(sorted(options.items())))
     bb = _POOL.get(key)
     if bb is None:
-        bb = backbone_cls(model, precision=precision, device=device, batch_size=batch_size, quiet=quiet, **options)
+        bb = backbone_cls(model, precision=precision, device=device, batch_size=batch_size,
+                          max_tokens=max_tokens, quiet=quiet, **options)
         _POOL[key] = bb
     else:
         bb.batch_size = batch_size
+        bb.max_tokens = max_tokens
         bb.quiet = quiet
     return bb
 

@@ -1,32 +1,46 @@
 """The scorer the runtime hands to every metric: a backbone's scores, answered from a score cache
-where one is in use.
+where one is in use, the rest scored by an engine chunk by chunk.
 
 The metric template (:class:`docmetrics.plugin.metric.Metric`) deduplicates units and calls
-``scorer.score(backbone, distinct_units)``; this module decides how they are scored.  The cache is
-passed in (``CachingScorer(cache)``); ``CachingScorer()`` uses the process's active cache
-(:func:`docmetrics.runtime.cache.active_cache`: ``--cache``, :func:`~docmetrics.runtime.cache.using`
-or ``$DOCMETRICS_SCORE_CACHE``) at the time of each call.
+``scorer.score(backbone, distinct_units)``; this module decides how they are scored:
+
+1. the score cache (passed in, or the process's active one: ``--cache``,
+   :func:`docmetrics.runtime.cache.using`, ``$DOCMETRICS_SCORE_CACHE``) answers what it knows;
+2. the engine (passed in, or the active one: ``--workers``, ``--engine``,
+   :func:`docmetrics.runtime.engines.using`) scores the rest in chunks
+   (:mod:`docmetrics.runtime.engines`);
+3. each chunk is stored in the cache as soon as it is scored, and then dropped: what is kept per unit
+   is its score, truncation flag and counters, never a model's state.
+
+A run the cache answers completely never calls the backbone, so its model is never loaded.
 """
 
 from __future__ import annotations
 
-from typing import Sequence
+from typing import Any, Sequence
 
 from ..plugin.backbone import Backbone
 from ..values.units import BackboneOutput, Unit
 from . import cache as cache_module
+from . import engines
 
 __all__ = ["CachingScorer", "ACTIVE"]
 
-#: ``CachingScorer(ACTIVE)``: use whatever cache is active when scoring (the default).
+#: ``CachingScorer(ACTIVE)``: use whatever cache (or engine) is active when scoring (the default).
 ACTIVE = object()
 
 
 class CachingScorer:
-    """Scores through a :class:`~docmetrics.runtime.cache.ScoreCache` (or directly, with none)."""
+    """Scores through a :class:`~docmetrics.runtime.cache.ScoreCache` (or none) and an engine."""
 
-    def __init__(self, cache: cache_module.ScoreCache | None | object = ACTIVE) -> None:
+    def __init__(self, cache: cache_module.ScoreCache | None | object = ACTIVE,
+                 engine: engines.Engine | None | object = ACTIVE, *, label: str = "",
+                 quiet: bool = True) -> None:
         self._cache = cache
+        self._engine = engine
+        #: What the progress bar says (e.g. the metric spec), and whether to show one at all.
+        self.label = label
+        self.quiet = quiet
 
     @property
     def cache(self) -> cache_module.ScoreCache | None:
@@ -34,10 +48,79 @@ class CachingScorer:
             return cache_module.active_cache()
         return self._cache  # type: ignore[return-value]
 
+    @property
+    def engine(self) -> engines.Engine:
+        if self._engine is ACTIVE or self._engine is None:
+            return engines.active_engine()
+        return self._engine  # type: ignore[return-value]
+
     def score(self, backbone: Backbone, units: Sequence[Unit]) -> BackboneOutput:
-        if not units:
+        units = list(units)
+        n = len(units)
+        if not n:
             return BackboneOutput([], [], {}, [])
         store = self.cache
-        if store is not None:
-            return store.score(backbone, units)
-        return backbone.score(list(units))
+        if store is not None and not store.keyable(backbone):
+            store = None  # the scores depend on the whole call: nothing to key them by
+        scores: list[Any] = [0.0] * n
+        truncated = [False] * n
+        per_unit: list[dict[str, int] | None] = [None] * n
+        counters: dict[str, int] = {}
+        found = store.lookup(backbone, units) if store is not None else {}
+        for i, (s, t, c) in found.items():
+            scores[i], truncated[i], per_unit[i] = s, t, dict(c)
+            for k, v in c.items():
+                counters[k] = counters.get(k, 0) + int(v)
+        misses = [i for i in range(n) if i not in found]
+        if misses:
+            label = self.label or f"{backbone.name}"
+            bar = engines.Progress(len(misses), label, quiet=self.quiet)
+            try:
+                chunk_size = store.chunk_size if store is not None else None  # one chunk, one commit
+                for chunk, out in self.engine.map(backbone, "score", [units[i] for i in misses], bar,
+                                                  chunk=chunk_size):
+                    where = [misses[j] for j in chunk]
+                    for k, v in out.counters.items():
+                        counters[k] = counters.get(k, 0) + int(v)
+                    known = out.unit_counters
+                    shared = None if known is not None else _attribute(out.counters, len(where))
+                    for j, i in enumerate(where):
+                        scores[i], truncated[i] = out.scores[j], bool(out.truncated[j])
+                        per_unit[i] = ({k: int(v) for k, v in known[j].items()} if known is not None
+                                       else shared)
+                    if store is not None:
+                        store.store(backbone, [units[i] for i in where],
+                                    BackboneOutput([scores[i] for i in where], [truncated[i] for i in where],
+                                                   {}, [per_unit[i] for i in where]))  # type: ignore[misc]
+            finally:
+                bar.close()
+        complete = None if any(c is None for c in per_unit) else [dict(c or {}) for c in per_unit]
+        return BackboneOutput(scores, truncated, counters, complete)
+
+    def similarity(self, backbone: Backbone, pairs: Sequence[tuple[str, str]]) -> BackboneOutput:
+        """``backbone.similarity(pairs)`` through the engine (not cached: alignments are cheap to
+        redo next to the scoring they serve)."""
+        pairs = list(pairs)
+        if not pairs:
+            return BackboneOutput([], [], {}, [])
+        scores: list[Any] = [0.0] * len(pairs)
+        truncated = [False] * len(pairs)
+        counters: dict[str, int] = {}
+        for chunk, out in self.engine.map(backbone, "similarity", pairs):
+            for j, i in enumerate(chunk):
+                scores[i], truncated[i] = out.scores[j], bool(out.truncated[j])
+            for k, v in out.counters.items():
+                counters[k] = counters.get(k, 0) + int(v)
+        return BackboneOutput(scores, truncated, counters)
+
+
+def _attribute(counters: dict[str, int], n: int) -> dict[str, int] | None:
+    """Per-unit counters for a chunk of ``n`` units whose backbone gave only totals, or None where
+    they cannot be known (then the unit is scored but not cached, and counters are run totals)."""
+    if not counters:
+        return {}
+    if n == 1:
+        return {k: int(v) for k, v in counters.items()}
+    if all(int(v) == 0 for v in counters.values()):
+        return {k: 0 for k in counters}
+    return None

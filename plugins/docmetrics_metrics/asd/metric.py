@@ -195,8 +195,8 @@ likewise (ref_*).  Result.extras['alignment'] holds every alignment (docmetrics 
     default_model: ClassVar[str | None] = "Unbabel/wmt22-cometkiwi-da"
     needs: ClassVar[tuple[frozenset[str], ...]] = (frozenset({QE}), frozenset({REFERENCE}))
     aggregation: ClassVar[Aggregation] = MeanOfGroupMeans()
-
     uses_neighbours: ClassVar[bool] = True  # whole documents, re-segmented and aligned
+
     def __init__(self, backbone: Backbone | None = None, **params: Any) -> None:
         self._aligner: Backbone | None = None
         super().__init__(backbone, **params)
@@ -296,7 +296,7 @@ likewise (ref_*).  Result.extras['alignment'] holds every alignment (docmetrics 
             asked = [(pairs[d][0][i], pairs[d][1][j]) for d, i, j in cells]
             distinct = list(dict.fromkeys(asked))
             if kind == "similarity":
-                out = aligner.similarity(distinct)  # type: ignore[attr-defined]
+                out = self.similarity_with(aligner, distinct)
                 calls += int(out.counters.get("texts_embedded", 0))
             else:
                 out = self.score_with(aligner, [Unit(mt=t, src=s) for s, t in distinct])

@@ -1,0 +1,284 @@
+"""Engines (issue: score at the speed of the hardware): the same scores whatever scores them.
+
+* token-budget batching keeps its promises (checked against a brute-force reading of the batches);
+* ``Workers(2)`` (two spawned processes) and ``RayEngine`` (a local Ray with 2 CPUs) give the
+  in-process scores to 1e-6 for slide, doc-comet, doc-bertscore and asd (chunks of 4 units, so both
+  workers get work); the chunks are the same whichever engine scores them;
+* a run that fails half-way (a killed Ray run) keeps what it scored in the score cache, and the rerun
+  scores only the rest;
+* a backbone that raises, or returns the wrong number of scores, is a PluginError naming it;
+* bad input to the new options is exit 2 with one message; the progress bar is for terminals only.
+"""
+
+from __future__ import annotations
+
+import io
+import json
+import random
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from engine_fixtures import Counting
+from test_template import DOCS, REF, SRC, A, B
+
+import docmetrics
+from docmetrics.algorithms.batching import token_batches
+from docmetrics.plugin.backbone import QE, Backbone, BackboneOutput, Unit
+from docmetrics.runtime import cache, engines
+from docmetrics.values.errors import PluginError
+
+SYSTEMS = {"A": A, "B": B, "A-copy": list(A)}
+QUICKSTART = Path(docmetrics.__file__).parent / "data" / "quickstart"
+
+
+# -- batching ------------------------------------------------------------------------------------------
+@pytest.mark.parametrize("seed", range(6))
+@pytest.mark.parametrize("max_tokens,max_size", [(50, None), (None, 3), (64, 4), (1, None), (None, None)])
+def test_token_batches_keep_the_budget_and_cover_every_input_once(seed, max_tokens, max_size):
+    rng = random.Random(seed)
+    lengths = [rng.randint(1, 40) for _ in range(rng.randint(0, 60))]
+    batches = token_batches(lengths, max_tokens=max_tokens, max_size=max_size)
+    flat = [i for b in batches for i in b]
+    assert sorted(flat) == list(range(len(lengths)))
+    for b in batches:
+        width = max(lengths[i] for i in b)
+        if max_tokens is not None and len(b) > 1:
+            assert len(b) * width <= max_tokens
+        if max_size is not None:
+            assert len(b) <= max_size
+    assert [lengths[i] for i in flat] == sorted(lengths, reverse=True)  # longest first
+    if max_tokens is None and max_size is None:
+        assert len(batches) <= 1
+
+
+def test_plan_chunks_is_a_function_of_the_items():
+    class Plain(Backbone):
+        def load(self): ...
+        capabilities = frozenset({QE})
+        def score(self, units): ...
+        def fingerprint(self): return "x"
+
+    bb = Plain("m")
+    units = [Unit(mt="x" * (i % 7), src="s") for i in range(30)]
+    chunks = engines.plan_chunks(bb, units, 8)
+    assert sorted(i for c in chunks for i in c) == list(range(30))
+    assert chunks == engines.plan_chunks(bb, units, 8)
+    keys = [bb.chunk_key(units[i]) for c in chunks for i in c]
+    assert keys == sorted(keys)
+
+
+# -- the same scores from every engine ------------------------------------------------------------------
+@pytest.fixture(scope="module")
+def specs(tiny_kiwi_dir, tiny_comet_da_dir):
+    return {
+        "slide": f"slide:w=2,s=1,partial=keep,model={tiny_kiwi_dir}",
+        "doc-comet": f"doc-comet:k=2,model={tiny_comet_da_dir}",
+        "doc-bertscore": "doc-bertscore:k=2,model=minilm",
+        "asd": f"asd:model={tiny_kiwi_dir},aligner=sentence-embedding,aligner_model=minilm",
+    }
+
+
+def run_all(specs, engine: engines.Engine | None) -> dict:
+    out = {}
+    ctx = engines.using(engine) if engine is not None else None
+    try:
+        if ctx is not None:
+            ctx.__enter__()
+        for name, spec in specs.items():
+            metric = docmetrics.load(spec, device="cpu", cache=None)
+            out[name] = metric.score_systems(SYSTEMS, sources=SRC, references=REF, doc_ids=DOCS)
+    finally:
+        if ctx is not None:
+            ctx.__exit__(None, None, None)
+    return out
+
+
+def assert_same(got: dict, want: dict) -> None:
+    for name in want:
+        for system in want[name]:
+            g, w = got[name][system], want[name][system]
+            assert g.score == pytest.approx(w.score, abs=1e-6), (name, system)
+            assert [u.score for u in g.units] == pytest.approx([u.score for u in w.units], abs=1e-6)
+            assert [u.truncated for u in g.units] == [u.truncated for u in w.units]
+            # every counter but the cost of the run (ASD's texts embedded for alignment: each worker
+            # keeps its own embedding cache, so a parallel engine embeds some texts more than once)
+            cost = {"align_model_calls"}
+            assert ({k: v for k, v in g.coverage.counters.items() if k not in cost}
+                    == {k: v for k, v in w.coverage.counters.items() if k not in cost}), (name, system)
+
+
+@pytest.fixture(scope="module")
+def in_process(specs):
+    return run_all(specs, engines.InProcess(chunk=4))
+
+
+def test_two_worker_processes_give_the_single_process_scores(specs, in_process):
+    assert_same(run_all(specs, engines.Workers(2, device="cpu", chunk=4)), in_process)
+
+
+@pytest.fixture(scope="module")
+def ray_engine():
+    """One local Ray instance (2 CPUs) for the module; its workers import this directory's modules."""
+    pytest.importorskip("ray.data")
+    import os
+
+    here = str(Path(__file__).parent)
+    saved = os.environ.get("PYTHONPATH")
+    os.environ["PYTHONPATH"] = os.pathsep.join(p for p in (here, saved) if p)
+    engine = engines.RayEngine(workers=2, num_cpus=2, device="cpu", chunk=4)
+    try:
+        yield engine
+    finally:
+        engine.close()
+        if saved is None:
+            os.environ.pop("PYTHONPATH", None)
+        else:
+            os.environ["PYTHONPATH"] = saved
+
+
+def test_ray_gives_the_single_process_scores(specs, in_process, ray_engine):
+    with engines.using(ray_engine, close=False):
+        got = {name: docmetrics.load(spec, device="cpu", cache=None).score_systems(
+            SYSTEMS, sources=SRC, references=REF, doc_ids=DOCS) for name, spec in specs.items()}
+    assert_same(got, in_process)
+
+
+# -- failures --------------------------------------------------------------------------------------------
+def test_a_failed_run_resumes_from_the_cache(tmp_path):
+    units = [Unit(mt="x" * i, src="s") for i in range(1, 13)] + [Unit(mt="boom", src="s")]
+    scorer_cache = cache.ScoreCache(tmp_path / "c.sqlite", chunk_size=4)
+    from docmetrics.runtime.scoring import CachingScorer
+
+    bb = Counting("m")
+    with pytest.raises(PluginError, match="counting.*device lost"):
+        CachingScorer(scorer_cache, engines.InProcess()).score(bb, units)
+    # the chunks before the failing one were stored (chunks are ordered by length: 'boom' is 4 long)
+    stored = scorer_cache.count()
+    assert 0 < stored < 13
+    out = CachingScorer(scorer_cache, engines.InProcess()).score(bb, units[:12])
+    assert out.scores == [float(i) for i in range(1, 13)]
+    assert scorer_cache.stats.hits == stored
+
+
+def test_a_killed_ray_run_resumes_from_the_cache(tmp_path, ray_engine):
+    from docmetrics.runtime.scoring import CachingScorer
+
+    units = [Unit(mt="y" * i, src="s") for i in range(1, 30)] + [Unit(mt="boom", src="s")]
+    store = cache.ScoreCache(tmp_path / "r.sqlite", chunk_size=3)
+    with pytest.raises(PluginError, match="device lost"):
+        CachingScorer(store, ray_engine).score(Counting("m"), units)
+    kept = store.count()
+    assert kept > 0
+    out = CachingScorer(store, engines.InProcess()).score(Counting("m"), units[:-1])
+    assert out.scores == [float(i) for i in range(1, 30)] and store.stats.hits >= kept
+
+
+@pytest.mark.parametrize("engine", ["in-process", "workers"])
+def test_a_backbone_that_raises_is_a_plugin_error_naming_it(engine):
+    units = [Unit(mt="a", src="s"), Unit(mt="boom", src="s")]
+    eng = engines.InProcess() if engine == "in-process" else engines.Workers(2, device="cpu", chunk=1)
+    from docmetrics.runtime.scoring import CachingScorer
+
+    with eng, pytest.raises(PluginError, match=r"backbone 'counting'.*RuntimeError: device lost"):
+        CachingScorer(None, eng).score(Counting("m"), units)
+
+
+def test_a_backbone_that_returns_too_few_scores_is_named():
+    class Short(Counting):
+        def score(self, units):
+            return BackboneOutput([0.5], [False])
+
+    from docmetrics.runtime.scoring import CachingScorer
+
+    with pytest.raises(PluginError, match="returned 1 scores for 3 units"):
+        CachingScorer(None, engines.InProcess()).score(Short("m"), [Unit(mt=c, src="s") for c in "abc"])
+
+
+def test_a_fully_cached_run_never_loads_the_model(tmp_path):
+    from docmetrics.runtime.scoring import CachingScorer
+
+    store = cache.ScoreCache(tmp_path / "c.sqlite")
+    units = [Unit(mt="x" * i, src="s") for i in range(1, 6)]
+
+    class Loading(Counting):
+        def score(self, units):
+            self.load()
+            return super().score(units)
+
+    Loading.loads = 0
+    first = CachingScorer(store, engines.InProcess()).score(Loading("m"), units)
+    assert Loading.loads == 1
+    again = CachingScorer(store, engines.InProcess()).score(Loading("m"), units)
+    assert Loading.loads == 1 and again.scores == first.scores
+
+
+# -- progress --------------------------------------------------------------------------------------------
+class Tty(io.StringIO):
+    def isatty(self):
+        return True
+
+
+def test_progress_bar_only_on_a_terminal():
+    log = io.StringIO()
+    bar = engines.Progress(100, "slide", stream=log)
+    bar(50)
+    bar.close()
+    assert log.getvalue() == ""
+    tty = Tty()
+    bar = engines.Progress(100, "slide", stream=tty)
+    bar(50)
+    bar.close()
+    assert "slide" in tty.getvalue()
+    quiet = Tty()
+    bar = engines.Progress(100, "slide", stream=quiet, quiet=True)
+    bar(50)
+    bar.close()
+    assert quiet.getvalue() == ""
+
+
+# -- the command line -------------------------------------------------------------------------------------
+def cli(*args: str, env_python: str = "") -> subprocess.CompletedProcess:
+    code = env_python + "from docmetrics.cli import main; raise SystemExit(main())"
+    return subprocess.run([sys.executable, "-c", code, *args], capture_output=True, text=True, timeout=300)
+
+
+def test_workers_on_the_command_line_give_the_same_scores(tiny_kiwi_dir):
+    q = QUICKSTART
+    base = ["-m", f"slide:w=2,s=1,model={tiny_kiwi_dir}", "-i", str(q / "sysA.txt"), str(q / "sysB.txt"),
+            "-s", str(q / "src.txt"), "--doc-ids", str(q / "docids.txt"), "-f", "json", "-q", "--device", "cpu"]
+    one = cli(*base)
+    two = cli(*base, "--workers", "2", "--max-tokens", "300")
+    assert one.returncode == 0 and two.returncode == 0, one.stderr + two.stderr
+    scores = [[r["score"] for r in json.loads(run.stdout)] for run in (one, two)]
+    assert len(scores[0]) == 2 and scores[1] == pytest.approx(scores[0], abs=1e-6)
+
+
+BLOCK_RAY = (
+    "import sys\n"
+    "class _NoRay:\n"
+    "    def find_spec(self, name, path=None, target=None):\n"
+    "        if name == 'ray' or name.startswith('ray.'):\n"
+    "            raise ImportError('No module named ray')\n"
+    "sys.meta_path.insert(0, _NoRay())\n"
+)
+
+
+@pytest.mark.parametrize("args,culprit,python", [
+    (["--workers", "0"], "--workers", ""),
+    (["--workers", "two"], "--workers", ""),
+    (["--max-tokens", "0"], "--max-tokens", ""),
+    (["--batch-size", "-3"], "--batch-size", ""),
+    (["--engine", "ray", "--ray-address", "127.0.0.1:1"], "--ray-address 127.0.0.1:1", ""),
+    (["--engine", "ray", "--ray-address", "nonsense"], "--ray-address", ""),
+    (["--ray-address", "127.0.0.1:6379"], "--ray-address needs --engine ray", ""),
+    (["--engine", "ray"], "docmetrics[ray]", BLOCK_RAY),
+])
+def test_bad_engine_options_are_exit_2_naming_the_option(args, culprit, python):
+    q = QUICKSTART
+    r = cli("-m", "slide:w=2,s=1", "-i", str(q / "sysA.txt"), "-s", str(q / "src.txt"),
+            "--doc-ids", str(q / "docids.txt"), *args, env_python=python)
+    assert r.returncode == 2, r.stderr
+    assert "Traceback" not in r.stderr and culprit in r.stderr
+    assert len(r.stderr.strip().splitlines()) <= 2
