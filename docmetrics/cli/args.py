@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 import argparse
+import contextlib
 import os
-from typing import Any
+from typing import Any, Iterator
 
 from ..values.errors import UserError
 
@@ -58,6 +59,19 @@ def add_model_arguments(p: argparse.ArgumentParser) -> argparse._ArgumentGroup:
     e.add_argument("--ray-address", metavar="HOST:PORT",
                    help="the Ray cluster to join (default: start a local Ray)")
     return g
+
+
+@contextlib.contextmanager
+def engine_scope(args: argparse.Namespace) -> Iterator[Any]:
+    """The engine ``--workers``/``--engine``/``--ray-address`` ask for, active inside the block (its
+    workers stopped at the end).  Cheap to enter: workers and Ray start on the first units to score."""
+    from ..runtime import engines
+
+    engine = engines.make_engine(getattr(args, "engine", "local"), workers=getattr(args, "workers", None),
+                                 device=getattr(args, "device", "auto"),
+                                 ray_address=getattr(args, "ray_address", None))
+    with engines.using(engine):
+        yield engine
 
 
 def positive(flag: str) -> Any:

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import contextlib
 import errno
+import logging
 import os
 import sys
 import warnings
@@ -21,6 +22,10 @@ def setup_warnings(debug: bool) -> None:
         print(f"docmetrics: warning: {message}", file=sys.stderr)
 
     if not debug:
+        # transformers' own logging ("Token indices sequence length is longer than...", "Some weights
+        # of ... were not used") too; read when transformers is first imported, so set it before
+        os.environ.setdefault("TRANSFORMERS_VERBOSITY", "error")
+        logging.getLogger("transformers").setLevel(logging.ERROR)  # what quiet_libraries() restores
         # library chatter (pkg_resources, Lightning, transformers) stays out of the way; docmetrics'
         # own warnings are printed explicitly with warn(), or raised as DocMetricsWarning below the CLI
         warnings.showwarning = show  # type: ignore[assignment]

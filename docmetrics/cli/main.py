@@ -20,6 +20,7 @@ from .args import (
     add_model_arguments,
     add_output_arguments,
     check_output_file,
+    engine_scope,
 )
 from .errors import guarded, note, warn
 from .format import num, table, tsv
@@ -158,17 +159,21 @@ def run(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
         check_output_file(args.output, "-o")
     if mtme.requested(args):
         out = io.StringIO() if args.output else sys.stdout
-        code = mtme.run(args, out)
+        with engine_scope(args):
+            code = mtme.run(args, out)
         if args.output:
             write_output(args, out.getvalue())
         return code
     human = check_args(args)
+    with engine_scope(args):
+        return score_run(args, human)
+
+
+def score_run(args: argparse.Namespace, human: Any) -> int:
+    """Load the metrics, read the test set, score, write (inside the engine's scope)."""
     from .. import api
-    from ..runtime import engines
     from ..runtime.cache import ScoreCache
 
-    engines.set_engine(engines.make_engine(args.engine, workers=args.workers, device=args.device,
-                                           ray_address=args.ray_address))
     score_cache = ScoreCache(args.cache or None) if args.cache is not None else None
     try:
         metrics = [
@@ -181,7 +186,6 @@ def run(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
         testset = load_testset(args)
         return score_and_write(args, metrics, testset, score_cache, human)
     finally:
-        engines.set_engine(None)
         if score_cache is not None:
             score_cache.close()
 

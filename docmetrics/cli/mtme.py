@@ -21,7 +21,7 @@ from ..plugin.backbone import REFERENCE
 from ..values.errors import UserError
 from ..values.result import Result
 from ..values.testset import TestSet
-from .args import add_cache_arguments, add_model_arguments, add_output_arguments
+from .args import add_cache_arguments, add_model_arguments, add_output_arguments, engine_scope
 from .errors import guarded, note, warn
 from .format import num, table
 from .habits import Parser, parse_args
@@ -233,7 +233,8 @@ def _prepare_lp(args: argparse.Namespace, run: LpRun, score_cache: Any) -> list[
 
     prepared = []
     for k, spec in enumerate(args.metrics):
-        metric = api.load(spec, device=args.device, batch_size=args.batch_size, precision=args.precision,
+        metric = api.load(spec, device=args.device, batch_size=args.batch_size,
+                          max_tokens=getattr(args, "max_tokens", None), precision=args.precision,
                           quiet=args.quiet, defaults={"lang": run.lp},
                           **({"cache": score_cache} if score_cache is not None else {}))
         name = ref = ""
@@ -492,7 +493,8 @@ def run_metaeval(args: argparse.Namespace, out: TextIO) -> int:
         _check_plot(args.plot)
     _check_common(args, lps)
     runs = [_load_lp(args, lp, None, who) for lp in lps]
-    _score_all(args, runs, who)
+    with engine_scope(args):
+        _score_all(args, runs, who)
     evals = [r.evaluation for r in runs if r.evaluation is not None]
     averages = {scheme: wmt_average(evals, scheme) for scheme in reversed(SCHEMES)} if evals else {}
     labels = {spec: k + 1 for k, spec in enumerate(args.metrics)}

@@ -16,7 +16,7 @@ from ..evaluation.sweep import STAT_CHOICES, Point, heatmap_matrix, make_points,
 from ..values.errors import UserError
 from ..values.versions import __version__
 from . import metaeval as metaeval_cli
-from .args import add_input_arguments, add_model_arguments, add_output_arguments, check_output_file
+from .args import add_input_arguments, add_model_arguments, add_output_arguments, check_output_file, engine_scope
 from .errors import guarded, note
 from .format import num
 from .inputs import load_testset
@@ -111,7 +111,8 @@ def run(args: argparse.Namespace, out: TextIO) -> int:
                    else cache.ScoreCache(args.cache or None, chunk_size=args.cache_chunk or cache.DEFAULT_CHUNK))
 
     def load(spec: str):  # type: ignore[no-untyped-def]
-        return api.load(spec, device=args.device, batch_size=args.batch_size, precision=args.precision,
+        return api.load(spec, device=args.device, batch_size=args.batch_size, max_tokens=args.max_tokens,
+                        precision=args.precision,
                         quiet=args.quiet, defaults={"lang": args.lang}, cache=score_cache)
 
     def progress(k: int, pt: Point) -> None:
@@ -125,9 +126,10 @@ def run(args: argparse.Namespace, out: TextIO) -> int:
         note(args, msg, who="docmetrics sweep")
 
     try:
-        run_sweep(points, testset, load, human=human, exclude=args.exclude_systems,
-                  exclude_humans=args.no_human_systems, seg_level=args.seg_level, short=args.short,
-                  cache=score_cache, on_point=progress)
+        with engine_scope(args):
+            run_sweep(points, testset, load, human=human, exclude=args.exclude_systems,
+                      exclude_humans=args.no_human_systems, seg_level=args.seg_level, short=args.short,
+                      cache=score_cache, on_point=progress)
         total = score_cache.stats if score_cache is not None else None
         report = {
             "metric": args.metric,
