@@ -282,3 +282,31 @@ def test_bad_engine_options_are_exit_2_naming_the_option(args, culprit, python):
     assert r.returncode == 2, r.stderr
     assert "Traceback" not in r.stderr and culprit in r.stderr
     assert len(r.stderr.strip().splitlines()) <= 2
+
+
+@pytest.mark.parametrize("name", ["slide", "doc-comet"])
+def test_a_rerun_the_cache_answers_never_loads_the_comet_model(name, specs, tmp_path, monkeypatch):
+    """Capabilities come from hparams.yaml, the fingerprint from the checkpoint file, doc-comet's
+    separator from the encoder's tokenizer files: a fully cached rerun loads no weights."""
+    from docmetrics_backbones.comet.backbone import CometBackbone
+
+    with cache.using(tmp_path / "c.sqlite"):
+        docmetrics.clear_cache()
+        first = docmetrics.load(specs[name], device="cpu").score_systems(SYSTEMS, sources=SRC, references=REF,
+                                                                         doc_ids=DOCS)
+        docmetrics.clear_cache()
+        monkeypatch.setattr(CometBackbone, "load", lambda self: pytest.fail("the model was loaded"))
+        metric = docmetrics.load(specs[name], device="cpu")
+        again = metric.score_systems(SYSTEMS, sources=SRC, references=REF, doc_ids=DOCS)
+    assert {s: r.score for s, r in again.items()} == {s: r.score for s, r in first.items()}
+    assert again["A"].signature.format() == first["A"].signature.format()
+
+
+def test_the_declared_separator_is_the_loaded_tokenizers(tiny_comet_da_dir):
+    from docmetrics_backbones.comet.backbone import CometBackbone
+
+    bb = CometBackbone(str(tiny_comet_da_dir), device="cpu")
+    declared = bb.context_separator()
+    assert bb._model is None
+    bb.load()
+    assert declared == bb.context_separator() == bb._model.encoder.tokenizer.sep_token

@@ -432,8 +432,39 @@ class CometBackbone(Backbone):
 
     def context_separator(self) -> str:
         """The token that joins context sentences and the current sentence (the encoder
-        tokenizer's separator, ``</s>`` for XLM-R); loads the model."""
+        tokenizer's separator, ``</s>`` for XLM-R): read from a local encoder's tokenizer files
+        without loading the model where they say it (so a run the score cache answers loads
+        nothing), else from the loaded model's tokenizer."""
+        if self._model is None:
+            declared = self._declared_separator()
+            if declared:
+                return declared
         return str(self._loaded().encoder.tokenizer.sep_token)
+
+    def _declared_separator(self) -> str | None:
+        import json
+
+        try:
+            ckpt = self.checkpoint_path()
+            import yaml
+
+            in_yaml = yaml.safe_load((ckpt.parent.parent / "hparams.yaml").read_text(encoding="utf-8"))
+            stored = (self._stored_hparams(ckpt) or {}).get("pretrained_model")
+            wanted = in_yaml.get("pretrained_model") if isinstance(in_yaml, dict) else None
+            encoder = self._find_encoder(ckpt, stored, wanted) or stored
+        except Exception:  # noqa: BLE001 - the model will say when it loads
+            return None
+        if not isinstance(encoder, str) or not Path(encoder).expanduser().is_dir():
+            return None
+        for name in ("special_tokens_map.json", "tokenizer_config.json"):
+            try:
+                sep = json.loads((Path(encoder).expanduser() / name).read_text(encoding="utf-8")).get("sep_token")
+            except (OSError, ValueError, AttributeError):
+                continue
+            sep = sep.get("content") if isinstance(sep, dict) else sep
+            if isinstance(sep, str) and sep:
+                return sep
+        return None
 
     @property
     def requires_reference(self) -> bool:

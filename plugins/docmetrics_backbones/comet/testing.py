@@ -83,6 +83,8 @@ def build_tiny_comet(
     seed: int = 0,
     *,
     max_position_embeddings: int = 514,
+    encoder: str | os.PathLike[str] | None = None,
+    encoder_model: str = "BERT",
 ) -> Path:
     """Write a tiny randomly initialised COMET model to ``out_dir`` and return ``out_dir``.
 
@@ -96,13 +98,22 @@ def build_tiny_comet(
     backbone then finds ``encoder/`` next to the checkpoint).
 
     The same ``seed`` gives byte-identical weights; different seeds give different scores.
+
+    ``encoder``: a real encoder directory (config.json, tokenizer and weights, e.g. all-MiniLM-L6-v2
+    from the ``minilm`` extra) to use instead of the tiny XLM-R, with its pretrained weights and COMET's
+    ``encoder_model`` class for it (``BERT`` works for MiniLM): a realistic model of that size, with a
+    random head, for benchmarks.
     """
     class_identifier, hparams = _comet_hparams(kind)
     out = Path(out_dir).absolute()
     out.mkdir(parents=True, exist_ok=True)
-    encoder_dir = build_tiny_xlmr(
-        out / "encoder", seed=0, max_position_embeddings=max_position_embeddings, weights=False
-    )
+    if encoder is None:
+        encoder_dir = build_tiny_xlmr(
+            out / "encoder", seed=0, max_position_embeddings=max_position_embeddings, weights=False
+        )
+    else:
+        encoder_dir = Path(encoder).absolute()
+        hparams = {**hparams, "encoder_model": encoder_model}
 
     import torch
     import yaml
@@ -114,7 +125,7 @@ def build_tiny_comet(
         model_class = str2model[class_identifier]
         torch.manual_seed(seed)
         model = model_class(
-            pretrained_model=str(encoder_dir), load_pretrained_weights=False, **hparams
+            pretrained_model=str(encoder_dir), load_pretrained_weights=encoder is not None, **hparams
         )
         # With default initialisation the head's output barely varies across inputs (a random
         # CometKiwi's scores have a std of about 2e-3); a larger head makes scores differ.
