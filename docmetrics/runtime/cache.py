@@ -300,7 +300,7 @@ class ScoreCache:
             out.check(len(chunk), f"backbone '{backbone.name}'", backbone)
             for name, v in out.counters.items():
                 counters[name] = counters.get(name, 0) + int(v)
-            shared = _attribute(out.counters, len(chunk)) if out.unit_counters is None else None
+            shared = attribute_counters(out.counters, len(chunk)) if out.unit_counters is None else None
             for j, i in enumerate(chunk):
                 value, truncated[i] = out.scores[j], bool(out.truncated[j])
                 number = not isinstance(value, (str, bytes)) and _is_float(value)
@@ -700,7 +700,7 @@ def _store_float(x: float) -> str:
     return float(x).hex()
 
 
-def _attribute(counters: dict[str, int], n: int) -> dict[str, int] | None:
+def attribute_counters(counters: dict[str, int], n: int) -> dict[str, int] | None:
     """Per-unit counters for a chunk of ``n`` units, or None where they cannot be known."""
     if not counters:
         return {}

@@ -205,6 +205,13 @@ def _recipe_bytes(backbone: Backbone) -> bytes:
         ) from None
 
 
+def check_workers(n: Any) -> int:
+    """``n`` if it is a whole number >= 1 (a number of worker processes or actors), else UserError."""
+    if isinstance(n, bool) or not isinstance(n, int) or n < 1:
+        raise UserError(f"--workers must be a whole number >= 1, not {n!r}")
+    return n
+
+
 def visible_gpus() -> list[str]:
     """The GPUs this process may use (``CUDA_VISIBLE_DEVICES``, else every device torch sees)."""
     env = os.environ.get("CUDA_VISIBLE_DEVICES")
@@ -225,9 +232,7 @@ class Workers(Engine):
 
     def __init__(self, n: int, *, device: str = "auto", chunk: int = DEFAULT_CHUNK) -> None:
         super().__init__(chunk)
-        if isinstance(n, bool) or not isinstance(n, int) or n < 1:
-            raise UserError(f"--workers must be a whole number >= 1, not {n!r}")
-        self.n = n
+        self.n = check_workers(n)
         self.device = device
         self._pool: Any = None
 
@@ -326,8 +331,8 @@ class RayEngine(Engine):
             import ray.data  # noqa: F401
         except ImportError as exc:
             raise PluginError(f"--engine ray needs Ray Data ({exc}); {RAY_HINT}") from None
-        if workers is not None and (isinstance(workers, bool) or not isinstance(workers, int) or workers < 1):
-            raise UserError(f"--workers must be a whole number >= 1, not {workers!r}")
+        if workers is not None:
+            check_workers(workers)
         if address:
             _reachable(address)
         self.address = address
@@ -432,8 +437,8 @@ def make_engine(name: str = "local", *, workers: int | None = None, device: str 
                 ray_address: str | None = None, chunk: int = DEFAULT_CHUNK) -> Engine:
     """The engine the command line asks for: ``local`` (in-process, or :class:`Workers` when ``workers``
     is more than 1; on ``device=cuda`` one worker per visible GPU by default) or ``ray``."""
-    if workers is not None and (isinstance(workers, bool) or not isinstance(workers, int) or workers < 1):
-        raise UserError(f"--workers must be a whole number >= 1, not {workers!r}")
+    if workers is not None:
+        check_workers(workers)
     if name == "ray":
         return RayEngine(address=ray_address, workers=workers, device=device, chunk=chunk)
     if name != "local":

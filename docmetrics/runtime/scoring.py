@@ -83,7 +83,7 @@ class CachingScorer:
                     for k, v in out.counters.items():
                         counters[k] = counters.get(k, 0) + int(v)
                     known = out.unit_counters
-                    shared = None if known is not None else _attribute(out.counters, len(where))
+                    shared = None if known is not None else cache_module.attribute_counters(out.counters, len(where))
                     for j, i in enumerate(where):
                         scores[i], truncated[i] = out.scores[j], bool(out.truncated[j])
                         per_unit[i] = ({k: int(v) for k, v in known[j].items()} if known is not None
@@ -113,14 +113,3 @@ class CachingScorer:
                 counters[k] = counters.get(k, 0) + int(v)
         return BackboneOutput(scores, truncated, counters)
 
-
-def _attribute(counters: dict[str, int], n: int) -> dict[str, int] | None:
-    """Per-unit counters for a chunk of ``n`` units whose backbone gave only totals, or None where
-    they cannot be known (then the unit is scored but not cached, and counters are run totals)."""
-    if not counters:
-        return {}
-    if n == 1:
-        return {k: int(v) for k, v in counters.items()}
-    if all(int(v) == 0 for v in counters.values()):
-        return {k: 0 for k in counters}
-    return None
