@@ -6,7 +6,7 @@ import functools
 import importlib.metadata
 
 #: The version of docmetrics (recorded in every signature).
-__version__ = "0.2.0"
+__version__ = "0.3.0"
 
 
 @functools.cache
