@@ -194,8 +194,6 @@ def check_args(args: argparse.Namespace) -> Any:
     """Every check that needs no model, before any is loaded: the inputs (stdin where no -i), the
     numbers, the files to write, the combinations of options; reads and returns the --human scores."""
     check_stdin(args)
-    if args.batch_size is not None and args.batch_size < 1:
-        raise UserError(f"--batch-size must be >= 1, not {args.batch_size}")
     significance.check_args(args)
     metaeval.check_args(args)
     test = significance.requested(args)

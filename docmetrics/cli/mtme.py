@@ -116,8 +116,6 @@ def _check_common(args: argparse.Namespace, lps: Sequence[str]) -> None:
     if not os.path.isdir(args.mtme):
         raise UserError(f"--mtme {args.mtme}: no such directory; give the root of an MTME data directory "
                         "(the folder that holds TESTSET/)")
-    if args.batch_size is not None and args.batch_size < 1:
-        raise UserError(f"--batch-size must be >= 1, not {args.batch_size}")
     if args.resamples is not None and args.resamples < 0:
         raise UserError(f"--resamples must be >= 0, not {args.resamples}")
     seen: set[str] = set()

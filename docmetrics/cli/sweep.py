@@ -92,8 +92,6 @@ def run(args: argparse.Namespace, out: TextIO) -> int:
         raise UserError("--plot draws a meta-evaluation statistic: give --human FILE")
     if args.stat == "seg-kendall" and not args.seg_level:
         raise UserError("--stat seg-kendall needs --seg-level")
-    if args.batch_size is not None and args.batch_size < 1:
-        raise UserError(f"--batch-size must be >= 1, not {args.batch_size}")
     if args.cache_chunk is not None and args.cache_chunk < 1:
         raise UserError(f"--cache-chunk must be >= 1, not {args.cache_chunk}")
     axes = parse_grid(args.grid)
