@@ -27,9 +27,9 @@ import os
 import pickle
 import socket
 import sys
-import time
 from typing import TYPE_CHECKING, Any, Callable, Iterator, Sequence
 
+from ..plugin.registry import describe_plugin
 from ..values.errors import PluginError, UserError
 
 if TYPE_CHECKING:
@@ -44,8 +44,6 @@ __all__ = [
 #: Units per chunk: one backbone call, one shard of a parallel engine, one commit of the score cache.
 DEFAULT_CHUNK = 1024
 
-#: What an engine yields: the positions (in the list it was given) of a chunk, and their output.
-Chunk = "tuple[list[int], BackboneOutput]"
 
 
 def plan_chunks(backbone: Backbone, items: Sequence[Any], size: int = DEFAULT_CHUNK) -> list[list[int]]:
@@ -53,20 +51,6 @@ def plan_chunks(backbone: Backbone, items: Sequence[Any], size: int = DEFAULT_CH
     in the order given), so that every engine scores the same chunks."""
     order = sorted(range(len(items)), key=lambda i: (backbone.chunk_key(items[i]), i))
     return [order[k:k + size] for k in range(0, len(order), size)]
-
-
-def describe(backbone: Any) -> str:
-    """``backbone 'name' (module)``, for messages that blame a plugin."""
-    name = getattr(backbone, "name", "") or type(backbone).__name__
-    try:
-        from ..plugin import registry
-
-        where = registry.describe_plugin(backbone)  # type: ignore[attr-defined]
-        if where:
-            return f"backbone '{name}' ({where})"
-    except Exception:  # noqa: BLE001 - a plain description will do
-        pass
-    return f"backbone '{name}' ({type(backbone).__module__})"
 
 
 def call_backbone(backbone: Backbone, method: str, items: list[Any]) -> BackboneOutput:
@@ -82,16 +66,17 @@ def call_backbone(backbone: Backbone, method: str, items: list[Any]) -> Backbone
     except Exception as exc:  # noqa: BLE001 - a plugin's bug: name the plugin, not a traceback
         text = str(exc).strip().splitlines()
         raise PluginError(
-            f"{describe(backbone)} failed in {method}() on {len(items)} units: {type(exc).__name__}"
+            f"{describe_plugin(backbone)} failed in {method}() on {len(items)} units: {type(exc).__name__}"
             + (f": {text[0][:300]}" if text else "") + "; the backbone is broken for these inputs "
             "(--debug shows the traceback)"
         ) from exc
     from ..values.units import BackboneOutput
 
+    who = describe_plugin(backbone)
     if not isinstance(out, BackboneOutput):
-        raise PluginError(f"{describe(backbone)}: {method}() returned {type(out).__name__}, not a BackboneOutput")
-    out.check(len(items), describe(backbone))
-    out.check_numbers(describe(backbone), None, items)
+        raise PluginError(f"{who}: {method}() returned {type(out).__name__}, not a BackboneOutput")
+    out.check(len(items), who)
+    out.check_numbers(who, None, items)
     return out
 
 
@@ -200,7 +185,7 @@ def _recipe_bytes(backbone: Backbone) -> bytes:
         return pickle.dumps(backbone.recipe())
     except Exception as exc:  # noqa: BLE001
         raise PluginError(
-            f"{describe(backbone)} cannot be sent to another process ({type(exc).__name__}: {exc}); "
+            f"{describe_plugin(backbone)} cannot be sent to another process ({type(exc).__name__}: {exc}); "
             "use one worker (--workers 1) or make its class importable and its parameters picklable"
         ) from None
 
@@ -458,7 +443,6 @@ class Progress:
     def __init__(self, total: int, label: str, *, quiet: bool = False, stream: Any = None) -> None:
         self.stream = stream if stream is not None else sys.stderr
         self.bar: Any = None
-        self.start = time.monotonic()
         if quiet or total <= 0 or not getattr(self.stream, "isatty", lambda: False)():
             return
         with contextlib.suppress(ImportError):
