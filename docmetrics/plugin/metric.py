@@ -23,6 +23,7 @@ import contextlib
 from typing import Any, Callable, ClassVar, ContextManager, Mapping, Protocol, Sequence
 
 from ..algorithms.aggregation import Aggregation, WeightedMean, unit_groups, unit_sums
+from ..algorithms.context import hypothesis_contexts, previous_sentences
 from ..values.errors import CapabilityError, InputError, PluginError, SpecError, UserError
 from ..values.params import Param
 from ..values.result import Coverage, DocScore, Result, UnitScore
@@ -333,6 +334,29 @@ class Metric(abc.ABC):
             for name in testset.systems
         }
         return UnitPlan(systems, [d.doc_id for d in testset.documents], testset.n_segments)
+
+    def context_plan(self, testset: TestSet, k: int, *, source: bool, reference: bool,
+                     hypothesis_context_from_reference: bool) -> UnitPlan:
+        """The plan of a context metric (Vernikos et al. 2022: Doc-COMET, Doc-BERTScore, Doc-Prism):
+        for every system and segment ``i``, one unit of its hypothesis (and the source / reference
+        where asked for) with the previous ``k`` sentences of each side as context; the hypothesis
+        gets the reference's previous sentences with ``hypothesis_context_from_reference`` (and a
+        reference), else its own.  Weight 1, one group (:meth:`per_segment`)."""
+        documents = testset.documents
+        src = testset.sources if source else None
+        ref = testset.references if reference else None
+        src_ctx = previous_sentences(src, documents, k) if src is not None else None
+        ref_ctx = previous_sentences(ref, documents, k) if ref is not None else None
+        hyp_ctx = hypothesis_contexts(testset.systems, documents, k,
+                                      ref_ctx if hypothesis_context_from_reference else None)
+
+        def unit(name: str, i: int) -> Unit:
+            return Unit(mt=testset.systems[name][i], src=src[i] if src is not None else None,
+                        ref=ref[i] if ref is not None else None, mt_context=hyp_ctx[name][i],
+                        src_context=src_ctx[i] if src_ctx is not None else (),
+                        ref_context=ref_ctx[i] if ref_ctx is not None else ())
+
+        return self.per_segment(testset, unit)
 
     def require(self, testset: TestSet, *, source: bool = False, reference: bool = False, why: str = "") -> None:
         """Raise InputError if the test set lacks what the metric needs."""

@@ -12,8 +12,7 @@ from __future__ import annotations
 import contextlib
 from typing import Any, ClassVar, ContextManager
 
-from docmetrics.algorithms.context import hypothesis_contexts, previous_sentences
-from docmetrics.plugin.backbone import CURRENT_SENTENCE, REFERENCE, TOKEN_MATCHING, TakesIdfCorpus, Unit
+from docmetrics.plugin.backbone import CURRENT_SENTENCE, REFERENCE, TOKEN_MATCHING, TakesIdfCorpus
 from docmetrics.plugin.metric import Metric
 from docmetrics.values.errors import CapabilityError
 from docmetrics.values.params import Param
@@ -92,15 +91,6 @@ reference) scores 0, as in bert-score, and is counted ("empty sentences")."""
         return contextlib.nullcontext()
 
     def units(self, testset: TestSet) -> UnitPlan:
-        refs = testset.references
-        assert refs is not None
-        k = self.p["k"]
-        ref_ctx = previous_sentences(refs, testset.documents, k)
-        hyp_ctx = hypothesis_contexts(testset.systems, testset.documents, k,
-                                      ref_ctx if self.p["hyp-context"] == "ref" else None)
-
-        def unit(name: str, i: int) -> Unit:
-            return Unit(mt=testset.systems[name][i], ref=refs[i], mt_context=hyp_ctx[name][i],
-                        ref_context=ref_ctx[i])
-
-        return self.per_segment(testset, unit)
+        assert testset.references is not None
+        return self.context_plan(testset, self.p["k"], source=False, reference=True,
+                                 hypothesis_context_from_reference=self.p["hyp-context"] == "ref")

@@ -22,8 +22,7 @@ from __future__ import annotations
 
 from typing import ClassVar
 
-from docmetrics.algorithms.context import hypothesis_contexts, previous_sentences
-from docmetrics.plugin.backbone import CURRENT_SENTENCE, QE, REFERENCE, JoinsContext, SigField, Unit
+from docmetrics.plugin.backbone import CURRENT_SENTENCE, QE, REFERENCE, JoinsContext, SigField
 from docmetrics.plugin.metric import Metric
 from docmetrics.values.errors import CapabilityError
 from docmetrics.values.params import Param
@@ -149,21 +148,9 @@ class _DocComet(Metric):
                      if self.uses_reference else "")
 
     def units(self, testset: TestSet) -> UnitPlan:
-        k, documents = self.p["k"], testset.documents
-        src = testset.sources
-        ref = testset.references if self.uses_reference else None
-        assert src is not None
-        src_ctx = previous_sentences(src, documents, k)
-        ref_ctx = previous_sentences(ref, documents, k) if ref is not None else None
-        hyp_ctx = hypothesis_contexts(testset.systems, documents, k,
-                                      ref_ctx if self.hyp_context_side() == "ref" else None)
-
-        def unit(name: str, i: int) -> Unit:
-            return Unit(mt=testset.systems[name][i], src=src[i], ref=ref[i] if ref is not None else None,
-                        src_context=src_ctx[i], mt_context=hyp_ctx[name][i],  # type: ignore[index]
-                        ref_context=ref_ctx[i] if ref_ctx is not None else ())
-
-        return self.per_segment(testset, unit)
+        assert testset.sources is not None
+        return self.context_plan(testset, self.p["k"], source=True, reference=self.uses_reference,
+                                 hypothesis_context_from_reference=self.hyp_context_side() == "ref")
 
 
 class DocCometMetric(_DocComet):

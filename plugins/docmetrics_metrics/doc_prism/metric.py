@@ -12,8 +12,7 @@ from __future__ import annotations
 
 from typing import ClassVar
 
-from docmetrics.algorithms.context import hypothesis_contexts, previous_sentences
-from docmetrics.plugin.backbone import CURRENT_SENTENCE, FORCE_DECODE, REFERENCE, Unit
+from docmetrics.plugin.backbone import CURRENT_SENTENCE, FORCE_DECODE, REFERENCE
 from docmetrics.plugin.metric import Metric
 from docmetrics.values.params import Param
 from docmetrics.values.testset import TestSet
@@ -97,15 +96,6 @@ order change scores only at float rounding level (< 1e-5)."""
         self.require(testset, reference=True, why="Prism scores the hypothesis against the reference")
 
     def units(self, testset: TestSet) -> UnitPlan:
-        refs = testset.references
-        assert refs is not None
-        k = self.p["k"]
-        ref_ctx = previous_sentences(refs, testset.documents, k)
-        hyp_ctx = hypothesis_contexts(testset.systems, testset.documents, k,
-                                      ref_ctx if self.p["context"] == "ref" else None)
-
-        def unit(name: str, i: int) -> Unit:
-            return Unit(mt=testset.systems[name][i], ref=refs[i], mt_context=hyp_ctx[name][i],
-                        ref_context=ref_ctx[i])
-
-        return self.per_segment(testset, unit)
+        assert testset.references is not None
+        return self.context_plan(testset, self.p["k"], source=False, reference=True,
+                                 hypothesis_context_from_reference=self.p["context"] == "ref")
