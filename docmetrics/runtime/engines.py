@@ -332,7 +332,7 @@ class RayEngine(Engine):
         if not ray.is_initialized():
             import logging
 
-            os.environ.setdefault("RAY_BACKEND_LOG_LEVEL", "error")  # the C++ core's notices
+            os.environ.setdefault("RAY_BACKEND_LOG_LEVEL", "fatal")  # the C++ core's notices
             for name in ("ray", "ray.data"):
                 logging.getLogger(name).setLevel(logging.ERROR)
             kwargs: dict[str, Any] = {"include_dashboard": False, "log_to_driver": False,
