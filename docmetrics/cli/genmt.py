@@ -4,7 +4,8 @@ multi-sentence segments with ESA human scores), and judge each metric as a detec
 
 The file is a data source like ``--mtme``: no ``-i/-s/-r/--doc-ids``.  ``-l`` picks the language pair
 (``en-ko_KR``, or ``en-ko``), ``--domains`` restricts it; the systems are every output but the reference
-(``refA``, given to reference-based metrics where the file has it).  The human scores are the segments'
+(``refA``, given to reference-based metrics where the file has it; ``--ref refA`` insists on it).  A
+GenMT file carries one reference per segment, so ``--ref`` names no other and not several.  The human scores are the segments'
 ESA scores, so the meta-evaluation is ``--human ... --seg-level`` on them (system, segment and, with
 ``--doc-level``, document level).
 """
@@ -18,7 +19,7 @@ from typing import Any, Sequence, TextIO
 from ..algorithms.detection import Detection, detect, items
 from ..evaluation.human import HumanScores
 from ..values.errors import UserError
-from ..values.genmt import GenmtPair, read_genmt
+from ..values.genmt import REFERENCE, GenmtPair, read_genmt
 from ..values.result import Result
 from ..values.testset import TestSet
 from .format import num, table
@@ -65,6 +66,21 @@ def check_args(args: argparse.Namespace) -> None:
         if not math.isfinite(value):
             raise UserError(f"--error-free {args.error_free!r}: give a score threshold (a number), or no value to "
                             "choose it on the data")
+    _check_ref(args)
+
+
+def _check_ref(args: argparse.Namespace) -> None:
+    """--ref with --genmt: only the file's one reference (refA), as WMT25's scripts read it."""
+    names = getattr(args, "ref", None)
+    if not names:
+        return
+    why = (f"a GenMT file carries one reference per segment, {REFERENCE} (tgt_text.{REFERENCE}, or "
+           f"refs.{REFERENCE}.ref in document lines, the only one WMT25's scripts read)")
+    if len(names) > 1:
+        raise UserError(f"--ref {','.join(names)}: --genmt takes one reference: {why}; for several references "
+                        "score plain files (-r ref1.txt ref2.txt) or MTME data (--mtme ROOT --ref refA,refB)")
+    if names[0] != REFERENCE:
+        raise UserError(f"--ref {names[0]}: no such reference in {args.genmt} (references: {REFERENCE}): {why}")
 
 
 def prepare(args: argparse.Namespace) -> tuple[GenmtPair, TestSet, HumanScores | None]:
@@ -78,7 +94,7 @@ def prepare(args: argparse.Namespace) -> tuple[GenmtPair, TestSet, HumanScores |
                             "pick one with -l")
         args.lang = pairs[0]
     pair = data.pair(args.lang).select(args.domains)
-    testset = pair.testset(reference=pair.reference is not None)
+    testset = pair.testset(reference=bool(getattr(args, "ref", None)) or pair.reference is not None)
     scores = pair.human_scores()
     if not scores:
         return pair, testset, None

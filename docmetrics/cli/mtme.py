@@ -47,7 +47,8 @@ MTME_ONLY = (("testset", "-t/--testset"), ("ref", "--ref"), ("human_name", "--hu
 REPLACED = (
     ("input", "-i", "the system outputs come from ROOT/TESTSET/system-outputs/LP; choose them with --systems"),
     ("source", "-s", "the source comes from ROOT/TESTSET/sources/LP.txt"),
-    ("reference", "-r", "the references come from ROOT/TESTSET/references; choose one with --ref"),
+    ("reference", "-r", "the references come from ROOT/TESTSET/references; choose them with --ref (--ref refA, "
+                        "or --ref refA,refB for metrics that take several)"),
     ("doc_ids", "--doc-ids", "the documents come from ROOT/TESTSET/documents/LP.docs"),
     ("jsonl", "--jsonl", "MTME files are read as MTME names them (.txt or .jsonl)"),
     ("doc_per_line", "--doc-per-line", "MTME segments are lines of a document"),
@@ -62,12 +63,23 @@ REPLACED = (
 
 
 # -- options ----------------------------------------------------------------------------------------------
+class RefNames(argparse.Action):
+    """``--ref refA,refB`` (names separated by commas), repeatable: every name is kept, in order (a
+    repeated --ref adds, as a repeated -r does)."""
+
+    def __call__(self, parser: argparse.ArgumentParser, namespace: argparse.Namespace, values: Any,
+                 option_string: str | None = None) -> None:
+        setattr(namespace, self.dest, [*(getattr(namespace, self.dest, None) or []), *str(values).split(",")])
+
+
 def add_data_arguments(g: argparse._ArgumentGroup, *, single: bool) -> None:
     g.add_argument("-t", "--testset", metavar="TESTSET",
                    help="the test set: a folder of ROOT (e.g. wmt23, wmt21.tedtalks)")
-    g.add_argument("--ref", metavar="REF",
+    g.add_argument("--ref", metavar="REF[,REF...]", action=RefNames,
                    help="the reference to score against (default: MTME's standard one for the test set, else "
-                        "the only one); it is never scored as a system")
+                        "the only one), or several (--ref refA,refB; bleu, chrf, ter score against all of them as "
+                        "sacrebleu does, a metric that takes one refuses); a reference in use is never scored "
+                        "as a system")
     g.add_argument("--human-name", metavar="NAME",
                    help="the human scores human-scores/LP.NAME.LEVEL.score (default: the standard ones, e.g. mqm)")
     if single:
@@ -100,8 +112,11 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def requested(args: argparse.Namespace) -> bool:
-    """Whether ``docmetrics`` was given --mtme or one of its options."""
-    return bool(getattr(args, "mtme", None)) or any(getattr(args, a, None) for a, _ in MTME_ONLY)
+    """Whether ``docmetrics`` was given --mtme or one of its options (--ref with --genmt and no --mtme
+    names the GenMT file's reference: :func:`docmetrics.cli.genmt.check_args` reads it)."""
+    genmt_ref = bool(getattr(args, "genmt", None)) and not getattr(args, "mtme", None)
+    return bool(getattr(args, "mtme", None)) or any(getattr(args, a, None) for a, _ in MTME_ONLY
+                                                    if not (genmt_ref and a == "ref"))
 
 
 def check_common(args: argparse.Namespace, lps: Sequence[str]) -> None:
@@ -111,6 +126,12 @@ def check_common(args: argparse.Namespace, lps: Sequence[str]) -> None:
     if not os.path.isdir(args.mtme):
         raise UserError(f"--mtme {args.mtme}: no such directory; give the root of an MTME data directory "
                         "(the folder that holds TESTSET/)")
+    if args.ref is not None and not all(args.ref):
+        raise UserError(f"--ref {','.join(args.ref)}: an empty reference name; give names separated by commas "
+                        "(--ref refA,refB)")
+    twice = sorted({r for r in args.ref or () if args.ref.count(r) > 1})
+    if twice:
+        raise UserError(f"--ref {','.join(args.ref)}: {', '.join(twice)} given twice")
     if args.resamples is not None and args.resamples < 0:
         raise UserError(f"--resamples must be >= 0, not {args.resamples}")
     seen: set[str] = set()
@@ -260,7 +281,8 @@ def run(args: argparse.Namespace, out: TextIO | None = None) -> int:
 
 
 def lp_dict(run: MtmeRun, args: argparse.Namespace) -> dict[str, Any]:
-    d: dict[str, Any] = {"testset": args.testset, "lp": run.lp, "root": args.mtme, "reference": run.data.ref}
+    d: dict[str, Any] = {"testset": args.testset, "lp": run.lp, "root": args.mtme, "reference": run.data.ref,
+                         "references": list(run.data.refs)}
     if run.evaluation is not None:
         d.update(run.evaluation.to_dict())
     else:
@@ -274,7 +296,7 @@ def lp_dict(run: MtmeRun, args: argparse.Namespace) -> dict[str, Any]:
 def write_lp(run: MtmeRun, args: argparse.Namespace, labels: dict[str, int], out: TextIO, explain: bool = True) -> None:
     data = run.data
     head = (f"{args.testset} {run.lp}: {len(run.testset.systems)} systems, {data.n_segments} segments, "
-            f"{len(data.docs)} documents; reference {data.ref or 'none'}")
+            f"{len(data.docs)} documents; {_references(data)}")
     if run.evaluation is None:
         out.write(head + ("; no human scores\n" if data.human_name is None else "; no meta-evaluation\n"))
         systems = list(run.testset.systems)
@@ -298,9 +320,15 @@ def write_lp(run: MtmeRun, args: argparse.Namespace, labels: dict[str, int], out
         out.write(f"[{labels[spec]}] {run.results[spec][0].signature.format(short=args.short)}\n")
 
 
+def _references(data: MtmeTestSet) -> str:
+    if len(data.refs) > 1:
+        return f"references {', '.join(data.refs)}"
+    return f"reference {data.ref or 'none'}"
+
+
 def _why_not_scored(data: MtmeTestSet, system: str) -> str:
-    if system == data.ref:
-        return "the reference in use"
+    if system in data.refs:
+        return "the reference in use" if len(data.refs) == 1 else "a reference in use"
     if system in data.human_systems:
         return "human translation; --include-human"
     if data.standard is not None and system in data.standard.outliers:

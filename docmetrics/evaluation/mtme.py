@@ -37,9 +37,11 @@ Which reference and which human scores are "standard" is not in the directory: M
 ``meta_info.DATA``.  :data:`STANDARDS` repeats the entries of the MQM-judged language pairs of WMT21 and
 WMT22 and every entry of wmt23, wmt23.sent, wmt24, wmt24pp and wmt25 (DA, ESA and post-edit references
 included), with their outlier systems; elsewhere a test set with a single reference uses it, otherwise
-``ref=`` must name one.  As in MTME's ``GetCorrelations``, the systems scored are all outputs but the
-reference in use, the human translations (unless ``include_human``) and the outliers (unless
-``include_outliers``).
+``ref=`` must name one.  ``ref=`` may name several references (``["refA", "refB"]``): a metric that
+takes several (sacrebleu's) scores against all of them, a metric that takes one refuses the test set.
+As in MTME's ``GetCorrelations`` (``sys_names - main_refs - close_refs``), the systems scored are all
+outputs but the references in use, the human translations (unless ``include_human``: then a reference
+not in use is scored as a system) and the outliers (unless ``include_outliers``).
 
 How MTME's task sets (``tasks.py``) compute the official statistics of WMT23-25 is :data:`MTME_TASKS`:
 segment-level accuracy with tie calibration averaged by item (a source segment) and compared with the
@@ -243,10 +245,21 @@ class MtmeTestSet:
     paths: dict[str, str] = field(default_factory=dict)
     #: system -> one JSON object per segment (metadata/LP/SYS.jsonl; MTME's EvalSet.metadata)
     metadata: dict[str, list[dict[str, Any]]] = field(default_factory=dict)
-    #: set by load_mtme: the reference in use, the human scores chosen, the systems scored
-    ref: str | None = None
+    #: set by load_mtme: the references in use (in the order given), the human scores chosen, the systems scored
+    refs: list[str] = field(default_factory=list)
     human_name: str | None = None
     systems: list[str] = field(default_factory=list)
+
+    @property
+    def ref(self) -> str | None:
+        """The references in use as MTME names them in a score file's REF (``MakeMetricName``): ``refA``,
+        several joined with ``.`` (``refA.refB``), ``all`` for every reference of the pair when there are
+        three or more (as ``EvalSet.AddMetric`` renames them); None for none."""
+        if not self.refs:
+            return None
+        if len(self.refs) >= 3 and set(self.refs) == set(self.references):
+            return "all"
+        return ".".join(self.refs)
 
     @property
     def directory(self) -> str:
@@ -596,27 +609,38 @@ def _read_metadata(ts: MtmeTestSet, meta_dir: str) -> None:
         ts.paths[f"meta:{name}"] = path
 
 
-def _choose_ref(ts: MtmeTestSet, ref: str | None) -> str | None:
+def _choose_refs(ts: MtmeTestSet, ref: str | Sequence[str] | None) -> list[str]:
+    """The references in use: those named (each checked, none twice), else the standard one, else the
+    only one, else none."""
     refs = sorted(ts.references)
     where = os.path.join(ts.directory, "references")
     if ref is not None:
-        if ref not in ts.references:
-            raise InputError(f"{where}: no reference {ref!r} for {ts.lp} (references: {', '.join(refs) or 'none'})")
-        return ref
+        names = [ref] if isinstance(ref, str) else list(ref)
+        if not names:
+            raise InputError("ref=: no reference named; give one name or several")
+        for name in names:
+            if name not in ts.references:
+                raise InputError(f"{where}: no reference {name!r} for {ts.lp} "
+                                 f"(references: {', '.join(refs) or 'none'})")
+        twice = sorted({n for n in names if names.count(n) > 1})
+        if twice:
+            raise InputError(f"ref=: {', '.join(twice)} named twice; name each reference once")
+        return names
     if ts.standard is not None and ts.standard.ref in ts.references:
-        return ts.standard.ref
+        return [ts.standard.ref]
     if len(refs) == 1:
-        return refs[0]
+        return refs
     if not refs:
-        return None
-    raise InputError(f"{where}: {len(refs)} references for {ts.lp} ({', '.join(refs)}); choose one with ref=")
+        return []
+    raise InputError(f"{where}: {len(refs)} references for {ts.lp} ({', '.join(refs)}); choose one with ref= "
+                     "(or several, for metrics that take several)")
 
 
 def load_mtme(
     root: str | os.PathLike[str],
     testset: str,
     lp: str,
-    ref: str | None = None,
+    ref: str | Sequence[str] | None = None,
     human_name: str | None = None,
     systems: Sequence[str] | None = None,
     include_human: bool = False,
@@ -624,14 +648,16 @@ def load_mtme(
 ) -> tuple[MtmeTestSet, TestSet]:
     """Read an MTME directory and build the docmetrics test set to score.
 
-    The reference in use (``ref``, default: the standard one) is left out of the systems, and so are
-    the human translations (unless ``include_human``) and MTME's outlier systems (unless
-    ``include_outliers``); ``systems`` names the systems to score instead.  ``human_name`` chooses
+    The references in use (``ref``: a name or several, default: the standard one) are the test set's
+    references, in that order, and are left out of the systems, as MTME's ``GetCorrelations`` leaves
+    out its ``main_refs``; so are the human translations (unless ``include_human``, which keeps a
+    reference not in use as a system) and MTME's outlier systems (unless ``include_outliers``);
+    ``systems`` names the systems to score instead.  ``human_name`` chooses
     the human scores (default: the standard ones); it is checked here and recorded on the returned
     :class:`MtmeTestSet` with the reference and the systems.
     """
     ts = read_mtme(root, testset, lp)
-    chosen_ref = _choose_ref(ts, ref)
+    chosen = _choose_refs(ts, ref)
     if human_name is not None and human_name not in ts.human_score_names:
         have = ", ".join(sorted(ts.human_score_names)) or "none"
         raise InputError(
@@ -647,30 +673,33 @@ def load_mtme(
         for s in names:
             if s not in ts.system_outputs:
                 raise InputError(f"{sys_dir}: no system {s!r} (systems: {', '.join(sorted(ts.system_outputs))})")
-            if s == chosen_ref:
-                raise InputError(f"{sys_dir}: {s!r} is the reference in use; it cannot be scored against itself")
+            if s in chosen:
+                raise InputError(f"{sys_dir}: {s!r} is a reference in use; it cannot be scored against itself")
     else:
         outliers = ts.standard.outliers if ts.standard is not None else frozenset()
         names = [
             s for s in sorted(ts.system_outputs)
-            if s != chosen_ref
+            if s not in chosen
             and (include_human or s not in ts.human_systems)
             and (include_outliers or s not in outliers)
         ]
     if not names:
-        raise InputError(f"{sys_dir}: no system left to score (the reference and human translations are left out)")
-    ts.ref, ts.systems = chosen_ref, names
+        raise InputError(f"{sys_dir}: no system left to score (the references in use and human translations "
+                         "are left out)")
+    ts.refs, ts.systems = chosen, names
     names_map = {s: ts.paths[f"sys:{s}"] for s in names}
     names_map["source"] = ts.paths["source"]
     names_map["doc ids"] = ts.paths["documents"]
-    if chosen_ref is not None:
-        names_map["reference"] = ts.paths[f"ref:{chosen_ref}"]
+    for k, name in enumerate(chosen, 1):  # the keys TestSet names its references by
+        names_map["reference" if k == 1 else f"reference {k}"] = ts.paths[f"ref:{name}"]
+    refs = [list(ts.references[name]) for name in chosen]
     testset_obj = TestSet(
         {s: list(ts.system_outputs[s]) for s in names},
         list(ts.sources),
-        list(ts.references[chosen_ref]) if chosen_ref is not None else None,
+        refs[0] if refs else None,
         list(ts.doc_ids),
         names=names_map,
+        other_references=refs[1:],
     )
     return ts, testset_obj
 

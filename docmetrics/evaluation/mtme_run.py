@@ -4,8 +4,9 @@ scores every system, writes MTME score files (:func:`~docmetrics.evaluation.mtme
 meta-evaluates the metrics (:func:`~docmetrics.evaluation.metaeval.evaluate_mtme`): what
 ``docmetrics --mtme`` and ``docmetrics metaeval`` run.
 
-Every language pair is read before any metric is loaded, and every metric is loaded before anything is
-scored, so a bad file or a bad spec stops the run before a model works.  Nothing here parses arguments or
+Every language pair is read before any metric is loaded, and every metric is loaded (and checked
+against the references in use) before anything is scored, so a bad file, a bad spec or a metric that
+takes one reference given several stops the run before a model works.  Nothing here parses arguments or
 prints: the caller hears of the run through an :class:`MtmeObserver`, and stops it by raising there.
 """
 
@@ -123,7 +124,7 @@ def run_mtme(
     specs: Sequence[str],
     load: Callable[[str, str], Metric],
     *,
-    ref: str | None = None,
+    ref: str | Sequence[str] | None = None,
     human_name: str | None = None,
     systems: Sequence[str] | None = None,
     include_human: bool = False,
@@ -139,11 +140,14 @@ def run_mtme(
 ) -> list[MtmeRun]:
     """Score ``specs`` on every language pair of ``lps`` of ``ROOT/TESTSET`` and meta-evaluate them.
 
-    ``load(spec, lp)`` gives the metric of a spec for a language pair.  ``ref``, ``human_name``,
-    ``systems``, ``include_human`` and ``include_outliers`` choose as :func:`load_mtme` does.  With
-    ``out_root`` every metric's scores are written under ``OUT_ROOT/TESTSET/metric-scores/LP`` (NAME:
-    ``metric_names``, one per spec, or the metric's short signature made file-safe; REF: the
-    reference in use, ``src`` for a metric that uses none).  A language pair with human scores and two
+    ``load(spec, lp)`` gives the metric of a spec for a language pair.  ``ref`` (a reference or
+    several), ``human_name``, ``systems``, ``include_human`` and ``include_outliers`` choose as
+    :func:`load_mtme` does; with several references a metric that takes one
+    (:meth:`~docmetrics.plugin.metric.Metric.check_references`) stops the run before anything is scored.
+    With ``out_root`` every metric's scores are written under ``OUT_ROOT/TESTSET/metric-scores/LP``
+    (NAME: ``metric_names``, one per spec, or the short signature of its results made file-safe; REF: the
+    references in use as MTME names them, :attr:`~docmetrics.evaluation.mtme.MtmeTestSet.ref`, ``src``
+    for a metric that uses none).  A language pair with human scores and two
     systems or more is meta-evaluated (PERM-BOTH with ``n_resamples`` and ``seed``; 0 resamples: no
     test); the others are scored only (:attr:`MtmeRun.why_no_metaeval`).  ``doc_rule`` / ``pdp``: the
     opt-in document level and system-level PDP of :func:`~docmetrics.evaluation.metaeval.evaluate_wmt`
@@ -163,6 +167,7 @@ def run_mtme(
         metrics = []
         for k, spec in enumerate(specs):
             m = MtmeMetric(spec, load(spec, run.lp))
+            m.metric.check_references(run.testset)
             if out_root is not None:
                 m.ref = run.data.ref if run.data.ref is not None and uses_reference(m.metric) else "src"
                 m.name = mtme_metric_name(metric_names[k] if metric_names else m.metric.signature().format(short=True))
@@ -175,6 +180,9 @@ def run_mtme(
             results = m.metric.compute(run.testset)
             run.results[m.spec] = results
             written = None
+            if out_root is not None and not metric_names and results:
+                # the signature of the run itself: sacrebleu's nrefs:N is known once the references are read
+                m.name = mtme_metric_name(results[0].signature.format(short=True))
             if out_root is not None:
                 try:
                     written = write_mtme_scores(out_root, testset, run.lp, m.name, m.ref, results,
