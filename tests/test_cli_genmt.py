@@ -113,3 +113,32 @@ def test_a_metric_with_no_usable_score_is_a_note_not_a_traceback(genmt):
                       None, {}, "mean") for s in SYSTEMS]
     ((spec, found, why),) = detections([("x", results)], pair, None)
     assert found is None and "nothing to detect" in why
+
+
+# -- --ref: a GenMT file carries one reference per segment (refA) ----------------------------------------------------
+@pytest.mark.parametrize("ref, message", [
+    ("refA,refB", "--ref refA,refB: --genmt takes one reference: a GenMT file carries one reference per segment, refA"),
+    ("refB", "--ref refB: no such reference in {f} (references: refA)"),
+])
+def test_genmt_refuses_several_references_and_names_why(genmt, capsys, ref, message):
+    code, out, err = run(capsys, "-m", "bleu", "--genmt", genmt, "-l", "en-de_DE", "--ref", ref)
+    assert code == 2 and message.format(f=genmt) in err and "Traceback" not in err, err
+
+
+def test_genmt_ref_refa_is_the_files_reference(genmt, tmp_path, capsys):
+    import sacrebleu
+
+    code, out, err = run(capsys, "-m", "bleu", "--genmt", genmt, "-l", "en-de_DE", "--ref", "refA", "-f", "json")
+    assert code == 0, err
+    code, plain, err = run(capsys, "-m", "bleu", "--genmt", genmt, "-l", "en-de_DE", "-f", "json")
+    assert code == 0 and out == plain
+    refs = [f"Reference {i}." for i in range(6)]
+    (ev,) = json.loads(out)
+    assert "|nrefs:1|" in ev["signature"] and ev["systems"] == list(SYSTEMS)
+    assert ev["metric_scores"] == pytest.approx([sacrebleu.corpus_bleu(SYSTEMS[s], [refs]).score for s in SYSTEMS])
+    # a language pair without a reference: --ref refA says so (without it, bleu is refused as usual)
+    bare = tmp_path / "bare.jsonl"
+    rows = [{**r, "tgt_text": {k: v for k, v in r["tgt_text"].items() if k != "refA"}} for r in genmt_lines()]
+    bare.write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
+    code, out, err = run(capsys, "-m", SPEC, "--genmt", bare, "-l", "en-de_DE", "--ref", "refA")
+    assert code == 2 and "has no reference (field tgt_text.refA)" in err, err

@@ -248,7 +248,7 @@ def test_cli_text_table(toy_dist, files, capsys):
     lines = out.splitlines()
     assert lines[0].split() == ["Metric", "systems", "pearson", "spearman", "kendall", "accuracy", "pairs"]
     cells = re.split(r"\s{2,}", lines[2])
-    assert cells[0] == "slide:w=2,s=2,backbone=toy [1]" and cells[1] == "5" and cells[-1].endswith("/10")
+    assert cells[0] == "slide [1]" and cells[1] == "5" and cells[-1].endswith("/10")
     assert any(x.startswith("[1] slide|w:2|s:2|") for x in lines)
 
 

@@ -321,6 +321,24 @@ class AccEqResult:
     n_groups: int
     n_pairs: int
     calibrated: bool
+    #: pairs the metric ties at ``epsilon`` (|difference| <= epsilon), and the largest |difference|
+    metric_ties: int = 0
+    max_difference: float = math.nan
+
+    @property
+    def ties_every_pair(self) -> bool:
+        """Whether ``epsilon`` ties every pair: acc_eq is then the (macro-averaged) share of pairs the
+        humans tie, and says nothing of how the metric orders the systems."""
+        return self.n_pairs > 0 and self.metric_ties == self.n_pairs
+
+    def ties_note(self) -> str | None:
+        """One sentence for the notes when :attr:`ties_every_pair`, else None."""
+        if not self.ties_every_pair:
+            return None
+        how = "the calibrated epsilon" if self.calibrated else "epsilon"
+        return (f"{how} {self.epsilon:g} ties every pair ({self.n_pairs} pairs; the largest difference of the "
+                f"metric's scores is {self.max_difference:g}): acc_eq {self.accuracy:.4f} is then the share of pairs "
+                "the humans tie, and says nothing of how the metric orders the systems")
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -460,13 +478,20 @@ def acc_eq_rows(
 ) -> AccEqResult:
     """acc_eq over groups given as rows (entries compared within a row only); ``epsilon=None``
     calibrates it, a number fixes it."""
+    import numpy as np
+
     p, _ = _pairs(_as_rows(metric_rows, "metric scores"), _as_rows(human_rows, "human scores"))
+    calibrated = epsilon is None
     if epsilon is None:
         cal = _calibrate(p)
-        return AccEqResult(cal.accuracy, cal.epsilon, p.n_groups, p.n, True)
-    if epsilon < 0 or math.isnan(epsilon):
+        accuracy, epsilon = cal.accuracy, cal.epsilon
+    elif epsilon < 0 or math.isnan(epsilon):
         raise ValueError(f"epsilon must be >= 0, got {epsilon}")
-    return AccEqResult(_accuracy(p, epsilon), float(epsilon), p.n_groups, p.n, False)
+    else:
+        accuracy = _accuracy(p, epsilon)
+    absd = np.abs(p.metric_diff)
+    return AccEqResult(accuracy, float(epsilon), p.n_groups, p.n, calibrated, int((absd <= epsilon).sum()),
+                       float(absd.max()) if p.n else math.nan)
 
 
 def score_rows(

@@ -18,8 +18,9 @@ def add_input_arguments(
 ) -> argparse._ArgumentGroup:
     """The input options every docmetrics command shares (-i, -s, -r, --doc-ids, -l, --jsonl)."""
     g = p.add_argument_group("input")
-    g.add_argument("-i", "--input", nargs="+", metavar="HYP", required=required,
-                   help="system output, one file per system (text, or .jsonl with doc_id/src/mt/ref)")
+    g.add_argument("-i", "--input", nargs="+", action="extend", metavar="HYP", required=required,
+                   help="system output, one file per system (text, or .jsonl with doc_id/src/mt/ref); -i given "
+                        "again adds systems")
     g.add_argument("-s", "--source", metavar="FILE", help="source sentences, line-parallel")
     g.add_argument("-r", "--reference", nargs="+", action=References, metavar="FILE",
                    help="reference translations, line-parallel; several references: -r ref1.txt ref2.txt (or -r "

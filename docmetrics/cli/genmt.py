@@ -5,9 +5,9 @@ multi-sentence segments with ESA human scores), and judge each metric as a detec
 The file is a data source like ``--mtme``: no ``-i/-s/-r/--doc-ids``.  ``-l`` picks the language pair
 (``en-ko_KR``, or ``en-ko``), ``--domains`` restricts it; the systems are every output but the reference
 (``refA``, given to reference-based metrics where the file has it; ``--ref refA`` insists on it).  A
-GenMT file carries one reference per segment, so ``--ref`` names no other and not several.  The human scores are the segments'
-ESA scores, so the meta-evaluation is ``--human ... --seg-level`` on them (system, segment and, with
-``--doc-level``, document level).
+GenMT file carries one reference per segment, so ``--ref`` names no other and not several.  The human
+scores are the segments' ESA scores, so the meta-evaluation is ``--human ... --seg-level`` on them
+(system, segment and, with ``--doc-level``, document level).
 """
 
 from __future__ import annotations

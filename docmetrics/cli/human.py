@@ -14,7 +14,7 @@ from ..evaluation.metaeval import MetaEval, evaluate
 from ..values.errors import UserError
 from ..values.result import Result
 from ..values.testset import TestSet
-from .format import num, table
+from .format import column, metric_labels, num, table
 
 __all__ = ["add_arguments", "add_level_arguments", "check_args", "read_human", "run_metaeval", "stat_headers",
            "stat_cells", "doc_cells", "DOC_HEADERS", "format_table", "format_doc_table", "write_metaeval", "spa_text",
@@ -173,9 +173,16 @@ def doc_cells(e: MetaEval, width: int) -> list[str]:
                                          "doc_spa", "doc_pdp")]
 
 
+def row_labels(evals: Sequence[MetaEval]) -> list[str]:
+    """``LABEL [k]`` of each metric, as every table names it (:func:`~docmetrics.cli.format.metric_labels`)."""
+    names = metric_labels([e.spec for e in evals], [e.metric for e in evals])
+    return [column(label, k + 1) for k, label in enumerate(names)]
+
+
 def format_doc_table(evals: Sequence[MetaEval], width: int = 4, labels: Sequence[str] | None = None) -> str:
     """The document-level block: one row per metric."""
-    rows = [[labels[k] if labels else f"{e.spec} [{k + 1}]"] + doc_cells(e, width) for k, e in enumerate(evals)]
+    labels = labels or row_labels(evals)
+    rows = [[labels[k]] + doc_cells(e, width) for k, e in enumerate(evals)]
     return table(["Metric"] + DOC_HEADERS, rows)
 
 
@@ -184,8 +191,8 @@ def format_table(evals: Sequence[MetaEval], width: int = 4, labels: Sequence[str
     acc_eq with its epsilon."""
     seg = any(e.seg_level_name is not None for e in evals)
     pdp = any(e.with_pdp for e in evals)
-    rows = [[labels[k] if labels else f"{e.spec} [{k + 1}]", str(len(e.systems))] + stat_cells(e, width, seg, pdp)
-            for k, e in enumerate(evals)]
+    labels = labels or row_labels(evals)
+    rows = [[labels[k], str(len(e.systems))] + stat_cells(e, width, seg, pdp) for k, e in enumerate(evals)]
     return table(["Metric", "systems"] + stat_headers(seg, pdp), rows)
 
 
@@ -209,6 +216,8 @@ def write_metaeval(evals: Sequence[MetaEval], args: argparse.Namespace, out: Tex
             for what, why in (("SPA", e.spa_note), ("acc_eq", e.seg_note)):
                 if why:
                     out.write(f"[{k + 1}] no {what}: {why}\n")
+            if e.acc_eq_note:
+                out.write(f"[{k + 1}] acc_eq: {e.acc_eq_note}\n")
     docs = [e for e in evals if e.document is not None]
     if docs:
         out.write("\nDocument level\n" + format_doc_table(evals, args.width) + "\n")

@@ -30,7 +30,7 @@ from .args import (
     width,
 )
 from .errors import guarded, note, warn
-from .format import num, table, tsv
+from .format import column, metric_labels, num, table, tsv
 from .habits import Parser, parse_args, reference_advice
 from .inputs import check_stdin, load_testset
 from .specs import check_specs, reference_files
@@ -78,8 +78,9 @@ def build_parser() -> argparse.ArgumentParser:
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     g = p.add_argument_group("what to compute")
-    g.add_argument("-m", "--metrics", nargs="+", metavar="SPEC",
-                   help="metric specs NAME[:key=value,...], preset names, or signatures; NAME@DIST picks "
+    g.add_argument("-m", "--metrics", nargs="+", action="extend", metavar="SPEC",
+                   help="metric specs NAME[:key=value,...], preset names, or signatures (-m given again adds "
+                        "metrics); NAME@DIST picks "
                         "the plugin of distribution DIST where several register NAME (e.g. slide@my-dist)")
     g.add_argument("--list", action="store_true",
                    help="list metrics, backbones and presets with the distribution of each, then exit")
@@ -281,7 +282,7 @@ def check_args(args: argparse.Namespace) -> Any:
 def score_and_write(args: argparse.Namespace, metrics: list[Any], testset: Any, score_cache: Any,
                     human: Any = None) -> int:
     all_results = []
-    labels = spec_labels(args.metrics, metrics)
+    labels = metric_labels(args.metrics, [m.name for m in metrics])
     for k, (spec, metric) in enumerate(zip(args.metrics, metrics)):
         results = metric.compute(testset)
         if args.level == "seg":
@@ -328,12 +329,6 @@ def score_and_write(args: argparse.Namespace, metrics: list[Any], testset: Any, 
     write_output(args, level_table(all_results, args, testset))
     (sys.stdout if args.output else sys.stderr).write(report.getvalue())
     return 0
-
-
-def spec_labels(specs: Sequence[str], metrics: Sequence[Any]) -> list[str]:
-    """How the notes name each -m spec: the metric's name, or the spec where two specs share a metric."""
-    names = [m.name for m in metrics]
-    return [m.name if names.count(m.name) == 1 else spec for spec, m in zip(specs, metrics)]
 
 
 def check_truncation(args: argparse.Namespace, label: str, metric: Any, results: list[Any]) -> None:
@@ -470,7 +465,8 @@ def write_results(all_results: list[tuple[str, list[Any]]], args: argparse.Names
         if cis:
             out.write(significance.describe_ci(cis, labels=len(cis) > 1))
         return
-    headers = ["System"] + [f"{res[0].metric} [{k + 1}]" for k, (_, res) in enumerate(all_results)]
+    labels = metric_labels([spec for spec, _ in all_results], [res[0].metric if res else spec for spec, res in all_results])
+    headers = ["System"] + [column(label, k + 1) for k, label in enumerate(labels)]
     rows = []
     for i in range(n_systems):
         rows.append([all_results[0][1][i].system] + [cell(res[i], cis[k][i] if cis else None)

@@ -15,7 +15,7 @@ from ..evaluation.averages import SCHEMES, WmtAverage, wmt_average
 from ..values.errors import UserError
 from .args import add_cache_arguments, add_model_arguments, add_output_arguments
 from .errors import guarded
-from .format import num, table
+from .format import column, metric_labels, num, table
 from .habits import Parser, parse_args
 from .human import add_level_arguments
 from .mtme import TITLES, add_data_arguments, check_common, lp_dict, score, write_lp
@@ -42,8 +42,9 @@ def build_parser() -> argparse.ArgumentParser:
         epilog=EPILOG,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
-    p.add_argument("-m", "--metrics", nargs="+", required=True, metavar="SPEC",
-                   help="metric specs NAME[:key=value,...], preset names, or signatures")
+    p.add_argument("-m", "--metrics", nargs="+", action="extend", required=True, metavar="SPEC",
+                   help="metric specs NAME[:key=value,...], preset names, or signatures (-m given again adds "
+                        "metrics)")
     g = p.add_argument_group("MTME data")
     g.add_argument("--mtme", required=True, metavar="ROOT", help="an MTME data directory")
     g.add_argument("-l", "--lps", required=True, metavar="LP1,LP2",
@@ -129,11 +130,16 @@ AVERAGE_TITLES = {
 def format_average(avg: WmtAverage, width: int = 4, labels: dict[str, int] | None = None) -> str:
     """The overall ranking: cluster, metric, the average and every task's value."""
     labels = labels or {}
+    names = dict(zip(labels, metric_labels(list(labels))))
+
+    def name(spec: str) -> str:
+        return column(names.get(spec, spec), labels[spec]) if spec in labels else f"{spec} [?]"
+
     headers = ["Rank", "Metric", "average"] + [t.name for t in avg.tasks]
     rows = []
     for r in avg.ranking:
         values = [num(tv.get(r.metric), width) if tv.get(r.metric) is not None else "-" for tv in avg.task_values]
-        rows.append([str(r.rank) if r.rank is not None else "-", f"{r.metric} [{labels.get(r.metric, '?')}]",
+        rows.append([str(r.rank) if r.rank is not None else "-", name(r.metric),
                      num(r.value, width)] + values)
     text = f"{AVERAGE_TITLES[avg.scheme]}\n" + table(headers, rows, align="rl" + "r" * (len(headers) - 2))
     notes = [f"weights: {', '.join(f'{t.name} {t.weight:.3g}' for t in avg.tasks)}; statistics mapped to [0, 1] "
@@ -144,5 +150,5 @@ def format_average(avg: WmtAverage, width: int = 4, labels: dict[str, int] | Non
         notes.append(f"Rank: significance cluster on the average (PERM-BOTH, {avg.n_resamples} resamples, "
                      f"seed {avg.seed}, alpha {avg.alpha}).")
     for m, why in avg.excluded.items():
-        notes.append(f"[{labels.get(m, '?')}] not averaged: {why}")
+        notes.append(f"{name(m)} not averaged: {why}")
     return text + "\n".join(notes) + "\n"

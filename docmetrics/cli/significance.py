@@ -22,7 +22,7 @@ from ..evaluation.significance import (
 from ..values.errors import UserError
 from ..values.result import Result
 from .errors import warn
-from .format import num, table
+from .format import column, metric_labels, num, table
 
 
 def parse_seed(text: str) -> int | None:
@@ -219,15 +219,14 @@ def write_paired(all_results: list[tuple[str, list[Result]]], args: argparse.Nam
         return
     width = args.width
     names = [row.system for row in tests[0][1].rows]
-    headers = ["System"] + [
-        f"{spec} [{k + 1}]" + (" (μ ± 95% CI)" if test == "bs" else "") for k, (spec, _) in enumerate(tests)
-    ]
+    labels = metric_labels([spec for spec, _ in tests], [t.metric for _, t in tests])
+    headers = ["System"] + [column(label, k + 1) for k, label in enumerate(labels)]
     rows = []
     for i, name in enumerate(names):
         rows.append(
             [("Baseline: " if i == 0 else "") + name] + [format_cell(t.rows[i], width) for _, t in tests]
         )
-    out.write(table(headers, rows, align="r" + "l" * len(tests)))
+    out.write(table(headers, rows, align="r" + "l" * len(tests)))  # sacrebleu's layout: names right-aligned
     out.write("\n")
     n_docs = len(tests[0][1].doc_ids)
     what = "resamples" if test == "bs" else "trials"
@@ -243,7 +242,8 @@ def write_paired(all_results: list[tuple[str, list[Result]]], args: argparse.Nam
         "   (their units are not independent), and the scores come from the units already scored.\n"
     )
     if test == "bs":
-        out.write("   Given: the actual system score, the bootstrap mean and the 95% CI half-width.\n")
+        out.write("   Each cell: the system score, then (μ ± 95% CI): the bootstrap mean and the half-width of\n"
+                  "   its 95% confidence interval.\n")
     out.write(
         " - Null hypothesis: the system and the baseline are produced by the same process; the\n"
         "   p-value estimates the chance of an absolute difference at least as large as observed.\n"

@@ -47,6 +47,35 @@ class Comparison:
         }
 
 
+class ItemsDiffer(ValueError):
+    """SPA's PERM-BOTH swaps item scores between two metrics, so both must score the same items; these two
+    do not (:meth:`explain` says what each scores)."""
+
+    def __init__(self, a: Aligned, b: Aligned) -> None:
+        super().__init__("the two metrics score different items")
+        self.a, self.b = a, b
+
+    def explain(self, name_a: str, name_b: str) -> str:
+        what_a, what_b = items_text(self.a), items_text(self.b)
+        if what_a == what_b:
+            return (f"{name_a} and {name_b} both score {what_a}, but not the same spans of segments; SPA's "
+                    "significance test swaps item scores between two metrics and needs the same items")
+        return (f"{name_a} scores {what_a}, {name_b} scores {what_b}; SPA's significance test swaps item "
+                "scores between two metrics and needs the same items")
+
+
+def items_text(x: Aligned) -> str:
+    """What a metric's SPA items are, in words: segments, units of a span of segments (windows,
+    documents), or none."""
+    if x.items is None:
+        return "no item a system shares with every other (no SPA item)"
+    if x.item_kind == "segment":
+        return f"{len(x.item_keys)} segments"
+    spans = sorted({end - start for start, end in x.item_keys})
+    size = f"{spans[0]}" if len(spans) == 1 else f"{spans[0]} to {spans[-1]}"
+    return f"{len(x.item_keys)} units of {size} segment{'s' if spans[-1] > 1 else ''} each"
+
+
 def _cells(
     stat: str,
     a: Aligned,
@@ -88,7 +117,7 @@ def _cells(
         return np.asarray(xa), np.asarray(xb), lambda x: kendall(list(x), hh)
     if stat == "spa":
         if a.items is None or b.items is None or a.item_keys != b.item_keys or a.item_kind != b.item_kind:
-            raise ValueError("the two metrics score different items (segments vs windows, or different windows)")
+            raise ItemsDiffer(a, b)
         hm = np.array([[np.nan if v is None else v for v in human_seg[s]] for s in order], dtype=float)
         ma = np.array([[np.nan if v is None else v for v in a.items[s]] for s in order], dtype=float)
         mb = np.array([[np.nan if v is None else v for v in b.items[s]] for s in order], dtype=float)
@@ -170,6 +199,8 @@ def compare(
                     xa, xb, fn = _cells(stat, aligned[a], aligned[b], order, human_sys, human_seg, n_permutations,
                                         spa_seed)
                     tests[(a, b)] = ws.perm_both(xa, xb, fn, n_resamples=n_resamples, seed=seed)
+            except ItemsDiffer as exc:
+                failed[f"{a} vs {b}"] = f"no significance test: {exc.explain(a, b)}"
             except ValueError as exc:
                 failed[f"{a} vs {b}"] = f"no significance test: {exc}"
     if failed or len(ranked) < 2:

@@ -231,6 +231,7 @@ def doc_eval(
         res = ws.acc_eq_rows(m_rows, g_rows)
         out.acc_eq, out.epsilon, out.acc_eq_items, out.acc_eq_pairs = (
             as_score(res.accuracy), res.epsilon, res.n_groups, res.n_pairs)
+        out.note = res.ties_note()
     except ValueError as exc:
         out.note = str(exc)
     xs, ys = _pooled(metric, gold.scores, order)

@@ -105,6 +105,8 @@ class MetaEval:
     seg_n: int | None = None
     seg_level_name: str | None = None
     seg_note: str | None = None
+    #: set when the calibrated epsilon ties every pair (acc_eq is then the share of human ties)
+    acc_eq_note: str | None = None
     left_out: list[str] = field(default_factory=list)
     #: system-level Pairwise Difference Pearson, when asked for (``with_pdp``)
     pdp: float | None = None
@@ -162,6 +164,7 @@ class MetaEval:
                     "acc_eq_items": self.seg_groups,
                     "acc_eq_pairs": self.seg_pairs,
                     "seg_note": self.seg_note,
+                    **({"acc_eq_note": self.acc_eq_note} if self.acc_eq_note else {}),
                     "spa": as_score(self.spa),
                     "spa_items": self.spa_items,
                     "spa_note": self.spa_note,
@@ -200,6 +203,7 @@ class MetaEval:
                 "pearson": as_score(self.seg_pearson),
                 "kendall": as_score(self.seg_kendall),
                 "n": self.seg_n,
+                **({"acc_eq_note": self.acc_eq_note} if self.acc_eq_note else {}),
             },
             "segment_note": self.seg_note,
         }
@@ -348,6 +352,7 @@ def _metric_stats(
             res_acc = ws.acc_eq(al.seg, human_seg, group_by_item=True, systems=order)
             out.seg_acc_eq, out.seg_epsilon = as_score(res_acc.accuracy), res_acc.epsilon
             out.seg_groups, out.seg_pairs = res_acc.n_groups, res_acc.n_pairs
+            out.acc_eq_note = res_acc.ties_note()
         except ValueError as exc:
             out.seg_note = str(exc)
     else:

@@ -318,10 +318,7 @@ def paired_test(
     stats = [doc_stats(r, doc_ids, groups) for r in results]
     warnings = []
     if len(doc_ids) < MIN_DOCUMENTS:
-        warnings.append(
-            f"{metric}: only {len(doc_ids)} documents to resample; with fewer than {MIN_DOCUMENTS} the "
-            "test has little power and its p-values are coarse (a randomization test has only "
-            f"2^{len(doc_ids)} = {2 ** len(doc_ids)} distinct swaps)")
+        warnings.append(few_documents_warning(metric, test, len(doc_ids)))
     if test == "bs":
         return PairedTest(metric, test, n, seed, doc_ids, results[0].signature,
                           paired_bootstrap(stats[0], stats[1:], n, seed), warnings=warnings)
@@ -329,6 +326,19 @@ def paired_test(
     rows = paired_randomization(stats[0], stats[1:], n, seed)
     return PairedTest(metric, test, 2 ** len(doc_ids) if exact else n, None if exact else seed, doc_ids,
                       results[0].signature, rows, exact=exact, warnings=warnings)
+
+
+def few_documents_warning(metric: str, test: str, n_docs: int) -> str:
+    """The warning for a paired test on fewer than :data:`MIN_DOCUMENTS` documents, naming the test run
+    and how many distinct outcomes it has: the paired bootstrap draws multisets of ``n`` documents
+    (C(2n-1, n) distinct resamples), the randomization test swaps each document or not (2^n)."""
+    if test == "bs":
+        how = (f"the paired bootstrap has only C({2 * n_docs - 1}, {n_docs}) = {math.comb(2 * n_docs - 1, n_docs)} "
+               f"distinct resamples of {n_docs} documents")
+    else:
+        how = f"the paired randomization test has only 2^{n_docs} = {2 ** n_docs} distinct swaps"
+    return (f"{metric}: only {n_docs} documents to resample; with fewer than {MIN_DOCUMENTS} the test has little "
+            f"power and its p-values are coarse ({how})")
 
 
 def _check_documents(metric: str, doc_ids: Sequence[str], what: str) -> None:
