@@ -5,13 +5,14 @@ matplotlib is missing or the file cannot be written; and the panels of ``docmetr
 from __future__ import annotations
 
 import math
+import re
 from typing import Any, Mapping, Sequence
 
 from ..evaluation.averages import WmtAverage
 from ..evaluation.metaeval import MAIN_STATISTICS, WmtEval
 from ..values.errors import InputError, UserError
 
-__all__ = ["pyplot", "save", "plot_main_statistics"]
+__all__ = ["pyplot", "save", "plot_main_statistics", "wrap_label"]
 
 
 def pyplot() -> Any:
@@ -38,6 +39,55 @@ def save(fig: Any, path: str, dpi: int = 120) -> None:
 
 
 PLOT_PANELS = ("wmt24", "wmt23", "spa", "seg_acc_eq", "pearson", "accuracy", "seg_pearson")
+#: characters per line of a metric's name beside its bars (longer names are wrapped)
+LABEL_WIDTH = 24
+_BREAK_AFTER = re.compile(r"(?<=[\s,:|/=_-])")
+
+
+def wrap_label(text: str, width: int = LABEL_WIDTH) -> str:
+    """``text`` in lines of at most ``width`` characters, broken after a space or a spec's ``,``, ``:``,
+    ``|``, ``/``, ``=``, ``_`` or ``-`` (a piece longer than a line is cut)."""
+    lines, line = [], ""
+    for piece in _BREAK_AFTER.split(text):
+        if line and len(line + piece.rstrip()) > width:
+            lines.append(line)
+            line = ""
+        line += piece
+        while len(line.rstrip()) > width:
+            lines.append(line[:width])
+            line = line[width:]
+    lines.append(line)
+    return "\n".join(x.rstrip() for x in lines if x.strip())
+
+
+def value_label(ax: Any, value: float, y: float, text: str) -> Any:
+    """``text`` beside the end of a horizontal bar of ``value``, on the side the bar points to."""
+    right = value >= 0
+    return ax.annotate(text, xy=(value, y), xytext=(3 if right else -3, 0), textcoords="offset points",
+                       ha="left" if right else "right", va="center", fontsize=7)
+
+
+def fit_value_labels(ax: Any, labels: Sequence[Any], lo: float, hi: float) -> None:
+    """Widen the x range of ``ax`` from [lo, hi] until every value label (:func:`value_label`) lies
+    inside the axes; call it once the layout is final (the labels' widths are in pixels)."""
+    renderer = ax.figure.canvas.get_renderer()
+    width = ax.get_window_extent(renderer).width
+    if not labels or width <= 0:
+        ax.set_xlim(lo, hi)
+        return
+    # (anchor, label width as a share of the axes' width, side): a label's width in data units grows
+    # with the range, so the range is found by a few rounds of fixed-point iteration
+    spans = []
+    for t in labels:
+        extent, anchor = t.get_window_extent(renderer), ax.transData.transform(t.xy)[0]
+        right = t.get_ha() == "left"
+        spans.append((t.xy[0], ((extent.x1 - anchor) if right else (anchor - extent.x0)) / width + 0.01, right))
+    a, b = lo, hi
+    for _ in range(20):
+        r = b - a
+        a = min([lo] + [x - f * r for x, f, right in spans if not right])
+        b = max([hi] + [x + f * r for x, f, right in spans if right])
+    ax.set_xlim(a, b)
 
 
 def plot_main_statistics(
@@ -47,19 +97,25 @@ def plot_main_statistics(
     path: str,
     titles: Mapping[str, str],
     title: str = "",
-) -> None:
+    names: Mapping[str, str] | None = None,
+) -> Any:
     """A PNG with one panel per main statistic (and per average; ``titles``: a panel's title by
-    statistic): a horizontal bar per metric (one per language pair), its value and its significance
-    cluster."""
+    statistic): a horizontal bar per metric (one per language pair), named beside its bars by
+    ``names[spec]`` (default: the spec as given), its value and significance cluster beyond the bar's
+    end; returns the (closed) figure."""
     plt = pyplot()
     metrics = list(labels)
-    names = [f"[{labels[m]}] {m}" for m in metrics]
+    ticks = [wrap_label((names or {}).get(m, m)) for m in metrics]
+    lines = max(t.count("\n") + 1 for t in ticks) if ticks else 1
     panels = [p for p in PLOT_PANELS if p in averages or p in MAIN_STATISTICS]
     cols = 4
     rows_n = math.ceil((len(panels) + 1) / cols)
-    height = max(2.2, 0.45 * len(metrics) * max(1, len(evals)) + 1.0)
-    fig, axes = plt.subplots(rows_n, cols, figsize=(4.2 * cols, height * rows_n), squeeze=False)
+    row_h = max(0.45 * max(1, len(evals)), 0.16 * lines + 0.1)
+    height = max(2.2, row_h * len(metrics) + 1.0)
+    label_w = 0.07 * max((len(line) for t in ticks for line in t.split("\n")), default=4)
+    fig, axes = plt.subplots(rows_n, cols, figsize=((3.4 + label_w) * cols, height * rows_n), squeeze=False)
     colors = plt.get_cmap("tab10").colors
+    ranges = []
     for ax, panel in zip(axes.flat, panels):
         if panel in averages:
             avg = averages[panel]
@@ -73,6 +129,7 @@ def plot_main_statistics(
                 series.append((e.lp, {m: (e.metrics[m].get(panel), rank.get(m)) for m in e.metrics}))
             ax.set_title(titles.get(panel, panel).replace(" (", "\n("), fontsize=9)
         bar_h = 0.8 / len(series)
+        texts = []
         for s_i, (_, vals) in enumerate(series):
             for m_i, m in enumerate(metrics):
                 value, rank = vals.get(m, (None, None))
@@ -82,19 +139,20 @@ def plot_main_statistics(
                     continue
                 color = "dimgray" if panel in averages else colors[s_i % len(colors)]
                 ax.barh(y, value, height=bar_h * 0.9, color=color)
-                ax.text(value, y, f" {value:.3f}" + (f" ({rank})" if rank is not None else ""), va="center",
-                        fontsize=7)
-        ax.set_yticks(range(len(metrics)), labels=[f"[{labels[m]}]" for m in metrics])
+                texts.append(value_label(ax, value, y, f"{value:.3f}" + (f" ({rank})" if rank is not None else "")))
+        ax.set_yticks(range(len(metrics)), labels=ticks)
         ax.set_ylim(len(metrics) - 0.5, -0.5)  # the first metric on top, room for every row
-        lo = min(0.0, *(v for _, vals in series for v, _ in vals.values()
-                        if v is not None and not math.isnan(v)))
-        ax.set_xlim(lo, 1.18)
+        values = [t.xy[0] for t in texts]
+        lo, hi = min([0.0, *values]), max([1.0, *values])
+        ax.set_xlim(lo, hi)
+        if lo < 0:
+            ax.axvline(0, color="black", linewidth=0.6)
         ax.tick_params(labelsize=8)
+        ranges.append((ax, texts, lo, hi))
     legend_ax = axes.flat[len(panels)]
     legend_ax.axis("off")
     handles = [plt.Rectangle((0, 0), 1, 1, color=colors[i % len(colors)]) for i in range(len(evals))]
-    text = "\n".join(names) + "\n\n(n): significance cluster (PERM-BOTH)"
-    legend_ax.text(0, 1, text, va="top", fontsize=8, wrap=True)
+    legend_ax.text(0, 1, "value (n): n = significance cluster (PERM-BOTH)", va="top", fontsize=8, wrap=True)
     if handles:
         legend_ax.legend(handles, [e.lp for e in evals], loc="lower left", fontsize=8, title="language pair")
     for ax in list(axes.flat)[len(panels) + 1:]:
@@ -102,4 +160,7 @@ def plot_main_statistics(
     if title:
         fig.suptitle(title, fontsize=11)
     fig.tight_layout()
+    for ax, texts, lo, hi in ranges:  # after the layout: the labels' room depends on the panels' widths
+        fit_value_labels(ax, texts, lo, hi)
     save(fig, path, dpi=110)
+    return fig

@@ -7,7 +7,9 @@ import argparse
 import json
 import math
 import os
+import shlex
 import sys
+import textwrap
 from typing import Any, Sequence, TextIO
 
 from ..algorithms.grids import Axis, parse_grid
@@ -152,7 +154,8 @@ def run(args: argparse.Namespace, out: TextIO) -> int:
         if args.output:
             write_report(args.output, report)
         if args.plot:
-            plot_heatmap(points, axes, args.stat, args.plot, title=heatmap_title(args.stat, points, testset))
+            title = heatmap_title(args.stat, points, testset, typed_inputs(args))
+            plot_heatmap(points, axes, args.stat, args.plot, title=title)
         if args.format == "json":
             json.dump(report, out, indent=1, ensure_ascii=False)
             out.write("\n")
@@ -227,17 +230,78 @@ def metric_label(signature: str) -> str:
     return f"{parsed.metric}, model {model}" + (f" (fp {fingerprint})" if fingerprint else "")
 
 
-def heatmap_title(stat: str, points: Sequence[Point], testset: Any) -> str:
-    """Two lines: the metric (no local path) and the statistic; the systems, pairs and test set."""
+def typed_inputs(args: argparse.Namespace, most: int = 4) -> str:
+    """The input options as the user typed them (``-i hyp.txt hypB.txt -s src.txt -r ref.txt``), the
+    test set's name in a title; past ``most`` system files, the first ones and their number."""
+    q = shlex.quote
+    hyps = [q(h) for h in args.input or ()]
+    words = ["-i", *(hyps if len(hyps) <= most else [*hyps[:most - 1], "...", f"({len(hyps)} files)"])]
+    if args.source:
+        words += ["-s", q(args.source)]
+    references = getattr(args, "references", None) or ([args.reference] if args.reference else [])
+    if references:
+        words += ["-r", *map(q, references)]
+    if args.doc_ids:
+        words += ["--doc-ids", q(args.doc_ids)]
+    if args.jsonl:
+        words.append("--jsonl")
+    if args.lang:
+        words += ["-l", q(args.lang)]
+    return " ".join(words)
+
+
+def heatmap_title(stat: str, points: Sequence[Point], testset: Any, inputs: str) -> str:
+    """Two lines: the metric (no local path) and the statistic; the systems, pairs and the test set,
+    named by ``inputs`` (what the user passed: :func:`typed_inputs`, or an MTME test set and its
+    language pairs) and counted."""
     done = [p for p in points if p.metaeval is not None]
     first = done[0].metaeval if done else None
-    names = testset.names
-    data = os.path.basename(names.get("source") or names.get("reference") or next(iter(names.values()), ""))
     what = {"accuracy": "pairwise accuracy", "spa": "soft pairwise accuracy (SPA)"}.get(stat, stat)
     line1 = f"{metric_label(done[0].signature) if done else '?'}: {what}"
     line2 = (f"{len(first.systems) if first else 0} systems, {first.pairs if first else 0} pairs; test set "
-             f"{data} ({len(testset.documents)} documents, {testset.n_segments} segments)")
+             f"{inputs} ({len(testset.documents)} documents, {testset.n_segments} segments)")
     return f"{line1}\n{line2}"
+
+
+#: how a cell with no value is drawn, by why it has none: (hatch, what the legend says)
+GREY_CELLS = {"absent": ("", "not a grid point"), "skipped": ("xx", "skipped: the metric refused the point"),
+              "undefined": ("//", "undefined at the point (see the table)")}
+
+
+def grey_cells(
+    points: Sequence[Point], axes: Sequence[Axis], stat: str, rows: Sequence[str], cols: Sequence[str],
+    values: Sequence[Sequence[float]],
+) -> dict[str, tuple[str, list[tuple[int, int]]]]:
+    """Why each cell of the heatmap without a value has none: ``{kind: (legend text, [(row, column),
+    ...])}``, kinds as in :data:`GREY_CELLS`: no point there (a range that ends at an earlier
+    parameter, as ``s=1..w``), a point the metric refused (its reason), or ``stat`` undefined there."""
+    rk, ck = axes[0].name, axes[1].name if len(axes) > 1 else None
+    by_cell = {(p.params[rk], p.params[ck] if ck else stat): p for p in points}
+    found: dict[str, tuple[str, list[tuple[int, int]]]] = {}
+    for i, r in enumerate(rows):
+        for j, c in enumerate(cols):
+            if not math.isnan(values[i][j]):
+                continue
+            p = by_cell.get((r, c))
+            kind = "absent" if p is None else "skipped" if p.skipped else "undefined"
+            if kind not in found:
+                found[kind] = (_grey_text(kind, p, axes, stat), [])
+            found[kind][1].append((i, j))
+    return {k: found[k] for k in GREY_CELLS if k in found}
+
+
+def _grey_text(kind: str, point: Point | None, axes: Sequence[Axis], stat: str) -> str:
+    text = GREY_CELLS[kind][1]
+    if kind == "absent" and len(axes) > 1 and axes[1].values is None:
+        # only a range of the column parameter that ends at the row parameter leaves a hole
+        col, row = axes[1], axes[0].name
+        holes = [f"{col.name} {op} {row}" for end, op in ((col.lo, "<"), (col.hi, ">")) if end == row]
+        return f"{text}: {' or '.join(holes) or 'outside'} (--grid {col.name}={col.lo}..{col.hi})"
+    if kind == "skipped" and point is not None:
+        where = ", ".join(f"{k}={v}" for k, v in point.params.items())
+        reason = " ".join(str(point.skipped).split())
+        return f"{text}, e.g. {where}: {reason[:150] + '...' if len(reason) > 150 else reason}"
+    return f"{stat} {text}" if kind == "undefined" else text
 
 
 def plot_heatmap(
@@ -245,17 +309,28 @@ def plot_heatmap(
 ) -> Any:
     """A heatmap PNG like the SLIDE paper's Figure 2 (rows: first grid parameter, columns: second),
     on the statistic's fixed scale (:data:`SCALES`) with a diverging colour map centred on chance;
+    a cell without a value is grey, hatched by why (:func:`grey_cells`), explained in a legend below;
     returns the (closed) figure."""
     import numpy as np
+    from matplotlib.patches import Patch, Rectangle
 
     plt = pyplot()
     rows, cols, values = heatmap_matrix(points, axes, stat)
     low, chance, high = SCALES.get(stat, CORRELATION_SCALE)
     data = np.ma.masked_invalid(np.array(values, dtype=float))
-    fig, ax = plt.subplots(figsize=(max(5.5, 1.5 + 0.7 * len(cols)), 1.8 + 0.55 * len(rows)))
-    cmap = plt.get_cmap("RdBu").copy()
-    cmap.set_bad("0.85")  # no point there: grey, not the white of chance
+    grey = grey_cells(points, axes, stat, rows, cols, values)
+    width = max(5.5, 1.5 + 0.7 * len(cols))
+    chars = int(width * 72 / 4.6) - 6  # characters of a 7-8 pt line across the figure
+    notes = [textwrap.fill(text, chars, break_on_hyphens=False) for text, _ in grey.values()]
+    legend_h = sum(0.14 * (n.count("\n") + 1) + 0.08 for n in notes) + (0.15 if notes else 0.0)
+    fig, ax = plt.subplots(figsize=(width, 1.8 + 0.55 * len(rows) + legend_h))
+    cmap = plt.get_cmap("RdBu").with_extremes(bad="0.85")  # no value there: grey, not the white of chance
     im = ax.imshow(data, cmap=cmap, vmin=low, vmax=high, origin="upper", aspect="auto")
+    for kind, (_, cells) in grey.items():
+        hatch = GREY_CELLS[kind][0]
+        for i, j in cells if hatch else ():
+            ax.add_patch(Rectangle((j - 0.5, i - 0.5), 1, 1, facecolor="none", edgecolor="0.6", hatch=hatch,
+                                   linewidth=0))
     ax.set_xticks(range(len(cols)), labels=cols)
     ax.set_yticks(range(len(rows)), labels=rows)
     ax.set_xlabel(axes[1].name if len(axes) > 1 else "")
@@ -269,7 +344,12 @@ def plot_heatmap(
                         color="white" if dark else "black")
     fig.colorbar(im, ax=ax, label=f"{stat} (chance: {chance:g})")
     if title:
-        ax.set_title(title, fontsize=8)
-    fig.tight_layout()
+        lines = (textwrap.fill(line, chars - 8, break_on_hyphens=False) for line in title.split("\n"))
+        ax.set_title("\n".join(lines), fontsize=8)
+    if notes:
+        handles = [Patch(facecolor="0.85", edgecolor="0.6", hatch=GREY_CELLS[k][0]) for k in grey]
+        fig.legend(handles, notes, loc="lower left", fontsize=7, frameon=False, title="grey cells",
+                   title_fontsize=7)
+    fig.tight_layout(rect=(0, legend_h / fig.get_figheight(), 1, 1))
     save(fig, path)
     return fig
