@@ -38,6 +38,13 @@ ROWS = [
     ("m-given-again-adds", ["-m", TOY, "-m", "bleu", *TWO, "-q"], 0, ["slide [1]", "bleu [2]"], []),
     ("i-given-again-adds", ["-m", "bleu", "-i", "hyp.txt", "-i", "hypB.txt", "-r", "ref.txt", "-q"], 0,
      ["hyp.txt ", "hypB.txt "], []),
+    ("s-given-twice-is-refused", ["-m", "bleu", "-i", "hyp.txt", "-r", "ref.txt", "-s", "src.txt", "-s", "ref.txt"],
+     2, ["argument -s/--source: given twice (src.txt, ref.txt): it takes one file"], []),
+    ("doc-ids-given-twice-is-refused", ["-m", "bleu", "-i", "hyp.txt", "-r", "ref.txt", "--doc-ids", "ids.txt",
+                                        "--doc-ids", "short.txt"], 2, ["--doc-ids: given twice (ids.txt, short.txt)"],
+     []),
+    ("the-same-file-twice-is-one", ["-m", "bleu", "-i", "hyp.txt", "-r", "ref.txt", "--doc-ids", "ids.txt",
+                                    "--doc-ids", "ids.txt", "-q"], 0, ["bleu|"], []),
 ]
 
 
@@ -51,6 +58,8 @@ def test_judging_output(files, capsys, argv, code, present, absent):
         assert piece in text, text
     for piece in absent:
         assert piece not in text, text
+    if code == 2:
+        assert err.count("\n") == 1 and out == "", err
 
 
 def test_the_bootstrap_count_is_the_number_of_multisets():

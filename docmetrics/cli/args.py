@@ -21,12 +21,12 @@ def add_input_arguments(
     g.add_argument("-i", "--input", nargs="+", action="extend", metavar="HYP", required=required,
                    help="system output, one file per system (text, or .jsonl with doc_id/src/mt/ref); -i given "
                         "again adds systems")
-    g.add_argument("-s", "--source", metavar="FILE", help="source sentences, line-parallel")
+    g.add_argument("-s", "--source", metavar="FILE", action=Once, help="source sentences, line-parallel")
     g.add_argument("-r", "--reference", nargs="+", action=References, metavar="FILE",
                    help="reference translations, line-parallel; several references: -r ref1.txt ref2.txt (or -r "
                         "given again): sacrebleu's metrics use them all, a metric that takes one refuses several")
     p.set_defaults(references=None)
-    g.add_argument("--doc-ids", metavar="FILE",
+    g.add_argument("--doc-ids", metavar="FILE", action=Once,
                    help="document id of each line; a new document starts where the id changes")
     g.add_argument("-l", "--lang", metavar="SRC-TGT",
                    help="language pair, e.g. en-de: for backbones with a lang parameter (model choice, "
@@ -39,6 +39,18 @@ def add_input_arguments(
                        help="every line of -i/-s/-r (every JSONL object) is one whole document (for "
                             "metrics that segment documents, e.g. asd); named by --doc-ids or line number")
     return g
+
+
+class Once(argparse.Action):
+    """An option that takes one value: given twice with different values, an error naming both (argparse
+    would keep the last without a word, as a second ``-r`` once did)."""
+
+    def __call__(self, parser: argparse.ArgumentParser, namespace: argparse.Namespace, values: Any,
+                 option_string: str | None = None) -> None:
+        before = getattr(namespace, self.dest, None)
+        if before is not None and before != values:
+            raise argparse.ArgumentError(self, f"given twice ({before}, {values}): it takes one file")
+        setattr(namespace, self.dest, values)
 
 
 class References(argparse.Action):
