@@ -5,7 +5,9 @@ model libraries (torch, transformers, ...) in signatures are those installed (a 
 not a docmetrics change).
 
 Changed on purpose since 0.3.0, each by an issue: the reason a PERM-BOTH test was skipped in
-``mtme.json`` names what each metric scores (issue 22: the old note spoke of windows for any mismatch)."""
+``mtme.json`` names what each metric scores (issue 22: the old note spoke of windows for any mismatch),
+and ``mtme.json`` lists the references in use (``references``, beside MTME's ``reference`` name; issue
+22's ``--ref refA,refB``)."""
 
 from __future__ import annotations
 

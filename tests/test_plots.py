@@ -72,7 +72,9 @@ def test_metaeval_plot_names_every_bar_by_its_spec(tmp_path, capsys, monkeypatch
     panels = [ax for ax in fig.axes if ax.patches]
     assert len(panels) >= 5
     for ax in panels:
-        assert tick_names(ax) == [QE, REF]  # the names themselves, not [1], [2] and a key elsewhere
+        # the names as every table gives them (LABEL [k]; two specs of one metric: the specs), not [1], [2]
+        # and a key elsewhere
+        assert tick_names(ax) == [f"{QE} [1]", f"{REF} [2]"]
         assert all(ax.get_xlim()[0] <= p.get_x() + p.get_width() <= ax.get_xlim()[1] for p in ax.patches)
     texts = " ".join(t.get_text() for ax in fig.axes for t in ax.texts)
     assert "[1]" not in texts and "significance cluster" in texts

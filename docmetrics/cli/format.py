@@ -5,7 +5,7 @@ from __future__ import annotations
 import math
 from typing import Sequence
 
-__all__ = ["num", "table", "tsv", "metric_labels", "column"]
+__all__ = ["num", "table", "tsv", "metric_labels", "column", "columns"]
 
 
 def num(x: float | None, width: int) -> str:
@@ -33,6 +33,11 @@ def metric_labels(specs: Sequence[str], names: Sequence[str] | None = None) -> l
 def column(label: str, k: int) -> str:
     """The header of a metric's column or row, in every table: ``LABEL [k]`` (``k`` from 1)."""
     return f"{label} [{k}]"
+
+
+def columns(specs: Sequence[str]) -> dict[str, str]:
+    """spec -> ``LABEL [k]`` for the ``-m`` specs in order (``k`` from 1)."""
+    return {spec: column(label, k + 1) for k, (spec, label) in enumerate(zip(specs, metric_labels(specs)))}
 
 
 def table(headers: Sequence[str], rows: Sequence[Sequence[str]], align: str = "") -> str:

@@ -22,7 +22,7 @@ from ..values.errors import UserError
 from ..values.genmt import REFERENCE, GenmtPair, read_genmt
 from ..values.result import Result
 from ..values.testset import TestSet
-from .format import num, table
+from .format import columns, num, table
 
 __all__ = ["add_arguments", "requested", "check_args", "prepare", "detections", "write_detections"]
 
@@ -145,11 +145,12 @@ def detections(all_results: Sequence[tuple[str, list[Result]]], pair: GenmtPair,
 def write_detections(found: Sequence[tuple[str, Detection | None, str]], width: int, out: TextIO) -> None:
     """The detection table (text)."""
     rows = []
-    for k, (spec, d, why) in enumerate(found):
+    named = columns([spec for spec, _, _ in found])
+    for spec, d, why in found:
         if d is None:
-            rows.append([f"{spec} [{k + 1}]", "-", "-", "-", "-", "-", "-", "-", why])
+            rows.append([named[spec], "-", "-", "-", "-", "-", "-", "-", why])
             continue
-        rows.append([f"{spec} [{k + 1}]", num(d.mcc, width), num(d.precision, width), num(d.recall, width),
+        rows.append([named[spec], num(d.mcc, width), num(d.precision, width), num(d.recall, width),
                      num(d.f1, width), num(d.average_precision, width), f"{d.threshold:g} ({d.chosen_by})",
                      f"{d.positives}/{d.n}", ""])
     out.write("\nError-free segments (WMT26 subtask 3)\n")

@@ -465,7 +465,8 @@ def write_results(all_results: list[tuple[str, list[Any]]], args: argparse.Names
         if cis:
             out.write(significance.describe_ci(cis, labels=len(cis) > 1))
         return
-    labels = metric_labels([spec for spec, _ in all_results], [res[0].metric if res else spec for spec, res in all_results])
+    specs = [spec for spec, _ in all_results]
+    labels = metric_labels(specs, [res[0].metric if res else spec for spec, res in all_results])
     headers = ["System"] + [column(label, k + 1) for k, label in enumerate(labels)]
     rows = []
     for i in range(n_systems):

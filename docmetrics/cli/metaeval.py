@@ -15,7 +15,7 @@ from ..evaluation.averages import SCHEMES, WmtAverage, wmt_average
 from ..values.errors import UserError
 from .args import add_cache_arguments, add_model_arguments, add_output_arguments
 from .errors import guarded
-from .format import column, metric_labels, num, table
+from .format import column, columns, metric_labels, num, table
 from .habits import Parser, parse_args
 from .human import add_level_arguments
 from .mtme import TITLES, add_data_arguments, check_common, lp_dict, score, write_lp
@@ -97,7 +97,8 @@ def run_metaeval(args: argparse.Namespace, out: TextIO) -> int:
     averages = {scheme: wmt_average(evals, scheme) for scheme in reversed(SCHEMES)} if evals else {}
     labels = {spec: k + 1 for k, spec in enumerate(args.metrics)}
     if args.plot:
-        plot_main_statistics(evals, averages, labels, args.plot, TITLES, title=f"{args.testset}: {', '.join(lps)}")
+        plot_main_statistics(evals, averages, labels, args.plot, TITLES, title=f"{args.testset}: {', '.join(lps)}",
+                             names=columns(args.metrics))
     if args.format == "json":
         report = {
             "testset": args.testset,

@@ -10,7 +10,7 @@ import argparse
 import json
 import os
 import sys
-from typing import Any, Collection, Sequence, TextIO
+from typing import Any, Callable, Collection, Sequence, TextIO
 
 from ..algorithms import wmt_stats as ws
 from ..evaluation.metaeval import MAIN_STATISTICS, WmtEval
@@ -20,7 +20,7 @@ from ..values.errors import UserError
 from ..values.result import Result
 from .args import session_scope
 from .errors import note, warn
-from .format import num, table
+from .format import column, columns, metric_labels, num, table
 from .human import ACC_EQ_TEXT, DOC_TEXT, spa_text
 
 __all__ = ["add_arguments", "add_data_arguments", "check_common", "requested", "run", "score", "lp_dict",
@@ -302,7 +302,8 @@ def write_lp(run: MtmeRun, args: argparse.Namespace, labels: dict[str, int], out
         systems = list(run.testset.systems)
         rows = [[s] + [num(run.results[spec][i].score, args.width) for spec in args.metrics]
                 for i, s in enumerate(systems)]
-        out.write(table(["System"] + [f"[{labels[s]}]" for s in args.metrics], rows))
+        named = columns(args.metrics)
+        out.write(table(["System"] + [named[s] for s in args.metrics], rows))
     else:
         out.write(head + f"; human scores {run.evaluation.human_name}\n")
         out.write(format_eval(run.evaluation, args.width, labels, args.rank_by or "spa", run.testset.systems,
@@ -347,7 +348,14 @@ DOC_COLUMNS = (("doc_acc_eq", "acc_eq"), ("doc_pearson", "pearson"), ("doc_kenda
                ("doc_pdp", "pdp"))
 
 
-def _format_doc_block(ev: WmtEval, order: Sequence[str], labels: dict[str, int],
+def _named(labels: dict[str, int]) -> Callable[[str], str]:
+    """spec -> its name in every table, ``LABEL [k]`` (:func:`~docmetrics.cli.format.columns`)."""
+    ordered = sorted(labels, key=labels.__getitem__)
+    known = dict(zip(ordered, (column(label, labels[spec]) for spec, label in zip(ordered, metric_labels(ordered)))))
+    return lambda spec: known.get(spec, f"{spec} [?]")
+
+
+def _format_doc_block(ev: WmtEval, order: Sequence[str], named: Callable[[str], str],
                       ranks: dict[str, dict[str, int | None]], width: int) -> str:
     """The document-level block (and system-level PDP), only when asked for (--doc-level, --pdp)."""
     with_doc = any(mw.document is not None for mw in ev.metrics.values())
@@ -356,7 +364,7 @@ def _format_doc_block(ev: WmtEval, order: Sequence[str], labels: dict[str, int],
         return ""
     out = ""
     if with_pdp:
-        rows = [[f"{m} [{labels.get(m, '?')}]", _cell(ev.metrics[m].get("pdp"), ranks.get("pdp", {}).get(m), width)]
+        rows = [[named(m), _cell(ev.metrics[m].get("pdp"), ranks.get("pdp", {}).get(m), width)]
                 for m in order]
         out += "\nSystem level: Pairwise Difference Pearson\n" + table(["Metric", "sys-pdp"], rows)
     if with_doc:
@@ -369,7 +377,7 @@ def _format_doc_block(ev: WmtEval, order: Sequence[str], labels: dict[str, int],
             d = mw.document
             eps = "-" if d is None or d.epsilon is None else num(d.epsilon, width + 2)
             cells = [_cell(mw.get(stat), ranks.get(stat, {}).get(m), width) for stat, _ in DOC_COLUMNS]
-            rows.append([f"{m} [{labels.get(m, '?')}]", cells[0], eps] + cells[1:])
+            rows.append([named(m), cells[0], eps] + cells[1:])
         out += table(["Metric", "acc_eq", "epsilon"] + [h for _, h in DOC_COLUMNS[1:]], rows)
     return out
 
@@ -380,6 +388,7 @@ def format_eval(ev: WmtEval, width: int = 4, labels: dict[str, int] | None = Non
     significance cluster in parentheses, then what the columns mean, notes and the systems left out
     (of ``scored``, the systems scored, where given); ``explain``: say what the columns mean."""
     labels = labels or {name: k + 1 for k, name in enumerate(ev.metrics)}
+    named = _named(labels)
     ranks = {stat: {r.metric: r.rank for r in comp.ranking} for stat, comp in ev.comparisons.items()}
     have = {m: v for m in ev.metrics if (v := ev.metrics[m].get(rank_by)) is not None}
     order = ws.rank_order(have) + [m for m in ev.metrics if m not in have]
@@ -390,10 +399,10 @@ def format_eval(ev: WmtEval, width: int = 4, labels: dict[str, int] | None = Non
         mw = ev.metrics[m]
         cells = {stat: _cell(mw.get(stat), ranks.get(stat, {}).get(m), width) for stat, _ in COLUMNS}
         eps = "-" if mw.seg_epsilon is None else num(mw.seg_epsilon, width + 2)
-        rows.append([f"{m} [{labels.get(m, '?')}]", cells["spa"], cells["seg_acc_eq"], eps, cells["pearson"],
+        rows.append([named(m), cells["spa"], cells["seg_acc_eq"], eps, cells["pearson"],
                      cells["spearman"], cells["kendall"], cells["accuracy"], f"{mw.agree}/{mw.pairs}",
                      cells["seg_pearson"]])
-    text = table(headers, rows) + _format_doc_block(ev, order, labels, ranks, width)
+    text = table(headers, rows) + _format_doc_block(ev, order, named, ranks, width)
     compared = [s for s in MAIN_STATISTICS if s in ev.comparisons]
     lines = [f"Sorted by {rank_by}: {TITLES.get(rank_by, rank_by)}."]
     if compared and explain:
@@ -416,6 +425,8 @@ def format_eval(ev: WmtEval, width: int = 4, labels: dict[str, int] | None = Non
         for what, text_note in (("SPA", mw.spa_note), ("segment level", mw.seg_note)):
             if text_note:
                 lines.append(f"[{labels.get(m, '?')}] no {what}: {text_note}")
+        if mw.acc_eq_note:
+            lines.append(f"[{labels.get(m, '?')}] acc_eq: {mw.acc_eq_note}")
     for stat, comp in ev.comparisons.items():
         for who, why in comp.skipped.items():
             if " vs " in who:
