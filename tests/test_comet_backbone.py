@@ -480,3 +480,39 @@ def test_encoder_directory_from_hparams_yaml(tmp_path):
     hp["pretrained_model"] = str(tmp_path / "elsewhere")
     (d / "hparams.yaml").write_text(yaml.safe_dump(hp))
     assert CometBackbone(str(d), quiet=True).score(UNITS[:3]).scores == before
+
+
+# -- hyper-parameters without torch ------------------------------------------------------------------
+class _Touch:
+    """Pickles as a call of os.system: a checkpoint no reader may execute."""
+
+    def __init__(self, path):
+        self.path = path
+
+    def __reduce__(self):
+        return (os.system, (f"touch {self.path}",))
+
+
+def test_stored_hparams_read_without_torch_equal_torch_load(dirs, tmp_path):
+    """The checkpoint's hyper-parameters read from its zip's pickle equal torch.load(weights_only=True)'s;
+    a file that is no zip (torch's legacy format) is read by torch; a pickle naming any other global
+    is never executed (torch refuses it too: no hyper-parameters)."""
+    import pickle
+    import zipfile
+
+    import torch
+    from docmetrics_backbones.comet.checkpoint import stored_hparams
+
+    for d in dirs.values():
+        ckpt = d / "checkpoints" / "model.ckpt"
+        expected = torch.load(str(ckpt), map_location="cpu", weights_only=True)["hyper_parameters"]
+        assert stored_hparams(ckpt) == dict(expected)
+    legacy = tmp_path / "legacy.ckpt"
+    torch.save({"hyper_parameters": {"pool": "avg"}, "state_dict": {"w": torch.ones(2)}}, str(legacy),
+               _use_new_zipfile_serialization=False)
+    assert stored_hparams(legacy) == {"pool": "avg"}
+    marker = tmp_path / "executed"
+    hostile = tmp_path / "hostile.ckpt"
+    with zipfile.ZipFile(hostile, "w") as z:
+        z.writestr("archive/data.pkl", pickle.dumps({"hyper_parameters": {"pool": "avg"}, "x": _Touch(marker)}))
+    assert stored_hparams(hostile) == {} and not marker.exists()

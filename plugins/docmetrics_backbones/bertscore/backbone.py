@@ -63,6 +63,8 @@ from docmetrics.values.errors import ModelError, SpecError, UserError
 from docmetrics.values.langpair import parse_langpair, parse_language
 from docmetrics.values.params import Param, path_problem
 
+from ..tokenizer_files import declared_token
+
 __all__ = ["BertScoreBackbone", "CONTEXT_MODES", "SCORES", "SHORT_NAMES", "target_language",
            "baseline_file"]
 
@@ -467,8 +469,13 @@ class BertScoreBackbone(Backbone):
 
     @property
     def capabilities(self) -> frozenset[str]:
-        self.load()
+        """Reference scoring and token matching; :data:`CURRENT_SENTENCE` where the tokenizer has a
+        separator token: read from the model's tokenizer files where they name one (so a run the
+        score cache answers loads nothing), else from the loaded tokenizer."""
         caps = {REFERENCE, TOKEN_MATCHING}
+        if self._model is None and declared_token(self.model_dir(), "sep_token") is not None:
+            return frozenset(caps | {CURRENT_SENTENCE})
+        self.load()
         if self._tokenizer.sep_token_id is not None:
             caps.add(CURRENT_SENTENCE)
         return frozenset(caps)

@@ -52,6 +52,9 @@ from docmetrics.plugin.models import (
 )
 from docmetrics.values.errors import CapabilityError, ModelError, UserError
 
+from ..tokenizer_files import declared_token
+from .checkpoint import stored_hparams
+
 __all__ = ["CometBackbone"]
 
 #: Models that Hugging Face only hands out after their licence is accepted.
@@ -142,6 +145,8 @@ class CometBackbone(Backbone):
         self._segments: tuple[str, ...] = ()
         #: (kind, input segments, pooling) from the checkpoint's hyper-parameters, before loading.
         self._declared: tuple[str, tuple[str, ...], Any] | None = None
+        #: (checkpoint, its stored hyper-parameters), read once.
+        self._hparams: tuple[Path, dict[str, Any]] | None = None
         #: Token ids of the texts of one score() call (text -> ids, special tokens, not cut).
         self._ids: dict[str, list[int]] = {}
 
@@ -259,18 +264,12 @@ class CometBackbone(Backbone):
                 f"pretrained_model in {hparams_file} to a local directory"
             ) from None
 
-    @staticmethod
-    def _stored_hparams(ckpt: Path) -> dict[str, Any]:
-        """The hyper-parameters stored in the checkpoint (memory-mapped: weights are not read)."""
-        import torch
-
-        for mmap in (True, False):
-            try:
-                data = torch.load(str(ckpt), map_location="cpu", weights_only=True, mmap=mmap)
-            except Exception:  # noqa: BLE001
-                continue
-            return dict(data.get("hyper_parameters") or {}) if isinstance(data, dict) else {}
-        return {}
+    def _stored_hparams(self, ckpt: Path) -> dict[str, Any]:
+        """The hyper-parameters stored in the checkpoint (read once, without torch where it can be:
+        :func:`~docmetrics_backbones.comet.checkpoint.stored_hparams`)."""
+        if self._hparams is None or self._hparams[0] != ckpt:
+            self._hparams = (ckpt, stored_hparams(ckpt))
+        return dict(self._hparams[1])
 
     @staticmethod
     def _find_encoder(ckpt: Path, stored: Any, in_yaml: Any) -> str | None:
@@ -388,8 +387,6 @@ class CometBackbone(Backbone):
         return str(self._loaded().encoder.tokenizer.sep_token)
 
     def _declared_separator(self) -> str | None:
-        import json
-
         try:
             ckpt = self.checkpoint_path()
             import yaml
@@ -402,15 +399,7 @@ class CometBackbone(Backbone):
             return None
         if not isinstance(encoder, str) or not Path(encoder).expanduser().is_dir():
             return None
-        for name in ("special_tokens_map.json", "tokenizer_config.json"):
-            try:
-                sep = json.loads((Path(encoder).expanduser() / name).read_text(encoding="utf-8")).get("sep_token")
-            except (OSError, ValueError, AttributeError):
-                continue
-            sep = sep.get("content") if isinstance(sep, dict) else sep
-            if isinstance(sep, str) and sep:
-                return sep
-        return None
+        return declared_token(encoder, "sep_token")
 
     @property
     def requires_reference(self) -> bool:
