@@ -251,3 +251,46 @@ def test_importing_the_plugins_and_listing_imports_no_torch():
             "assert 'torch' not in sys.modules and 'bert_score' not in sys.modules, 'heavy import'\n")
     proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
     assert proc.returncode == 0, proc.stderr
+
+
+# -- tokens cut at the maximum length ----------------------------------------------------------------------
+LONG_REF = ("He said that the long report was good, cold and quite heavy for the small child today, and the "
+            "teacher, the doctor and the people of the city were very happy with the new system.")
+LONG_HYP = "He says that the report was good and heavy for the child, and the teacher and the doctor were happy."
+
+
+@pytest.fixture(scope="module")
+def short_dir(tmp_path_factory):
+    from docmetrics_backbones.tiny import build_tiny_xlmr
+
+    return build_tiny_xlmr(tmp_path_factory.mktemp("tiny-bs-short"), seed=1, max_position_embeddings=26)
+
+
+def test_tokens_cut_are_counted_per_unit(short_dir):
+    """A current sentence over the limit (26 positions: 24 tokens with <s> and </s>) is cut; the tokens
+    cut, hypothesis and reference summed, equal the tokenizer's count less the limit."""
+    from transformers import AutoTokenizer
+
+    tok = AutoTokenizer.from_pretrained(str(short_dir))
+    over = [len(tok(t)["input_ids"]) - 24 for t in (LONG_HYP, LONG_REF)]
+    assert min(over) > 0
+    out = backbone(short_dir, layer=2).score([Unit(mt="It is red.", ref="It was red."),
+                                              Unit(mt=LONG_HYP, ref=LONG_REF), Unit(mt="It is red.", ref=LONG_REF)])
+    assert out.truncated == [False, True, True]
+    assert [c.get("tokens_cut") for c in out.unit_counters] == [None, sum(over), over[1]]
+    assert out.counters["tokens_cut"] == sum(over) + over[1]
+
+
+def test_cli_truncation_warning_counts_the_tokens_cut(short_dir, tmp_path, capsys):
+    from transformers import AutoTokenizer
+
+    from docmetrics.cli import main
+
+    tok = AutoTokenizer.from_pretrained(str(short_dir))
+    hyp, ref = tmp_path / "hyp.txt", tmp_path / "ref.txt"
+    hyp.write_text(f"It is red.\n{LONG_HYP}\n", encoding="utf-8")
+    ref.write_text(f"It was red.\n{LONG_REF}\n", encoding="utf-8")
+    assert main(["-m", f"doc-bertscore:model={short_dir},layer=2,k=0", "-i", str(hyp), "-r", str(ref), "-b"]) == 0
+    want = sum(len(tok(t)["input_ids"]) - 24 for t in (LONG_HYP, LONG_REF))
+    assert f"1 of 2 units (50.0%) were cut at the model's maximum input length, {want} tokens cut" \
+        in capsys.readouterr().err

@@ -346,6 +346,11 @@ def test_unified_truncation_boundary(small_dirs):
     src_far = src_over + " and many more words after the cut"
     out = bb.score([Unit(mt=mt, src=src_fit), Unit(mt=mt, src=src_over), Unit(mt=mt, src=src_far)])
     assert out.truncated == [False, True, True]
+    # tokens cut: the full joint encoding (the tokenizer's pair) minus the 32 kept
+    cut = [len(tok(mt, src)["input_ids"]) - 32 for src in (src_over, src_far)]
+    assert cut[0] >= 1 and cut[1] > cut[0]
+    assert out.unit_counters == [{}, {"tokens_cut": cut[0]}, {"tokens_cut": cut[1]}]
+    assert out.counters == {"tokens_cut": sum(cut)}
     assert out.scores[1] == pytest.approx(out.scores[2], abs=1e-6)  # the same 32 tokens were scored
     assert out.scores[0] != pytest.approx(out.scores[1], abs=1e-6)
 
@@ -362,6 +367,28 @@ def test_regression_truncation_boundary(small_dirs):
     out = bb.score([Unit(mt=fit, src="a", ref="b"), Unit(mt=over, src="a", ref="b"),
                     Unit(mt="a", src=over, ref="b"), Unit(mt="a", src="b", ref=over)])
     assert out.truncated == [False, True, True, True]
+    cut = len(tok(over)["input_ids"]) - 30
+    assert out.unit_counters == [{}] + [{"tokens_cut": cut}] * 3 and out.counters == {"tokens_cut": 3 * cut}
+    both = bb.score([Unit(mt=LONG, src=over, ref="b")]).unit_counters  # summed over the unit's inputs
+    assert both == [{"tokens_cut": len(tok(LONG)["input_ids"]) - 30 + cut}]
+
+
+def test_cli_warning_counts_the_tokens_cut(small_dirs, tmp_path, capsys):
+    """The CLI's truncation warning names the tokens cut, summed over the system's units."""
+    from docmetrics.cli.main import main
+
+    bb = CometBackbone(str(small_dirs["unified"]), quiet=True)
+    bb.load()
+    tok = bb._model.encoder.tokenizer
+    mts, srcs = ["Das Haus ist alt.", "Es regnet."], ["The house is old.", LONG]
+    (tmp_path / "mt.txt").write_text("\n".join(mts) + "\n", encoding="utf-8")
+    (tmp_path / "src.txt").write_text("\n".join(srcs) + "\n", encoding="utf-8")
+    code = main(["-m", f"slide:w=1,s=1,model={small_dirs['unified']}", "-i", str(tmp_path / "mt.txt"),
+                 "-s", str(tmp_path / "src.txt"), "-b"])
+    assert code == 0
+    want = len(tok(mts[1], srcs[1])["input_ids"]) - 32
+    assert f"1 of 2 units (50.0%) were cut at the model's maximum input length, {want} tokens cut" \
+        in capsys.readouterr().err
 
 
 # -- context (COMET's enable_context semantics) -------------------------------------------------------
@@ -432,14 +459,16 @@ def test_current_sentence_too_long_drops_all_context_and_is_flagged(small_dirs):
                 mt_context=short, src_context=short[:1], ref_context=short)
     out = bb.score([unit])
     assert out.truncated == [True]
-    # mt loses both its context sentences; src and ref keep theirs
-    assert out.counters == {"contexts_shortened": 1, "context_sentences_dropped": 2}
+    # mt loses both its context sentences; src and ref keep theirs; mt alone loses its tail
+    bb.load()
+    cut = len(bb._model.encoder.tokenizer(long_mt)["input_ids"]) - 30
+    assert out.counters == {"contexts_shortened": 1, "context_sentences_dropped": 2, "tokens_cut": cut}
     bare = Unit(mt=long_mt, src="It is cold.", ref="Es ist kalt.",
                 src_context=short[:1], ref_context=short)
     again = bb.score([bare])
     assert again.scores == pytest.approx(out.scores, abs=1e-6)
     assert again.truncated == [True]
-    assert again.counters == {"contexts_shortened": 0, "context_sentences_dropped": 0}
+    assert again.counters == {"contexts_shortened": 0, "context_sentences_dropped": 0, "tokens_cut": cut}
 
 
 def test_context_needs_average_pooling(backbones):

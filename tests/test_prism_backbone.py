@@ -238,7 +238,9 @@ def test_current_sentence_too_long_is_cut_and_counted(short_mbart):
     unit = Unit(mt=mt, ref=long_ref, mt_context=(fits[1],), ref_context=(fits[1],))
     out = backbone(short_mbart).score([unit, Unit(mt=mt, ref=fits[2])])
     assert out.truncated == [True, False]
-    assert out.counters == {"context_sentences_dropped": 1, "current_truncated": 1}
+    cut = len(tok(long_ref, add_special_tokens=False)["input_ids"]) - (32 - 2)  # limit less <lang> ... </s>
+    assert out.counters == {"context_sentences_dropped": 1, "current_truncated": 1, "tokens_cut": cut}
+    assert out.unit_counters[0]["tokens_cut"] == cut and "tokens_cut" not in out.unit_counters[1]
     want = prism_by_hand(model, tok, "de_DE", (), long_ref, (), mt, limit=32)[0]
     assert out.scores[0] == pytest.approx(want, abs=1e-6)
 

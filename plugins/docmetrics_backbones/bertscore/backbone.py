@@ -33,11 +33,12 @@ parameters; :meth:`BertScoreBackbone.cache_state` exposes it for score caches.
 Length: when context + current sentence exceed the encoder's maximum length, the oldest context
 sentences are dropped first (:func:`docmetrics.algorithms.context.fit_context`) and counted
 (``context_sentences_dropped``); the current sentence is never cut for context.  A current sentence
-that alone exceeds the limit is cut as bert-score cuts it (from the right) and its unit is flagged
-``truncated``.  An empty current sentence scores 0 (as in bert-score) and is counted
-(``empty_sentences``).
+that alone exceeds the limit is cut as bert-score cuts it (from the right), its unit is flagged
+``truncated`` and the tokens cut are counted (``tokens_cut``, hypothesis and reference summed).  An
+empty current sentence scores 0 (as in bert-score) and is counted (``empty_sentences``).
 
-torch, transformers and bert-score are imported only when a model is loaded.
+torch, transformers and bert-score are imported only when a model is loaded; :attr:`capabilities`
+reads the tokenizer files, so a run the score cache answers loads nothing.
 """
 
 from __future__ import annotations
@@ -80,6 +81,8 @@ _DROPPED = "context_sentences_dropped"
 #: Units matched together (padded to the longest): only speed depends on it.
 _MATCH_BATCH = 128
 _EMPTY = "empty_sentences"
+#: Tokens of a unit's current sentences (hypothesis + reference) cut at the model's maximum length.
+_CUT = "tokens_cut"
 
 
 def _none(value: Any) -> Any:
@@ -150,15 +153,15 @@ def _download_config(hub_id: str) -> Path:
 class _Side:
     """One side (hypothesis or reference) of a unit, encoded: token ids and where the context is."""
 
-    __slots__ = ("ids", "ctx", "cur", "dropped", "truncated", "empty")
+    __slots__ = ("ids", "ctx", "cur", "dropped", "cut", "empty")
 
     def __init__(self, ids: tuple[int, ...], ctx: tuple[int, int], cur: tuple[int, int],
-                 dropped: int, truncated: bool, empty: bool) -> None:
+                 dropped: int, cut: int, empty: bool) -> None:
         self.ids = ids
         self.ctx = ctx  # [start, end) of the context tokens and their separators
         self.cur = cur  # [start, end) of the current sentence's tokens
         self.dropped = dropped
-        self.truncated = truncated
+        self.cut = cut  # tokens of the current sentence cut at the model's maximum length
         self.empty = empty
 
 
@@ -520,18 +523,16 @@ class BertScoreBackbone(Backbone):
             dropped = fit_context([len(c) for c in ctx_ids], len(cur), self._limit,
                                   separator_length=1, overhead=self._n_special).dropped
             ctx_ids = ctx_ids[dropped:]
-        truncated = False
-        room = self._limit - self._n_special
-        if len(cur) > room:
-            cur = cur[:max(room, 0)]
-            truncated = True
+        room = max(self._limit - self._n_special, 0)
+        cut = max(len(cur) - room, 0)
+        cur = cur[:room]
         body: list[int] = []
         for c in ctx_ids:
             body += [*c, sep]
         ids = tuple(tok.build_inputs_with_special_tokens(body + list(cur)))
         start = self._n_prefix
         ctx = (start, start + len(body))
-        return _Side(ids, ctx, (ctx[1], ctx[1] + len(cur)), dropped, truncated, not cur)
+        return _Side(ids, ctx, (ctx[1], ctx[1] + len(cur)), dropped, cut, not cur)
 
     def _idf_dict(self, refs: Sequence[str]) -> Any:
         if not self.p.get("idf"):
@@ -597,9 +598,15 @@ class BertScoreBackbone(Backbone):
                 per_unit[i][_DROPPED] = hyps[i].dropped + refs[i].dropped
         for i in set(range(len(units))) - set(todo):
             per_unit[i][_EMPTY] = 1
+        cut = [h.cut + r.cut for h, r in zip(hyps, refs)]
+        if any(cut):
+            counters[_CUT] = sum(cut)
+            for c, n in zip(per_unit, cut):
+                if n:
+                    c[_CUT] = n
         return BackboneOutput(
             scores=[float(t[k]) for t in prf],
-            truncated=[h.truncated or r.truncated for h, r in zip(hyps, refs)],
+            truncated=[n > 0 for n in cut],
             counters=counters,
             unit_counters=per_unit,
         )

@@ -9,7 +9,9 @@ restores the order; for the same inputs it gives the numbers ``model.predict`` g
 COMET cuts inputs silently at its encoder's maximum length (RegressionMetric and
 ReferencelessRegression cut each of src / mt / ref on its own; UnifiedMetric (CometKiwi) cuts the
 joint ``<s> mt </s></s> src </s>`` sequence, losing the source's tail).  This backbone measures,
-for every unit, whether COMET's input lost tokens and reports it in ``BackboneOutput.truncated``.
+for every unit, whether COMET's input lost tokens and reports it in ``BackboneOutput.truncated``, and
+how many in the unit's counter ``tokens_cut`` (summed over its inputs src / mt / ref; for a
+UnifiedMetric, the tokens its joint sequence lost), with the total in ``BackboneOutput.counters``.
 
 Context (``Unit.*_context``) is honoured by models with average pooling, with the semantics of
 COMET's ``enable_context()``: the context sentences and the current one are joined with the
@@ -61,6 +63,8 @@ __all__ = ["CometBackbone"]
 _GATED = re.compile(r"cometkiwi|xcomet", re.IGNORECASE)
 _CONTEXT_COUNTER = "context_sentences_dropped"
 _SHORTENED_COUNTER = "contexts_shortened"
+#: Input tokens a unit lost to the encoder's maximum length.
+_CUT_COUNTER = "tokens_cut"
 #: What a COMET model directory holds (hparams.yaml beside it is checked when it loads).
 _LAYOUT = "hparams.yaml and checkpoints/model.ckpt"
 
@@ -457,7 +461,7 @@ class CometBackbone(Backbone):
         sentences (each distinct sentence tokenized once), then checked against COMET's own
         tokenization of the joined text, dropping one more while it is still too long.  The
         current sentence is never cut here: when it alone is too long, all its context is dropped
-        and COMET cuts it (reported by :meth:`_truncated`).
+        and COMET cuts it (reported in ``truncated`` and ``tokens_cut``).
         """
         out: list[tuple[str, int]] = [(cur, 0) for cur, _ in items]
         todo = [j for j, (_, ctx) in enumerate(items) if ctx]
@@ -558,25 +562,33 @@ class CometBackbone(Backbone):
                 plan += [(use_context, [idx[k] for k in b])
                          for b in self.batches(lengths, default_tokens=32768 if cuda else 4096)]
             scores = [0.0] * len(samples)
-            truncated = [False] * len(samples)
-            def prepare(item: tuple[bool, list[int]]) -> tuple[Any, list[bool]]:
+            tokens_cut = [0] * len(samples)
+
+            def prepare(item: tuple[bool, list[int]]) -> tuple[Any, list[int]]:
                 return self._inputs([samples[j] for j in item[1]])
 
             for (use_context, idx), (inputs, cut) in zip(plan, _prefetched(prepare, plan, enabled=cuda)):
-                for j, s, t in zip(idx, self._run(inputs, use_context), cut):
-                    scores[j], truncated[j] = s, t
+                for j, s, n in zip(idx, self._run(inputs, use_context), cut):
+                    scores[j], tokens_cut[j] = s, n
         finally:
             self._ids = {}
 
+        cut_per_unit = [tokens_cut[unique[k]] for k in keys]
         counters = {}
         if any_context:
             counters = {_SHORTENED_COUNTER: sum(n > 0 for n in dropped_per_unit),
                         _CONTEXT_COUNTER: sum(dropped_per_unit)}
-        per_unit = ([{_SHORTENED_COUNTER: int(n > 0), _CONTEXT_COUNTER: n} for n in dropped_per_unit]
-                    if any_context else [{} for _ in units])
+        per_unit: list[dict[str, int]] = (
+            [{_SHORTENED_COUNTER: int(n > 0), _CONTEXT_COUNTER: n} for n in dropped_per_unit]
+            if any_context else [{} for _ in units])
+        if any(cut_per_unit):
+            counters[_CUT_COUNTER] = sum(cut_per_unit)
+            for c, n in zip(per_unit, cut_per_unit):
+                if n:
+                    c[_CUT_COUNTER] = n
         return BackboneOutput(
             scores=[scores[unique[k]] for k in keys],
-            truncated=[truncated[unique[k]] for k in keys],
+            truncated=[n > 0 for n in cut_per_unit],
             counters=counters,
             unit_counters=per_unit,
         )
@@ -586,10 +598,10 @@ class CometBackbone(Backbone):
         limit = self._model.encoder.max_positions - 2
         return sum(min(len(self._ids[t]), limit) for t in sample.values())
 
-    def _field_input(self, id_lists: list[list[int]]) -> tuple[dict[str, Any], list[bool]]:
+    def _field_input(self, id_lists: list[list[int]]) -> tuple[dict[str, Any], list[int]]:
         """What ``encoder.prepare_sample`` gives for these texts (cut at ``max_positions - 2`` tokens
         keeping the closing special token, padded on the right), built from our token ids; and
-        which texts lost tokens."""
+        how many tokens each text lost."""
         import torch
 
         tok = self._model.encoder.tokenizer
@@ -606,24 +618,24 @@ class CometBackbone(Backbone):
         out: dict[str, Any] = {"input_ids": input_ids, "attention_mask": mask}
         if "token_type_ids" in getattr(tok, "model_input_names", ()):
             out["token_type_ids"] = torch.zeros_like(input_ids)
-        return out, [len(ids) > limit for ids in id_lists]
+        return out, [max(len(ids) - limit, 0) for ids in id_lists]
 
-    def _inputs(self, batch: list[dict[str, str]]) -> tuple[Any, list[bool]]:
-        """The model's inputs for a batch (on the device) and, per sample, whether COMET's input
-        lost tokens."""
+    def _inputs(self, batch: list[dict[str, str]]) -> tuple[Any, list[int]]:
+        """The model's inputs for a batch (on the device) and, per sample, how many tokens COMET's
+        input lost (summed over its inputs)."""
         model = self._model
         fields = list(batch[0])
         if self._kind == "unified" and getattr(model, "word_level", False):
             inputs = model.prepare_sample(batch, stage="predict")  # word-level tagging: COMET's own
-            return _to_device(inputs, self._device), self._truncated(batch, inputs)
+            return _to_device(inputs, self._device), self._tokens_cut(batch, inputs)
         per_field = {f: self._field_input([self._ids[s[f]] for s in batch]) for f in fields}
         if self._kind != "unified":
             inputs: Any = {f"{f}_{k}": v for f in fields for k, v in per_field[f][0].items()}
-            cut = [any(per_field[f][1][r] for f in fields) for r in range(len(batch))]
+            cut = [sum(per_field[f][1][r] for f in fields) for r in range(len(batch))]
             return _to_device(inputs, self._device), cut
         order = ["mt"] + [f for f in ("src", "ref") if f in fields and f in self._segments]
         joined = model.concat_inputs([per_field[f][0] for f in order], len(order) == 3)["inputs"]
-        return _to_device(joined, self._device), self._truncated(batch, joined)
+        return _to_device(joined, self._device), self._tokens_cut(batch, joined)
 
     def _run(self, inputs: Any, use_context: bool) -> list[float]:
         import torch
@@ -637,9 +649,9 @@ class CometBackbone(Backbone):
             model.use_context = False
         return prediction["scores"].float().cpu().tolist()
 
-    def _truncated(self, batch: list[dict[str, str]], inputs: Any) -> list[bool]:
-        """Per sample of a UnifiedMetric batch: did COMET's joint input lose tokens?  Compares the
-        prepared sequence lengths with the untruncated token counts, so it follows whatever rule
+    def _tokens_cut(self, batch: list[dict[str, str]], inputs: Any) -> list[int]:
+        """Per sample of a UnifiedMetric batch: how many tokens COMET's joint input lost.  Compares
+        the prepared sequence lengths with the untruncated token counts, so it follows whatever rule
         COMET applied."""
         fields = list(batch[0])
         full = {f: self._token_counts([s[f] for s in batch]) for f in fields}
@@ -656,7 +668,7 @@ class CometBackbone(Backbone):
                 for i, j in enumerate(joint)
             ]
         kept = inputs[-1]["attention_mask"].sum(dim=1).tolist()
-        return [k < n for k, n in zip(kept, joint)]
+        return [max(n - k, 0) for k, n in zip(kept, joint)]
 
 
 def _prefetched(prepare: Any, items: Sequence[Any], *, enabled: bool) -> Iterator[Any]:

@@ -36,7 +36,8 @@ the same number on both sides, until both sequences of the unit fit
 (:func:`docmetrics.algorithms.context.fit_context`; counted in ``context_sentences_dropped``); the current
 sentence is never cut to keep context.  Only a current sentence that alone does not fit is cut at
 the end (its kept tokens and the EOS are scored); the unit is flagged truncated and counted in
-``current_truncated``.
+``current_truncated``, and the tokens cut in ``tokens_cut`` (hypothesis and reference summed; only
+where some were cut).
 
 Batches are padded on the right with attention masks; items are sorted by length, so results do not
 depend on the order of the units, and the batch size changes them only at the level of float
@@ -369,7 +370,7 @@ class PrismBackbone(Backbone):
 
         items: list[_Item] = []
         owners: list[int] = []
-        truncated = [False] * len(units)
+        tokens_cut = [0] * len(units)
         dropped_per_unit = [0] * len(units)
         for i, unit in enumerate(units):
             assert unit.ref is not None
@@ -380,7 +381,8 @@ class PrismBackbone(Backbone):
             dropped_per_unit[i] = max(len(unit.ref_context) - len(ref_ctx), len(unit.mt_context) - len(mt_ctx))
             cut_ref = limit - overhead if fit_ref.current_too_long else None
             cut_mt = limit - overhead if fit_mt.current_too_long else None
-            truncated[i] = cut_ref is not None or cut_mt is not None
+            tokens_cut[i] = sum(len(ids(text)) - keep for text, keep in ((unit.ref, cut_ref), (unit.mt, cut_mt))
+                                if keep is not None)
             ref_enc = self._sequence(ids, ref_ctx, unit.ref, self._enc_special, cut_ref)
             mt_enc = self._sequence(ids, mt_ctx, unit.mt, self._enc_special, cut_mt)
             ref_dec = self._sequence(ids, ref_ctx, unit.ref, self._dec_special, cut_ref)
@@ -399,9 +401,15 @@ class PrismBackbone(Backbone):
             sums[owner] += value
             counts[owner] += 1
         scores = [s / c for s, c in zip(sums, counts)]
+        truncated = [n > 0 for n in tokens_cut]
         counters = {"context_sentences_dropped": sum(dropped_per_unit), "current_truncated": sum(truncated)}
-        per_unit = [{"context_sentences_dropped": d, "current_truncated": int(c)}
-                    for d, c in zip(dropped_per_unit, truncated)]
+        per_unit = [{"context_sentences_dropped": d, "current_truncated": int(n > 0)}
+                    for d, n in zip(dropped_per_unit, tokens_cut)]
+        if any(tokens_cut):
+            counters["tokens_cut"] = sum(tokens_cut)
+            for c, n in zip(per_unit, tokens_cut):
+                if n:
+                    c["tokens_cut"] = n
         return BackboneOutput(scores=scores, truncated=truncated, counters=counters, unit_counters=per_unit)
 
     def _score_items(self, items: list[_Item]) -> list[float]:
