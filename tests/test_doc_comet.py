@@ -257,7 +257,7 @@ def test_long_context_drops_oldest_sentences_and_keeps_the_current_whole(small_d
 
     def by_hand(mt: list[str]) -> tuple[list[dict], list[dict], dict[str, int]]:
         fitted, naive = [], []
-        shortened = dropped = 0
+        shortened = dropped = tokens_cut = 0
         for i in range(len(ids)):
             sample, cut = {}, False
             for field, side, ctx_side in (("src", src, src), ("mt", mt, ref), ("ref", ref, ref)):
@@ -265,12 +265,14 @@ def test_long_context_drops_oldest_sentences_and_keeps_the_current_whole(small_d
                 sample[field], n = fit(ctx, side[i])
                 dropped += n
                 cut = cut or n > 0
+                tokens_cut += max(len(tok(sample[field])["input_ids"]) - limit, 0)  # what COMET then cuts
             shortened += cut
             fitted.append(sample)
             naive.append({"src": joined(previous_by_hand(src, ids, i, 2), src[i]),
                           "mt": joined(previous_by_hand(ref, ids, i, 2), mt[i]),
                           "ref": joined(previous_by_hand(ref, ids, i, 2), ref[i])})
-        return fitted, naive, {"contexts_shortened": shortened, "context_sentences_dropped": dropped}
+        counts = {"contexts_shortened": shortened, "context_sentences_dropped": dropped}
+        return fitted, naive, {**counts, **({"tokens_cut": tokens_cut} if tokens_cut else {})}
 
     fitted, naive, counts = by_hand(hyp)
     fitted_t, _, counts_t = by_hand(other)

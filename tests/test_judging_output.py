@@ -163,3 +163,18 @@ def test_a_skipped_comparison_says_what_each_metric_scores(tmp_path, capsys):
     pair = [k for k in skipped if "slide:w=2" in k and "slide:w=3" in k]
     assert len(pair) == 1, skipped
     assert "4 units of 2 segments each" in skipped[pair[0]] and "2 units of 3 segments each" in skipped[pair[0]]
+
+
+def test_a_document_judged_for_some_systems_fails_before_any_scoring(files, capsys):
+    """--doc-level: the document gold is built from the human scores before a metric runs (scoring would
+    print each system's coverage note first)."""
+    ids = ["d1", "d1", "d2", "d2", "d2", "d3"]
+    seg = [1, 2, 1, 2, 3, 1]
+    rows = ["system\tdoc_id\tseg_id\tscore"]
+    for system in ("hyp.txt", "hypB.txt"):
+        rows += [f"{system}\t{d}\t{k}\t{0.5}" for d, k in zip(ids, seg) if not (system == "hypB.txt" and d == "d2")]
+    (files["dir"] / "partial.tsv").write_text("\n".join(rows) + "\n", encoding="utf-8")
+
+    code, out, err = run(capsys, ["-m", "bleu", *TWO, "--human", "partial.tsv", "--doc-level"])
+    assert code == 2 and out == "" and err.count("\n") == 1, err
+    assert "partial.tsv: document 'd2' has human scores for 1 of 2 systems (none for 'hypB" in err

@@ -8,15 +8,15 @@ import json
 from typing import Sequence, TextIO
 
 from ..algorithms.wmt_stats import DEFAULT_PERMUTATIONS, SPA_SEED
-from ..evaluation.doc_level import DOC_RULES
-from ..evaluation.human import SCORE_COLUMNS, HumanScores, load_human
+from ..evaluation.doc_level import DOC_RULES, doc_gold
+from ..evaluation.human import SCORE_COLUMNS, HumanScores, load_human, match_systems, segment_rows
 from ..evaluation.metaeval import MetaEval, evaluate
 from ..values.errors import UserError
 from ..values.result import Result
 from ..values.testset import TestSet
 from .format import column, metric_labels, num, table
 
-__all__ = ["add_arguments", "add_level_arguments", "check_args", "read_human", "run_metaeval", "stat_headers",
+__all__ = ["check_document_gold", "add_arguments", "add_level_arguments", "check_args", "read_human", "run_metaeval", "stat_headers",
            "stat_cells", "doc_cells", "DOC_HEADERS", "format_table", "format_doc_table", "write_metaeval", "spa_text",
            "ACC_EQ_TEXT", "DOC_TEXT"]
 
@@ -109,6 +109,22 @@ def read_human(args: argparse.Namespace) -> HumanScores | None:
     if not getattr(args, "human", None):
         return None
     return load_human(args.human, args.human_column, args.human_lower_better)
+
+
+def check_document_gold(args: argparse.Namespace, testset: TestSet | None, human: HumanScores | None) -> None:
+    """``--doc-level``: build the document gold before any model runs, so that a mistake in the human
+    scores (a document judged for some systems only, segments beyond the test set) is reported before
+    scoring, not after it.  The systems are those of the test set with a human score, not excluded."""
+    if not getattr(args, "doc_level", None) or human is None or testset is None:
+        return
+    excluded = set(args.exclude_systems or ()) | (set(human.humans) if args.no_human_systems else set())
+    mapping = match_systems(list(testset.systems), list(human.system))
+    order = [h for s, h in mapping.items() if h not in excluded and s not in excluded]
+    if len(order) < 2:
+        return  # the meta-evaluation says which systems lack a human score
+    rows = segment_rows(human, testset)
+    doc_gold(order, doc_ids=testset.doc_ids, human_seg={h: rows[h] for h in order}, rule=args.doc_level,
+             human_file=str(human.path))
 
 
 def run_metaeval(
