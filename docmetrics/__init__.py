@@ -26,6 +26,7 @@ from .plugin.backbone import (
 )
 from .plugin.metric import Metric, Scorer
 from .plugin.models import (
+    declared_token,
     find_model,
     fingerprint,
     hub_offline,
@@ -63,5 +64,5 @@ __all__ = [
     "DocMetricsError", "UserError", "InputError", "SpecError", "PluginError", "ModelError",
     "CapabilityError",
     "find_model", "model_not_found", "fingerprint", "hub_offline", "looks_like_hub_id", "looks_like_path",
-    "quiet_libraries",
+    "quiet_libraries", "declared_token",
 ]

@@ -244,3 +244,22 @@ def test_a_0_3_0_plugin_fingerprints_as_before(tmp_path):
     weights = tmp_path / "model.ckpt"
     weights.write_bytes(b"\x00\x01" * 100)
     assert fingerprint(weights) == docmetrics.fingerprint(weights) == models.fingerprint(weights, use_cache=False)
+
+
+@pytest.mark.parametrize("files,expected", [
+    ({"special_tokens_map.json": {"sep_token": "</s>"}}, "</s>"),
+    ({"special_tokens_map.json": {"sep_token": {"content": "[SEP]", "lstrip": False}}}, "[SEP]"),
+    ({"special_tokens_map.json": {"cls_token": "<s>"}, "tokenizer_config.json": {"sep_token": "<sep>"}}, "<sep>"),
+    ({"special_tokens_map.json": "not json {", "tokenizer_config.json": {"sep_token": "</s>"}}, "</s>"),
+    ({"tokenizer_config.json": {"sep_token": None}}, None),
+    ({}, None),
+])
+def test_declared_token_reads_the_tokenizer_files(tmp_path, files, expected):
+    import json as _json
+
+    from docmetrics import declared_token
+
+    for name, content in files.items():
+        text = content if isinstance(content, str) else _json.dumps(content)
+        (tmp_path / name).write_text(text, encoding="utf-8")
+    assert declared_token(tmp_path, "sep_token") == expected

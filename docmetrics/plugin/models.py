@@ -31,7 +31,7 @@ from ..values.errors import ModelError
 
 __all__ = [
     "find_model", "model_not_found", "hub_snapshot", "hub_cache_dir", "hub_unreachable", "hub_offline",
-    "looks_like_hub_id", "looks_like_path", "quiet_libraries", "fingerprint", "cache_dir",
+    "looks_like_hub_id", "looks_like_path", "quiet_libraries", "fingerprint", "cache_dir", "declared_token",
     "FINGERPRINT_LENGTH", "WEIGHT_SUFFIXES", "HUB_ID", "NOISY_LOGGERS", "OFFLINE_REASON",
 ]
 
@@ -335,3 +335,21 @@ def fingerprint(path: str | os.PathLike[str], *, use_cache: bool = True) -> str:
         cache[key] = digest
         _save_fingerprints(cache)
     return digest
+
+
+# -- what a model directory's tokenizer files say, without loading the tokenizer ------------------------------
+def declared_token(directory: str | os.PathLike[str], role: str) -> str | None:
+    """The special token that ``special_tokens_map.json`` (else ``tokenizer_config.json``) of the Hugging
+    Face model ``directory`` names for ``role`` (``"sep_token"``...), or None where neither names one (the
+    tokenizer class may still have a default: load it to know).  Reads two JSON files, so a run the score
+    cache answers can know it without importing torch or transformers."""
+    root = Path(directory).expanduser()
+    for name in ("special_tokens_map.json", "tokenizer_config.json"):
+        try:
+            token = json.loads((root / name).read_text(encoding="utf-8")).get(role)
+        except (OSError, ValueError, AttributeError):
+            continue
+        token = token.get("content") if isinstance(token, dict) else token
+        if isinstance(token, str) and token:
+            return token
+    return None

@@ -59,12 +59,11 @@ from docmetrics.plugin.backbone import (
     SigField,
     Unit,
 )
-from docmetrics.plugin.models import find_model, fingerprint, hub_offline, quiet_libraries
+from docmetrics.plugin.models import declared_token, find_model, fingerprint, hub_offline, quiet_libraries
 from docmetrics.values.errors import ModelError, SpecError, UserError
 from docmetrics.values.langpair import parse_langpair, parse_language
 from docmetrics.values.params import Param, path_problem
 
-from ..tokenizer_files import declared_token
 
 __all__ = ["BertScoreBackbone", "CONTEXT_MODES", "SCORES", "SHORT_NAMES", "target_language",
            "baseline_file"]

@@ -44,6 +44,7 @@ from docmetrics.plugin.backbone import (
     Unit,
 )
 from docmetrics.plugin.models import (
+    declared_token,
     find_model,
     fingerprint,
     hub_offline,
@@ -54,7 +55,6 @@ from docmetrics.plugin.models import (
 )
 from docmetrics.values.errors import CapabilityError, ModelError, UserError
 
-from ..tokenizer_files import declared_token
 from .checkpoint import stored_hparams
 
 __all__ = ["CometBackbone"]
