@@ -64,7 +64,6 @@ from docmetrics.values.errors import ModelError, SpecError, UserError
 from docmetrics.values.langpair import parse_langpair, parse_language
 from docmetrics.values.params import Param, path_problem
 
-
 __all__ = ["BertScoreBackbone", "CONTEXT_MODES", "SCORES", "SHORT_NAMES", "target_language",
            "baseline_file"]
 
