@@ -17,8 +17,8 @@ from ..values.testset import TestSet
 from .format import column, metric_labels, num, table
 
 __all__ = ["check_document_gold", "add_arguments", "add_level_arguments", "check_args", "read_human",
-           "run_metaeval", "stat_headers", "stat_cells", "doc_cells", "DOC_HEADERS", "format_table", "format_doc_table", "write_metaeval", "spa_text",
-           "ACC_EQ_TEXT", "DOC_TEXT"]
+           "run_metaeval", "stat_headers", "stat_cells", "doc_cells", "DOC_HEADERS", "format_table",
+           "format_doc_table", "write_metaeval", "spa_text", "ACC_EQ_TEXT", "DOC_TEXT"]
 
 #: what acc_eq is, in the notes under a table
 ACC_EQ_TEXT = ("acc_eq: pairwise accuracy over the systems' segment scores per source segment, ties in the metric "
