@@ -11,7 +11,7 @@ import re
 
 import pytest
 from plugin_fixtures import toy_dist  # noqa: F401
-from test_frictions import files, run  # noqa: F401  (the fixture and the runner of test_frictions)
+from test_frictions import check_row, files, run  # noqa: F401  (test_frictions' fixture and runners)
 
 from docmetrics.algorithms import wmt_stats as ws
 from docmetrics.cli.format import column, metric_labels
@@ -50,16 +50,7 @@ ROWS = [
 
 @pytest.mark.parametrize("argv,code,present,absent", [r[1:] for r in ROWS], ids=[r[0] for r in ROWS])
 def test_judging_output(files, capsys, argv, code, present, absent):
-    got, out, err = run(capsys, argv)
-    text = err + out
-    assert got == code, text
-    assert "Traceback" not in text
-    for piece in present:
-        assert piece in text, text
-    for piece in absent:
-        assert piece not in text, text
-    if code == 2:
-        assert err.count("\n") == 1 and out == "", err
+    check_row(capsys, argv, code, present, absent)
 
 
 def test_the_bootstrap_count_is_the_number_of_multisets():
