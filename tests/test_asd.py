@@ -9,10 +9,10 @@ import json
 import math
 
 import pytest
+from cli_fixtures import run_cli
 from plugin_fixtures import toy_dist  # noqa: F401
 
 import docmetrics
-from docmetrics.cli import main
 from docmetrics.values.errors import CapabilityError, InputError, ModelError, PluginError, SpecError
 from docmetrics.values.testset import TestSet
 
@@ -56,12 +56,6 @@ pytestmark = pytest.mark.usefixtures("toy_dist")  # the toy backbone: a fast QE 
 
 def doc(sents):
     return " ".join(sents)
-
-
-def run_cli(capsys, *argv):
-    code = main([str(a) for a in argv])
-    out, err = capsys.readouterr()
-    return code, out, err
 
 
 def slide_windows_by_hand(n, k):

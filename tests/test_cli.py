@@ -7,9 +7,8 @@ import sys
 from pathlib import Path
 
 import pytest
+from cli_fixtures import run_cli as run
 from plugin_fixtures import toy_dist  # noqa: F401
-
-from docmetrics.cli import main
 
 SRC = [f"Source sentence number {i} says something." for i in range(11)]
 HYP_A = [f"Satz Nummer {i} sagt etwas." for i in range(11)]
@@ -56,12 +55,6 @@ def files(tmp_path):
         "src": write("src.txt", SRC), "a": write("sysA.txt", HYP_A), "b": write("sysB.txt", HYP_B),
         "ids": write("ids.txt", IDS), "dir": tmp_path, "write": write,
     }
-
-
-def run(capsys, *argv):
-    code = main([str(a) for a in argv])
-    out, err = capsys.readouterr()
-    return code, out, err
 
 
 @pytest.mark.parametrize("w,s,policy", [(2, 1, "drop"), (4, 2, "drop"), (4, 2, "keep"), (4, 2, "weighted"),

@@ -8,10 +8,10 @@ import json
 
 import pytest
 import scipy.stats
+from cli_fixtures import run_cli as run
 from plugin_fixtures import toy_dist  # noqa: F401
 
 import docmetrics
-from docmetrics.cli import main
 
 pytestmark = pytest.mark.usefixtures("toy_dist")
 
@@ -44,15 +44,6 @@ def genmt(tmp_path):
     rows = genmt_lines() + genmt_lines("en-ko_KR")
     path.write_text("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rows), encoding="utf-8")
     return path
-
-
-def run(capsys, *argv):
-    try:
-        code = main([str(a) for a in argv])
-    except SystemExit as exc:
-        code = exc.code
-    out, err = capsys.readouterr()
-    return code, out, err
 
 
 def test_genmt_meta_evaluates_against_the_esa_scores_and_detects_error_free_segments(genmt, capsys):

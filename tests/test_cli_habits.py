@@ -13,9 +13,9 @@ import sys
 
 import numpy as np
 import pytest
+from cli_fixtures import run_cli as run
 from plugin_fixtures import toy_dist  # noqa: F401
 
-from docmetrics.cli import main
 from docmetrics.evaluation.significance import bootstrap_ci
 from docmetrics.values.errors import InputError
 from docmetrics.values.result import DocScore, Result, UnitScore
@@ -62,15 +62,6 @@ def files(tmp_path):
 
     return {"src": write("src.txt", SRC), "a": write("sysA.txt", HYP_A), "b": write("sysB.txt", HYP_B),
             "ids": write("ids.txt", IDS), "dir": tmp_path, "write": write}
-
-
-def run(capsys, *argv):
-    try:
-        code = main([str(a) for a in argv])
-    except SystemExit as exc:  # argparse
-        code = exc.code
-    out, err = capsys.readouterr()
-    return code, out, err
 
 
 class FakeStdin:

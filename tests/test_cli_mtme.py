@@ -8,11 +8,11 @@ from pathlib import Path
 
 import pytest
 import scipy.stats
+from cli_fixtures import run_cli as run
 from plugin_fixtures import toy_dist  # noqa: F401
 from test_mtme import build_ted, build_tiny
 
 import docmetrics
-from docmetrics.cli import main
 from docmetrics.evaluation.averages import wmt_average
 from docmetrics.evaluation.metaeval import evaluate_mtme
 from docmetrics.evaluation.mtme import load_mtme, mtme_metric_name, read_metric_scores
@@ -24,15 +24,6 @@ pytestmark = pytest.mark.usefixtures("toy_dist")
 QE = "slide:w=1,s=1,backbone=toy"  # one unit per segment: system and segment level
 REF = "slide:w=1,s=1,backbone=toy,model=toy-ref"  # the same, reference-based
 WIN = "slide:w=2,s=1,backbone=toy"  # windows: system level only
-
-
-def run(capsys, *argv):
-    try:
-        code = main([str(a) for a in argv])
-    except SystemExit as exc:  # argparse
-        code = exc.code
-    out, err = capsys.readouterr()
-    return code, out, err
 
 
 @pytest.fixture()
@@ -336,10 +327,10 @@ def test_run_mtme_reads_every_pair_then_loads_then_scores_with_the_callers_loade
     assert heard[:4] == [("opened", "en-de"), ("opened", "zh-en"), ("loaded", "en-de", [("q", "src"), ("r", "refA")]),
                          ("loaded", "zh-en", [("q", "src"), ("r", "refA")])]
     assert heard[4:6] == [("scoring", "en-de", QE), ("scored", "en-de", QE, ["doc", "seg", "sys"])]
-    for run in runs:
-        expected = library(root, run.lp, [QE, REF], n_resamples=40)[3]
-        assert json.dumps(run.evaluation.to_dict()) == json.dumps(expected.to_dict())
-        assert [w.metric for w in run.written] == ["q", "r"] and run.why_no_metaeval is None
+    for lp_run in runs:
+        expected = library(root, lp_run.lp, [QE, REF], n_resamples=40)[3]
+        assert json.dumps(lp_run.evaluation.to_dict()) == json.dumps(expected.to_dict())
+        assert [w.metric for w in lp_run.written] == ["q", "r"] and lp_run.why_no_metaeval is None
 
     class Stop(MtmeObserver):
         def opened(self, run):

@@ -11,6 +11,7 @@ import json
 from pathlib import Path
 
 import pytest
+from cli_fixtures import run_cli as run
 
 torch = pytest.importorskip("torch")
 pytest.importorskip("transformers")
@@ -19,7 +20,6 @@ pytest.importorskip("sentencepiece")
 from docmetrics_backbones.prism.testing import build_tiny_mbart, mbart_sample_sentences  # noqa: E402
 
 import docmetrics  # noqa: E402
-from docmetrics.cli import main  # noqa: E402
 
 _S = mbart_sample_sentences(40, seed=23)
 REF = _S[0:10]
@@ -158,12 +158,6 @@ def files(tmp_path):
 
     return {"ref": write("ref.txt", REF), "a": write("a.txt", HYP_A), "b": write("b.txt", HYP_B),
             "ids": write("ids.txt", IDS)}
-
-
-def run(capsys, *argv):
-    code = main([str(a) for a in argv])
-    out, err = capsys.readouterr()
-    return code, out, err
 
 
 def test_cli_signature_and_round_trip(tiny_mbart, loaded, files, capsys):

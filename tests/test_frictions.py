@@ -9,9 +9,9 @@ import json
 import re
 
 import pytest
+from cli_fixtures import run_cli as run
 from plugin_fixtures import toy_dist  # noqa: F401
 
-from docmetrics.cli import main
 from docmetrics.plugin import registry
 from docmetrics.values.errors import InputError
 
@@ -44,15 +44,6 @@ def files(tmp_path, monkeypatch):
     return {"dir": tmp_path, **{name: lines for name, lines in texts.items()}}
 
 
-def run(capsys, argv):
-    try:
-        code = main([str(a) for a in argv])
-    except SystemExit as exc:
-        code = exc.code
-    out, err = capsys.readouterr()
-    return code, out, err
-
-
 # (id, argv, exit status, what stderr+stdout must contain, what they must not contain)
 PARAMETER_ROWS = [
     ("unknown-before-cross-check", ["-m", "slide:w=2,stride=1,backbone=toy", "-i", "hyp.txt", "-s", "src.txt"], 2,
@@ -76,7 +67,7 @@ PARAMETER_ROWS = [
 
 
 def check_row(capsys, argv, code, present, absent):
-    got, out, err = run(capsys, argv)
+    got, out, err = run(capsys, *argv)
     text = err + out
     assert got == code, text
     assert "Traceback" not in text
@@ -99,7 +90,7 @@ def test_a_bad_preset_file_is_named(files, capsys, tmp_path, monkeypatch):
     folder.mkdir()
     (folder / "mine.yaml").write_text("name: mine\nspec: slide:w=x,backbone=toy\n", encoding="utf-8")
     monkeypatch.setenv("DOCMETRICS_PRESETS", str(folder))
-    code, out, err = run(capsys, ["-m", "mine", "-i", "hyp.txt", "-s", "src.txt"])
+    code, out, err = run(capsys, "-m", "mine", "-i", "hyp.txt", "-s", "src.txt")
     assert code == 2 and err.count("\n") == 1
     assert "parameter 'w' has value 'x'" in err and "(in the preset mine = slide:w=x,backbone=toy, from " in err
     assert str(folder / "mine.yaml") in err
@@ -132,7 +123,7 @@ def test_one_name_for_whose_context_the_hypothesis_gets(metric, params, value, f
 
 
 def test_the_describe_text_names_the_spellings(capsys):
-    code, out, _ = run(capsys, ["--describe", "doc-prism"])
+    code, out, _ = run(capsys, "--describe", "doc-prism")
     assert code == 0
     assert re.search(r"hyp_context +str +default ref +one of ref, hyp \(mt = hyp\)", out)
     assert "also spelled: context (the signature prints context)" in out
@@ -151,7 +142,7 @@ def test_a_signature_key_finds_its_parameter(metric, key, name):
 
 
 def json_of(capsys, argv):
-    code, out, err = run(capsys, [*argv, "-f", "json"])
+    code, out, err = run(capsys, *argv, "-f", "json")
     assert code == 0, err
     return json.loads(out)
 
@@ -407,8 +398,8 @@ def test_what_was_lost_and_small_things(files, long_hyp, capsys, argv, code, pre
 
 
 def test_max_truncated_fails_above_the_share(files, long_hyp, capsys):
-    code, out, err = run(capsys, ["-m", "slide:w=1,s=1,backbone=toy", "-i", "long.txt", "-s", "src.txt", "--doc-ids",
-                                  "ids.txt", "--max-truncated", "0.25"])
+    code, out, err = run(capsys, "-m", "slide:w=1,s=1,backbone=toy", "-i", "long.txt", "-s", "src.txt", "--doc-ids",
+                                  "ids.txt", "--max-truncated", "0.25")
     assert code == 2 and out == "" and "Traceback" not in err  # no score printed
     assert err.splitlines()[-1] == (
         "docmetrics: error: slide [long.txt]: 2 of 6 units (33.3%) were cut at the model's maximum input length, so "
@@ -427,7 +418,7 @@ def test_bleu_detail_is_sacrebleus(files, capsys):
     assert (detail["hyp_len"], detail["ref_len"], detail["counts"], detail["totals"]) == (
         got.sys_len, got.ref_len, got.counts, got.totals)
     assert detail["ratio"] == pytest.approx(got.ratio) and detail["text"] == got._verbose
-    code, out, _ = run(capsys, ["-m", "bleu", "-i", "hyp.txt", "-r", "ref.txt", "ref2.txt", "--doc-ids", "ids.txt"])
+    code, out, _ = run(capsys, "-m", "bleu", "-i", "hyp.txt", "-r", "ref.txt", "ref2.txt", "--doc-ids", "ids.txt")
     assert f" = {got.score:.1f} {got._verbose} (6 units" in out  # sacrebleu's width (1) and its line
 
 
@@ -446,16 +437,16 @@ def test_sacrebleu_width_and_explicit_width(files, capsys):
     import sacrebleu.metrics
 
     score = sacrebleu.metrics.BLEU().corpus_score(files["hyp.txt"], [files["ref.txt"]]).score
-    code, out, _ = run(capsys, ["-m", "bleu", "-i", "hyp.txt", "-r", "ref.txt", "-b", "-q"])
+    code, out, _ = run(capsys, "-m", "bleu", "-i", "hyp.txt", "-r", "ref.txt", "-b", "-q")
     assert out == f"{score:.1f}\n"
-    code, out, _ = run(capsys, ["-m", "bleu", "-i", "hyp.txt", "-r", "ref.txt", "-b", "-q", "-w", "4"])
+    code, out, _ = run(capsys, "-m", "bleu", "-i", "hyp.txt", "-r", "ref.txt", "-b", "-q", "-w", "4")
     assert out == f"{score:.4f}\n"
 
 
 def test_score_only_with_several_systems_is_system_tab_scores(files, capsys):
     import sacrebleu.metrics
 
-    code, out, _ = run(capsys, ["-m", "bleu", "chrf", "-i", "hyp.txt", "hypB.txt", "-r", "ref.txt", "-b", "-q"])
+    code, out, _ = run(capsys, "-m", "bleu", "chrf", "-i", "hyp.txt", "hypB.txt", "-r", "ref.txt", "-b", "-q")
     lines = [line.split("\t") for line in out.splitlines()]
     assert [r[0] for r in lines] == ["hyp.txt", "hypB.txt"]
     for row, name in zip(lines, ("hyp.txt", "hypB.txt")):
@@ -474,7 +465,7 @@ def test_ctrl_c_says_what_was_kept(files, capsys, monkeypatch, cache):
     monkeypatch.setattr(ToyBackbone, "score", interrupted)
     monkeypatch.delenv("DOCMETRICS_SCORE_CACHE", raising=False)
     argv = ["-m", "slide:w=1,s=1,backbone=toy", "-i", "hyp.txt", "-s", "src.txt", "--doc-ids", "ids.txt"]
-    code, out, err = run(capsys, argv + (["--cache", cache] if cache else []))
+    code, out, err = run(capsys, *argv + (["--cache", cache] if cache else []))
     assert code == 130 and "Traceback" not in err
     if cache:
         assert (f"interrupted (the score cache {cache} keeps every chunk scored before the interruption; the same "
@@ -564,8 +555,8 @@ def test_nothing_on_stdin_says_that_i_was_absent(files, capsys, monkeypatch):
 
 def test_vat_keeps_every_reference(files, capsys):
     """docmetrics vat -r ref.txt ref2.txt filters on BLEU against both and writes both, filtered alike."""
-    code, out, err = run(capsys, ["vat", "-m", "sentence-bleu", "-i", "hyp.txt", "hypB.txt", "-r", "ref.txt",
-                                  "ref2.txt", "--doc-ids", "ids.txt", "-o", "vat", "-p", "50"])
+    code, out, err = run(capsys, "vat", "-m", "sentence-bleu", "-i", "hyp.txt", "hypB.txt", "-r", "ref.txt",
+                                  "ref2.txt", "--doc-ids", "ids.txt", "-o", "vat", "-p", "50")
     assert code == 0, err
     assert "BLEU|nrefs:2|" in out
     record = json.loads((files["dir"] / "vat" / "vat.json").read_text(encoding="utf-8"))

@@ -67,7 +67,7 @@ def test_every_table_labels_a_metric_alike(files, capsys):
     """The plain table, the paired table and the meta-evaluation table give one metric one header."""
     heads = []
     for extra in ([], ["--paired-bs"], ["--paired-ar"]):
-        code, out, err = run(capsys, ["-m", TOY, "bleu", *TWO, "-q", *extra])
+        code, out, err = run(capsys, "-m", TOY, "bleu", *TWO, "-q", *extra)
         assert code == 0, err
         heads.append(re.split(r"\s{2,}", out.splitlines()[0].strip())[1:])
     assert heads[0] == heads[1] == heads[2] == ["slide [1]", "bleu [2]"]
@@ -124,10 +124,10 @@ def test_acc_eq_note_in_the_table_and_the_json(files, capsys):
     (files["dir"] / "hypC.txt").write_text("".join(x + "\n" for x in files["hypB.txt"][::-1]), encoding="utf-8")
     argv = ["-m", "bleu", "-i", "hyp.txt", "hypB.txt", "hypC.txt", "-r", "ref.txt", "--doc-ids", "ids.txt",
             "--human", "ties.tsv", "--seg-level", "-q"]
-    code, out, err = run(capsys, argv)
+    code, out, err = run(capsys, *argv)
     assert code == 0, err
     assert re.search(r"\[1\] acc_eq: the calibrated epsilon [\d.]+ ties every pair \(18 pairs", out), out
-    code, out, err = run(capsys, argv + ["-f", "json"])
+    code, out, err = run(capsys, *argv + ["-f", "json"])
     got = json.loads(out)[0]
     assert "ties every pair" in got["acc_eq_note"]
     human = {s: [float(x) for x in v] for s, v in values.items()}
@@ -139,9 +139,9 @@ def test_a_skipped_comparison_says_what_each_metric_scores(tmp_path, capsys):
     from test_mtme import build_tiny
 
     build_tiny(tmp_path)
-    code, out, err = run(capsys, ["--mtme", tmp_path, "-t", "toy", "-l", "en-de", "--ref", "refA", "-m", "bleu",
+    code, out, err = run(capsys, "--mtme", tmp_path, "-t", "toy", "-l", "en-de", "--ref", "refA", "-m", "bleu",
                                   "d-bleu", "slide:w=2,s=1,backbone=toy", "slide:w=3,s=1,backbone=toy", "-q",
-                                  "-f", "json"])
+                                  "-f", "json")
     assert code == 0, err
     data = json.loads(out)
     skipped = (data[0] if isinstance(data, list) else data)["comparisons"]["spa"]["skipped"]
@@ -166,6 +166,6 @@ def test_a_document_judged_for_some_systems_fails_before_any_scoring(files, caps
         rows += [f"{system}\t{d}\t{k}\t{0.5}" for d, k in zip(ids, seg) if not (system == "hypB.txt" and d == "d2")]
     (files["dir"] / "partial.tsv").write_text("\n".join(rows) + "\n", encoding="utf-8")
 
-    code, out, err = run(capsys, ["-m", "bleu", *TWO, "--human", "partial.tsv", "--doc-level"])
+    code, out, err = run(capsys, "-m", "bleu", *TWO, "--human", "partial.tsv", "--doc-level")
     assert code == 2 and out == "" and err.count("\n") == 1, err
     assert "partial.tsv: document 'd2' has human scores for 1 of 2 systems (none for 'hypB" in err

@@ -7,6 +7,7 @@ import re
 import numpy as np
 import pytest
 import scipy.stats
+from cli_fixtures import run_cli as run
 from plugin_fixtures import toy_dist  # noqa: F401
 
 from docmetrics.algorithms.correlation import kendall, pairwise_accuracy, pearson, ranks, spearman
@@ -157,12 +158,6 @@ def files(tmp_path):
         "seg": w("seg.tsv", seg),
         "human_seg": human_seg,
     }
-
-
-def run(capsys, *argv):
-    code = main([str(a) for a in argv])
-    out, err = capsys.readouterr()
-    return code, out, err
 
 
 def test_cli_system_level_json_equals_scipy(toy_dist, files, capsys):

@@ -6,6 +6,7 @@ import json
 from pathlib import Path
 
 import pytest
+from cli_fixtures import run_cli as _cli
 from plugin_fixtures import toy_dist  # noqa: F401
 
 from docmetrics.evaluation.metaeval import evaluate_mtme
@@ -222,15 +223,6 @@ def test_bad_input(tmp_path, name, damage, lp, says):
 
 
 # -- the command line on the wmt25-style directory (toy backbone, no model) ----------------------------------
-def _cli(capsys, *argv):
-    from docmetrics.cli import main
-
-    try:
-        code = main([str(a) for a in argv])
-    except SystemExit as exc:
-        code = exc.code
-    out, err = capsys.readouterr()
-    return code, out, err
 
 
 QE = "slide:w=1,s=1,backbone=toy"

@@ -5,6 +5,7 @@ import math
 
 import numpy as np
 import pytest
+from cli_fixtures import run_cli as run
 from plugin_fixtures import toy_dist  # noqa: F401
 
 import docmetrics
@@ -206,12 +207,6 @@ def files(tmp_path):
         "ids": write("ids.txt", IDS),
         "sys": [write(f"{k}.txt", v) for k, v in SYSTEMS.items()],
     }
-
-
-def run(capsys, *argv):
-    code = main([str(a) for a in argv])
-    out, err = capsys.readouterr()
-    return code, out, err
 
 
 def test_cli_paired_bootstrap_json_matches_library(toy_dist, files, capsys):
