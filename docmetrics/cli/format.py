@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 import math
-from typing import Sequence
+from typing import Callable, Mapping, Sequence
 
-__all__ = ["num", "table", "tsv", "metric_labels", "column", "columns"]
+__all__ = ["num", "table", "tsv", "metric_labels", "column", "columns", "namer"]
 
 
 def num(x: float | None, width: int) -> str:
@@ -38,6 +38,14 @@ def column(label: str, k: int) -> str:
 def columns(specs: Sequence[str]) -> dict[str, str]:
     """spec -> ``LABEL [k]`` for the ``-m`` specs in order (``k`` from 1)."""
     return {spec: column(label, k + 1) for k, (spec, label) in enumerate(zip(specs, metric_labels(specs)))}
+
+
+def namer(labels: Mapping[str, int]) -> Callable[[str], str]:
+    """spec -> ``LABEL [k]`` for specs numbered by ``labels`` (spec -> k), as :func:`columns` names them;
+    a spec not in ``labels`` is ``spec [?]``."""
+    ordered = sorted(labels, key=labels.__getitem__)
+    known = {spec: column(label, labels[spec]) for spec, label in zip(ordered, metric_labels(ordered))}
+    return lambda spec: known.get(spec, f"{spec} [?]")
 
 
 def table(headers: Sequence[str], rows: Sequence[Sequence[str]], align: str = "") -> str:

@@ -15,7 +15,7 @@ from ..evaluation.averages import SCHEMES, WmtAverage, wmt_average
 from ..values.errors import UserError
 from .args import add_cache_arguments, add_model_arguments, add_output_arguments
 from .errors import guarded
-from .format import column, columns, metric_labels, num, table
+from .format import columns, namer, num, table
 from .habits import Parser, parse_args
 from .human import add_level_arguments
 from .mtme import TITLES, add_data_arguments, check_common, lp_dict, score, write_lp
@@ -130,12 +130,7 @@ AVERAGE_TITLES = {
 
 def format_average(avg: WmtAverage, width: int = 4, labels: dict[str, int] | None = None) -> str:
     """The overall ranking: cluster, metric, the average and every task's value."""
-    labels = labels or {}
-    names = dict(zip(labels, metric_labels(list(labels))))
-
-    def name(spec: str) -> str:
-        return column(names.get(spec, spec), labels[spec]) if spec in labels else f"{spec} [?]"
-
+    name = namer(labels or {})
     headers = ["Rank", "Metric", "average"] + [t.name for t in avg.tasks]
     rows = []
     for r in avg.ranking:

@@ -20,7 +20,7 @@ from ..values.errors import UserError
 from ..values.result import Result
 from .args import session_scope
 from .errors import note, warn
-from .format import column, columns, metric_labels, num, table
+from .format import columns, namer, num, table
 from .human import ACC_EQ_TEXT, DOC_TEXT, spa_text
 
 __all__ = ["add_arguments", "add_data_arguments", "check_common", "requested", "run", "score", "lp_dict",
@@ -348,13 +348,6 @@ DOC_COLUMNS = (("doc_acc_eq", "acc_eq"), ("doc_pearson", "pearson"), ("doc_kenda
                ("doc_pdp", "pdp"))
 
 
-def _named(labels: dict[str, int]) -> Callable[[str], str]:
-    """spec -> its name in every table, ``LABEL [k]`` (:func:`~docmetrics.cli.format.columns`)."""
-    ordered = sorted(labels, key=labels.__getitem__)
-    known = dict(zip(ordered, (column(label, labels[spec]) for spec, label in zip(ordered, metric_labels(ordered)))))
-    return lambda spec: known.get(spec, f"{spec} [?]")
-
-
 def _format_doc_block(ev: WmtEval, order: Sequence[str], named: Callable[[str], str],
                       ranks: dict[str, dict[str, int | None]], width: int) -> str:
     """The document-level block (and system-level PDP), only when asked for (--doc-level, --pdp)."""
@@ -388,7 +381,7 @@ def format_eval(ev: WmtEval, width: int = 4, labels: dict[str, int] | None = Non
     significance cluster in parentheses, then what the columns mean, notes and the systems left out
     (of ``scored``, the systems scored, where given); ``explain``: say what the columns mean."""
     labels = labels or {name: k + 1 for k, name in enumerate(ev.metrics)}
-    named = _named(labels)
+    named = namer(labels)
     ranks = {stat: {r.metric: r.rank for r in comp.ranking} for stat, comp in ev.comparisons.items()}
     have = {m: v for m in ev.metrics if (v := ev.metrics[m].get(rank_by)) is not None}
     order = ws.rank_order(have) + [m for m in ev.metrics if m not in have]
