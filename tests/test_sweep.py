@@ -333,14 +333,20 @@ def test_unknown_subcommand_is_a_clear_error(capsys):
     assert "unknown subcommand 'swep'" in err and "sweep" in err and "docmetrics.tools" in err
 
 
-def test_sweep_spa_and_acc_eq_need_and_use_segment_scores(toy_dist, files, capsys, tmp_path):
-    from docmetrics.algorithms import wmt_stats as ws
-
-    rng = np.random.default_rng(3)
+def random_segment_scores(tmp_path, seed):
+    """Integer MQM-like segment scores (-5..0) for every system and line, and the TSV holding them."""
+    rng = np.random.default_rng(seed)
     human = {n: [float(rng.integers(-5, 1)) for _ in IDS] for n in HYPS}
     seg = tmp_path / "seg.tsv"
     seg.write_text("system\tdoc_id\tseg_id\tscore\n" + "".join(
         f"{n}\t{d}\t{i}\t{human[n][i]}\n" for n in HYPS for i, d in enumerate(IDS)), encoding="utf-8")
+    return human, seg
+
+
+def test_sweep_spa_and_acc_eq_need_and_use_segment_scores(toy_dist, files, capsys, tmp_path):
+    from docmetrics.algorithms import wmt_stats as ws
+
+    human, seg = random_segment_scores(tmp_path, seed=3)
     base = ["sweep", "-m", "slide:backbone=toy", "--grid", "w=1..2", "s=1..w", "-i", *files["sys"], "-s",
             files["src"], "--doc-ids", files["ids"], "--human", str(seg), "--no-cache"]
     for stat in ("spa", "acc_eq"):
@@ -374,11 +380,7 @@ def test_sweep_document_level_and_pdp_stats(toy_dist, files, capsys, tmp_path):
     --stat pdp adds system-level PDP; both equal scipy on the points' document / system scores."""
     import scipy.stats
 
-    rng = np.random.default_rng(5)
-    human = {n: [float(rng.integers(-5, 1)) for _ in IDS] for n in HYPS}
-    seg = tmp_path / "seg.tsv"
-    seg.write_text("system\tdoc_id\tseg_id\tscore\n" + "".join(
-        f"{n}\t{d}\t{i}\t{human[n][i]}\n" for n in HYPS for i, d in enumerate(IDS)), encoding="utf-8")
+    human, seg = random_segment_scores(tmp_path, seed=5)
     base = ["sweep", "-m", "slide:backbone=toy", "--grid", "w=1..2", "s=1..w", "-i", *files["sys"], "-s",
             files["src"], "--doc-ids", files["ids"], "--human", str(seg), "--no-cache", "-f", "json"]
     assert main([*base, "--seg-level"]) == 0
