@@ -5,7 +5,7 @@ from __future__ import annotations
 import math
 from typing import Callable, Mapping, Sequence
 
-__all__ = ["num", "table", "tsv", "metric_labels", "column", "columns", "namer"]
+__all__ = ["num", "table", "tsv", "metric_labels", "column", "columns", "namer", "units_cut"]
 
 
 def num(x: float | None, width: int) -> str:
@@ -70,3 +70,10 @@ def tsv(headers: Sequence[str], rows: Sequence[Sequence[str]]) -> str:
         return "\t".join(" ".join(c.split("\t")).replace("\r", " ").replace("\n", " ") for c in cells)
 
     return "".join(line(r) + "\n" for r in [headers, *rows])
+
+
+def units_cut(truncated: int, units: int, tokens: int | None = None) -> str:
+    """How many units were cut at a model's maximum length, as every truncation warning says it:
+    ``287 of 514 units (55.8%)``, with ``, N tokens cut`` where the backbone counts them."""
+    share = truncated / units if units else 0.0
+    return f"{truncated} of {units} units ({100 * share:.1f}%)" + (f", {tokens} tokens cut" if tokens else "")

@@ -30,7 +30,7 @@ from .args import (
     width,
 )
 from .errors import guarded, note, warn
-from .format import column, metric_labels, num, table, tsv
+from .format import column, metric_labels, num, table, tsv, units_cut
 from .habits import Parser, parse_args, reference_advice
 from .inputs import check_stdin, load_testset
 from .specs import check_specs, reference_files
@@ -333,23 +333,29 @@ def score_and_write(args: argparse.Namespace, metrics: list[Any], testset: Any, 
 
 
 def check_truncation(args: argparse.Namespace, label: str, metric: Any, results: list[Any]) -> None:
-    """A warning for every system whose units were cut at the model's maximum length (their scores miss
-    the end of the input): how many, the tokens cut where the backbone counts them, and the fix; an
-    error (exit 2) above --max-truncated."""
+    """One warning per metric naming every system whose units were cut at the model's maximum length
+    (their scores miss the end of the input): how many, the tokens cut where the backbone counts them,
+    and the fix once; an error (exit 2) naming the systems above --max-truncated."""
     limit = getattr(args, "max_truncated", None)
-    for r in results:
-        c = r.coverage
-        if c is None or not c.units_truncated:
-            continue
-        share = c.units_truncated / c.units if c.units else 0.0
-        tokens = c.counters.get("tokens_cut")
-        cut = f", {tokens} tokens cut" if tokens else ""
-        text = (f"{label} [{r.system}]: {c.units_truncated} of {c.units} units ({100 * share:.1f}%) were cut at the "
-                f"model's maximum input length{cut}, so their scores miss the end of the input; "
-                f"{metric.truncation_fix()}")
-        if limit is not None and share > limit:
-            raise UserError(f"{text} (more than --max-truncated {limit:g})")
-        warn(text)
+    cut = {r.system: r.coverage for r in results if r.coverage is not None and r.coverage.units_truncated}
+    if not cut:
+        return
+    over = [s for s, c in cut.items() if limit is not None and c.units_truncated / c.units > limit]
+    shown = over or list(cut)
+    counts = {s: units_cut(cut[s].units_truncated, cut[s].units) for s in shown}
+    tokens = {s: f", {cut[s].counters['tokens_cut']} tokens cut" if cut[s].counters.get("tokens_cut") else ""
+              for s in shown}
+    tail = f"so their scores miss the end of the input; {metric.truncation_fix()}"
+    if len(results) == 1:
+        s = shown[0]
+        text = f"{label} [{s}]: {counts[s]} were cut at the model's maximum input length{tokens[s]}, {tail}"
+    else:
+        listed = ", ".join(f"{s}: {counts[s]}{tokens[s]}" for s in shown)
+        text = (f"{label}: units were cut at the model's maximum input length in {len(shown)} of {len(results)} "
+                f"systems ({listed}), {tail}")
+    if over:
+        raise UserError(f"{text} (more than --max-truncated {limit:g})")
+    warn(text)
 
 
 def write_output(args: argparse.Namespace, text: str) -> None:
