@@ -49,3 +49,80 @@ def test_truncation_is_said_once_per_metric(long_files, capsys, argv, code, pres
     check_row(capsys, argv, code, present, absent)
     _, _, err = run(capsys, *argv)
     assert err.count("were cut") <= 1
+
+
+# -- 1: sweeps say what was truncated, once per grid point that cuts -------------------------------------------------
+SWEEP = ["sweep", "-m", "slide:backbone=toy", "--grid", "w=1..3", "s=1", *IDS]
+SWEEP_ROWS = [
+    ("sweep-names-each-point-that-cuts", [*SWEEP, "-i", "long.txt", "hyp.txt", "-q"], 0,
+     ["docmetrics sweep: warning: units were cut at the model's maximum input length at 3 of 3 grid points (w=1,s=1: "
+      "2 of 12 units (16.7%); w=2,s=1: 3 of 6 units (50.0%); w=3,s=1: 1 of 2 units (50.0%)), so their scores miss "
+      "the end of the input; at slide:backbone=toy,w=2,s=1: use smaller windows (w=2 sentences now"], []),
+    ("sweep-progress-counts-the-cut", [*SWEEP, "-i", "long.txt", "hyp.txt"], 0,
+     ["[2/3] slide:backbone=toy,w=2,s=1: 6 distinct units, 0 from cache; 3 of 6 units cut"], []),
+    ("sweep-nothing-cut-nothing-said", [*SWEEP, "-i", "hyp.txt", "-q"], 0, [], ["were cut", "units cut"]),
+]
+
+
+@pytest.mark.parametrize("argv,code,present,absent", [r[1:] for r in SWEEP_ROWS], ids=[r[0] for r in SWEEP_ROWS])
+def test_a_sweep_says_what_was_truncated(long_files, capsys, argv, code, present, absent):
+    check_row(capsys, argv, code, present, absent)
+    _, _, err = run(capsys, *argv)
+    assert err.count("warning") <= 1  # one summary, not a line per point or system
+
+
+def test_sweep_truncation_counts_are_the_points_own(long_files, capsys):
+    """The counts in the warning are the coverage of every system at the point, summed (-f json)."""
+    import json
+
+    code, out, _ = run(capsys, *SWEEP, "-i", "long.txt", "hyp.txt", "-q", "-f", "json")
+    assert code == 0
+    for p in json.loads(out)["points"]:
+        assert p["truncated"]["units_truncated"] == {1: 2, 2: 3, 3: 1}[p["params"]["w"]]
+    code, out, _ = run(capsys, "-m", "slide:w=2,s=1,backbone=toy", "-i", "long.txt", "hyp.txt", *IDS, "-q", "-f",
+                       "json")
+    assert sum(r["coverage"]["units_truncated"] for r in json.loads(out)) == 3  # as the plain command counts
+
+
+# -- 9: a sweep without --cache writes nothing to the user's home --------------------------------------------------
+CACHE_ROWS = [
+    ("no-cache-flag-temporary", [*SWEEP, "-i", "hyp.txt", "-q"], 0,
+     ["score cache (temporary: --cache keeps it): 10 distinct units"], ["scores.sqlite"]),
+    ("cache-flag-keeps", [*SWEEP, "-i", "hyp.txt", "-q", "--cache"], 0, ["/.cache/docmetrics/scores.sqlite: "], []),
+    ("cache-and-no-cache", [*SWEEP, "-i", "hyp.txt", "--cache", "--no-cache"], 2,
+     ["give --cache or --no-cache, not both"], []),
+]
+
+
+@pytest.fixture()
+def home(tmp_path, monkeypatch):
+    """An empty home, with no docmetrics cache chosen by the environment."""
+    path = tmp_path / "home"
+    path.mkdir()
+    monkeypatch.setenv("HOME", str(path))
+    for var in ("DOCMETRICS_CACHE", "XDG_CACHE_HOME", "DOCMETRICS_SCORE_CACHE"):
+        monkeypatch.delenv(var, raising=False)
+    return path
+
+
+@pytest.mark.parametrize("argv,code,present,absent", [r[1:] for r in CACHE_ROWS], ids=[r[0] for r in CACHE_ROWS])
+def test_a_sweep_writes_to_the_home_only_with_cache(files, home, capsys, argv, code, present, absent):
+    check_row(capsys, argv, code, present, absent)
+    written = sorted(p.relative_to(home).as_posix() for p in home.rglob("*") if p.is_file())
+    assert written == ([".cache/docmetrics/scores.sqlite"] if "--cache" in argv and code == 0 else [])
+
+
+def test_a_sweep_without_cache_still_scores_a_unit_once(files, home, capsys):
+    """The temporary cache is shared by the points (SLIDE(2,2)'s chunks are among SLIDE(2,1)'s) and gone after."""
+    import json
+    import tempfile
+    from pathlib import Path
+
+    before = set(Path(tempfile.gettempdir()).glob("docmetrics-sweep-*"))
+    code, out, _ = run(capsys, "sweep", "-m", "slide:backbone=toy", "--grid", "w=2", "s=1..2", *IDS, "-i", "hyp.txt",
+                       "-q", "-f", "json")
+    assert code == 0
+    report = json.loads(out)
+    assert report["cache"]["path"] is None and report["cache"]["kept"] is False
+    assert report["points"][1]["cache"]["hits"] == report["points"][1]["cache"]["looked_up"] > 0
+    assert set(Path(tempfile.gettempdir()).glob("docmetrics-sweep-*")) == before

@@ -12,9 +12,10 @@ comma-separated list (``partial=drop,keep,weighted``).  A point the metric rejec
 skipped and reported.
 
 Every point is a separate metric built from the base spec plus the point's parameters; they share
-one loaded backbone, and the persistent score cache (:mod:`docmetrics.runtime.cache`, on by default here)
-means a unit scored for one point (a SLIDE chunk appears at many (w, s)) is not scored again for
-another, and that an interrupted sweep, run again, takes what was already scored from the cache.
+one loaded backbone, and a score cache (:mod:`docmetrics.runtime.cache`; the command line's is a
+temporary file unless ``--cache`` asks for a persistent one) means a unit scored for one point (a SLIDE
+chunk appears at many (w, s)) is not scored again for another; with a persistent cache, an interrupted
+sweep, run again, takes what was already scored from it.
 
 With ``--human``, each point is meta-evaluated (:func:`docmetrics.evaluation.metaeval.evaluate`, as
 ``--human`` does; with ``--seg-level`` also SPA, acc_eq and segment-level Kendall): a table, JSON, and
@@ -60,6 +61,10 @@ class Point:
     metaeval: Any = None
     skipped: str | None = None
     values: dict[str, Any] = field(default_factory=dict)
+    #: units cut at the model's maximum length, over every system: units, units_truncated, tokens_cut
+    truncated: dict[str, int] = field(default_factory=dict)
+    #: what the point's metric advises when units are cut (:meth:`Metric.truncation_fix`)
+    truncation_fix: str = ""
 
     def typed_params(self) -> dict[str, Any]:
         """The parameters with their types: as the metric read them, else numbers where the text is
@@ -77,6 +82,7 @@ class Point:
                 "scores": self.scores,
                 "coverage": self.coverage,
                 "cache": self.cache,
+                "truncated": self.truncated,
             }
         )
         if self.metaeval is not None:
@@ -128,6 +134,8 @@ def run_sweep(
                 pt.scores = {r.system: r.score for r in results}
                 if results[0].coverage is not None:
                     pt.coverage = results[0].coverage.to_dict()
+                pt.truncated = truncation(results)
+                pt.truncation_fix = metric.truncation_fix() if pt.truncated.get("units_truncated") else ""
                 if cache is not None and before is not None:
                     pt.cache = cache.stats.since(before).to_dict()
                 if human is not None:
@@ -139,6 +147,16 @@ def run_sweep(
     if not any(not p.skipped for p in points):
         raise SpecError("no grid point could be built: " + "; ".join(p.skipped or "" for p in points[:3]))
     return list(points)
+
+
+def truncation(results: Sequence[Any]) -> dict[str, int]:
+    """Units, units cut at the model's maximum length and tokens cut, summed over the systems' results
+    (empty where no result has a coverage)."""
+    covered = [r.coverage for r in results if r.coverage is not None]
+    if not covered:
+        return {}
+    return {"units": sum(c.units for c in covered), "units_truncated": sum(c.units_truncated for c in covered),
+            "tokens_cut": sum(int(c.counters.get("tokens_cut", 0)) for c in covered)}
 
 
 def heatmap_matrix(
