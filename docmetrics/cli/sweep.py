@@ -9,6 +9,7 @@ import math
 import os
 import shlex
 import sys
+import tempfile
 import textwrap
 from typing import Any, Sequence, TextIO
 
@@ -19,8 +20,8 @@ from ..values.errors import UserError
 from ..values.versions import __version__
 from . import human as human_cli
 from .args import add_input_arguments, add_model_arguments, add_output_arguments, check_output_file, session_scope
-from .errors import guarded, note
-from .format import num, table
+from .errors import guarded, note, warn
+from .format import num, table, units_cut
 from .habits import Parser, parse_args
 from .inputs import load_testset
 from .plot import pyplot, save
@@ -51,11 +52,16 @@ def build_parser() -> argparse.ArgumentParser:
     )
     add_input_arguments(p, required=True)
     g = add_model_arguments(p)
-    g = p.add_argument_group("cache (on by default in a sweep)")
+    g = p.add_argument_group("score cache")
     g.add_argument(
-        "--cache", metavar="PATH", help="score cache file (default: $DOCMETRICS_CACHE/scores.sqlite)"
+        "--cache", nargs="?", const="", default=None, metavar="PATH",
+        help="keep the scores in a persistent cache (SQLite; default file: $DOCMETRICS_CACHE/scores.sqlite, "
+        "else ~/.cache/docmetrics/scores.sqlite), so that the same sweep, run again or interrupted, takes "
+        "what was scored from it. Without --cache the points share their scores through a temporary "
+        "file, deleted at the end: nothing is kept",
     )
-    g.add_argument("--no-cache", action="store_true", help="score every point from scratch")
+    g.add_argument("--no-cache", action="store_true",
+                   help="no cache at all: every point scores its units from scratch")
     g.add_argument(
         "--cache-chunk",
         type=int,
@@ -85,8 +91,17 @@ def build_parser() -> argparse.ArgumentParser:
 def main(argv: Sequence[str] | None = None) -> int:
     parser = build_parser()
     args = parse_args(parser, list(sys.argv[1:] if argv is None else argv))
-    return guarded("docmetrics sweep", args.debug, lambda: run(args, sys.stdout),
-                   interrupted="what was scored is in the cache: run again to resume")
+    return guarded("docmetrics sweep", args.debug, lambda: run(args, sys.stdout), interrupted=lambda: kept(args))
+
+
+def kept(args: argparse.Namespace) -> str:
+    """After Ctrl-C: where what was scored is, or that --cache would have kept it."""
+    if args.cache is None:
+        return ("no --cache, so the scores computed so far are lost; with --cache, the same command run again "
+                "resumes where it stopped")
+    from ..runtime.cache import default_path
+
+    return f"what was scored is in the score cache {args.cache or default_path()}: run again to resume"
 
 
 def run(args: argparse.Namespace, out: TextIO) -> int:
@@ -103,6 +118,8 @@ def run(args: argparse.Namespace, out: TextIO) -> int:
         args.pdp = True
     if args.stat in SEG_STATS and not (args.seg_level or args.doc_level):
         raise UserError(f"--stat {args.stat} needs --seg-level")
+    if args.no_cache and args.cache is not None:
+        raise UserError("give --cache or --no-cache, not both")
     if args.cache_chunk is not None and args.cache_chunk < 1:
         raise UserError(f"--cache-chunk must be >= 1, not {args.cache_chunk}")
     axes = parse_grid(args.grid)
@@ -116,8 +133,17 @@ def run(args: argparse.Namespace, out: TextIO) -> int:
         heatmap_matrix(points, axes, args.stat)
     human = load_human(args.human, args.human_column, args.human_lower_better) if args.human else None
     testset = load_testset(args, who="docmetrics sweep")
-    score_cache = (None if args.no_cache
-                   else cache.ScoreCache(args.cache or None, chunk_size=args.cache_chunk or cache.DEFAULT_CHUNK))
+    # without --cache, a temporary file (not the user's home): points share their units, nothing is kept
+    scratch = tempfile.TemporaryDirectory(prefix="docmetrics-sweep-") if args.cache is None and not args.no_cache \
+        else None
+    where = os.path.join(scratch.name, "scores.sqlite") if scratch is not None else args.cache or None
+    try:
+        score_cache = (None if args.no_cache
+                       else cache.ScoreCache(where, chunk_size=args.cache_chunk or cache.DEFAULT_CHUNK))
+    except BaseException:
+        if scratch is not None:
+            scratch.cleanup()
+        raise
 
     session: Any = None
 
@@ -132,6 +158,8 @@ def run(args: argparse.Namespace, out: TextIO) -> int:
             msg += f": {pt.cache['looked_up']} distinct units, {pt.cache['hits']} from cache"
         if pt.metaeval is not None:
             msg += f"; {args.stat} {num(pt.metaeval.get(args.stat), 4)}"
+        if pt.truncated.get("units_truncated"):
+            msg += f"; {pt.truncated['units_truncated']} of {pt.truncated['units']} units cut"
         note(args, msg, who="docmetrics sweep")
 
     try:
@@ -148,11 +176,13 @@ def run(args: argparse.Namespace, out: TextIO) -> int:
             "version": __version__,
             "human": args.human,
             "stat": args.stat,
-            "cache": None if score_cache is None else {"path": str(score_cache.path), **total.to_dict()},  # type: ignore[union-attr]
+            "cache": None if score_cache is None else {"path": None if scratch else str(score_cache.path),
+                                                       "kept": scratch is None, **total.to_dict()},  # type: ignore[union-attr]
             "points": [p.to_dict() for p in points],
         }
+        warn_truncation(points)
         if args.output:
-            write_report(args.output, report)
+            write_report(args.output, report, kept=args.cache is not None)
         if args.plot:
             title = heatmap_title(args.stat, points, testset, typed_inputs(args))
             plot_heatmap(points, axes, args.stat, args.plot, title=title)
@@ -162,7 +192,8 @@ def run(args: argparse.Namespace, out: TextIO) -> int:
         else:
             write_table(points, args, out)
             if total is not None:
-                out.write(f"\nscore cache {score_cache.path}: {total.summary()}\n")  # type: ignore[union-attr]
+                name = "(temporary: --cache keeps it)" if scratch else score_cache.path  # type: ignore[union-attr]
+                out.write(f"\nscore cache {name}: {total.summary()}\n")
             skipped = [p for p in points if p.skipped]
             if skipped:
                 out.write(f"skipped {len(skipped)} point(s): " + ", ".join(p.spec for p in skipped) + "\n")
@@ -171,10 +202,27 @@ def run(args: argparse.Namespace, out: TextIO) -> int:
     finally:
         if score_cache is not None:
             score_cache.close()
+        if scratch is not None:
+            scratch.cleanup()
     return 0
 
 
-def write_report(path: str, report: dict[str, object]) -> None:
+def warn_truncation(points: Sequence[Point]) -> None:
+    """One warning naming every grid point whose units were cut at the model's maximum length, and how
+    many (over all systems), as the plain command warns for each metric."""
+    cut = [p for p in points if not p.skipped and p.truncated.get("units_truncated")]
+    if not cut:
+        return
+    worst = max(cut, key=lambda p: p.truncated["units_truncated"] / max(1, p.truncated["units"]))
+    listed = "; ".join(",".join(f"{k}={v}" for k, v in p.params.items()) + ": " + units_cut(
+        p.truncated["units_truncated"], p.truncated["units"], p.truncated.get("tokens_cut")) for p in cut)
+    done = sum(1 for p in points if not p.skipped)
+    warn(f"units were cut at the model's maximum input length at {len(cut)} of {done} grid points ({listed}), "
+         f"so their scores miss the end of the input; at {worst.spec}: {worst.truncation_fix}",
+         who="docmetrics sweep")
+
+
+def write_report(path: str, report: dict[str, object], kept: bool = True) -> None:
     """-o JSON; a failure (a full disk) is one message, not a traceback."""
     opened = False
     try:
@@ -184,8 +232,9 @@ def write_report(path: str, report: dict[str, object]) -> None:
             f.write("\n")
     except OSError as exc:
         left = "; what it holds is incomplete" if opened else ""
-        raise UserError(f"-o {path}: cannot write the file ({exc.strerror}){left}. The scores are in the score "
-                        "cache (unless --no-cache): fix that, then run the same command again") from None
+        again = ("The scores are in the score cache: fix that, then run the same command again" if kept else
+                 "Fix that, then run the same command again (with --cache, a rerun takes the scores from the cache)")
+        raise UserError(f"-o {path}: cannot write the file ({exc.strerror}){left}. {again}") from None
 
 
 def write_table(points: Sequence[Point], args: argparse.Namespace, out: TextIO) -> None:
