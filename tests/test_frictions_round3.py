@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import pytest
 from plugin_fixtures import toy_dist  # noqa: F401
+from test_cli_mtme import tiny  # noqa: F401  (an MTME directory: test set toy, en-de and zh-en, refA and refB)
 from test_frictions import LONG, check_row, files, run  # noqa: F401  (test_frictions' fixture and runners)
 
 pytestmark = pytest.mark.usefixtures("toy_dist")
@@ -126,3 +127,69 @@ def test_a_sweep_without_cache_still_scores_a_unit_once(files, home, capsys):
     assert report["cache"]["path"] is None and report["cache"]["kept"] is False
     assert report["points"][1]["cache"]["hits"] == report["points"][1]["cache"]["looked_up"] > 0
     assert set(Path(tempfile.gettempdir()).glob("docmetrics-sweep-*")) == before
+
+
+# -- 6: --plot on the main command points to the commands that draw ------------------------------------------------
+PLOT_ROWS = [
+    ("plot-names-sweep-and-metaeval", ["-m", "bleu", "-i", "hyp.txt", "-r", "ref.txt", "--plot", "x.png"], 2,
+     ["docmetrics: error: --plot is not a docmetrics option: plots are drawn by docmetrics sweep --plot PNG",
+      "docmetrics metaeval --plot PNG"], ["unrecognized"]),
+    ("plot-with-equals", ["-m", "bleu", "-i", "hyp.txt", "-r", "ref.txt", "--plot=x.png"], 2,
+     ["docmetrics sweep --plot PNG"], ["unrecognized"]),
+    ("sweep-knows-plot", ["sweep", "-m", "slide:backbone=toy", "--grid", "w=1..2", "s=1", "-i", "hyp.txt", *IDS,
+                          "--plot", "x.png"], 2, ["--plot draws a meta-evaluation statistic: give --human FILE"],
+     ["is not a docmetrics option"]),
+]
+
+
+@pytest.mark.parametrize("argv,code,present,absent", [r[1:] for r in PLOT_ROWS], ids=[r[0] for r in PLOT_ROWS])
+def test_plot_on_the_main_command(files, capsys, argv, code, present, absent):
+    check_row(capsys, argv, code, present, absent)
+
+
+# -- 10: a file given twice to -i, -r or --ref: a warning, used once -----------------------------------------------
+TWICE_ROWS = [
+    ("i-twice", ["-m", "bleu", "-i", "hyp.txt", "-i", "hyp.txt", "hypB.txt", "-r", "ref.txt", "-q"], 0,
+     ["docmetrics: warning: -i: hyp.txt given twice: used once", "hyp.txt ", "hypB.txt "], ["hyp.txt#2"]),
+    ("i-twice-by-another-path", ["-m", "bleu", "-i", "hyp.txt", "./hyp.txt", "-r", "ref.txt", "-q"], 0,
+     ["-i: hyp.txt given twice: used once", "|nrefs:1|"], ["#2"]),
+    ("r-twice-in-one-option", ["-m", "bleu", "-i", "hyp.txt", "-r", "ref.txt", "ref.txt", "-q"], 0,
+     ["docmetrics: warning: -r: ref.txt given twice: used once", "|nrefs:1|"], ["nrefs:2"]),
+    ("r-twice-repeated", ["-m", "bleu", "-i", "hyp.txt", "-r", "ref.txt", "-r", "ref.txt", "ref2.txt", "-q"], 0,
+     ["-r: ref.txt given twice: used once", "|nrefs:2|"], ["nrefs:3"]),
+    ("sweep-i-twice", ["sweep", "-m", "slide:backbone=toy", "--grid", "w=1..2", "s=1", "-i", "hyp.txt", "hyp.txt",
+                       *IDS, "-q"], 0, ["docmetrics sweep: warning: -i: hyp.txt given twice: used once"], ["#2"]),
+    ("different-files-no-word", ["-m", "bleu", "-i", "hyp.txt", "hypB.txt", "-r", "ref.txt", "ref2.txt", "-q"], 0,
+     ["|nrefs:2|"], ["given twice"]),
+]
+
+
+@pytest.mark.parametrize("argv,code,present,absent", [r[1:] for r in TWICE_ROWS], ids=[r[0] for r in TWICE_ROWS])
+def test_a_file_given_twice_is_used_once(files, capsys, argv, code, present, absent):
+    check_row(capsys, argv, code, present, absent)
+
+
+def test_a_file_given_twice_scores_as_given_once(files, capsys):
+    import json
+
+    def scores(*argv):
+        code, out, _ = run(capsys, "-m", "bleu", *argv, "-q", "-f", "json")
+        assert code == 0
+        return [(r["system"], r["score"], r["signature"]) for r in json.loads(out)]
+
+    assert scores("-i", "hyp.txt", "hypB.txt", "hyp.txt", "-r", "ref2.txt", "ref.txt", "ref2.txt") == scores(
+        "-i", "hyp.txt", "hypB.txt", "-r", "ref2.txt", "ref.txt")
+
+
+MTME_ROWS = [
+    ("ref-twice-repeated", ["-m", "bleu", "--ref", "refA", "--ref", "refA", "-q"], 0,
+     ["docmetrics: warning: --ref refA,refA: refA given twice: used once", "|nrefs:1|"], ["nrefs:2"]),
+    ("ref-twice-in-one", ["-m", "bleu", "--ref", "refA,refB,refA", "-q"], 0,
+     ["--ref refA,refB,refA: refA given twice: used once", "|nrefs:2|"], ["nrefs:3"]),
+    ("ref-two-names-no-word", ["-m", "bleu", "--ref", "refA,refB", "-q"], 0, ["|nrefs:2|"], ["given twice"]),
+]
+
+
+@pytest.mark.parametrize("argv,code,present,absent", [r[1:] for r in MTME_ROWS], ids=[r[0] for r in MTME_ROWS])
+def test_a_reference_named_twice_is_used_once(tiny, capsys, argv, code, present, absent):  # noqa: F811
+    check_row(capsys, [*argv, "--mtme", tiny / "data", "-t", "toy", "-l", "en-de"], code, present, absent)

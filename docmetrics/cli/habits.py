@@ -66,6 +66,8 @@ HABITS: dict[str, str | Callable[[Collection[str]], str]] = {
     "--model_storage_path": "models are read from the Hugging Face cache (HF_HOME) or given as a directory: "
                             "-m comet:model=/path/to/checkpoint",
     "--disable_cache": "docmetrics keeps no score cache unless asked for (--cache [PATH])",
+    "--plot": "plots are drawn by docmetrics sweep --plot PNG (a heatmap over a parameter grid) and docmetrics "
+              "metaeval --plot PNG (metrics on MTME data); see their --help",
 }
 
 #: sacrebleu's options that are parameters of a metric spec here: option -> (the spec, with {v} for the

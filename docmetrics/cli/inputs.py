@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 
 from ..values import io
@@ -10,7 +11,7 @@ from ..values.errors import InputError, UserError
 from ..values.testset import TestSet
 from .errors import warn
 
-__all__ = ["load_testset", "check_stdin"]
+__all__ = ["load_testset", "check_stdin", "once_each"]
 
 
 def check_stdin(args: argparse.Namespace, who: str = "docmetrics") -> None:
@@ -34,6 +35,10 @@ def check_stdin(args: argparse.Namespace, who: str = "docmetrics") -> None:
 def load_testset(args: argparse.Namespace, who: str = "docmetrics", documents: bool = True) -> TestSet:
     """The test set the input options describe, with its warnings printed (that there are no doc ids
     only where ``documents`` matter: a metric reads neighbouring segments)."""
+    args.input = once_each(args.input, "-i", who)
+    if getattr(args, "references", None):
+        args.references = once_each(args.references, "-r", who)
+        args.reference = args.references[0]
     references = getattr(args, "references", None) or args.reference
     try:
         testset = io.read_testset(args.input, args.source, references, args.doc_ids, jsonl=args.jsonl)
@@ -49,6 +54,21 @@ def load_testset(args: argparse.Namespace, who: str = "docmetrics", documents: b
     if testset.doc_ids is None and documents:
         warn("no doc ids (--doc-ids): the whole input is scored as ONE document", who)
     return testset
+
+
+def once_each(files: list[str], option: str, who: str = "docmetrics") -> list[str]:
+    """``files`` with each file once, in the order first given (a file named twice, also by another path,
+    is one system or reference), and a warning naming the repeats."""
+    first: dict[str, str] = {}
+    count: dict[str, int] = {}
+    for f in files:
+        key = f if f == "-" else os.path.realpath(f)
+        first.setdefault(key, f)
+        count[key] = count.get(key, 0) + 1
+    repeated = [first[k] for k, n in count.items() if n > 1]
+    if repeated:
+        warn(f"{option}: {', '.join(repeated)} given twice: used once", who)
+    return list(first.values())
 
 
 def doc_per_line(testset: TestSet) -> TestSet:

@@ -129,9 +129,10 @@ def check_common(args: argparse.Namespace, lps: Sequence[str]) -> None:
     if args.ref is not None and not all(args.ref):
         raise UserError(f"--ref {','.join(args.ref)}: an empty reference name; give names separated by commas "
                         "(--ref refA,refB)")
-    twice = sorted({r for r in args.ref or () if args.ref.count(r) > 1})
-    if twice:
-        raise UserError(f"--ref {','.join(args.ref)}: {', '.join(twice)} given twice")
+    twice = [r for r in dict.fromkeys(args.ref or ()) if args.ref.count(r) > 1]
+    if twice:  # as -i and -r: a reference named twice is used once
+        warn(f"--ref {','.join(args.ref)}: {', '.join(twice)} given twice: used once")
+        args.ref = list(dict.fromkeys(args.ref))
     if args.resamples is not None and args.resamples < 0:
         raise UserError(f"--resamples must be >= 0, not {args.resamples}")
     seen: set[str] = set()
