@@ -18,7 +18,7 @@ from .format import column, metric_labels, num, table
 
 __all__ = ["check_document_gold", "add_arguments", "add_level_arguments", "check_args", "read_human",
            "run_metaeval", "stat_headers", "stat_cells", "doc_cells", "DOC_HEADERS", "format_table",
-           "format_doc_table", "write_metaeval", "spa_text", "ACC_EQ_TEXT", "DOC_TEXT"]
+           "format_doc_table", "write_metaeval", "spa_text", "ACC_EQ_TEXT", "DOC_TEXT", "MQM_TEXT"]
 
 #: what acc_eq is, in the notes under a table
 ACC_EQ_TEXT = ("acc_eq: pairwise accuracy over the systems' segment scores per source segment, ties in the metric "
@@ -60,7 +60,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "--human",
         metavar="TSV",
         help="human scores: TSV with system + score (system level) or system, doc_id, seg_id "
-        "(+ doc_pos) + score (segment level; e.g. an MQM seg_scores.tsv)",
+        "(+ doc_pos) + score (segment level; e.g. an MQM seg_scores.tsv), or a raw MQM file as "
+        "google/wmt-mqm-human-evaluation publishes it (one line per error; penalties computed as "
+        "mt-metrics-eval's score_mqm.py does, lower is better)",
     )
     g.add_argument(
         "--human-column",
@@ -212,15 +214,26 @@ def format_table(evals: Sequence[MetaEval], width: int = 4, labels: Sequence[str
     return table(["Metric", "systems"] + stat_headers(seg, pdp), rows)
 
 
-def write_metaeval(evals: Sequence[MetaEval], args: argparse.Namespace, out: TextIO) -> None:
+#: how a raw MQM file's scores are computed, in the notes under a table
+MQM_TEXT = ("raw MQM ratings: per segment, the errors' weights (Major 5, Minor 1, Minor Fluency/Punctuation 0.1, "
+            "Major Non-translation! 25, else 0) summed per rater and averaged over raters, as mt-metrics-eval's "
+            "score_mqm.py computes them; a penalty, lower is better, negated")
+
+
+def write_metaeval(evals: Sequence[MetaEval], args: argparse.Namespace, out: TextIO,
+                   human: HumanScores | None = None) -> None:
+    """The meta-evaluation table and its notes (``human``: the scores read, to say how a raw MQM file's
+    were computed)."""
     if args.format == "json":
         json.dump([e.to_dict() for e in evals], out, indent=1, ensure_ascii=False)
         out.write("\n")
         return
     out.write(format_table(evals, args.width))
+    negated = " after negation" if args.human_lower_better else ""
+    how = (MQM_TEXT if human is not None and human.raw_mqm
+           else f"column {args.human_column or 'auto'}; higher is better{negated}")
     out.write(
-        f"\nHuman scores: {args.human} (column {args.human_column or 'auto'}; higher is better"
-        f"{' after negation' if args.human_lower_better else ''}).  accuracy: pairwise system accuracy "
+        f"\nHuman scores: {args.human} ({how}).  accuracy: pairwise system accuracy "
         "(Kocmi et al., 2021), pairs agreeing/all.\n"
     )
     if any(e.seg_kendall is not None for e in evals):

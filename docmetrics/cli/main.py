@@ -317,10 +317,10 @@ def score_and_write(args: argparse.Namespace, metrics: list[Any], testset: Any, 
                           report, indent=1, ensure_ascii=False)
                 report.write("\n")
             else:
-                human_cli.write_metaeval(evals, args, report)
+                human_cli.write_metaeval(evals, args, report, human)
                 genmt.write_detections(found, args.width, report)
         else:
-            human_cli.write_metaeval(evals, args, report)
+            human_cli.write_metaeval(evals, args, report, human)
     else:
         write_results(all_results, args, report, cis)
     plain_json = args.format == "json" and not significance.requested(args) and not args.human

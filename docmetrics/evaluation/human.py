@@ -7,6 +7,11 @@ mean over the system's scored segments, as MQM system scores are).  Higher must 
 ``lower_is_better`` negates (for MQM penalties).  An ``is_human`` column marks human "systems" (e.g. a
 reference rated as a system), which can be excluded.  A segment sits at position ``doc_pos`` of its
 document (1-based), or, without that column, at the rank of its ``seg_id`` there.
+
+A raw MQM file as google/wmt-mqm-human-evaluation publishes it (one line per error, ``<v>`` marks; see
+:mod:`docmetrics.evaluation.mqm`) is recognised by its header and read as MQM penalties per segment, lower
+is better (so negated, as ``lower_is_better`` does), with its error spans; its ``doc`` column gives the
+document, ``doc_id`` the position in it, and systems named ref.../Human-... count as human.
 """
 
 from __future__ import annotations
@@ -18,8 +23,9 @@ from typing import Sequence
 
 from ..values.errors import InputError, UserError
 from ..values.testset import TestSet
+from .mqm import MqmSpan, is_human_name, is_mqm_header, read_mqm
 
-__all__ = ["SCORE_COLUMNS", "HumanScores", "load_human", "match_systems", "segment_rows"]
+__all__ = ["SCORE_COLUMNS", "MQM_COLUMN", "HumanScores", "load_human", "match_systems", "segment_rows"]
 
 SCORE_COLUMNS = ("score", "human", "human_score", "mqm_score", "mqm_score_mean", "z", "raw")
 MISSING = {"", "na", "nan", "none", "null", "-"}
@@ -40,6 +46,12 @@ class HumanScores:
     positions: dict[tuple[str, str], int] = field(default_factory=dict)
     #: systems the file marks as human (is_human = 1)
     humans: set[str] = field(default_factory=set)
+    #: the file's scores are lower-is-better and were negated (MQM penalties)
+    lower_is_better: bool = False
+    #: read from a raw MQM file (one line per error), the scores computed from its errors
+    raw_mqm: bool = False
+    #: system -> {(doc_id, seg_id): the errors' spans}, from a raw MQM file
+    spans: dict[str, dict[tuple[str, str], list[MqmSpan]]] = field(default_factory=dict)
 
     @property
     def segment_level(self) -> bool:
@@ -71,10 +83,13 @@ def load_human(path: str, column: str | None = None, lower_is_better: bool = Fal
     """Read human scores (see the module docstring for the formats)."""
     from ..values.io import read_lines
 
-    lines = [ln for ln in read_lines(path) if ln.strip()]
+    raw = read_lines(path)
+    lines = [ln for ln in raw if ln.strip()]
     if not lines:
         raise InputError(f"{path}: empty; expected a TSV with system and score columns")
     first = lines[0].split("\t")
+    if raw[0].strip() and is_mqm_header([h.strip() for h in first]):
+        return _load_mqm(path, raw, column)
     if len(first) in (2, 4) and _is_number(first[-1]) and column is None:
         header = ["system", "score"] if len(first) == 2 else ["system", "doc_id", "seg_id", "score"]
         body = list(enumerate(lines, 1))
@@ -148,7 +163,31 @@ def load_human(path: str, column: str | None = None, lower_is_better: bool = Fal
     if not system:
         raise InputError(f"{path}: no human score in column {column!r}")
     # systems listed without any score are reported as such by evaluate() (no human score)
-    return HumanScores(path, column, system, segments, positions, humans)
+    return HumanScores(path, column, system, segments, positions, humans, lower_is_better=lower_is_better)
+
+
+#: the one score of a raw MQM file
+MQM_COLUMN = "mqm_penalty"
+
+
+def _load_mqm(path: str, lines: list[str], column: str | None) -> HumanScores:
+    """A raw MQM file's penalties (negated: lower is better), positions, human systems and spans."""
+    if column not in (None, MQM_COLUMN):
+        raise InputError(f"{path}: a raw MQM file (one line per error) has one score, the penalty computed from "
+                         f"its errors ({MQM_COLUMN}), not a column {column!r}: drop --human-column")
+    ratings = read_mqm(path, lines)
+    segments: dict[str, dict[tuple[str, str], float]] = {}
+    spans: dict[str, dict[tuple[str, str], list[MqmSpan]]] = {}
+    positions: dict[tuple[str, str], int] = {}
+    for seg in ratings.segments.values():
+        key = (seg.doc, seg.seg_id)
+        segments.setdefault(seg.system, {})[key] = -seg.penalty
+        spans.setdefault(seg.system, {})[key] = seg.spans
+        positions[key] = seg.doc_pos
+    system = {name: math.fsum(scores.values()) / len(scores) for name, scores in segments.items()}
+    humans = {name for name in system if is_human_name(name)}
+    return HumanScores(path, MQM_COLUMN, system, segments, positions, humans, lower_is_better=True,
+                       raw_mqm=True, spans=spans)
 
 
 def _rank_positions(segments: dict[str, dict[tuple[str, str], float]]) -> dict[tuple[str, str], int]:

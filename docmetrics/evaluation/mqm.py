@@ -1,0 +1,225 @@
+"""Raw MQM ratings as google/wmt-mqm-human-evaluation publishes them (``mqm_ted_ende.tsv``,
+``mqm_newstest2020_ende.tsv``, the WMT23 side-by-side files), read into segment penalties and error spans.
+
+One line per error a rater marked (or one ``No-error`` line for a segment the rater found clean), tab
+separated, with a header: ``system doc doc_id seg_id rater source target category severity`` and maybe
+more columns after them (``comment``, ``metadata``).  ``doc`` names the document, ``doc_id`` is the
+segment's 1-based position in it (mt-metrics-eval's converters/score_mqm.py reads it so), ``seg_id`` the
+segment's id in the test set.  The WMT23 side-by-side files call these two ``docSegId`` and ``globalSegId``.
+The error's span is marked ``<v>...</v>`` in the target (or in the source, for an omission).
+
+The penalty of a segment is computed as score_mqm.py computes it: each error weighs by the most specific of
+:data:`WEIGHTS` that matches ``severity/category`` (case-insensitive; Major 5, Minor 1, Minor
+Fluency/Punctuation 0.1, Major Non-translation! 25, anything else 0), summed per rater, averaged over the
+raters who rated the segment.  Lower is better.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+
+from ..values.errors import InputError
+
+__all__ = ["MQM_COLUMNS", "WEIGHTS", "SEVERITIES", "MqmSpan", "MqmSegment", "MqmRatings", "is_mqm_header",
+           "error_weight", "strip_marks", "is_human_name", "read_mqm"]
+
+#: the columns every raw MQM file has (after :data:`ALIASES`), in the order the files give them
+MQM_COLUMNS = ("system", "doc", "doc_id", "seg_id", "rater", "source", "target", "category", "severity")
+#: the WMT23 side-by-side files' names for doc_id (position in the document) and seg_id
+ALIASES = {"docSegId": "doc_id", "globalSegId": "seg_id"}
+#: score_mqm.py's default weights: "severity[/category[/subcategory]]" -> weight, the most specific match wins
+WEIGHTS = {"major": 5.0, "minor": 1.0, "neutral": 0.0, "major/non-translation!": 25.0,
+           "minor/fluency/punctuation": 0.1}
+#: the severities the published files use (lower case); HOTW-test marks the WMT23 attention checks (weight 0)
+SEVERITIES = ("major", "minor", "neutral", "no-error", "hotw-test")
+
+OPEN, CLOSE = "<v>", "</v>"
+# how the organisers name a human translation rated as a system: ref, refB, ref-A, ref.A, Human-A.0
+_HUMAN = re.compile(r"(?:ref|Ref|REF|human|Human|HUMAN)(?:[-_.A-Z0-9]|$)")
+
+
+@dataclass(frozen=True)
+class MqmSpan:
+    """One error a rater marked: ``start``/``end`` are 0-based character offsets into the segment's
+    ``target`` (``side`` "target") or ``source`` (``side`` "source", an omission) with the marks stripped;
+    both None where no span is marked.  ``text``: the line's own text of that side, where it differs from
+    the segment's (raters saw different texts on a few lines: a trailing space in WMT23, an extra quote in
+    newstest2020); the offsets index it then."""
+
+    rater: str
+    severity: str
+    category: str
+    start: int | None
+    end: int | None
+    side: str | None
+    text: str | None = None
+
+    def marked(self, segment: MqmSegment) -> str | None:
+        """The characters the span marks (None without a span)."""
+        if self.side is None or self.start is None or self.end is None:
+            return None
+        text = self.text if self.text is not None else getattr(segment, self.side)
+        return text[self.start:self.end]
+
+
+@dataclass
+class MqmSegment:
+    """One system's segment: its texts (marks stripped), each rater's penalty and the errors' spans."""
+
+    system: str
+    doc: str
+    seg_id: str
+    doc_pos: int
+    source: str
+    target: str
+    #: rater -> the sum of the weights of the rater's errors (0 for a No-error line)
+    raters: dict[str, float] = field(default_factory=dict)
+    spans: list[MqmSpan] = field(default_factory=list)
+
+    @property
+    def penalty(self) -> float:
+        """The MQM penalty: the raters' penalties averaged (lower is better)."""
+        return sum(self.raters.values()) / len(self.raters)
+
+
+@dataclass
+class MqmRatings:
+    """A raw MQM file read: (system, doc, seg_id) -> segment, in the order of first appearance."""
+
+    path: str
+    segments: dict[tuple[str, str, str], MqmSegment]
+
+
+def is_mqm_header(header: list[str]) -> bool:
+    """Whether a TSV header is a raw MQM file's (see the module docstring)."""
+    return set(MQM_COLUMNS) <= {ALIASES.get(h, h) for h in header}
+
+
+def error_weight(severity: str, category: str) -> float:
+    """The weight of one error, as score_mqm.py's ``Score``: the most specific ``severity/category``
+    prefix found in :data:`WEIGHTS`, else 0."""
+    items = [severity.lower()] + category.lower().split("/")
+    while items:
+        weight = WEIGHTS.get("/".join(items))
+        if weight is not None:
+            return weight
+        items.pop()
+    return 0.0
+
+
+def strip_marks(text: str) -> tuple[str, int | None, int | None]:
+    """The text without ``<v>``/``</v>`` and the span they mark (None, None without a mark).
+
+    Several marks give the span from the first ``<v>`` to the last ``</v>``; a ``<v>`` never closed runs
+    to the end of the text (two lines of the TED files end so).  Raises ValueError for a ``</v>`` that
+    closes nothing."""
+    if OPEN not in text and CLOSE not in text:
+        return text, None, None
+    out: list[str] = []
+    start = end = None
+    depth = 0
+    k = 0
+    length = 0
+    while k < len(text):
+        if text.startswith(OPEN, k):
+            if start is None:
+                start = length
+            depth += 1
+            k += len(OPEN)
+        elif text.startswith(CLOSE, k):
+            if depth == 0:
+                raise ValueError(f"a {CLOSE} at character {k} closes no {OPEN}")
+            depth -= 1
+            end = length
+            k += len(CLOSE)
+        else:
+            out.append(text[k])
+            length += 1
+            k += 1
+    if depth:
+        end = length
+    return "".join(out), start, end
+
+
+def is_human_name(system: str) -> bool:
+    """Whether a system's name says it is a human translation (ref, refB, ref-A, Human-A.0)."""
+    return bool(_HUMAN.match(system))
+
+
+def _unquote(text: str) -> str:
+    """A text the file wrote in CSV quotes (newstest2020: ``"... a ""serious"" proposal."``) without them;
+    any other text as it is (score_mqm.py reads the texts unquoted, but they do not change a score)."""
+    if len(text) >= 2 and text[0] == text[-1] == '"' and '"' not in text[1:-1].replace('""', ""):
+        return text[1:-1].replace('""', '"')
+    return text
+
+
+def _bad(path: str, lineno: int, column: str, what: str) -> InputError:
+    """The error for a bad field: one line naming the file, line and column."""
+    return InputError(f"{path}, line {lineno}, column {column}: {what}")
+
+
+def read_mqm(path: str, lines: list[str] | None = None) -> MqmRatings:
+    """Read a raw MQM file (``lines``: its lines, if already read).  A malformed line, an unknown severity,
+    a bad position or a stray ``</v>`` raises InputError naming the file, line and field."""
+    if lines is None:
+        from ..values.io import read_lines
+
+        lines = read_lines(path)
+    header = [ALIASES.get(h.strip(), h.strip()) for h in lines[0].rstrip("\r").split("\t")] if lines else []
+    if not is_mqm_header(header):
+        raise InputError(f"{path}, line 1: not a raw MQM header; it needs the columns {', '.join(MQM_COLUMNS)}")
+    col = {h: k for k, h in reversed(list(enumerate(header)))}
+    need = max(col[c] for c in MQM_COLUMNS) + 1
+    segments: dict[tuple[str, str, str], MqmSegment] = {}
+    positions: dict[tuple[str, str], tuple[int, int]] = {}
+    for lineno, line in enumerate(lines[1:], 2):
+        line = line.rstrip("\r")
+        if not line.strip():
+            continue
+        parts = line.split("\t")
+        if len(parts) < need or len(parts) > len(header):
+            raise InputError(
+                f"{path}, line {lineno}: {len(parts)} tab-separated fields, the header has {len(header)} "
+                f"({', '.join(header)}); {'a field is missing' if len(parts) < need else 'a text holds a tab'}: "
+                "each line needs one field per column, with no tab inside a text")
+        row = {c: parts[col[c]] for c in MQM_COLUMNS}
+        severity = row["severity"].strip().lower()
+        if severity not in SEVERITIES:
+            raise _bad(path, lineno, "severity", f"unknown severity {row['severity']!r}; the MQM files use "
+                       "Major, Minor, Neutral, No-error and HOTW-test (any case): correct the line")
+        for c in ("system", "doc", "seg_id", "rater"):
+            if not row[c].strip():
+                raise _bad(path, lineno, c, f"empty; every line names its {c}")
+        text = row["doc_id"].strip()
+        doc_pos = int(text) if text.isascii() and text.isdigit() else 0
+        if doc_pos < 1:
+            raise _bad(path, lineno, "doc_id", f"{row['doc_id']!r} is not a 1-based position in the document "
+                       "(the column holds the segment's position in its document, as score_mqm.py reads it)")
+        seg_key = (row["doc"], row["seg_id"])
+        first = positions.setdefault(seg_key, (doc_pos, lineno))
+        if first[0] != doc_pos:
+            raise _bad(path, lineno, "doc_id", f"segment {row['seg_id']} of document {row['doc']!r} is at "
+                       f"position {doc_pos} here and {first[0]} on line {first[1]}: one position per segment")
+        texts = {}
+        for side in ("source", "target"):
+            try:
+                texts[side] = strip_marks(_unquote(row[side]))
+            except ValueError as exc:
+                raise _bad(path, lineno, side, f"{exc}: mark an error span as <v>...</v>") from None
+        seg = segments.get((row["system"], *seg_key))
+        if seg is None:
+            seg = segments[(row["system"], *seg_key)] = MqmSegment(
+                row["system"], row["doc"], row["seg_id"], doc_pos, texts["source"][0], texts["target"][0])
+        rater = row["rater"]
+        seg.raters[rater] = seg.raters.get(rater, 0.0) + error_weight(severity, row["category"])
+        if severity in ("no-error", "hotw-test"):
+            continue  # a clean segment, or an attention check: no error
+        side = "target" if texts["target"][1] is not None else "source" if texts["source"][1] is not None else None
+        start, end = texts[side][1:] if side else (None, None)
+        own = texts[side][0] if side and texts[side][0] != getattr(seg, side) else None
+        seg.spans.append(MqmSpan(rater, severity, row["category"], start, end, side, own))
+    if not segments:
+        raise InputError(f"{path}: a header and no rating; a raw MQM file has one line per error")
+    return MqmRatings(path, segments)
