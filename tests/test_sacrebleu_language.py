@@ -206,3 +206,71 @@ def test_sacrebleus_ja_and_ko_extras_are_ours_and_in_all():
     extras = {k: v.split() for k, v in cfg["options.extras_require"].items()}
     assert extras["ja"] == ["sacrebleu[ja]>=2.3"] and extras["ko"] == ["sacrebleu[ko]>=2.3"]
     assert "sacrebleu[ja,ko]>=2.3" in extras["all"]
+
+
+# -- sacrebleu signatures read field by field --------------------------------------------------------------------
+SIGNATURE_ROWS = [
+    row("option-hidden-in-tok", ["-m", "BLEU|nrefs:1|eff:no|tok:13a,lowercase=yes|smooth:exp|version:2.6.0", "-i",
+                                 "en.hyp", "-r", "en.ref", "-b"], 2,
+        ["sacrebleu signature field 'tok': '13a,lowercase=yes' is not a tokenizer name; sacrebleu's are none, zh, 13a",
+         "to score with those options, write -m bleu:tokenize=13a,lowercase=yes"], ["given twice"]),
+    row("smoothing-hidden-in-tok", ["-m", "BLEU|nrefs:1|eff:no|tok:13a,smooth_value=0.9|smooth:exp|version:2.6.0",
+                                    "-i", "en.hyp", "-r", "en.ref", "-b"], 2,
+        ["sacrebleu signature field 'tok': '13a,smooth_value=0.9' is not a tokenizer name"], []),
+    row("option-hidden-in-nc", ["-m", "chrF2|nrefs:1|case:mixed|eff:yes|nc:6,lowercase=yes|nw:0|space:no|"
+                                "version:2.6.0", "-i", "en.hyp", "-r", "en.ref"], 2,
+        ["sacrebleu signature field 'nc': '6,lowercase=yes' is not a whole number (chrF's character n-gram order)",
+         "write -m chrf:char_order=6,lowercase=yes"], ["given twice"]),
+    row("option-hidden-in-smooth", ["-m", "BLEU|nrefs:1|eff:no|tok:13a|smooth:floor[0.1],lowercase=yes", "-i",
+                                    "en.hyp", "-r", "en.ref"], 2,
+        ["sacrebleu signature field 'smooth': 'floor[0.1],lowercase=yes' is none of exp, none, floor[VALUE]"], []),
+    row("option-hidden-in-case", ["-m", "TER|nrefs:1|case:mixed=no|tok:tercom", "-i", "en.hyp", "-r", "en.ref"], 2,
+        ["sacrebleu signature field 'case': 'mixed=no' must be mixed or lc"], []),
+    row("option-hidden-in-yes-no", ["-m", "chrF2|nrefs:1|eff:yes|space:no,beta=3", "-i", "en.hyp", "-r", "en.ref"], 2,
+        ["sacrebleu signature field 'space': 'no,beta=3' must be yes or no"], []),
+    row("option-hidden-in-nrefs", ["-m", "BLEU|nrefs:1,lowercase=yes|tok:13a", "-i", "en.hyp", "-r", "en.ref"], 2,
+        ["sacrebleu signature field 'nrefs': '1,lowercase=yes' is not a number of references"], []),
+    row("option-hidden-in-version", ["-m", "BLEU|tok:13a|version:2.6.0,lowercase=yes", "-i", "en.hyp", "-r",
+                                     "en.ref"], 2, ["sacrebleu signature field 'version': '2.6.0,lowercase=yes'"], []),
+    row("ter-tok-not-tercom", ["-m", "TER|nrefs:1|case:lc|tok:13a", "-i", "en.hyp", "-r", "en.ref"], 2,
+        ["sacrebleu signature field 'tok': '13a' is not TER's tokenizer; sacrebleu's TER signs tok:tercom"], []),
+    row("not-a-field", ["-m", "BLEU|nrefs:1|lc:yes|tok:13a", "-i", "en.hyp", "-r", "en.ref"], 2,
+        ["sacrebleu signature field 'lc' ('lc:yes') is not a field of sacrebleu's BLEU signature: nrefs, case, eff, "
+         "tok, smooth, version"], []),
+    row("field-twice", ["-m", "BLEU|c:mixed|case:lc|tok:13a", "-i", "en.hyp", "-r", "en.ref"], 2,
+        ["sacrebleu signature field 'case' is given twice ('mixed' and 'lc'); give each field once"], []),
+    row("test-set-fields-pass", ["-m", "BLEU|nrefs:1|case:mixed|eff:no|test:wmt19,wmt20|lang:en-de|tok:13a|smooth:exp|"
+                                 "version:2.6.0", "-i", "en.hyp", "-r", "en.ref"], 0,
+        ["computed as -m bleu:tokenize=13a,lowercase=no,smooth_method=exp"], []),
+    row("short-form", ["-m", "BLEU|#:1|c:lc|e:no|tok:zh|s:floor[0.10]|v:2.6.0", "-i", "zh.hyp", "-r", "zh.ref"], 0,
+        ["computed as -m bleu:tokenize=zh,lowercase=yes,smooth_method=floor"], ["differs"]),
+    row("mecab-signature", ["-m", "BLEU|nrefs:1|case:mixed|eff:no|tok:ja-mecab-0.996-IPA|smooth:exp|version:2.6.0",
+                            "-i", "ja.hyp", "-r", "ja.ref"], 0,
+        ["computed as -m bleu:tokenize=ja-mecab,", "|tok:ja-mecab-0.996-IPA|"], ["differs"], needs("ja")),
+    row("mecab-version-differs", ["-m", "BLEU|nrefs:1|case:mixed|eff:no|tok:ja-mecab-0.995-IPA|smooth:exp|"
+                                  "version:2.6.0", "-i", "ja.hyp", "-r", "ja.ref"], 0,
+        ["differs from the signature it was given in: tok: signature has 'ja-mecab-0.995-IPA'"], [], needs("ja")),
+]
+
+
+@pytest.mark.parametrize("argv,code,present,absent", SIGNATURE_ROWS)
+def test_signature_rows(cjk, capsys, argv, code, present, absent):
+    check_row(capsys, argv, code, present, absent)
+
+
+def test_sacrebleus_signature_of_every_default_reads_back_to_its_number(cjk, capsys):
+    """sacrebleu's own signature (written by sacrebleu here, for zh) given to -m: the same number."""
+    ref, hyp, _ = TEXTS["zh"]
+    bleu = sacrebleu.BLEU(trg_lang="zh")
+    expected = bleu.corpus_score(hyp, [ref]).score
+    code, out, err = run(capsys, "-m", "BLEU|" + bleu.get_signature().format(), "-i", "zh.hyp", "-r", "zh.ref", "-q",
+                         "-f", "json")
+    assert code == 0 and "differs" not in err, err
+    assert json.loads(out)[0]["score"] == pytest.approx(expected, abs=1e-9)
+
+
+def test_the_tokenizer_names_are_sacrebleus():
+    from docmetrics.values.sacrebleu_signature import TOKENIZER_PREFIXES, TOKENIZERS
+
+    assert TOKENIZERS == tuple(sacrebleu.BLEU.TOKENIZERS)
+    assert set(TOKENIZER_PREFIXES) <= set(sacrebleu.BLEU._TOKENIZER_MAP.values()) | {"zh"}
