@@ -193,3 +193,42 @@ MTME_ROWS = [
 @pytest.mark.parametrize("argv,code,present,absent", [r[1:] for r in MTME_ROWS], ids=[r[0] for r in MTME_ROWS])
 def test_a_reference_named_twice_is_used_once(tiny, capsys, argv, code, present, absent):  # noqa: F811
     check_row(capsys, [*argv, "--mtme", tiny / "data", "-t", "toy", "-l", "en-de"], code, present, absent)
+
+
+# -- 5: the heatmap's colours span the values drawn -----------------------------------------------------------------
+def heatmap_points(stats):
+    from types import SimpleNamespace
+
+    from docmetrics.evaluation.sweep import Point
+
+    points = []
+    for (w, s), value in stats.items():
+        pt = Point({"w": w, "s": s}, f"slide:w={w},s={s}")
+        pt.metaeval = SimpleNamespace(get=lambda stat, v=value: v)
+        points.append(pt)
+    return points
+
+
+@pytest.mark.parametrize("stat,stats,clim", [
+    ("pearson", {("1", "1"): 0.109, ("2", "1"): 0.149, ("2", "2"): 0.121}, (0.109, 0.149)),
+    ("accuracy", {("1", "1"): 0.6, ("2", "1"): 0.9}, (0.6, 0.9)),
+    ("pearson", {("1", "1"): 0.2, ("2", "1"): 0.2}, (0.1, 0.3)),  # one value: a slice of -1..1 around it
+])
+def test_heatmap_colours_span_the_data(tmp_path, stat, stats, clim):
+    pytest.importorskip("matplotlib")
+    import numpy as np
+
+    from docmetrics.algorithms.grids import parse_grid
+    from docmetrics.cli import sweep as sweep_cli
+
+    fig = sweep_cli.plot_heatmap(heatmap_points(stats), parse_grid(["w=1..2", "s=1..w"]), stat,
+                                 str(tmp_path / "h.png"))
+    image = fig.axes[0].images[0]
+    assert image.get_clim() == pytest.approx(clim)
+    colours = {v: tuple(image.cmap(image.norm(v))) for v in stats.values()}
+    assert len(set(colours.values())) == len(set(stats.values()))  # 0.109 and 0.149 are not one blue
+    if len(set(stats.values())) > 1:
+        low, high = min(stats.values()), max(stats.values())
+        assert not np.allclose(colours[low], colours[high], atol=0.2)
+    label = fig.axes[1].get_ylabel()
+    assert f"colours scaled to the data: {clim[0]:.3f} to {clim[1]:.3f}" in label and "chance" in label

@@ -12,7 +12,7 @@ from ..evaluation.averages import WmtAverage
 from ..evaluation.metaeval import MAIN_STATISTICS, WmtEval
 from ..values.errors import InputError, UserError
 
-__all__ = ["pyplot", "save", "plot_main_statistics", "wrap_label"]
+__all__ = ["pyplot", "save", "plot_main_statistics", "wrap_label", "color_range"]
 
 
 def pyplot() -> Any:
@@ -36,6 +36,21 @@ def save(fig: Any, path: str, dpi: int = 120) -> None:
         raise InputError(f"--plot {path}: cannot be written ({exc.strerror})") from None
     finally:
         plt.close(fig)
+
+
+def color_range(values: Sequence[Sequence[float]], scale: tuple[float, float, float]) -> tuple[float, float]:
+    """The ends of a heatmap's colour map: the lowest and highest value drawn (so that 0.109 and 0.149 get
+    different colours), widened to ``scale``'s (lowest, chance, highest) range where the values all
+    equal; the statistic's own range where there is no value."""
+    low, chance, high = scale
+    drawn = [v for row in values for v in row if not math.isnan(v)]
+    if not drawn:
+        return low, high
+    lo, hi = min(drawn), max(drawn)
+    if hi - lo < 1e-12:
+        pad = 0.05 * (high - low)
+        return lo - pad, hi + pad
+    return lo, hi
 
 
 PLOT_PANELS = ("wmt24", "wmt23", "spa", "seg_acc_eq", "pearson", "accuracy", "seg_pearson")

@@ -24,7 +24,7 @@ from .errors import guarded, note, warn
 from .format import num, table, units_cut
 from .habits import Parser, parse_args
 from .inputs import load_testset
-from .plot import pyplot, save
+from .plot import color_range, pyplot, save
 from .specs import check_specs
 
 
@@ -257,8 +257,9 @@ def write_table(points: Sequence[Point], args: argparse.Namespace, out: TextIO) 
     out.write(f"\nmetric: {args.metric}; first point's signature: {sig}\n")
 
 
-#: Colour scale of each statistic: (lowest, chance, highest).  Fixed, so heatmaps of different
-#: sweeps compare by colour; diverging around chance (0.5 for the accuracies, 0 correlation).
+#: Range of each statistic: (lowest, chance, highest); the colour bar names chance, and a heatmap whose
+#: cells all hold one value is coloured over a slice of it.  The colours span the values drawn
+#: (:func:`~docmetrics.cli.plot.color_range`): a fixed -1..1 made 0.109 and 0.149 one blue.
 SCALES = {"accuracy": (0.0, 0.5, 1.0), "spa": (0.0, 0.5, 1.0), "acc_eq": (0.0, 0.5, 1.0),
           "doc_acc_eq": (0.0, 0.5, 1.0), "doc_spa": (0.0, 0.5, 1.0)}
 CORRELATION_SCALE = (-1.0, 0.0, 1.0)
@@ -357,7 +358,8 @@ def plot_heatmap(
     points: Sequence[Point], axes: Sequence[Axis], stat: str, path: str, title: str = ""
 ) -> Any:
     """A heatmap PNG like the SLIDE paper's Figure 2 (rows: first grid parameter, columns: second),
-    on the statistic's fixed scale (:data:`SCALES`) with a diverging colour map centred on chance;
+    its colours scaled to the values drawn (:func:`~docmetrics.cli.plot.color_range`; the colour bar says
+    so, with the range and chance);
     a cell without a value is grey, hatched by why (:func:`grey_cells`), explained in a legend below;
     returns the (closed) figure."""
     import numpy as np
@@ -374,7 +376,8 @@ def plot_heatmap(
     legend_h = sum(0.14 * (n.count("\n") + 1) + 0.08 for n in notes) + (0.15 if notes else 0.0)
     fig, ax = plt.subplots(figsize=(width, 1.8 + 0.55 * len(rows) + legend_h))
     cmap = plt.get_cmap("RdBu").with_extremes(bad="0.85")  # no value there: grey, not the white of chance
-    im = ax.imshow(data, cmap=cmap, vmin=low, vmax=high, origin="upper", aspect="auto")
+    vmin, vmax = color_range(values, (low, chance, high))
+    im = ax.imshow(data, cmap=cmap, vmin=vmin, vmax=vmax, origin="upper", aspect="auto")
     for kind, (_, cells) in grey.items():
         hatch = GREY_CELLS[kind][0]
         for i, j in cells if hatch else ():
@@ -388,10 +391,10 @@ def plot_heatmap(
         for j in range(len(cols)):
             v = values[i][j]
             if not math.isnan(v):  # white on the dark ends of the scale
-                dark = abs(v - chance) > 0.6 * (high - chance)
+                dark = abs(v - (vmin + vmax) / 2) > 0.3 * (vmax - vmin)
                 ax.text(j, i, f"{v:.3f}", ha="center", va="center", fontsize=7,
                         color="white" if dark else "black")
-    fig.colorbar(im, ax=ax, label=f"{stat} (chance: {chance:g})")
+    fig.colorbar(im, ax=ax, label=f"{stat} (chance: {chance:g})\ncolours scaled to the data: {vmin:.3f} to {vmax:.3f}")
     if title:
         lines = (textwrap.fill(line, chars - 8, break_on_hyphens=False) for line in title.split("\n"))
         ax.set_title("\n".join(lines), fontsize=8)
