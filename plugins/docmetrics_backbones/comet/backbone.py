@@ -55,7 +55,7 @@ from docmetrics.plugin.models import (
 )
 from docmetrics.values.errors import CapabilityError, ModelError, UserError
 
-from .checkpoint import stored_hparams
+from .checkpoint import read_hparams_yaml, stored_hparams, torch_refusal
 
 __all__ = ["CometBackbone"]
 
@@ -208,8 +208,6 @@ class CometBackbone(Backbone):
         self._model = model
 
     def _load_checkpoint(self, ckpt: Path) -> Any:
-        import yaml
-
         root = ckpt.parent.parent
         hparams_file = root / "hparams.yaml"
         if not hparams_file.is_file():
@@ -217,10 +215,8 @@ class CometBackbone(Backbone):
                 f"COMET checkpoint '{ckpt}' has no hparams.yaml in {root} (a COMET model directory "
                 "holds hparams.yaml and checkpoints/model.ckpt)"
             )
-        try:
-            yaml_hparams = yaml.safe_load(hparams_file.read_text(encoding="utf-8")) or {}
-        except (OSError, yaml.YAMLError) as exc:
-            raise ModelError(f"cannot read {hparams_file}: {exc}") from None
+        yaml_hparams = read_hparams_yaml(hparams_file)
+        stored = self._stored_hparams(ckpt) or yaml_hparams  # a hostile checkpoint is refused before torch
 
         import comet
         from comet.models import str2model
@@ -231,7 +227,6 @@ class CometBackbone(Backbone):
                 f"{hparams_file}: class_identifier {yaml_hparams.get('class_identifier')!r} is not "
                 f"one of {', '.join(sorted(str2model))}"
             )
-        stored = self._stored_hparams(ckpt) or yaml_hparams
         encoder = stored.get("pretrained_model", yaml_hparams.get("pretrained_model"))
         moved_to = self._find_encoder(ckpt, encoder, yaml_hparams.get("pretrained_model"))
         if moved_to is None and isinstance(encoder, str) and hub_offline() and not _cached(encoder):
@@ -260,6 +255,9 @@ class CometBackbone(Backbone):
         except ModelError:
             raise
         except Exception as exc:  # noqa: BLE001 - OSError, HF errors, unpickling errors...
+            refusal = torch_refusal(ckpt, exc)  # torch's own message advises loading it unsafely
+            if refusal is not None:
+                raise refusal from None
             reason = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
             raise ModelError(
                 f"could not load COMET model '{self.model}' from {ckpt}: {reason}. COMET also needs "
@@ -345,14 +343,12 @@ class CometBackbone(Backbone):
         if self._model is not None:
             return self._kind, self._segments, self._model.hparams.get("pool")
         if self._declared is None:
-            import yaml
-
             ckpt = self.checkpoint_path()
-            try:
-                in_yaml = yaml.safe_load((ckpt.parent.parent / "hparams.yaml").read_text(encoding="utf-8"))
-            except (OSError, UnicodeDecodeError, yaml.YAMLError):
-                return None
-            kind = self._KINDS.get(str(in_yaml.get("class_identifier"))) if isinstance(in_yaml, dict) else None
+            hparams_file = ckpt.parent.parent / "hparams.yaml"
+            if not hparams_file.is_file():
+                return None  # loading says what is missing
+            in_yaml = read_hparams_yaml(hparams_file)
+            kind = self._KINDS.get(str(in_yaml.get("class_identifier")))
             if kind is None:
                 return None
             hp = self._stored_hparams(ckpt) or in_yaml
@@ -393,11 +389,8 @@ class CometBackbone(Backbone):
     def _declared_separator(self) -> str | None:
         try:
             ckpt = self.checkpoint_path()
-            import yaml
-
-            in_yaml = yaml.safe_load((ckpt.parent.parent / "hparams.yaml").read_text(encoding="utf-8"))
             stored = (self._stored_hparams(ckpt) or {}).get("pretrained_model")
-            wanted = in_yaml.get("pretrained_model") if isinstance(in_yaml, dict) else None
+            wanted = read_hparams_yaml(ckpt.parent.parent / "hparams.yaml").get("pretrained_model")
             encoder = self._find_encoder(ckpt, stored, wanted) or stored
         except Exception:  # noqa: BLE001 - the model will say when it loads
             return None

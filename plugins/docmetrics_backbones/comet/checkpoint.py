@@ -1,4 +1,4 @@
-"""The hyper-parameters stored in a COMET checkpoint, read without torch.
+"""The hyper-parameters stored in a COMET checkpoint, read without torch (and those of its hparams.yaml).
 
 A ``.ckpt`` that ``torch.save`` wrote (PyTorch >= 1.6) is a zip archive whose ``<name>/data.pkl`` holds
 the pickled object; the tensors' bytes lie in other members, reached through pickle's persistent ids.
@@ -6,18 +6,30 @@ Unpickling ``data.pkl`` alone, with every torch object (tensor rebuilders, stora
 replaced by an opaque placeholder, gives the checkpoint's plain values, ``hyper_parameters`` among
 them, as ``torch.load(..., weights_only=True)`` gives them, without importing torch or reading a
 weight.  Only the globals that ``weights_only`` loading allows and a checkpoint of plain
-hyper-parameters holds are accepted; anything else (and a pre-1.6 file, which is no zip) is left to
-``torch.load``.
+hyper-parameters holds are accepted; a file pickled by torch's legacy format (before 1.6) is read the
+same way, and one naming another torch global is left to ``torch.load``.
+
+A hostile file is refused with a :class:`~docmetrics.values.errors.ModelError` naming it, quickly and
+before torch is imported: a pickle naming a global outside torch that weights-only loading refuses
+(``posix.system``, ``builtins.eval``: nothing is called), hyper-parameters that refer to themselves or
+nest deeper than :data:`MAX_DEPTH` (each object is visited once, so shared sub-lists cost nothing).
 """
 
 from __future__ import annotations
 
+import _compat_pickle
 import pickle
+import re
 import zipfile
 from pathlib import Path
 from typing import Any
 
-__all__ = ["stored_hparams"]
+from docmetrics.values.errors import ModelError
+
+__all__ = ["MAX_DEPTH", "read_hparams_yaml", "stored_hparams", "torch_refusal"]
+
+#: How deep hyper-parameters may nest (a published COMET model's nest 2 levels: a list in a dict).
+MAX_DEPTH = 16
 
 #: Plain globals a checkpoint's pickle may name besides torch's own (the weights-only allow-list's).
 _PLAIN = {("collections", "OrderedDict"), ("builtins", "set"), ("builtins", "frozenset"),
@@ -35,7 +47,11 @@ class _Opaque:
 
 
 class _NotPlain(Exception):
-    """The pickle names a global that is neither torch's nor a plain one."""
+    """The pickle names a torch global this reader does not know: torch reads the file."""
+
+
+class _Refused(Exception):
+    """The pickle names a global outside torch that weights-only loading refuses (it could run code)."""
 
 
 def _torch_global(module: str, name: str) -> bool:
@@ -50,11 +66,16 @@ def _torch_global(module: str, name: str) -> bool:
 
 class _PlainUnpickler(pickle.Unpickler):
     def find_class(self, module: str, name: str) -> Any:
+        # Protocol 2 (torch.save's) names Python 2's modules: __builtin__.set is builtins.set.
+        module, name = _compat_pickle.NAME_MAPPING.get((module, name), (module, name))
+        module = _compat_pickle.IMPORT_MAPPING.get(module, module)
         if _torch_global(module, name):
             return _Opaque
         if (module, name) in _PLAIN:
             return super().find_class(module, name)
-        raise _NotPlain(f"{module}.{name}")
+        if module == "torch" or module.startswith("torch."):
+            raise _NotPlain(f"{module}.{name}")
+        raise _Refused(f"{module}.{name}")
 
     def persistent_load(self, pid: Any) -> Any:
         return _Opaque()
@@ -62,7 +83,7 @@ class _PlainUnpickler(pickle.Unpickler):
 
 def _from_zip(ckpt: Path) -> Any:
     """The object pickled in a zip-format checkpoint, torch objects as placeholders; raises where
-    it cannot (:class:`_NotPlain`, ``zipfile.BadZipFile``, pickle's errors...)."""
+    it cannot (:class:`_NotPlain`, :class:`_Refused`, pickle's errors...)."""
     with zipfile.ZipFile(ckpt) as archive:
         names = [n for n in archive.namelist() if n.endswith("/data.pkl") and n.count("/") == 1]
         if len(names) != 1:
@@ -71,36 +92,137 @@ def _from_zip(ckpt: Path) -> Any:
             return _PlainUnpickler(f).load()
 
 
+#: The first of the pickles in a file of torch's legacy format (before PyTorch 1.6).
+_LEGACY_MAGIC = 0x1950A86A20F9469CFC6C
+
+
+def _from_legacy(ckpt: Path) -> Any:
+    """The object pickled in a legacy-format checkpoint (magic number, protocol, system info, the
+    object, then the storages), torch objects as placeholders; raises where it cannot."""
+    with open(ckpt, "rb") as f:
+        if _PlainUnpickler(f).load() != _LEGACY_MAGIC:
+            raise ValueError("not a checkpoint torch.save wrote")
+        _PlainUnpickler(f).load()  # protocol version
+        _PlainUnpickler(f).load()  # system information
+        return _PlainUnpickler(f).load()
+
+
 def _with_torch(ckpt: Path) -> Any:
     import torch
 
     for mmap in (True, False):
         try:
             return torch.load(str(ckpt), map_location="cpu", weights_only=True, mmap=mmap)
-        except Exception:  # noqa: BLE001
+        except Exception as exc:  # noqa: BLE001
+            refusal = torch_refusal(ckpt, exc)
+            if refusal is not None:
+                raise refusal from None
             continue
     return None
 
 
+def torch_refusal(ckpt: Path, exc: BaseException) -> ModelError | None:
+    """Where ``exc`` is ``torch.load(weights_only=True)`` refusing ``ckpt``, the error to raise
+    instead: torch's own advises loading it unsafely, this names what was refused."""
+    text = str(exc)
+    if "Weights only load failed" not in text:
+        return None
+    found = re.search(r"Unsupported (?:global: GLOBAL|class) ([\w.]+)", text)
+    if found:
+        return _refusal(ckpt, found.group(1))
+    found = re.search(r"Unsupported operand (\d+)", text)
+    what = f"pickle opcode {found.group(1)}" if found else "what it holds"
+    return ModelError(f"COMET checkpoint {ckpt} is refused: torch's safe loading does not read {what} in it; "
+                      "nothing in it was run. Download the model again from its publisher, or give model= a "
+                      "directory you trust")
+
+
+def _refusal(ckpt: Path, name: str) -> ModelError:
+    # Never the unsafe way round (weights_only=False): the file is what is wrong.
+    return ModelError(
+        f"COMET checkpoint {ckpt} is refused: its pickle names {name}, which it would call when loaded and "
+        "which could run code; nothing in it was run. A checkpoint holds weights and plain hyper-parameters: "
+        "download the model again from its publisher, or give model= a directory you trust"
+    )
+
+
 def stored_hparams(ckpt: Path) -> dict[str, Any]:
     """``hyper_parameters`` of the checkpoint (empty where it holds none or cannot be read): from the
-    zip's pickle where that is plain, else as ``torch.load(weights_only=True)`` reads it."""
+    file's pickle where that is plain, else as ``torch.load(weights_only=True)`` reads it.
+
+    Raises :class:`~docmetrics.values.errors.ModelError` naming the file where it is hostile: a
+    global that could run code, hyper-parameters that are no mapping, refer to themselves or nest
+    deeper than :data:`MAX_DEPTH`."""
     try:
-        data = _from_zip(ckpt)
-    except Exception:  # noqa: BLE001 - not a zip, not plain, damaged: as torch reads it (or not)
+        data = _from_zip(ckpt) if zipfile.is_zipfile(ckpt) else _from_legacy(ckpt)
+    except _Refused as exc:
+        raise _refusal(ckpt, str(exc)) from None
+    except Exception:  # noqa: BLE001 - a torch global this reader does not know, damaged: as torch reads it
         data = _with_torch(ckpt)
     hparams = data.get("hyper_parameters") if isinstance(data, dict) else None
-    if isinstance(hparams, dict) and _holds_opaque(hparams):  # a tensor among them: torch's reading
+    if _holds_opaque(ckpt, hparams):  # a tensor among them: torch's reading
         data = _with_torch(ckpt)
         hparams = data.get("hyper_parameters") if isinstance(data, dict) else None
+        _holds_opaque(ckpt, hparams)
+    if hparams is not None and not isinstance(hparams, dict):
+        raise ModelError(f"COMET checkpoint {ckpt}: its hyper_parameters are a {type(hparams).__name__}, not a "
+                         "mapping of names to values; download the model again from its publisher")
     return dict(hparams or {})
 
 
-def _holds_opaque(value: Any) -> bool:
-    if isinstance(value, _Opaque):
-        return True
-    if isinstance(value, dict):
-        return any(_holds_opaque(k) or _holds_opaque(v) for k, v in value.items())
-    if isinstance(value, (list, tuple, set, frozenset)):
-        return any(_holds_opaque(v) for v in value)
-    return False
+def _holds_opaque(ckpt: Path, value: Any) -> bool:
+    """Whether ``value`` holds a torch object; each object is visited once (depth first, without
+    recursion), so shared sub-lists cost one visit; a cycle or nesting deeper than :data:`MAX_DEPTH`
+    raises a ModelError naming ``ckpt``."""
+    seen: set[int] = set()
+    holding: set[int] = set()  # the containers on the path from the top to the current object
+    found = False
+    stack: list[tuple[Any, int, bool]] = [(value, 0, False)]
+    while stack:
+        item, depth, leaving = stack.pop()
+        if leaving:
+            holding.discard(id(item))
+            continue
+        if isinstance(item, _Opaque):
+            found = True
+            continue
+        if isinstance(item, dict):
+            children: list[Any] = [x for pair in item.items() for x in pair]
+        elif isinstance(item, (list, tuple, set, frozenset)):
+            children = list(item)
+        else:
+            continue
+        if id(item) in holding:
+            raise ModelError(f"COMET checkpoint {ckpt}: its hyper-parameters hold a {type(item).__name__} that "
+                             "holds itself, which no model's settings do; download the model again from its publisher")
+        if id(item) in seen:
+            continue
+        if depth >= MAX_DEPTH:
+            raise ModelError(f"COMET checkpoint {ckpt}: its hyper-parameters nest more than {MAX_DEPTH} levels "
+                             "deep, which no model's settings do; download the model again from its publisher")
+        seen.add(id(item))
+        holding.add(id(item))
+        stack.append((item, depth, True))
+        stack.extend((child, depth + 1, False) for child in children)
+    return found
+
+
+def read_hparams_yaml(path: Path) -> dict[str, Any]:
+    """The mapping a model directory's ``hparams.yaml`` holds (empty for an empty file); a
+    ModelError naming the file where it cannot be read or holds no mapping."""
+    import yaml
+
+    try:
+        data = yaml.safe_load(path.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, yaml.YAMLError) as exc:
+        reason = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
+        raise ModelError(f"cannot read {path}: {reason}") from None
+    except RecursionError:
+        raise ModelError(f"cannot read {path}: it nests too deep; a COMET model's hparams.yaml is a mapping of "
+                         "names to values (class_identifier: ..., pretrained_model: ...)") from None
+    if data is None:
+        return {}
+    if not isinstance(data, dict):
+        raise ModelError(f"{path} holds a {type(data).__name__}, not a mapping of names to values; a COMET model's "
+                         "hparams.yaml reads class_identifier: ..., pretrained_model: ..., one per line")
+    return data
