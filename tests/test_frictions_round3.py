@@ -232,3 +232,46 @@ def test_heatmap_colours_span_the_data(tmp_path, stat, stats, clim):
         assert not np.allclose(colours[low], colours[high], atol=0.2)
     label = fig.axes[1].get_ylabel()
     assert f"colours scaled to the data: {clim[0]:.3f} to {clim[1]:.3f}" in label and "chance" in label
+
+
+# -- 7: a system without human scores is named on stderr, with the human file's closest name ------------------------
+@pytest.fixture()
+def human_files(files):
+    """nemo.txt (a third system) and system-level human scores naming it Nemo."""
+    (files["dir"] / "nemo.txt").write_text("".join(x + "\n" for x in files["hypB.txt"][::-1]), encoding="utf-8")
+    (files["dir"] / "human.tsv").write_text("system\tscore\nhyp\t0.9\nhypB\t0.4\nNemo\t0.2\n", encoding="utf-8")
+    (files["dir"] / "other.tsv").write_text("system\tscore\nhyp\t0.9\nhypB\t0.4\nZeta-42\t0.2\n", encoding="utf-8")
+    return files
+
+
+HUMAN = ["-m", "bleu", "-i", "hyp.txt", "hypB.txt", "nemo.txt", "-r", "ref.txt", "-q"]
+HUMAN_ROWS = [
+    ("unmatched-did-you-mean", [*HUMAN, "--human", "human.tsv"], 0,
+     ["docmetrics: warning: --human human.tsv has no scores for nemo.txt (did you mean Nemo?): left out of the "
+      "correlations", "[1] left out: nemo.txt (no human score)"], []),
+    ("unmatched-nothing-close", [*HUMAN, "--human", "other.tsv"], 0,
+     ["warning: --human other.tsv has no scores for nemo.txt: left out"], ["did you mean"]),
+    ("excluded-is-not-missing", [*HUMAN, "--human", "human.tsv", "--exclude-systems", "nemo.txt"], 0, [],
+     ["has no scores for"]),
+    ("all-matched-no-word", [*HUMAN[:5], *HUMAN[6:], "--human", "human.tsv"], 0, [], ["has no scores for"]),
+    ("sweep-unmatched", ["sweep", "-m", "slide:backbone=toy", "--grid", "w=1..2", "s=1", "-i", "hyp.txt", "hypB.txt",
+                         "nemo.txt", *IDS, "--human", "human.tsv", "-q"], 0,
+     ["docmetrics sweep: warning: --human human.tsv has no scores for nemo.txt (did you mean Nemo?)"], []),
+]
+
+
+@pytest.mark.parametrize("argv,code,present,absent", [r[1:] for r in HUMAN_ROWS], ids=[r[0] for r in HUMAN_ROWS])
+def test_a_system_without_human_scores_is_named(human_files, capsys, argv, code, present, absent):
+    check_row(capsys, argv, code, present, absent)
+
+
+@pytest.mark.parametrize("name,human,closest", [
+    ("nemo.txt", ["Nemo", "hyp"], "Nemo"),
+    ("sys/NEMO.en-de.txt", ["Nemo", "hyp"], "Nemo"),
+    ("Online-W.txt", ["Online-B", "Online-W2", "GPT4"], "Online-W2"),
+    ("zzz.txt", ["Nemo", "hyp"], None),
+])
+def test_closest_system(name, human, closest):
+    from docmetrics.evaluation.human import closest_system
+
+    assert closest_system(name, human) == closest

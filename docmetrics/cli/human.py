@@ -9,14 +9,15 @@ from typing import Sequence, TextIO
 
 from ..algorithms.wmt_stats import DEFAULT_PERMUTATIONS, SPA_SEED
 from ..evaluation.doc_level import DOC_RULES, doc_gold
-from ..evaluation.human import SCORE_COLUMNS, HumanScores, load_human, match_systems, segment_rows
+from ..evaluation.human import SCORE_COLUMNS, HumanScores, closest_system, load_human, match_systems, segment_rows
 from ..evaluation.metaeval import MetaEval, evaluate
 from ..values.errors import UserError
 from ..values.result import Result
 from ..values.testset import TestSet
+from .errors import warn
 from .format import column, metric_labels, num, table
 
-__all__ = ["check_document_gold", "add_arguments", "add_level_arguments", "check_args", "read_human",
+__all__ = ["check_document_gold", "warn_unmatched", "add_arguments", "add_level_arguments", "check_args", "read_human",
            "run_metaeval", "stat_headers", "stat_cells", "doc_cells", "DOC_HEADERS", "format_table",
            "format_doc_table", "write_metaeval", "spa_text", "ACC_EQ_TEXT", "DOC_TEXT", "MQM_TEXT"]
 
@@ -127,6 +128,26 @@ def check_document_gold(args: argparse.Namespace, testset: TestSet | None, human
     rows = segment_rows(human, testset)
     doc_gold(order, doc_ids=testset.doc_ids, human_seg={h: rows[h] for h in order}, rule=args.doc_level,
              human_file=str(human.path))
+
+
+def warn_unmatched(args: argparse.Namespace, testset: TestSet | None, human: HumanScores | None,
+                   who: str = "docmetrics") -> None:
+    """One warning naming every system (not excluded) that has no human score, each with the human file's
+    closest name ("did you mean"): they are left out of the correlations."""
+    if human is None or testset is None:
+        return
+    mapping = match_systems(list(testset.systems), list(human.system))
+    excluded = set(getattr(args, "exclude_systems", None) or ())
+    missing = [s for s in testset.systems if s not in mapping and s not in excluded]
+    if not missing:
+        return
+    names = []
+    for system in missing:
+        close = closest_system(system, list(human.system))
+        names.append(f"{system} (did you mean {close}?)" if close else system)
+    warn(f"--human {human.path} has no scores for {', '.join(names)}: left out of the correlations (a system is "
+         "matched by its name or its file name without the extension, case and all; rename the file or the "
+         "system in the human file)", who)
 
 
 def run_metaeval(

@@ -282,6 +282,7 @@ def check_args(args: argparse.Namespace) -> Any:
 def score_and_write(args: argparse.Namespace, metrics: list[Any], testset: Any, score_cache: Any,
                     human: Any = None) -> int:
     human_cli.check_document_gold(args, testset, human)
+    human_cli.warn_unmatched(args, testset, human)
     all_results = []
     labels = metric_labels(args.metrics, [m.name for m in metrics])
     for k, (spec, metric) in enumerate(zip(args.metrics, metrics)):

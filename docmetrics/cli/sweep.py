@@ -133,6 +133,7 @@ def run(args: argparse.Namespace, out: TextIO) -> int:
         heatmap_matrix(points, axes, args.stat)
     human = load_human(args.human, args.human_column, args.human_lower_better) if args.human else None
     testset = load_testset(args, who="docmetrics sweep")
+    human_cli.warn_unmatched(args, testset, human, who="docmetrics sweep")
     # without --cache, a temporary file (not the user's home): points share their units, nothing is kept
     scratch = tempfile.TemporaryDirectory(prefix="docmetrics-sweep-") if args.cache is None and not args.no_cache \
         else None

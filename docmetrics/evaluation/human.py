@@ -16,6 +16,7 @@ document, ``doc_id`` the position in it, and systems named ref.../Human-... coun
 
 from __future__ import annotations
 
+import difflib
 import math
 import os
 from dataclasses import dataclass, field
@@ -25,7 +26,8 @@ from ..values.errors import InputError, UserError
 from ..values.testset import TestSet
 from .mqm import MqmSpan, is_human_name, is_mqm_header, read_mqm
 
-__all__ = ["SCORE_COLUMNS", "MQM_COLUMN", "HumanScores", "load_human", "match_systems", "segment_rows"]
+__all__ = ["SCORE_COLUMNS", "MQM_COLUMN", "HumanScores", "load_human", "match_systems", "closest_system",
+           "segment_rows"]
 
 SCORE_COLUMNS = ("score", "human", "human_score", "mqm_score", "mqm_score_mean", "z", "raw")
 MISSING = {"", "na", "nan", "none", "null", "-"}
@@ -222,6 +224,18 @@ def match_systems(names: Sequence[str], human: Sequence[str]) -> dict[str, str]:
         if hit is not None:
             out[name] = hit
     return out
+
+
+def closest_system(name: str, human: Sequence[str]) -> str | None:
+    """The human file's name most like system ``name`` (which :func:`match_systems` did not match), for a
+    "did you mean": the same name but for case (``nemo.txt`` and ``Nemo``), else the closest by
+    :func:`difflib.get_close_matches` of the file name without its extension(s); None when none is close."""
+    stem = os.path.basename(name).split(".")[0].lower() or name.lower()
+    lower = {h.lower(): h for h in human}
+    if stem in lower or name.lower() in lower:
+        return lower.get(stem) or lower[name.lower()]
+    close = difflib.get_close_matches(stem, list(lower), n=1, cutoff=0.6)
+    return lower[close[0]] if close else None
 
 
 def segment_rows(human: HumanScores, testset: TestSet | None) -> dict[str, list[float | None]]:
