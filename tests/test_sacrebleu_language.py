@@ -5,6 +5,8 @@ exit status, what the output must say and must not say.
   ``--mtme``) exactly as sacrebleu's ``BLEU(trg_lang=...)`` chooses it (zh, ja-mecab, ko-mecab, else 13a), and
   the signature names it; an explicit ``tokenize=`` wins.  The numbers are checked against sacrebleu called here.
 - sacrebleu's ``ja`` and ``ko`` extras are ours too; without them, exit 2 naming the tokenizer and the pip command.
+- A sacrebleu signature is read field by field: an option hidden in a field's value is an exit 2 naming the field.
+- BLEU and chrF are printed with sacrebleu's decimals (1, or ``-w N``) in every table that prints their scores.
 """
 
 from __future__ import annotations
@@ -12,6 +14,7 @@ from __future__ import annotations
 import configparser
 import importlib.util
 import json
+import re
 from pathlib import Path
 
 import pytest
@@ -274,3 +277,49 @@ def test_the_tokenizer_names_are_sacrebleus():
 
     assert TOKENIZERS == tuple(sacrebleu.BLEU.TOKENIZERS)
     assert set(TOKENIZER_PREFIXES) <= set(sacrebleu.BLEU._TOKENIZER_MAP.values()) | {"zh"}
+
+
+# -- one number of decimals for a metric in every table ------------------------------------------------------------
+def corpus(metric: str, system: int, docs: bool = False) -> float:
+    """sacrebleu's corpus BLEU / chrF of an English system of TEXTS (of its first document with ``docs``)."""
+    ref, *systems = TEXTS["en"]
+    hyps, refs = (systems[system][:2], ref[:2]) if docs else (systems[system], ref)
+    scorer = sacrebleu.BLEU() if metric == "bleu" else sacrebleu.CHRF()
+    return scorer.corpus_score(hyps, [refs]).score
+
+
+A_BLEU, B_BLEU, A_CHRF, DOC_BLEU = corpus("bleu", 0), corpus("bleu", 1), corpus("chrf", 0), corpus("bleu", 0, True)
+TWO = ["-i", "en.hyp", "en.hypB", "-r", "en.ref", "--doc-ids", "ids.txt", "-q"]
+DECIMAL_ROWS = [
+    row("score-table", ["-m", "bleu", "chrf", *TWO], 0, [f"{A_BLEU:.1f}", f"{B_BLEU:.1f}", f"{A_CHRF:.1f}"],
+        [f"{A_BLEU:.4f}", f"{A_CHRF:.4f}"]),
+    row("paired-bs-as-sacrebleu", ["-m", "bleu", "chrf", *TWO, "--paired-bs"], 0,
+        [f"Baseline: en.hyp  {A_BLEU:.1f} (", f"{A_CHRF:.1f} ("], [f"{A_BLEU:.4f}", f"{A_CHRF:.4f}"]),
+    row("paired-ar-as-sacrebleu", ["-m", "bleu", *TWO, "--paired-ar"], 0, [f"{B_BLEU:.1f} (p = "],
+        [f"{B_BLEU:.4f}"]),
+    row("level-doc-tsv", ["-m", "bleu", *TWO, "--level", "doc"], 0, [f"en.hyp\tbleu\tbleu\td1\t2\t{DOC_BLEU:.1f}\n"],
+        [f"{DOC_BLEU:.4f}"]),
+    row("w-everywhere", ["-m", "bleu", *TWO, "--paired-bs", "-w", "3"], 0, [f"{A_BLEU:.3f} (", f"{B_BLEU:.3f} ("],
+        [f"{A_BLEU:.1f} ("]),
+    row("w-level-doc", ["-m", "bleu", *TWO, "--level", "doc", "-w", "4"], 0, [f"\t{DOC_BLEU:.4f}\n"], []),
+]
+
+
+@pytest.mark.parametrize("argv,code,present,absent", DECIMAL_ROWS)
+def test_decimal_rows(cjk, capsys, argv, code, present, absent):
+    check_row(capsys, argv, code, present, absent)
+
+
+@pytest.mark.parametrize("extra,decimals", [([], 1), (["-w", "3"], 3)])
+def test_mtme_score_table_prints_sacrebleus_decimals(tmp_path, capsys, extra, decimals):
+    d = build_tiny(tmp_path)
+    for f in (d / "human-scores").iterdir():
+        f.unlink()  # no human scores: the table of system scores
+    code, out, err = run(capsys, "-m", "bleu", "--mtme", tmp_path, "-t", "toy", "-l", "en-de", "--ref", "refA", "-q",
+                         "--write-mtme", tmp_path / "out", *extra)
+    assert code == 0, err
+    from test_mtme import OUTPUTS, REF_A
+
+    for name in ("sysA", "sysB"):
+        score = sacrebleu.BLEU().corpus_score(OUTPUTS[name], [REF_A]).score
+        assert re.search(rf"^{name}\s+{score:.{decimals}f}$", out, re.M), out

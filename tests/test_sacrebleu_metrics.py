@@ -280,10 +280,12 @@ def test_cli_quickstart_bleu_and_d_bleu(capsys):
     assert {row["metric"] for row in out} == {"bleu", "d-bleu"} and len(out) == 4
 
 
-def test_cli_paired_bootstrap_of_a_copy(capsys):
+def test_cli_paired_bootstrap_of_a_copy(capsys, tmp_path):
     a, r, ids = str(DATA / "sysA.txt"), str(DATA / "ref.txt"), str(DATA / "docids.txt")
-    code = main(["-m", "d-bleu", "-i", a, str(DATA / "sysB.txt"), a, "-r", r, "--doc-ids", ids, "--paired-bs",
-                 "-f", "json", "-q"])
+    copy = tmp_path / "copy.txt"  # a file given twice is scored once (93ea8b4): a copy under another name
+    copy.write_text((DATA / "sysA.txt").read_text(encoding="utf-8"), encoding="utf-8")
+    code = main(["-m", "d-bleu", "-i", a, str(DATA / "sysB.txt"), str(copy), "-r", r, "--doc-ids", ids,
+                 "--paired-bs", "-f", "json", "-q"])
     assert code == 0
     rows = json.loads(capsys.readouterr().out)
     assert [row["baseline"] for row in rows] == [True, False, False]

@@ -402,18 +402,19 @@ def level_table(all_results: list[tuple[str, list[Any]]], args: argparse.Namespa
     for spec, results in all_results:
         for r in results:
             key = [r.system, r.metric, spec]
+            w = width(args, r)  # the metric's decimals, as in the score table (bleu: 1, as sacrebleu prints)
             if args.level == "doc":
-                rows += [key + [d.doc_id, str(d.units), num(d.score, args.width)] for d in r.docs]
+                rows += [key + [d.doc_id, str(d.units), num(d.score, w)] for d in r.docs]
                 continue
             seen: dict[int, int] = {}
             for u in r.units:
                 k, first = doc_of.get(u.start, (-1, 0))
                 seen[k] = seen.get(k, 0) + 1
                 if args.level == "seg":
-                    rows.append(key + [u.doc_id, str(u.start - first + 1), str(u.start + 1), num(u.score, args.width)])
+                    rows.append(key + [u.doc_id, str(u.start - first + 1), str(u.start + 1), num(u.score, w)])
                 else:
                     rows.append(key + [u.doc_id, str(seen[k]), str(u.start + 1), str(u.end), f"{u.weight:g}", u.group,
-                                       str(u.truncated).lower(), str(u.partial).lower(), num(u.score, args.width)])
+                                       str(u.truncated).lower(), str(u.partial).lower(), num(u.score, w)])
     return tsv(COLUMNS[args.level], rows)
 
 

@@ -18,7 +18,7 @@ from ..evaluation.mtme import MtmeTestSet, WrittenScores, mtme_metric_name
 from ..evaluation.mtme_run import NO_HUMAN_SCORES, ONE_SYSTEM, MtmeMetric, MtmeObserver, MtmeRun, run_mtme
 from ..values.errors import UserError
 from ..values.result import Result
-from .args import session_scope
+from .args import session_scope, width
 from .errors import note, warn
 from .format import columns, namer, num, table
 from .human import ACC_EQ_TEXT, DOC_TEXT, spa_text
@@ -301,7 +301,7 @@ def write_lp(run: MtmeRun, args: argparse.Namespace, labels: dict[str, int], out
     if run.evaluation is None:
         out.write(head + ("; no human scores\n" if data.human_name is None else "; no meta-evaluation\n"))
         systems = list(run.testset.systems)
-        rows = [[s] + [num(run.results[spec][i].score, args.width) for spec in args.metrics]
+        rows = [[s] + [num(run.results[spec][i].score, width(args, run.results[spec][i])) for spec in args.metrics]
                 for i, s in enumerate(systems)]
         named = columns(args.metrics)
         out.write(table(["System"] + [named[s] for s in args.metrics], rows))

@@ -21,6 +21,7 @@ from ..evaluation.significance import (
 )
 from ..values.errors import UserError
 from ..values.result import Result
+from .args import width
 from .errors import warn
 from .format import column, metric_labels, num, table
 
@@ -121,6 +122,8 @@ def check_args(args: argparse.Namespace) -> None:
     n = args.paired_bs_n if test == "bs" else args.paired_ar_n
     if n < 1 or n > MAX_N:
         raise UserError(f"--paired-{test}-n must be from 1 to {MAX_N} (resamples kept in memory), not {n}")
+    if getattr(args, "genmt", None):
+        return  # the systems of the GenMT file, counted once it is read
     if not args.input or len(args.input) < 2:
         raise UserError(
             f"--paired-{test} compares systems with the first one (the baseline): give at "
@@ -217,14 +220,14 @@ def write_paired(all_results: list[tuple[str, list[Result]]], args: argparse.Nam
         json.dump(data, out, indent=1, ensure_ascii=False)
         out.write("\n")
         return
-    width = args.width
+    widths = [width(args, results[0]) if results else args.width for _, results in all_results]  # as the score table
     names = [row.system for row in tests[0][1].rows]
     labels = metric_labels([spec for spec, _ in tests], [t.metric for _, t in tests])
     headers = ["System"] + [column(label, k + 1) for k, label in enumerate(labels)]
     rows = []
     for i, name in enumerate(names):
         rows.append(
-            [("Baseline: " if i == 0 else "") + name] + [format_cell(t.rows[i], width) for _, t in tests]
+            [("Baseline: " if i == 0 else "") + name] + [format_cell(t.rows[i], w) for (_, t), w in zip(tests, widths)]
         )
     out.write(table(headers, rows, align="r" + "l" * len(tests)))  # sacrebleu's layout: names right-aligned
     out.write("\n")
