@@ -76,7 +76,7 @@ def test_genmt_text_output_and_a_threshold_chosen_on_the_data(genmt, capsys):
     code, out, err = run(capsys, "-m", SPEC, "slide:w=2,s=1,backbone=toy", "--genmt", genmt, "-l", "en-ko_KR",
                          "--domains", "talk", "--error-free")
     assert code == 0, err
-    assert "Error-free segments (WMT26 subtask 3)" in out and "(mcc)" in out
+    assert "Error-free translations (WMT26 subtask 3): (segment, system) items" in out and "(mcc)" in out
     assert "its units span several segments" in out  # slide w=2 has no score per segment
 
 

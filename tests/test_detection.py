@@ -88,7 +88,11 @@ def test_chosen_threshold_equals_brute_force_on_random_data():
             at, value = brute_force(gold, scores, objective)
             d = detect(gold, scores, objective=objective)
             assert d.threshold == at, (trial, objective)
-            assert getattr(d, objective) == pytest.approx(value, abs=1e-12)
+            got = getattr(d, objective)
+            if math.isnan(got):  # reported undefined where the choice compared scikit-learn's 0
+                assert value == 0 and d.undefined, (trial, objective)
+            else:
+                assert got == pytest.approx(value, abs=1e-12)
 
 
 def test_average_precision_by_hand_with_ties_on_random_data():
@@ -124,18 +128,31 @@ def test_scikit_learn_agrees():
         assert d.precision == pytest.approx(metrics.precision_score(gold, pred, zero_division=0))
         assert d.recall == pytest.approx(metrics.recall_score(gold, pred, zero_division=0))
         assert d.f1 == pytest.approx(metrics.f1_score(gold, pred, zero_division=0))
-        assert d.mcc == pytest.approx(metrics.matthews_corrcoef(gold, pred))
+        if math.isnan(d.mcc):  # scikit-learn's 0 where a factor is 0: every item predicted error-free here
+            assert all(pred) and metrics.matthews_corrcoef(gold, pred) == 0 and "predicts every item" in d.undefined
+        else:
+            assert d.mcc == pytest.approx(metrics.matthews_corrcoef(gold, pred))
         assert d.average_precision == pytest.approx(metrics.average_precision_score(gold, scores))
 
 
 def test_degenerate_sets():
-    # nothing error-free: precision and recall 0, MCC 0, AP undefined
+    # nothing error-free: precision 0 (one false positive), F1 0; recall, MCC and AP undefined, and said so
     d = detect([False, False], [0.3, 0.4], threshold=0.35)
-    assert (d.tp, d.fp, d.fn, d.tn) == (0, 1, 0, 1) and (d.precision, d.recall, d.f1, d.mcc) == (0, 0, 0, 0)
-    assert math.isnan(d.average_precision) and d.to_dict()["average_precision"] is None
-    # everything error-free and predicted so: P = R = F1 = 1, MCC 0 (a factor is 0), AP 1
+    assert (d.tp, d.fp, d.fn, d.tn) == (0, 1, 0, 1) and (d.precision, d.f1) == (0, 0)
+    assert math.isnan(d.recall) and math.isnan(d.mcc) and math.isnan(d.average_precision)
+    assert d.undefined == "no item is error-free in the gold, so recall, MCC and AP are undefined"
+    assert [d.to_dict()[k] for k in ("recall", "mcc", "average_precision")] == [None, None, None]
+    assert d.to_dict()["undefined"] == d.undefined
+    # ... and nothing predicted either: precision and F1 undefined too
+    d = detect([False, False], [0.3, 0.4], threshold=0.5)
+    assert all(math.isnan(x) for x in (d.precision, d.recall, d.f1, d.mcc)) and "predicts no item" in d.undefined
+    # everything error-free and predicted so: P = R = F1 = 1, MCC undefined (two factors are 0), AP 1
     d = detect([True, True], [0.3, 0.4])
-    assert (d.precision, d.recall, d.f1, d.mcc, d.average_precision) == (1, 1, 1, 0, 1) and d.threshold == 0.3
+    assert (d.precision, d.recall, d.f1, d.average_precision) == (1, 1, 1, 1) and d.threshold == 0.3
+    assert math.isnan(d.mcc) and d.undefined == ("every item is error-free in the gold, so MCC is undefined; the "
+                                                  "metric predicts every item error-free, so MCC is undefined")
+    # a defined case says nothing
+    assert detect([True, False], [0.9, 0.1], threshold=0.5).undefined == ""
     assert precision_recall_f1(0, 0, 0) == (0.0, 0.0, 0.0) and mcc(0, 0, 0, 5) == 0.0
     with pytest.raises(ValueError, match="no item"):
         detect([None, True], [0.5, None])

@@ -178,6 +178,21 @@ BAD = [
     ("a span offset not a number", [changed(scores={"sysA": [{"score": 5, "errors": [{"start_i": "a"}]}]})],
      r"line 1, field scores.sysA\[0\].errors\[0\].start_i"),
     ("scores not an object", [changed(scores=[1])], r"line 1, field scores: .* is not an object"),
+    # issue 27: offsets and scores a real file could not have
+    ("an omission on one side only", [changed(scores={"sysA": [{"score": 5, "errors": [
+        {"start_i": "missing", "end_i": 1}]}]})], r"field scores.sysA\[0\].errors\[0\].start_i: 'missing' on one side"),
+    ("a negative offset", [changed(scores={"sysA": [{"score": 5, "errors": [{"start_i": -5, "end_i": 1}]}]})],
+     r"field scores.sysA\[0\].errors\[0\].start_i: -5 is negative"),
+    ("start after end", [changed(scores={"sysA": [{"score": 5, "errors": [{"start_i": 2, "end_i": 1}]}]})],
+     r"field scores.sysA\[0\].errors\[0\]: start_i 2 is after end_i 1"),
+    ("a span past the text", [changed(scores={"sysA": [{"score": 5, "errors": [{"start_i": 1, "end_i": 3}]}]})],
+     r"field scores.sysA\[0\].errors\[0\]: the span 1-3 ends past the translation it marks \(2 characters\)"),
+    ("an ESA score above 100", [changed(scores={"sysA": [{"score": 150, "protocol": "ESA"}]})],
+     r"field scores.sysA\[0\].score: the ESA score 150 is outside 0-100"),
+    ("an ESA score below 0", [changed(scores={"sysA": {"human": -20}})],
+     r"field scores.sysA.human: the ESA score -20 is outside 0-100"),
+    ("an ESA score near the float limit", [changed(scores={"sysA": [{"score": 1e308}]})],
+     r"field scores.sysA\[0\].score: the ESA score 1e\+308 is outside 0-100"),
     ("no doc_id", [changed(doc_id=...)], r"line 1, field doc_id: missing"),
     ("doc_id of two parts", [changed(doc_id="en-de_DE_#_news")], r"line 1, field doc_id: .* is not LP_#_DOMAIN_#_DOC"),
     ("doc_id without a pair", [changed(doc_id="english_#_news_#_d")], r"field doc_id: .* does not start with a language pair"),
@@ -262,3 +277,42 @@ def test_gold_flags_feed_the_error_free_detector(genmt):
     d = detect(gold, scores, threshold=0.75)
     # predicted (>= .75): A .9 .8, B .9 .95 -> tp: A2 A3 B4 = 3, fp: B1 = 1, fn: A4 (.7) = 1, tn: A1 B2 B3 = 3
     assert (d.n, d.skipped, d.tp, d.fp, d.fn, d.tn) == (8, 2, 3, 1, 1, 3)
+
+
+def test_an_omission_is_an_error_with_no_place(tmp_path):
+    """ESA marks an omission with start_i = end_i = "missing" (the WMT24 release has 478): an error span
+    without offsets, so the translation is not error-free, whatever its score."""
+    omission = {"start_i": "missing", "end_i": "missing", "severity": "major", "error_type": None}
+    row = changed(scores={"sysA": [{"score": 95.0, "errors": [omission, {"start_i": 0, "end_i": 2,
+                                                                         "severity": "undecided"}]}]})
+    (j,) = read_genmt(write(tmp_path, [row])).pair("en-de").human["sysA"]
+    assert j.errors == (ErrorSpan(None, None, "major"), ErrorSpan(0, 2, "undecided")) and j.score == 95
+    assert j.error_free() is False
+    only = changed(scores={"sysA": [{"score": 95.0, "errors": [omission]}]})
+    (j,) = read_genmt(write(tmp_path, [only])).pair("en-de").human["sysA"]
+    assert j.errors == (ErrorSpan(None, None, "major"),) and j.error_free() is False
+
+
+def test_scores_of_another_protocol_are_read_as_given(tmp_path):
+    """The 0-100 check is ESA's; an annotation naming another protocol keeps its scale, and a mean
+    near the float limit does not overflow."""
+    row = changed(scores={"sysA": [{"score": -25.0, "protocol": "MQM"}, {"score": -5.0, "protocol": "MQM"}]})
+    (j,) = read_genmt(write(tmp_path, [row])).pair("en-de").human["sysA"]
+    assert j.score == -15.0
+    big = changed(scores={"sysA": [{"score": 1e308, "protocol": "X"}, {"score": 1e308, "protocol": "X"}]})
+    (j,) = read_genmt(write(tmp_path, [big])).pair("en-de").human["sysA"]
+    assert j.score == 1e308
+
+
+def test_a_document_that_reappears_is_read_as_one_and_said(tmp_path):
+    n = {k: changed(doc_id=f"en-de_DE_#_news_#_n1_#_{k}") for k in range(2)}
+    other = changed(doc_id="en-de_DE_#_news_#_n2_#_0")
+    data = read_genmt(write(tmp_path, [n[0], other, n[1]]))
+    assert [(d.doc_id, len(d)) for d in data.pair("en-de").documents] == [
+        ("en-de_DE_#_news_#_n1", 2), ("en-de_DE_#_news_#_n2", 1)]
+    (said,) = data.warnings
+    assert said.startswith(f"{tmp_path / 'genmt.jsonl'}, line 3: document 'en-de_DE_#_news_#_n1' reappears after "
+                           "document 'en-de_DE_#_news_#_n2'") and "by its segment numbers" in said
+    plain = [changed(doc_id=d) for d in ("en-de_DE_#_news_#_a", "en-de_DE_#_news_#_b", "en-de_DE_#_news_#_a")]
+    assert "in file order" in read_genmt(write(tmp_path, plain)).warnings[0]
+    assert read_genmt(write(tmp_path, [n[0], n[1], other])).warnings == []

@@ -7,11 +7,14 @@ are left out (and counted).  The metric predicts "error-free" for an item when i
 the threshold; the positive class is "error-free" throughout.
 
 * Confusion counts ``tp`` (error-free, predicted so), ``fp``, ``fn``, ``tn``.
-* ``precision = tp / (tp + fp)``, ``recall = tp / (tp + fn)``, ``f1 = 2 P R / (P + R)``, each 0 where its
-  denominator is 0 (scikit-learn's ``zero_division=0``).
-* ``mcc``: Matthews' correlation coefficient ``(tp tn - fp fn) / sqrt((tp+fp)(tp+fn)(tn+fp)(tn+fn))``, 0
-  where a factor is 0 (scikit-learn's convention); WMT26 subtask 3 ranks by it (precision and recall are
-  its secondary measures).
+* ``precision = tp / (tp + fp)``, ``recall = tp / (tp + fn)``, ``f1 = 2 tp / (2 tp + fp + fn)``.
+* ``mcc``: Matthews' correlation coefficient ``(tp tn - fp fn) / sqrt((tp+fp)(tp+fn)(tn+fp)(tn+fn))``;
+  WMT26 subtask 3 ranks by it (precision and recall are its secondary measures).
+* A statistic whose denominator is 0 is undefined: :func:`detect` reports it as NaN and says why in
+  :attr:`Detection.undefined` (no gold error-free item: recall, MCC and AP; every item error-free: MCC;
+  none predicted error-free: precision and MCC; all predicted: MCC).  The plain functions
+  :func:`precision_recall_f1` and :func:`mcc` keep scikit-learn's 0 there (``zero_division=0``), which is
+  what choosing a threshold compares.
 * ``average_precision``: the area under the precision-recall curve as scikit-learn's
   ``average_precision_score`` defines it: ``sum_n (R_n - R_{n-1}) P_n`` over the distinct scores taken
   as thresholds in decreasing order (``R_0 = 0``), no interpolation; NaN when no item is error-free.
@@ -66,6 +69,8 @@ class Detection:
     f1: float
     mcc: float
     average_precision: float
+    #: Why the statistics that are NaN are undefined ("" when every one is defined).
+    undefined: str = ""
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-ready (NaN and infinities as None)."""
@@ -78,6 +83,7 @@ class Detection:
             "tp": self.tp, "fp": self.fp, "fn": self.fn, "tn": self.tn,
             "precision": num(self.precision), "recall": num(self.recall), "f1": num(self.f1),
             "mcc": num(self.mcc), "average_precision": num(self.average_precision),
+            **({"undefined": self.undefined} if self.undefined else {}),
         }
 
 
@@ -196,5 +202,22 @@ def detect(gold: Sequence[bool | None], scores: Sequence[float | None], threshol
             raise ValueError("the threshold is NaN")
     tp, fp, fn, tn = confusion(gold, scores, threshold)
     p, r, f1 = precision_recall_f1(tp, fp, fn)
-    return Detection(float(threshold), chosen_by, len(s), skipped, int(g.sum()), tp + fp, tp, fp, fn, tn,
-                     p, r, f1, mcc(tp, fp, fn, tn), average_precision(gold, scores))
+    m, ap = mcc(tp, fp, fn, tn), average_precision(gold, scores)
+    n, positives, predicted = len(s), tp + fn, tp + fp
+    why = []
+    if not positives:
+        why.append("no item is error-free in the gold, so recall, MCC and AP are undefined")
+        r = m = ap = math.nan
+    elif positives == n:
+        why.append("every item is error-free in the gold, so MCC is undefined")
+        m = math.nan
+    if not predicted:
+        why.append("the metric predicts no item error-free, so precision and MCC are undefined")
+        p = m = math.nan
+    elif predicted == n:
+        why.append("the metric predicts every item error-free, so MCC is undefined")
+        m = math.nan
+    if not 2 * tp + fp + fn:
+        f1 = math.nan
+    return Detection(float(threshold), chosen_by, n, skipped, positives, predicted, tp, fp, fn, tn,
+                     p, r, f1, m, ap, "; ".join(why))

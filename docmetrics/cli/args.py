@@ -171,6 +171,8 @@ def add_output_arguments(g: argparse._ArgumentGroup) -> None:
     g.add_argument("-w", "--width", type=decimals, default=4, metavar="N", action=Width,
                    help="decimals of printed scores (default 4; bleu, chrf, ter: 1, as sacrebleu prints them; 0 to 17)")
     g.add_argument("-q", "--quiet", action="store_true", help="no progress bars and no coverage notes")
+    g.add_argument("-v", "--verbose", action="store_true",
+                   help="coverage notes one line per system (default: one line per metric)")
     g.add_argument("--debug", action="store_true", help="show tracebacks and library warnings")
 
 

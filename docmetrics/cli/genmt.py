@@ -19,7 +19,7 @@ from typing import Any, Sequence, TextIO
 from ..algorithms.detection import Detection, detect, items
 from ..evaluation.human import HumanScores
 from ..values.errors import UserError
-from ..values.genmt import REFERENCE, GenmtPair, read_genmt
+from ..values.genmt import REFERENCE, WMT26_ERROR_FREE_THRESHOLD, GenmtPair, exact_mean, read_genmt
 from ..values.result import Result
 from ..values.testset import TestSet
 from .format import columns, num, table
@@ -83,9 +83,11 @@ def _check_ref(args: argparse.Namespace) -> None:
         raise UserError(f"--ref {names[0]}: no such reference in {args.genmt} (references: {REFERENCE}): {why}")
 
 
-def prepare(args: argparse.Namespace) -> tuple[GenmtPair, TestSet, HumanScores | None]:
-    """The language pair ``-l`` of ``--genmt`` (restricted to ``--domains``), its test set and its human
-    scores, read and checked before any model loads."""
+def prepare(args: argparse.Namespace) -> tuple[GenmtPair, TestSet, HumanScores | None, list[str]]:
+    """The language pair ``-l`` of ``--genmt`` (restricted to ``--domains``), its test set, its human
+    scores and the notes to show (what the reader found odd; the reference judged as a system and left
+    out), read and checked before any model loads.  With ``--include-human`` the reference (refA) is
+    scored as a system, as WMT had it judged."""
     data = read_genmt(args.genmt)
     pairs = data.language_pairs()
     if not args.lang:
@@ -94,22 +96,55 @@ def prepare(args: argparse.Namespace) -> tuple[GenmtPair, TestSet, HumanScores |
                             "pick one with -l")
         args.lang = pairs[0]
     pair = data.pair(args.lang).select(args.domains)
-    testset = pair.testset(reference=bool(getattr(args, "ref", None)) or pair.reference is not None)
-    scores = pair.human_scores()
+    include = bool(getattr(args, "include_human", False))
+    if include and REFERENCE not in pair.outputs:
+        raise UserError(f"--include-human: {args.genmt} has no reference ({REFERENCE}) for {pair.name} to score as "
+                        "a system; drop --include-human")
+    testset = pair.testset(reference=bool(getattr(args, "ref", None)) or pair.reference is not None,
+                           include_reference=include)
+    notes = list(data.warnings)
+    scores = pair.human_scores(pair.systems + ([REFERENCE] if include else []))
+    if REFERENCE in pair.human and not include:
+        judged = sum(j is not None and j.score is not None for j in pair.human[REFERENCE])
+        notes.append(f"{REFERENCE} (the reference) was judged as a system in {args.genmt} ({judged} segments of "
+                     f"{pair.name}) and is left out of the meta-evaluation: reference-based metrics score against "
+                     "it; --include-human scores it as a system too (reference-free metrics only)")
     if not scores:
-        return pair, testset, None
+        return pair, testset, None, notes
     segments: dict[str, dict[tuple[str, str], float]] = {}
     positions: dict[tuple[str, str], int] = {}
     for name, row in scores.items():
-        judged = {}
+        judged_segments = {}
         for seg, value in zip(pair.segments, row):
             key = (seg.doc_id, str(seg.position))
             positions[key] = seg.position
             if value is not None:
-                judged[key] = float(value)
-        segments[name] = judged
-    system = {name: math.fsum(v.values()) / len(v) for name, v in segments.items() if v}
-    return pair, testset, HumanScores(args.genmt, "ESA", system, segments, positions)
+                judged_segments[key] = float(value)
+        segments[name] = judged_segments
+    system = {name: exact_mean(list(v.values())) for name, v in segments.items() if v}
+    humans = {REFERENCE} if include and REFERENCE in system else set()
+    return pair, testset, HumanScores(args.genmt, "ESA", system, segments, positions, humans), notes
+
+
+def human_text(args: argparse.Namespace, pair: GenmtPair, human: HumanScores) -> str:
+    """What the human scores of a --genmt meta-evaluation are, under its table."""
+    items = sum(len(judged) for judged in human.segments.values())
+    return (f"ESA scores of {args.genmt} ({pair.name}, field scores; an item's score is the mean of its "
+            f"annotations; {items} judged (segment, system) items of {len(human.segments)} systems; higher is "
+            "better)")
+
+
+def check_reference_free(metrics: Sequence[Any], specs: Sequence[str]) -> None:
+    """--include-human with --genmt scores the reference as a system: only metrics that do not score
+    against it can judge it."""
+    from ..evaluation.mtme_run import uses_reference
+
+    based = [spec for spec, m in zip(specs, metrics) if uses_reference(m)]
+    if based:
+        raise UserError(f"--include-human scores the reference {REFERENCE} as a system, and {', '.join(based)} "
+                        f"score{'s' if len(based) == 1 else ''} against {REFERENCE}: it would judge the reference "
+                        "by itself; use reference-free metrics (e.g. cometkiwi, slide with a QE model) or drop "
+                        "--include-human")
 
 
 def detections(all_results: Sequence[tuple[str, list[Result]]], pair: GenmtPair,
@@ -133,13 +168,23 @@ def detections(all_results: Sequence[tuple[str, list[Result]]], pair: GenmtPair,
                 continue
             given = None if threshold in (None, "auto") else float(threshold)
             try:
-                out.append((spec, detect(g, s, given), ""))
+                found = detect(g, s, given)
+                out.append((spec, found, _why_no_gold(pair, scores) if not found.positives else ""))
             except ValueError as exc:  # no segment with both a gold flag and a score (e.g. every score NaN)
                 out.append((spec, None, f"nothing to detect: {exc}"))
             continue
         out.append((spec, None, "its units span several segments: no score per segment (asd:unit=segment or "
                                 "slide:w=1,s=1 give one)"))
     return out
+
+
+def _why_no_gold(pair: GenmtPair, systems: Sequence[str]) -> str:
+    """Why no item of ``systems`` is error-free in the gold, where the scores tell (all below 85)."""
+    judged = [j.score for name in systems for j in pair.human.get(name, ()) if j is not None and j.score is not None]
+    if judged and max(judged) < WMT26_ERROR_FREE_THRESHOLD:
+        return (f"every human score is below {WMT26_ERROR_FREE_THRESHOLD:g} (the highest: {max(judged):g}), so the "
+                f"gold rule ESA >= {WMT26_ERROR_FREE_THRESHOLD:g} never holds: are these ESA scores?")
+    return ""
 
 
 def write_detections(found: Sequence[tuple[str, Detection | None, str]], width: int, out: TextIO) -> None:
@@ -150,15 +195,19 @@ def write_detections(found: Sequence[tuple[str, Detection | None, str]], width: 
         if d is None:
             rows.append([named[spec], "-", "-", "-", "-", "-", "-", "-", why])
             continue
-        rows.append([named[spec], num(d.mcc, width), num(d.precision, width), num(d.recall, width),
-                     num(d.f1, width), num(d.average_precision, width), f"{d.threshold:g} ({d.chosen_by})",
-                     f"{d.positives}/{d.n}", ""])
-    out.write("\nError-free segments (WMT26 subtask 3)\n")
-    out.write(table(["Metric", "MCC", "precision", "recall", "F1", "AP", "threshold", "error-free", "note"], rows))
-    out.write("\nGold error-free: no error span and ESA >= 85.  A segment is predicted error-free when the metric's "
-              "score is at or above the threshold; a threshold chosen on these segments (mcc) is an oracle "
-              "operating point.  AP: average precision (area under the precision-recall curve).\n")
+        cells = [num(v, width) if not math.isnan(v) else "undefined"
+                 for v in (d.mcc, d.precision, d.recall, d.f1, d.average_precision)]
+        rows.append([named[spec], *cells, f"{d.threshold:g} ({d.chosen_by})", f"{d.positives}/{d.n}",
+                     "; ".join(x for x in (d.undefined, why) if x)])
+    out.write("\nError-free translations (WMT26 subtask 3): (segment, system) items\n")
+    out.write(table(["Metric", "MCC", "precision", "recall", "F1", "AP", "threshold", "error-free items", "note"],
+                    rows))
+    out.write("\nAn item is one system's translation of one segment.  Gold error-free: no error span (an omission "
+              "counts, though it has no place) and ESA >= 85.  An item is predicted error-free when the metric's "
+              "score is at or above the threshold; a threshold chosen on these items (mcc) is an oracle operating "
+              "point.  AP: average precision (area under the precision-recall curve).\n")
 
 
 def detections_json(found: Sequence[tuple[str, Detection | None, str]]) -> list[dict[str, Any]]:
-    return [{"spec": spec, **(d.to_dict() if d is not None else {"note": why})} for spec, d, why in found]
+    return [{"spec": spec, **(d.to_dict() if d is not None else {}), **({"note": why} if why else {})}
+            for spec, d, why in found]

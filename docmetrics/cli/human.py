@@ -254,7 +254,8 @@ def write_metaeval(evals: Sequence[MetaEval], args: argparse.Namespace, out: Tex
     how = (MQM_TEXT if human is not None and human.raw_mqm
            else f"column {args.human_column or 'auto'}; higher is better{negated}")
     out.write(
-        f"\nHuman scores: {args.human} ({how}).  accuracy: pairwise system accuracy "
+        f"\nHuman scores: {getattr(args, 'human_text', None) or f'{args.human} ({how})'}.  accuracy: pairwise system "
+        "accuracy "
         "(Kocmi et al., 2021), pairs agreeing/all.\n"
     )
     if any(e.seg_kendall is not None for e in evals):

@@ -30,7 +30,7 @@ from .args import (
     width,
 )
 from .errors import guarded, note, warn
-from .format import column, metric_labels, num, table, tsv, units_cut
+from .format import column, coverage_lines, metric_labels, num, table, tsv, units_cut
 from .habits import Parser, parse_args, reference_advice
 from .inputs import check_stdin, load_testset
 from .specs import check_specs, reference_files
@@ -215,13 +215,13 @@ def run(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
     check_specs(args.metrics)
     if args.output:
         check_output_file(args.output, "-o")
+    genmt.check_args(args)  # before --mtme: --domains and --error-free are --genmt's alone
     if mtme.requested(args):
         out = io.StringIO() if args.output else sys.stdout
         code = mtme.run(args, out)  # in a session of its own (cli.mtme.score)
         if args.output:
             write_output(args, out.getvalue())
         return code
-    genmt.check_args(args)
     if genmt.requested(args):
         return genmt_run(args)
     human = check_args(args)
@@ -235,16 +235,35 @@ def genmt_run(args: argparse.Namespace) -> int:
     from .. import api
 
     significance.check_args(args)
-    human_cli.check_args(args)
-    pair, testset, human = genmt.prepare(args)
+    for opt, what in (("human_column", "the ESA score of each item (field scores)"),
+                      ("human_lower_better", "ESA scores, higher is better")):
+        if getattr(args, opt, None):
+            raise UserError(f"--{opt.replace('_', '-')} with --genmt: its human scores are {what}; drop it")
+    if args.ci:
+        raise UserError("--ci with --genmt: the meta-evaluation prints correlations, not system scores; drop --ci "
+                        "(or run a paired test: --paired-bs)")
+    pair, testset, human, notes = genmt.prepare(args)
+    if significance.requested(args) and len(testset.systems) < 2:
+        raise UserError(f"--paired-{significance.requested(args)}: {args.genmt} has {len(testset.systems)} system for "
+                        f"{pair.name}; a paired test needs two or more")
+    for text in notes:
+        warn(text) if "reappears" in text else note(args, text)
     if human is None:
-        if args.error_free:
-            raise UserError(f"--error-free: {args.genmt} has no human scores for {pair.name} (field scores)")
+        judging = [flag for attr, flag in (("error_free", "--error-free"), ("doc_level", "--doc-level"),
+                                           ("pdp", "--pdp"), ("seg_level", "--seg-level"),
+                                           ("no_human_systems", "--no-human-systems")) if getattr(args, attr, None)]
+        if judging:
+            raise UserError(f"{judging[0]}: {args.genmt} has no human scores for {pair.name} (field scores); "
+                            "give the humeval file (segment lines with scores), or score without it")
     else:
         args.human, args.seg_level = args.genmt, True  # the meta-evaluation of --human FILE --seg-level
+        args.human_text = genmt.human_text(args, pair, human)
+    human_cli.check_args(args)
     args.genmt_pair = pair
     with session_scope(args, cache=args.cache) as session:
         metrics = [api.load(spec, defaults={"lang": pair.name}, session=session) for spec in args.metrics]
+        if getattr(args, "include_human", False):
+            genmt.check_reference_free(metrics, args.metrics)
         return score_and_write(args, metrics, testset, session.cache, human)
 
 
@@ -296,9 +315,8 @@ def score_and_write(args: argparse.Namespace, metrics: list[Any], testset: Any, 
             diffs = compare(requested, results[0].signature)
             if diffs:
                 warn("this run differs from the signature it was given in: " + "; ".join(diffs))
-        for r in results:
-            if r.coverage is not None:
-                note(args, f"{labels[k]} [{r.system}]: {r.coverage.summary()}")
+        for line in coverage_lines(labels[k], results, getattr(args, "verbose", False)):
+            note(args, line)
         check_truncation(args, labels[k], metric, results)
         all_results.append((spec, results))
     if args.dump_alignment:

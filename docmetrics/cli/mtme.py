@@ -53,6 +53,9 @@ REPLACED = (
     ("jsonl", "--jsonl", "MTME files are read as MTME names them (.txt or .jsonl)"),
     ("doc_per_line", "--doc-per-line", "MTME segments are lines of a document"),
     ("human", "--human", "the human scores come from ROOT/TESTSET/human-scores; choose them with --human-name"),
+    ("human_column", "--human-column", "the human scores come from ROOT/TESTSET/human-scores; choose them with "
+                                       "--human-name"),
+    ("human_lower_better", "--human-lower-better", "MTME stores human scores with higher better (MQM negated)"),
     ("exclude_systems", "--exclude-systems", "choose the systems with --systems"),
     ("paired_bs", "--paired-bs", "--mtme meta-evaluates metrics; run paired tests without --mtme"),
     ("paired_ar", "--paired-ar", "--mtme meta-evaluates metrics; run paired tests without --mtme"),
@@ -87,7 +90,8 @@ def add_data_arguments(g: argparse._ArgumentGroup, *, single: bool) -> None:
                        help="score only these systems (default: every MT system)")
     g.add_argument("--include-human", action="store_true",
                    help="also score the human translations (systems named like a reference), as MTME's "
-                        "include_human; the reference in use is always left out")
+                        "include_human; the reference in use is always left out (with --genmt: the reference "
+                        "refA, judged as a system there, scored by reference-free metrics)")
     g.add_argument("--include-outliers", action="store_true",
                    help="also score the systems MTME marks as outliers (e.g. wmt24 MSLC)")
     g.add_argument("--write-mtme", metavar="OUT",
@@ -112,11 +116,11 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def requested(args: argparse.Namespace) -> bool:
-    """Whether ``docmetrics`` was given --mtme or one of its options (--ref with --genmt and no --mtme
-    names the GenMT file's reference: :func:`docmetrics.cli.genmt.check_args` reads it)."""
-    genmt_ref = bool(getattr(args, "genmt", None)) and not getattr(args, "mtme", None)
+    """Whether ``docmetrics`` was given --mtme or one of its options (--ref and --include-human with
+    --genmt and no --mtme are the GenMT file's: :func:`docmetrics.cli.genmt.check_args` reads them)."""
+    genmt = bool(getattr(args, "genmt", None)) and not getattr(args, "mtme", None)
     return bool(getattr(args, "mtme", None)) or any(getattr(args, a, None) for a, _ in MTME_ONLY
-                                                    if not (genmt_ref and a == "ref"))
+                                                    if not (genmt and a in ("ref", "include_human")))
 
 
 def check_common(args: argparse.Namespace, lps: Sequence[str]) -> None:

@@ -44,13 +44,18 @@ from .testset import TestSet
 
 __all__ = [
     "REFERENCE", "WMT26_ERROR_FREE_THRESHOLD", "ErrorSpan", "Judgement", "GenmtDocument", "GenmtSegment",
-    "GenmtPair", "GenmtData", "read_genmt", "language_pairs", "domains", "build_testset", "target_language",
+    "GenmtPair", "GenmtData", "read_genmt", "exact_mean", "language_pairs", "domains", "build_testset",
+    "target_language", "OMISSION", "ESA_RANGE",
 ]
 
 #: The key of the reference among ``tgt_text`` (a human post-edit in WMT25/26).
 REFERENCE = "refA"
 #: The ESA score at or above which a segment without error spans is error-free (WMT26 subtask 3).
 WMT26_ERROR_FREE_THRESHOLD = 85.0
+#: What ESA writes for both offsets of an omission (an error with no place in the translation).
+OMISSION = "missing"
+#: The range of an ESA score (a score outside it is refused: it is not ESA).
+ESA_RANGE = (0.0, 100.0)
 #: The separator of the parts of a GenMT doc id.
 SEP = "_#_"
 _PAIR = re.compile(r"^([A-Za-z]{2,3})(?:_[A-Za-z0-9]+)*-([A-Za-z]{2,3})(?:_[A-Za-z0-9]+)*$")
@@ -245,7 +250,7 @@ class GenmtPair:
             row: list[float | None] = []
             for d in self.documents:
                 judged = [x for x in per_segment[d.start:d.end] if x is not None]
-                row.append(math.fsum(judged) / len(judged) if judged else None)
+                row.append(exact_mean(judged) if judged else None)
             out[name] = row
         return out
 
@@ -288,10 +293,12 @@ class GenmtPair:
 
 @dataclass
 class GenmtData:
-    """A GenMT file read: its language pairs in the order of first appearance."""
+    """A GenMT file read: its language pairs in the order of first appearance, and what the reader
+    found odd but read (``warnings``: for the caller to show)."""
 
     path: str
     pairs: dict[str, GenmtPair]
+    warnings: list[str] = field(default_factory=list)
 
     def language_pairs(self) -> list[str]:
         return list(self.pairs)
@@ -379,7 +386,8 @@ def read_genmt(path: str | os.PathLike[str]) -> GenmtData:
         rows.extend(_document_rows(obj, where, i) if "refs" in obj else [_segment_row(obj, where, i)])
     if not rows:
         raise InputError(f"{name}: no line with a segment; a GenMT file has one JSON object per line")
-    return GenmtData(name, _assemble(name, rows))
+    found: list[str] = []
+    return GenmtData(name, _assemble(name, rows, found), found)
 
 
 def _string(obj: Mapping[str, Any], key: str, where: str, what: str) -> str:
@@ -434,7 +442,7 @@ def _segment_row(obj: Mapping[str, Any], where: str, line: int) -> _Row:
             if system not in outputs:
                 raise InputError(f"{where}, field scores.{system}: system {system!r} has human scores but no "
                                  f"output in tgt_text (which has {', '.join(outputs) or 'none'})")
-            judged = _judgement(raw, f"{where}, field scores.{system}", line)
+            judged = _judgement(raw, f"{where}, field scores.{system}", line, outputs[system])
             if judged is not None:
                 human[system] = judged
     return _Row(line, pair, domain, doc, number, source, outputs, human)
@@ -482,8 +490,9 @@ def _document_rows(obj: Mapping[str, Any], where: str, line: int) -> list[_Row]:
             for k, src in enumerate(source)]
 
 
-def _judgement(raw: Any, where: str, line: int) -> Judgement | None:
-    """A judgement in any of the three shapes (module docstring); None for an empty one."""
+def _judgement(raw: Any, where: str, line: int, text: str | None = None) -> Judgement | None:
+    """A judgement in any of the three shapes (module docstring) of the translation ``text``; None for an
+    empty one.  An annotation's score is ESA (0-100) unless its ``protocol`` names another."""
     if isinstance(raw, list):
         annotations = raw
         for k, a in enumerate(annotations):
@@ -491,11 +500,11 @@ def _judgement(raw: Any, where: str, line: int) -> Judgement | None:
                 raise InputError(f"{where}[{k}]: {json.dumps(a)[:60]} is not an annotation object "
                                  '{"score": ESA score, "errors": [...]}')
         pieces = [(a.get("score", a.get("human")), a.get("errors"), f"{where}[{k}].score",
-                   f"{where}[{k}].errors") for k, a in enumerate(annotations)]
+                   f"{where}[{k}].errors", a.get("protocol")) for k, a in enumerate(annotations)]
     elif isinstance(raw, dict):
         waves = sorted({m.group(1) for key in raw if (m := _WAVE.match(key))})
-        pieces = [(raw.get(f"human{w}"), raw.get(f"errors{w}"), f"{where}.human{w}", f"{where}.errors{w}")
-                  for w in waves]
+        pieces = [(raw.get(f"human{w}"), raw.get(f"errors{w}"), f"{where}.human{w}", f"{where}.errors{w}",
+                   raw.get("protocol")) for w in waves]
     elif raw is None:
         return None
     else:
@@ -503,20 +512,36 @@ def _judgement(raw: Any, where: str, line: int) -> Judgement | None:
                          '({"human": ESA score, "errors": [...]}, or a list of annotations)')
     scores: list[float] = []
     spans: list[ErrorSpan] | None = None
-    for score, errors, score_at, errors_at in pieces:
+    for score, errors, score_at, errors_at, protocol in pieces:
         if score is not None:
             if isinstance(score, bool) or not isinstance(score, (int, float)) or not math.isfinite(score):
                 raise InputError(f"{score_at}: the human score {json.dumps(score)[:40]} is not a number")
+            low, high = ESA_RANGE
+            if protocol in (None, "ESA") and not low <= score <= high:
+                raise InputError(f"{score_at}: the ESA score {score:g} is outside {low:g}-{high:g}; fix the file, "
+                                 'or name the scale of other scores in the annotation ("protocol": "MQM")')
             scores.append(float(score))
         if errors is not None:
-            spans = (spans or []) + _spans(errors, errors_at)
+            spans = (spans or []) + _spans(errors, errors_at, text)
     if not scores and spans is None:
         return None
-    return Judgement(math.fsum(scores) / len(scores) if scores else None, tuple(scores),
+    return Judgement(exact_mean(scores) if scores else None, tuple(scores),
                      tuple(spans) if spans is not None else None, line)
 
 
-def _spans(errors: Any, where: str) -> list[ErrorSpan]:
+def exact_mean(values: Sequence[float]) -> float:
+    """The mean of finite numbers, exact (``math.fsum``) and without overflow near the float limit."""
+    try:
+        return math.fsum(values) / len(values)
+    except OverflowError:
+        scale = max(abs(v) for v in values)
+        return math.fsum(v / scale for v in values) / len(values) * scale
+
+
+def _spans(errors: Any, where: str, text: str | None) -> list[ErrorSpan]:
+    """The error spans of one annotation, checked against the translation ``text`` they mark: offsets
+    are 0-based characters with ``0 <= start <= end <= len(text)`` (an empty span marks a place), or both
+    ``"missing"`` (ESA's omission: an error with no place in the translation, kept with no offsets)."""
     if not isinstance(errors, list):
         raise InputError(f"{where}: {json.dumps(errors)[:60]} is not a list of error spans")
     out = []
@@ -525,21 +550,45 @@ def _spans(errors: Any, where: str) -> list[ErrorSpan]:
             raise InputError(f"{where}[{k}]: {json.dumps(e)[:60]} is not an error span "
                              '{"start_i": ..., "end_i": ..., "severity": ...}')
         start, end = e.get("start_i", e.get("start")), e.get("end_i", e.get("end"))
-        for key, v in (("start_i", start), ("end_i", end)):
-            if v is not None and (isinstance(v, bool) or not isinstance(v, int)):
-                raise InputError(f"{where}[{k}].{key}: {json.dumps(v)[:40]} is not a character offset")
         severity = e.get("severity")
-        out.append(ErrorSpan(start, end, str(severity) if severity is not None else None))
+        severity = str(severity) if severity is not None else None
+        if start == OMISSION and end == OMISSION:
+            out.append(ErrorSpan(None, None, severity))
+            continue
+        for key, v in (("start_i", start), ("end_i", end)):
+            if v == OMISSION:
+                raise InputError(f"{where}[{k}].{key}: {OMISSION!r} on one side only; an omission has "
+                                 f'"start_i": "{OMISSION}" and "end_i": "{OMISSION}", a span two offsets')
+            if v is not None and (isinstance(v, bool) or not isinstance(v, int)):
+                raise InputError(f"{where}[{k}].{key}: {json.dumps(v)[:40]} is not a character offset (an "
+                                 f'integer), nor "{OMISSION}" (an omission)')
+            if v is not None and v < 0:
+                raise InputError(f"{where}[{k}].{key}: {v} is negative; offsets count characters from 0")
+        if start is not None and end is not None and start > end:
+            raise InputError(f"{where}[{k}]: start_i {start} is after end_i {end}; a span runs from start_i "
+                             "to end_i (end_i excluded)")
+        if text is not None and max(v for v in (start, end, 0) if v is not None) > len(text):
+            raise InputError(f"{where}[{k}]: the span {start}-{end} ends past the translation it marks "
+                             f"({len(text)} characters); offsets count characters of tgt_text")
+        out.append(ErrorSpan(start, end, severity))
     return out
 
 
-def _assemble(path: str, rows: list[_Row]) -> dict[str, GenmtPair]:
+def _assemble(path: str, rows: list[_Row], found: list[str]) -> dict[str, GenmtPair]:
     """Group rows into pairs and documents (documents in order of first appearance, segments by their
     number where the doc ids carry one, else in file order) and check that every system has an output
-    for every segment of its pair."""
+    for every segment of its pair.  A document whose lines reappear after another document's is read
+    as one document, and said in ``found``."""
     by_pair: dict[str, dict[str, list[_Row]]] = {}
+    last: dict[str, str] = {}
     for row in rows:
-        by_pair.setdefault(row.pair, {}).setdefault(row.doc, []).append(row)
+        docs = by_pair.setdefault(row.pair, {})
+        if row.doc in docs and last[row.pair] != row.doc:
+            order = "by its segment numbers" if row.number is not None else "in file order"
+            found.append(f"{path}, line {row.line}: document {row.doc!r} reappears after document "
+                         f"{last[row.pair]!r}; its lines are read as one document ({order}), not as a new one")
+        docs.setdefault(row.doc, []).append(row)
+        last[row.pair] = row.doc
     pairs: dict[str, GenmtPair] = {}
     for pair, docs in by_pair.items():
         ordered: list[_Row] = []
