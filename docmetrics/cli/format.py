@@ -5,7 +5,7 @@ from __future__ import annotations
 import math
 from typing import Callable, Mapping, Sequence
 
-__all__ = ["num", "table", "tsv", "metric_labels", "column", "columns", "namer", "units_cut"]
+__all__ = ["num", "table", "tsv", "metric_labels", "column", "columns", "namer", "units_cut", "coverage_lines"]
 
 
 def num(x: float | None, width: int) -> str:
