@@ -6,7 +6,8 @@ exit status, what the output must say and must not say.
   the signature names it; an explicit ``tokenize=`` wins.  The numbers are checked against sacrebleu called here.
 - sacrebleu's ``ja`` and ``ko`` extras are ours too; without them, exit 2 naming the tokenizer and the pip command.
 - A sacrebleu signature is read field by field: an option hidden in a field's value is an exit 2 naming the field.
-- BLEU and chrF are printed with sacrebleu's decimals (1, or ``-w N``) in every table that prints their scores.
+- BLEU and chrF are printed with sacrebleu's decimals (1, or ``-w N``) in every table that prints their scores
+  (score table, paired tests, --level, --mtme's scores, sweeps).
 """
 
 from __future__ import annotations
@@ -301,6 +302,8 @@ DECIMAL_ROWS = [
         [f"{DOC_BLEU:.4f}"]),
     row("w-everywhere", ["-m", "bleu", *TWO, "--paired-bs", "-w", "3"], 0, [f"{A_BLEU:.3f} (", f"{B_BLEU:.3f} ("],
         [f"{A_BLEU:.1f} ("]),
+    row("sweep-table", ["sweep", "-m", "bleu", "--grid", "smooth_method=exp,floor", *TWO, "--no-cache"], 0,
+        [f" {A_BLEU:.1f} ", f" {B_BLEU:.1f}\n"], [f"{A_BLEU:.4f}"]),
     row("w-level-doc", ["-m", "bleu", *TWO, "--level", "doc", "-w", "4"], 0, [f"\t{DOC_BLEU:.4f}\n"], []),
 ]
 

@@ -19,7 +19,14 @@ from ..evaluation.sweep import DOC_STATS, SEG_STATS, STAT_CHOICES, Point, heatma
 from ..values.errors import UserError
 from ..values.versions import __version__
 from . import human as human_cli
-from .args import add_input_arguments, add_model_arguments, add_output_arguments, check_output_file, session_scope
+from .args import (
+    add_input_arguments,
+    add_model_arguments,
+    add_output_arguments,
+    check_output_file,
+    session_scope,
+    width,
+)
 from .errors import guarded, note, warn
 from .format import num, table, units_cut
 from .habits import Parser, parse_args
@@ -249,7 +256,11 @@ def write_table(points: Sequence[Point], args: argparse.Namespace, out: TextIO) 
         headers = keys + human_cli.stat_headers(seg, pdp) + [f"doc-{h}" for h in human_cli.DOC_HEADERS if doc]
         rows = [[p.params[k] for k in keys] + human_cli.stat_cells(p.metaeval, w, seg, pdp)
                 + (human_cli.doc_cells(p.metaeval, w) if doc else []) for p in done]
-    else:
+    else:  # the scores: the metric's decimals, as in the score table (bleu: 1, as sacrebleu prints them)
+        from .. import api
+        from ..plugin import registry
+
+        w = width(args, registry.load("metric", api.resolve(args.metric)[0]))
         systems = list(done[0].scores)
         headers = keys + systems
         rows = [[p.params[k] for k in keys] + [num(p.scores[s], w) for s in systems] for p in done]
