@@ -132,6 +132,7 @@ def build(
     """A metric from its class and raw parameters (metric and backbone parameters mixed), in
     ``session`` (or a session of its own, see :func:`load`)."""
     check_batch_size(batch_size)
+    _check_session(session, "docmetrics.load")
     if session is None:
         session = Session(cache=cache, device=device, precision=precision, batch_size=batch_size,
                           max_tokens=max_tokens, quiet=quiet)
@@ -212,10 +213,17 @@ def _once(metric_cls: type[Metric], given: dict[str, str], name: str, key: str) 
     given[name] = key
 
 
+def _check_session(session: Any, where: str) -> None:
+    if session is not None and not isinstance(session, Session):
+        raise TypeError(f"{where}: session= takes a docmetrics.Session (or None, for a session of its own), "
+                        f"not {type(session).__name__} {session!r:.60}")
+
+
 def get_backbone(backbone_cls: type[Backbone], model: str | None = None, *, session: Session | None = None,
                  **settings: Any) -> Backbone:
     """A backbone ``backbone_cls(model, **settings)``: ``session``'s (built once per model and settings)
     where one is given, else a new one."""
+    _check_session(session, "docmetrics.get_backbone")
     return (session if session is not None else Session(cache=None)).backbone(backbone_cls, model, **settings)
 
 

@@ -413,6 +413,7 @@ class Metric(abc.ABC):
         doc_ids: Sequence[str] | None = None,
     ) -> Result:
         """Score one system given as Python lists (one string per segment)."""
+        self.check_open()
         return self.compute(TestSet.from_lists(hypotheses, sources, references, doc_ids))[0]
 
     def score_systems(
@@ -423,8 +424,16 @@ class Metric(abc.ABC):
         doc_ids: Sequence[str] | None = None,
     ) -> dict[str, Result]:
         """Score several systems in one pass (identical units are scored once)."""
+        self.check_open()
         results = self.compute(TestSet.from_lists(systems, sources, references, doc_ids))
         return {r.system: r for r in results}
+
+    def check_open(self) -> None:
+        """Raise where the session this metric scores in is closed, whether or not the metric has a
+        backbone (a session's scorer raises; the plain one never does)."""
+        check = getattr(self.scorer, "check_open", None)  # optional: a Scorer need not close
+        if check is not None:
+            check()
 
     # -- helpers for subclasses ---------------------------------------------------------------------
     @staticmethod

@@ -31,22 +31,32 @@ class CachingScorer:
 
     def __init__(self, cache: cache_module.ScoreCache | None = None, engine: engines.Engine | None = None,
                  *, label: str = "", quiet: bool = True,
-                 backbones: Callable[..., Backbone] | None = None) -> None:
+                 backbones: Callable[..., Backbone] | None = None,
+                 check_open: Callable[[], None] | None = None) -> None:
         self.cache = cache
         self.engine = engine if engine is not None else engines.InProcess()
         #: What the progress bar says (e.g. the metric spec), and whether to show one at all.
         self.label = label
         self.quiet = quiet
         self._backbones = backbones if backbones is not None else DirectScorer().backbone
+        self._check_open = check_open
+
+    def check_open(self) -> None:
+        """Raise where what this scorer scores through is closed (its session's :meth:`close`): a closed
+        engine would start its workers again, a closed cache cannot answer."""
+        if self._check_open is not None:
+            self._check_open()
 
     def backbone(self, cls: type[Backbone], model: str | None = None, *, like: Backbone | None = None,
                  **options: Any) -> Backbone:
         """The backbone ``cls(model, **options)`` with ``like``'s device, precision, batch size and token
         budget: the session's own (built once, shared) where this scorer belongs to one, else the plain
         scorer's (built once per scorer)."""
+        self.check_open()
         return self._backbones(cls, model, like=like, **options)
 
     def score(self, backbone: Backbone, units: Sequence[Unit]) -> BackboneOutput:
+        self.check_open()
         units = list(units)
         n = len(units)
         if not n:
@@ -92,6 +102,7 @@ class CachingScorer:
     def similarity(self, backbone: Backbone, pairs: Sequence[tuple[str, str]]) -> BackboneOutput:
         """``backbone.similarity(pairs)`` through the engine (not cached: alignments are cheap to
         redo next to the scoring they serve)."""
+        self.check_open()
         pairs = list(pairs)
         if not pairs:
             return BackboneOutput([], [], {}, [])

@@ -27,6 +27,7 @@ import os
 from typing import Any, Mapping
 
 from ..plugin.backbone import Backbone, build_backbone
+from ..values.errors import UserError
 from ..values.params import check_batch_size, check_max_tokens
 from . import cache as cache_module
 from . import engines
@@ -88,6 +89,8 @@ class Session:
         """The backbone ``cls(model, ...)`` this session has built with these settings, built now if it
         has none.  Settings not given come from ``like`` (a backbone whose device, precision, batch size
         and token budget to share, e.g. ASD's aligner takes its scorer's), else from the session."""
+        self.check_open()
+
         def pick(given: Any, attr: str, default: Any) -> Any:
             if given is not None:
                 return given
@@ -123,10 +126,26 @@ class Session:
 
     # -- metrics and scoring ------------------------------------------------------------------------------
     def scorer(self, label: str = "") -> CachingScorer:
-        """The scorer metrics of this session score through (its cache and engine; its backbones)."""
-        return CachingScorer(self.cache, self.engine, label=label, quiet=self.quiet, backbones=self.backbone)
+        """The scorer metrics of this session score through (its cache and engine; its backbones); it
+        refuses to score once the session is closed."""
+        self.check_open()
+        return CachingScorer(self.cache, self.engine, label=label, quiet=self.quiet, backbones=self.backbone,
+                             check_open=self.check_open)
 
     # -- lifetime ---------------------------------------------------------------------------------------
+    @property
+    def closed(self) -> bool:
+        """True once :meth:`close` was called."""
+        return self._closed
+
+    def check_open(self) -> None:
+        """Raise a UserError once the session is closed: nothing scores in it then (its engine's workers
+        would start again, its cache is closed)."""
+        if self._closed:
+            raise UserError("session is closed: nothing scores in it after close() (or the end of its with "
+                            "block); load the metric in a new docmetrics.Session, or without session= for a "
+                            "session of its own", params=("session",))
+
     def close(self) -> None:
         """Stop the engine's workers and close the cache this session opened (idempotent)."""
         if self._closed:
