@@ -275,3 +275,49 @@ def test_closest_system(name, human, closest):
     from docmetrics.evaluation.human import closest_system
 
     assert closest_system(name, human) == closest
+
+
+# -- 4: a model that is not on disk, without a network: an error in a second, no progress bar -----------------------
+@pytest.fixture()
+def no_network(tmp_path, monkeypatch):
+    """Downloads allowed, an empty Hugging Face cache and a hub that refuses connections (this machine's
+    port 9): what a laptop without a network looks like to huggingface_hub, without reaching any host."""
+    for var in ("HF_HUB_OFFLINE", "TRANSFORMERS_OFFLINE", "HTTPS_PROXY", "https_proxy", "HTTP_PROXY", "http_proxy",
+                "ALL_PROXY", "all_proxy"):
+        monkeypatch.delenv(var, raising=False)
+    monkeypatch.setenv("HF_ENDPOINT", "http://127.0.0.1:9")
+    monkeypatch.setenv("HF_HUB_CACHE", str(tmp_path / "hub"))
+    constants = pytest.importorskip("huggingface_hub.constants")
+    monkeypatch.setattr(constants, "HF_HUB_OFFLINE", False)
+    monkeypatch.setattr(constants, "HF_HUB_CACHE", str(tmp_path / "hub"))
+    monkeypatch.setattr(constants, "ENDPOINT", "http://127.0.0.1:9")
+
+
+OFFLINE_ROWS = [
+    ("doc-bertscore-default-model", ["-m", "doc-bertscore", "-l", "en-de", "-i", "hyp.txt", "-r", "ref.txt",
+                                     "--doc-ids", "ids.txt"], 2,
+     ["model 'bert-base-multilingual-cased' was not found", "127.0.0.1 cannot be reached"], ["0.00B", "it/s"]),
+    ("bertscore-hub-id", ["-m", "doc-bertscore:model=someone/some-encoder,layer=2", "-i", "hyp.txt", "-r", "ref.txt",
+                          "--doc-ids", "ids.txt"], 2,
+     ["model 'someone/some-encoder' was not found", "cannot be reached", "model=minilm"], ["0.00B"]),
+]
+
+
+@pytest.mark.parametrize("argv,code,present,absent", [r[1:] for r in OFFLINE_ROWS], ids=[r[0] for r in OFFLINE_ROWS])
+def test_no_network_fails_fast(files, no_network, capsys, argv, code, present, absent):
+    import time
+
+    pytest.importorskip("bert_score")
+    start = time.perf_counter()
+    check_row(capsys, argv, code, present, absent)
+    assert time.perf_counter() - start < 5  # was 33 s: huggingface_hub's retries, after importing bert-score
+
+
+def test_bert_score_tables_are_bert_scores():
+    """The default models and layers read from bert-score's source are those it imports."""
+    utils = pytest.importorskip("bert_score.utils")
+    from docmetrics_backbones.bertscore.backbone import bert_score_tables
+
+    default, langs, layers = bert_score_tables()
+    assert default == utils.lang2model.default_factory() and langs == dict(utils.lang2model)
+    assert layers == utils.model2layers

@@ -45,12 +45,14 @@ def cache(tmp_path, monkeypatch):
 
 @pytest.fixture
 def online(cache, monkeypatch):
-    """Downloads allowed (the environment variables and huggingface_hub's own flag)."""
+    """Downloads allowed (the environment variables and huggingface_hub's own flag) and the hub reachable
+    (as far as find_model's quick check can tell: without a network it fails before any download)."""
     from huggingface_hub import constants
 
     monkeypatch.delenv("HF_HUB_OFFLINE")
     monkeypatch.delenv("TRANSFORMERS_OFFLINE")
     monkeypatch.setattr(constants, "HF_HUB_OFFLINE", False)
+    monkeypatch.setattr(models, "hub_unreachable", lambda timeout=3.0: None)
 
 
 def model_dir(root: Path, *names: str) -> Path:

@@ -163,9 +163,10 @@ def find_model(
     ``holds``, e.g. ``config.json``); an existing file whose name ends with one of ``files`` (e.g.
     ``.ckpt``); a name that can only be a path is an error ("does not exist"); a hub id is looked up
     in the Hugging Face cache (its snapshot must match ``holds``), then in each of ``caches``
-    (``(description, directory)`` pairs, a plugin's own cache), then, unless the hub is off,
-    ``download(hub_id)`` is called: it returns the directory it fetched the model into, or None to
-    look in the Hugging Face cache again (``huggingface_hub.snapshot_download`` is the simple
+    (``(description, directory)`` pairs, a plugin's own cache), then, unless the hub is off or cannot be
+    reached (:func:`hub_unreachable`: without a network it fails at once), ``download(hub_id)`` is
+    called: it returns the directory it fetched the model into, or None to look in the Hugging Face
+    cache again (``huggingface_hub.snapshot_download`` is the simple
     choice).  Without ``download`` a hub id must be cached.
 
     Every failure is a :class:`ModelError`; one that finds nothing is :func:`model_not_found`
@@ -204,6 +205,9 @@ def find_model(
         raise not_found(OFFLINE_REASON)
     if download is None:
         raise not_found("this backbone downloads no model")
+    unreachable = hub_unreachable()  # in a second, not after the libraries' retries (~30 s and a progress bar)
+    if unreachable:
+        raise not_found(f"it could not be downloaded ({unreachable})")
     try:
         fetched = download(raw)
     except Exception as exc:  # noqa: BLE001 - HTTP errors, OSError, a gated model, no such repo...

@@ -43,8 +43,10 @@ reads the tokenizer files, so a run the score cache answers loads nothing.
 
 from __future__ import annotations
 
+import ast
 import contextlib
 import csv
+import functools
 import importlib.util
 from pathlib import Path
 from typing import Any, ContextManager, Iterator, Sequence
@@ -120,6 +122,33 @@ def _bert_score_dir() -> Path | None:
     if spec is None or not spec.submodule_search_locations:
         return None
     return Path(list(spec.submodule_search_locations)[0])
+
+
+@functools.cache
+def bert_score_tables() -> tuple[str, dict[str, str], dict[str, int]]:
+    """bert-score's default model (for a language it does not name), its model per language (lang2model)
+    and its default layer per model (model2layers), read from ``bert_score/utils.py`` without importing
+    it (which imports torch and transformers: seconds before a missing model can be reported); imported
+    where the file cannot be read so."""
+    root = _bert_score_dir()
+    try:
+        tree = ast.parse((root / "utils.py").read_text(encoding="utf-8")) if root else None
+        default, langs, layers = "", {}, {}
+        for node in ast.walk(tree) if tree else ():
+            if isinstance(node, ast.Assign) and [getattr(t, "id", "") for t in node.targets] == ["model2layers"]:
+                layers = ast.literal_eval(node.value)
+            elif isinstance(node, ast.Assign) and [getattr(t, "id", "") for t in node.targets] == ["lang2model"]:
+                default = ast.literal_eval(node.value.args[0].body)  # type: ignore[attr-defined]
+            elif (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "update"
+                  and getattr(node.func.value, "id", "") == "lang2model"):
+                langs = ast.literal_eval(node.args[0])
+        if default and langs and layers:
+            return default, langs, layers
+    except (OSError, SyntaxError, ValueError, AttributeError, IndexError, TypeError):
+        pass
+    from bert_score.utils import lang2model, model2layers
+
+    return lang2model.default_factory(), dict(lang2model), dict(model2layers)
 
 
 def baseline_file(lang: str, model: str) -> Path | None:
@@ -221,9 +250,8 @@ class BertScoreBackbone(Backbone):
                     "offline), or the language pair with -l/--lang (e.g. -l en-de) for bert-score's "
                     "default model of the target language"
                 )
-            from bert_score.utils import lang2model
-
-            model = lang2model[target_language(lang)]
+            default, langs, _ = bert_score_tables()
+            model = langs.get(target_language(lang), default)
         super().__init__(model, lang=lang, **kwargs)
         opts = self.p
         for p in self.params:
@@ -256,9 +284,7 @@ class BertScoreBackbone(Backbone):
         short = SHORT_NAMES.get(str(self.model))
         if short is not None:
             return short[1]
-        from bert_score.utils import model2layers
-
-        layer = model2layers.get(str(self.model))
+        layer = bert_score_tables()[2].get(str(self.model))
         if layer is None:
             raise SpecError(
                 f"bertscore: bert-score has no default layer for model '{self.model}'; pass "

@@ -60,7 +60,7 @@ from docmetrics.plugin.backbone import (
     SigField,
     Unit,
 )
-from docmetrics.plugin.models import find_model, fingerprint, hub_unreachable, quiet_libraries
+from docmetrics.plugin.models import find_model, fingerprint, quiet_libraries
 from docmetrics.values.errors import ModelError, SpecError, UserError
 from docmetrics.values.params import Param
 
@@ -80,9 +80,6 @@ _LM_HEAD_ROWS = 256  # positions per lm_head chunk: bounds memory to rows x voca
 
 def _download(hub_id: str) -> None:
     """Fetch the files transformers loads an MBart model from into the Hugging Face cache."""
-    problem = hub_unreachable()
-    if problem:
-        raise OSError(problem)
     with quiet_libraries():
         from transformers import AutoConfig, AutoTokenizer, MBartForConditionalGeneration
 
