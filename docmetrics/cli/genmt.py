@@ -107,8 +107,8 @@ def prepare(args: argparse.Namespace) -> tuple[GenmtPair, TestSet, HumanScores |
     if REFERENCE in pair.human and not include:
         judged = sum(j is not None and j.score is not None for j in pair.human[REFERENCE])
         notes.append(f"{REFERENCE} (the reference) was judged as a system in {args.genmt} ({judged} segments of "
-                     f"{pair.name}) and is left out of the meta-evaluation: reference-based metrics score against "
-                     "it; --include-human scores it as a system too (reference-free metrics only)")
+                     f"{pair.name}); it is not scored as one, since reference-based metrics score against it: "
+                     "--include-human scores it too (reference-free metrics only)")
     if not scores:
         return pair, testset, None, notes
     segments: dict[str, dict[tuple[str, str], float]] = {}
