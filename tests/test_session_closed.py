@@ -1,8 +1,9 @@
-"""A session's lifetime seen from the library: ``session=`` takes a Session, and nothing scores in a
-closed one (its workers are not started again, its cache is not read), whatever the metric.
+"""A session and its metrics as a Python user meets them: ``session=`` takes a Session, nothing scores
+in a closed one (its workers are not started again, its cache is not read), whatever the metric, and a
+metric, its backbone and a session print what they are.
 
-Each row builds a session, loads a metric in it, closes it where the row says, then makes one call,
-which must raise the error named with the message pieces given.
+Each misuse row builds a session, loads a metric in it, closes it where the row says, then makes one
+call, which must raise the error named with the message pieces given.
 """
 
 from __future__ import annotations
@@ -94,3 +95,37 @@ def test_a_closed_session_does_not_start_its_workers_again(toy_dist):  # noqa: F
     assert children() <= before
     with Session(cache=None) as fresh:  # the advice works: a new session scores the same
         assert docmetrics.load(SLIDE, session=fresh).score(HYP, sources=SRC, doc_ids=IDS).score == first
+
+
+# -- what they print ------------------------------------------------------------------------------------
+REPR_ROWS = [
+    ("slide-on-toy", SLIDE,
+     "<SlideMetric slide:w=2,s=1,partial=drop,backbone=toy,model=toy-v1,scale=1,precision=fp32>",
+     "<ToyBackbone toy model=toy-v1 scale=1 precision=fp32 device=auto>"),
+    ("model-path-with-a-comma", "doc-comet:k=1,model=/no/such/dir%2Cv2",
+     "<DocCometMetric doc-comet:k=1,hyp_context=ref,backbone=comet,model=/no/such/dir%2Cv2,precision=fp32>",
+     "<CometBackbone comet model=/no/such/dir,v2 precision=fp32 device=auto>"),
+    ("bleu-has-no-backbone", "bleu:tokenize=char", "tokenize=char", None),
+]
+
+
+@pytest.mark.parametrize("spec,metric,backbone", [r[1:] for r in REPR_ROWS], ids=[r[0] for r in REPR_ROWS])
+def test_a_metric_prints_the_spec_that_loads_it_again(toy_dist, spec, metric, backbone):  # noqa: F811
+    """Without reading a model (the comet directory does not exist); load(metric.spec()) is the same metric."""
+    with Session(cache=None) as s:
+        loaded = docmetrics.load(spec, session=s)
+        shown = repr(loaded)
+        assert (shown == metric) if metric.startswith("<") else (metric in shown and shown.startswith(
+            f"<{type(loaded).__name__} {loaded.name}:"))
+        assert " at 0x" not in shown and repr(loaded.backbone) == str(backbone)
+        assert docmetrics.load(loaded.spec(), session=s).spec() == loaded.spec()
+
+
+def test_a_session_prints_its_state():
+    engine = engines.Workers(2, device="cpu")
+    s = Session(cache=None, engine=engine, max_tokens=512)
+    assert repr(s) == "<Session open, cache=no cache, engine=workers(2), device=auto, max_tokens=512, backbones=0>"
+    docmetrics.load("slide:w=2,s=1,model=/no/such/dir", session=s)
+    assert repr(s).endswith("backbones=1>")
+    s.close()
+    assert repr(s).startswith("<Session closed, ") and repr(s).endswith("backbones=0>")

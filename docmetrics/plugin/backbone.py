@@ -239,6 +239,11 @@ class Backbone(abc.ABC):
         """The model as the signature records it (hub id or the path as given)."""
         return str(self.model)
 
+    def __repr__(self) -> str:
+        own = "".join(f" {p.name}={p.format(self.p.get(p.name, p.default))}" for p in self.params)
+        return (f"<{type(self).__name__} {self.name} model={self.model_name()}{own} precision={self.precision} "
+                f"device={self.device}>")
+
     def why_not(self, capability: str) -> str:
         """Why this backbone with its model cannot do ``capability``: a clause whose subject is
         "it" (the backbone with its model), for an error message that has named them.  The default

@@ -30,6 +30,7 @@ from ..values.errors import CapabilityError, InputError, PluginError, SpecError
 from ..values.params import Param, find_param, unknown_params
 from ..values.result import Coverage, DocScore, Result, UnitScore
 from ..values.signature import ParsedSignature, SigField, Signature
+from ..values.spec import MetricSpec
 from ..values.testset import TestSet
 from ..values.units import BackboneOutput, ScoringUnit, Unit, UnitPlan
 from ..values.versions import __version__
@@ -41,7 +42,8 @@ __all__ = ["Metric", "Scorer", "DirectScorer", "backbone_capabilities"]
 class Scorer(Protocol):
     """What a metric scores through: every call a metric makes to have units scored, similarities
     computed or a further backbone built (a session's scorer adds the score cache, the engine and
-    backbones built once; :class:`DirectScorer` is the plain one)."""
+    backbones built once; :class:`DirectScorer` is the plain one).  A scorer that can be closed also has
+    ``check_open()``, raising once it is (a session's does: :meth:`Metric.check_open` asks it)."""
 
     def score(self, backbone: Backbone, units: Sequence[Unit]) -> BackboneOutput:
         """``backbone``'s scores of distinct ``units``, in their order."""
@@ -393,6 +395,21 @@ class Metric(abc.ABC):
         if self.backbone is not None:
             fields += self.backbone.signature_fields()
         return Signature(self.name, fields, __version__)
+
+    def spec(self) -> str:
+        """The spec that loads this metric again (``docmetrics.load(metric.spec())``): every parameter,
+        defaults included, then the backbone, its model and parameters and the precision.  Cheap: it
+        reads no model (:meth:`signature` adds the fingerprint and the versions)."""
+        params = {p.name: p.format(self.p[p.name]) for p in self.params}
+        if self.backbone is not None:
+            params["backbone"] = self.backbone.name
+            params["model"] = self.backbone.model_name()
+            params.update({p.name: p.format(self.backbone.p.get(p.name, p.default)) for p in self.backbone.params})
+            params["precision"] = self.backbone.precision
+        return MetricSpec(self.name, params).format()
+
+    def __repr__(self) -> str:
+        return f"<{type(self).__name__} {self.spec()}>"
 
     def param_values(self) -> dict[str, Any]:
         long_keys = {p.name: p.long_key for p in self.params}

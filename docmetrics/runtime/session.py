@@ -166,6 +166,10 @@ class Session:
 
     def __repr__(self) -> str:
         where = self.cache.path if self.cache is not None else "no cache"
-        return (f"Session({where}, engine={self.engine.name}, device={self.device}, "
-                f"backbones={len(self._backbones)})")
+        workers = getattr(self.engine, "n", None)  # Workers(n) and Ray say how many
+        engine = f"{self.engine.name}({workers})" if workers else self.engine.name
+        settings = "".join(f", {k}={v}" for k, v in (("precision", self.precision), ("batch_size", self.batch_size),
+                                                      ("max_tokens", self.max_tokens)) if v is not None)
+        return (f"<Session {'closed' if self._closed else 'open'}, cache={where}, engine={engine}, "
+                f"device={self.device}{settings}, backbones={len(self._backbones)}>")
 
