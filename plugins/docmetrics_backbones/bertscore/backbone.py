@@ -61,7 +61,14 @@ from docmetrics.plugin.backbone import (
     SigField,
     Unit,
 )
-from docmetrics.plugin.models import declared_token, find_model, fingerprint, hub_offline, quiet_libraries
+from docmetrics.plugin.models import (
+    declared_token,
+    english_only,
+    find_model,
+    fingerprint,
+    hub_offline,
+    quiet_libraries,
+)
 from docmetrics.values.errors import ModelError, SpecError, UserError
 from docmetrics.values.langpair import parse_langpair, parse_language
 from docmetrics.values.params import Param, path_problem
@@ -405,6 +412,16 @@ class BertScoreBackbone(Backbone):
 
     def fingerprint(self) -> str:
         return fingerprint(self.model_dir())
+
+    def languages(self) -> frozenset[str] | None:
+        """``{"en"}`` for an English-only encoder (by name: minilm, roberta-large, bert-base-uncased, ...;
+        :func:`~docmetrics.plugin.models.english_only`), else no claim."""
+        return frozenset({"en"}) if english_only(self.model) else None
+
+    def target_language(self) -> str | None:
+        """The target language of ``lang`` (``en-de`` -> ``de``), or None where lang is not given."""
+        lang = self.p.get("lang")
+        return target_language(str(lang)) if lang else None
 
     def load(self) -> None:
         if self._model is not None:

