@@ -102,8 +102,10 @@ ROWS = [
      ["model.ckpt is refused: its pickle names builtins.exec"], []),
     ("legacy-format-calls-os-system", lambda m: pickle.dumps(_hp(x=_Calls(os.system, f"touch {m}"))), YAML,
      ["model.ckpt is refused: its pickle names", ".system, which it would call when loaded"], []),
-    ("torch-global-torch-refuses", lambda m: _zip(_TORCH_HUB), YAML,
+    ("torch-hub-load", lambda m: _zip(_TORCH_HUB), YAML,
      ["model.ckpt is refused: its pickle names torch.hub.load", "nothing in it was run"], []),
+    ("torch-load", lambda m: _zip(_TORCH_HUB.replace(b"ctorch.hub\nload\n", b"ctorch\nload\n")), YAML,
+     ["model.ckpt is refused: its pickle names torch.load"], []),
 ]
 
 
@@ -178,3 +180,31 @@ def test_plain_values_in_protocol_2_are_read(tmp_path):
     plain = {"s": {1, 2}, "f": frozenset([3]), "b": bytearray(b"x"), "c": 1j, "t": ("mt", "src")}
     assert b"__builtin__" in pickle.dumps(plain, protocol=2)
     assert stored_hparams(_write(tmp_path, _hp(**plain))) == {"pool": "avg", **plain}
+
+
+def test_a_torch_global_torch_refuses_is_named_without_its_advice(tmp_path):
+    """A global of a torch module whose names torch decides (torch.storage.*Tensor): torch reads the
+    file, refuses it, and the error names what it refused, not torch's advice (weights_only=False)."""
+    ckpt = tmp_path / "model.ckpt"
+    ckpt.write_bytes(_zip(_TORCH_HUB.replace(b"ctorch.hub\nload\n", b"ctorch.storage\nEvilTensor\n")))
+    with pytest.raises(ModelError) as info:
+        stored_hparams(ckpt)
+    assert f"{ckpt} is refused: its pickle names torch.storage.EvilTensor" in str(info.value)
+    assert "weights_only" not in str(info.value)
+
+
+def test_every_global_torch_allows_is_read_or_left_to_torch(tmp_path):
+    """No global that torch's weights-only loading allows by default is refused here (each named as a
+    value beside the hyper-parameters)."""
+    unpickler = pytest.importorskip("torch._weights_only_unpickler")
+    allowed = getattr(unpickler, "_get_allowed_globals", None)  # torch's own list, where it has one
+    if allowed is None:
+        pytest.skip("this torch does not list its allowed globals")
+    names = [name for name in allowed() if name.startswith("torch.")]
+    assert len(names) > 20
+    for name in names:
+        module, attr = name.rsplit(".", 1)
+        global_op = f"c{module}\n{attr}\n".encode()
+        ckpt = tmp_path / "model.ckpt"
+        ckpt.write_bytes(_zip(_TORCH_HUB.replace(b"ctorch.hub\nload\n)R", global_op)))
+        assert stored_hparams(ckpt) == {"pool": "avg"}, name

@@ -10,8 +10,8 @@ hyper-parameters holds are accepted; a file pickled by torch's legacy format (be
 same way, and one naming another torch global is left to ``torch.load``.
 
 A hostile file is refused with a :class:`~docmetrics.values.errors.ModelError` naming it, quickly and
-before torch is imported: a pickle naming a global outside torch that weights-only loading refuses
-(``posix.system``, ``builtins.eval``: nothing is called), hyper-parameters that refer to themselves or
+before torch is imported: a pickle naming a global that weights-only loading refuses (``posix.system``,
+``builtins.eval``, ``torch.hub.load``: nothing is called), hyper-parameters that refer to themselves or
 nest deeper than :data:`MAX_DEPTH` (each object is visited once, so shared sub-lists cost nothing).
 """
 
@@ -36,6 +36,11 @@ _PLAIN = {("collections", "OrderedDict"), ("builtins", "set"), ("builtins", "fro
           ("builtins", "bytearray"), ("builtins", "slice"), ("builtins", "complex"), ("_codecs", "encode")}
 
 
+#: A dtype or quantisation scheme as torch pickles it (``torch.float32``, ``torch.quint4x2``,
+#: ``torch.per_channel_affine``).
+_DTYPE = re.compile(r"bool|bfloat16|q?u?int\d+(x\d+)?|float\d+(_\w+)?|complex\d+|bits\w+|per_\w+")
+
+
 class _Opaque:
     """Stands for a torch object (a tensor, a storage, a dtype): it takes any arguments and state."""
 
@@ -58,10 +63,24 @@ def _torch_global(module: str, name: str) -> bool:
     """A torch global that weights-only loading allows: a tensor rebuilder, a storage type,
     ``torch.Size``, ``torch.device`` or a dtype (``torch.float32``...), a layout."""
     if module == "torch":
-        return name.endswith("Storage") or name in ("Size", "device") or name.isalnum() and name.islower()
+        return name.endswith("Storage") or name in ("Size", "device") or bool(_DTYPE.fullmatch(name))
     return (module == "torch._utils" and name.startswith("_rebuild_")
             or module == "torch.storage" and name.endswith("Storage")
             or (module, name) == ("torch.serialization", "_get_layout"))
+
+
+def _torch_data(module: str, name: str) -> bool:
+    """A torch global of a kind weights-only loading allows (which names exactly is torch's to say):
+    besides :func:`_torch_global`'s, tensor types, ``torch._tensor``'s rebuilders, ``torch.nn.Parameter``.
+    Torch refuses any other (``torch.hub.load``, ``torch.load``), as it refuses any global outside
+    torch but :data:`_PLAIN`'s."""
+    if module == "torch":
+        return name.endswith("Tensor") or _torch_global(module, name)
+    if module in ("torch._tensor", "torch._utils"):
+        return name.startswith("_rebuild_")
+    if module in ("torch.cuda", "torch.cuda.sparse", "torch.sparse", "torch.storage"):
+        return name.endswith(("Storage", "Tensor"))
+    return (module, name) in {("torch.nn.parameter", "Parameter"), ("torch.serialization", "_get_layout")}
 
 
 class _PlainUnpickler(pickle.Unpickler):
@@ -73,7 +92,7 @@ class _PlainUnpickler(pickle.Unpickler):
             return _Opaque
         if (module, name) in _PLAIN:
             return super().find_class(module, name)
-        if module == "torch" or module.startswith("torch."):
+        if _torch_data(module, name):
             raise _NotPlain(f"{module}.{name}")
         raise _Refused(f"{module}.{name}")
 
