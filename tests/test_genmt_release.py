@@ -178,7 +178,8 @@ def test_include_human_scores_the_judged_reference_with_reference_free_metrics(r
 def test_one_coverage_line_per_metric_unless_verbose(release, capsys):
     code, _, err = run(capsys, "-m", QE, "--genmt", release)
     assert code == 0 and err.count("coverage 3/3") == 1, err
-    assert "coverage 3/3 segments (100.0%), 0 truncated in each of 2 systems (-v: one line per system)" in err
+    assert "slide [each of 2 systems]: 3 units, coverage 3/3 segments (100.0%), 0 truncated (-v: one line per " \
+           "system)" in err
     code, _, err = run(capsys, "-m", QE, "--genmt", release, "-v")
     assert code == 0 and err.count("coverage 3/3") == 2 and "[sysA]: 3 units, coverage 3/3" in err
 
@@ -277,6 +278,8 @@ FLAG_ROWS = [
     ("human", ["-f", "json"], 0, ['"pearson"']),
     ("mtme", ["-f", "json"], 0, ['"metrics"']),
     ("genmt", ["-f", "json"], 0, ['"pearson"']),
+    ("genmt", ["--ref", "refA", "--ref", "refA"], 0, ["--ref refA,refA: refA given twice: used once"]),
+    ("mtme", ["--ref", "refA"], 0, ["--ref refA,refA: refA given twice: used once"]),
 ]
 
 

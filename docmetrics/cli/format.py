@@ -90,7 +90,7 @@ def coverage_lines(label: str, results: Sequence[object], verbose: bool = False)
         counts[text] = counts.get(text, 0) + 1
     common = max(counts, key=counts.__getitem__)
     others = [(system, text) for system, text in given if text != common]
-    line = f"{label}: {common} in {'each' if not others else counts[common]} of {len(given)} systems"
+    line = f"{label} [{'each' if not others else counts[common]} of {len(given)} systems]: {common}"
     shown = "; ".join(f"{system}: {text}" for system, text in others[:3])
     more = f"; {len(others) - 3} more" if len(others) > 3 else ""
     return [line + (f"; {shown}{more}" if others else "") + " (-v: one line per system)"]

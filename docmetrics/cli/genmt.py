@@ -22,6 +22,7 @@ from ..values.errors import UserError
 from ..values.genmt import REFERENCE, WMT26_ERROR_FREE_THRESHOLD, GenmtPair, exact_mean, read_genmt
 from ..values.result import Result
 from ..values.testset import TestSet
+from .errors import warn
 from .format import columns, num, table
 
 __all__ = ["add_arguments", "requested", "check_args", "prepare", "detections", "write_detections"]
@@ -74,6 +75,10 @@ def _check_ref(args: argparse.Namespace) -> None:
     names = getattr(args, "ref", None)
     if not names:
         return
+    twice = [r for r in dict.fromkeys(names) if names.count(r) > 1]
+    if twice:  # as -i, -r and --mtme's --ref: a reference named twice is used once
+        warn(f"--ref {','.join(names)}: {', '.join(twice)} given twice: used once")
+        names = args.ref = list(dict.fromkeys(names))
     why = (f"a GenMT file carries one reference per segment, {REFERENCE} (tgt_text.{REFERENCE}, or "
            f"refs.{REFERENCE}.ref in document lines, the only one WMT25's scripts read)")
     if len(names) > 1:
