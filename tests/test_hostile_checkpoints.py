@@ -81,10 +81,16 @@ def _hp(**extra) -> dict:
 _TORCH_HUB = (b"\x80\x02}q\x00(X\x10\x00\x00\x00hyper_parametersq\x01}q\x02X\x04\x00\x00\x00poolq\x03"
               b"X\x03\x00\x00\x00avgq\x04sX\x01\x00\x00\x00xctorch.hub\nload\n)Rq\x05u.")
 
+#: Lists 100000 levels deep, written by hand (pickle's own writer recurses): 100000 EMPTY_LISTs, then APPENDs.
+_DEEP = (b"\x80\x02}X\x10\x00\x00\x00hyper_parameters}X\x04\x00\x00\x00poolX\x03\x00\x00\x00avgs"
+         b"X\x01\x00\x00\x00x" + b"]" * 100_000 + b"a" * 99_999 + b"ss.")
+
 # name, what model.ckpt holds (marker -> bytes), hparams.yaml, what the one line says, what it must not say
 ROWS = [
     ("shared-sublists-80-deep", lambda m: _ckpt(_hp(x=_shared(80))), YAML,
      ["model.ckpt: its hyper-parameters nest more than 16 levels deep", "download the model again"], []),
+    ("lists-100000-deep-by-hand", lambda m: _zip(_DEEP), YAML,
+     ["model.ckpt: its hyper-parameters nest more than 16 levels deep"], ["RecursionError"]),
     ("list-holding-itself", lambda m: _ckpt(_hp(x=_selfish())), YAML,
      ["model.ckpt: its hyper-parameters hold a list that holds itself"], ["RecursionError"]),
     ("hparams-yaml-a-list", lambda m: _ckpt(_hp()), "- regression_metric\n- avg\n",
@@ -163,6 +169,17 @@ def test_depth_limit(tmp_path):
     assert stored_hparams(_write(tmp_path, _hp(x=_nested(MAX_DEPTH - 1))))["pool"] == "avg"
     with pytest.raises(ModelError, match=f"nest more than {MAX_DEPTH} levels deep"):
         stored_hparams(_write(tmp_path, _hp(x=_nested(MAX_DEPTH))))
+
+
+def test_depth_counts_the_longest_path_through_a_shared_sublist(tmp_path):
+    """A sub-list reached first near the top and again at the end of a long path: the long path counts."""
+    shared = _nested(MAX_DEPTH - 6)
+    longer = shared
+    for _ in range(6):
+        longer = [longer]
+    assert stored_hparams(_write(tmp_path, _hp(short=shared)))["short"] == shared
+    with pytest.raises(ModelError, match=f"nest more than {MAX_DEPTH} levels deep"):
+        stored_hparams(_write(tmp_path, _hp(long=longer, short=shared)))
 
 
 def test_shared_sublists_are_visited_once(tmp_path):

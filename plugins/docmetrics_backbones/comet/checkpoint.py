@@ -190,39 +190,44 @@ def stored_hparams(ckpt: Path) -> dict[str, Any]:
 
 
 def _holds_opaque(ckpt: Path, value: Any) -> bool:
-    """Whether ``value`` holds a torch object; each object is visited once (depth first, without
-    recursion), so shared sub-lists cost one visit; a cycle or nesting deeper than :data:`MAX_DEPTH`
-    raises a ModelError naming ``ckpt``."""
-    seen: set[int] = set()
-    holding: set[int] = set()  # the containers on the path from the top to the current object
-    found = False
-    stack: list[tuple[Any, int, bool]] = [(value, 0, False)]
-    while stack:
-        item, depth, leaving = stack.pop()
-        if leaving:
-            holding.discard(id(item))
-            continue
-        if isinstance(item, _Opaque):
-            found = True
-            continue
+    """Whether ``value`` holds a torch object.  Each object is visited once (depth first, without
+    recursion; a shared sub-list's height is kept), so 80 levels of shared sub-lists cost 80 visits,
+    not 2**80; a cycle, or a path through more than :data:`MAX_DEPTH` containers, raises a ModelError
+    naming ``ckpt``."""
+    def children(item: Any) -> list[Any] | None:
         if isinstance(item, dict):
-            children: list[Any] = [x for pair in item.items() for x in pair]
-        elif isinstance(item, (list, tuple, set, frozenset)):
-            children = list(item)
-        else:
+            return [x for pair in item.items() for x in pair]
+        return list(item) if isinstance(item, (list, tuple, set, frozenset)) else None
+
+    def too_deep() -> ModelError:
+        return ModelError(f"COMET checkpoint {ckpt}: its hyper-parameters nest more than {MAX_DEPTH} levels deep, "
+                          "which no model's settings do; download the model again from its publisher")
+
+    height: dict[int, int] = {}  # containers done: how many levels they nest, themselves included
+    path: set[int] = set()  # the containers from the top down to the one being visited
+    found = False
+    stack: list[tuple[Any, bool]] = [(value, False)]
+    while stack:
+        item, leaving = stack.pop()
+        kids = children(item)
+        if kids is None:
+            found = found or isinstance(item, _Opaque)
             continue
-        if id(item) in holding:
+        key = id(item)
+        if leaving:
+            path.discard(key)
+            height[key] = 1 + max((height.get(id(k), 0) for k in kids), default=0)
+            continue
+        if key in path:
             raise ModelError(f"COMET checkpoint {ckpt}: its hyper-parameters hold a {type(item).__name__} that "
                              "holds itself, which no model's settings do; download the model again from its publisher")
-        if id(item) in seen:
+        if len(path) + height.get(key, 1) > MAX_DEPTH:
+            raise too_deep()
+        if key in height:
             continue
-        if depth >= MAX_DEPTH:
-            raise ModelError(f"COMET checkpoint {ckpt}: its hyper-parameters nest more than {MAX_DEPTH} levels "
-                             "deep, which no model's settings do; download the model again from its publisher")
-        seen.add(id(item))
-        holding.add(id(item))
-        stack.append((item, depth, True))
-        stack.extend((child, depth + 1, False) for child in children)
+        path.add(key)
+        stack.append((item, True))
+        stack.extend((k, False) for k in kids)
     return found
 
 
