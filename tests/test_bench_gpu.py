@@ -72,9 +72,9 @@ def test_gpu_precisions_and_missing_backbones_are_listed_as_skipped(smoke):
         assert {(r["arm"], r["impl"]) for r in listed} == {(a.name, i) for a in bench_gpu.ARMS for i in bench_gpu.IMPLS}
         assert all(r["skipped"] == f"{precision} needs a GPU" for r in listed)
         assert f"| every arm | {precision} |" in table
-    assert rows(report, arm="metricx", precision="fp32")[0]["skipped"] == \
-        "skipped: no metricx backbone in this docmetrics"
-    assert rows(report, arm="llm_judge", precision="fp32")[0]["skipped"] == "skipped: no llm backbone in this docmetrics"
+    for arm, backbone in (("metricx", "metricx"), ("llm_judge", "llm")):  # until their functions are written
+        assert rows(report, arm=arm, precision="fp32")[0]["skipped"].startswith("skipped: ")
+        assert backbone in rows(report, arm=arm, precision="fp32")[0]["skipped"]
 
 
 def test_report_says_where_and_what(smoke):

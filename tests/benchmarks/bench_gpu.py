@@ -564,7 +564,7 @@ def metricx_arm(bench: Bench, precision: str) -> list[dict[str, Any]] | str:
     script); returns rows like :meth:`Bench.run_precision`, or why it is skipped."""
     if not has_backbone("metricx"):
         return "skipped: no metricx backbone in this docmetrics"
-    raise NotImplementedError("metricx arm: build an mT5-XL-shaped model and time both here")
+    return "skipped: a metricx backbone exists but bench_gpu.metricx_arm does not time it yet"
 
 
 def llm_judge_arm(bench: Bench, precision: str) -> list[dict[str, Any]] | str:
@@ -572,7 +572,7 @@ def llm_judge_arm(bench: Bench, precision: str) -> list[dict[str, Any]] | str:
     machine has it); returns rows like :meth:`Bench.run_precision`, or why it is skipped."""
     if not has_backbone("llm") and not has_backbone("llm-judge"):
         return "skipped: no llm backbone in this docmetrics"
-    raise NotImplementedError("llm judge arm: build a small decoder-only model and time both here")
+    return "skipped: an llm backbone exists but bench_gpu.llm_judge_arm does not time it yet"
 
 
 EXTRA_ARMS: tuple[Callable[[Bench, str], list[dict[str, Any]] | str], ...] = (metricx_arm, llm_judge_arm)
