@@ -9,16 +9,15 @@ report of issue 27); the guard below only stops a test that would otherwise neve
 
 from __future__ import annotations
 
-import contextlib
 import os
 import pickle
-import signal
 import zipfile
 from pathlib import Path
 
 import pytest
 from cli_fixtures import run_cli
 from docmetrics_backbones.comet.checkpoint import MAX_DEPTH, stored_hparams
+from engine_fixtures import deadline
 
 from docmetrics.values.errors import ModelError
 
@@ -115,21 +114,6 @@ ROWS = [
 ]
 
 
-@contextlib.contextmanager
-def _guard(seconds: int):
-    """Fail instead of hanging (a hostile file used to keep its reader busy for ever)."""
-    def stop(*_):
-        raise AssertionError(f"still running after {seconds} s")
-
-    old = signal.signal(signal.SIGALRM, stop)
-    signal.alarm(seconds)
-    try:
-        yield
-    finally:
-        signal.alarm(0)
-        signal.signal(signal.SIGALRM, old)
-
-
 def _model_dir(root: Path, ckpt: bytes, yaml_text: str) -> Path:
     (root / "checkpoints").mkdir(parents=True)
     (root / "checkpoints" / "model.ckpt").write_bytes(ckpt)
@@ -144,7 +128,7 @@ def test_hostile_checkpoint_is_refused(tmp_path, capsys, build, yaml_text, prese
     for name, text in (("hyp.txt", "Hallo Welt.\nGut.\n"), ("src.txt", "Hello world.\nGood.\n"),
                        ("ref.txt", "Hallo Welt.\nGut.\n"), ("ids.txt", "d1\nd1\n")):
         (tmp_path / name).write_text(text, encoding="utf-8")
-    with _guard(60):
+    with deadline(60):
         code, out, err = run_cli(capsys, "-m", f"doc-comet:model={model}", "-i", tmp_path / "hyp.txt",
                                  "-s", tmp_path / "src.txt", "-r", tmp_path / "ref.txt",
                                  "--doc-ids", tmp_path / "ids.txt")
