@@ -71,6 +71,9 @@ class Detection:
     average_precision: float
     #: Why the statistics that are NaN are undefined ("" when every one is defined).
     undefined: str = ""
+    #: True for a metric whose lower scores are better: it predicts error-free at or BELOW the threshold
+    #: (the items were detected on negated scores; ``threshold`` is in the metric's own units).
+    at_or_below: bool = False
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-ready (NaN and infinities as None)."""
@@ -84,6 +87,7 @@ class Detection:
             "precision": num(self.precision), "recall": num(self.recall), "f1": num(self.f1),
             "mcc": num(self.mcc), "average_precision": num(self.average_precision),
             **({"undefined": self.undefined} if self.undefined else {}),
+            **({"at_or_below": True} if self.at_or_below else {}),
         }
 
 

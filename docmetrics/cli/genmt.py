@@ -13,6 +13,7 @@ scores are the segments' ESA scores, so the meta-evaluation is ``--human ... --s
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import math
 from typing import Any, Sequence, TextIO
 
@@ -159,11 +160,12 @@ def detections(all_results: Sequence[tuple[str, list[Result]]], pair: GenmtPair,
     out: list[tuple[str, Detection | None, str]] = []
     for spec, results in all_results:
         scores: dict[str, list[float | None]] = {}
+        lower = not all(r.higher_is_better for r in results)  # detected on negated scores: higher better
         for r in results:
             if any(u.end - u.start != 1 for u in r.units):
                 break
             row: list[float | None] = [None] * len(pair.segments)
-            for u in r.units:
+            for u in r.oriented().units:
                 row[u.start] = u.score
             scores[r.system] = row
         else:
@@ -171,9 +173,11 @@ def detections(all_results: Sequence[tuple[str, list[Result]]], pair: GenmtPair,
             if not any(x is not None for x in g):
                 out.append((spec, None, "no segment of these systems has a human judgement"))
                 continue
-            given = None if threshold in (None, "auto") else float(threshold)
+            given = None if threshold in (None, "auto") else float(threshold) * (-1 if lower else 1)
             try:
                 found = detect(g, s, given)
+                if lower:  # the threshold in the metric's own units, predicting at or below it
+                    found = dataclasses.replace(found, threshold=-found.threshold, at_or_below=True)
                 out.append((spec, found, _why_no_gold(pair, scores) if not found.positives else ""))
             except ValueError as exc:  # no segment with both a gold flag and a score (e.g. every score NaN)
                 out.append((spec, None, f"nothing to detect: {exc}"))
@@ -202,14 +206,16 @@ def write_detections(found: Sequence[tuple[str, Detection | None, str]], width: 
             continue
         cells = [num(v, width) if not math.isnan(v) else "undefined"
                  for v in (d.mcc, d.precision, d.recall, d.f1, d.average_precision)]
-        rows.append([named[spec], *cells, f"{d.threshold:g} ({d.chosen_by})", f"{d.positives}/{d.n}",
+        at = f"<= {d.threshold:g}" if d.at_or_below else f"{d.threshold:g}"
+        rows.append([named[spec], *cells, f"{at} ({d.chosen_by})", f"{d.positives}/{d.n}",
                      "; ".join(x for x in (d.undefined, why) if x)])
     out.write("\nError-free translations (WMT26 subtask 3): (segment, system) items\n")
     out.write(table(["Metric", "MCC", "precision", "recall", "F1", "AP", "threshold", "error-free items", "note"],
                     rows))
     out.write("\nAn item is one system's translation of one segment.  Gold error-free: no error span (an omission "
               "counts, though it has no place) and ESA >= 85.  An item is predicted error-free when the metric's "
-              "score is at or above the threshold; a threshold chosen on these items (mcc) is an oracle operating "
+              "score is at or above the threshold (at or below, '<=', for a metric whose lower scores are better); "
+              "a threshold chosen on these items (mcc) is an oracle operating "
               "point.  AP: average precision (area under the precision-recall curve).\n")
 
 

@@ -246,6 +246,9 @@ class _Report(MtmeObserver):
         for r in results:
             if r.coverage is not None and r.coverage.segments_scored < r.coverage.segments_total:
                 note(self.args, f"[{run.lp}] {metric.metric.name} [{r.system}]: {r.coverage.summary()}", self.who)
+        if written is not None and written.negated:
+            note(self.args, f"[{run.lp}] {metric.spec}: lower is better, so its MTME score files hold the scores "
+                 "negated (MTME reads every score as higher-better, as its own MetricX files do)", self.who)
         for level, why in (written.skipped.items() if written is not None else ()):
             note(self.args, f"[{run.lp}] {metric.spec}: no {level}-level score file: {why}", self.who)
 

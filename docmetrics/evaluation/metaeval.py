@@ -32,6 +32,7 @@ Nothing here parses arguments or prints; every object has ``to_dict()`` (JSON-re
 
 from __future__ import annotations
 
+import dataclasses
 import math
 from dataclasses import dataclass, field
 from typing import Any, Mapping, Sequence
@@ -113,6 +114,9 @@ class MetaEval:
     with_pdp: bool = False
     #: the document level, when asked for
     document: DocEval | None = None
+    #: False where the metric scores errors: its scores were judged negated (every statistic reads higher
+    #: as better), ``metric_scores`` are its own
+    higher_is_better: bool = True
 
     @property
     def accuracy_mtme(self) -> float:
@@ -132,6 +136,7 @@ class MetaEval:
         return {
             "systems": self.systems,
             "metric_scores": self.metric_scores,
+            **({} if self.higher_is_better else {"higher_is_better": False}),
             "human_scores": self.human_scores,
             "pearson": as_score(self.pearson),
             "spearman": as_score(self.spearman),
@@ -423,7 +428,8 @@ def evaluate_wmt(
     doc_level`): gold from ``human_doc`` (system -> one score per document of ``doc_names``) where given,
     else from ``human_seg`` by ``doc_rule`` over the documents of ``doc_ids`` (the document of each
     segment; default: read from the metrics' units); ``human_file`` names the human scores in errors."""
-    groups = _group(results)
+    raw = _group(results)
+    groups = {name: [r.oriented() for r in rs] for name, rs in raw.items()}  # judged higher-better
     if doc_rule is not None and doc_rule not in DOC_RULES:
         raise InputError(f"document rule {doc_rule!r}: expected one of {', '.join(DOC_RULES)}")
     if human_sys is None and human_seg is None:
@@ -498,6 +504,9 @@ def evaluate_wmt(
         metrics[name] = _metric_stats(
             name, rs, al, order, human_vec, human_seg, spa, n_permutations, spa_seed, short, unit_level
         )
+        if not all(r.higher_is_better for r in raw[name]):  # judged oriented, shown as the metric gives them
+            metrics[name].higher_is_better = False
+            metrics[name].metric_scores = [-x for x in al.sys]
         if pdp or gold is not None:
             metrics[name].with_pdp = True
             metrics[name].pdp = ws.pdp([human_vec], [al.sys])
@@ -542,9 +551,7 @@ def _doc_ids_from_units(groups: Mapping[str, Sequence[Result]], n_segments: int 
 
 
 def _renamed(r: Result, system: str) -> Result:
-    if r.system == system:
-        return r
-    return Result(system, r.metric, r.score, r.signature, r.params, r.units, r.docs, r.coverage, r.extras)
+    return r if r.system == system else dataclasses.replace(r, system=system)
 
 
 def evaluate_mtme(

@@ -741,9 +741,13 @@ class WrittenScores:
     ref: str
     paths: dict[str, str] = field(default_factory=dict)
     skipped: dict[str, str] = field(default_factory=dict)
+    #: True where the metric's lower scores are better: written negated, as MTME stores every score
+    #: with higher better (its own MetricX files hold negated scores)
+    negated: bool = False
 
     def to_dict(self) -> dict[str, Any]:
-        return {"metric": self.metric, "ref": self.ref, "paths": self.paths, "skipped": self.skipped}
+        return {"metric": self.metric, "ref": self.ref, "paths": self.paths, "skipped": self.skipped,
+                **({"negated": True} if self.negated else {})}
 
 
 def _fmt(x: float) -> str:
@@ -802,10 +806,13 @@ def write_mtme_scores(
     written when every unit is one segment and every segment has a score (``n_segments``: the test
     set's size, default: the results' coverage); the doc file when every document (``doc_ids``: the
     document order, default: the first result's) has a score.  A level not written is in
-    :attr:`WrittenScores.skipped` with the reason.
+    :attr:`WrittenScores.skipped` with the reason.  MTME reads every score as higher-better: the scores of
+    a metric whose lower scores are better are written negated (:attr:`WrittenScores.negated`).
     """
     if not results:
         raise InputError("no results to write")
+    negated = not all(r.higher_is_better for r in results)
+    results = [r.oriented() for r in results]
     _check_ref_name(ref_name)
     name = mtme_metric_name(metric_name)
     seen: set[str] = set()
@@ -819,7 +826,7 @@ def write_mtme_scores(
             raise InputError(f"system {r.system!r} has no {r.metric} score; MTME score files hold no gaps")
     out_dir = os.path.join(os.fspath(out_root), testset, "metric-scores", lp)
     os.makedirs(out_dir, exist_ok=True)
-    written = WrittenScores(name, ref_name)
+    written = WrittenScores(name, ref_name, negated=negated)
     by_level: dict[str, list[str]] = {"sys": [f"{r.system}\t{_fmt(r.score)}" for r in results]}
 
     if n_segments is None:

@@ -127,6 +127,9 @@ class Metric(abc.ABC):
     multiple_references: ClassVar[bool] = False
     #: Decimals the command line prints the score with unless -w says otherwise (None: its default, 4).
     decimals: ClassVar[int | None] = None
+    #: Whether higher scores are better, for a metric without a backbone (TER: False); a metric on a
+    #: backbone takes its backbone's declaration (:meth:`is_higher_better`).
+    higher_is_better: ClassVar[bool] = True
 
     def __init_subclass__(cls, **kwargs: Any) -> None:
         super().__init_subclass__(**kwargs)
@@ -324,7 +327,7 @@ class Metric(abc.ABC):
             )
             results.append(Result(system, self.name, score, signature, params, unit_scores, docs,
                                   coverage, dict(plan.extras.get(system, {})), agg.name,
-                                  decimals=self.decimals))
+                                  decimals=self.decimals, higher_is_better=self.is_higher_better()))
         return results
 
     def _aggregate(self, units: Sequence[UnitScore], groups: Sequence[str]) -> float:
@@ -349,6 +352,13 @@ class Metric(abc.ABC):
         return {k: sums[k] for k in sorted(sums, key=lambda k: (order.get(k, len(order)), k))}
 
     # -- provided -----------------------------------------------------------------------------------
+    def is_higher_better(self) -> bool:
+        """The direction of this metric's scores: its backbone's declaration (``Backbone.higher_is_better``:
+        False for MetricX) where it has one, else the metric's own (:attr:`higher_is_better`)."""
+        if self.backbone is not None:
+            return bool(getattr(self.backbone, "higher_is_better", True))
+        return bool(self.higher_is_better)
+
     @classmethod
     def needs_text(cls) -> str:
         if not cls.needs:

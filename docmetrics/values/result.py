@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -120,9 +121,23 @@ class Result:
     #: Decimals the command line prints the score with unless -w says otherwise (the metric's own tool's:
     #: sacrebleu prints 1).
     decimals: int | None = None
+    #: Whether a higher score is better (False where the metric scores errors: MetricX's 0-25, TER).
+    #: Output keeps the metric's own values; every judging tool reads them through :meth:`oriented`.
+    higher_is_better: bool = True
 
     def __float__(self) -> float:
         return float(self.score)
+
+    def oriented(self) -> Result:
+        """This result as judging reads it, higher better: itself, or a copy with its system, unit and
+        document scores negated where lower is better.  Sufficient statistics (``UnitScore.stats``),
+        which only the metric's own aggregation reads, stay as they are."""
+        if self.higher_is_better:
+            return self
+        return dataclasses.replace(
+            self, score=-self.score, units=[dataclasses.replace(u, score=-u.score) for u in self.units],
+            docs=[dataclasses.replace(d, score=None if d.score is None else -d.score) for d in self.docs],
+            higher_is_better=True)
 
     def to_dict(self, level: str = "system", short: bool = False) -> dict[str, Any]:
         d: dict[str, Any] = {
@@ -137,6 +152,8 @@ class Result:
             d["coverage"] = self.coverage.to_dict()
         if self.detail:
             d["detail"] = dict(self.detail)
+        if not self.higher_is_better:
+            d["higher_is_better"] = False
         if level in ("doc", "unit", "chunk"):
             d["docs"] = [x.to_dict() for x in self.docs]
         if level in ("unit", "chunk"):

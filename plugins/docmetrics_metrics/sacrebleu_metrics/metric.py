@@ -405,6 +405,7 @@ class TerMetric(SacrebleuMetric):
     params: ClassVar[tuple[Param, ...]] = TER_PARAMS
     family: ClassVar[str] = "ter"
     folded: ClassVar[tuple[str, ...]] = ("case", "norm", "punct", "asian")  # the four parameters
+    higher_is_better: ClassVar[bool] = False  # an edit rate
 
 
 class DocTerMetric(TerMetric):
