@@ -112,6 +112,10 @@ class Backbone(abc.ABC):
     #: Distributions whose versions can change the number; recorded in the signature as
     #: (distribution name, short key).
     libraries: ClassVar[tuple[tuple[str, str], ...]] = ()
+    #: The direction of its scores: False for a model that scores errors (MetricX's 0-25, MQM
+    #: penalties), where lower is better.  The signature records it when it is not the default
+    #: (``better:lower``); output keeps the model's own values.
+    higher_is_better: ClassVar[bool] = True
 
     def __init__(
         self,
@@ -302,7 +306,8 @@ class Backbone(abc.ABC):
 
     def signature_fields(self) -> list[SigField]:
         """Fields this backbone adds to a signature: backbone, model, fingerprint, its own
-        parameters, precision and library versions."""
+        parameters, precision, the direction where lower is better (``better:lower``) and library
+        versions."""
         from ..values.versions import dist_version
 
         fields = [
@@ -312,6 +317,8 @@ class Backbone(abc.ABC):
         ]
         fields += self.extra_signature_fields()
         fields.append(SigField("precision", "pr", self.precision))
+        if not self.higher_is_better:
+            fields.append(SigField("better", "better", "lower", is_param=False))
         for dist, short in self.libraries:
             fields.append(SigField(dist, short, dist_version(dist), is_param=False))
         return fields

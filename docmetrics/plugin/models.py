@@ -129,18 +129,20 @@ def model_not_found(
     example: str = "/path/to/model-dir",
     layout: str = "config.json, the weights and the tokenizer files",
     advice: str = "",
+    param: str = "model",
 ) -> ModelError:
     """The standard error for a model that is neither a local directory nor found where a hub id is
     kept: it names the model, every place looked in (``places``; default: the Hugging Face cache)
     and why it could not be had (``reason``; default: downloads are off, or it could not be
-    downloaded), then the fix (a local directory with ``model=``, or a machine with network to fill
-    the cache), then the plugin's own ``advice`` (a sentence)."""
+    downloaded), then the fix (a local directory with ``model=``, or ``param=`` where the spec names it
+    under another parameter, e.g. ``tokenizer=``; or a machine with network to fill the cache), then the
+    plugin's own ``advice`` (a sentence)."""
     places = list(places) or [f"the local Hugging Face cache ({hub_cache_dir()})"]
     if reason is None:
         reason = OFFLINE_REASON if hub_offline() else "it could not be downloaded"
     return ModelError(
         f"{kind} '{model}' was not found: it is not a local directory, it is not in "
-        f"{' nor in '.join(places)}, and {reason}. Give a local directory with model={example} ({layout}), "
+        f"{' nor in '.join(places)}, and {reason}. Give a local directory with {param}={example} ({layout}), "
         "or run docmetrics once on a machine with network to cache it (HF_HOME or HF_HUB_CACHE choose "
         "the Hugging Face cache)" + (f". {advice}" if advice else "")
     )
@@ -157,6 +159,7 @@ def find_model(
     download: Callable[[str], str | os.PathLike[str] | None] | None = None,
     example: str = "/path/to/model-dir",
     advice: str = "",
+    param: str = "model",
 ) -> Path:
     """The local directory (or file) of ``model``: a directory, a file, or a hub id.
 
@@ -171,23 +174,24 @@ def find_model(
     choice).  Without ``download`` a hub id must be cached.
 
     Every failure is a :class:`ModelError`; one that finds nothing is :func:`model_not_found`
-    (``kind``, ``layout``, ``example`` and ``advice`` fill its message).  Nothing is imported unless
-    a hub id is looked up.
+    (``kind``, ``layout``, ``example`` and ``advice`` fill its message; ``param`` is the spec's parameter
+    that names it, ``model`` unless the backbone takes a second path such as ``tokenizer=``).  Nothing is
+    imported unless a hub id is looked up.
     """
     raw = str(model)
     path = Path(raw).expanduser()
     if path.is_dir():
         if not _holds(path, holds):
-            raise ModelError(f"model directory '{raw}' holds no {kind} (no {' or '.join(holds)} in it; "
+            raise ModelError(f"{param} directory '{raw}' holds no {kind} (no {' or '.join(holds)} in it; "
                              f"expected {layout})")
         return path
     as_file = f"its {' or '.join(files)} file, " if files else ""
     if path.exists():
         if files and raw.endswith(tuple(files)):
             return path
-        raise ModelError(f"model '{raw}' is a file; pass the {kind}'s directory ({layout}), {as_file}or a hub id")
+        raise ModelError(f"{param} '{raw}' is a file; pass the {kind}'s directory ({layout}), {as_file}or a hub id")
     if looks_like_path(raw) or not looks_like_hub_id(raw) or (files and raw.endswith(tuple(files))):
-        raise ModelError(f"model path '{raw}' does not exist; pass an existing {kind} directory ({layout}), "
+        raise ModelError(f"{param} path '{raw}' does not exist; pass an existing {kind} directory ({layout}), "
                          f"{as_file}or a hub id (owner/name)")
     found = hub_snapshot(raw, holds)
     if found is not None:
@@ -200,7 +204,7 @@ def find_model(
 
     def not_found(reason: str) -> ModelError:
         return model_not_found(raw, kind=kind, places=places, reason=reason, example=example, layout=layout,
-                               advice=advice)
+                               advice=advice, param=param)
 
     if hub_offline():
         raise not_found(OFFLINE_REASON)
