@@ -294,6 +294,11 @@ scored in chunks of at most max(chunks) sentences, none of them cut by a model t
             raise self._aligner_error(exc) from None
         if SIMILARITY in caps and isinstance(aligner, GivesSimilarity):
             return "similarity"
+        if QE in caps and not getattr(aligner, "higher_is_better", True):  # its QE scores are errors
+            raise CapabilityError(
+                f"asd: aligner '{aligner.name}' scores errors (lower is better), which the alignment would read "
+                "as similarities backwards; align with aligner=comet (CometKiwi) or aligner=sentence-embedding, "
+                f"and score with backbone={aligner.name}")
         if QE in caps:
             return "qe"
         raise CapabilityError(
