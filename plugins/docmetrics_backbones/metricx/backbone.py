@@ -251,8 +251,8 @@ class MetricxBackbone(Backbone):
             raise ModelError(f"tokenizer={name}: {where} has no token {SCORE_TOKEN}, whose logit is MetricX's score; "
                              "give mT5's tokenizer (google/mt5-xl)", params=("tokenizer",))
         if vocab_size and score_id >= vocab_size:
-            raise ModelError(f"tokenizer={name}: its {SCORE_TOKEN} is id {score_id}, past model '{self.model}''s "
-                             f"vocabulary of {vocab_size}: the tokenizer is not this model's", params=("tokenizer",))
+            raise ModelError(f"tokenizer={name}: its {SCORE_TOKEN} is id {score_id}, past the {vocab_size} rows of "
+                             f"model '{self.model}': the tokenizer is not this model's", params=("tokenizer",))
         probe = tok("a")["input_ids"]
         if tok.eos_token_id is None or not probe or probe[-1] != tok.eos_token_id:
             raise ModelError(f"tokenizer={name}: {where} does not end a sequence with EOS, which MetricX drops; "
