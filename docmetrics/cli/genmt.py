@@ -20,7 +20,7 @@ from typing import Any, Sequence, TextIO
 from ..algorithms.detection import Detection, detect, items
 from ..evaluation.human import HumanScores
 from ..values.errors import UserError
-from ..values.genmt import REFERENCE, WMT26_ERROR_FREE_THRESHOLD, GenmtPair, exact_mean, read_genmt
+from ..values.genmt import REFERENCE, WMT26_ERROR_FREE_THRESHOLD, GenmtData, GenmtPair, exact_mean, read_genmt
 from ..values.result import Result
 from ..values.testset import TestSet
 from .errors import warn
@@ -89,11 +89,9 @@ def _check_ref(args: argparse.Namespace) -> None:
         raise UserError(f"--ref {names[0]}: no such reference in {args.genmt} (references: {REFERENCE}): {why}")
 
 
-def prepare(args: argparse.Namespace) -> tuple[GenmtPair, TestSet, HumanScores | None, list[str]]:
-    """The language pair ``-l`` of ``--genmt`` (restricted to ``--domains``), its test set, its human
-    scores and the notes to show (what the reader found odd; the reference judged as a system and left
-    out), read and checked before any model loads.  With ``--include-human`` the reference (refA) is
-    scored as a system, as WMT had it judged."""
+def read_pair(args: argparse.Namespace) -> tuple[GenmtData, GenmtPair]:
+    """The file of ``--genmt`` and its language pair ``-l`` (the only one where it holds one; ``args.lang``
+    is set to it), every domain."""
     data = read_genmt(args.genmt)
     pairs = data.language_pairs()
     if not args.lang:
@@ -101,7 +99,16 @@ def prepare(args: argparse.Namespace) -> tuple[GenmtPair, TestSet, HumanScores |
             raise UserError(f"--genmt {args.genmt} holds {len(pairs)} language pairs ({', '.join(pairs)}): "
                             "pick one with -l")
         args.lang = pairs[0]
-    pair = data.pair(args.lang).select(args.domains)
+    return data, data.pair(args.lang)
+
+
+def prepare(args: argparse.Namespace) -> tuple[GenmtPair, TestSet, HumanScores | None, list[str]]:
+    """The language pair ``-l`` of ``--genmt`` (restricted to ``--domains``), its test set, its human
+    scores and the notes to show (what the reader found odd; the reference judged as a system and left
+    out), read and checked before any model loads.  With ``--include-human`` the reference (refA) is
+    scored as a system, as WMT had it judged."""
+    data, pair = read_pair(args)
+    pair = pair.select(args.domains)
     include = bool(getattr(args, "include_human", False))
     if include and REFERENCE not in pair.outputs:
         raise UserError(f"--include-human: {args.genmt} has no reference ({REFERENCE}) for {pair.name} to score as "

@@ -19,6 +19,7 @@ from ..values.sacrebleu_signature import read_sacrebleu_signature
 from ..values.versions import __version__
 from . import genmt, mtme, significance
 from . import human as human_cli
+from . import spans as spans_cli
 from .args import (
     add_cache_arguments,
     add_input_arguments,
@@ -51,6 +52,7 @@ examples:
 subcommands (each has --help):
   docmetrics sweep ...   one metric over a parameter grid (e.g. --grid w=1..10 s=1..w), meta-evaluated
   docmetrics metaeval ... metrics on several language pairs of MTME data, WMT23/WMT24 averages, a plot
+  docmetrics rank ...    AutoRank (WMT25's ranking over several metrics) from stored scores (--scores FILE...)
   docmetrics vat ...     variance-aware test sets (a tool plugin, entry-point group docmetrics.tools)
 
 A new document starts wherever the doc id changes (as `sacrebleu --echo docid` writes them).
@@ -110,6 +112,7 @@ def build_parser() -> argparse.ArgumentParser:
     significance.add_arguments(p)
     human_cli.add_arguments(p)
     genmt.add_arguments(p)
+    spans_cli.add_arguments(p)
     mtme.add_arguments(p)
     add_cache_arguments(p)
     return p
@@ -128,7 +131,7 @@ COLUMNS = {
 
 #: Subcommands built in: ``docmetrics sweep ...``; tools (``docmetrics vat ...``) come from plugins
 #: registered under the entry-point group ``docmetrics.tools`` (a callable ``main(argv) -> int``).
-SUBCOMMANDS = {"sweep": "docmetrics.cli.sweep", "metaeval": "docmetrics.cli.metaeval"}
+SUBCOMMANDS = {"sweep": "docmetrics.cli.sweep", "metaeval": "docmetrics.cli.metaeval", "rank": "docmetrics.cli.rank"}
 TOOLS_GROUP = "docmetrics.tools"
 
 
@@ -196,6 +199,11 @@ def run(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
         from .describe import describe
 
         print(describe(args.describe))
+        return 0
+    if spans_cli.requested(args):  # span predictions from files: no metric is scored
+        if args.output:
+            check_output_file(args.output, "-o")
+        write_output(args, spans_cli.run(args))
         return 0
     if not args.metrics:
         print("docmetrics: error: give metrics with -m (see --list), e.g. -m slide:w=6,s=6", file=sys.stderr)

@@ -1,0 +1,340 @@
+"""Error-span judging (WMT25 metrics task 2, WMT26 subtask 1): span predictions from a JSONL file against the
+human spans of a GenMT file (ESA ``errors``) or a raw MQM file (``<v>`` marks), scored by
+:mod:`docmetrics.algorithms.spans` per system and over every item, as WMT25's ``scoring_esa.py`` scores a
+language pair.
+
+A prediction file has one JSON object per line, one line per item (one system's translation of one segment):
+``system`` (or ``system_id``), the segment's key as the human file names it (GenMT: ``doc_id`` as the line
+writes it, plus ``segment``, its 1-based position in the document, where doc ids carry no segment number;
+MQM: ``doc`` and ``seg_id``), and the errors, either as GenMT writes them
+(``"errors": [{"start_i": 4, "end_i": 9, "severity": "minor"}]``; an omission ``"missing"`` for both
+offsets) or as WMT25's task-2 submissions write them (``start_indices``, ``end_indices``,
+``error_types``: space-separated, ``no-error`` for none).  Every mistake is an InputError naming the file,
+the line and the field.  Nothing here prints.
+
+The gold of an item is one annotation, as the WMT25 dev set (``create_tsv_from_wmt24_esa.py``) takes the first
+annotation of an item: a GenMT item judged by several annotators is left out (the GenMT reader merges their
+spans, so the first cannot be told apart) and counted; an MQM item takes its first rater's spans.
+"""
+
+from __future__ import annotations
+
+import json
+from collections import Counter
+from dataclasses import dataclass, field
+from typing import Any, Mapping
+
+from ..algorithms.spans import SEVERITY_CLASS, SKIPPED_SEVERITIES, Span, SpanCounts, item_counts, micro
+from ..values.errors import InputError
+from ..values.genmt import OMISSION, SEP, GenmtPair
+from ..values.io import read_lines
+from .mqm import MqmRatings
+
+__all__ = ["SpanItem", "SpanGold", "SpanJudgement", "genmt_gold", "mqm_gold", "read_predictions", "judge"]
+
+#: What WMT25's task-2 files write in ``error_types`` for an item without errors.
+NO_ERROR = "no-error"
+_SEVERITIES = (*SEVERITY_CLASS, *SKIPPED_SEVERITIES)
+
+
+@dataclass(frozen=True)
+class SpanItem:
+    """One system's translation of one segment: how messages name it, its length in characters, its gold
+    spans (omissions included; None where it has none to judge against, ``why`` says why), and the gold
+    spans its reader left out (one reason each)."""
+
+    system: str
+    name: str
+    length: int
+    gold: tuple[Span, ...] | None
+    why: str = ""
+    dropped: tuple[str, ...] = ()
+
+
+@dataclass
+class SpanGold:
+    """The human spans of one test set: items by ``(system, *key)``, the key fields a prediction line
+    gives (beside ``system``), what the gold is (``text``) and what to note about it (``notes``)."""
+
+    path: str
+    pair: str | None
+    fields: tuple[str, ...]
+    items: dict[tuple[str, ...], SpanItem]
+    text: str
+    notes: list[str] = field(default_factory=list)
+    #: GenMT: (doc id without its segment number, position) -> the doc id the line writes
+    positions: dict[tuple[str, int], str] = field(default_factory=dict)
+    #: GenMT: the pair's name with and without locales, the domains selected (lines of the pair's other
+    #: domains, ``all_domains``, are skipped and counted)
+    names: tuple[str, ...] = ()
+    domains: tuple[str, ...] = ()
+    all_domains: tuple[str, ...] = ()
+
+
+@dataclass
+class SpanJudgement:
+    """A predictor (a file) judged: the counts over every compared item and per system, the spans
+    compared, and what was left out (reason -> how many)."""
+
+    predictor: str
+    overall: SpanCounts
+    systems: dict[str, SpanCounts]
+    spans: dict[str, int]
+    left_out: dict[str, int]
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"predictor": self.predictor, "overall": self.overall.to_dict(),
+                "systems": {name: c.to_dict() for name, c in self.systems.items()},
+                "spans": self.spans, "left_out": self.left_out}
+
+
+def _gold_spans(spans: Any, where: str) -> tuple[Span, ...]:
+    """A GenMT annotation's spans (omissions kept, with no offsets); a severity the scorer does not know is
+    an InputError, as the official scorer stops on it."""
+    out = []
+    for s in spans:
+        if s.severity not in _SEVERITIES:
+            raise InputError(f"{where}: an error span of severity {s.severity!r}, which the span scorer does not "
+                             f"know ({', '.join(_SEVERITIES)})")
+        out.append(Span(s.start, s.end, s.severity))
+    return tuple(out)
+
+
+def genmt_gold(pair: GenmtPair, all_domains: tuple[str, ...] | None = None) -> SpanGold:
+    """The human spans of one language pair of a GenMT file (segment lines with ``scores``); ``pair``
+    may be restricted to some domains, ``all_domains`` then names them all."""
+    lines = read_lines(pair.path)
+    line_ids = [str(json.loads(lines[seg.line - 1]).get("doc_id")) for seg in pair.segments]
+    counts = Counter(line_ids)
+    items: dict[tuple[str, ...], SpanItem] = {}
+    positions = {}
+    for i, (seg, line_id) in enumerate(zip(pair.segments, line_ids)):
+        positions[(seg.doc_id, seg.position)] = line_id if counts[line_id] == 1 else f"{seg.doc_id}#{seg.position}"
+        key_id = positions[(seg.doc_id, seg.position)]
+        for system, texts in pair.outputs.items():
+            text = texts[i]
+            judged = pair.human.get(system, [None] * len(pair.segments))[i]
+            name = f"system {system!r}, doc_id {line_id!r}"
+            if counts[line_id] > 1:
+                name += f", segment {seg.position}"
+            length = len(text or "")
+            if judged is None:
+                items[(system, key_id)] = SpanItem(system, name, length, None, "items not judged by the humans")
+            elif judged.errors is None:
+                items[(system, key_id)] = SpanItem(system, name, length, None, "items judged without span annotation")
+            elif len(judged.scores) > 1:
+                items[(system, key_id)] = SpanItem(system, name, length, None,
+                                                   "items judged by several annotators (their spans are merged)")
+            else:
+                items[(system, key_id)] = SpanItem(system, name, length, _gold_spans(
+                    judged.errors, f"{pair.path}, line {judged.line}, field scores.{system}"))
+    if not any(item.gold is not None for item in items.values()):
+        raise InputError(f"{pair.path}: language pair {pair.name} has no human error spans (field scores, its "
+                         "errors); span judging needs the humeval file")
+    return SpanGold(pair.path, pair.name, ("doc_id",), items,
+                    f"the ESA error spans of {pair.path} ({pair.name}, field scores: one annotation per item)",
+                    [], positions, (pair.name, pair.lang), tuple(pair.domains),
+                    tuple(all_domains or pair.domains))
+
+
+def mqm_gold(ratings: MqmRatings) -> SpanGold:
+    """The error spans of a raw MQM file: each segment's first rater's spans in the target (a span in the
+    source marks an omission: no offsets in the translation); Neutral errors are not errors."""
+    several = 0
+    items: dict[tuple[str, ...], SpanItem] = {}
+    for (system, doc, seg_id), seg in ratings.segments.items():
+        first = next(iter(seg.raters))
+        several += len(seg.raters) > 1
+        spans, dropped = [], []
+        for s in seg.spans:
+            if s.rater != first:
+                continue
+            if s.severity not in _SEVERITIES:  # Neutral: weight 0 in MQM, no error
+                dropped.append(f"gold spans of severity {s.severity} (not an error)")
+            elif s.side != "target" or s.start is None or s.end is None:
+                spans.append(Span(None, None, s.severity))  # an omission (marked in the source) or no mark
+            else:
+                spans.append(Span(s.start, min(s.end, len(seg.target)), s.severity))
+        items[(system, doc, seg_id)] = SpanItem(system, f"system {system!r}, doc {doc!r}, seg_id {seg_id!r}",
+                                                len(seg.target), tuple(spans), dropped=tuple(dropped))
+    return SpanGold(ratings.path, None, ("doc", "seg_id"), items,
+                    f"the MQM error spans of {ratings.path} (one rater per item: the first in the file)",
+                    [f"{several} of {len(items)} items have several raters: the first rater's spans are the gold, "
+                     "as WMT25's dev set takes an item's first annotation"] if several else [])
+
+
+def _key(obj: Mapping[str, Any], gold: SpanGold, where: str, skipped: Counter[str]) -> tuple[str, ...] | None:
+    """The item a line names, or None for a line of another language pair or domain (counted)."""
+    system = obj.get("system", obj.get("system_id"))
+    if not isinstance(system, str) or not system:
+        raise InputError(f"{where}, field system: {'missing' if system is None else json.dumps(system)[:40]}; "
+                         "every line names its system (system or system_id)")
+    values = []
+    for name in gold.fields:
+        value = obj.get(name)
+        if isinstance(value, int) and not isinstance(value, bool):
+            value = str(value)
+        if not isinstance(value, str) or not value:
+            raise InputError(f"{where}, field {name}: {'missing' if value is None else json.dumps(value)[:40]}; "
+                             f"every line names its segment ({', '.join(gold.fields)}) as {gold.path} does")
+        values.append(value)
+    if gold.positions:  # GenMT
+        doc_id = values[0]
+        parts = doc_id.split(SEP)
+        if parts[0] not in gold.names and len(parts) >= 3:
+            skipped[f"lines of other language pairs than {gold.pair}"] += 1
+            return None
+        if len(parts) >= 3 and parts[1] in gold.all_domains and parts[1] not in gold.domains:
+            skipped["lines of domains not selected"] += 1
+            return None
+        if "segment" in obj:
+            pos = obj["segment"]
+            if isinstance(pos, bool) or not isinstance(pos, int):
+                raise InputError(f"{where}, field segment: {json.dumps(pos)[:40]} is not a 1-based position")
+            found = gold.positions.get((SEP.join(parts[:3]), pos))
+            if found is None:
+                raise InputError(f"{where}, field segment: document {SEP.join(parts[:3])!r} of {gold.path} has no "
+                                 f"segment {pos}")
+            values = [found]
+        elif (system, doc_id) not in gold.items and any(k[0] == SEP.join(parts[:3]) for k in gold.positions) \
+                and len(parts) == 3:
+            raise InputError(f"{where}, field segment: missing; the lines of {gold.path} name documents, not "
+                             "segments: give the segment's 1-based position in its document (segment)")
+    key = (system, *values)
+    if key not in gold.items:
+        systems = sorted({k[0] for k in gold.items})
+        if system not in systems:
+            raise InputError(f"{where}, field system: {system!r} has no output in {gold.path}"
+                             f"{' for ' + gold.pair if gold.pair else ''}; its systems: {', '.join(systems)}")
+        named = ", ".join(f"{n} {v!r}" for n, v in zip(gold.fields, values))
+        raise InputError(f"{where}, field {gold.fields[-1]}: {named} is no segment of {gold.path}"
+                         f"{' (' + gold.pair + ')' if gold.pair else ''}; the items must match the test set")
+    return key
+
+
+def _offset(value: Any, where: str) -> int | None:
+    if value == OMISSION:
+        return None
+    if isinstance(value, str) and value.strip().lstrip("-").isdigit():
+        value = int(value)
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise InputError(f"{where}: {json.dumps(value)[:40]} is not a character offset (an integer), nor "
+                         f'"{OMISSION}" (an omission)')
+    return value
+
+
+def _span(start: Any, end: Any, severity: Any, where: str, item: SpanItem) -> Span:
+    s, e = _offset(start, f"{where}.start_i"), _offset(end, f"{where}.end_i")
+    if (s is None) != (e is None):
+        raise InputError(f"{where}: {OMISSION!r} on one side only; an omission has both offsets {OMISSION!r}")
+    if severity not in _SEVERITIES:
+        raise InputError(f"{where}.severity: unknown severity {json.dumps(severity)[:40]}; the span scorer knows "
+                         f"{', '.join(_SEVERITIES)} (lower case)")
+    if s is not None and e is not None and not 0 <= s <= e <= item.length:
+        raise InputError(f"{where}: the span {s}-{e} is outside its segment ({item.name}: {item.length} "
+                         "characters); offsets count characters of the translation from 0, end excluded")
+    return Span(s, e, severity)
+
+
+def _errors(obj: Mapping[str, Any], where: str, item: SpanItem) -> tuple[Span, ...]:
+    if "errors" in obj:
+        errors = obj["errors"]
+        if not isinstance(errors, list):
+            raise InputError(f"{where}, field errors: {json.dumps(errors)[:60]} is not a list of error spans "
+                             '[{"start_i": ..., "end_i": ..., "severity": ...}] ([] for none)')
+        out = []
+        for k, e in enumerate(errors):
+            if not isinstance(e, dict):
+                raise InputError(f"{where}, field errors[{k}]: {json.dumps(e)[:60]} is not an error span "
+                                 '{"start_i": ..., "end_i": ..., "severity": ...}')
+            for name in ("start_i", "end_i", "severity"):
+                if name not in e and name.split("_")[0] not in e:
+                    raise InputError(f"{where}, field errors[{k}].{name}: missing")
+            out.append(_span(e.get("start_i", e.get("start")), e.get("end_i", e.get("end")), e["severity"],
+                             f"{where}, field errors[{k}]", item))
+        return tuple(out)
+    wmt25 = ("start_indices", "end_indices", "error_types")
+    if not all(name in obj for name in wmt25):
+        missing = next(name for name in wmt25 if name not in obj)
+        raise InputError(f"{where}, field {'errors' if not any(n in obj for n in wmt25) else missing}: missing; give "
+                         '"errors": [{"start_i", "end_i", "severity"}, ...] or WMT25\'s start_indices, '
+                         "end_indices and error_types")
+    for name in wmt25:
+        if not isinstance(obj[name], str):
+            raise InputError(f"{where}, field {name}: {json.dumps(obj[name])[:40]} is not a string of "
+                             "space-separated values")
+    if obj["error_types"].strip() == NO_ERROR:
+        return ()
+    columns = [obj[name].split(" ") for name in wmt25]
+    if len({len(c) for c in columns}) != 1 or not all(v for c in columns for v in c):
+        raise InputError(f"{where}, field error_types: {len(columns[2])} error types for {len(columns[0])} start and "
+                         f"{len(columns[1])} end indices (or an empty one); give one of each per error, separated "
+                         "by single spaces")
+    return tuple(_span(s, e, t, f"{where}, field error_types[{k}]", item)
+                 for k, (s, e, t) in enumerate(zip(*columns)))
+
+
+def read_predictions(path: str, gold: SpanGold) -> tuple[dict[tuple[str, ...], tuple[int, tuple[Span, ...]]],
+                                                          Counter[str]]:
+    """Each item's predicted spans (with the line they were read from), and the lines skipped (of other
+    language pairs or domains)."""
+    out: dict[tuple[str, ...], tuple[int, tuple[Span, ...]]] = {}
+    skipped: Counter[str] = Counter()
+    for i, text in enumerate(read_lines(path), 1):
+        if not text.strip():
+            continue
+        where = f"{path}, line {i}"
+        try:
+            obj = json.loads(text)
+        except json.JSONDecodeError as exc:
+            raise InputError(f"{where}: not valid JSON ({exc.msg} at character {exc.pos + 1}); a span file has one "
+                             "JSON object per line") from None
+        if not isinstance(obj, dict):
+            raise InputError(f"{where}: a {type(obj).__name__}, not a JSON object with system, "
+                             f"{', '.join(gold.fields)} and errors")
+        key = _key(obj, gold, where, skipped)
+        if key is None:
+            continue
+        if key in out:
+            raise InputError(f"{where}, field {gold.fields[-1]}: {gold.items[key].name} is predicted twice (also "
+                             f"line {out[key][0]}); give one line per item")
+        out[key] = (i, _errors(obj, where, gold.items[key]))
+    if not out:
+        raise InputError(f"{path}: no prediction for {gold.pair or gold.path}"
+                         f"{' (' + ', '.join(f'{n} {r}' for r, n in skipped.items()) + ')' if skipped else ''}")
+    return out, skipped
+
+
+def judge(path: str, gold: SpanGold) -> SpanJudgement:
+    """The predictions of ``path`` against ``gold``: every judged item of each system the file predicts
+    (a judged item of such a system without a prediction is an InputError, as WMT25's scorer refuses
+    a submission that misses items), counted per system and over all."""
+    predicted, skipped = read_predictions(path, gold)
+    systems = list(dict.fromkeys(k[0] for k in predicted))
+    missing = [k for k, item in gold.items.items() if k[0] in systems and item.gold is not None and k not in predicted]
+    if missing:
+        raise InputError(f"{path}: no prediction for {len(missing)} judged item(s) of the systems it predicts, e.g. "
+                         f"{gold.items[missing[0]].name}; give one line per item (\"errors\": [] for none)")
+    left_out: Counter[str] = Counter(skipped)
+    spans = {"gold": 0, "pred": 0}
+    per_system: dict[str, list[SpanCounts]] = {s: [] for s in systems}
+    for key, (_, pred) in predicted.items():
+        item = gold.items[key]
+        if item.gold is None:
+            left_out[item.why] += 1
+            continue
+        left_out.update(item.dropped)
+        for side, these in (("gold", item.gold), ("predicted", pred)):
+            for s in these:
+                if s.omission:
+                    left_out[f"{side} omissions (no offsets)"] += 1
+                elif s.severity in SKIPPED_SEVERITIES:
+                    left_out[f"{side} spans of severity {s.severity}"] += 1
+                else:
+                    spans["gold" if side == "gold" else "pred"] += 1
+        per_system[key[0]].append(item_counts(item.gold, pred, item.length))
+    unpredicted = sorted({k[0] for k, item in gold.items.items() if item.gold is not None} - set(systems))
+    if unpredicted:
+        left_out[f"systems without predictions ({', '.join(unpredicted)})"] = len(unpredicted)
+    counts = {s: micro(c) for s, c in per_system.items() if c}
+    return SpanJudgement(path, micro(counts.values()), counts, spans, dict(left_out))
