@@ -1,0 +1,148 @@
+"""``docmetrics rank``: AutoRank (WMT25's automatic ranking over several metrics) from stored scores, one
+table per language pair (:mod:`docmetrics.evaluation.autorank`, :mod:`docmetrics.evaluation.stored`)."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from typing import Sequence, TextIO
+
+from ..evaluation.autorank import PRESETS, AutoRank, rank_stored
+from ..evaluation.stored import NO_PAIR, StoredScores, read_stored
+from ..values.errors import InputError, SpecError
+from ..values.stored import StoredMetric, parse_direction
+from .args import add_output_arguments
+from .errors import guarded, note
+from .format import column, num, table
+from .habits import Parser, parse_args
+
+__all__ = ["build_parser", "main", "run_rank", "format_rank"]
+
+EPILOG = """\
+examples:
+  docmetrics rank --scores wmt25-general-mt/data/automatic_scores/*.jsonl -l en-ar_EG --preset wmt25
+  docmetrics rank --scores scores.tsv -l en-de -f json
+  docmetrics rank --scores mtme/wmt24/metric-scores/en-de/*.seg.score --stored all
+
+Scores files: WMT25's automatic-scores JSONL (one file per system, SYSTEM.jsonl), MTME's
+NAME-REF.{seg,doc,sys}.score, or a TSV with a header system<TAB>doc_id<TAB>METRIC... (one segment per line;
+an empty cell or None is a missing score).  Each metric's system score is the mean over its available
+segments; AutoRank scales each metric by (x - median) / max(eps, Q100 - Q25), averages them with equal
+weights and maps the mean linearly to 1 (best) .. N (worst).  A lower-is-better metric (MetricX unless
+stored negated, TER, or --direction NAME=lower) is scaled negated; the table shows its own values.
+Errors exit with status 2 and one message; --debug shows the traceback.
+"""
+
+
+def build_parser() -> argparse.ArgumentParser:
+    p = Parser(prog="docmetrics rank", description="AutoRank systems over several stored metrics, as WMT25 does.",
+               epilog=EPILOG, formatter_class=argparse.RawDescriptionHelpFormatter)
+    g = p.add_argument_group("scores")
+    g.add_argument("--scores", nargs="+", action="extend", required=True, metavar="FILE",
+                   help="stored scores: WMT25 automatic-scores *.jsonl, MTME *.score files or a TSV")
+    g.add_argument("-l", "--lp", nargs="+", action="extend", metavar="LP",
+                   help="language pairs to rank (en-ar_EG, or en-ar where that names one; commas or spaces "
+                        "between several); default: every pair in the files")
+    g.add_argument("--stored", nargs="+", action="extend", metavar="NAME",
+                   help="the metrics to rank with, by their names in the files, or 'all' (default: all, or the "
+                        "preset's)")
+    g.add_argument("--preset", choices=sorted(PRESETS),
+                   help="a campaign's metric set per language pair: " +
+                        "; ".join(f"{k}: {v.description}" for k, v in PRESETS.items()))
+    g.add_argument("--direction", nargs="+", action="extend", default=[], metavar="NAME=higher|lower",
+                   help="declare a metric's direction where its name does not say it (MetricX: lower unless every "
+                        "score is <= 0, as stored negated)")
+    add_output_arguments(p.add_argument_group("output"))
+    return p
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = build_parser()
+    args = parse_args(parser, list(sys.argv[1:] if argv is None else argv))
+    return guarded("docmetrics rank", args.debug, lambda: run_rank(args, sys.stdout))
+
+
+def _lps(values: Sequence[str] | None) -> list[str]:
+    out = [x.strip() for v in values or [] for x in v.split(",")]
+    if any(not x for x in out):
+        raise SpecError(f"-l {' '.join(values or [])}: language pairs separated by commas or spaces, e.g. en-de,zh-en")
+    twice = sorted({x for x in out if out.count(x) > 1})
+    if twice:
+        raise SpecError(f"-l: {', '.join(twice)} given twice")
+    return out
+
+
+def _choose(metrics: dict[str, StoredMetric], wanted: Sequence[str] | None, lp: str, where: str) -> list[StoredMetric]:
+    if not wanted:
+        return list(metrics.values())
+    unknown = [m for m in wanted if m not in metrics]
+    if unknown:
+        raise InputError(f"{where}: no metric {unknown[0]!r} for {lp or 'these scores'}; the files have "
+                         f"{', '.join(metrics) or 'none'}")
+    return [metrics[m] for m in dict.fromkeys(wanted)]
+
+
+def rank(stored: StoredScores, lps: Sequence[str], wanted: Sequence[str] | None, preset: str | None,
+         where: str) -> list[AutoRank]:
+    """One AutoRank per language pair (``lps``, default: every pair of ``stored``)."""
+    pairs = [stored.pair(lp, where) for lp in lps] if lps else [
+        (lp, stored.pairs[lp]) for lp in (stored.language_pairs() or [NO_PAIR])]
+    out = []
+    for name, metrics in pairs:
+        chosen = wanted if wanted and wanted != ["all"] else (
+            list(PRESETS[preset].metrics_for(name)) if preset else None)
+        result = rank_stored(_choose(metrics, chosen, name, where), lp=name or None, preset=preset)
+        result.notes += [n for n in stored.notes if f"({name})" in n]
+        out.append(result)
+    return out
+
+
+def run_rank(args: argparse.Namespace, out: TextIO) -> int:
+    declared = dict(parse_direction(d) for d in args.direction)
+    lps = _lps(args.lp)
+    if args.stored and "all" in args.stored and len(args.stored) > 1:
+        raise SpecError("--stored all names every metric; give 'all' or metric names, not both")
+    tsv_lp = lps[0] if len(lps) == 1 else None
+    stored = read_stored(args.scores, lp=tsv_lp, declared=declared)
+    if NO_PAIR in stored.pairs and len(lps) > 1:
+        raise InputError(f"{', '.join(args.scores)}: a TSV names no language pair; rank one with -l LP")
+    where = args.scores[0] if len(args.scores) == 1 else f"{args.scores[0]} (and {len(args.scores) - 1} more)"
+    results = rank(stored, lps, args.stored, args.preset, where)
+    if args.format == "json":
+        data = [r.to_dict() for r in results]
+        json.dump(data[0] if len(data) == 1 else data, out, indent=1, ensure_ascii=False)
+        out.write("\n")
+        return 0
+    for k, r in enumerate(results):
+        if k:
+            out.write("\n")
+        out.write(format_rank(r, args.width))
+    for r in results:
+        for m, info in r.metric_info.items():
+            if info["missing"]:
+                by = ", ".join(f"{s}: {n}" for s, n in list(info["missing_by_system"].items())[:5])
+                more = "" if len(info["missing_by_system"]) <= 5 else f", {len(info['missing_by_system']) - 5} more"
+                note(args, f"{r.lp or 'scores'}: {m}: {info['missing']} of {info['items'] * len(r.systems)} "
+                           f"{info['level']}-level scores missing, left out of the means ({by}{more})")
+    return 0
+
+
+def format_rank(result: AutoRank, width: int = 4) -> str:
+    """The table of one language pair: rank order, system, AutoRank and each metric's system score
+    (its own values), then each metric's signature and direction."""
+    labels = {m: column(m, k + 1) for k, m in enumerate(result.metrics)}
+    headers = ["System", "AutoRank"] + [labels[m] for m in result.metrics]
+    rows = [[r.system, num(r.autorank, width)] + [num(r.scores[m], width) for m in result.metrics]
+            for r in result.systems]
+    title = (f"AutoRank{' ' + result.lp if result.lp else ''}: {len(result.systems)} systems, "
+             f"{len(result.metrics)} metric{'s' if len(result.metrics) != 1 else ''}"
+             f"{f' (preset {result.preset})' if result.preset else ''}; 1 is best, {len(result.systems)} worst")
+    lines = [title, table(headers, rows).rstrip("\n")]
+    for k, m in enumerate(result.metrics, 1):
+        info = result.metric_info.get(m, {})
+        sig = info.get("signature", "")
+        way = "higher is better" if result.higher_is_better[m] else "lower is better (scaled negated)"
+        lines.append(f"[{k}] {sig} ({way}; direction: {info.get('direction', 'given')})")
+    lines += result.notes
+    return "\n".join(lines) + "\n"

@@ -1,0 +1,194 @@
+"""AutoRank, WMT25's automatic ranking of systems over several metrics, exactly as the organisers define
+it (wmt-conference/wmt25-general-mt ``preliminary_ranking/latex_source/main.tex``, "From system-level
+scores to AutoRank"):
+
+1. each metric's system score ``x_s`` is the mean of its segment scores over the available segments;
+2. per metric, median-interpercentile scaling ``z_s = (x_s - median) / max(eps, Q100 - Q25)`` where
+   ``Qp`` is the p-th percentile of the system scores (numpy's default, linear interpolation: the only
+   method that reproduces every published AutoRank) and ``eps > 0`` (its value is not published; it
+   matters only where the top three quarters of the systems tie: :data:`EPS`);
+3. the equal-weight mean of ``z_s`` over the metrics;
+4. mapped linearly so that the system with the highest mean is 1 and the one with the lowest is N (the
+   number of systems): ``1 + (N - 1) * (max - mean_s) / (max - min)``.  Where every mean is equal (one
+   system, or all tied) every system gets 1.
+
+WMT25 stores MetricX negated, so all its metrics are higher-is-better; a metric whose lower scores are
+better is read through its oriented (negated) scores here, which is what storing it negated does, and
+keeps its own values in the table.  Presets name the metric set of a campaign per language pair
+(:data:`PRESETS`: ``wmt25``).  Nothing here prints.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Mapping, Sequence
+
+import numpy as np
+
+from ..values.errors import InputError
+from ..values.stored import StoredMetric
+
+__all__ = ["EPS", "PERCENTILE_METHOD", "robust_scale", "linear_ranks", "autorank", "AutoRank", "RankedSystem",
+           "RankPreset", "PRESETS", "WMT25", "rank_stored"]
+
+#: The epsilon of the scaling's denominator (main.tex: only "eps > 0").
+EPS = 1e-9
+#: numpy's percentile method for Q100 and Q25.
+PERCENTILE_METHOD = "linear"
+
+
+def robust_scale(values: Sequence[float], eps: float = EPS) -> list[float]:
+    """``(x - median) / max(eps, Q100 - Q25)`` of each value (median-interpercentile scaling)."""
+    x = np.asarray(values, dtype=float)
+    spread = float(np.percentile(x, 100, method=PERCENTILE_METHOD) - np.percentile(x, 25, method=PERCENTILE_METHOD))
+    return [float(v) for v in (x - float(np.median(x))) / max(eps, spread)]
+
+
+def linear_ranks(means: Sequence[float]) -> list[float]:
+    """The highest mean 1, the lowest N, the others placed linearly between; all 1 when all are equal."""
+    z = np.asarray(means, dtype=float)
+    top, bottom = float(z.max()), float(z.min())
+    if top == bottom:
+        return [1.0] * len(z)
+    return [float(v) for v in 1 + (len(z) - 1) * (top - z) / (top - bottom)]
+
+
+@dataclass
+class RankedSystem:
+    """A system's AutoRank, its mean scaled score and, per metric, its system score (the metric's own
+    values) and scaled score (oriented: higher better)."""
+
+    system: str
+    autorank: float
+    mean_z: float
+    scores: dict[str, float]
+    z: dict[str, float]
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"system": self.system, "autorank": self.autorank, "mean_z": self.mean_z, "scores": dict(self.scores),
+                "z": dict(self.z)}
+
+
+@dataclass
+class AutoRank:
+    """The AutoRank of one language pair: systems best first (ties in input order)."""
+
+    lp: str | None
+    metrics: list[str]
+    systems: list[RankedSystem]
+    higher_is_better: dict[str, bool]
+    eps: float = EPS
+    preset: str | None = None
+    #: Per metric, what the caller wants said beside it (signature, missing scores); free-form.
+    metric_info: dict[str, dict[str, Any]] = field(default_factory=dict)
+    notes: list[str] = field(default_factory=list)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "lp": self.lp,
+            "preset": self.preset,
+            "definition": {"scaling": "(x - median) / max(eps, Q100 - Q25)", "percentile": PERCENTILE_METHOD,
+                           "eps": self.eps, "mean": "equal weights", "range": [1, len(self.systems)]},
+            "metrics": [{"name": m, "higher_is_better": self.higher_is_better[m], **self.metric_info.get(m, {})}
+                        for m in self.metrics],
+            "systems": [s.to_dict() for s in self.systems],
+            "notes": list(self.notes),
+        }
+
+
+def autorank(scores: Mapping[str, Mapping[str, float]], higher_is_better: Mapping[str, bool] | None = None, *,
+             eps: float = EPS, lp: str | None = None) -> AutoRank:
+    """AutoRank from system-level scores: metric -> system -> score (every metric scores the same systems;
+    a ValueError otherwise), ``higher_is_better``: metric -> direction (default: higher)."""
+    metrics = list(scores)
+    if not metrics:
+        raise ValueError("AutoRank needs at least one metric")
+    systems = list(scores[metrics[0]])
+    if not systems:
+        raise ValueError("AutoRank needs at least one system")
+    for m in metrics[1:]:
+        if set(scores[m]) != set(systems):
+            raise ValueError(f"metric {m!r} scores other systems than {metrics[0]!r}")
+    direction = {m: True if higher_is_better is None else bool(higher_is_better.get(m, True)) for m in metrics}
+    z: dict[str, list[float]] = {}
+    for m in metrics:
+        sign = 1.0 if direction[m] else -1.0
+        z[m] = robust_scale([sign * float(scores[m][s]) for s in systems], eps)
+    means = [float(np.mean([z[m][k] for m in metrics])) for k in range(len(systems))]
+    ranks = linear_ranks(means)
+    rows = [RankedSystem(s, ranks[k], means[k], {m: float(scores[m][s]) for m in metrics},
+                         {m: z[m][k] for m in metrics}) for k, s in enumerate(systems)]
+    rows.sort(key=lambda r: r.autorank)
+    return AutoRank(lp, metrics, rows, direction, eps)
+
+
+# -- presets ----------------------------------------------------------------------------------------------
+@dataclass(frozen=True)
+class RankPreset:
+    """A campaign's metric set: ``metrics`` for every language pair but those in ``by_pair`` (lp ->
+    metrics; the pair as the campaign writes it, with its locale)."""
+
+    name: str
+    description: str
+    metrics: tuple[str, ...]
+    by_pair: Mapping[str, tuple[str, ...]]
+
+    def metrics_for(self, lp: str) -> tuple[str, ...]:
+        return self.by_pair.get(lp, self.metrics)
+
+
+_WMT25_ALL = ("CometKiwi-XL", "GEMBA-ESA-CMDA", "GEMBA-ESA-GPT4.1", "MetricX-24-Hybrid-XL", "XCOMET-XL")
+#: WMT25's pairs without human references: CometKiwi-XL left out (MetricX and XCOMET run as QE there).
+_WMT25_NO_REFERENCE = ("en-bn_BD", "en-de_DE", "en-el_GR", "en-fa_IR", "en-hi_IN", "en-id_ID", "en-it_IT", "en-kn_IN",
+                       "en-lt_LT", "en-mr_IN", "en-ro_RO", "en-sr_Latn_RS", "en-sv_SE", "en-th_TH", "en-tr_TR",
+                       "en-vi_VN")
+#: WMT25's two lowest-resource pairs: chrF++ alone.
+_WMT25_LOW_RESOURCE = ("en-bho_IN", "en-mas_KE")
+
+WMT25 = RankPreset(
+    "wmt25",
+    "WMT25 General MT preliminary ranking: GEMBA-ESA (Command A, GPT-4.1), MetricX-24-Hybrid-XL, XCOMET-XL and "
+    "CometKiwi-XL; CometKiwi-XL left out where there is no reference; chrF++ alone for en-bho_IN and en-mas_KE",
+    _WMT25_ALL,
+    {**{lp: tuple(m for m in _WMT25_ALL if m != "CometKiwi-XL") for lp in _WMT25_NO_REFERENCE},
+     **{lp: ("chrF++",) for lp in _WMT25_LOW_RESOURCE}},
+)
+PRESETS: dict[str, RankPreset] = {WMT25.name: WMT25}
+
+
+def rank_stored(metrics: Sequence[StoredMetric], *, lp: str | None = None, eps: float = EPS,
+                preset: str | None = None) -> AutoRank:
+    """AutoRank over stored metrics (each a :class:`~docmetrics.values.stored.StoredMetric` of the same
+    language pair): the system score of each is the mean over its available items.  Metrics that score
+    different systems, or a system without any score of a metric, are an InputError naming the file."""
+    if not metrics:
+        raise InputError(f"{lp or 'the scores'}: no metric to rank with")
+    first = metrics[0]
+    for m in metrics[1:]:
+        extra = [s for s in m.systems if s not in first.scores]
+        lacking = [s for s in first.systems if s not in m.scores]
+        if extra or lacking:
+            who, where = (extra[0], m) if extra else (lacking[0], first)
+            other = first if extra else m
+            raise InputError(f"{where.file_of(who)}, line {where.lines[who][0]}, field {where.name}: scores of "
+                             f"system {who!r} of {lp or 'the scores'}, "
+                             f"{other.name} ({other.file_of(other.systems[0])}) has none; every metric scores "
+                             "the same systems")
+    scores: dict[str, dict[str, float]] = {}
+    for m in metrics:
+        per = m.system_scores()
+        empty = [s for s, v in per.items() if v is None]
+        if empty:
+            raise InputError(f"{m.file_of(empty[0])}: system {empty[0]!r} has no {m.name} score of "
+                             f"{lp or 'the scores'} (all {m.n_items} missing); AutoRank needs a system score of "
+                             "every metric")
+        scores[m.name] = {s: float(v) for s, v in per.items() if v is not None}
+    result = autorank(scores, {m.name: m.higher_is_better for m in metrics}, eps=eps, lp=lp)
+    result.preset = preset
+    for m in metrics:
+        missing = m.missing()
+        result.metric_info[m.name] = {
+            "signature": m.signature().format(), "direction": m.direction, "level": m.level,
+            "items": m.n_items, "missing": sum(missing.values()), "missing_by_system": missing,
+        }
+    return result
