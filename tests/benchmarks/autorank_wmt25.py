@@ -11,6 +11,7 @@ same layout; the repository has no licence, so none of its data is copied into d
 pair), and compares every AutoRank and every metric column of every table of the report with ours at the
 precision the table prints (a column's precision: the most decimals any of its cells shows, since the
 report drops trailing zeros), then prints how many values matched out of how many, and each mismatch.
+First it prints the shapes of the files (what tests/test_autorank.py's tiny files imitate), counted.
 Exit status 0 when all match.
 """
 
@@ -83,6 +84,47 @@ def same(ours: float, printed: str, places: int) -> bool:
     return round(ours, places) == float(printed) or float(f"{ours:.{places}f}") == float(printed)
 
 
+def shapes(files: list[str]) -> list[str]:
+    """The shapes of the real files that tests/test_autorank.py writes into its tiny files, counted."""
+    keys, pairs_per_file, empty, unequal, null_metrics, kinds = set(), [], 0, 0, {}, set()
+    metricx, single_null, docs_by_pair, metric_pairs = [0, 0, 0], 0, {}, {}
+    for path in files:
+        pairs = set()
+        with open(path, encoding="utf-8") as f:
+            raw = f.read()
+        for line in raw.splitlines():
+            obj = json.loads(line)
+            keys.add(tuple(sorted(obj)))
+            lp = obj["language_pair"]
+            pairs.add(lp)
+            docs_by_pair.setdefault(lp, {}).setdefault(path, []).append(obj["document_id"])
+            sizes = {len(v) for v in obj["metric_scores"].values()}
+            empty += 0 in sizes
+            unequal += len(sizes) > 1
+            for m, vals in obj["metric_scores"].items():
+                metric_pairs.setdefault(m, set()).add(lp)
+                kinds.update(type(v).__name__ for v in vals)
+                null_metrics[m] = null_metrics.get(m, 0) + sum(v is None for v in vals)
+                single_null += len(vals) == 1 and vals[0] is None
+                if m.startswith("MetricX"):
+                    for v in vals:
+                        if v is not None:
+                            metricx[(v > 0) - (v < 0) + 1] += 1
+        pairs_per_file.append(len(pairs))
+    same_order = all(len({tuple(d) for d in per.values()}) == 1 for per in docs_by_pair.values())
+    return [
+        f"fields of a line: {sorted(keys)}",
+        f"language pairs per file: {min(pairs_per_file)} to {max(pairs_per_file)}",
+        f"documents of a pair in the same order in every file: {same_order}",
+        f"lines with an empty score list: {empty}; with metrics of different lengths: {unequal}",
+        f"score types: {sorted(kinds)}; nulls per metric: {({m: n for m, n in null_metrics.items() if n})}; "
+        f"one-segment documents whose only score is null: {single_null}",
+        f"MetricX scores below 0: {metricx[0]}, exactly 0: {metricx[1]}, above 0: {metricx[2]}",
+        f"metrics scored for some pairs only: "
+        f"{({m: sorted(p) for m, p in metric_pairs.items() if len(p) < len(docs_by_pair)})}",
+    ]
+
+
 def main(argv: list[str]) -> int:
     if len(argv) != 1:
         print(__doc__, file=sys.stderr)
@@ -90,6 +132,8 @@ def main(argv: list[str]) -> int:
     root = argv[0]
     files = sorted(glob.glob(os.path.join(root, "data", "automatic_scores", "*.jsonl")))
     report = read_report(os.path.join(root, "preliminary_ranking", "latex_source", "generated_report.tex"))
+    for line in shapes(files):
+        print(f"shape: {line}")
     buf = io.StringIO()
     command = ["rank", "--scores", *files, "--preset", "wmt25", "-f", "json", "-q"]
     with contextlib.redirect_stdout(buf):
