@@ -26,9 +26,10 @@ per-unit spans are fed the same way as a file's (a :class:`Span` per error).
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Iterable, Sequence
+from typing import TYPE_CHECKING, Iterable, Sequence
 
-import numpy as np
+if TYPE_CHECKING:
+    import numpy as np
 
 __all__ = ["PARTIAL_CREDIT", "SEVERITY_CLASS", "SKIPPED_SEVERITIES", "Span", "SpanCounts", "SpanScores",
            "severity_class", "char_counts", "item_counts", "prec_rec_f1", "micro", "macro"]
@@ -70,6 +71,8 @@ def char_counts(spans: Iterable[Span], length: int | None = None) -> tuple[np.nd
     """(major, minor): how many spans of each class cover each character (omissions and undecided spans
     left out).  ``length``: the translation's length, which every span must lie within (ValueError
     otherwise); None sizes the arrays to the spans."""
+    import numpy as np
+
     kept: list[tuple[int, int, str]] = []
     for s in spans:
         cls = severity_class(s.severity)
@@ -135,6 +138,8 @@ class SpanCounts:
 
 def item_counts(gold: Iterable[Span], pred: Iterable[Span], length: int | None = None) -> SpanCounts:
     """The counts of one item: its gold and predicted spans over a translation of ``length`` characters."""
+    import numpy as np
+
     g_major, g_minor = char_counts(gold, length)
     p_major, p_minor = char_counts(pred, length)
     size = max(len(g_major), len(p_major))
@@ -156,6 +161,8 @@ def micro(counts: Iterable[SpanCounts]) -> SpanCounts:
 
 def macro(scores: Sequence[SpanScores]) -> SpanScores:
     """The mean of each of precision, recall and F1 (the script's average over language pairs)."""
+    import numpy as np
+
     if not scores:
         raise ValueError("no scores to average")
     mean = np.mean(np.array([[s.precision, s.recall, s.f1] for s in scores]), axis=0)  # as the script sums

@@ -113,7 +113,7 @@ def _describe_tool(name: str) -> str:
 
 
 LIST_KINDS = (("metric", "Metrics"), ("backbone", "Backbones"), ("segmenter", "Segmenters"),
-              ("tool", "Tools (docmetrics TOOL --help)"))
+              ("tool", "Tools (docmetrics TOOL --help)"), ("statistic", "Meta-evaluation statistics (plugins)"))
 
 
 def plugin_status(p: registry.PluginInfo, check: bool = False) -> str:
@@ -137,7 +137,7 @@ def write_list(out: TextIO, check: bool = False) -> int:
     conflicts = broken = 0
     for kind, title in LIST_KINDS:
         infos = registry.plugins(kind)
-        if not infos and kind in ("segmenter", "tool"):
+        if not infos and kind in ("segmenter", "tool", "statistic"):
             continue
         out.write(f"{title}:\n")
         if not infos:

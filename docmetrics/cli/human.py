@@ -8,6 +8,7 @@ import json
 from typing import Sequence, TextIO
 
 from ..algorithms.wmt_stats import DEFAULT_PERMUTATIONS, SPA_SEED
+from ..evaluation import statistics as stats
 from ..evaluation.doc_level import DOC_RULES, doc_gold
 from ..evaluation.human import SCORE_COLUMNS, HumanScores, closest_system, load_human, match_systems, segment_rows
 from ..evaluation.metaeval import MetaEval, evaluate
@@ -18,7 +19,8 @@ from .errors import warn
 from .format import column, metric_labels, num, table
 
 __all__ = ["check_document_gold", "warn_unmatched", "add_arguments", "add_level_arguments", "check_args", "read_human",
-           "run_metaeval", "stat_headers", "stat_cells", "doc_cells", "DOC_HEADERS", "format_table",
+           "run_metaeval", "plugin_statistics", "stat_headers", "stat_cells", "doc_cells", "DOC_HEADERS",
+           "format_table",
            "format_doc_table", "write_metaeval", "spa_text", "ACC_EQ_TEXT", "DOC_TEXT", "MQM_TEXT"]
 
 #: what acc_eq is, in the notes under a table
@@ -175,26 +177,35 @@ def run_metaeval(
     ]
 
 
-def stat_headers(seg: bool, pdp: bool = False) -> list[str]:
+def plugin_statistics(evals: Sequence[MetaEval]) -> list[str]:
+    """The plugin statistics computed for any of ``evals`` (:mod:`docmetrics.evaluation.statistics`), in
+    the order they were computed: a column each, after docmetrics' own."""
+    return list(dict.fromkeys(name for e in evals for name in e.values))
+
+
+def stat_headers(seg: bool, pdp: bool = False, plugins: Sequence[str] = ()) -> list[str]:
     """The statistics' columns of a table of MetaEvals (``seg``: with segment-level human scores;
-    ``pdp``: with system-level PDP)."""
+    ``pdp``: with system-level PDP; ``plugins``: the plugin statistics' names), headed as the registry
+    of statistics heads them."""
     return ["pearson", "spearman", "kendall", "accuracy", "pairs"] + (["sys-pdp"] if pdp else []) + (
-        ["seg-kendall", "spa", "acc_eq", "epsilon"] if seg else [])
+        ["seg-pearson", "seg-kendall", "spa", "acc_eq", "epsilon"] if seg else []) + [
+        stats.get(name).header for name in plugins]
 
 
 def _opt(v: float | None, width: int) -> str:
     return num(v, width) if v is not None else "-"
 
 
-def stat_cells(e: MetaEval, width: int, seg: bool, pdp: bool = False) -> list[str]:
+def stat_cells(e: MetaEval, width: int, seg: bool, pdp: bool = False, plugins: Sequence[str] = ()) -> list[str]:
     """A MetaEval's cells under :func:`stat_headers` ("-" where a statistic does not apply)."""
     cells = [num(v, width) for v in (e.pearson, e.spearman, e.kendall, e.accuracy)] + [f"{e.agree}/{e.pairs}"]
     if pdp:
         cells.append(_opt(e.get("pdp"), width))
     if seg:
-        cells += [num(v, width) if v is not None else "-" for v in (e.seg_kendall, e.spa, e.seg_acc_eq)]
+        cells += [num(v, width) if v is not None else "-"
+                  for v in (e.seg_pearson, e.seg_kendall, e.spa, e.seg_acc_eq)]
         cells.append(num(e.seg_epsilon, width + 2) if e.seg_epsilon is not None else "-")
-    return cells
+    return cells + [_opt(e.get(name), width) for name in plugins]
 
 
 DOC_HEADERS = ["documents", "acc_eq", "epsilon", "pearson", "kendall", "pearson-doc", "kendall-doc", "spa", "pdp"]
@@ -230,9 +241,10 @@ def format_table(evals: Sequence[MetaEval], width: int = 4, labels: Sequence[str
     acc_eq with its epsilon."""
     seg = any(e.seg_level_name is not None for e in evals)
     pdp = any(e.with_pdp for e in evals)
+    plugins = plugin_statistics(evals)
     labels = labels or row_labels(evals)
-    rows = [[labels[k], str(len(e.systems))] + stat_cells(e, width, seg, pdp) for k, e in enumerate(evals)]
-    return table(["Metric", "systems"] + stat_headers(seg, pdp), rows)
+    rows = [[labels[k], str(len(e.systems))] + stat_cells(e, width, seg, pdp, plugins) for k, e in enumerate(evals)]
+    return table(["Metric", "systems"] + stat_headers(seg, pdp, plugins), rows)
 
 
 #: how a raw MQM file's scores are computed, in the notes under a table
@@ -260,7 +272,8 @@ def write_metaeval(evals: Sequence[MetaEval], args: argparse.Namespace, out: Tex
     )
     if any(e.seg_kendall is not None for e in evals):
         e0 = next(e for e in evals if e.seg_kendall is not None)
-        out.write(f"seg-kendall: Kendall tau-b over pooled (system, {e0.seg_level_name}) pairs.\n")
+        out.write(f"seg-kendall: Kendall tau-b over pooled (system, {e0.seg_level_name}) pairs; seg-pearson: Pearson "
+                  "over pooled (system, segment) pairs, for metrics with one unit per segment.\n")
     if any(e.seg_level_name is not None for e in evals):
         out.write(spa_text(DEFAULT_PERMUTATIONS, SPA_SEED) + "\n" + ACC_EQ_TEXT + "\n")
         for k, e in enumerate(evals):
@@ -269,6 +282,11 @@ def write_metaeval(evals: Sequence[MetaEval], args: argparse.Namespace, out: Tex
                     out.write(f"[{k + 1}] no {what}: {why}\n")
             if e.acc_eq_note:
                 out.write(f"[{k + 1}] acc_eq: {e.acc_eq_note}\n")
+    for name in plugin_statistics(evals):
+        out.write(f"{stats.get(name).header}: {stats.get(name).title} (a plugin statistic).\n")
+        for k, e in enumerate(evals):
+            if name in e.notes:
+                out.write(f"[{k + 1}] no {name}: {e.notes[name]}\n")
     docs = [e for e in evals if e.document is not None]
     if docs:
         out.write("\nDocument level\n" + format_doc_table(evals, args.width) + "\n")

@@ -13,6 +13,7 @@ import sys
 from typing import Any, Callable, Collection, Sequence, TextIO
 
 from ..algorithms import wmt_stats as ws
+from ..evaluation import statistics as stats
 from ..evaluation.metaeval import MAIN_STATISTICS, WmtEval
 from ..evaluation.mtme import MtmeTestSet, WrittenScores, mtme_metric_name
 from ..evaluation.mtme_run import NO_HUMAN_SCORES, ONE_SYSTEM, MtmeMetric, MtmeObserver, MtmeRun, run_mtme
@@ -29,13 +30,7 @@ __all__ = ["add_arguments", "add_data_arguments", "check_common", "requested", "
 #: the statistics of the table, in its column order, and their headers
 COLUMNS = (("spa", "SPA"), ("seg_acc_eq", "acc_eq"), ("pearson", "Pearson"), ("spearman", "Spearman"),
            ("kendall", "Kendall"), ("accuracy", "accuracy"), ("seg_pearson", "seg-Pearson"))
-TITLES = {
-    "spa": "system-level soft pairwise accuracy (SPA, WMT24)",
-    "seg_acc_eq": "segment-level acc_eq with tie calibration (WMT23/24)",
-    "pearson": "system-level Pearson",
-    "accuracy": "system-level pairwise accuracy",
-    "seg_pearson": "segment-level Pearson (no grouping)",
-}
+TITLES = {s.name: s.title for s in stats.BUILTIN}
 #: the longest file name most file systems take (bytes)
 MAX_FILE_NAME = 255
 #: Options of ``docmetrics`` that only make sense with --mtme (attribute, option)
@@ -395,6 +390,7 @@ def format_eval(ev: WmtEval, width: int = 4, labels: dict[str, int] | None = Non
     order = ws.rank_order(have) + [m for m in ev.metrics if m not in have]
     headers = ["Metric"] + [h for _, h in COLUMNS[:2]] + ["epsilon"] + [h for _, h in COLUMNS[2:6]] + ["pairs",
                                                                                                  COLUMNS[6][1]]
+    plugins = list(dict.fromkeys(p for mw in ev.metrics.values() for p in mw.values))  # plugin statistics
     rows = []
     for m in order:
         mw = ev.metrics[m]
@@ -402,8 +398,9 @@ def format_eval(ev: WmtEval, width: int = 4, labels: dict[str, int] | None = Non
         eps = "-" if mw.seg_epsilon is None else num(mw.seg_epsilon, width + 2)
         rows.append([named(m), cells["spa"], cells["seg_acc_eq"], eps, cells["pearson"],
                      cells["spearman"], cells["kendall"], cells["accuracy"], f"{mw.agree}/{mw.pairs}",
-                     cells["seg_pearson"]])
-    text = table(headers, rows) + _format_doc_block(ev, order, named, ranks, width)
+                     cells["seg_pearson"]] + [_cell(mw.get(p), ranks.get(p, {}).get(m), width) for p in plugins])
+    text = table(headers + [stats.get(p).header for p in plugins], rows) + _format_doc_block(ev, order, named,
+                                                                                           ranks, width)
     compared = [s for s in MAIN_STATISTICS if s in ev.comparisons]
     lines = [f"Sorted by {rank_by}: {TITLES.get(rank_by, rank_by)}."]
     if compared and explain:
@@ -428,6 +425,8 @@ def format_eval(ev: WmtEval, width: int = 4, labels: dict[str, int] | None = Non
                 lines.append(f"[{labels.get(m, '?')}] no {what}: {text_note}")
         if mw.acc_eq_note:
             lines.append(f"[{labels.get(m, '?')}] acc_eq: {mw.acc_eq_note}")
+        for p, text_note in mw.notes.items():
+            lines.append(f"[{labels.get(m, '?')}] no {p}: {text_note}")
     for stat, comp in ev.comparisons.items():
         for who, why in comp.skipped.items():
             if " vs " in who:

@@ -14,9 +14,10 @@ import textwrap
 from typing import Any, Sequence, TextIO
 
 from ..algorithms.grids import Axis, parse_grid
+from ..evaluation import statistics as stats
 from ..evaluation.human import load_human
-from ..evaluation.sweep import DOC_STATS, SEG_STATS, STAT_CHOICES, Point, heatmap_matrix, make_points, run_sweep
-from ..values.errors import UserError
+from ..evaluation.sweep import SEG_STATS, STAT_CHOICES, Point, heatmap_matrix, make_points, run_sweep
+from ..values.errors import InputError, UserError
 from ..values.versions import __version__
 from . import human as human_cli
 from .args import (
@@ -81,11 +82,11 @@ def build_parser() -> argparse.ArgumentParser:
     g = p.add_argument_group("output")
     g.add_argument(
         "--stat",
-        choices=STAT_CHOICES,
         default="accuracy",
-        help="the statistic of the heatmap (default: accuracy = pairwise system accuracy; seg-kendall, spa "
-        "and acc_eq need --seg-level; pdp: system-level Pairwise Difference Pearson; doc_*: the document level, "
-        "--doc-level mean unless given)",
+        metavar="STAT",
+        help=f"the statistic of the heatmap: {', '.join(STAT_CHOICES)}, or a plugin statistic's name (default: "
+        f"accuracy = pairwise system accuracy; {', '.join(SEG_STATS)} need --seg-level; pdp: system-level Pairwise "
+        "Difference Pearson; doc_*: the document level, --doc-level mean unless given)",
     )
     g.add_argument("--plot", metavar="PNG", help="heatmap of --stat over the first two grid parameters")
     g.add_argument(
@@ -119,11 +120,16 @@ def run(args: argparse.Namespace, out: TextIO) -> int:
     human_cli.check_args(args)
     if args.plot and not args.human:
         raise UserError("--plot draws a meta-evaluation statistic: give --human FILE")
-    if args.stat in DOC_STATS and not args.doc_level:
+    try:
+        stat = stats.get(args.stat)
+    except InputError:
+        raise UserError(f"--stat {args.stat}: no such statistic; one of {', '.join(STAT_CHOICES)} (or a "
+                        "plugin statistic's name: docmetrics --list shows them)") from None
+    if stat.needs == "document" and not args.doc_level:
         args.doc_level = "mean"
-    if args.stat == "pdp":
+    if stat.needs == "pdp":
         args.pdp = True
-    if args.stat in SEG_STATS and not (args.seg_level or args.doc_level):
+    if stat.needs == "segment" and not (args.seg_level or args.doc_level):
         raise UserError(f"--stat {args.stat} needs --seg-level")
     if args.no_cache and args.cache is not None:
         raise UserError("give --cache or --no-cache, not both")
@@ -254,8 +260,9 @@ def write_table(points: Sequence[Point], args: argparse.Namespace, out: TextIO) 
         seg = any(p.metaeval.seg_level_name is not None for p in done)
         pdp = any(p.metaeval.with_pdp for p in done)
         doc = any(p.metaeval.document is not None for p in done)
-        headers = keys + human_cli.stat_headers(seg, pdp) + [f"doc-{h}" for h in human_cli.DOC_HEADERS if doc]
-        rows = [[p.params[k] for k in keys] + human_cli.stat_cells(p.metaeval, w, seg, pdp)
+        plugins = human_cli.plugin_statistics([p.metaeval for p in done])
+        headers = keys + human_cli.stat_headers(seg, pdp, plugins) + [f"doc-{h}" for h in human_cli.DOC_HEADERS if doc]
+        rows = [[p.params[k] for k in keys] + human_cli.stat_cells(p.metaeval, w, seg, pdp, plugins)
                 + (human_cli.doc_cells(p.metaeval, w) if doc else []) for p in done]
     else:  # the scores: the metric's decimals, as in the score table (bleu: 1, as sacrebleu prints them)
         from .. import api
@@ -268,14 +275,6 @@ def write_table(points: Sequence[Point], args: argparse.Namespace, out: TextIO) 
     out.write(table(headers, rows, align="r" * len(headers)))
     sig = done[0].signature
     out.write(f"\nmetric: {args.metric}; first point's signature: {sig}\n")
-
-
-#: Range of each statistic: (lowest, chance, highest); the colour bar names chance, and a heatmap whose
-#: cells all hold one value is coloured over a slice of it.  The colours span the values drawn
-#: (:func:`~docmetrics.cli.plot.color_range`): a fixed -1..1 made 0.109 and 0.149 one blue.
-SCALES = {"accuracy": (0.0, 0.5, 1.0), "spa": (0.0, 0.5, 1.0), "acc_eq": (0.0, 0.5, 1.0),
-          "doc_acc_eq": (0.0, 0.5, 1.0), "doc_spa": (0.0, 0.5, 1.0)}
-CORRELATION_SCALE = (-1.0, 0.0, 1.0)
 
 
 def metric_label(signature: str) -> str:
@@ -380,7 +379,7 @@ def plot_heatmap(
 
     plt = pyplot()
     rows, cols, values = heatmap_matrix(points, axes, stat)
-    low, chance, high = SCALES.get(stat, CORRELATION_SCALE)
+    low, chance, high = stats.get(stat).scale
     data = np.ma.masked_invalid(np.array(values, dtype=float))
     grey = grey_cells(points, axes, stat, rows, cols, values)
     width = max(5.5, 1.5 + 0.7 * len(cols))

@@ -12,17 +12,14 @@ from typing import Any, Callable, Sequence
 from ..algorithms import wmt_stats as ws
 from ..values.errors import InputError
 from ..values.units import as_score
+from . import statistics as stats
 from .metaeval import Comparison, WmtEval
 
 __all__ = ["RANGES", "SCHEMES", "AverageTask", "WmtAverage", "wmt_average"]
 
 #: the range each statistic is mapped from to [0, 1] when averaged (MTME's TaskResults.range)
-RANGES = {
-    "pearson": (-1.0, 1.0), "spearman": (-1.0, 1.0), "kendall": (-1.0, 1.0),
-    "seg_pearson": (-1.0, 1.0), "seg_kendall": (-1.0, 1.0),
-    "accuracy": (0.0, 1.0), "accuracy_mtme": (0.0, 1.0), "spa": (0.0, 1.0), "seg_acc_eq": (0.0, 1.0),
-    "global_accuracy": (0.0, 1.0),
-}
+RANGES = {**{n: (s.low, s.high) for s in stats.BUILTIN for n in (s.name, *s.aliases)},
+          "global_accuracy": (0.0, 1.0)}
 SCHEMES = ("wmt23", "wmt24")
 
 

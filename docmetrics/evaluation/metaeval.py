@@ -43,6 +43,7 @@ from ..values.errors import InputError
 from ..values.result import Result
 from ..values.testset import TestSet
 from ..values.units import as_score
+from . import statistics as stats
 from .aligned import Aligned, Score, align
 from .comparisons import Comparison, compare
 from .doc_level import DOC_RULES, DOC_STATISTICS, DocEval, DocGold, doc_eval, doc_gold, doc_matrix
@@ -54,19 +55,23 @@ __all__ = [
     "MetaEval", "Comparison", "WmtEval", "evaluate_wmt", "evaluate_mtme", "evaluate", "match_systems",
 ]
 
-SYS_STATISTICS = ("pearson", "spearman", "kendall", "accuracy", "accuracy_mtme", "spa")
-SEG_STATISTICS = ("seg_acc_eq", "seg_pearson", "seg_kendall")
+# The names below are views of the one registry, :mod:`docmetrics.evaluation.statistics` (docmetrics' own
+# statistics; a plugin statistic is found there at run time).
+#: the system level without the opt-in PDP (``accuracy_mtme``: MTME's name of pairwise accuracy)
+SYS_STATISTICS = tuple(n for s in stats.BUILTIN if s.level == "system" and s.needs != "pdp"
+                       for n in (s.name, *(a for a in s.aliases if "_" in a)))
+SEG_STATISTICS = stats.names("segment", plugins=False)
 STATISTICS = SYS_STATISTICS + SEG_STATISTICS
 #: opt-in statistics (``pdp=True`` / ``doc_rule``): system-level Pairwise Difference Pearson and the
 #: document level (:mod:`docmetrics.evaluation.doc_level`); the default output does not change
-EXTRA_STATISTICS = ("pdp",) + DOC_STATISTICS
+EXTRA_STATISTICS = stats.names(needs="pdp", plugins=False) + DOC_STATISTICS
 ALL_STATISTICS = STATISTICS + EXTRA_STATISTICS
 #: the statistics compared by PERM-BOTH by default when the document level is asked for
 DOC_MAIN_STATISTICS = ("pdp", "doc_acc_eq", "doc_pearson", "doc_spa")
 #: the statistics of the WMT23 and WMT24 rankings, compared by PERM-BOTH by default
-MAIN_STATISTICS = ("pearson", "accuracy", "spa", "seg_acc_eq", "seg_pearson")
+MAIN_STATISTICS = stats.names(main=True, plugins=False)
 #: other names of statistics: MTME's name of pairwise accuracy, and those of ``sweep --stat``
-ALIASES = {"accuracy_mtme": "accuracy", "seg-kendall": "seg_kendall", "acc_eq": "seg_acc_eq"}
+ALIASES = {a: s.name for s in stats.BUILTIN for a in s.aliases}
 #: ``seg_level_name`` of a metric whose units span several segments (with ``unit_level``)
 UNIT_LEVEL = "unit (mean of its segments' human scores)"
 
@@ -117,6 +122,10 @@ class MetaEval:
     #: False where the metric scores errors: its scores were judged negated (every statistic reads higher
     #: as better), ``metric_scores`` are its own
     higher_is_better: bool = True
+    #: the plugin statistics (:mod:`docmetrics.evaluation.statistics`): name -> value (None: not defined
+    #: here), and why one has none
+    values: dict[str, float | None] = field(default_factory=dict)
+    notes: dict[str, str] = field(default_factory=dict)
 
     @property
     def accuracy_mtme(self) -> float:
@@ -126,8 +135,11 @@ class MetaEval:
     def get(self, stat: str) -> float | None:
         """A statistic by name (see STATISTICS and ALIASES); None where it does not apply or is
         undefined (NaN)."""
+        if stat in self.values:
+            return as_score(self.values[stat])
         if stat not in ALL_STATISTICS and stat not in ALIASES:
-            raise InputError(f"unknown statistic {stat!r}; one of {', '.join(ALL_STATISTICS)}")
+            stats.get(stat)  # a plugin statistic not computed here is None; an unknown name is an error
+            return None
         if stat in DOC_STATISTICS:
             return None if self.document is None else self.document.get(stat)
         return as_score(getattr(self, ALIASES.get(stat, stat)))
@@ -179,11 +191,19 @@ class MetaEval:
         return d
 
     def _extras(self, d: dict[str, Any]) -> None:
-        """The opt-in keys: ``pdp`` and ``document`` (absent unless asked for)."""
+        """The opt-in keys: ``pdp`` and ``document`` (absent unless asked for), and each plugin
+        statistic (with ``NAME_note`` where it has none)."""
         if self.with_pdp:
             d["pdp"] = as_score(self.pdp)
         if self.document is not None:
             d["document"] = self.document.to_dict()
+        self._plugin_values(d)
+
+    def _plugin_values(self, d: dict[str, Any]) -> None:
+        for name, value in self.values.items():
+            d[name] = as_score(value)
+            if name in self.notes:
+                d[f"{name}_note"] = self.notes[name]
 
     def to_wmt_dict(self) -> dict[str, Any]:
         """The layout of ``--mtme -f json`` (and ``docmetrics metaeval``): system and segment level (and,
@@ -216,6 +236,7 @@ class MetaEval:
             d["system"]["pdp"] = as_score(self.pdp)  # type: ignore[index]
         if self.document is not None:
             d["document"] = self.document.to_dict()
+        self._plugin_values(d)
         return d
 
 
@@ -304,6 +325,25 @@ def _unit_pairs(results: Sequence[Result], order: Sequence[str], human: Mapping[
                 xs.append(u.score)
                 ys.append(math.fsum(vals) / len(vals))
     return xs, ys
+
+
+def _plugin_stats(out: MetaEval, al: Aligned, order: Sequence[str], human_sys: Sequence[float],
+                  human_seg: Mapping[str, Sequence[Score]] | None) -> MetaEval:
+    """The plugin statistics of one metric (:mod:`docmetrics.evaluation.statistics`), each computed on
+    the oriented scores; a segment-level one without segment scores is None, with the reason."""
+    found = [s for s in stats.statistics() if s.compute is not None]
+    data = stats.StatInput(list(order), list(al.sys), list(human_sys), al.seg, human_seg)
+    for s in found:
+        if s.level == "segment" and (human_seg is None or al.seg is None):
+            out.values[s.name] = None
+            out.notes[s.name] = ("no segment-level human scores" if human_seg is None
+                                 else "the metric's units span several segments: no segment-level scores")
+            continue
+        try:
+            out.values[s.name] = s.compute(data)  # type: ignore[misc]
+        except (ValueError, ZeroDivisionError) as exc:
+            out.values[s.name], out.notes[s.name] = None, f"undefined: {exc}"
+    return out
 
 
 def _metric_stats(
@@ -501,9 +541,9 @@ def evaluate_wmt(
         # the results are renamed to the human names for alignment
         al = align([_renamed(r, s) for r, s in zip(rs, order)], order, n_segments)
         aligned[name] = al
-        metrics[name] = _metric_stats(
+        metrics[name] = _plugin_stats(_metric_stats(
             name, rs, al, order, human_vec, human_seg, spa, n_permutations, spa_seed, short, unit_level
-        )
+        ), al, order, human_vec, human_seg)
         if not all(r.higher_is_better for r in raw[name]):  # judged oriented, shown as the metric gives them
             metrics[name].higher_is_better = False
             metrics[name].metric_scores = [-x for x in al.sys]

@@ -33,18 +33,19 @@ from ..algorithms.grids import Axis, expand_grid, point_spec
 from ..plugin.metric import Metric
 from ..values.errors import InputError, SpecError, UserError
 from ..values.testset import TestSet
+from . import statistics as stats
 from .human import HumanScores
 from .metaeval import evaluate
 
 __all__ = ["Point", "make_points", "run_sweep", "heatmap_matrix", "STAT_CHOICES", "SEG_STATS", "DOC_STATS"]
 
-#: the statistics ``--stat`` takes (MetaEval.get's names); the last three need segment-level human scores
-STAT_CHOICES = ("accuracy", "pearson", "spearman", "kendall", "seg-kendall", "spa", "acc_eq", "pdp",
-                "doc_acc_eq", "doc_pearson", "doc_kendall", "doc_pearson_item", "doc_kendall_item", "doc_spa",
-                "doc_pdp")
-SEG_STATS = ("seg-kendall", "spa", "acc_eq")
+#: the statistics ``--stat`` takes as its help names them (MetaEval.get's names; any alias of
+#: :mod:`docmetrics.evaluation.statistics` and a plugin statistic's name are taken too)
+STAT_CHOICES = tuple(next((a for a in s.aliases if "-" in a or a == "acc_eq"), s.name) for s in stats.BUILTIN)
+#: those that need segment-level human scores
+SEG_STATS = tuple(n for n, s in zip(STAT_CHOICES, stats.BUILTIN) if s.needs == "segment")
 #: the statistics of the document level (they need ``doc_rule``; the command line sets it)
-DOC_STATS = tuple(s for s in STAT_CHOICES if s.startswith("doc_"))
+DOC_STATS = tuple(n for n, s in zip(STAT_CHOICES, stats.BUILTIN) if s.needs == "document")
 
 
 @dataclass

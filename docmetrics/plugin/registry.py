@@ -38,6 +38,7 @@ GROUPS = {
     "backbone": "docmetrics.backbones",
     "segmenter": "docmetrics.segmenters",
     "tool": "docmetrics.tools",
+    "statistic": "docmetrics.statistics",
 }
 #: The distribution whose plugins are first party: they win every name conflict.
 FIRST_PARTY = "docmetrics"
@@ -367,6 +368,10 @@ def kind_problem(kind: str, obj: Any) -> str:
         f"the function {getattr(obj, '__qualname__', obj)}" if callable(obj) else f"a {type(obj).__name__}"
     if kind == "tool":
         return "" if callable(obj) and not isinstance(obj, type) else f"is {what}, not a function main(argv) -> int"
+    if kind == "statistic":
+        statistic = ("docmetrics.evaluation.statistics", "Statistic")
+        return "" if _is_subclass_of(type(obj), *statistic) else \
+            f"is {what}, not a docmetrics.evaluation.statistics.Statistic"
     module, qualname = BASES[kind]
     if kind == "segmenter":
         return "" if callable(getattr(obj, "split", None)) else \

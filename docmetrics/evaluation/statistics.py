@@ -1,0 +1,151 @@
+"""The statistics of meta-evaluation as values: one registry that every table, JSON layout, sweep choice,
+plot range and average reads (as mt-metrics-eval's ``tasks.CORRELATION_FUNCTIONS`` names each correlation
+once).
+
+A :class:`Statistic` says what it is (name, aliases, level, title, the column header), its range and chance
+level (averages map it to [0, 1] from its range; heatmaps centre their colours on chance), its direction
+(higher better for every statistic here), whether it is one of the WMT23/24 ranking statistics (compared
+by PERM-BOTH between metrics by default) and what it needs (segment-level human scores, ``--pdp``,
+``--doc-level``).  The statistics docmetrics defines are computed together by
+:mod:`docmetrics.evaluation.metaeval` (they share intermediate work: SPA's p-values, acc_eq's epsilon);
+a statistic added by a plugin (entry-point group ``docmetrics.statistics``, the object a
+:class:`Statistic`) brings its ``compute``, which is given a :class:`StatInput` (the systems, the metric's
+and the humans' system and segment scores, oriented: higher is better) and returns a number or None, and
+it appears in the ``--human``, ``--genmt`` and ``--mtme`` tables and JSON and in ``sweep --stat``.
+
+Nothing here prints; the registry is read from installed metadata each time (no module state).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Callable, Mapping, Optional, Sequence
+
+from ..values.errors import InputError
+
+__all__ = ["Statistic", "StatInput", "BUILTIN", "statistics", "get", "names", "stat_range", "LEVELS"]
+
+Score = Optional[float]
+LEVELS = ("system", "segment", "document")
+
+
+@dataclass(frozen=True)
+class StatInput:
+    """What a plugin statistic is computed from: the systems (in order), the metric's and the humans'
+    system scores (parallel to ``systems``) and, with segment-level human scores, each system's
+    per-segment scores (None where unscored; ``metric_seg`` None when the metric's units span several
+    segments).  Metric scores are oriented: higher is better."""
+
+    systems: Sequence[str]
+    metric_sys: Sequence[float]
+    human_sys: Sequence[float]
+    metric_seg: Mapping[str, Sequence[Score]] | None = None
+    human_seg: Mapping[str, Sequence[Score]] | None = None
+
+
+@dataclass(frozen=True)
+class Statistic:
+    """One meta-evaluation statistic (see the module docstring)."""
+
+    name: str
+    level: str
+    title: str
+    header: str
+    low: float = -1.0
+    high: float = 1.0
+    chance: float = 0.0
+    aliases: tuple[str, ...] = ()
+    #: one of the WMT23/24 ranking statistics: compared by PERM-BOTH between metrics by default
+    main: bool = False
+    #: "" (the system scores suffice), "segment" (segment-level human scores), "pdp" or "document"
+    needs: str = ""
+    higher_is_better: bool = True
+    #: a plugin statistic's computation (None: computed by docmetrics' meta-evaluation)
+    compute: Callable[[StatInput], float | None] | None = None
+
+    @property
+    def scale(self) -> tuple[float, float, float]:
+        """(lowest, chance, highest): the colour scale of a heatmap of this statistic."""
+        return self.low, self.chance, self.high
+
+
+def _correlation(name: str, level: str, title: str, header: str, **kw: object) -> Statistic:
+    return Statistic(name, level, title, header, -1.0, 1.0, 0.0, **kw)  # type: ignore[arg-type]
+
+
+def _share(name: str, level: str, title: str, header: str, **kw: object) -> Statistic:
+    return Statistic(name, level, title, header, 0.0, 1.0, 0.5, **kw)  # type: ignore[arg-type]
+
+
+#: The statistics docmetrics computes, in the order its tables show them.
+BUILTIN: tuple[Statistic, ...] = (
+    _correlation("pearson", "system", "system-level Pearson", "pearson", main=True),
+    _correlation("spearman", "system", "system-level Spearman", "spearman"),
+    _correlation("kendall", "system", "system-level Kendall tau-b", "kendall"),
+    _share("accuracy", "system", "system-level pairwise accuracy", "accuracy", aliases=("accuracy_mtme",),
+           main=True),
+    _share("spa", "system", "system-level soft pairwise accuracy (SPA, WMT24)", "spa", main=True, needs="segment"),
+    _share("seg_acc_eq", "segment", "segment-level acc_eq with tie calibration (WMT23/24)", "acc_eq",
+           aliases=("acc_eq",), main=True, needs="segment"),
+    _correlation("seg_pearson", "segment", "segment-level Pearson (no grouping)", "seg-pearson", main=True,
+                 needs="segment", aliases=("seg-pearson",)),
+    _correlation("seg_kendall", "segment", "segment-level Kendall tau-b (no grouping)", "seg-kendall",
+                 aliases=("seg-kendall",), needs="segment"),
+    _correlation("pdp", "system", "system-level Pairwise Difference Pearson (MTME 2025)", "sys-pdp", needs="pdp"),
+    _share("doc_acc_eq", "document", "document-level acc_eq with tie calibration", "acc_eq", needs="document"),
+    _correlation("doc_pearson", "document", "document-level Pearson over (system, document) pairs", "pearson",
+                 needs="document"),
+    _correlation("doc_kendall", "document", "document-level Kendall over (system, document) pairs", "kendall",
+                 needs="document"),
+    _correlation("doc_pearson_item", "document", "the mean of the per-document Pearson correlations",
+                 "pearson-doc", needs="document"),
+    _correlation("doc_kendall_item", "document", "the mean of the per-document Kendall correlations",
+                 "kendall-doc", needs="document"),
+    _share("doc_spa", "document", "SPA with the documents as permutation items", "spa", needs="document"),
+    _correlation("doc_pdp", "document", "Pairwise Difference Pearson within each document", "pdp",
+                 needs="document"),
+)
+
+
+def _plugins() -> list[Statistic]:
+    """The statistics installed distributions register (entry-point group ``docmetrics.statistics``)."""
+    from ..plugin import registry
+
+    out = []
+    for name in registry.names("statistic"):
+        stat = registry.load("statistic", name)
+        if stat.compute is None:
+            raise InputError(f"statistic {name!r} (a plugin) has no compute: a plugin statistic brings its own")
+        if stat.name in {s.name for s in BUILTIN} or stat.level not in ("system", "segment"):
+            raise InputError(f"statistic {name!r} (a plugin): its name is taken or its level {stat.level!r} is not "
+                             "system or segment")
+        out.append(stat)
+    return out
+
+
+def statistics(level: str | None = None, *, plugins: bool = True) -> list[Statistic]:
+    """Every statistic (docmetrics' own, then the plugins'), or those of ``level``."""
+    found = list(BUILTIN) + (_plugins() if plugins else [])
+    return [s for s in found if level is None or s.level == level]
+
+
+def get(name: str, *, plugins: bool = True) -> Statistic:
+    """The statistic called ``name`` (or one of its aliases); an InputError naming every name there is."""
+    found = statistics(plugins=plugins)
+    for s in found:
+        if name == s.name or name in s.aliases:
+            return s
+    raise InputError(f"unknown statistic {name!r}; one of {', '.join(s.name for s in found)}")
+
+
+def names(level: str | None = None, *, main: bool | None = None, needs: str | None = None,
+          plugins: bool = True) -> tuple[str, ...]:
+    """The names of the statistics of ``level`` (all levels: None), main or not, needing ``needs``."""
+    return tuple(s.name for s in statistics(level, plugins=plugins)
+                 if (main is None or s.main == main) and (needs is None or s.needs == needs))
+
+
+def stat_range(name: str) -> tuple[float, float]:
+    """(lowest, highest) of a statistic: what an average maps to [0, 1]."""
+    s = get(name)
+    return s.low, s.high
