@@ -39,8 +39,6 @@ from docmetrics.values.signature import compare  # noqa: E402
 SENTS = sample_sentences(150, seed=7)
 SRC, HYP, REF = SENTS[0::3], SENTS[1::3], SENTS[2::3]
 DATA = Path(__file__).resolve().parents[1] / "docmetrics" / "data" / "quickstart"
-REFUSED = ("metricx scores errors (lower is better); --human/--mtme/--genmt/--paired-bs/sweep do not read "
-           "lower-is-better scores yet: score it alone, or negate it")
 
 
 @pytest.fixture(scope="module", autouse=True)
@@ -274,38 +272,29 @@ def no_weights(monkeypatch):
     monkeypatch.setattr(MT5ForConditionalGeneration, "from_pretrained", loaded)
 
 
-def _judging_rows():
-    spec = "metricx24-qe:model={model},tokenizer={tok}"
-    return [
-        ("human", ["-m", spec, *quickstart("--human", "{human}")]),
-        ("paired-bs", ["-m", spec, *quickstart("--paired-bs")]),
-        ("paired-ar", ["-m", spec, *quickstart("--paired-ar")]),
-        ("genmt", ["-m", spec, "--genmt", "{human}", "-l", "en-de"]),
-        ("mtme", ["-m", spec, "--mtme", "{dir}", "-t", "wmt23", "-l", "en-de"]),
-        ("metaeval", ["metaeval", "-m", spec, "--mtme", "{dir}", "-t", "wmt23", "-l", "en-de"]),
-        ("sweep", ["sweep", "-m", "slide:backbone=metricx,qe=yes,model={model},tokenizer={tok}", "--grid", "w=1..2",
-                   "s=1", *quickstart()]),
-        ("sweep-grid-names-it", ["sweep", "-m", "slide:model={model}", "--grid", "backbone=metricx", *quickstart()]),
-        ("signature", ["-m", "{signature}", *quickstart("--paired-bs")]),
-    ]
-
-
-@pytest.mark.parametrize("argv", [r[1] for r in _judging_rows()], ids=[r[0] for r in _judging_rows()])
-def test_judging_refuses_a_lower_is_better_metric(tiny, tmp_path, capsys, no_weights, argv):
-    human = tmp_path / "human.tsv"
-    human.write_text("system\tscore\nsysA.txt\t1\nsysB.txt\t2\n", encoding="utf-8")
-    signature = ("slide|w:1|s:1|partial:drop|backbone:metricx|model:" + str(tiny.model) + "|qe:yes|better:lower"
-                 "|v:0.3.0")
-    fill = {"model": tiny.model, "tok": tiny.tokenizer, "human": human, "dir": tmp_path, "signature": signature}
-    code, out, err = run_cli(capsys, *[str(a).format(**fill) if isinstance(a, str) else a for a in argv])
-    assert code == 2, err
-    assert err.strip().count("\n") == 0 and err.rstrip().endswith(REFUSED), err
-
-
-def test_judging_a_higher_is_better_metric_is_not_refused(capsys, tmp_path):
-    human = tmp_path / "human.tsv"
-    human.write_text("system\tscore\nsysA.txt\t1\nsysB.txt\t2\n", encoding="utf-8")
-    code, _, err = run_cli(capsys, "-q", "-m", "chrf", *quickstart("-r", DATA / "ref.txt", "--human", human))
+def test_judging_reads_metricx_as_lower_is_better(tiny, tmp_path, capsys):
+    """The judging commands read MetricX's errors the right way round (tests/test_direction.py checks each
+    consumer on a negated twin): the system with fewer errors is the better one in pairwise accuracy, the
+    JSON keeps MetricX's own 0-25 values and says lower is better; paired tests and sweeps run."""
+    spec = f"metricx24-qe:model={tiny.model},tokenizer={tiny.tokenizer}"
+    code, out, err = run_cli(capsys, "-q", "-m", spec, *quickstart(), "-f", "json")
+    assert code == 0, err
+    own = {r["system"]: r["score"] for r in json.loads(out)}
+    assert all(0 <= v <= 25 for v in own.values())
+    for better in ("sysA.txt", "sysB.txt"):  # the humans prefer one system, then the other
+        human = tmp_path / "human.tsv"
+        human.write_text("system\tscore\n" + "".join(f"{s}\t{2 if s == better else 1}\n" for s in own),
+                         encoding="utf-8")
+        code, out, err = run_cli(capsys, "-q", "-m", spec, *quickstart("--human", human), "-f", "json")
+        assert code == 0, err
+        (ev,) = json.loads(out)
+        fewer_errors = min(own, key=own.get)
+        assert ev["accuracy"] == (1.0 if fewer_errors == better else 0.0)
+        assert ev["higher_is_better"] is False and sorted(ev["metric_scores"]) == sorted(own.values())
+    code, out, err = run_cli(capsys, "-q", "-m", spec, *quickstart("--paired-bs", "--paired-bs-n", "20"))
+    assert code == 0 and "p = " in out, err
+    code, out, err = run_cli(capsys, "sweep", "-q", "-m", f"slide:backbone=metricx,qe=yes,model={tiny.model},"
+                             f"tokenizer={tiny.tokenizer}", "--grid", "w=1..2", "s=1", *quickstart())
     assert code == 0, err
 
 

@@ -34,7 +34,7 @@ from .errors import guarded, note, warn
 from .format import column, coverage_lines, metric_labels, num, table, tsv, units_cut
 from .habits import Parser, parse_args, reference_advice
 from .inputs import check_stdin, load_testset
-from .specs import check_specs, reference_files, refuse_lower_is_better
+from .specs import check_specs, reference_files
 
 EPILOG = """\
 examples:
@@ -221,8 +221,6 @@ def run(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
                    *(["-s", args.source] if args.source else []), "-r", *(args.references or []), *refs]
         raise UserError(reference_advice(command))
     check_specs(args.metrics)
-    if args.human or genmt.requested(args) or mtme.requested(args) or significance.requested(args):
-        refuse_lower_is_better(args.metrics)
     if args.output:
         check_output_file(args.output, "-o")
     genmt.check_args(args)  # before --mtme: --domains and --error-free are --genmt's alone

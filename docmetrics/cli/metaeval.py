@@ -21,7 +21,6 @@ from .human import add_level_arguments
 from .mtme import TITLES, add_data_arguments, check_common, lp_dict, score, write_lp
 from .plot import plot_main_statistics, pyplot
 from .significance import parse_seed
-from .specs import refuse_lower_is_better
 
 __all__ = ["build_parser", "main", "run_metaeval", "format_average"]
 
@@ -90,7 +89,6 @@ def _check_plot(path: str) -> None:
 def run_metaeval(args: argparse.Namespace, out: TextIO) -> int:
     who = "docmetrics metaeval"
     lps = _parse_lps(args.lps)
-    refuse_lower_is_better(args.metrics)
     if args.plot:
         _check_plot(args.plot)
     check_common(args, lps)

@@ -9,10 +9,7 @@ from typing import Sequence
 
 from ..values.errors import SpecError
 
-__all__ = ["check_specs", "reference_files", "lower_is_better", "refuse_lower_is_better"]
-
-#: What judges scores and still reads them as higher-is-better (they refuse a lower-is-better metric).
-JUDGING = "--human/--mtme/--genmt/--paired-bs/sweep"
+__all__ = ["check_specs", "reference_files"]
 
 
 def reference_files(specs: Sequence[str]) -> list[str]:
@@ -55,29 +52,3 @@ def check_spec(text: str) -> None:
         given = f"; given: {text}" if spec.params else ""
         raise SpecError(f"{exc} (in the preset {preset.name} = {preset.spec}, from {preset.source}{given})",
                         params=exc.params) from None
-
-
-def lower_is_better(text: str) -> str | None:
-    """The name of the backbone that scores spec ``text`` where it declares lower scores better
-    (``higher_is_better = False``: MetricX), else None.  Reads the spec, the preset or the signature and
-    the backbone's class; builds nothing and loads no model."""
-    from .. import api
-    from ..plugin import registry
-
-    name, raw, parsed = api.resolve(text)
-    backbone = raw.get("backbone") or (parsed.get("backbone", "bb") if parsed is not None else None) \
-        or registry.load("metric", name).default_backbone
-    if not backbone:
-        return None
-    cls = registry.load("backbone", str(backbone))
-    return None if getattr(cls, "higher_is_better", True) else registry.split_name(str(backbone))[0]
-
-
-def refuse_lower_is_better(specs: Sequence[str]) -> None:
-    """Refuse, before any model loads, to judge a metric whose scores are lower-is-better: significance,
-    meta-evaluation and sweeps read every score as higher-is-better until they read the direction."""
-    for text in specs:
-        backbone = lower_is_better(text)
-        if backbone:
-            raise SpecError(f"-m {text}: {backbone} scores errors (lower is better); {JUDGING} do not read "
-                            "lower-is-better scores yet: score it alone, or negate it")
