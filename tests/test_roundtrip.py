@@ -12,11 +12,14 @@ from docmetrics.values.signature import parse_signature
 
 @pytest.fixture(scope="module")
 def models(tiny_kiwi_dir, tiny_comet_da_dir, tiny_comet_qe_dir, tmp_path_factory):
+    from docmetrics_backbones.metricx.testing import build_tiny_metricx
     from docmetrics_backbones.prism.testing import build_tiny_mbart
 
+    metricx = build_tiny_metricx(tmp_path_factory.mktemp("metricx"))
     return {
         "kiwi": tiny_kiwi_dir, "da": tiny_comet_da_dir, "qe": tiny_comet_qe_dir,
         "mbart": build_tiny_mbart(tmp_path_factory.mktemp("mbart")),
+        "metricx": metricx.model, "mt5_tokenizer": metricx.tokenizer,
     }
 
 
@@ -61,9 +64,15 @@ def test_preset_round_trip(models, name):
     metric_name = preset.spec.split(":")[0]
     local = {"slide": models["kiwi"], "doc-comet": models["da"], "doc-comet-qe": models["qe"],
              "doc-bertscore": "minilm"}[metric_name]
-    metric = docmetrics.load(f"{name}:model={local}")
+    extra = ""
+    if "backbone=metricx" in preset.spec:  # a MetricX checkpoint and, apart, its tokenizer
+        local, extra = models["metricx"], f",tokenizer={models['mt5_tokenizer']}"
+    metric = docmetrics.load(f"{name}:model={local}{extra}")
     if "model=" in preset.spec:
-        base = docmetrics.load(preset.spec.replace(preset.spec.split("model=")[1].split(",")[0], str(local)))
+        spec = preset.spec.replace(preset.spec.split("model=")[1].split(",")[0], str(local))
+        if extra:
+            spec = spec.replace(spec.split("tokenizer=")[1].split(",")[0], str(models["mt5_tokenizer"]))
+        base = docmetrics.load(spec)
     else:
         base = docmetrics.load(f"{preset.spec},model={local}")
     assert metric.signature().format() == base.signature().format()
