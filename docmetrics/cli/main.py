@@ -6,6 +6,7 @@
 from __future__ import annotations
 
 import argparse
+import contextlib
 import io
 import itertools
 import json
@@ -19,6 +20,7 @@ from ..values.sacrebleu_signature import read_sacrebleu_signature
 from ..values.versions import __version__
 from . import genmt, mtme, significance
 from . import human as human_cli
+from . import report as report_cli
 from . import spans as spans_cli
 from .args import (
     add_cache_arguments,
@@ -53,6 +55,7 @@ subcommands (each has --help):
   docmetrics sweep ...   one metric over a parameter grid (e.g. --grid w=1..10 s=1..w), meta-evaluated
   docmetrics metaeval ... metrics on several language pairs of MTME data, WMT23/WMT24 averages, a plot
   docmetrics rank ...    AutoRank (WMT25's ranking over several metrics) from stored scores (--scores FILE...)
+  docmetrics report ...  a report page (one HTML file) from saved -f json output, without any model
   docmetrics vat ...     variance-aware test sets (a tool plugin, entry-point group docmetrics.tools)
 
 A new document starts wherever the doc id changes (as `sacrebleu --echo docid` writes them).
@@ -108,6 +111,7 @@ def build_parser() -> argparse.ArgumentParser:
     g.add_argument("--dump-alignment", metavar="FILE",
                    help="write the sentence alignments of metrics that align (asd) to FILE: one JSON "
                         "object per system, document and side")
+    report_cli.add_argument(g)
     g.add_argument("-V", "--version", action="version", version=f"docmetrics {__version__}")
     significance.add_arguments(p)
     human_cli.add_arguments(p)
@@ -131,7 +135,8 @@ COLUMNS = {
 
 #: Subcommands built in: ``docmetrics sweep ...``; tools (``docmetrics vat ...``) come from plugins
 #: registered under the entry-point group ``docmetrics.tools`` (a callable ``main(argv) -> int``).
-SUBCOMMANDS = {"sweep": "docmetrics.cli.sweep", "metaeval": "docmetrics.cli.metaeval", "rank": "docmetrics.cli.rank"}
+SUBCOMMANDS = {"sweep": "docmetrics.cli.sweep", "metaeval": "docmetrics.cli.metaeval", "rank": "docmetrics.cli.rank",
+               "report": "docmetrics.cli.report"}
 TOOLS_GROUP = "docmetrics.tools"
 
 
@@ -171,6 +176,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 2
     parser = build_parser()
     args = parse_args(parser, argv)
+    args.argv = argv
     return guarded("docmetrics", args.debug, lambda: run(args, parser), interrupted=lambda: kept(args, argv))
 
 
@@ -223,6 +229,8 @@ def run(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
     check_specs(args.metrics)
     if args.output:
         check_output_file(args.output, "-o")
+    if args.report:
+        check_output_file(args.report, "--report", (args.output,))
     genmt.check_args(args)  # before --mtme: --domains and --error-free are --genmt's alone
     if mtme.requested(args):
         out = io.StringIO() if args.output else sys.stdout
@@ -332,24 +340,22 @@ def score_and_write(args: argparse.Namespace, metrics: list[Any], testset: Any, 
     if score_cache is not None:
         note(args, f"score cache {score_cache.path}: {score_cache.stats.summary()}")
     cis = significance.confidence_intervals(all_results, args) if args.ci else None
-    report = io.StringIO()
-    if significance.requested(args):
-        significance.write_paired(all_results, args, report)
-    elif args.human:
+    evals = found = None
+    if args.human and not significance.requested(args):
         evals = human_cli.run_metaeval(all_results, args, testset, human)
         if getattr(args, "error_free", None):
             found = genmt.detections(all_results, args.genmt_pair, args.error_free)
-            if args.format == "json":
-                json.dump({"metaeval": [e.to_dict() for e in evals], "error_free": genmt.detections_json(found)},
-                          report, indent=1, ensure_ascii=False)
-                report.write("\n")
-            else:
-                human_cli.write_metaeval(evals, args, report, human)
-                genmt.write_detections(found, args.width, report)
-        else:
-            human_cli.write_metaeval(evals, args, report, human)
-    else:
-        write_results(all_results, args, report, cis)
+    report = io.StringIO()
+    write_judged(all_results, args, report, cis, evals, found, human)
+    if args.report:  # the page holds what -f json prints
+        text = report.getvalue()
+        if args.format != "json":
+            buffer = io.StringIO()
+            with contextlib.redirect_stderr(io.StringIO()):  # its warnings were printed once
+                write_judged(all_results, argparse.Namespace(**{**vars(args), "format": "json"}), buffer, cis,
+                             evals, found, human)
+            text = buffer.getvalue()
+        report_cli.write_for_command(args, text, all_results, testset, human, cis)
     plain_json = args.format == "json" and not significance.requested(args) and not args.human
     if args.level == "system" or plain_json:  # JSON results carry their documents and units
         write_output(args, report.getvalue())
@@ -357,6 +363,27 @@ def score_and_write(args: argparse.Namespace, metrics: list[Any], testset: Any, 
     write_output(args, level_table(all_results, args, testset))
     (sys.stdout if args.output else sys.stderr).write(report.getvalue())
     return 0
+
+
+def write_judged(all_results: list[tuple[str, list[Any]]], args: argparse.Namespace, out: TextIO, cis: Any,
+                 evals: Any, found: Any, human: Any) -> None:
+    """What the command prints on stdout: the paired test, the meta-evaluation (and the error-free
+    detections), or the system scores."""
+    if significance.requested(args):
+        significance.write_paired(all_results, args, out)
+    elif evals is not None:
+        if found is not None:
+            if args.format == "json":
+                json.dump({"metaeval": [e.to_dict() for e in evals], "error_free": genmt.detections_json(found)},
+                          out, indent=1, ensure_ascii=False)
+                out.write("\n")
+            else:
+                human_cli.write_metaeval(evals, args, out, human)
+                genmt.write_detections(found, args.width, out)
+        else:
+            human_cli.write_metaeval(evals, args, out, human)
+    else:
+        write_results(all_results, args, out, cis)
 
 
 def check_truncation(args: argparse.Namespace, label: str, metric: Any, results: list[Any]) -> None:

@@ -275,6 +275,10 @@ def run(args: argparse.Namespace, out: TextIO | None = None) -> int:
     _check_main_args(args)
     (lp_run,) = score(args, [args.lang], args.systems, "docmetrics")
     labels = {spec: k + 1 for k, spec in enumerate(args.metrics)}
+    if getattr(args, "report", None):
+        from .report import write_for_mtme
+
+        write_for_mtme(args, lp_dict(lp_run, args), lp_run)
     if args.format == "json":
         json.dump(lp_dict(lp_run, args), out, indent=1, ensure_ascii=False)
         out.write("\n")

@@ -1,0 +1,164 @@
+"""What a report page shows, as one JSON-able object (the page's embedded data).
+
+The object, ``{"report": 1, ...}``:
+
+* ``sources``: each output the page was built from, exactly as ``-f json`` (or ``sweep -o``, or
+  ``--dump-alignment``) wrote it, with its ``layout`` (:data:`LAYOUTS`) and ``name``;
+* ``results``: the per-document and per-unit scores where no source carries them (``--report`` on a
+  command that prints system scores or a meta-evaluation), units column by column to keep the page small;
+* ``texts``: the test set (documents, source, references, every system's output), ``human``: the human
+  segment scores on its lines, ``spans``: the error spans of each system's lines, where they were read;
+* ``command``, ``inputs``: what was run, as typed.
+
+Nothing here scores: it reads JSON and value types.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from typing import Any, Iterable, Mapping, Sequence
+
+from ..values.result import Result
+from ..values.testset import TestSet
+from ..values.versions import __version__
+
+#: The layouts a saved output can have, each with what tells it apart.
+LAYOUTS = {
+    "scores": "a list of results (system, metric, score, signature; docs and units with --level)",
+    "paired": "a list of paired-test rows (baseline, p_value) from --paired-bs / --paired-ar -f json",
+    "human": "a list of meta-evaluations (metric_scores, human_scores) from --human / --genmt -f json",
+    "genmt": "an object with metaeval and error_free from --genmt ... --error-free -f json",
+    "mtme": "an object with testset, lp and metrics from --mtme -f json",
+    "sweep": "an object with grid and points from docmetrics sweep -o FILE",
+    "alignment": "JSON lines of sentence alignments from --dump-alignment",
+    "report": "the data of a report page (its JSON export)",
+}
+
+
+class LayoutError(ValueError):
+    """A JSON document none of :data:`LAYOUTS` describes."""
+
+
+def detect(data: Any) -> str:
+    """The layout of a parsed output (a key of :data:`LAYOUTS`)."""
+    if isinstance(data, dict):
+        if data.get("report") == 1 and "sources" in data:
+            return "report"
+        if "metaeval" in data:
+            return "genmt"
+        if "testset" in data and "lp" in data:
+            return "mtme"
+        if "grid" in data and "points" in data:
+            return "sweep"
+        raise LayoutError(f"an object with keys {', '.join(sorted(data)[:8])}")
+    if isinstance(data, list) and data and all(isinstance(x, dict) for x in data):
+        first = data[0]
+        if "alignment" in first and "side" in first:
+            return "alignment"
+        if "baseline" in first and "p_value" in first:
+            return "paired"
+        if "metric_scores" in first and "human_scores" in first:
+            return "human"
+        if "score" in first and "signature" in first and "system" in first:
+            return "scores"
+        raise LayoutError(f"a list of objects with keys {', '.join(sorted(first)[:8])}")
+    raise LayoutError("an empty list" if data == [] else f"a {type(data).__name__}")
+
+
+def parse(text: str) -> Any:
+    """A saved output: one JSON document, or JSON lines (``--dump-alignment``) as a list."""
+    try:
+        return json.loads(text)
+    except json.JSONDecodeError:
+        lines = [line for line in text.splitlines() if line.strip()]
+        if len(lines) < 2:
+            raise
+        return [json.loads(line) for line in lines]
+
+
+def compact_result(result: Result, spec: str, ci: Mapping[str, Any] | None = None) -> dict[str, Any]:
+    """A result with its documents and units, the units column by column (``doc``: an index into
+    ``docs``; ``weight``, ``group``, ``truncated``, ``partial`` only where some unit differs from the
+    default)."""
+    d = dict(result.to_dict(level="system"), spec=spec)
+    if ci is not None:
+        d["ci"] = dict(ci)
+    docs = [[x.doc_id, x.score, x.units] for x in result.docs]
+    index = {x.doc_id: k for k, x in enumerate(result.docs)}
+    for u in result.units:
+        if u.doc_id not in index:  # a unit of a document without a DocScore: keep it placeable
+            index[u.doc_id] = len(docs)
+            docs.append([u.doc_id, None, 0])
+    units: dict[str, list[Any]] = {
+        "doc": [index[u.doc_id] for u in result.units],
+        "start": [u.start for u in result.units],
+        "end": [u.end for u in result.units],
+        "score": [u.score for u in result.units],
+    }
+    for name, default in (("weight", 1.0), ("group", ""), ("truncated", False), ("partial", False)):
+        values = [getattr(u, name) for u in result.units]
+        if any(v != default for v in values):
+            units[name] = values
+    d["docs"], d["units"] = docs, units
+    return d
+
+
+def texts(testset: TestSet, systems: Iterable[str] | None = None) -> dict[str, Any]:
+    """The test set as the document view reads it: documents as ``[doc_id, first line, end line]``
+    (0-based, end exclusive), the source, every reference with its name, each system's output."""
+    names = list(systems) if systems is not None else list(testset.systems)
+    return {
+        "documents": [[d.doc_id, d.start, d.end] for d in testset.documents],
+        "source": testset.sources,
+        "references": testset.all_references,
+        "reference_names": testset.reference_names() if testset.references else [],
+        "systems": {name: testset.systems[name] for name in names if name in testset.systems},
+    }
+
+
+def payload(sources: Sequence[tuple[str, Any]], *, results: Sequence[dict[str, Any]] = (),
+            texts: Mapping[str, Any] | None = None, human: Mapping[str, Any] | None = None,
+            spans: Mapping[str, Any] | None = None, command: str | None = None,
+            inputs: Sequence[tuple[str, str]] = (), title: str | None = None) -> dict[str, Any]:
+    """The report's data: ``sources`` as (name, parsed output) pairs, each detected (a report's own
+    export is unpacked: its sources, results, texts ... are taken as they are)."""
+    out: dict[str, Any] = {"report": 1, "docmetrics": __version__, "title": title, "command": command,
+                           "inputs": [list(x) for x in inputs], "sources": [], "results": list(results),
+                           "texts": texts, "human": human, "spans": spans}
+    for name, data in sources:
+        layout = detect(data)
+        if layout == "report":
+            for key in ("sources", "results"):
+                out[key] += data.get(key) or []
+            for key in ("texts", "human", "spans", "command", "inputs", "title"):
+                if not out.get(key) and data.get(key):
+                    out[key] = data[key]
+            continue
+        out["sources"].append({"name": name, "layout": layout, "data": data})
+    if out["title"] is None:
+        out["title"] = "docmetrics report: " + ", ".join(s["name"] for s in out["sources"]) if out["sources"] \
+            else "docmetrics report"
+    return out
+
+
+def embed(data: Any) -> str:
+    """``data`` as JSON safe inside ``<script type="application/json">``: no ``<``, ``>`` or ``&``
+    (a text holding ``</script>`` or ``<!--`` cannot end or change the element), no U+2028/U+2029;
+    ``json.loads`` reads it back unchanged."""
+    try:
+        text = json.dumps(data, ensure_ascii=False, separators=(",", ":"), allow_nan=False)
+    except ValueError:  # NaN or infinity (Python's json writes them; JSON.parse refuses them): null
+        text = json.dumps(_finite(data), ensure_ascii=False, separators=(",", ":"), allow_nan=False)
+    return (text.replace("<", "\\u003c").replace(">", "\\u003e").replace("&", "\\u0026")
+            .replace("\u2028", "\\u2028").replace("\u2029", "\\u2029"))
+
+
+def _finite(value: Any) -> Any:
+    if isinstance(value, float):
+        return value if math.isfinite(value) else None
+    if isinstance(value, dict):
+        return {k: _finite(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_finite(v) for v in value]
+    return value
