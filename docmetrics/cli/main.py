@@ -22,6 +22,7 @@ from . import genmt, mtme, significance
 from . import human as human_cli
 from . import report as report_cli
 from . import spans as spans_cli
+from . import stored as stored_cli
 from .args import (
     add_cache_arguments,
     add_input_arguments,
@@ -117,6 +118,8 @@ def build_parser() -> argparse.ArgumentParser:
     human_cli.add_arguments(p)
     genmt.add_arguments(p)
     spans_cli.add_arguments(p)
+    stored_cli.add_arguments(p.add_argument_group(
+        "stored scores, judged like metrics (with --human, --genmt, --paired-bs/--paired-ar, --mtme; -m optional)"))
     mtme.add_arguments(p)
     add_cache_arguments(p)
     return p
@@ -211,9 +214,11 @@ def run(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
             check_output_file(args.output, "-o")
         write_output(args, spans_cli.run(args))
         return 0
-    if not args.metrics:
+    if not args.metrics and not stored_cli.requested(args):
         print("docmetrics: error: give metrics with -m (see --list), e.g. -m slide:w=6,s=6", file=sys.stderr)
         return 2
+    args.metrics = list(args.metrics or [])
+    stored_cli.check_args(args)
     args.sacrebleu_signatures = {}
     for k, text in enumerate(args.metrics):
         sacre = read_sacrebleu_signature(text)
@@ -276,17 +281,29 @@ def genmt_run(args: argparse.Namespace) -> int:
         args.human_text = genmt.human_text(args, pair, human)
     human_cli.check_args(args)
     args.genmt_pair = pair
+    live = list(args.metrics)
+    stored = stored_cli.scorers(args, stored_cli.for_pair(args, pair.name), testset) if args.scores else []
     with session_scope(args, cache=args.cache) as session:
-        metrics = [api.load(spec, defaults={"lang": pair.name}, session=session) for spec in args.metrics]
+        metrics = [api.load(spec, defaults={"lang": pair.name}, session=session) for spec in live]
         if getattr(args, "include_human", False):
-            genmt.check_reference_free(metrics, args.metrics)
-        return score_and_write(args, metrics, testset, session.cache, human)
+            genmt.check_reference_free(metrics, live)
+        return score_and_write(args, metrics + stored, testset, session.cache, human)
 
 
 def score_run(args: argparse.Namespace, human: Any, session: Any) -> int:
     """Load the metrics in the command's session, read the test set, score, write."""
     from .. import api
 
+    if args.scores:  # the stored metrics fit the test set, or the run stops before any model loads
+        found = stored_cli.for_pair(args, args.lang)
+        testset = load_testset(args) if args.input else stored_cli.testset_of(found)
+        if significance.requested(args) and len(testset.systems) < 2:
+            raise UserError(f"--paired-{significance.requested(args)}: the stored scores have one system "
+                            f"({', '.join(testset.systems)}); a paired test needs two or more")
+        live = list(args.metrics)
+        stored = stored_cli.scorers(args, found, testset)
+        metrics = [api.load(spec, defaults={"lang": args.lang}, session=session) for spec in live]
+        return score_and_write(args, metrics + stored, testset, session.cache, human)
     metrics = [api.load(spec, defaults={"lang": args.lang}, session=session) for spec in args.metrics]
     testset = load_testset(args, documents=any(m.reads_neighbours() for m in metrics))
     return score_and_write(args, metrics, testset, session.cache, human)
@@ -295,7 +312,13 @@ def score_run(args: argparse.Namespace, human: Any, session: Any) -> int:
 def check_args(args: argparse.Namespace) -> Any:
     """Every check that needs no model, before any is loaded: the inputs (stdin where no -i), the
     numbers, the files to write, the combinations of options; reads and returns the --human scores."""
-    check_stdin(args)
+    if args.scores and not args.input:  # the stored scores are the test set: no text to read
+        if args.metrics:
+            raise UserError(f"-m {' '.join(args.metrics)} with --scores and no -i: a live metric needs the system "
+                            "outputs (-i HYP... -s SRC --doc-ids IDS) that the stored scores were computed on")
+        args.input = []
+    else:
+        check_stdin(args)
     significance.check_args(args)
     human_cli.check_args(args)
     test = significance.requested(args)
@@ -306,7 +329,7 @@ def check_args(args: argparse.Namespace) -> Any:
     if args.level != "system" and args.format == "json" and (test or args.human) and not args.output:
         raise UserError(f"--level {args.level} -f json with {'--paired-' + test if test else '--human'}: stdout "
                         f"holds the {'paired test' if test else 'meta-evaluation'}; write the table with -o FILE")
-    inputs = (*args.input, args.source, *(args.references or ()), args.doc_ids, args.human)
+    inputs = (*args.input, args.source, *(args.references or ()), args.doc_ids, args.human, *(args.scores or ()))
     if args.output:
         check_output_file(args.output, "-o", inputs)
     if args.dump_alignment:

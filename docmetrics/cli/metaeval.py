@@ -17,6 +17,7 @@ from .args import add_cache_arguments, add_model_arguments, add_output_arguments
 from .errors import guarded
 from .format import columns, namer, num, table
 from .habits import Parser, parse_args
+from . import stored as stored_cli
 from .human import add_level_arguments
 from .mtme import TITLES, add_data_arguments, check_common, lp_dict, score, write_lp
 from .plot import plot_main_statistics, pyplot
@@ -28,6 +29,8 @@ EPILOG = """\
 example (WMT23 en-de and zh-en, the WMT23 and WMT24 averages, a plot):
   docmetrics metaeval --mtme ~/.mt-metrics-eval/mt-metrics-eval-v2 -t wmt23 -l en-de,zh-en \\
       -m doc-comet:k=0 doc-comet:k=2 --plot wmt23.png
+  docmetrics metaeval --mtme ~/.mt-metrics-eval/mt-metrics-eval-v2 -t wmt23 -l en-de,zh-en \\
+      -m doc-comet:k=2 --stored COMET-22 BLEU-refA    # beside MTME's own stored scores
 
 Per language pair: the table of `docmetrics --mtme` (SPA, acc_eq, Pearson, ... with PERM-BOTH
 clusters); then the averages as MTME's WMT23 and WMT24 task sets compute them.
@@ -42,9 +45,9 @@ def build_parser() -> argparse.ArgumentParser:
         epilog=EPILOG,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
-    p.add_argument("-m", "--metrics", nargs="+", action="extend", required=True, metavar="SPEC",
+    p.add_argument("-m", "--metrics", nargs="+", action="extend", metavar="SPEC",
                    help="metric specs NAME[:key=value,...], preset names, or signatures (-m given again adds "
-                        "metrics)")
+                        "metrics); optional with stored metrics (--stored, --scores)")
     g = p.add_argument_group("MTME data")
     g.add_argument("--mtme", required=True, metavar="ROOT", help="an MTME data directory")
     g.add_argument("-l", "--lps", required=True, metavar="LP1,LP2",
@@ -53,6 +56,7 @@ def build_parser() -> argparse.ArgumentParser:
     g.add_argument("--seed", type=parse_seed, default=ws.DEFAULT_SEED, metavar="INT",
                    help="seed of the PERM-BOTH resampling (default: %(default)s; 'none': not reproducible)")
     add_level_arguments(g)
+    stored_cli.add_arguments(p.add_argument_group("stored scores, judged like metrics"))
     add_model_arguments(p)
     g = p.add_argument_group("output")
     g.add_argument("--plot", metavar="PNG", help="draw the main statistics per metric and language pair")
@@ -88,6 +92,11 @@ def _check_plot(path: str) -> None:
 
 def run_metaeval(args: argparse.Namespace, out: TextIO) -> int:
     who = "docmetrics metaeval"
+    if not args.metrics and not stored_cli.requested(args):
+        raise UserError("give metrics with -m/--metrics SPEC..., or stored ones with --stored NAME...|all (the MTME "
+                        "directory's metric-scores) or --scores FILE...")
+    args.metrics = list(args.metrics or [])
+    stored_cli.check_args(args)
     lps = _parse_lps(args.lps)
     if args.plot:
         _check_plot(args.plot)

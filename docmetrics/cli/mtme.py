@@ -19,6 +19,7 @@ from ..evaluation.mtme import MtmeTestSet, WrittenScores, mtme_metric_name
 from ..evaluation.mtme_run import NO_HUMAN_SCORES, ONE_SYSTEM, MtmeMetric, MtmeObserver, MtmeRun, run_mtme
 from ..values.errors import UserError
 from ..values.result import Result
+from . import stored as stored_cli
 from .args import session_scope, width
 from .errors import note, warn
 from .format import columns, namer, num, table
@@ -199,11 +200,13 @@ class _Report(MtmeObserver):
     """What the command line says while a test set is scored, and the checks that stop a run before
     any model is loaded (a language pair that cannot be meta-evaluated, a score file name too long)."""
 
-    def __init__(self, args: argparse.Namespace, who: str) -> None:
-        self.args, self.who = args, who
+    def __init__(self, args: argparse.Namespace, who: str, stored: dict[str, dict[str, Any]] | None = None) -> None:
+        self.args, self.who, self.stored = args, who, stored or {}
 
     def opened(self, run: MtmeRun) -> None:
         args, lp, data = self.args, run.lp, run.data
+        for scorer in self.stored.get(lp, {}).values():  # a stored metric that does not fit stops the run here
+            scorer.check(run.testset)
         for path, lines in run.missing.items():
             warn(f"{path}: {len(lines)} line(s) read '[No translation supplied]' (first: line {lines[0] + 1}); "
                  "scored as empty", self.who)
@@ -252,16 +255,31 @@ def score(args: argparse.Namespace, lps: Sequence[str], systems: Sequence[str] |
     """Every metric of -m on every language pair of ``lps``, written (--write-mtme) and meta-evaluated,
     in one session (one engine, one cache, each model loaded once per worker for every pair)."""
     from .. import api
+    from ..evaluation.stored import StoredScorer
+
+    stored = stored_cli.for_mtme(args, lps) if stored_cli.requested(args) else {}
+    scorers = {lp: {stored_cli.label(m): StoredScorer(m) for m in ms} for lp, ms in stored.items()}
+    if scorers:
+        if args.metric_name:
+            raise UserError("--metric-name names the score files of -m metrics one by one; with stored metrics "
+                            "(--scores/--stored) drop it: each file is named after the metric's signature")
+        names = list(next(iter(scorers.values())))
+        twice = [n for n in names if n in args.metrics]
+        if twice:
+            raise UserError(f"--stored: {twice[0][len(stored_cli.PREFIX):]} is given twice")
+        args.metrics = list(args.metrics) + names
 
     with session_scope(args, cache=getattr(args, "cache", None)) as session:
         def load(spec: str, lp: str) -> Any:
+            if spec in scorers.get(lp, {}):
+                return scorers[lp][spec]
             return api.load(spec, defaults={"lang": lp}, session=session)
 
         runs = run_mtme(args.mtme, args.testset, lps, args.metrics, load, ref=args.ref, human_name=args.human_name,
                         systems=systems, include_human=args.include_human, include_outliers=args.include_outliers,
                         out_root=args.write_mtme, metric_names=args.metric_name,
                         n_resamples=ws.DEFAULT_RESAMPLES if args.resamples is None else args.resamples,
-                        seed=args.seed, short=args.short, observer=_Report(args, who),
+                        seed=args.seed, short=args.short, observer=_Report(args, who, scorers),
                         doc_rule=getattr(args, "doc_level", None), pdp=bool(getattr(args, "pdp", False)))
         if session.cache is not None:
             note(args, f"score cache {session.cache.path}: {session.cache.stats.summary()}", who)

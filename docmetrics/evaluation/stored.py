@@ -15,17 +15,22 @@ from typing import Mapping, Sequence
 
 from ..values.errors import InputError
 from ..values.io import read_lines
+from ..values.result import Result
 from ..values.stored import (
     StoredMetric,
+    check_order,
     choose_direction,
     file_fingerprint,
     find_pair,
     read_score_tsv,
     read_wmt25_scores,
+    to_results,
 )
+from ..values.testset import TestSet
 from .mtme import LEVELS, parse_metric_filename, read_score_file
 
-__all__ = ["StoredScores", "read_stored", "read_mtme_stored", "NO_PAIR"]
+__all__ = ["StoredScores", "StoredScorer", "read_stored", "read_mtme_stored", "read_mtme_dir", "choose_stored",
+           "NO_PAIR"]
 
 #: The language pair of scores whose file names none (a TSV read without -l).
 NO_PAIR = ""
@@ -64,9 +69,19 @@ class StoredScores:
             raise InputError(f"{metric.file_of(metric.systems[0])}: metric {metric.name!r} of {lp or 'the scores'} "
                              f"again (also in {old.file_of(old.systems[0])}); give each metric once")
         keep, drop = sorted((old, metric), key=lambda m: _FINEST.index(m.level))
+        moved = {drop.level: drop, **drop.coarser}
+        again = [lv for lv in moved if lv in keep.coarser]
+        if again:
+            raise InputError(f"{metric.file_of(metric.systems[0])}: {again[0]}-level scores of metric "
+                             f"{metric.name!r} of {lp or 'the scores'} again; give each file once")
+        drop.coarser = {}
+        keep.coarser.update(moved)
+        keep.fingerprint = file_fingerprint(list(dict.fromkeys(
+            m.file_of(m.systems[0]) for m in (keep, *keep.coarser.values()))))
         metrics[metric.name] = keep
-        self.notes.append(f"{metric.name} ({lp}): {drop.level}-level scores ({drop.file_of(drop.systems[0])}) not "
-                          f"used; its {keep.level}-level scores are")
+        self.notes.append(f"{metric.name} ({lp}): AutoRank reads its {keep.level}-level scores (the mean over "
+                          f"them), not its {drop.level}-level ones ({drop.file_of(drop.systems[0])}); judging "
+                          "reads both")
 
 
 def read_mtme_stored(path: str, declared: Mapping[str, bool] | None = None) -> StoredMetric:
@@ -139,3 +154,87 @@ def read_stored(paths: Sequence[str], *, lp: str | None = None,
             for m in read_score_tsv(path, lp, declared).values():
                 out.add(m)
     return out
+
+
+def choose_stored(names: Sequence[str], wanted: Sequence[str] | None, lp: str, where: str) -> list[str]:
+    """The metric names ``wanted`` picks out of ``names`` (every one for None, empty or ``all``): as the
+    files name them, or MTME's NAME without its -REF where one reference gives it; an InputError naming
+    ``where`` otherwise."""
+    if not wanted or list(wanted) == ["all"]:
+        return list(names)
+    out: list[str] = []
+    for name in wanted:
+        close = [name] if name in names else [m for m in names if m.startswith(name + "-")
+                                               and "-" not in m[len(name) + 1:]]
+        if len(close) > 1:
+            raise InputError(f"{where}: --stored {name} names {', '.join(close)} for {lp or 'these scores'}; "
+                             "give one as NAME-REF")
+        if not close:
+            raise InputError(f"{where}: no metric {name!r} for {lp or 'these scores'}; the files have "
+                             f"{', '.join(names) or 'none'}")
+        out += [c for c in close if c not in out]
+    return out
+
+
+def read_mtme_dir(root: str, testset: str, lp: str, wanted: Sequence[str] | None,
+                  declared: Mapping[str, bool] | None = None) -> list[StoredMetric]:
+    """The stored metrics of an MTME directory's own ``ROOT/TESTSET/metric-scores/LP/`` that ``wanted``
+    names (as :func:`choose_stored`; every one for ``all``), each with its seg, doc and sys files; only the
+    files of the metrics named are read."""
+    folder = os.path.join(root, testset, "metric-scores", lp)
+    if not os.path.isdir(folder):
+        raise InputError(f"{folder}: no such directory; --stored reads the MTME directory's own metric scores "
+                         f"(ROOT/TESTSET/metric-scores/LP/NAME-REF.{{seg,doc,sys}}.score)")
+    files: dict[str, list[str]] = {}
+    for base in sorted(os.listdir(folder)):
+        if not base.endswith(".score") or base.rsplit(".", 2)[-2] not in _FINEST:
+            continue
+        name, ref, _ = parse_metric_filename(base)
+        files.setdefault(f"{name}-{ref}", []).append(os.path.join(folder, base))
+    chosen = choose_stored(list(files), wanted, lp, folder)
+    out = StoredScores()
+    for name in chosen:
+        for path in files[name]:
+            out.add(read_mtme_stored(path, declared))
+    return list(out.pairs.get(lp, {}).values())
+
+
+class StoredScorer:
+    """A stored metric as the judging runs take a metric: a metric whose units are already scored.
+    :meth:`compute` gives its Results on a test set (:func:`~docmetrics.values.stored.to_results`);
+    :meth:`check` does so ahead, so that a stored metric that does not fit the test set stops a run
+    before any model loads.  It reads no reference, truncates nothing and names no model."""
+
+    needs: tuple = ()
+    requested_signature = None
+
+    def __init__(self, metric: StoredMetric) -> None:
+        self.metric = metric
+        self._done: tuple[TestSet, list[Result]] | None = None
+
+    @property
+    def name(self) -> str:
+        return self.metric.name
+
+    def signature(self):  # noqa: ANN201 - a Signature, as Metric.signature
+        return self.metric.signature()
+
+    def check(self, testset: TestSet) -> list[Result]:
+        """Its Results on ``testset``, kept for :meth:`compute`; an InputError where they do not fit."""
+        check_order(self.metric, testset)
+        self._done = (testset, to_results(self.metric, testset))
+        return self._done[1]
+
+    def compute(self, testset: TestSet) -> list[Result]:
+        if self._done is not None and self._done[0] is testset:
+            return self._done[1]
+        return self.check(testset)
+
+    def check_references(self, testset: TestSet) -> None:
+        """Stored scores were computed already: any references of the run are not theirs to refuse."""
+
+    def reads_neighbours(self) -> bool:
+        return False
+
+    def truncation_fix(self) -> str:
+        return ""

@@ -30,7 +30,7 @@ import json
 import math
 import os
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, Mapping, Sequence
 
 from .errors import InputError, SpecError
@@ -44,7 +44,7 @@ from .versions import __version__
 
 __all__ = [
     "StoredMetric", "LOWER_IS_BETTER_NAMES", "FINGERPRINT_LENGTH", "file_fingerprint", "choose_direction",
-    "parse_direction", "read_wmt25_scores", "read_score_tsv", "to_results", "find_pair", "WMT25_FIELDS",
+    "parse_direction", "read_wmt25_scores", "read_score_tsv", "to_results", "check_order", "find_pair", "WMT25_FIELDS",
 ]
 
 #: Hex digits of a stored file's fingerprint (as long as a model's, docmetrics.plugin.models).
@@ -69,7 +69,9 @@ class StoredMetric:
     id (doc level), None where the file does not say; ``files``: where it was read (one per system for
     WMT25's JSONL); ``fingerprint``: a short hash of those files; ``higher_is_better`` and
     ``direction``: the direction of its scores and how it was decided (``declared``, ``name``,
-    ``name, stored negated``, ``default``).
+    ``name, stored negated``, ``default``); ``coarser``: the same metric's document- and system-level
+    scores where its files give them (MTME's NAME-REF.{doc,sys}.score beside the seg file), level ->
+    StoredMetric: judging reads its system and document scores from them, AutoRank does not.
     """
 
     name: str
@@ -83,6 +85,7 @@ class StoredMetric:
     direction: str = "default"
     level: str = "seg"
     doc_ids: list[str] | None = None
+    coarser: dict[str, StoredMetric] = field(default_factory=dict)
 
     @property
     def systems(self) -> list[str]:
@@ -111,10 +114,15 @@ class StoredMetric:
     def signature(self) -> Signature:
         """``stored|name:NAME|format:FMT|level:LEVEL|file:FINGERPRINT[|better:lower]|v:VERSION``."""
         fields = [SigField("name", "n", self.name), SigField("format", "fmt", self.fmt),
-                  SigField("level", "lvl", self.level), SigField("file", "f", self.fingerprint, is_param=False)]
+                  SigField("level", "lvl", self.levels), SigField("file", "f", self.fingerprint, is_param=False)]
         if not self.higher_is_better:
             fields.append(SigField("better", "better", "lower", is_param=False))
         return Signature("stored", fields, __version__)
+
+    @property
+    def levels(self) -> str:
+        """The levels its scores come from, finest first (``seg``, or ``seg+doc+sys`` with coarser files)."""
+        return "+".join([self.level, *(lv for lv in ("doc", "sys") if lv in self.coarser)])
 
     def documents(self) -> list[tuple[str, int, int]]:
         """(doc id, start, end) of each document (segment level); one document ``all`` without doc ids."""
@@ -449,39 +457,63 @@ def read_score_tsv(path: str, lp: str | None = None,
 
 
 # -- Results ----------------------------------------------------------------------------------------------
+def check_order(metric: StoredMetric, order: TestSet | Sequence[str]) -> list[str]:
+    """The doc id of each segment of ``order`` (a test set, or its doc ids), checked against a stored
+    metric: every system of the test set has scores, one per segment (per document or one at the doc and
+    sys level), and the stored documents are the test set's; an InputError naming the file, the line and
+    the field otherwise."""
+    ids = ([d.doc_id for d in order.documents for _ in range(len(d))] if isinstance(order, TestSet)
+           else list(order))
+    for m in (metric, *metric.coarser.values()):
+        if isinstance(order, TestSet):
+            missing = [s for s in order.systems if s not in m.scores]
+            if missing:
+                first = m.systems[0]
+                raise InputError(f"{m.file_of(first)}, field system: no {m.name} scores of system {missing[0]!r}, "
+                                 f"which the test set has (the file has {', '.join(m.systems)})")
+        want = {"seg": len(ids), "doc": len(_runs(ids)) if ids else 0, "sys": 1}[m.level]
+        if m.n_items != want:
+            first = m.systems[0]
+            what = {"seg": "segments", "doc": "documents", "sys": "system score"}[m.level]
+            raise InputError(f"{m.file_of(first)}, line {m.lines[first][-1] if m.lines.get(first) else 1}, field "
+                             f"{m.name}: {m.n_items} {m.level}-level scores of system {first!r}, the test set has "
+                             f"{want} {what}; the stored scores belong to another test set (or a subset of it)")
+    doc_ids = metric.doc_ids
+    if doc_ids is not None and metric.level == "seg" and _runs(doc_ids) != _runs(ids):
+        theirs, ours = _runs(ids), _runs(doc_ids)
+        k = next((k for k, (a, b) in enumerate(zip(ours, theirs)) if a != b), min(len(ours), len(theirs)))
+        system = metric.systems[0]
+        line = metric.lines[system][ours[k][1]] if k < len(ours) else metric.lines[system][-1]
+        raise InputError(f"{metric.file_of(system)}, line {line}, field doc_id: the stored documents differ from "
+                         f"the test set's at document {k + 1} ({ours[k][0] if k < len(ours) else 'none'!r}, "
+                         f"{ours[k][2] - ours[k][1] if k < len(ours) else 0} segments, vs "
+                         f"{theirs[k][0] if k < len(theirs) else 'none'!r}, "
+                         f"{theirs[k][2] - theirs[k][1] if k < len(theirs) else 0} segments)")
+    return ids
+
+
 def to_results(metric: StoredMetric, order: TestSet | Sequence[str] | None = None) -> list[Result]:
     """One :class:`~docmetrics.values.result.Result` per system of a stored metric: one UnitScore per
     scored segment, a DocScore per document (the mean over its scored segments, None where none is),
     the system score the mean over the scored segments (NaN where none is), coverage counting the
-    missing ones, the stored signature and the metric's direction.
+    missing ones, the stored signature and the metric's direction.  Where the metric has coarser files
+    (:attr:`StoredMetric.coarser`), its system and document scores are theirs, as the files give them.
 
-    ``order``: the test set the scores belong to (or its doc id per segment): its documents and segment
-    counts must be the stored ones (an InputError otherwise); it also names the documents where the
-    stored file does not.  Document- and system-level stored metrics give DocScores or the score alone."""
+    ``order``: the test set the scores belong to (or its doc id per segment): its systems, documents and
+    segment counts must be the stored ones (:func:`check_order`, an InputError otherwise); it also names
+    the documents where the stored file does not.  Document- and system-level stored metrics give
+    DocScores or the score alone."""
     doc_ids = metric.doc_ids
-    if order is not None and metric.level == "seg":
-        ids = ([d.doc_id for d in order.documents for _ in range(len(d))] if isinstance(order, TestSet)
-               else list(order))
-        if isinstance(order, TestSet):
-            missing = [s for s in order.systems if s not in metric.scores]
-            if missing:
-                raise InputError(f"{metric.file_of(metric.systems[0])}: no {metric.name} scores of system "
-                                 f"{missing[0]!r} (it has {', '.join(metric.systems)})")
-        if len(ids) != metric.n_items:
-            raise InputError(f"{metric.file_of(metric.systems[0])}: {metric.n_items} {metric.name} scores per "
-                             f"system, the test set has {len(ids)} segments")
-        if doc_ids is not None and _runs(doc_ids) != _runs(ids):
-            theirs, ours = _runs(ids), _runs(doc_ids)
-            k = next((k for k, (a, b) in enumerate(zip(ours, theirs)) if a != b), min(len(ours), len(theirs)))
-            system = metric.systems[0]
-            line = metric.lines[system][ours[k][1]] if k < len(ours) else metric.lines[system][-1]
-            raise InputError(f"{metric.file_of(system)}, line {line}, field doc_id: the stored documents differ from "
-                             f"the test set's at document {k + 1} ({ours[k][0] if k < len(ours) else 'none'!r} vs "
-                             f"{theirs[k][0] if k < len(theirs) else 'none'!r})")
-        doc_ids = ids
+    if order is not None:
+        ids = check_order(metric, order)
+        if metric.level == "seg":
+            doc_ids = ids
+        elif metric.level == "doc" and doc_ids is None:
+            doc_ids = [d for d, _, _ in _runs(ids)]
     signature = metric.signature()
-    params = {"name": metric.name, "format": metric.fmt, "level": metric.level, "file": metric.fingerprint}
+    params = {"name": metric.name, "format": metric.fmt, "level": metric.levels, "file": metric.fingerprint}
     systems = list(order.systems) if isinstance(order, TestSet) else metric.systems
+    sys_file, doc_file = metric.coarser.get("sys"), metric.coarser.get("doc")
     out = []
     for system in systems:
         vals = metric.scores[system]
@@ -502,6 +534,11 @@ def to_results(metric: StoredMetric, order: TestSet | Sequence[str] | None = Non
             n_docs = len(vals)
         else:
             n_docs = 0
+        if doc_file is not None and docs:
+            docs = [DocScore(d.doc_id, v, d.units) for d, v in zip(docs, doc_file.scores[system])]
+        if sys_file is not None:
+            stored = sys_file.scores[system][0]
+            score = math.nan if stored is None else stored
         lost = len(vals) - len(have)
         coverage = Coverage(
             segments_total=len(vals) if metric.level == "seg" else 0,
