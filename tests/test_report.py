@@ -1,0 +1,274 @@
+"""The report page without a browser: it parses; its embedded JSON equals what -f json prints; every #anchor
+resolves; nothing in it points to the network; hostile texts stay text; the size budget.  Toy backbone and chrF
+only (no model).  Size budget: the page adds at most ``PAGE_BUDGET`` (96 KiB) of HTML, CSS and JavaScript to its
+data, and the data is the JSON (compact) plus nothing per segment but the texts and one number per unit."""
+
+from __future__ import annotations
+
+import ast
+import json
+import re
+from html.parser import HTMLParser
+from pathlib import Path
+
+import pytest
+
+from cli_fixtures import run_cli
+from plugin_fixtures import toy_dist  # noqa: F401  (a fixture)
+
+ROOT = Path(__file__).resolve().parents[1]
+HOSTILE = ["<script>alert(1)</script>", '"><img src=x onerror=alert(1)>', "</script><script>alert(2)</script>",
+           "<!-- x", "\u2028 & &amp; </SCRIPT >"]
+
+
+def write_testset(folder: Path) -> dict[str, Path]:
+    """Three systems, two documents of three lines each, hostile texts everywhere, segment-level human scores."""
+    src = ["The cat sat.", "It was happy.", "Then it left " + HOSTILE[0], "A dog came.", "It barked.", "All ran."]
+    ids = ["d1"] * 3 + ["d<2>"] * 3
+    files = {"src": folder / "src.txt", "ref": folder / "ref.txt", "ids": folder / "ids.txt",
+             "human": folder / "human.tsv"}
+    files["src"].write_text("\n".join(src) + "\n", encoding="utf-8")
+    files["ids"].write_text("\n".join(ids) + "\n", encoding="utf-8")
+    files["ref"].write_text("\n".join("Die " + s for s in src) + "\n", encoding="utf-8")
+    rows = ["system\tdoc_id\tseg_id\tscore"]
+    for n, name in enumerate(("sysA", "sysB", "sysC")):
+        hyp = [("X" * ((n + i) % 4)) + " " + s + " " + HOSTILE[(n + i) % len(HOSTILE)] for i, s in enumerate(src)]
+        files[name] = folder / f"{name}.txt"
+        files[name].write_text("\n".join(hyp) + "\n", encoding="utf-8")
+        pos = {"d1": 0, "d<2>": 0}
+        for i, d in enumerate(ids):
+            pos[d] += 1
+            rows.append(f"{name}\t{d}\t{pos[d]}\t{((n + 1) * (i + 2)) % 7 / 7:.4f}")
+    files["human"].write_text("\n".join(rows) + "\n", encoding="utf-8")
+    return files
+
+
+@pytest.fixture(scope="module")
+def data(tmp_path_factory, toy_dist):  # noqa: F811
+    return write_testset(tmp_path_factory.mktemp("report-data"))
+
+
+def base(f: dict[str, Path]) -> list:
+    return ["-i", f["sysA"], f["sysB"], f["sysC"], "-s", f["src"], "-r", f["ref"], "--doc-ids", f["ids"], "-q"]
+
+
+def embedded(page: str) -> dict:
+    m = re.search(r'<script type="application/json" id="docmetrics-data">(.*?)</script>', page, re.S)
+    assert m, "no embedded data"
+    return json.loads(m.group(1))
+
+
+class Page(HTMLParser):
+    """Every element, id, href, src and inline style or script of a page."""
+
+    def __init__(self) -> None:
+        super().__init__(convert_charrefs=True)
+        self.tags: list[tuple[str, dict]] = []
+        self.ids: set[str] = set()
+        self.text: dict[str, list[str]] = {"script": [], "style": []}
+        self.open: list[str] = []
+
+    def handle_starttag(self, tag, attrs):
+        a = dict(attrs)
+        self.tags.append((tag, a))
+        if "id" in a:
+            self.ids.add(a["id"])
+        self.open.append(tag)
+
+    def handle_endtag(self, tag):
+        if self.open and self.open[-1] == tag:
+            self.open.pop()
+
+    def handle_data(self, data):
+        if self.open and self.open[-1] in self.text:
+            self.text[self.open[-1]].append(data)
+
+
+def parse(page: str) -> Page:
+    p = Page()
+    p.feed(page)
+    p.close()
+    return p
+
+
+def check_page(page: str) -> Page:
+    """What every page must be: parses, anchors resolve, no network address, hostile texts inert."""
+    p = parse(page)
+    tags = [t for t, _ in p.tags]
+    assert tags.count("script") == 2 and "img" not in tags and "iframe" not in tags
+    csp = [a["content"] for t, a in p.tags if t == "meta" and a.get("http-equiv") == "Content-Security-Policy"]
+    assert csp and "default-src 'none'" in csp[0] and "'unsafe-inline'" not in csp[0].split("script-src")[1]
+    for _, a in p.tags:
+        assert not [k for k in a if k.startswith("on")], a  # no inline handler from the data
+        for key in ("href", "src", "action", "formaction", "srcset"):
+            value = a.get(key) or ""
+            assert not re.match(r"\s*(https?:)?//", value), value
+            if value.startswith("#"):
+                assert value[1:] in p.ids, f"anchor {value} resolves to no id"
+    css = "".join(p.text["style"])
+    assert not re.search(r"url\(\s*['\"]?\s*(https?:)?//", css) and "@import" not in css
+    script = "".join(p.text["script"])
+    assert not re.search(r"url\(\s*['\"]?\s*https?://|@import|fetch\(|XMLHttpRequest|\.src\s*=|innerHTML|insertAdjacentHTML|"
+                         r"document\.write|eval\(|new Function", script)
+    for h in HOSTILE:  # only inside the JSON, escaped: the raw markup never appears
+        assert h not in page
+    return p
+
+
+def test_scores_page_embeds_the_json_output(data, tmp_path, capsys):
+    out, page = tmp_path / "scores.json", tmp_path / "scores.html"
+    code, stdout, err = run_cli(capsys, "-m", "slide:w=2,s=1,backbone=toy", "chrf", *base(data), "--level", "chunk",
+                                "-f", "json", "-o", out, "--report", page)
+    assert code == 0, err
+    html = page.read_text(encoding="utf-8")
+    check_page(html)
+    d = embedded(html)
+    assert d["sources"][0]["layout"] == "scores"
+    assert d["sources"][0]["data"] == json.loads(out.read_text(encoding="utf-8"))
+    assert d["results"] == []  # the output carries the units
+    assert d["texts"]["systems"]["sysA.txt"][2] == data["sysA"].read_text(encoding="utf-8").splitlines()[2]
+    assert [x[0] for x in d["texts"]["documents"]] == ["d1", "d<2>"]
+
+
+def test_system_scores_page_adds_documents_and_units(data, tmp_path, capsys):
+    page = tmp_path / "ci.html"
+    code, stdout, err = run_cli(capsys, "-m", "slide:w=2,s=1,backbone=toy", *base(data), "--ci", "-f", "json",
+                                "--report", page)
+    assert code == 0, err
+    d = embedded(page.read_text(encoding="utf-8"))
+    assert d["sources"][0]["data"] == json.loads(stdout)
+    (r,) = [r for r in d["results"] if r["system"] == "sysB.txt"]
+    assert r["ci"] == json.loads(stdout)[1]["ci"]
+    assert [x[0] for x in r["docs"]] == ["d1", "d<2>"] and r["units"]["start"] == [0, 1, 3, 4]
+    assert d["command"].startswith("docmetrics -m slide:w=2,s=1,backbone=toy")
+    assert ["--doc-ids", str(data["ids"])] in d["inputs"]
+
+
+def test_text_output_gets_the_same_page_data(data, tmp_path, capsys):
+    """-f text --report writes into the page what -f json would print."""
+    page = tmp_path / "text.html"
+    code, stdout, _ = run_cli(capsys, "-m", "chrf", *base(data), "--report", page)
+    assert code == 0 and "chrf" in stdout.lower()
+    code, as_json, _ = run_cli(capsys, "-m", "chrf", *base(data), "-f", "json")
+    assert embedded(page.read_text(encoding="utf-8"))["sources"][0]["data"] == json.loads(as_json)
+
+
+def test_human_page_embeds_the_metaevaluation(data, tmp_path, capsys):
+    page = tmp_path / "human.html"
+    code, stdout, err = run_cli(capsys, "-m", "slide:w=1,s=1,backbone=toy", "chrf", *base(data), "--human", data["human"],
+                                "--human-column", "score", "--seg-level", "-f", "json", "--report", page)
+    assert code == 0, err
+    html = page.read_text(encoding="utf-8")
+    check_page(html)
+    d = embedded(html)
+    assert d["sources"][0]["layout"] == "human" and d["sources"][0]["data"] == json.loads(stdout)
+    assert d["human"]["segments"]["sysB"][3] == pytest.approx(float(data["human"].read_text().splitlines()[10].split("\t")[3]))
+    assert len(d["results"]) == 6
+
+
+def test_paired_page(data, tmp_path, capsys):
+    page = tmp_path / "paired.html"
+    code, stdout, err = run_cli(capsys, "-m", "chrf", *base(data), "--paired-bs", "-f", "json", "--report", page)
+    assert code == 0, err
+    d = embedded(page.read_text(encoding="utf-8"))
+    assert d["sources"][0]["layout"] == "paired" and d["sources"][0]["data"] == json.loads(stdout)
+
+
+def test_genmt_page_has_the_spans(tmp_path, capsys):
+    lines = []
+    for k, (src, a, b) in enumerate([("Hello there.", "Hallo da.", "Hallo <b>dort</b>."), ("Bye.", "Tschüss.", "Ciao.")]):
+        lines.append({"doc_id": f"en-de_#_news_#_d1_#_{k}", "src_text": src,
+                      "tgt_text": {"sysA": a, "sysB": b, "refA": a},
+                      "scores": {"sysA": [{"score": 90.0, "errors": [], "protocol": "ESA"}],
+                                 "sysB": [{"score": 40.0 + k, "errors": [{"start_i": 0, "end_i": 5, "severity": "major"}],
+                                           "protocol": "ESA"}]}})
+    path = tmp_path / "genmt.jsonl"
+    path.write_text("".join(json.dumps(x) + "\n" for x in lines), encoding="utf-8")
+    page = tmp_path / "genmt.html"
+    code, stdout, err = run_cli(capsys, "-m", "chrf", "--genmt", path, "-l", "en-de", "--error-free", "-f", "json",
+                                "--report", page, "-q")
+    assert code == 0, err
+    d = embedded(page.read_text(encoding="utf-8"))
+    assert d["sources"][0]["layout"] == "genmt" and d["sources"][0]["data"] == json.loads(stdout)
+    assert d["spans"] == {"sysB": {"0": [[0, 5, "major", ""]], "1": [[0, 5, "major", ""]]}}
+
+
+def test_report_rebuilds_every_layout_without_a_model(data, tmp_path, capsys):
+    saved = {}
+    for name, extra in (("chunks", ["-m", "slide:w=2,s=1,backbone=toy", "--level", "chunk", "-o"]),
+                        ("system", ["-m", "chrf", "-o"])):
+        saved[name] = tmp_path / f"{name}.json"
+        assert run_cli(capsys, *extra, saved[name], *base(data), "-f", "json")[0] == 0
+    saved["align"] = tmp_path / "align.jsonl"
+    saved["asd"] = tmp_path / "asd.json"
+    assert run_cli(capsys, "-m", "asd:aligner=toy,backbone=toy", *base(data), "-f", "json", "--level", "chunk",
+                   "-o", saved["asd"], "--dump-alignment", saved["align"])[0] == 0
+    saved["sweep"] = tmp_path / "sweep.json"
+    assert run_cli(capsys, "sweep", "-m", "slide:backbone=toy", "--grid", "w=1..2", "s=1..w", *base(data), "--human",
+                   data["human"], "--human-column", "score", "-o", saved["sweep"])[0] == 0
+    page = tmp_path / "all.html"
+    code, _, err = run_cli(capsys, "report", *saved.values(), "-o", page, *base(data)[:-1], "--human", data["human"],
+                           "--human-column", "score")
+    assert code == 0, err
+    html = page.read_text(encoding="utf-8")
+    check_page(html)
+    d = embedded(html)
+    assert [s["layout"] for s in d["sources"]] == ["scores", "scores", "alignment", "scores", "sweep"]
+    for s, path in zip(d["sources"], saved.values()):
+        text = path.read_text(encoding="utf-8")
+        assert s["data"] == (json.loads(text) if s["layout"] != "alignment"
+                             else [json.loads(x) for x in text.splitlines()])
+    assert d["texts"] is not None and d["human"] is not None
+    again = tmp_path / "again.html"  # the page's JSON export rebuilds the same page
+    export = tmp_path / "export.json"
+    export.write_text(json.dumps(d), encoding="utf-8")
+    assert run_cli(capsys, "report", export, "-o", again)[0] == 0
+    assert embedded(again.read_text(encoding="utf-8"))["sources"] == d["sources"]
+
+
+def test_report_refuses_what_it_cannot_read(tmp_path, capsys):
+    bad = tmp_path / "bad.json"
+    bad.write_text('{"hello": 1}', encoding="utf-8")
+    code, _, err = run_cli(capsys, "report", bad, "-o", tmp_path / "x.html")
+    assert code == 2 and "bad.json" in err and "not an output docmetrics report reads" in err
+    code, _, err = run_cli(capsys, "report", tmp_path / "missing.json", "-o", tmp_path / "x.html")
+    assert code == 2 and "missing.json" in err
+
+
+def test_size_budget(data, tmp_path, capsys):
+    from docmetrics.report import page as report_page
+
+    path = tmp_path / "s.html"
+    assert run_cli(capsys, "-m", "slide:w=2,s=1,backbone=toy", *base(data), "--report", path)[0] == 0
+    html = path.read_text(encoding="utf-8")
+    data_text = re.search(r'id="docmetrics-data">(.*?)</script>', html, re.S).group(1)
+    assert len(html.encode()) - len(data_text.encode()) <= report_page.PAGE_BUDGET
+    d = json.loads(data_text)
+    texts = sum(len(json.dumps(v)) for v in (d["texts"]["source"], d["texts"]["systems"], d["texts"]["references"]))
+    assert len(data_text) <= 2 * (texts + len(json.dumps(d["sources"]))) + 4000
+
+
+def test_embed_escapes_and_round_trips():
+    from docmetrics.report.data import embed
+
+    value = {"x": HOSTILE, "nan": float("nan"), "u": "\u2028\u2029"}
+    text = embed(value)
+    assert "<" not in text and ">" not in text and "&" not in text and "\u2028" not in text
+    assert json.loads(text) == {"x": HOSTILE, "nan": None, "u": "\u2028\u2029"}
+
+
+def test_the_report_is_a_leaf():
+    """docmetrics/report imports value types and the standard library only; only the CLI imports it."""
+    for path in (ROOT / "docmetrics" / "report").rglob("*.py"):
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.ImportFrom) and node.level:
+                assert node.level == 1 or (node.module or "").startswith("values"), f"{path}: {node.module}"
+                if node.level == 2:
+                    assert (node.module or "").startswith("values")
+            elif isinstance(node, ast.Import) or (isinstance(node, ast.ImportFrom) and not node.level):
+                names = [a.name for a in node.names] if isinstance(node, ast.Import) else [node.module]
+                assert not [n for n in names if n.split(".")[0] in ("docmetrics", "numpy", "torch")], f"{path}: {names}"
+    users = [p for p in (ROOT / "docmetrics").rglob("*.py")
+             if "report" not in p.parts and re.search(r"from \.\.? ?import report|from \.\.report|docmetrics\.report",
+                                                      p.read_text(encoding="utf-8"))]
+    assert {p.relative_to(ROOT).as_posix() for p in users} <= {"docmetrics/cli/report.py", "docmetrics/cli/main.py"}
