@@ -1,5 +1,6 @@
 """``docmetrics rank``: AutoRank (WMT25's automatic ranking over several metrics) from stored scores, one
-table per language pair (:mod:`docmetrics.evaluation.autorank`, :mod:`docmetrics.evaluation.stored`)."""
+table per language pair (:mod:`docmetrics.evaluation.autorank`, :mod:`docmetrics.evaluation.stored`); with
+``--genmt``, ``--human`` or ``--mtme``, the human ranking with clusters instead (:mod:`.human_clusters`)."""
 
 from __future__ import annotations
 
@@ -12,6 +13,7 @@ from ..evaluation.autorank import PRESETS, AutoRank, rank_stored
 from ..evaluation.stored import NO_PAIR, StoredScores, read_stored
 from ..values.errors import InputError, SpecError
 from ..values.stored import StoredMetric, parse_direction
+from . import human_clusters
 from .args import add_output_arguments
 from .errors import guarded, note
 from .format import column, num, table
@@ -24,6 +26,8 @@ examples:
   docmetrics rank --scores wmt25-general-mt/data/automatic_scores/*.jsonl -l en-ar_EG --preset wmt25
   docmetrics rank --scores scores.tsv -l en-de -f json
   docmetrics rank --scores mtme/wmt24/metric-scores/en-de/*.seg.score --stored all
+  docmetrics rank --genmt wmt24-esa.jsonl -l en-cs --rule wmt25
+  docmetrics rank --genmt wmt25-genmt-humeval.jsonl -l en-cs_CZ --scores automatic_scores/*.jsonl
 
 Scores files: WMT25's automatic-scores JSONL (one file per system, SYSTEM.jsonl), MTME's
 NAME-REF.{seg,doc,sys}.score, or a TSV with a header system<TAB>doc_id<TAB>METRIC... (one segment per line;
@@ -31,6 +35,11 @@ an empty cell or None is a missing score).  Each metric's system score is the me
 segments; AutoRank scales each metric by (x - median) / max(eps, Q100 - Q25), averages them with equal
 weights and maps the mean linearly to 1 (best) .. N (worst).  A lower-is-better metric (MetricX unless
 stored negated, TER, or --direction NAME=lower) is scaled negated; the table shows its own values.
+
+Human clusters (--genmt, --human or --mtme): systems sorted by their mean human score and split where the
+organisers' Wilcoxon tests on paired segment scores give p < 0.05 (--rule wmt25: the WMT25 findings tables;
+wmt25-adjacent: adjacent systems only; wmt24: WMT24's per-domain two-sided tests).  With --scores, each
+stored metric's share of the system pairs in different clusters that it orders as the humans do.
 Errors exit with status 2 and one message; --debug shows the traceback.
 """
 
@@ -39,7 +48,7 @@ def build_parser() -> argparse.ArgumentParser:
     p = Parser(prog="docmetrics rank", description="AutoRank systems over several stored metrics, as WMT25 does.",
                epilog=EPILOG, formatter_class=argparse.RawDescriptionHelpFormatter)
     g = p.add_argument_group("scores")
-    g.add_argument("--scores", nargs="+", action="extend", required=True, metavar="FILE",
+    g.add_argument("--scores", nargs="+", action="extend", metavar="FILE",
                    help="stored scores: WMT25 automatic-scores *.jsonl, MTME *.score files or a TSV")
     g.add_argument("-l", "--lp", nargs="+", action="extend", metavar="LP",
                    help="language pairs to rank (en-ar_EG, or en-ar where that names one; commas or spaces "
@@ -53,6 +62,7 @@ def build_parser() -> argparse.ArgumentParser:
     g.add_argument("--direction", nargs="+", action="extend", default=[], metavar="NAME=higher|lower",
                    help="declare a metric's direction where its name does not say it (MetricX: lower unless every "
                         "score is <= 0, as stored negated)")
+    human_clusters.add_arguments(p)
     add_output_arguments(p.add_argument_group("output"))
     return p
 
@@ -103,11 +113,20 @@ def run_rank(args: argparse.Namespace, out: TextIO) -> int:
     lps = _lps(args.lp)
     if args.stored and "all" in args.stored and len(args.stored) > 1:
         raise SpecError("--stored all names every metric; give 'all' or metric names, not both")
-    tsv_lp = lps[0] if len(lps) == 1 else None
-    stored = read_stored(args.scores, lp=tsv_lp, declared=declared)
-    if NO_PAIR in stored.pairs and len(lps) > 1:
-        raise InputError(f"{', '.join(args.scores)}: a TSV names no language pair; rank one with -l LP")
-    where = args.scores[0] if len(args.scores) == 1 else f"{args.scores[0]} (and {len(args.scores) - 1} more)"
+    human_clusters.check_args(args)
+    if not args.scores and not human_clusters.requested(args):
+        raise SpecError("give --scores FILE... (AutoRank), or --genmt, --human or --mtme (human clusters)")
+    stored = None
+    where = ""
+    if args.scores:
+        tsv_lp = lps[0] if len(lps) == 1 else None
+        stored = read_stored(args.scores, lp=tsv_lp, declared=declared)
+        if NO_PAIR in stored.pairs and len(lps) > 1:
+            raise InputError(f"{', '.join(args.scores)}: a TSV names no language pair; rank one with -l LP")
+        where = args.scores[0] if len(args.scores) == 1 else f"{args.scores[0]} (and {len(args.scores) - 1} more)"
+    if human_clusters.requested(args):
+        return human_clusters.run(args, lps, stored, where, _choose, out)
+    assert stored is not None
     results = rank(stored, lps, args.stored, args.preset, where)
     if args.format == "json":
         data = [r.to_dict() for r in results]

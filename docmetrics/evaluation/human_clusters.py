@@ -1,0 +1,481 @@
+"""Human clusters as the WMT organisers compute them: systems ranked by their mean human score and split
+into clusters by one-sided or two-sided Wilcoxon signed-rank tests on paired segment scores.  Nothing
+here prints.
+
+Three rules, each read from the organisers' own script (commits as fetched):
+
+``wmt25`` -- wmt-conference/wmt25-general-mt ``humeval/05-compute_clusters.py`` at ebae873, the part that
+writes ``generated_human_ranking.tex`` (the findings paper's tables).  A system's values are its item
+scores flattened over the two annotation waves (item 1 wave 1, item 1 wave 2, item 2 wave 1, ...; NaN
+where a wave did not judge it); its score is ``statistics.mean`` of the values present, and systems are
+sorted by it, highest first.  ``sig(A, B)`` is ``scipy.stats.wilcoxon(d, alternative="greater").pvalue
+< 0.05`` where ``d`` holds ``a - b`` for every position where both values are present (scipy's
+defaults otherwise: ``zero_method="wilcox"`` drops zero differences, ``correction=False``,
+``method="auto"``; a NaN p-value, e.g. no pairs, is not significant).  System A at (1-based) place i
+gets a rank range: its top rank is i minus the number of systems above it, nearest first, that are not
+significantly better than it (stopping at the first that is), its bottom rank i plus the number below,
+nearest first, that it is not significantly better than (stopping likewise).  A cluster ends after
+place p when every system at or above p has its bottom rank <= p and every system below has its top
+rank > p.
+
+``wmt25-adjacent`` -- the same file's first part (``clusters.txt``, the "models per cluster" count): the
+same values, order and test, and a boundary between two adjacent systems exactly where ``sig(upper,
+lower)``; no rank ranges.
+
+``wmt24`` -- wmt-conference/wmt24-news-systems ``humeval/calculate_clusters.py`` with ``tools.py`` at
+bfa937e, as run by default (macro average over domains).  A system's score is the mean over domains of
+its mean item score in each domain; systems are sorted by it, highest first.  For every pair of systems
+and every domain where they share a judged item, ``scipy.stats.wilcoxon(d, alternative="two-sided")``
+on ``d = a - b`` over the shared items; the domains' p-values are combined by Stouffer's method
+(``z_d = Phi^-1(1 - p_d)``, ``p = 1 - Phi(sum z_d / sqrt(D))``; NaN without a shared item).  Walking
+down the sorted list, a cluster ends after a system when no system at or above it has ``p > 0.05``
+with any system below it (a NaN p-value therefore separates, as ``p > 0.05`` is false).  A system's
+rank range is ``losses + 1 .. N - wins``, a win (loss) being a pair with ``p < 0.05`` where its score is
+higher (not higher).
+
+What the scripts do with the data and is kept here: every system with a judgement is ranked, the
+reference (``refA``) included.  What differs by necessity: the wave of an annotation is read from the
+file's shape (``human1``/``human2``, or the k-th annotation of a list; a single ``human`` is wave 1;
+WMT25's script itself reads only ``human1``/``human2`` and so ignores a third annotation, which is kept
+here as wave 3).  WMT24's script averages the ratings of one item within a wave and pairs every rating
+of an item from one wave with every rating from another; the released JSONL does not record waves, so
+``wmt24`` reads an item's score as the mean of its annotations.  Ties in the mean keep the input order
+(the scripts' order there is that of a Python set or an unstable pandas sort).  The campaigns' cut-offs
+(WMT25: pairs with fewer than 500 annotations left out; WMT24: fewer than 100 per system) are reported
+in :attr:`HumanRanking.notes`, not applied.  A GenMT judgement gives the scores of the annotations that
+have one, in order, so an item scored in wave 2 alone is read as wave 1 there (:func:`from_rows` keeps a
+missing wave in place).  p-values depend on scipy's ``method="auto"``, which changed: scipy >= 1.15 (1.17
+here) takes the exact distribution for n <= 50 without ties or zeros, an exact permutation test over all
+2^n sign flips for n <= 13 with them, else the normal approximation without continuity correction; older
+scipy switched to the normal approximation whenever a difference was zero (the warning WMT24's
+``tools.py`` silences), so the scipy version is recorded with every ranking.
+"""
+
+from __future__ import annotations
+
+import math
+import statistics
+import warnings
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any, Callable, Mapping, Sequence
+
+from ..values.errors import InputError, SpecError
+
+if TYPE_CHECKING:
+    from ..values.genmt import GenmtPair
+    from .human import HumanScores
+    from .mtme import MtmeTestSet
+
+__all__ = ["ALPHA", "RULES", "HumanJudgements", "ClusteredSystem", "PairTest", "HumanRanking", "ClusterAgreement",
+           "human_clusters", "cluster_agreement", "wilcoxon_p"]
+
+#: The significance level of every rule.
+ALPHA = 0.05
+#: Rule name -> what it is, in one line.
+RULES = {
+    "wmt25": "WMT25 findings tables: one-sided Wilcoxon, rank ranges, a cluster ends where no range crosses it",
+    "wmt25-adjacent": "WMT25 clusters.txt: one-sided Wilcoxon between adjacent systems only",
+    "wmt24": "WMT24: two-sided Wilcoxon per domain, Stouffer-combined; a cluster ends where every system above "
+             "differs from every system below",
+}
+#: Annotations below which each campaign left a language pair out (reported, not applied).
+_CUTOFFS = {"wmt25": 500, "wmt25-adjacent": 500}
+_WMT24_PER_SYSTEM = 100
+
+
+# -- the data ---------------------------------------------------------------------------------------------
+@dataclass
+class HumanJudgements:
+    """Segment-level human scores of one language pair: per system, per item (a segment), the scores of
+    its annotations in wave order (``()`` where the item was not judged, NaN for a wave that did not
+    judge it), and each item's domain."""
+
+    source: str
+    lp: str | None
+    items: list[str]
+    domains: list[str]
+    scores: dict[str, list[tuple[float, ...]]]
+    #: systems of the file left out (no judgement at all)
+    unjudged: list[str] = field(default_factory=list)
+
+    def check(self) -> HumanJudgements:
+        """At least two judged systems, each with a score per item slot; an InputError naming the
+        source otherwise."""
+        for name, row in self.scores.items():
+            if len(row) != len(self.items):
+                raise ValueError(f"system {name!r}: {len(row)} items, expected {len(self.items)}")
+        if len(self.scores) < 2:
+            have = ", ".join(self.scores) or "none"
+            raise InputError(f"{self.source}: human clusters need segment scores of at least two systems"
+                             f"{' of ' + self.lp if self.lp else ''} (judged: {have})")
+        return self
+
+    @property
+    def systems(self) -> list[str]:
+        return list(self.scores)
+
+    @property
+    def annotations(self) -> int:
+        return sum(_count(a) for row in self.scores.values() for a in row)
+
+    @classmethod
+    def from_rows(cls, scores: Mapping[str, Sequence[Any]], domains: Sequence[str] | None = None, *,
+                  source: str = "scores", lp: str | None = None) -> HumanJudgements:
+        """From ``system -> per item: None, a score, or a sequence of wave scores (None: not in that wave)``."""
+        n = len(next(iter(scores.values()), []))
+        rows: dict[str, list[tuple[float, ...]]] = {}
+        unjudged = []
+        for name, row in scores.items():
+            if len(row) != n:
+                raise InputError(f"{source}: system {name!r} has {len(row)} items, the first system {n}")
+            cells = [() if v is None else (float(v),) if isinstance(v, (int, float)) else
+                     tuple(math.nan if x is None else float(x) for x in v) for v in row]
+            cells = [c if _count(c) else () for c in cells]
+            if any(cells):
+                rows[name] = cells
+            else:
+                unjudged.append(name)
+        return cls(source, lp, [str(i) for i in range(n)], list(domains) if domains is not None else [""] * n, rows,
+                   unjudged).check()
+
+    @classmethod
+    def from_genmt(cls, pair: GenmtPair) -> HumanJudgements:
+        """A GenMT pair's ESA judgements (each annotation's score, waves in the file's order)."""
+        domain = [d.domain for d in pair.documents for _ in range(d.start, d.end)]
+        items = [f"{s.doc_id}#{s.position}" for s in pair.segments]
+        rows: dict[str, list[tuple[float, ...]]] = {}
+        unjudged = []
+        for name, judged in pair.human.items():
+            cells = [j.scores if j is not None else () for j in judged]
+            if any(cells):
+                rows[name] = cells
+            else:
+                unjudged.append(name)
+        if not rows:
+            raise InputError(f"{pair.path}: language pair {pair.name} has no human score (field scores); human "
+                             "clusters need the humeval file (wmt25-genmt-humeval.jsonl)")
+        return cls(pair.path, pair.name, items, domain, rows, unjudged).check()
+
+    @classmethod
+    def from_human(cls, human: HumanScores) -> HumanJudgements:
+        """A ``--human`` file's segment scores (one annotation per item, one domain)."""
+        if not human.segment_level:
+            raise InputError(f"{human.path}: human clusters need segment scores (columns system, doc_id, seg_id "
+                             "and a score); this file has system scores only")
+        keys = sorted({k for seg in human.segments.values() for k in seg},
+                      key=lambda k: (k[0], human.positions.get(k, 0), k[1]))
+        rows = {name: [(seg[k],) if k in seg else () for k in keys] for name, seg in human.segments.items()}
+        judged = {n: r for n, r in rows.items() if any(r)}
+        return cls(human.path, None, [f"{d}#{s}" for d, s in keys], [""] * len(keys), judged,
+                   [n for n in rows if n not in judged]).check()
+
+    @classmethod
+    def from_mtme(cls, data: MtmeTestSet, name: str | None = None) -> HumanJudgements:
+        """An MTME test set's segment-level human scores (``name``: the standard ones by default), with
+        the domains of documents/LP.docs."""
+        import os
+
+        chosen = name or data.default_human_name("seg")
+        where = os.path.join(data.directory, "human-scores", f"{data.lp}.{chosen}.seg.score")
+        if chosen is None:
+            raise InputError(f"{os.path.join(data.directory, 'human-scores')}: no segment-level human scores for "
+                             f"{data.lp}; human clusters need them")
+        scores = data.human(chosen, "seg")
+        domains = list(data.domains) if len(data.domains) == data.n_segments else [""] * data.n_segments
+        rows = {s: [() if v is None else (float(v),) for v in row] for s, row in scores.items()}
+        judged = {n: r for n, r in rows.items() if any(r)}
+        return cls(where, data.lp, [f"{d}#{i}" for i, d in enumerate(data.doc_ids)], domains, judged,
+                   [n for n in rows if n not in judged]).check()
+
+
+# -- the tests ----------------------------------------------------------------------------------------------
+def _count(annotations: Sequence[float]) -> int:
+    return sum(1 for x in annotations if not math.isnan(x))
+
+
+def _mean(annotations: Sequence[float]) -> float:
+    present = [x for x in annotations if not math.isnan(x)]
+    return statistics.fmean(present) if present else math.nan
+
+
+def scipy_version() -> str:
+    import scipy
+
+    return str(scipy.__version__)
+
+
+def wilcoxon_p(diffs: Sequence[float], alternative: str) -> float:
+    """``scipy.stats.wilcoxon(diffs, alternative=...)``'s p-value with scipy's defaults, as both scripts
+    call it; NaN where scipy gives none or refuses (no differences)."""
+    from scipy.stats import wilcoxon
+
+    if not diffs:
+        return math.nan
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        try:
+            return float(wilcoxon(list(diffs), alternative=alternative).pvalue)
+        except ValueError:
+            return math.nan
+
+
+def stouffer(pvalues: Sequence[float]) -> float:
+    """WMT24's combination of per-domain p-values: ``1 - Phi(sum(Phi^-1(1 - p)) / sqrt(len))``."""
+    import numpy as np
+    from scipy.stats import norm
+
+    if not pvalues:
+        return math.nan
+    z = [float(norm.ppf(1 - p)) for p in pvalues]
+    with np.errstate(all="ignore"):
+        return float(1 - norm.cdf(np.sum(z) / np.sqrt(len(z))))
+
+
+@dataclass(frozen=True)
+class PairTest:
+    """One test a rule made: ``better`` is the system placed higher, ``p`` the p-value, ``pairs`` the
+    paired values it read (after dropping a missing side), ``significant`` as the rule reads ``p``."""
+
+    better: str
+    worse: str
+    p: float
+    pairs: int
+    significant: bool
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"better": self.better, "worse": self.worse, "p": None if math.isnan(self.p) else self.p,
+                "pairs": self.pairs, "significant": self.significant}
+
+
+@dataclass
+class ClusteredSystem:
+    """A system's place: its score (the rule's mean), its cluster (1 = best) and rank range."""
+
+    system: str
+    score: float
+    cluster: int
+    ranks: tuple[int, int] | None
+    annotations: int
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"system": self.system, "score": self.score, "cluster": self.cluster,
+                "ranks": list(self.ranks) if self.ranks else None, "annotations": self.annotations}
+
+
+@dataclass
+class HumanRanking:
+    """Systems best first, each with its cluster, and the tests that placed them."""
+
+    rule: str
+    lp: str | None
+    source: str
+    systems: list[ClusteredSystem]
+    tests: list[PairTest]
+    scipy: str
+    notes: list[str] = field(default_factory=list)
+
+    @property
+    def n_clusters(self) -> int:
+        return max((s.cluster for s in self.systems), default=0)
+
+    def clusters(self) -> list[list[str]]:
+        out: list[list[str]] = [[] for _ in range(self.n_clusters)]
+        for s in self.systems:
+            out[s.cluster - 1].append(s.system)
+        return out
+
+    def cluster_of(self) -> dict[str, int]:
+        return {s.system: s.cluster for s in self.systems}
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"rule": self.rule, "definition": RULES[self.rule], "alpha": ALPHA, "lp": self.lp,
+                "source": self.source, "scipy": self.scipy, "clusters": self.clusters(),
+                "systems": [s.to_dict() for s in self.systems], "tests": [t.to_dict() for t in self.tests],
+                "notes": list(self.notes)}
+
+
+def _paired(a: Sequence[float], b: Sequence[float]) -> list[float]:
+    return [x - y for x, y in zip(a, b) if not (math.isnan(x) or math.isnan(y))]
+
+
+def _wmt25_values(data: HumanJudgements) -> dict[str, list[float]]:
+    """Each system's scores flattened over the waves (item-major), NaN where a wave did not judge it."""
+    waves = max((len(a) for row in data.scores.values() for a in row), default=1)
+    waves = max(2, waves)  # WMT25 reads waves 1 and 2 of every item
+    return {name: [a[w] if w < len(a) else math.nan for a in row for w in range(waves)]
+            for name, row in data.scores.items()}
+
+
+def _sorted(means: Mapping[str, float]) -> list[str]:
+    return sorted(means, key=lambda s: -means[s])  # stable: ties keep the input order
+
+
+def _rank_wmt25(data: HumanJudgements, adjacent: bool) -> HumanRanking:
+    values = _wmt25_values(data)
+    means = {s: statistics.mean([x for x in v if not math.isnan(x)]) for s, v in values.items()}
+    order = _sorted(means)
+    tests: dict[tuple[str, str], PairTest] = {}
+
+    def sig(a: str, b: str) -> bool:
+        if (a, b) not in tests:
+            d = _paired(values[a], values[b])
+            p = wilcoxon_p(d, "greater")
+            tests[(a, b)] = PairTest(a, b, p, len(d), p < ALPHA)
+        return tests[(a, b)].significant
+
+    n = len(order)
+    ranks: list[tuple[int, int]] | None = None
+    if adjacent:
+        ends = [sig(order[i], order[i + 1]) for i in range(n - 1)]
+    else:
+        ranks = []
+        for i, a in enumerate(order):
+            top = i + 1
+            for b in order[:i][::-1]:
+                if sig(b, a):
+                    break
+                top -= 1
+            bottom = i + 1
+            for b in order[i + 1:]:
+                if sig(a, b):
+                    break
+                bottom += 1
+            ranks.append((top, bottom))
+        ends = [all(r[1] <= p for r in ranks[:p]) and all(r[0] > p for r in ranks[p:]) for p in range(1, n)]
+    rule = "wmt25-adjacent" if adjacent else "wmt25"
+    return _ranking(rule, data, order, means, ends, ranks, list(tests.values()))
+
+
+def _rank_wmt24(data: HumanJudgements) -> HumanRanking:
+    import numpy as np
+
+    item = {s: [_mean(a) for a in row] for s, row in data.scores.items()}
+    domains = list(dict.fromkeys(data.domains))
+    means = {}
+    for s, v in item.items():
+        per = [float(np.mean(x)) for dom in domains
+               if (x := [y for y, d in zip(v, data.domains) if d == dom and not math.isnan(y)])]
+        means[s] = float(np.mean(per))
+    order = _sorted(means)
+    p: dict[tuple[str, str], float] = {}
+    tests = []
+    for k, a in enumerate(order):
+        for b in order[k + 1:]:
+            by_domain: dict[str, list[float]] = {}
+            for x, y, d in zip(item[a], item[b], data.domains):
+                if not (math.isnan(x) or math.isnan(y)):
+                    by_domain.setdefault(d, []).append(x - y)
+            pv = stouffer([wilcoxon_p(diffs, "two-sided") for diffs in by_domain.values()])
+            p[(a, b)] = p[(b, a)] = pv
+            tests.append(PairTest(a, b, pv, sum(map(len, by_domain.values())), not pv > ALPHA))
+    # calculate_clusters.py's get_clusters, step by step
+    ends = []
+    until = -1
+    for i, a in enumerate(order):
+        if until <= i:
+            until = -1
+        for j in range(i + 1, len(order)):
+            if p[(a, order[j])] > ALPHA:
+                until = max(j, until)
+        ends.append(until == -1)
+    # tools.get_ranks: a win or a loss is a pair with p < 0.05
+    ranks = []
+    for a in order:
+        wins = sum(1 for b in order if b != a and p[(a, b)] < ALPHA and means[a] > means[b])
+        losses = sum(1 for b in order if b != a and p[(a, b)] < ALPHA and not means[a] > means[b])
+        ranks.append((losses + 1, len(order) - wins))
+    result = _ranking("wmt24", data, order, means, ends[:-1], ranks, tests)
+    judged = {s: sum(1 for a in data.scores[s] if a) for s in order}
+    per = statistics.fmean(judged.values())
+    low = min(order, key=judged.__getitem__)
+    if per < _WMT24_PER_SYSTEM:
+        result.notes.append(f"WMT24 left a pair out below {_WMT24_PER_SYSTEM} judged items per system on average "
+                            f"(here {per:.1f}; fewest: {low})")
+    return result
+
+
+def _ranking(rule: str, data: HumanJudgements, order: list[str], means: Mapping[str, float], ends: Sequence[bool],
+             ranks: Sequence[tuple[int, int]] | None, tests: list[PairTest]) -> HumanRanking:
+    systems = []
+    cluster = 1
+    for i, s in enumerate(order):
+        systems.append(ClusteredSystem(s, means[s], cluster, ranks[i] if ranks else None,
+                                       sum(_count(a) for a in data.scores[s])))
+        if i < len(ends) and ends[i]:
+            cluster += 1
+    result = HumanRanking(rule, data.lp, data.source, systems, tests, scipy_version())
+    if data.unjudged:
+        result.notes.append(f"left out, no judgement: {', '.join(data.unjudged)}")
+    cutoff = _CUTOFFS.get(rule)
+    if cutoff and data.annotations < cutoff:
+        result.notes.append(f"WMT25 left a pair out below {cutoff} annotations (here {data.annotations})")
+    nan = [t for t in tests if math.isnan(t.p)]
+    if nan:
+        how = "separates them" if rule == "wmt24" else "does not separate them"
+        result.notes.append(f"{len(nan)} test(s) without a p-value (no paired scores, e.g. {nan[0].better} and "
+                            f"{nan[0].worse}): the rule {how}")
+    return result
+
+
+_RULES: dict[str, Callable[[HumanJudgements], HumanRanking]] = {
+    "wmt25": lambda d: _rank_wmt25(d, adjacent=False),
+    "wmt25-adjacent": lambda d: _rank_wmt25(d, adjacent=True),
+    "wmt24": _rank_wmt24,
+}
+
+
+def human_clusters(data: HumanJudgements, rule: str = "wmt25") -> HumanRanking:
+    """The ranking with clusters of ``data`` by ``rule`` (:data:`RULES`)."""
+    if rule not in _RULES:
+        raise SpecError(f"--rule {rule!r}: unknown; one of {', '.join(RULES)}", params=("rule",))
+    return _RULES[rule](data.check())
+
+
+# -- agreement of a metric ------------------------------------------------------------------------------------
+@dataclass
+class ClusterAgreement:
+    """How a metric orders the system pairs that the humans put in different clusters: ``agree`` pairs
+    where the metric scores the system of the better cluster strictly higher (oriented: better), ``ties``
+    where it scores both the same, ``disagree`` the rest; ``share = agree / pairs``."""
+
+    metric: str
+    pairs: int
+    agree: int
+    ties: int
+    disagree: int
+    left_out: list[str]
+    higher_is_better: bool = True
+    info: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def share(self) -> float | None:
+        return self.agree / self.pairs if self.pairs else None
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"metric": self.metric, "pairs": self.pairs, "agree": self.agree, "ties": self.ties,
+                "disagree": self.disagree, "share": self.share, "left_out": list(self.left_out),
+                "higher_is_better": self.higher_is_better, **self.info}
+
+
+def cluster_agreement(ranking: HumanRanking, metric: str, scores: Mapping[str, float | None],
+                      higher_is_better: bool = True) -> ClusterAgreement:
+    """The share of system pairs in different human clusters that ``scores`` (system -> system score,
+    the metric's own values) orders as the humans do; systems without a score are left out and named."""
+    sign = 1.0 if higher_is_better else -1.0
+    cluster = ranking.cluster_of()
+    known = [s for s in cluster if scores.get(s) is not None]
+    left_out = [s for s in cluster if s not in known]
+    agree = ties = disagree = 0
+    for i, a in enumerate(known):
+        for b in known[i + 1:]:
+            if cluster[a] == cluster[b]:
+                continue
+            hi, lo = (a, b) if cluster[a] < cluster[b] else (b, a)
+            x, y = sign * float(scores[hi]), sign * float(scores[lo])  # type: ignore[arg-type]
+            if x > y:
+                agree += 1
+            elif x == y:
+                ties += 1
+            else:
+                disagree += 1
+    return ClusterAgreement(metric, agree + ties + disagree, agree, ties, disagree, left_out, higher_is_better)
