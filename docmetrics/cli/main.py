@@ -23,6 +23,7 @@ from . import human as human_cli
 from . import report as report_cli
 from . import spans as spans_cli
 from . import stored as stored_cli
+from . import wmt25 as wmt25_cli
 from .args import (
     add_cache_arguments,
     add_input_arguments,
@@ -121,6 +122,7 @@ def build_parser() -> argparse.ArgumentParser:
     stored_cli.add_arguments(p.add_argument_group(
         "stored scores, judged like metrics (with --human, --genmt, --paired-bs/--paired-ar, --mtme; -m optional)"))
     mtme.add_arguments(p)
+    wmt25_cli.add_arguments(p)
     add_cache_arguments(p)
     return p
 
@@ -243,6 +245,9 @@ def run(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
         if args.output:
             write_output(args, out.getvalue())
         return code
+    wmt25_cli.check_args(args)
+    if wmt25_cli.requested(args):
+        return wmt25_run(args)
     if genmt.requested(args):
         return genmt_run(args)
     human = check_args(args)
@@ -288,6 +293,26 @@ def genmt_run(args: argparse.Namespace) -> int:
         if getattr(args, "include_human", False):
             genmt.check_reference_free(metrics, live)
         return score_and_write(args, metrics + stored, testset, session.cache, human)
+
+
+def wmt25_run(args: argparse.Namespace) -> int:
+    """``--wmt25-tsv FILE``: a language pair and set of the metrics task's test TSV, read before any model
+    loads, scored (paired tests where asked) and written as a submission (--write-submission)."""
+    from .. import api
+
+    significance.check_args(args)
+    human_cli.check_args(args)
+    data, pair = wmt25_cli.prepare(args)
+    testset = pair.testset
+    if significance.requested(args) and len(testset.systems) < 2:
+        raise UserError(f"--paired-{significance.requested(args)}: {args.wmt25_tsv} has one system for {pair.lp}; "
+                        "a paired test needs two or more")
+    args.wmt25_data = (data, pair)
+    live = list(args.metrics)
+    stored = stored_cli.scorers(args, stored_cli.for_pair(args, pair.lp), testset) if args.scores else []
+    with session_scope(args, cache=args.cache) as session:
+        metrics = [api.load(spec, defaults={"lang": pair.lp}, session=session) for spec in live]
+        return score_and_write(args, metrics + stored, testset, session.cache, None)
 
 
 def score_run(args: argparse.Namespace, human: Any, session: Any) -> int:
@@ -360,6 +385,8 @@ def score_and_write(args: argparse.Namespace, metrics: list[Any], testset: Any, 
         all_results.append((spec, results))
     if args.dump_alignment:
         dump_alignment(all_results, args.dump_alignment)
+    if getattr(args, "write_submission", None):
+        wmt25_cli.write(args, *args.wmt25_data, all_results)
     if score_cache is not None:
         note(args, f"score cache {score_cache.path}: {score_cache.stats.summary()}")
     cis = significance.confidence_intervals(all_results, args) if args.ci else None

@@ -122,7 +122,8 @@ def check_args(args: argparse.Namespace) -> None:
     n = args.paired_bs_n if test == "bs" else args.paired_ar_n
     if n < 1 or n > MAX_N:
         raise UserError(f"--paired-{test}-n must be from 1 to {MAX_N} (resamples kept in memory), not {n}")
-    if getattr(args, "genmt", None) or (getattr(args, "scores", None) and not args.input):
+    if getattr(args, "genmt", None) or getattr(args, "wmt25_tsv", None) or (getattr(args, "scores", None)
+                                                                          and not args.input):
         return  # the systems of the GenMT file or the stored scores, counted once they are read
     if not args.input or len(args.input) < 2:
         raise UserError(
