@@ -90,7 +90,8 @@ def test_persistent_across_instances_and_floats_round_trip(tmp_path):
         assert a == b and math.copysign(1, a) == math.copysign(1, b)
     # NaN (which the scorer refuses from a backbone) survives the file too
     c2.store(bb, UNITS[6:7], BackboneOutput([math.nan], [False], {}, [{}]))
-    (value, _, _), = cache.ScoreCache(path).lookup(bb, UNITS[6:7]).values()
+    (record,) = cache.ScoreCache(path).lookup(bb, UNITS[6:7]).values()
+    value = record.score
     assert math.isnan(value)
 
 

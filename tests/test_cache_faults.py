@@ -37,6 +37,14 @@ CREATE TABLE IF NOT EXISTS scores (
     truncated INTEGER NOT NULL,
     counters TEXT, PRIMARY KEY (backbone, unit)) WITHOUT ROWID;
 """
+#: docmetrics 0.3.0's tables (format 2): rows with a checksum, without a detail
+V030_DDL = """
+CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT);
+CREATE TABLE backbones (key TEXT PRIMARY KEY, identity TEXT NOT NULL);
+CREATE TABLE scores (
+    backbone TEXT NOT NULL, unit TEXT NOT NULL, score TEXT NOT NULL, truncated INTEGER NOT NULL,
+    counters TEXT, checksum TEXT NOT NULL, PRIMARY KEY (backbone, unit)) WITHOUT ROWID;
+"""
 
 
 def scored(store, backbone, units):
@@ -174,7 +182,7 @@ def foreign_extra_table(path, capsys, files, monkeypatch):
 
 def newer_format(path, capsys, files, monkeypatch):
     filled(capsys, files, path)
-    edit(path, ("UPDATE meta SET value='3' WHERE key='schema'",))
+    edit(path, ("UPDATE meta SET value='4' WHERE key='schema'",))
 
 
 def unknown_format(path, capsys, files, monkeypatch):
@@ -207,7 +215,7 @@ def old_format_read_only(path, capsys, files, monkeypatch):
         (foreign_scores_table, ["not a docmetrics score cache", "'scores' has the columns (id, system, value)",
                                 "left untouched"]),
         (foreign_extra_table, ["not a docmetrics score cache", "left untouched"]),
-        (newer_format, ["written by a newer docmetrics", "format 3", "left as it is"]),
+        (newer_format, ["written by a newer docmetrics", "format 4", "left as it is"]),
         (unknown_format, ["written by another docmetrics", "format 0", "left as it is"]),
         (schema_page_damaged, ["damaged beyond recognition", "left as it is", "delete it or move it aside"]),
         (damaged_and_read_only, ["damaged", "read-only here", "left in place"]),
@@ -252,6 +260,20 @@ def write_v020(path, capsys, files, monkeypatch):
     db.close()
 
 
+def write_v030(path, capsys, files, monkeypatch):
+    """What docmetrics 0.3.0 left: schema 2, rows with a checksum and no detail column."""
+    new = filled(capsys, files, path.with_name("v3.sqlite"))
+    db = sqlite3.connect(path)
+    db.executescript(V030_DDL)
+    db.executemany("INSERT INTO meta VALUES (?, ?)", [("schema", "2"), ("format", "docmetrics score cache")])
+    db.executemany("INSERT INTO backbones VALUES (?, ?)", peek(new, "SELECT key, identity FROM backbones"))
+    db.executemany("INSERT INTO scores VALUES (?, ?, ?, ?, ?, ?)",
+                   peek(new, "SELECT backbone, unit, score, truncated, counters, checksum FROM scores"))
+    db.commit()
+    db.execute("PRAGMA journal_mode=WAL")
+    db.close()
+
+
 def tampered_score(path, capsys, files, monkeypatch):
     filled(capsys, files, path)
     edit(path, ("UPDATE scores SET score=? WHERE unit=(SELECT MIN(unit) FROM scores)", ((0.25).hex(),)))
@@ -273,7 +295,9 @@ def read_only_directory(path, capsys, files, monkeypatch):
         # set aside as FILE.damaged-1; a new cache scores and stores everything
         (damaged_middle_page, "damaged (", 0, 10),
         # upgraded in place: its 5 scores are reused, the 5 new ones stored
-        (write_v020, "upgraded from the format of docmetrics 0.2.0 (format 1) to format 2: 5 stored", 5, 10),
+        (write_v020, "upgraded from the format of docmetrics 0.2.0 (format 1) to format 3: 5 stored", 5, 10),
+        # upgraded in place without rewriting a checksum: the detail column added, 5 scores reused
+        (write_v030, "upgraded from the format of docmetrics 0.3.0 (format 2) to format 3: 5 stored", 5, 10),
         # the tampered row is a miss: scored again (the right number) and stored afresh
         (tampered_score, "1 tampered row(s) in score cache", 4, 10),
         # stored scores used, new ones not stored; the file is not changed

@@ -279,11 +279,8 @@ class Metric(abc.ABC):
         out = scorer.score(backbone, distinct) if distinct else BackboneOutput([], [], {}, [])
         out.check(len(distinct), f"backbone '{backbone.name}'", backbone)
         out.check_numbers(f"backbone '{backbone.name}'", backbone, distinct)
-        per_unit = out.unit_counters
-        return BackboneOutput(
-            [out.scores[k] for k in where], [out.truncated[k] for k in where], dict(out.counters),
-            [per_unit[k] for k in where] if per_unit is not None else None,
-        )
+        records = out.records()
+        return BackboneOutput.from_records([records[k] for k in where], out.counters)
 
     def similarity_with(self, backbone: Backbone, pairs: Sequence[tuple[str, str]],
                         scorer: Scorer | None = None) -> BackboneOutput:
@@ -299,14 +296,15 @@ class Metric(abc.ABC):
         agg = self.aggregation
         groups = unit_groups(u for units in plan.systems.values() for u in units)
         results = []
+        records = out.records()
         pos = 0
         for system, units in plan.systems.items():
             span = slice(pos, pos + len(units))
             pos += len(units)
             unit_scores = [
-                UnitScore(plan.documents[u.doc], u.start, u.end, float(s), float(u.weight), bool(t),
-                          u.partial, u.group, u.stats)
-                for u, s, t in zip(units, out.scores[span], out.truncated[span])
+                UnitScore(plan.documents[u.doc], u.start, u.end, float(r.score), float(u.weight), bool(r.truncated),
+                          u.partial, u.group, u.stats, r.spans, r.answer)
+                for u, r in zip(units, records[span])
             ]
             score = self._aggregate(unit_scores, groups)
             by_doc: dict[int, list[UnitScore]] = {}

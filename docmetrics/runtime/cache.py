@@ -35,7 +35,9 @@ naming the file: exit status 2 on the command line, never a traceback; notices a
   e.g. another program's ``scores`` table): refused, and never renamed or modified.
 * *Another format version* (a newer docmetrics, or an unknown one): refused, left as it is.  The format
   of docmetrics 0.2.0 (format 1, rows without a checksum) is upgraded in place, once, in one
-  transaction: each row gets the checksum of its content as stored.
+  transaction: each row gets the checksum of its content as stored; then format 2 (docmetrics 0.3.0)
+  gets the ``detail`` column (a unit's error spans and answer, JSON; NULL where there are none, so no
+  checksum changes).
 * *Damaged* (SQLite reports a malformed file): checked on opening with ``PRAGMA quick_check`` when
   the file is at most :data:`QUICK_CHECK_MAX_BYTES` (256 MiB, about a million units; a fraction of a
   second), and by SQLite's own page checks on every read.  A damaged cache found on opening is set
@@ -73,16 +75,19 @@ from typing import TYPE_CHECKING, Any, Iterator, Mapping, Sequence
 from urllib.parse import quote
 
 from ..values.errors import DocMetricsWarning, UserError
+from ..values.units import UnitRecord
 from .engines import DEFAULT_CHUNK  # one chunk scored by an engine, one transaction here
 
 if TYPE_CHECKING:
     from ..plugin.backbone import Backbone, BackboneOutput, Unit
 
 ENV = "DOCMETRICS_SCORE_CACHE"
-#: The format this docmetrics writes (``meta`` row ``schema``): 2 = rows with a checksum.
-_SCHEMA = 2
-#: Older formats upgraded in place on opening (format 1: docmetrics 0.2.0, rows without a checksum).
-_UPGRADES = {"1": "docmetrics 0.2.0"}
+#: The format this docmetrics writes (``meta`` row ``schema``): 3 = one record per unit (score, flag,
+#: counters and the detail: error spans, an answer), with a checksum.
+_SCHEMA = 3
+#: Older formats upgraded in place on opening (format 1: docmetrics 0.2.0, rows without a checksum;
+#: format 2: docmetrics 0.3.0, rows without a detail).
+_UPGRADES = {"1": "docmetrics 0.2.0", "2": "docmetrics 0.3.0"}
 _FORMAT = "docmetrics score cache"
 #: Files up to this size are checked whole (``PRAGMA quick_check``) when opened; larger ones only
 #: as they are read (SQLite's page checks and each row's checksum).
@@ -92,15 +97,16 @@ _MAGIC = b"SQLite format 3\x00"
 _TABLES = {
     "meta": ("key", "value"),
     "backbones": ("key", "identity"),
-    "scores": ("backbone", "unit", "score", "truncated", "counters", "checksum"),
+    "scores": ("backbone", "unit", "score", "truncated", "counters", "checksum", "detail"),
 }
-_TABLES_V1 = {**_TABLES, "scores": _TABLES["scores"][:-1]}
+_TABLES_V2 = {**_TABLES, "scores": _TABLES["scores"][:-1]}
+_TABLES_V1 = {**_TABLES, "scores": _TABLES["scores"][:-2]}
 _DDL = """
 CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT);
 CREATE TABLE backbones (key TEXT PRIMARY KEY, identity TEXT NOT NULL);
 CREATE TABLE scores (
     backbone TEXT NOT NULL, unit TEXT NOT NULL, score TEXT NOT NULL, truncated INTEGER NOT NULL,
-    counters TEXT, checksum TEXT NOT NULL, PRIMARY KEY (backbone, unit)) WITHOUT ROWID;
+    counters TEXT, checksum TEXT NOT NULL, detail TEXT, PRIMARY KEY (backbone, unit)) WITHOUT ROWID;
 """
 _RESUME = "run the same command again with the same cache: the scores stored so far are reused"
 
@@ -252,9 +258,9 @@ class ScoreCache:
         """Whether ``backbone``'s scores can be stored (not when they depend on the whole call)."""
         return "units-of-the-call" not in backbone.cache_state().values()
 
-    def lookup(self, backbone: Backbone, units: Sequence[Unit]) -> dict[int, tuple[float, bool, dict[str, int]]]:
-        """The stored ``(score, truncated, per-unit counters)`` of the units found, by their index in
-        ``units`` (counted in :attr:`stats`: looked_up, hits).  A tampered row is a miss."""
+    def lookup(self, backbone: Backbone, units: Sequence[Unit]) -> dict[int, UnitRecord]:
+        """The stored record of the units found, by their index in ``units`` (counted in :attr:`stats`:
+        looked_up, hits).  A tampered row is a miss."""
         units = list(units)
         ukeys = [unit_key(u) for u in units]
         found = self._lookup(self.key_for(backbone), ukeys)
@@ -264,19 +270,21 @@ class ScoreCache:
         return hits
 
     def store(self, backbone: Backbone, units: Sequence[Unit], output: BackboneOutput) -> int:
-        """Store a chunk of scored units in one transaction (all of it or, on a failure, none):
-        ``output.scores``, ``output.truncated`` and ``output.unit_counters`` in the order of ``units``.
+        """Store a chunk of scored units in one transaction (all of it or, on a failure, none): the
+        output's record of each unit (:meth:`BackboneOutput.records`), in the order of ``units``.
         A unit whose per-unit counters are None (unknown) or whose score is no number is not stored.
         Counted in :attr:`stats` (scored, stored, unstored); the number stored (0 when read-only).
         A full disk or a damaged file raises :class:`UserError` saying how to resume."""
         units = list(units)
         bkey = self.key_for(backbone)
-        known = output.unit_counters if output.unit_counters is not None else [None] * len(units)
         rows = []
-        for unit, value, trunc, per_unit in zip(units, output.scores, output.truncated, known):
-            if per_unit is not None and not isinstance(value, (str, bytes)) and _is_float(value):
-                rows.append((bkey, unit_key(unit), _store_float(float(value)), int(bool(trunc)),
-                             json.dumps({k: int(v) for k, v in per_unit.items()})))
+        for unit, record in zip(units, output.records()):
+            value = record.score
+            if record.counters is not None and not isinstance(value, (str, bytes)) and _is_float(value):
+                detail = record.detail
+                rows.append((bkey, unit_key(unit), _store_float(float(value)), int(bool(record.truncated)),
+                             json.dumps({k: int(v) for k, v in record.counters.items()}),
+                             None if detail is None else json.dumps(detail, ensure_ascii=False)))
         self.stats.scored += len(units)
         self.stats.unstored += len(units) - len(rows)
         stored = self._store_rows(rows) if rows else 0
@@ -381,7 +389,8 @@ class ScoreCache:
             return
         tables = {n: tuple(r[0] for r in db.execute("SELECT name FROM pragma_table_info(?)", (n,)))
                   for n in names}
-        if tables not in (_TABLES, _TABLES_V1):
+        layouts = {"1": _TABLES_V1, "2": _TABLES_V2, str(_SCHEMA): _TABLES}
+        if tables not in layouts.values():
             what = (f"its table 'scores' has the columns ({', '.join(tables['scores'])})" if "scores" in tables
                     else f"its tables are {', '.join(sorted(tables))}")
             raise CacheError(self._not_a_cache(what))
@@ -391,9 +400,10 @@ class ScoreCache:
             if _kind(exc) == "corrupt":
                 raise _Damaged(str(exc)) from None
             raise
-        old = tables == _TABLES_V1
-        schema = meta.get("schema", "1" if old else None)  # 0.2.0 wrote that row after the tables
-        if schema != (next(iter(_UPGRADES)) if old else str(_SCHEMA)):
+        layout = next(f for f, t in layouts.items() if t == tables)
+        old = layout in _UPGRADES
+        schema = meta.get("schema", "1" if layout == "1" else None)  # 0.2.0 wrote that row after the tables
+        if schema != layout:
             newer = str(schema).isdigit() and int(str(schema)) > _SCHEMA
             raise CacheError(
                 f"score cache {self.path}: written by {'a newer' if newer else 'another'} docmetrics (cache "
@@ -403,7 +413,7 @@ class ScoreCache:
             )
         self._check_pages(whole=old)
         if old:
-            self._upgrade(schema)
+            self._upgrade(layout)
 
     def _not_a_cache(self, why: str) -> str:
         return (f"score cache {self.path}: not a docmetrics score cache ({why}); it was left untouched: "
@@ -445,7 +455,9 @@ class ScoreCache:
         return True
 
     def _upgrade(self, old: str) -> None:
-        """Format 1 (docmetrics 0.2.0) to this one: a checksum for every row, in one transaction."""
+        """An older format to this one, in one transaction: format 1 (docmetrics 0.2.0) gets a checksum for
+        every row, then format 2 (0.3.0) the ``detail`` column (NULL: a row without spans or an answer,
+        whose checksum stays what it was)."""
         if self.read_only:
             raise CacheError(
                 f"score cache {self.path}: in the format of {_UPGRADES[old]} (format {old}) and read-only "
@@ -455,16 +467,20 @@ class ScoreCache:
         db = self._conn()
         db.create_function("docmetrics_checksum", 5, _checksum, deterministic=True)
         with self._transaction():
-            if db.execute("SELECT 1 FROM pragma_table_info('scores') WHERE name='checksum'").fetchone():
+            columns = {r[0] for r in db.execute("SELECT name FROM pragma_table_info('scores')")}
+            if "detail" in columns:
                 return  # another process upgraded it meanwhile
-            db.execute("ALTER TABLE scores ADD COLUMN checksum TEXT")
-            db.execute("UPDATE scores SET checksum = docmetrics_checksum(backbone, unit, score, truncated, "
-                       "counters)")
+            if "checksum" not in columns:
+                db.execute("ALTER TABLE scores ADD COLUMN checksum TEXT")
+                db.execute("UPDATE scores SET checksum = docmetrics_checksum(backbone, unit, score, truncated, "
+                           "counters)")
+            db.execute("ALTER TABLE scores ADD COLUMN detail TEXT")
             db.executemany("INSERT OR REPLACE INTO meta VALUES (?, ?)",
                            [("schema", str(_SCHEMA)), ("format", _FORMAT)])
         n = db.execute("SELECT COUNT(*) FROM scores").fetchone()[0]
+        what = "each now with a checksum and room for error spans" if old == "1" else "now with room for error spans"
         _warn(f"score cache {self.path}: upgraded from the format of {_UPGRADES[old]} (format {old}) to "
-              f"format {_SCHEMA}: {n} stored score(s), each now with a checksum")
+              f"format {_SCHEMA}: {n} stored score(s), {what}")
 
     def _recover(self, reason: str) -> None:
         """A damaged cache found on opening: set it aside and start a new one (or refuse)."""
@@ -536,12 +552,12 @@ class ScoreCache:
             db.executemany(sql, rows)
 
     def _store_rows(self, rows: list[tuple[Any, ...]]) -> int:
-        """Store rows (backbone, unit, score, truncated, counters) whole: the number stored."""
+        """Store rows (backbone, unit, score, truncated, counters, detail) whole: the number stored."""
         if self.read_only:
             return 0
         try:
-            self._write("INSERT OR REPLACE INTO scores VALUES (?, ?, ?, ?, ?, ?)",
-                        [(*row, _checksum(*row)) for row in rows])
+            self._write("INSERT OR REPLACE INTO scores VALUES (?, ?, ?, ?, ?, ?, ?)",
+                        [(*row[:5], _checksum(*row), row[5]) for row in rows])
         except (sqlite3.DatabaseError, OSError) as exc:
             self._write_failed(exc, f"storing {len(rows)} score(s)")
             return 0
@@ -583,8 +599,8 @@ class ScoreCache:
         return CacheError(f"{where}: failed while {doing} ({_detail(exc)}); the scores stored before are kept. "
                          f"Check the disk, then {_RESUME}")
 
-    def _lookup(self, bkey: str, ukeys: list[str]) -> dict[str, tuple[float, bool, dict[str, int]]]:
-        found: dict[str, tuple[float, bool, dict[str, int]]] = {}
+    def _lookup(self, bkey: str, ukeys: list[str]) -> dict[str, UnitRecord]:
+        found: dict[str, UnitRecord] = {}
         wanted = list(dict.fromkeys(ukeys))
         step = 500  # stay below SQLite's limit on bound parameters
         db = self._conn()
@@ -592,12 +608,12 @@ class ScoreCache:
             for start in range(0, len(wanted), step):
                 part = wanted[start : start + step]
                 marks = ",".join("?" * len(part))
-                for unit, score, trunc, counters, check in db.execute(
-                    "SELECT unit, score, truncated, counters, checksum FROM scores "
+                for unit, score, trunc, counters, check, detail in db.execute(
+                    "SELECT unit, score, truncated, counters, checksum, detail FROM scores "
                     f"WHERE backbone=? AND unit IN ({marks})",
                     [bkey, *part],
                 ).fetchall():
-                    value = _row_value(bkey, unit, score, trunc, counters, check)
+                    value = _row_value(bkey, unit, score, trunc, counters, check, detail)
                     if value is None:
                         self._tampered.add((bkey, str(unit)))  # a miss: scored again (and stored afresh)
                     else:
@@ -633,23 +649,29 @@ def _detail(exc: BaseException) -> str:
     return (exc.strerror or str(exc)) if isinstance(exc, OSError) else str(exc)
 
 
-def _checksum(backbone: Any, unit: Any, score: Any, truncated: Any, counters: Any) -> str:
-    """The checksum of a row: its keys and its value as stored (128 bits of SHA-256)."""
-    text = json.dumps([backbone, unit, score, truncated, counters], ensure_ascii=False)
+def _checksum(backbone: Any, unit: Any, score: Any, truncated: Any, counters: Any, detail: Any = None) -> str:
+    """The checksum of a row: its keys and its value as stored (128 bits of SHA-256); a row without a
+    detail sums what format 2 summed, so upgrading to format 3 rewrites no checksum."""
+    values = [backbone, unit, score, truncated, counters] + ([] if detail is None else [detail])
+    text = json.dumps(values, ensure_ascii=False)
     return hashlib.sha256(text.encode("utf-8")).hexdigest()[:32]
 
 
-def _row_value(bkey: str, unit: Any, score: Any, trunc: Any, counters: Any,
-               check: Any) -> tuple[float, bool, dict[str, int]] | None:
-    """A row's (score, truncated, counters), or None when its checksum or content is wrong."""
+def _row_value(bkey: str, unit: Any, score: Any, trunc: Any, counters: Any, check: Any,
+               detail: Any = None) -> UnitRecord | None:
+    """A row's record, or None when its checksum or content is wrong."""
     try:
-        if check != _checksum(bkey, unit, score, trunc, counters):
+        if check != _checksum(bkey, unit, score, trunc, counters, detail):
             return None
         per_unit = json.loads(counters) if counters else {}
         if not isinstance(per_unit, dict):
             return None
-        return float.fromhex(score), bool(trunc), per_unit
-    except (TypeError, ValueError):
+        more = json.loads(detail) if detail is not None else None
+        if more is not None and not isinstance(more, dict):
+            return None
+        spans, answer = UnitRecord.detail_fields(more)
+        return UnitRecord(float.fromhex(score), bool(trunc), per_unit, spans, answer)
+    except (TypeError, ValueError, KeyError):
         return None
 
 

@@ -154,7 +154,7 @@ def _score_task(backbones: dict[bytes, Backbone], n: int, recipe: bytes, state: 
     """``(n, output as plain lists)``, or ``(n, the exception)``: a worker never raises, its parent does."""
     try:
         out = call_backbone(_built(backbones, recipe, state), method, items)
-        return n, (out.scores, out.truncated, out.counters, out.unit_counters)
+        return n, (out.scores, out.truncated, out.counters, out.unit_counters, out.unit_details)
     except BaseException as exc:  # noqa: BLE001 - reported in the parent, which stops the run
         return n, _portable(exc)
 
@@ -194,8 +194,8 @@ def _output(raw: Any, backbone: Backbone) -> BackboneOutput:
 
     if isinstance(raw, BaseException):
         raise _in_parent(raw, backbone)
-    scores, truncated, counters, unit_counters = raw
-    return BackboneOutput(list(scores), list(truncated), dict(counters), unit_counters)
+    scores, truncated, counters, unit_counters, unit_details = raw
+    return BackboneOutput(list(scores), list(truncated), dict(counters), unit_counters, unit_details)
 
 
 def _in_parent(exc: BaseException, backbone: Backbone) -> BaseException:

@@ -7,18 +7,19 @@ The metric template (:class:`docmetrics.plugin.metric.Metric`) deduplicates unit
 1. the score cache (passed in, or none) answers what it knows;
 2. the engine (passed in; in-process when none) scores the rest in chunks (:mod:`docmetrics.runtime.engines`);
 3. each chunk is stored in the cache as soon as it is scored, and then dropped: what is kept per unit
-   is its score, truncation flag and counters, never a model's state.
+   is its record (score, truncation flag, counters, error spans, answer), never a model's state.
 
 A run the cache answers completely never calls the backbone, so its model is never loaded.
 """
 
 from __future__ import annotations
 
+import dataclasses
 from typing import Any, Callable, Sequence
 
 from ..plugin.backbone import Backbone
 from ..plugin.metric import DirectScorer
-from ..values.units import BackboneOutput, Unit
+from ..values.units import BackboneOutput, Unit, UnitRecord
 from . import cache as cache_module
 from . import engines
 
@@ -56,6 +57,9 @@ class CachingScorer:
         return self._backbones(cls, model, like=like, **options)
 
     def score(self, backbone: Backbone, units: Sequence[Unit]) -> BackboneOutput:
+        """One :class:`~docmetrics.values.units.UnitRecord` per unit: from the cache where it has it, else
+        from the engine, stored chunk by chunk (a record whose counters are not known per unit is not
+        stored)."""
         self.check_open()
         units = list(units)
         n = len(units)
@@ -64,14 +68,12 @@ class CachingScorer:
         store = self.cache
         if store is not None and not store.keyable(backbone):
             store = None  # the scores depend on the whole call: nothing to key them by
-        scores: list[Any] = [0.0] * n
-        truncated = [False] * n
-        per_unit: list[dict[str, int] | None] = [None] * n
+        records: list[UnitRecord | None] = [None] * n
         counters: dict[str, int] = {}
         found = store.lookup(backbone, units) if store is not None else {}
-        for i, (s, t, c) in found.items():
-            scores[i], truncated[i], per_unit[i] = s, t, dict(c)
-            for k, v in c.items():
+        for i, record in found.items():
+            records[i] = record
+            for k, v in (record.counters or {}).items():
                 counters[k] = counters.get(k, 0) + int(v)
         misses = [i for i in range(n) if i not in found]
         if misses:
@@ -84,20 +86,17 @@ class CachingScorer:
                     where = [misses[j] for j in chunk]
                     for k, v in out.counters.items():
                         counters[k] = counters.get(k, 0) + int(v)
-                    known = out.unit_counters
-                    shared = None if known is not None else cache_module.attribute_counters(out.counters, len(where))
+                    got = out.records()
+                    if out.unit_counters is None:  # only the chunk's totals: per unit where they tell
+                        shared = cache_module.attribute_counters(out.counters, len(where))
+                        got = [dataclasses.replace(r, counters=shared) for r in got]
                     for j, i in enumerate(where):
-                        scores[i], truncated[i] = out.scores[j], bool(out.truncated[j])
-                        per_unit[i] = ({k: int(v) for k, v in known[j].items()} if known is not None
-                                       else shared)
+                        records[i] = got[j]
                     if store is not None:
-                        store.store(backbone, [units[i] for i in where],
-                                    BackboneOutput([scores[i] for i in where], [truncated[i] for i in where],
-                                                   {}, [per_unit[i] for i in where]))  # type: ignore[misc]
+                        store.store(backbone, [units[i] for i in where], BackboneOutput.from_records(got))
             finally:
                 bar.close()
-        complete = None if any(c is None for c in per_unit) else [dict(c or {}) for c in per_unit]
-        return BackboneOutput(scores, truncated, counters, complete)
+        return BackboneOutput.from_records(records, counters)  # type: ignore[arg-type]
 
     def similarity(self, backbone: Backbone, pairs: Sequence[tuple[str, str]]) -> BackboneOutput:
         """``backbone.similarity(pairs)`` through the engine (not cached: alignments are cheap to

@@ -7,6 +7,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from .signature import Signature
+from .units import UnitSpan
 
 
 @dataclass
@@ -29,6 +30,10 @@ class UnitScore:
     partial: bool = False
     group: str = ""
     stats: tuple[tuple[str, float], ...] = ()
+    #: The error spans the backbone found in this unit (offsets in the unit's MT text), and its answer
+    #: (an LLM judge's), where it gives them: the unit's :class:`~docmetrics.values.units.UnitRecord`.
+    spans: tuple[UnitSpan, ...] = ()
+    answer: str | None = None
 
     def to_dict(self) -> dict[str, Any]:
         d: dict[str, Any] = {
@@ -38,6 +43,10 @@ class UnitScore:
         }
         if self.stats:
             d["stats"] = dict(self.stats)
+        if self.spans:
+            d["spans"] = [s.to_dict() for s in self.spans]
+        if self.answer is not None:
+            d["answer"] = self.answer
         return d
 
 

@@ -11,11 +11,11 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field
-from typing import Any, Sequence
+from typing import Any, Mapping, Sequence
 
 from .errors import PluginError
 
-__all__ = ["Unit", "BackboneOutput", "ScoringUnit", "UnitPlan"]
+__all__ = ["Unit", "UnitSpan", "UnitRecord", "BackboneOutput", "ScoringUnit", "UnitPlan"]
 
 
 @dataclass(frozen=True)
@@ -35,9 +35,67 @@ class Unit:
     ref_context: tuple[str, ...] = ()
 
 
+@dataclass(frozen=True)
+class UnitSpan:
+    """An error a backbone found in a unit: character offsets ``start``..``end`` (end excluded) in the
+    unit's MT text (:attr:`Unit.mt`), its severity (``minor``, ``major``, ``critical``, ...) and the
+    model's confidence where it gives one."""
+
+    start: int
+    end: int
+    severity: str
+    confidence: float | None = None
+
+    def to_dict(self) -> dict[str, Any]:
+        d: dict[str, Any] = {"start": self.start, "end": self.end, "severity": self.severity}
+        if self.confidence is not None:
+            d["confidence"] = self.confidence
+        return d
+
+
+@dataclass(frozen=True)
+class UnitRecord:
+    """Everything a backbone says of one unit, in one record: its score, whether its input was cut at
+    the model's maximum length, its counters (None: not known per unit), the error spans it found
+    (offsets in the unit's MT text) and the text it answered (an LLM judge's).  What the score cache
+    stores per unit and what a metric assembles its :class:`~docmetrics.values.result.UnitScore` from."""
+
+    score: float
+    truncated: bool = False
+    counters: Mapping[str, int] | None = None
+    spans: tuple[UnitSpan, ...] = ()
+    answer: str | None = None
+
+    @property
+    def detail(self) -> dict[str, Any] | None:
+        """What the record says beyond score, flag and counters (JSON-ready), or None: nothing."""
+        if not self.spans and self.answer is None:
+            return None
+        d: dict[str, Any] = {}
+        if self.spans:
+            d["spans"] = [[s.start, s.end, s.severity, s.confidence] for s in self.spans]
+        if self.answer is not None:
+            d["answer"] = self.answer
+        return d
+
+    @staticmethod
+    def detail_fields(detail: Mapping[str, Any] | None) -> tuple[tuple[UnitSpan, ...], str | None]:
+        """(spans, answer) from :attr:`detail` as stored (ValueError where it is malformed)."""
+        if not detail:
+            return (), None
+        spans = tuple(UnitSpan(int(a), int(b), str(c), None if d is None else float(d))
+                      for a, b, c, d in detail.get("spans", ()))
+        answer = detail.get("answer")
+        if answer is not None and not isinstance(answer, str):
+            raise ValueError("answer is not text")
+        return spans, answer
+
+
 @dataclass
 class BackboneOutput:
-    """What a backbone gives back for a list of units (same order, same length)."""
+    """What a backbone gives back for a list of units (same order, same length): one
+    :class:`UnitRecord` per unit (:meth:`records`, :meth:`from_records`), which the lists below also
+    give, field by field, for backbones that need only a score and a flag."""
 
     scores: list[float]
     #: True where the unit's input was cut at the model's maximum length.
@@ -48,6 +106,29 @@ class BackboneOutput:
     #: to the systems whose units they belong to (and stored in a score cache).  ``None``: only the
     #: totals in :attr:`counters` are known.
     unit_counters: list[dict[str, int]] | None = None
+    #: Error spans and answers per unit (same order), where the backbone gives any (None: none).
+    unit_details: list[tuple[tuple[UnitSpan, ...], str | None]] | None = None
+
+    @classmethod
+    def from_records(cls, records: Sequence[UnitRecord], counters: Mapping[str, int] | None = None) -> BackboneOutput:
+        """An output of one record per unit; ``counters``: the totals (default: the records' sums)."""
+        records = list(records)
+        known = None if any(r.counters is None for r in records) else [dict(r.counters or {}) for r in records]
+        if counters is None:
+            counters = {}
+            for r in records:
+                for k, v in (r.counters or {}).items():
+                    counters[k] = counters.get(k, 0) + int(v)  # type: ignore[index]
+        details = [(r.spans, r.answer) for r in records]
+        return cls([r.score for r in records], [bool(r.truncated) for r in records], dict(counters), known,
+                   details if any(s or a is not None for s, a in details) else None)
+
+    def records(self) -> list[UnitRecord]:
+        """One record per unit: score, flag, counters (None where not known per unit), spans, answer."""
+        known = self.unit_counters if self.unit_counters is not None else [None] * len(self.scores)
+        details = self.unit_details if self.unit_details is not None else [((), None)] * len(self.scores)
+        return [UnitRecord(s, bool(t), None if c is None else dict(c), tuple(d[0]), d[1])
+                for s, t, c, d in zip(self.scores, self.truncated, known, details)]
 
     def check(self, n: int, who: str, source: object = None) -> None:
         """Raise PluginError unless this output has exactly ``n`` scores, flags and per-unit counters.
@@ -56,6 +137,8 @@ class BackboneOutput:
         sizes = [len(self.scores), len(self.truncated)]
         if self.unit_counters is not None:
             sizes.append(len(self.unit_counters))
+        if self.unit_details is not None:
+            sizes.append(len(self.unit_details))
         if any(s != n for s in sizes):
             raise PluginError(f"{who} returned {len(self.scores)} scores for {n} units{_origin(source)}; the "
                               f"{who.split()[0]} is broken")
