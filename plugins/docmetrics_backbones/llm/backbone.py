@@ -171,7 +171,8 @@ class LlmBackbone(Backbone):
     def fingerprint(self) -> str:
         if self.p["endpoint"]:
             return "endpoint"  # the weights behind a server cannot be hashed from here
-        return fingerprint(self.model_dir())
+        given = Path(str(self.model)).expanduser()
+        return fingerprint(given if given.is_dir() else self.model_dir())  # the layout is checked on load
 
     def extra_signature_fields(self) -> list[SigField]:
         """Its parameters, then the prompt's fingerprint and version, its score rule and the decoding."""
