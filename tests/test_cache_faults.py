@@ -19,6 +19,7 @@ from plugin_fixtures import toy_dist  # noqa: F401
 from docmetrics.cli import main
 from docmetrics.plugin.backbone import QE, Backbone, BackboneOutput, Unit
 from docmetrics.runtime import cache
+from docmetrics.runtime.cache import file as cache_file
 from docmetrics.runtime.scoring import CachingScorer
 from docmetrics.values.errors import DocMetricsWarning, UserError
 
@@ -506,7 +507,7 @@ def test_damage_found_during_a_run_is_exit_2_and_the_file_set_aside(toy_dist, fi
     code, plain, _ = run_cli(capsys, files)
     damage_page(path, peek(path, "SELECT rootpage FROM sqlite_master WHERE name='scores'")[0][0])
     damaged = digest(path)
-    monkeypatch.setattr(cache, "QUICK_CHECK_MAX_BYTES", 0)  # as for a file of more than 256 MiB
+    monkeypatch.setattr(cache_file, "QUICK_CHECK_MAX_BYTES", 0)  # as for a file of more than 256 MiB
     code, _, err = run_cli(capsys, files, "--cache", str(path))
     assert code == 2
     aside = Path(f"{path}.damaged-1")
@@ -522,7 +523,7 @@ def test_the_check_on_opening_is_for_files_up_to_the_limit(tmp_path, monkeypatch
     with cache.using(path) as c:
         scored(c, Recorder(), UNITS)
     damage_page(path, peek(path, "SELECT rootpage FROM sqlite_master WHERE name='scores'")[0][0])
-    monkeypatch.setattr(cache, "QUICK_CHECK_MAX_BYTES", path.stat().st_size - 1)
+    monkeypatch.setattr(cache_file, "QUICK_CHECK_MAX_BYTES", path.stat().st_size - 1)
     c = cache.ScoreCache(path)  # too large to check: opened as it is
     assert c.set_aside is None
     with pytest.raises(UserError, match="damaged"):
@@ -534,7 +535,7 @@ def test_the_check_on_opening_is_for_files_up_to_the_limit(tmp_path, monkeypatch
     fresh = cache.ScoreCache(path)
     assert Path(f"{path}.damaged-1").exists() and fresh.count() == 0  # a new cache
     fresh.close()
-    monkeypatch.setattr(cache, "QUICK_CHECK_MAX_BYTES", path.stat().st_size)
+    monkeypatch.setattr(cache_file, "QUICK_CHECK_MAX_BYTES", path.stat().st_size)
     damage_page(path, peek(path, "SELECT rootpage FROM sqlite_master WHERE name='scores'")[0][0])
     with pytest.warns(DocMetricsWarning, match="moved aside to .*damaged-2"):
         assert cache.ScoreCache(path).set_aside == Path(f"{path}.damaged-2")
