@@ -108,7 +108,7 @@ def model_answerer(model_dir: str | os.PathLike[str], max_new_tokens: int = 64) 
                 logp = torch.log_softmax(res.logits[0, -1].float(), dim=-1)
                 nxt = int(torch.argmax(logp))
                 if logprobs:
-                    top = torch.topk(logp, max(1, top_logprobs))
+                    top = torch.topk(logp, min(len(logp), max(1, top_logprobs)))
                     items.append({"token": tok.decode([nxt]), "logprob": float(logp[nxt]),
                                   "top_logprobs": [{"token": tok.decode([int(i)]), "logprob": float(v)}
                                                    for v, i in zip(top.values, top.indices)]})
@@ -129,10 +129,10 @@ class openai_server:
     ``fail``: a function of the request number (1, 2, ...) that returns None (answer), ``"500"`` (answer
     HTTP 500), ``"hang"`` (never answer: the client times out) or ``"drop"`` (close the connection
     without an answer).  Use as a context manager; ``url`` is the ``endpoint=`` value; ``requests``
-    counts the chat requests."""
+    counts the chat requests; ``port``: 0 for any free one."""
 
     def __init__(self, answer: Callable[..., dict[str, Any]], model: str = "tiny",
-                 fail: Callable[[int], str | None] | None = None) -> None:
+                 fail: Callable[[int], str | None] | None = None, port: int = 0) -> None:
         self.answer, self.model, self.fail = answer, model, fail or (lambda n: None)
         self.requests = 0
         self.bodies: list[dict[str, Any]] = []
@@ -182,7 +182,7 @@ class openai_server:
                 self._send(200, {"id": f"cmpl-{n}", "object": "chat.completion", "model": outer.model,
                                  "choices": [choice]})
 
-        self._server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self._server = ThreadingHTTPServer(("127.0.0.1", port), Handler)
         self._server.daemon_threads = True
         self.url = f"http://127.0.0.1:{self._server.server_address[1]}/v1"
         self._thread = threading.Thread(target=self._server.serve_forever, daemon=True)
