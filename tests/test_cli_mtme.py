@@ -15,7 +15,8 @@ from test_mtme import build_ted, build_tiny
 import docmetrics
 from docmetrics.evaluation.averages import wmt_average
 from docmetrics.evaluation.metaeval import evaluate_mtme
-from docmetrics.evaluation.mtme import load_mtme, mtme_metric_name, read_metric_scores
+from docmetrics.evaluation.mtme import load_mtme, read_metric_scores
+from docmetrics.evaluation.mtme_write import mtme_metric_name
 from docmetrics.values.result import Result, UnitScore
 from docmetrics.values.signature import Signature
 

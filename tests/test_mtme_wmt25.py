@@ -10,18 +10,10 @@ from cli_fixtures import run_cli as _cli
 from plugin_fixtures import toy_dist  # noqa: F401
 
 from docmetrics.evaluation.metaeval import evaluate_mtme
-from docmetrics.evaluation.mtme import (
-    MTME_TASKS,
-    STANDARDS,
-    MtmeTask,
-    Standard,
-    load_mtme,
-    official_statistics,
-    read_metric_scores,
-    read_mtme,
-    segment_tasks,
-    write_mtme_scores,
-)
+from docmetrics.evaluation.mtme import load_mtme, read_metric_scores, read_mtme
+from docmetrics.evaluation.mtme_standards import STANDARDS, Standard
+from docmetrics.evaluation.mtme_tasks import MTME_TASKS, MtmeTask, official_statistics, segment_tasks
+from docmetrics.evaluation.mtme_write import write_mtme_scores
 from docmetrics.values.errors import InputError
 from docmetrics.values.result import Coverage, DocScore, Result, UnitScore
 from docmetrics.values.signature import Signature

@@ -15,8 +15,9 @@ from typing import Any, Callable, Collection, Sequence, TextIO
 from ..algorithms import wmt_stats as ws
 from ..evaluation import statistics as stats
 from ..evaluation.metaeval import MAIN_STATISTICS, WmtEval
-from ..evaluation.mtme import MtmeTestSet, WrittenScores, mtme_metric_name
+from ..evaluation.mtme import MtmeTestSet
 from ..evaluation.mtme_run import NO_HUMAN_SCORES, ONE_SYSTEM, MtmeMetric, MtmeObserver, MtmeRun, run_mtme
+from ..evaluation.mtme_write import WrittenScores, mtme_metric_name
 from ..values.errors import UserError
 from ..values.result import Result
 from . import stored as stored_cli

@@ -1,4 +1,4 @@
-"""Reading and writing mt-metrics-eval (MTME) data directories.
+"""Reading mt-metrics-eval (MTME) data directories.
 
 The layout, as MTME's README ("File organization and naming convention") and ``data.EvalSet`` read it,
 for a test set (``wmt23``) and a language pair (``en-de``), paths relative to ``ROOT/TESTSET``:
@@ -33,190 +33,47 @@ A text line ``[No translation supplied]`` stands for a missing segment (MTME rea
 read here as an empty string and its line is recorded in :attr:`MtmeTestSet.missing`.  Lines are
 right-stripped, as MTME reads them.
 
-Which reference and which human scores are "standard" is not in the directory: MTME keeps it in
-``meta_info.DATA``.  :data:`STANDARDS` repeats the entries of the MQM-judged language pairs of WMT21 and
-WMT22 and every entry of wmt23, wmt23.sent, wmt24, wmt24pp and wmt25 (DA, ESA and post-edit references
-included), with their outlier systems; elsewhere a test set with a single reference uses it, otherwise
-``ref=`` must name one.  ``ref=`` may name several references (``["refA", "refB"]``): a metric that
-takes several (sacrebleu's) scores against all of them, a metric that takes one refuses the test set.
-As in MTME's ``GetCorrelations`` (``sys_names - main_refs - close_refs``), the systems scored are all
-outputs but the references in use, the human translations (unless ``include_human``: then a reference
-not in use is scored as a system) and the outliers (unless ``include_outliers``).
+Which reference and which human scores are "standard", and which systems are outliers, is not in the
+directory: MTME keeps it in ``meta_info.DATA``, repeated in
+:data:`~docmetrics.evaluation.mtme_standards.STANDARDS`; elsewhere a test set with a single reference uses
+it, otherwise ``ref=`` must name one.  ``ref=`` may name several references (``["refA", "refB"]``): a
+metric that takes several (sacrebleu's) scores against all of them, a metric that takes one refuses the
+test set.  As in MTME's ``GetCorrelations`` (``sys_names - main_refs - close_refs``), the systems scored
+are all outputs but the references in use, the human translations (unless ``include_human``: then a
+reference not in use is scored as a system) and the outliers (unless ``include_outliers``).
 
-How MTME's task sets (``tasks.py``) compute the official statistics of WMT23-25 is :data:`MTME_TASKS`:
-segment-level accuracy with tie calibration averaged by item (a source segment) and compared with the
-permutation test over pairs.
+MTME's task sets (the official statistics per test set) are in :mod:`docmetrics.evaluation.mtme_tasks`; the
+score files' format in :mod:`docmetrics.evaluation.mtme_score_files`; writing them in
+:mod:`docmetrics.evaluation.mtme_write`.
 """
 
 from __future__ import annotations
 
 import glob
 import json
-import math
 import os
-import re
 from dataclasses import dataclass, field
-from typing import Any, Mapping, Optional, Sequence
+from typing import Any, Sequence
 
 from ..values.errors import InputError, SpecError
 from ..values.io import read_lines
 from ..values.langpair import LangPair, parse_langpair
-from ..values.result import Result
 from ..values.testset import TestSet
+from .mtme_score_files import LEVELS, Score, parse_human_filename, parse_metric_filename, read_score_file
+from .mtme_standards import STANDARDS, Standard
+from .mtme_tasks import MTME_TASKS, MtmeTask
 
 __all__ = [
-    "LEVELS", "NO_TRANSLATION", "Standard", "STANDARDS", "MtmeTestSet", "read_mtme", "load_mtme",
-    "read_score_file", "mtme_metric_name", "parse_metric_filename", "WrittenScores", "write_mtme_scores",
-    "read_metric_scores", "MtmeTask", "MTME_TASKS", "segment_tasks", "official_statistics", "DOCMETRICS_STATISTICS",
-    "METADATA_DOC_FIELD", "METADATA_DOMAIN_FIELD",
+    "NO_TRANSLATION", "MtmeTestSet", "read_mtme", "load_mtme", "read_metric_scores", "METADATA_DOC_FIELD",
+    "METADATA_DOMAIN_FIELD",
 ]
 
-LEVELS = ("sys", "domain", "doc", "seg")
 #: The fields of a metadata record (metadata/LP/SYS.jsonl) that name a document and a domain, as
 #: WMT25's general-MT data names them (wmt-conference/wmt25-general-mt: "doc_id", "domain")
 METADATA_DOC_FIELD = "doc_id"
 METADATA_DOMAIN_FIELD = "domain"
 NO_TRANSLATION = "[No translation supplied]"
 RESERVED_REFS = ("all", "src")
-Score = Optional[float]
-
-
-@dataclass(frozen=True)
-class Standard:
-    """MTME's meta-information for a language pair: the standard reference, the standard human
-    scores per level, and the outlier systems."""
-
-    ref: str
-    gold: Mapping[str, str]
-    outliers: frozenset[str] = frozenset()
-
-
-def _mqm(ref: str, levels: Sequence[str] = ("sys", "seg"), outliers: Sequence[str] = ()) -> Standard:
-    return Standard(ref, {lv: "mqm" for lv in levels}, frozenset(outliers))
-
-
-_WMT22 = ("sys", "domain", "seg")
-#: from mt_metrics_eval/meta_info.py (DATA), the MQM-judged language pairs up to WMT22
-_UP_TO_WMT22: dict[tuple[str, str], Standard] = {
-    ("wmt21.news", "en-de"): _mqm("refC"),
-    ("wmt21.news", "en-ru"): _mqm("refA"),
-    ("wmt21.news", "zh-en"): _mqm("refB"),
-    ("wmt21.tedtalks", "en-de"): _mqm("refA"),
-    ("wmt21.tedtalks", "en-ru"): _mqm("refA"),
-    ("wmt21.tedtalks", "zh-en"): _mqm("refB"),
-    ("wmt22", "en-de"): _mqm("refA", _WMT22, ("M2M100_1.2B-B4",)),
-    ("wmt22", "en-ru"): _mqm("refA", _WMT22),
-    ("wmt22", "zh-en"): _mqm("refA", _WMT22),
-    ("wmt23", "en-de"): _mqm("refA", _WMT22, ("synthetic_ref",)),
-    ("wmt23", "he-en"): _mqm("refB", _WMT22),
-    ("wmt23", "zh-en"): _mqm("refA", _WMT22, ("synthetic_ref",)),
-    ("wmt24", "en-de"): _mqm("refB", _WMT22, ("MSLC",)),
-    ("wmt24", "en-es"): _mqm("refA", _WMT22, ("MSLC",)),
-    ("wmt24", "ja-zh"): _mqm("refA", _WMT22, ("MSLC",)),
-}
-
-
-def _gold(ref: str, name: str | None, levels: Sequence[str] = _WMT22, outliers: Sequence[str] = ()) -> Standard:
-    """A standard with gold ``name`` at ``levels`` (no gold at all when name is None)."""
-    return Standard(ref, {lv: name for lv in levels} if name else {}, frozenset(outliers))
-
-
-# The rest of MTME's meta_info.DATA for wmt23, wmt23.sent, wmt24, wmt24pp and wmt25 (checked against
-# google-research/mt-metrics-eval at 68a481a, 2026-04-23): WMT23_DA's gold is 'da-sqm' at sys, domain and
-# seg; en-he, en-ru, en-uk, ru-en and uk-en have std_gold={} (no standard gold); WMT24_ESA's gold is 'esa';
-# WMT24PP has std_ref 'posteditA' (en-de_DE: 'posteditB', en-is_IS: 'refA') and std_gold={}; WMT25 is
-# 'mqm' (en-ko_KR, ja-zh_CN) or 'esa-human1' (WMT25_ESA), std_ref 'refA', no outliers.
-def _recent_standards() -> dict[tuple[str, str], Standard]:
-    """WMT23-25 entries of MTME's meta_info.DATA (see the comment above)."""
-    out = {("wmt23.sent", "en-de"): _mqm("refA", _WMT22)}
-    for lp in ("cs-uk", "de-en", "en-cs", "en-ja", "en-zh", "ja-en"):
-        out[("wmt23", lp)] = _gold("refA", "da-sqm")
-    out[("wmt23", "en-he")] = _gold("refB", None)
-    for lp in ("en-ru", "en-uk", "ru-en", "uk-en"):
-        out[("wmt23", lp)] = _gold("refA", None)
-    for lp in ("cs-uk", "en-cs", "en-hi", "en-is", "en-ja", "en-ru", "en-uk", "en-zh"):
-        out[("wmt24", lp)] = _gold("refA", "esa")
-    wmt24pp_ref = {"en-de_DE": "posteditB", "en-is_IS": "refA"}
-    for lp in (
-        "en-ar_EG en-ar_SA en-bg_BG en-bn_IN en-ca_ES en-cs_CZ en-da_DK en-de_DE en-el_GR en-es_MX en-et_EE "
-        "en-fa_IR en-fi_FI en-fil_PH en-fr_CA en-fr_FR en-gu_IN en-he_IL en-hi_IN en-hr_HR en-hu_HU en-id_ID "
-        "en-is_IS en-it_IT en-ja_JP en-kn_IN en-ko_KR en-lt_LT en-lv_LV en-ml_IN en-mr_IN en-nl_NL en-no_NO "
-        "en-pa_IN en-pl_PL en-pt_BR en-pt_PT en-ro_RO en-ru_RU en-sk_SK en-sl_SI en-sr_RS en-sv_SE en-sw_KE "
-        "en-sw_TZ en-ta_IN en-te_IN en-th_TH en-tr_TR en-uk_UA en-ur_PK en-vi_VN en-zh_CN en-zh_TW en-zu_ZA"
-    ).split():
-        out[("wmt24pp", lp)] = _gold(wmt24pp_ref.get(lp, "posteditA"), None)
-    for lp in ("ja-zh_CN", "en-ko_KR"):
-        out[("wmt25", lp)] = _gold("refA", "mqm")
-    for lp in (
-        "cs-de_DE cs-uk_UA en-ar_EG en-bho_IN en-zh_CN en-cs_CZ en-et_EE en-is_IS en-it_IT en-ja_JP en-mas_KE "
-        "en-ru_RU en-sr_Cyrl_RS en-uk_UA"
-    ).split():
-        out[("wmt25", lp)] = _gold("refA", "esa-human1")
-    return out
-
-
-#: every language pair's standard (reference, gold per level, outliers), by (test set, language pair)
-STANDARDS: dict[tuple[str, str], Standard] = {**_UP_TO_WMT22, **_recent_standards()}
-
-
-@dataclass(frozen=True)
-class MtmeTask:
-    """One entry of an MTME task set (``tasks.Task``): a statistic at a level, how it is averaged
-    (``avg_by``: 'none' over all (system, item) pairs; 'item': one correlation per item, i.e. per source
-    segment, comparing the systems' translations of it, then averaged) and what the permutation test
-    swaps (``perm_test``: 'scores', the two metrics' scores; 'pairs', the two metrics' outcomes on each
-    pair of translations, so each metric keeps its own calibrated tie threshold).  ``sample_rate``: the
-    share of items the tie threshold (epsilon) is calibrated on.  ``all_lps``: one statistic over every
-    language pair of the test set (WMT23's system-level accuracy).  ``corr_fcn`` 'pce' is
-    ``stats.PairwiseConfidenceError``, which returns 1 - PCE (``pce.compute_one_minus_pce``): soft
-    pairwise accuracy, docmetrics' ``spa``."""
-
-    @property
-    def statistic(self) -> str:
-        """The name of this statistic in docmetrics' meta-evaluation (:data:`DOCMETRICS_STATISTICS`)."""
-        return DOCMETRICS_STATISTICS[(self.level, self.corr_fcn, self.avg_by)]
-
-    level: str
-    corr_fcn: str
-    avg_by: str = "none"
-    perm_test: str = "scores"
-    sample_rate: float | None = None
-    all_lps: bool = False
-
-
-_ACC_EQ_BY_ITEM = MtmeTask("seg", "KendallWithTiesOpt", avg_by="item", perm_test="pairs", sample_rate=1.0)
-#: MTME's tasks.py (WMT23, WMT24, WMT25 task sets; checked at 68a481a): the statistics of the official
-#: ranking per test set.  Every task set calls its tasks with k=0 by default (no permutation test unless
-#: asked for).  The segment-level accuracy (acc_eq, 'acc23' with an optimised tie threshold) is grouped by
-#: item and compared with the pairs permutation test, sample_rate 1.0, in all three.
-MTME_TASKS: dict[str, tuple[MtmeTask, ...]] = {
-    "wmt23": (MtmeTask("sys", "accuracy", all_lps=True), MtmeTask("sys", "pearson"), MtmeTask("seg", "pearson"),
-              _ACC_EQ_BY_ITEM),
-    "wmt24": (MtmeTask("sys", "pce"), _ACC_EQ_BY_ITEM),
-    "wmt25": (MtmeTask("sys", "pce"), _ACC_EQ_BY_ITEM),
-}
-
-
-#: (level, MTME corr_fcn, avg_by) -> the statistic of docmetrics.evaluation.metaeval that computes it
-DOCMETRICS_STATISTICS: dict[tuple[str, str, str], str] = {
-    ("sys", "accuracy", "none"): "accuracy",
-    ("sys", "pearson", "none"): "pearson",
-    ("sys", "pce", "none"): "spa",
-    ("seg", "pearson", "none"): "seg_pearson",
-    ("seg", "KendallWithTiesOpt", "item"): "seg_acc_eq",
-}
-
-
-def official_statistics(testset: str) -> tuple[str, ...]:
-    """The docmetrics statistics of MTME's official ranking for ``testset`` (wmt25: spa, seg_acc_eq);
-    () when MTME has no task set for it."""
-    return tuple(t.statistic for t in MTME_TASKS.get(testset, ()))
-
-
-def segment_tasks(testset: str) -> tuple[MtmeTask, ...]:
-    """The segment-level statistics MTME's task set for ``testset`` computes (() when MTME has no
-    task set for it)."""
-    return tuple(t for t in MTME_TASKS.get(testset, ()) if t.level == "seg")
 
 
 @dataclass
@@ -271,7 +128,8 @@ class MtmeTestSet:
 
     @property
     def tasks(self) -> tuple[MtmeTask, ...]:
-        """The statistics MTME's task set for this test set computes (:data:`MTME_TASKS`; () if none)."""
+        """The statistics MTME's task set for this test set computes
+        (:data:`~docmetrics.evaluation.mtme_tasks.MTME_TASKS`; () if none)."""
         return MTME_TASKS.get(self.testset, ())
 
     @property
@@ -396,91 +254,6 @@ def _read_segments(path: str, key: str, missing: dict[str, list[int]]) -> list[s
     raise InputError(f"{path}: unsupported file type; MTME text files end in .txt or .jsonl")
 
 
-def _parse_score(text: str, where: str, allow_none: bool) -> Score:
-    if text == "None":
-        if not allow_none:
-            raise InputError(f"{where}: 'None' is not allowed in a metric score file; every entry needs a score")
-        return None
-    try:
-        value = float(text)
-    except ValueError:
-        raise InputError(f"{where}: {text!r} is not a number (or None)") from None
-    if math.isinf(value):
-        raise InputError(f"{where}: {text!r} is not a finite number" + ("; write None for a missing score"
-                                                                     if allow_none else ""))
-    if math.isnan(value):
-        if not allow_none:
-            raise InputError(f"{where}: NaN is not allowed in a metric score file")
-        return None
-    return value
-
-
-def read_score_file(
-    path: str,
-    level: str,
-    *,
-    n_items: int | None = None,
-    systems: Sequence[str] | None = None,
-    domains: Sequence[str] | None = None,
-    allow_none: bool = True,
-) -> dict[str, list[Score]]:
-    """Read an MTME score file (human or metric): system -> scores.
-
-    ``n_items``: how many scores each system must have (documents or segments; 1 at sys level);
-    ``systems``: the known systems (others are an error); ``domains``: the domain order (domain level).
-    """
-    if level not in LEVELS:
-        raise InputError(f"{path}: unknown level {level!r}; one of {', '.join(LEVELS)}")
-    if level == "domain" and domains is None:
-        raise InputError(f"{path}: domain-level scores need the domain names")
-    known = set(systems) if systems is not None else None
-    dom_index = {d: k for k, d in enumerate(domains or [])}
-    fields = 3 if level == "domain" else 2
-    expected = "DOMAIN SYSTEM SCORE" if level == "domain" else "SYSTEM<TAB>SCORE"
-    scores: dict[str, list[Score]] = {}
-    last_line: dict[str, int] = {}
-    for lineno, line in enumerate(read_lines(path), 1):
-        parts = line.split()
-        where = f"{path}, line {lineno}"
-        if len(parts) != fields:
-            raise InputError(f"{where}: expected {fields} fields ({expected}), found {len(parts)}")
-        name = parts[-2]
-        if known is not None and name not in known:
-            raise InputError(f"{where}: unknown system {name!r}; it has no file in system-outputs")
-        value = _parse_score(parts[-1], where, allow_none)
-        last_line[name] = lineno
-        if level == "domain":
-            if parts[0] not in dom_index:
-                raise InputError(f"{where}: unknown domain {parts[0]!r} (domains: {', '.join(dom_index)})")
-            row = scores.setdefault(name, [None] * len(dom_index))
-            row[dom_index[parts[0]]] = value
-        elif level == "sys":
-            if name in scores:
-                raise InputError(f"{where}: system {name!r} appears twice; a sys-level file has one line per system")
-            scores[name] = [value]
-        else:
-            scores.setdefault(name, []).append(value)
-    if n_items is not None and level in ("doc", "seg"):
-        unit = "document" if level == "doc" else "segment"
-        for name, vals in scores.items():
-            if len(vals) != n_items:
-                raise InputError(
-                    f"{path}, line {last_line[name]}: system {name!r} has {len(vals)} scores; "
-                    f"expected {n_items} (one per {unit}, in order)"
-                )
-    return scores
-
-
-def _parse_human_filename(path: str, lp: str) -> tuple[str, str]:
-    toks = os.path.basename(path).split(".")
-    if len(toks) < 4 or toks[-1] != "score" or toks[0] != lp:
-        raise InputError(f"{path}: a human score file is named LP.NAME.LEVEL.score (e.g. {lp}.mqm.seg.score)")
-    level = toks[-2]
-    if level not in LEVELS:
-        raise InputError(f"{path}: unknown level {level!r} in the file name; one of {', '.join(LEVELS)}")
-    return ".".join(toks[1:-2]), level
-
-
 def _files(directory: str, pattern: str) -> list[str]:
     """Files in directory matching pattern ('*' only; the rest literal), sorted; no hidden files."""
     literal = glob.escape(pattern).replace("[*]", "*")
@@ -573,7 +346,7 @@ def read_mtme(root: str | os.PathLike[str], testset: str, lp: str) -> MtmeTestSe
     )
     n_docs = len(ts.docs)
     for path in _files(os.path.join(d, "human-scores"), f"{lp}.*.score"):
-        name, level = _parse_human_filename(path, lp)
+        name, level = parse_human_filename(path, lp)
         n_items = {"sys": 1, "doc": n_docs, "seg": n, "domain": None}[level]
         ts.human_scores[(name, level)] = read_score_file(
             path, level, n_items=n_items, systems=list(outputs), domains=ts.domain_names
@@ -704,160 +477,6 @@ def load_mtme(
     return ts, testset_obj
 
 
-# -- writing metric scores --------------------------------------------------------------------------------------
-def mtme_metric_name(name: str) -> str:
-    """A metric name usable as NAME in NAME-REF.LEVEL.score: letters, digits and ``._+-`` kept,
-    anything else (spaces, ``/``, ``:``, ``=``, ``,``) replaced by ``_``."""
-    safe = re.sub(r"[^A-Za-z0-9._+-]+", "_", name).strip("._")
-    return safe or "metric"
-
-
-def _check_ref_name(ref: str) -> None:
-    parts = ref.split(".")
-    if not ref or any(not p or "-" in p or not re.fullmatch(r"[A-Za-z0-9_+]+", p) for p in parts):
-        raise InputError(
-            f"bad reference name {ref!r} for an MTME score file: a reference name (or several joined "
-            "with '.') without '-', or 'src' for a metric that uses no reference"
-        )
-
-
-def parse_metric_filename(path: str) -> tuple[str, str, str]:
-    """``NAME-REF.LEVEL.score`` -> (NAME, REF, LEVEL), as MTME splits it."""
-    base = os.path.basename(path)
-    parts = base.rsplit(".", 2)
-    if len(parts) != 3 or parts[2] != "score" or parts[1] not in LEVELS or "-" not in parts[0]:
-        raise InputError(f"{path}: a metric score file is named NAME-REF.LEVEL.score (LEVEL: {', '.join(LEVELS)})")
-    name, ref = parts[0].rsplit("-", 1)
-    if not name or not ref:
-        raise InputError(f"{path}: a metric score file is named NAME-REF.LEVEL.score")
-    return name, ref, parts[1]
-
-
-@dataclass
-class WrittenScores:
-    """What :func:`write_mtme_scores` wrote, and why a level was not written."""
-
-    metric: str
-    ref: str
-    paths: dict[str, str] = field(default_factory=dict)
-    skipped: dict[str, str] = field(default_factory=dict)
-    #: True where the metric's lower scores are better: written negated, as MTME stores every score
-    #: with higher better (its own MetricX files hold negated scores)
-    negated: bool = False
-
-    def to_dict(self) -> dict[str, Any]:
-        return {"metric": self.metric, "ref": self.ref, "paths": self.paths, "skipped": self.skipped,
-                **({"negated": True} if self.negated else {})}
-
-
-def _fmt(x: float) -> str:
-    return repr(float(x))
-
-
-def _seg_lines(results: Sequence[Result], n_segments: int) -> tuple[list[str], str | None]:
-    lines: list[str] = []
-    for r in results:
-        per_line: dict[int, float] = {}
-        for u in r.units:
-            if u.end - u.start != 1:
-                return [], f"{r.metric} scores units of several segments (e.g. windows): no segment-level scores"
-            if u.start in per_line:
-                return [], f"system {r.system!r} has two scores for segment {u.start + 1}"
-            per_line[u.start] = u.score
-        for i in range(n_segments):
-            v = per_line.get(i)
-            if v is None or math.isnan(v):
-                return [], f"system {r.system!r} has no score for segment {i + 1}; MTME score files hold no gaps"
-            lines.append(f"{r.system}\t{_fmt(v)}")
-    return lines, None
-
-
-def _doc_lines(results: Sequence[Result], doc_order: Sequence[str]) -> tuple[list[str], str | None]:
-    lines: list[str] = []
-    for r in results:
-        scores: dict[str, float | None] = {}
-        for ds in r.docs:
-            if ds.doc_id in scores:
-                return [], f"document {ds.doc_id!r} of system {r.system!r} is not one contiguous block"
-            scores[ds.doc_id] = ds.score
-        for doc in doc_order:
-            v = scores.get(doc)
-            if v is None or math.isnan(v):
-                return [], f"system {r.system!r} has no score for document {doc!r}; MTME score files hold no gaps"
-            lines.append(f"{r.system}\t{_fmt(v)}")
-    return lines, None
-
-
-def write_mtme_scores(
-    out_root: str | os.PathLike[str],
-    testset: str,
-    lp: str,
-    metric_name: str,
-    ref_name: str,
-    results: Sequence[Result],
-    *,
-    n_segments: int | None = None,
-    doc_ids: Sequence[str] | None = None,
-) -> WrittenScores:
-    """Write one metric's results as ``OUT/TESTSET/metric-scores/LP/NAME-REF.{sys,doc,seg}.score``.
-
-    One line ``SYSTEM<TAB>SCORE`` per system (sys), per system and document in document order (doc)
-    and per system and segment in order (seg), systems in the order of ``results``.  The seg file is
-    written when every unit is one segment and every segment has a score (``n_segments``: the test
-    set's size, default: the results' coverage); the doc file when every document (``doc_ids``: the
-    document order, default: the first result's) has a score.  A level not written is in
-    :attr:`WrittenScores.skipped` with the reason.  MTME reads every score as higher-better: the scores of
-    a metric whose lower scores are better are written negated (:attr:`WrittenScores.negated`).
-    """
-    if not results:
-        raise InputError("no results to write")
-    negated = not all(r.higher_is_better for r in results)
-    results = [r.oriented() for r in results]
-    _check_ref_name(ref_name)
-    name = mtme_metric_name(metric_name)
-    seen: set[str] = set()
-    for r in results:
-        if not r.system or any(ch.isspace() for ch in r.system):
-            raise InputError(f"system name {r.system!r}: MTME score files need names without whitespace")
-        if r.system in seen:
-            raise InputError(f"system {r.system!r} appears twice in the results")
-        seen.add(r.system)
-        if math.isnan(r.score):
-            raise InputError(f"system {r.system!r} has no {r.metric} score; MTME score files hold no gaps")
-    out_dir = os.path.join(os.fspath(out_root), testset, "metric-scores", lp)
-    os.makedirs(out_dir, exist_ok=True)
-    written = WrittenScores(name, ref_name, negated=negated)
-    by_level: dict[str, list[str]] = {"sys": [f"{r.system}\t{_fmt(r.score)}" for r in results]}
-
-    if n_segments is None:
-        cov = results[0].coverage
-        last = max((u.end for r in results for u in r.units), default=0)
-        n_segments = cov.segments_total if cov is not None else last
-    if n_segments:
-        lines, why = _seg_lines(results, n_segments)
-        if why:
-            written.skipped["seg"] = why
-        else:
-            by_level["seg"] = lines
-    else:
-        written.skipped["seg"] = "no segment count known: pass n_segments"
-
-    order = list(doc_ids) if doc_ids is not None else [d.doc_id for d in results[0].docs]
-    if order:
-        lines, why = _doc_lines(results, order)
-        if why:
-            written.skipped["doc"] = why
-        else:
-            by_level["doc"] = lines
-    else:
-        written.skipped["doc"] = "no document scores"
-
-    for level, lines in by_level.items():
-        path = os.path.join(out_dir, f"{name}-{ref_name}.{level}.score")
-        with open(path, "w", encoding="utf-8") as f:
-            f.write("".join(line + "\n" for line in lines))
-        written.paths[level] = path
-    return written
 
 
 def read_metric_scores(
@@ -881,3 +500,4 @@ def read_metric_scores(
         n_items = {"sys": 1, "doc": n_docs, "seg": n_segments}[level]
         out[(name, ref, level)] = read_score_file(path, level, n_items=n_items, allow_none=False)  # type: ignore[assignment]
     return out
+

@@ -1,6 +1,6 @@
 """Scoring mt-metrics-eval (MTME) data: :func:`run_mtme` reads each language pair of a test set and builds
 its test set (:func:`~docmetrics.evaluation.mtme.load_mtme`), loads every metric with the caller's loader,
-scores every system, writes MTME score files (:func:`~docmetrics.evaluation.mtme.write_mtme_scores`) and
+scores every system, writes MTME score files (:func:`~docmetrics.evaluation.mtme_write.write_mtme_scores`) and
 meta-evaluates the metrics (:func:`~docmetrics.evaluation.metaeval.evaluate_mtme`): what
 ``docmetrics --mtme`` and ``docmetrics metaeval`` run.
 
@@ -22,7 +22,8 @@ from ..values.errors import InputError
 from ..values.result import Result
 from ..values.testset import TestSet
 from .metaeval import DOC_MAIN_STATISTICS, MAIN_STATISTICS, WmtEval, evaluate_mtme
-from .mtme import MtmeTestSet, WrittenScores, load_mtme, mtme_metric_name, write_mtme_scores
+from .mtme import MtmeTestSet, load_mtme
+from .mtme_write import WrittenScores, mtme_metric_name, write_mtme_scores
 
 __all__ = ["NO_HUMAN_SCORES", "ONE_SYSTEM", "MtmeMetric", "MtmeRun", "MtmeObserver", "uses_reference", "run_mtme"]
 

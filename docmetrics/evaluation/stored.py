@@ -27,7 +27,7 @@ from ..values.stored import (
     to_results,
 )
 from ..values.testset import TestSet
-from .mtme import LEVELS, parse_metric_filename, read_score_file
+from .mtme_score_files import LEVELS, parse_metric_filename, read_score_file
 
 __all__ = ["StoredScores", "StoredScorer", "read_stored", "read_mtme_stored", "read_mtme_dir", "choose_stored",
            "NO_PAIR"]

@@ -1,0 +1,116 @@
+"""MTME score files, human and metric: ``SYS SCORE`` a line (``DOMAIN SYS SCORE`` at domain level), at a level
+of :data:`LEVELS`, read with every count and name checked; and the names of the files
+(``human-scores/LP.NAME.LEVEL.score``, ``metric-scores/LP/NAME-REF.LEVEL.score``) parsed as MTME splits them."""
+
+from __future__ import annotations
+
+import math
+import os
+from typing import Optional, Sequence
+
+from ..values.errors import InputError
+from ..values.io import read_lines
+
+__all__ = ["LEVELS", "Score", "read_score_file", "parse_human_filename", "parse_metric_filename"]
+
+LEVELS = ("sys", "domain", "doc", "seg")
+Score = Optional[float]
+
+
+def _parse_score(text: str, where: str, allow_none: bool) -> Score:
+    if text == "None":
+        if not allow_none:
+            raise InputError(f"{where}: 'None' is not allowed in a metric score file; every entry needs a score")
+        return None
+    try:
+        value = float(text)
+    except ValueError:
+        raise InputError(f"{where}: {text!r} is not a number (or None)") from None
+    if math.isinf(value):
+        raise InputError(f"{where}: {text!r} is not a finite number" + ("; write None for a missing score"
+                                                                     if allow_none else ""))
+    if math.isnan(value):
+        if not allow_none:
+            raise InputError(f"{where}: NaN is not allowed in a metric score file")
+        return None
+    return value
+
+
+def read_score_file(
+    path: str,
+    level: str,
+    *,
+    n_items: int | None = None,
+    systems: Sequence[str] | None = None,
+    domains: Sequence[str] | None = None,
+    allow_none: bool = True,
+) -> dict[str, list[Score]]:
+    """Read an MTME score file (human or metric): system -> scores.
+
+    ``n_items``: how many scores each system must have (documents or segments; 1 at sys level);
+    ``systems``: the known systems (others are an error); ``domains``: the domain order (domain level).
+    """
+    if level not in LEVELS:
+        raise InputError(f"{path}: unknown level {level!r}; one of {', '.join(LEVELS)}")
+    if level == "domain" and domains is None:
+        raise InputError(f"{path}: domain-level scores need the domain names")
+    known = set(systems) if systems is not None else None
+    dom_index = {d: k for k, d in enumerate(domains or [])}
+    fields = 3 if level == "domain" else 2
+    expected = "DOMAIN SYSTEM SCORE" if level == "domain" else "SYSTEM<TAB>SCORE"
+    scores: dict[str, list[Score]] = {}
+    last_line: dict[str, int] = {}
+    for lineno, line in enumerate(read_lines(path), 1):
+        parts = line.split()
+        where = f"{path}, line {lineno}"
+        if len(parts) != fields:
+            raise InputError(f"{where}: expected {fields} fields ({expected}), found {len(parts)}")
+        name = parts[-2]
+        if known is not None and name not in known:
+            raise InputError(f"{where}: unknown system {name!r}; it has no file in system-outputs")
+        value = _parse_score(parts[-1], where, allow_none)
+        last_line[name] = lineno
+        if level == "domain":
+            if parts[0] not in dom_index:
+                raise InputError(f"{where}: unknown domain {parts[0]!r} (domains: {', '.join(dom_index)})")
+            row = scores.setdefault(name, [None] * len(dom_index))
+            row[dom_index[parts[0]]] = value
+        elif level == "sys":
+            if name in scores:
+                raise InputError(f"{where}: system {name!r} appears twice; a sys-level file has one line per system")
+            scores[name] = [value]
+        else:
+            scores.setdefault(name, []).append(value)
+    if n_items is not None and level in ("doc", "seg"):
+        unit = "document" if level == "doc" else "segment"
+        for name, vals in scores.items():
+            if len(vals) != n_items:
+                raise InputError(
+                    f"{path}, line {last_line[name]}: system {name!r} has {len(vals)} scores; "
+                    f"expected {n_items} (one per {unit}, in order)"
+                )
+    return scores
+
+
+def parse_human_filename(path: str, lp: str) -> tuple[str, str]:
+    """``LP.NAME.LEVEL.score`` -> (NAME, LEVEL); NAME may contain dots (``round2.mqm.merged``)."""
+    toks = os.path.basename(path).split(".")
+    if len(toks) < 4 or toks[-1] != "score" or toks[0] != lp:
+        raise InputError(f"{path}: a human score file is named LP.NAME.LEVEL.score (e.g. {lp}.mqm.seg.score)")
+    level = toks[-2]
+    if level not in LEVELS:
+        raise InputError(f"{path}: unknown level {level!r} in the file name; one of {', '.join(LEVELS)}")
+    return ".".join(toks[1:-2]), level
+
+
+def parse_metric_filename(path: str) -> tuple[str, str, str]:
+    """``NAME-REF.LEVEL.score`` -> (NAME, REF, LEVEL), as MTME splits it."""
+    base = os.path.basename(path)
+    parts = base.rsplit(".", 2)
+    if len(parts) != 3 or parts[2] != "score" or parts[1] not in LEVELS or "-" not in parts[0]:
+        raise InputError(f"{path}: a metric score file is named NAME-REF.LEVEL.score (LEVEL: {', '.join(LEVELS)})")
+    name, ref = parts[0].rsplit("-", 1)
+    if not name or not ref:
+        raise InputError(f"{path}: a metric score file is named NAME-REF.LEVEL.score")
+    return name, ref, parts[1]
+
