@@ -1,0 +1,79 @@
+"""Correlations grouped by item (MTME's ``average_by='item'``) and Pairwise Difference Pearson (PDP)."""
+
+from __future__ import annotations
+
+import math
+from typing import TYPE_CHECKING, Any, Callable, Sequence
+
+from .rows import Score, as_rows
+
+if TYPE_CHECKING:
+    import numpy as np
+
+__all__ = ["grouped_correlation", "pdp"]
+
+
+def _row_pairs(gold_rows: Sequence[Sequence[Score]] | np.ndarray, metric_rows: Sequence[Sequence[Score]] | np.ndarray):
+    """Each row as (gold, metric) float vectors without the entries missing on either side."""
+    import numpy as np
+
+    g = as_rows(gold_rows, "gold scores")
+    m = as_rows(metric_rows, "metric scores")
+    if g.shape != m.shape:
+        raise ValueError(f"gold and metric rows have different shapes ({g.shape} and {m.shape})")
+    for gr, mr in zip(g, m):
+        keep = ~np.isnan(gr) & ~np.isnan(mr)
+        yield gr[keep], mr[keep]
+
+
+def grouped_correlation(
+    gold_rows: Sequence[Sequence[Score]] | np.ndarray,
+    metric_rows: Sequence[Sequence[Score]] | np.ndarray,
+    corr: Callable[[Any, Any], float],
+) -> tuple[float, int]:
+    """MTME's ``average_by='item'`` (``Correlation.Pearson/Kendall``, macro): ``corr`` within each row
+    (an item: the systems' scores of one segment or document), averaged with equal weight over the rows
+    with at least two scored entries and a defined (non-NaN) correlation; entries missing on either side
+    are left out.  Returns (average, rows averaged); NaN and 0 when no row counts."""
+    vals = []
+    for g, m in _row_pairs(gold_rows, metric_rows):
+        if len(g) < 2:
+            continue
+        v = corr(m, g)
+        if not math.isnan(v):
+            vals.append(v)
+    return (math.fsum(vals) / len(vals), len(vals)) if vals else (math.nan, 0)
+
+
+def pdp(
+    gold_rows: Sequence[Sequence[Score]] | np.ndarray,
+    metric_rows: Sequence[Sequence[Score]] | np.ndarray,
+) -> float:
+    """Pairwise Difference Pearson (MTME 2025, ``Correlation.Pearson(pdp=True)``): within each row (a
+    group of scores: one row of all systems' scores at system level, the systems' scores of one item when
+    grouped by item), every ordered pair (i, j) of entries, the diagonal included, gives the differences
+    ``gold[j] - gold[i]`` and ``metric[j] - metric[i]``; PDP is Pearson's r of all those differences,
+    pooled over the rows.  Pairs with a missing score on either side are left out (MTME leaves out the
+    missing gold scores).  NaN when the differences are constant.  With one row and nothing missing it
+    equals Pearson's r of the row (the sums of products of all pairwise differences are 2n times the
+    centred ones)."""
+    import numpy as np
+
+    g = as_rows(gold_rows, "gold scores")
+    m = as_rows(metric_rows, "metric scores")
+    if g.shape != m.shape:
+        raise ValueError(f"gold and metric rows have different shapes ({g.shape} and {m.shape})")
+    if g.shape[1] < 2:
+        raise ValueError("pairwise differences need at least 2 systems")
+    dg = (g[:, None, :] - g[:, :, None]).ravel()
+    dm = (m[:, None, :] - m[:, :, None]).ravel()
+    keep = ~np.isnan(dg) & ~np.isnan(dm)
+    dg, dm = dg[keep], dm[keep]
+    if len(dg) < 2:
+        return math.nan
+    dg, dm = dg - dg.mean(), dm - dm.mean()
+    den = math.sqrt(float(dg @ dg) * float(dm @ dm))
+    if den == 0:
+        return math.nan
+    return max(-1.0, min(1.0, float(dg @ dm) / den))
+
