@@ -12,7 +12,6 @@ from html.parser import HTMLParser
 from pathlib import Path
 
 import pytest
-
 from cli_fixtures import run_cli
 from plugin_fixtures import toy_dist  # noqa: F401  (a fixture)
 

@@ -20,7 +20,6 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-
 from cli_fixtures import run_cli
 from plugin_fixtures import toy_dist  # noqa: F401  (a fixture)
 

@@ -13,11 +13,11 @@ from typing import Sequence, TextIO
 from ..algorithms import wmt_stats as ws
 from ..evaluation.averages import SCHEMES, WmtAverage, wmt_average
 from ..values.errors import UserError
+from . import stored as stored_cli
 from .args import add_cache_arguments, add_model_arguments, add_output_arguments
 from .errors import guarded
 from .format import columns, namer, num, table
 from .habits import Parser, parse_args
-from . import stored as stored_cli
 from .human import add_level_arguments
 from .mtme import TITLES, add_data_arguments, check_common, lp_dict, score, write_lp
 from .plot import plot_main_statistics, pyplot

@@ -10,8 +10,15 @@ from typing import Sequence
 
 from ..values.errors import UserError
 from ..values.result import Result
-from ..values.wmt25_tsv import OFFICIAL, SCORE_FIELD, SIGNATURE_SUFFIX, Wmt25Pair, Wmt25Tsv, read_wmt25_tsv, \
-    write_submission
+from ..values.wmt25_tsv import (
+    OFFICIAL,
+    SCORE_FIELD,
+    SIGNATURE_SUFFIX,
+    Wmt25Pair,
+    Wmt25Tsv,
+    read_wmt25_tsv,
+    write_submission,
+)
 from .args import check_output_file
 from .errors import note
 
