@@ -24,6 +24,17 @@ context lost at least one sentence in at least one of their inputs) and
 A current sentence that alone exceeds the limit is cut as COMET cuts it (after all its context is
 dropped) and flagged in ``BackboneOutput.truncated``.
 
+Error spans: a UnifiedMetric with word-level tags (XCOMET, or any UnifiedMetric trained with
+``word_level_training``) tags each MT subword ``O``/``minor``/``major``/``critical``; COMET's own
+``predict_step`` turns the tag probabilities into its ``metadata.error_spans`` (argmax per subword,
+consecutive tagged subwords merged into one span with the first subword's severity, the span's
+character offsets from the fast tokenizer's offsets into the MT text, the confidence the mean of the
+chosen tags' probabilities; with a reference, the probabilities of the three inputs weighted as
+XCOMET weighs them).  This backbone reads them from the same ``predict_step`` it scores with and
+returns them per unit as ``UnitRecord.spans`` (:class:`~docmetrics.values.units.UnitSpan`, offsets in
+``Unit.mt``), so they equal ``model.predict(...).metadata.error_spans``.  Other models' output is
+unchanged.
+
 torch and comet are imported only when a model is loaded.
 """
 
@@ -53,7 +64,9 @@ from docmetrics.plugin.models import (
     looks_like_path,
     quiet_libraries,
 )
-from docmetrics.values.errors import CapabilityError, ModelError, UserError
+from docmetrics.values.errors import CapabilityError, ModelError, PluginError, UserError
+from docmetrics.values.params import Param
+from docmetrics.values.units import UnitRecord, UnitSpan
 
 from .checkpoint import read_hparams_yaml, stored_hparams, torch_refusal
 
@@ -139,9 +152,19 @@ class CometBackbone(Backbone):
     description = "COMET models (CometKiwi, COMET-DA, COMET-QE, XCOMET) through unbabel-comet"
     default_model = "Unbabel/wmt22-cometkiwi-da"
     libraries = (("unbabel-comet", "comet"), ("transformers", "tf"), ("torch", "torch"))
+    params = (
+        Param("qe", bool, None, "for a model that takes a source, a reference or both (XCOMET): no = always "
+              "with the reference (src + mt + ref), yes = never (src + mt); default: the metric chooses "
+              "(slide scores such a model without the reference)", short="qe"),
+    )
 
     def __init__(self, model: str | None = None, **kwargs: Any) -> None:
         super().__init__(model, **kwargs)
+        if self.p.get("qe") is None:
+            # Unset, qe stays out of the signature, the JSON params and the cache key: every signature and
+            # cached score of a COMET model from before the parameter existed stays valid.
+            del self.p["qe"]
+            self.params = ()
         self._ckpt: Path | None = None
         self._model: Any = None
         self._device = "cpu"
@@ -326,11 +349,36 @@ class CometBackbone(Backbone):
                 caps.add(QE)
             if "ref" in segments:
                 caps.add(REFERENCE)
-            return frozenset(caps)
-        caps.add(QE if kind == "referenceless" else REFERENCE)
-        if pool == "avg":
-            caps.add(CURRENT_SENTENCE)
+        else:
+            caps.add(QE if kind == "referenceless" else REFERENCE)
+            if pool == "avg":
+                caps.add(CURRENT_SENTENCE)
+        qe = self.p.get("qe")
+        if qe is not None:
+            caps.discard(REFERENCE if qe else QE)
         return frozenset(caps)
+
+    @property
+    def gives_spans(self) -> bool:
+        """Whether the model tags MT subwords with error severities (XCOMET; a UnifiedMetric with
+        ``word_level_training``), so that each unit's record carries error spans: from the loaded model,
+        or before loading from the checkpoint's hyper-parameters."""
+        if self._model is not None:
+            return self._kind == "unified" and bool(getattr(self._model, "word_level", False))
+        try:
+            ckpt = self.checkpoint_path()
+            in_yaml = read_hparams_yaml(ckpt.parent.parent / "hparams.yaml")
+        except Exception:  # noqa: BLE001 - loading says what is wrong
+            return False
+        if in_yaml.get("class_identifier") == "xcomet_metric":
+            return True
+        hp = self._stored_hparams(ckpt) or in_yaml
+        return in_yaml.get("class_identifier") == "unified_metric" and bool(hp.get("word_level_training"))
+
+    def cache_state(self) -> dict[str, str]:
+        """For a model that gives error spans: a mark, so that scores cached before this backbone kept the
+        spans (rows without them) are not taken for its records."""
+        return {"error_spans": "predict_step"} if self.gives_spans else {}
 
     #: class_identifier in hparams.yaml -> the kind this backbone scores.
     _KINDS = {"unified_metric": "unified", "xcomet_metric": "unified",
@@ -362,6 +410,11 @@ class CometBackbone(Backbone):
         if facts is None:
             return super().why_not(capability)
         kind, segments, pool = facts
+        qe = self.p.get("qe")
+        if capability == QE and qe is False:
+            return "it is given the reference (qe=no); pass qe=yes, or leave qe out, to score without it"
+        if capability == REFERENCE and qe is True:
+            return "it is given no reference (qe=yes); pass qe=no, or leave qe out, to score against it"
         if capability == CURRENT_SENTENCE and kind == "unified":
             return ("it pools the CLS token (it is a UnifiedMetric, as CometKiwi and XCOMET are), so it "
                     "cannot encode context and score the current sentence alone")
@@ -413,6 +466,11 @@ class CometBackbone(Backbone):
         kind, segs = self._kind, self._segments
         where = f"COMET model '{self.model}'"
         if kind == "unified" and "src" in segs and "ref" in segs:
+            qe = self.p.get("qe")
+            has_ref = has_ref and qe is not True
+            if qe is False and not has_ref:
+                raise UserError(f"{where} is given the reference (qe=no), but unit {index} has none; give "
+                                "references (-r), or drop qe=no to score without them")
             if not (has_src or has_ref):
                 raise UserError(
                     f"{where} needs a source or a reference, but unit {index} has neither"
@@ -556,13 +614,19 @@ class CometBackbone(Backbone):
                          for b in self.batches(lengths, default_tokens=32768 if cuda else 4096)]
             scores = [0.0] * len(samples)
             tokens_cut = [0] * len(samples)
+            spans: list[tuple[UnitSpan, ...]] | None = None
 
             def prepare(item: tuple[bool, list[int]]) -> tuple[Any, list[int]]:
                 return self._inputs([samples[j] for j in item[1]])
 
             for (use_context, idx), (inputs, cut) in zip(plan, _prefetched(prepare, plan, enabled=cuda)):
-                for j, s, n in zip(idx, self._run(inputs, use_context), cut):
+                batch_scores, batch_spans = self._run(inputs, use_context)
+                for j, s, n in zip(idx, batch_scores, cut):
                     scores[j], tokens_cut[j] = s, n
+                if batch_spans is not None:
+                    spans = spans if spans is not None else [()] * len(samples)
+                    for j, found in zip(idx, batch_spans):
+                        spans[j] = _unit_spans(found, samples[j]["mt"], self.model)
         finally:
             self._ids = {}
 
@@ -579,6 +643,10 @@ class CometBackbone(Backbone):
             for c, n in zip(per_unit, cut_per_unit):
                 if n:
                     c[_CUT_COUNTER] = n
+        if spans is not None:  # a word-level model: one record per unit, with its error spans
+            return BackboneOutput.from_records(
+                [UnitRecord(scores[unique[k]], n > 0, c, spans[unique[k]])
+                 for k, n, c in zip(keys, cut_per_unit, per_unit)], counters)
         return BackboneOutput(
             scores=[scores[unique[k]] for k in keys],
             truncated=[n > 0 for n in cut_per_unit],
@@ -630,7 +698,9 @@ class CometBackbone(Backbone):
         joined = model.concat_inputs([per_field[f][0] for f in order], len(order) == 3)["inputs"]
         return _to_device(joined, self._device), self._tokens_cut(batch, joined)
 
-    def _run(self, inputs: Any, use_context: bool) -> list[float]:
+    def _run(self, inputs: Any, use_context: bool) -> tuple[list[float], list[list[dict[str, Any]]] | None]:
+        """The scores of a batch and, from a word-level model, COMET's ``error_spans`` per sample (None
+        from other models)."""
         import torch
 
         model = self._model
@@ -640,7 +710,9 @@ class CometBackbone(Backbone):
                 prediction = model.predict_step(inputs)
         finally:
             model.use_context = False
-        return prediction["scores"].float().cpu().tolist()
+        metadata = prediction.get("metadata") if hasattr(prediction, "get") else None
+        found = metadata.get("error_spans") if metadata is not None and hasattr(metadata, "get") else None
+        return prediction["scores"].float().cpu().tolist(), found
 
     def _tokens_cut(self, batch: list[dict[str, str]], inputs: Any) -> list[int]:
         """Per sample of a UnifiedMetric batch: how many tokens COMET's joint input lost.  Compares
@@ -662,6 +734,20 @@ class CometBackbone(Backbone):
             ]
         kept = inputs[-1]["attention_mask"].sum(dim=1).tolist()
         return [max(n - k, 0) for k, n in zip(kept, joint)]
+
+
+def _unit_spans(found: Sequence[dict[str, Any]], mt: str, model: Any) -> tuple[UnitSpan, ...]:
+    """COMET's ``error_spans`` of one sample (``start``, ``end``: character offsets into the MT text it
+    was given, which is the unit's; ``severity``; ``confidence``) as :class:`UnitSpan`, in COMET's order.
+    A span COMET places outside the text would be a broken model or tokenizer: PluginError."""
+    out = []
+    for span in found:
+        start, end = int(span["start"]), int(span["end"])
+        if not 0 <= start <= end <= len(mt):
+            raise PluginError(f"COMET model '{model}' gave the error span {start}-{end} in an MT text of {len(mt)} "
+                              f"characters ({mt[:60]!r}); its tokenizer's offsets do not match the text")
+        out.append(UnitSpan(start, end, str(span["severity"]), float(span["confidence"])))
+    return tuple(out)
 
 
 def _prefetched(prepare: Any, items: Sequence[Any], *, enabled: bool) -> Iterator[Any]:

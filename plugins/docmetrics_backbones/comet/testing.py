@@ -33,7 +33,15 @@ COMET_KINDS = {
     "like XCOMET without its error spans",
     "regression": "RegressionMetric over src, mt and ref with avg pooling, like Unbabel/wmt22-comet-da",
     "referenceless": "ReferencelessRegression over src and mt with avg pooling, like wmt21-comet-qe-mqm",
+    "xcomet": "XCOMETMetric over mt, src and ref with word-level tags (O, minor, major, critical), like "
+    "Unbabel/XCOMET-XL: a score and error spans",
 }
+
+#: Scale of the word-level tagger's random weights and the lead of the tag ``O`` in its bias: a random
+#: tiny XCOMET then tags some subwords of every severity and leaves most untagged (with default
+#: initialisation nearly every subword gets the same tag).
+TAG_GAIN = 4.0
+TAG_O_BIAS = 2.0
 
 
 def _comet_hparams(kind: str) -> tuple[str, dict[str, Any]]:
@@ -60,10 +68,40 @@ def _comet_hparams(kind: str) -> tuple[str, dict[str, Any]]:
             "input_segments": segments,
             "word_level_training": False,
         }
+    if kind == "xcomet":
+        # XCOMET-XL's hparams.yaml with tiny sizes: its word layer (36) is one of the tiny encoder's 3.
+        return "xcomet_metric", {
+            **common,
+            "sent_layer": "mix",
+            "word_layer": 2,
+            "final_activation": "Sigmoid",
+            "error_labels": ["minor", "major", "critical"],
+            "cross_entropy_weights": [0.08, 0.486, 0.505, 0.533],
+            "loss_lambda": 0.055,
+            "word_level_training": True,
+        }
     if kind in ("regression", "referenceless"):
         identifier = "regression_metric" if kind == "regression" else "referenceless_regression_metric"
         return identifier, {**common, "pool": "avg", "layer": "mix", "final_activation": None}
     raise ValueError(f"kind {kind!r} is not one of {', '.join(COMET_KINDS)}")
+
+
+def _spread_tags(model: Any) -> None:
+    """Scale the tagger by :data:`TAG_GAIN` and centre its logits over the sample sentences' subwords,
+    ``O`` ahead by :data:`TAG_O_BIAS`, so that the tags vary across subwords."""
+    import torch
+
+    tok = model.encoder.tokenizer
+    model.eval()
+    enc = tok(sample_sentences()[:64], padding=True, return_tensors="pt")
+    states = model.encoder(enc["input_ids"], enc["attention_mask"])["all_layers"][model.hparams.word_layer]
+    model.hidden2tag.weight.mul_(TAG_GAIN)
+    model.hidden2tag.bias.zero_()
+    mean = model.hidden2tag(states[enc["attention_mask"].bool()]).mean(dim=0)
+    lead = torch.zeros_like(mean)
+    lead[0] = TAG_O_BIAS
+    model.hidden2tag.bias.copy_(lead - mean)
+    model.train()
 
 
 def _plain(value: Any) -> Any:
@@ -89,9 +127,10 @@ def build_tiny_comet(
     """Write a tiny randomly initialised COMET model to ``out_dir`` and return ``out_dir``.
 
     ``kind`` is one of :data:`COMET_KINDS`: ``"unified"`` (CometKiwi-like), ``"regression"``
-    (wmt22-comet-da-like), ``"referenceless"`` (COMET-QE-like) or ``"unified-ref"`` (a
-    UnifiedMetric that also takes references, scored like XCOMET's regression part).  The layout is that of a
-    downloaded COMET model (``hparams.yaml``, ``checkpoints/model.ckpt``) plus the tiny encoder in
+    (wmt22-comet-da-like), ``"referenceless"`` (COMET-QE-like), ``"unified-ref"`` (a
+    UnifiedMetric that also takes references, scored like XCOMET's regression part) or ``"xcomet"`` (an
+    XCOMETMetric with word-level tags: scores and error spans, as Unbabel/XCOMET-XL gives them).  The layout
+    is that of a downloaded COMET model (``hparams.yaml``, ``checkpoints/model.ckpt``) plus the tiny encoder in
     ``encoder/``, named by absolute path as the checkpoint's ``pretrained_model``; so
     ``comet.load_from_checkpoint(str(out_dir / "checkpoints/model.ckpt"))`` loads it from any
     working directory (if the directory is moved, ``pretrained_model`` goes stale; the comet
@@ -133,6 +172,8 @@ def build_tiny_comet(
             for module in model.estimator.modules():
                 if isinstance(module, torch.nn.Linear):
                     module.weight.mul_(HEAD_GAIN)
+            if kind == "xcomet":
+                _spread_tags(model)
     stored = _plain(dict(model.hparams))
     stored["class_identifier"] = class_identifier
     stored["pretrained_model"] = str(encoder_dir)
