@@ -8,15 +8,18 @@ unit.  The system score is the mean over all chunks of the test set.
 
 from __future__ import annotations
 
-from typing import ClassVar
+from typing import Any, ClassVar
 
 from docmetrics.algorithms.windows import PARTIAL_POLICIES, slide_windows
 from docmetrics.plugin.backbone import QE, REFERENCE
-from docmetrics.plugin.metric import Metric
+from docmetrics.plugin.metric import Metric, Scorer
 from docmetrics.values.errors import InputError, SpecError
 from docmetrics.values.params import Param
+from docmetrics.values.result import Result
 from docmetrics.values.testset import TestSet
 from docmetrics.values.units import ScoringUnit, Unit, UnitPlan
+
+from .spans import first_window_spans, severity_counts
 
 JOINER = " "
 
@@ -57,7 +60,14 @@ Example (paper's Figure 1, w=4, s=2): a 3-sentence document gives no chunk under
 Reported: coverage (sentences inside at least one scored chunk / all sentences), the number of
 chunks, and how many chunks were cut at the model's maximum input length (the paper's Table 3:
 with w >= 6 many CometKiwi chunks exceed 512 tokens).  Per-document scores are the (weighted) mean of
-the document's chunks; a document with no chunk has no score."""
+the document's chunks; a document with no chunk has no score.
+
+Error spans (a backbone that gives them: XCOMET): each chunk's spans, in its joined MT text, are
+given to the sentences they fall in (a span across the joining space is split, its pieces keep its
+severity and confidence); where windows overlap (s < w) a sentence takes the spans of its first
+window, the one that gives it the most preceding context, so each character is judged once.  -f json
+gives them per sentence in detail.segment_spans (line, doc_id, seg, spans), the chunk's own in
+units[].spans (--level chunk); the coverage line counts them per system and severity."""
     params: ClassVar[tuple[Param, ...]] = (
         Param("w", int, 6, "window: sentences per chunk", minimum=1),
         Param("s", int, 6, "stride: sentences the window advances (s <= w)", minimum=1),
@@ -117,3 +127,28 @@ the document's chunks; a document with no chunk has no score."""
             for name, hyp in testset.systems.items()
         }
         return UnitPlan(systems, [doc.doc_id for doc in testset.documents], testset.n_segments)
+
+    def compute(self, testset: TestSet, scorer: Scorer | None = None) -> list[Result]:
+        """The template's results, and where the backbone gives error spans, each system's per sentence
+        (:func:`~.spans.first_window_spans`): ``extras["segment_spans"]`` (line -> spans, every scored
+        sentence), ``detail["segment_spans"]`` (the sentences with spans, for JSON) and a coverage note."""
+        results = super().compute(testset, scorer)
+        if not (getattr(self.backbone, "gives_spans", False) or any(u.spans for r in results for u in r.units)):
+            return results
+        where = {line: (d.doc_id, line - d.start + 1) for d in testset.documents for line in range(d.start, d.end)}
+        for r in results:
+            hyp = testset.systems[r.system]
+            found = first_window_spans(((u.start, u.end, u.spans) for u in r.units), [len(t) for t in hyp],
+                                       len(JOINER))
+            r.extras["segment_spans"] = found
+            r.detail["segment_spans"] = [_segment_json(line, *where[line], spans)
+                                         for line, spans in sorted(found.items()) if spans]
+            if r.coverage is not None:
+                counts = severity_counts(s for spans in found.values() for s in spans)
+                r.coverage.notes.append(f"{sum(counts.values())} error spans ("
+                                        + ", ".join(f"{n} {sev}" for sev, n in counts.items()) + ")")
+        return results
+
+
+def _segment_json(line: int, doc_id: str, seg: int, spans: Any) -> dict[str, Any]:
+    return {"line": line + 1, "doc_id": doc_id, "seg": seg, "spans": [s.to_dict() for s in spans]}
