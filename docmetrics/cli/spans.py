@@ -1,37 +1,43 @@
 """``docmetrics --genmt FILE --spans PRED.jsonl`` (and ``--human RAW_MQM.tsv --spans ...``): error-span
 predictions judged against the human spans (WMT25 metrics subtask 2, WMT26 subtask 1), character-level
 precision, recall and F1 as WMT25's ``scoring_esa.py`` computes them; the work is
-:func:`docmetrics.evaluation.spans.judge`, the table is here."""
+:func:`docmetrics.evaluation.spans.judge`, the table is here.  ``--genmt FILE -m xcomet --spans`` judges a
+metric's own spans (each -m one predictor, beside any files): the metric scores the pair's systems and its
+spans per segment are the predictions (:func:`docmetrics.evaluation.spans.metric_predictions`)."""
 
 from __future__ import annotations
 
 import argparse
 import json
+from typing import Any
 
 from ..algorithms.spans import PARTIAL_CREDIT
-from ..evaluation.spans import SpanGold, SpanJudgement, genmt_gold, judge, mqm_gold
+from ..evaluation.spans import SpanGold, SpanJudgement, genmt_gold, judge, judge_predicted, metric_predictions, mqm_gold
 from ..values.errors import UserError
 from .format import num, table
 
 __all__ = ["add_arguments", "requested", "run", "format_text"]
 
-#: Options of a metric run, which --spans (predictions read from files) does not take.
-_NOT_WITH = (("metrics", "-m"), ("input", "-i"), ("mtme", "--mtme"), ("error_free", "--error-free"),
-             ("paired_bs", "--paired-bs"), ("paired_ar", "--paired-ar"))
+#: Options of a metric run, which --spans does not take.
+_NOT_WITH = (("input", "-i"), ("mtme", "--mtme"), ("error_free", "--error-free"),
+             ("paired_bs", "--paired-bs"), ("paired_ar", "--paired-ar"), ("scores", "--scores"))
+#: Why a metric has no prediction for an item: it scored no unit covering the segment.
+UNSCORED = "items the metric scored no unit of (e.g. SLIDE's partial=drop)"
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
     g = p.add_argument_group("error spans (WMT25 metrics subtask 2, WMT26 subtask 1)")
-    g.add_argument("--spans", nargs="+", metavar="JSONL",
+    g.add_argument("--spans", nargs="*", metavar="JSONL",
                    help="judge span predictions (one JSON line per system and segment: system, the segment's key "
                         "as the human file names it, errors [{start_i, end_i, severity}]) against the human "
                         "spans of --genmt FILE (with -l) or of a raw MQM --human file: character-level "
                         "precision, recall and F1, half credit for a wrong severity, as WMT25 scores them; "
-                        "one predictor per file")
+                        "one predictor per file, and with --genmt one per -m metric that gives error spans "
+                        "(--genmt FILE -m xcomet --spans: XCOMET's own spans)")
 
 
 def requested(args: argparse.Namespace) -> bool:
-    return bool(getattr(args, "spans", None))
+    return getattr(args, "spans", None) is not None
 
 
 def _gold(args: argparse.Namespace) -> SpanGold:
@@ -53,20 +59,68 @@ def _gold(args: argparse.Namespace) -> SpanGold:
 
 
 def run(args: argparse.Namespace) -> str:
-    """The span judgement of every ``--spans`` file, as text or JSON (``-f json``)."""
+    """The span judgement of every ``--spans`` file and every ``-m`` metric, as text or JSON (``-f json``)."""
     for attr, flag in _NOT_WITH:
         if getattr(args, attr, None):
-            raise UserError(f"--spans judges span predictions read from files, not metric scores: drop {flag} "
-                            "(meta-evaluate metrics in a run of their own)")
-    twice = [p for p in dict.fromkeys(args.spans) if args.spans.count(p) > 1]
-    if twice:
-        raise UserError(f"--spans {twice[0]} given twice; give each predictor once")
-    gold = _gold(args)
-    found = [judge(path, gold) for path in args.spans]
+            raise UserError(f"--spans judges error spans (from files, or a metric's own with --genmt), not metric "
+                            f"scores: drop {flag} (meta-evaluate metrics in a run of their own)")
+    metrics = list(getattr(args, "metrics", None) or [])
+    if not args.spans and not metrics:
+        raise UserError("--spans: give the span predictions (JSONL files), or with --genmt FILE the metrics whose "
+                        "own error spans to judge (-m xcomet)")
+    if metrics and not getattr(args, "genmt", None):
+        raise UserError("--spans with -m judges a metric's own error spans against a GenMT file's: give --genmt FILE "
+                        "(-l LP); for other human spans write the metric's spans to a JSONL file for --spans")
+    for what, given in (("--spans", args.spans), ("-m", metrics)):
+        twice = [p for p in dict.fromkeys(given) if given.count(p) > 1]
+        if twice:
+            raise UserError(f"{what} {twice[0]} given twice; give each predictor once")
+    if metrics:
+        from .specs import check_specs
+
+        check_specs(metrics)
+    gold, pair = _gold_and_pair(args)
+    found = [judge(path, gold) for path in args.spans]  # files first: their mistakes before any model loads
+    if metrics:
+        found += _metrics_judged(args, metrics, gold, pair)
     if args.format == "json":
         return json.dumps({"gold": gold.text, "partial_credit": PARTIAL_CREDIT, "notes": gold.notes,
                            "predictors": [j.to_dict() for j in found]}, indent=1, ensure_ascii=False) + "\n"
     return format_text(found, gold, getattr(args, "width", None) or 4)
+
+
+def _gold_and_pair(args: argparse.Namespace) -> tuple[SpanGold, Any]:
+    """The human spans, and with --genmt the language pair they are of (domains selected)."""
+    if getattr(args, "genmt", None):
+        from .genmt import read_pair
+
+        _, full = read_pair(args)
+        pair = full.select(args.domains)
+        return genmt_gold(pair, tuple(full.domains)), pair
+    return _gold(args), None
+
+
+def _metrics_judged(args: argparse.Namespace, specs: list[str], gold: SpanGold, pair: Any) -> list[SpanJudgement]:
+    """Each metric scores the GenMT pair's systems (with its reference where the file has one) and its
+    spans per segment are judged as one predictor, named by its -m spec."""
+    from .. import api
+    from .args import session_scope
+    from .errors import note
+
+    keys = [(gold.positions[(seg.doc_id, seg.position)],) for seg in pair.segments]
+    testset = pair.testset(reference=pair.reference is not None)
+    out = []
+    with session_scope(args, cache=args.cache) as session:
+        for spec in specs:
+            metric = api.load(spec, defaults={"lang": pair.name}, session=session)
+            results = metric.compute(testset)
+            predicted = metric_predictions(results, gold, keys, spec)
+            judged = judge_predicted(spec, predicted, gold, unpredicted=UNSCORED)
+            if results:
+                judged.signature = results[0].signature.format()
+                note(args, f"{spec}: {judged.signature}")
+            out.append(judged)
+    return out
 
 
 def format_text(found: list[SpanJudgement], gold: SpanGold, width: int = 4) -> str:

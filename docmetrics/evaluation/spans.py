@@ -10,7 +10,8 @@ MQM: ``doc`` and ``seg_id``), and the errors, either as GenMT writes them
 (``"errors": [{"start_i": 4, "end_i": 9, "severity": "minor"}]``; an omission ``"missing"`` for both
 offsets) or as WMT25's task-2 submissions write them (``start_indices``, ``end_indices``,
 ``error_types``: space-separated, ``no-error`` for none).  Every mistake is an InputError naming the file,
-the line and the field.  Nothing here prints.
+the line and the field.  A metric's own spans (XCOMET's, per segment: :func:`metric_predictions`) are
+judged the same way (:func:`judge_predicted`).  Nothing here prints.
 
 The gold of an item is one annotation, as the WMT25 dev set (``create_tsv_from_wmt24_esa.py``) takes the first
 annotation of an item: a GenMT item judged by several annotators is left out (the GenMT reader merges their
@@ -22,15 +23,19 @@ from __future__ import annotations
 import json
 from collections import Counter
 from dataclasses import dataclass, field
-from typing import Any, Mapping
+from typing import TYPE_CHECKING, Any, Mapping, Sequence
 
 from ..algorithms.spans import SEVERITY_CLASS, SKIPPED_SEVERITIES, Span, SpanCounts, item_counts, micro
-from ..values.errors import InputError
+from ..values.errors import InputError, UserError
 from ..values.genmt import OMISSION, SEP, GenmtPair
 from ..values.io import read_lines
 from .mqm import MqmRatings
 
-__all__ = ["SpanItem", "SpanGold", "SpanJudgement", "genmt_gold", "mqm_gold", "read_predictions", "judge"]
+if TYPE_CHECKING:
+    from ..values.result import Result
+
+__all__ = ["SpanItem", "SpanGold", "SpanJudgement", "genmt_gold", "mqm_gold", "read_predictions", "judge",
+           "metric_predictions", "judge_predicted"]
 
 #: What WMT25's task-2 files write in ``error_types`` for an item without errors.
 NO_ERROR = "no-error"
@@ -81,11 +86,16 @@ class SpanJudgement:
     systems: dict[str, SpanCounts]
     spans: dict[str, int]
     left_out: dict[str, int]
+    #: The signature of the metric whose own spans these are (None: a file's).
+    signature: str | None = None
 
     def to_dict(self) -> dict[str, Any]:
-        return {"predictor": self.predictor, "overall": self.overall.to_dict(),
-                "systems": {name: c.to_dict() for name, c in self.systems.items()},
-                "spans": self.spans, "left_out": self.left_out}
+        d = {"predictor": self.predictor, "overall": self.overall.to_dict(),
+             "systems": {name: c.to_dict() for name, c in self.systems.items()},
+             "spans": self.spans, "left_out": self.left_out}
+        if self.signature is not None:
+            d["signature"] = self.signature
+        return d
 
 
 def _gold_spans(spans: Any, where: str) -> tuple[Span, ...]:
@@ -310,12 +320,55 @@ def judge(path: str, gold: SpanGold) -> SpanJudgement:
     (a judged item of such a system without a prediction is an InputError, as WMT25's scorer refuses
     a submission that misses items), counted per system and over all."""
     predicted, skipped = read_predictions(path, gold)
+    return judge_predicted(path, predicted, gold, skipped)
+
+
+def metric_predictions(results: Sequence[Result], gold: SpanGold, keys: Sequence[tuple[str, ...]],
+                       name: str) -> dict[tuple[str, ...], tuple[int, tuple[Span, ...]]]:
+    """A metric's error spans as predictions: each result's spans per segment (``extras["segment_spans"]``,
+    line -> spans, as SLIDE gives them, or else the spans of units of one segment each) keyed as ``gold``
+    keys its items (``keys[line]``: the key fields of the test set's line, beside the system).  A line
+    the metric scored no unit of has no prediction.  ``name`` (the metric as the command line gave it)
+    names the metric in errors: spans the scorer cannot read, or no spans at all."""
+    out: dict[tuple[str, ...], tuple[int, tuple[Span, ...]]] = {}
+    for r in results:
+        per_line = r.extras.get("segment_spans")
+        if per_line is None:
+            if any(u.end - u.start != 1 for u in r.units) or not any(u.spans for u in r.units):
+                raise UserError(f"metric {name} gives no error spans per segment (its backbone gives none, or its "
+                                "units span several segments without a mapping to them); use a model that tags errors, "
+                                "e.g. -m xcomet")
+            per_line = {u.start: u.spans for u in r.units}
+        for line, spans in per_line.items():
+            key = (r.system, *keys[line])
+            item = gold.items.get(key)
+            if item is None:
+                continue
+            found = []
+            for s in spans:
+                if s.severity not in _SEVERITIES or not 0 <= s.start <= s.end <= item.length:
+                    raise UserError(f"metric {name}: the error span {s.start}-{s.end} ({s.severity}) of {item.name} is "
+                                    f"outside its {item.length} characters or of a severity the span scorer does not "
+                                    f"know ({', '.join(_SEVERITIES)})")
+                found.append(Span(s.start, s.end, s.severity))
+            out[key] = (line + 1, tuple(found))
+    return out
+
+
+def judge_predicted(predictor: str, predicted: Mapping[tuple[str, ...], tuple[int, tuple[Span, ...]]],
+                    gold: SpanGold, skipped: Mapping[str, int] | None = None, unpredicted: str | None = None
+                    ) -> SpanJudgement:
+    """``predicted`` (item -> (its line, its spans)) against ``gold``, per system and over all.  A judged item
+    of a predicted system without a prediction is an InputError naming ``predictor``, or with
+    ``unpredicted`` (why a metric may have none: a segment no unit covers) left out under that reason."""
     systems = list(dict.fromkeys(k[0] for k in predicted))
     missing = [k for k, item in gold.items.items() if k[0] in systems and item.gold is not None and k not in predicted]
+    left_out: Counter[str] = Counter(skipped or {})
+    if missing and unpredicted is None:
+        raise InputError(f"{predictor}: no prediction for {len(missing)} judged item(s) of the systems it predicts, "
+                         f"e.g. {gold.items[missing[0]].name}; give one line per item (\"errors\": [] for none)")
     if missing:
-        raise InputError(f"{path}: no prediction for {len(missing)} judged item(s) of the systems it predicts, e.g. "
-                         f"{gold.items[missing[0]].name}; give one line per item (\"errors\": [] for none)")
-    left_out: Counter[str] = Counter(skipped)
+        left_out[unpredicted or ""] += len(missing)
     spans = {"gold": 0, "pred": 0}
     per_system: dict[str, list[SpanCounts]] = {s: [] for s in systems}
     for key, (_, pred) in predicted.items():
@@ -337,4 +390,4 @@ def judge(path: str, gold: SpanGold) -> SpanJudgement:
     if unpredicted:
         left_out[f"systems without predictions ({', '.join(unpredicted)})"] = len(unpredicted)
     counts = {s: micro(c) for s, c in per_system.items() if c}
-    return SpanJudgement(path, micro(counts.values()), counts, spans, dict(left_out))
+    return SpanJudgement(predictor, micro(counts.values()), counts, spans, dict(left_out))
