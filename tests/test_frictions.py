@@ -217,7 +217,8 @@ def test_spellings(files, capsys, argv, code, present, absent):
 @pytest.mark.parametrize("name,spec", [("comet", "doc-comet:k=0,backbone=comet,model=Unbabel/wmt22-comet-da"),
                                        ("cometkiwi", "slide:w=1,s=1,partial=drop,backbone=comet,"
                                                      "model=Unbabel/wmt22-cometkiwi-da"),
-                                       ("xcomet", "slide:w=1,s=1,partial=drop,backbone=comet,model=Unbabel/XCOMET-XL")])
+                                       ("xcomet", "slide:w=1,s=1,partial=drop,backbone=comet,model=Unbabel/XCOMET-XL,"
+                                                  "qe=no")])
 def test_comet_users_names_are_presets_of_sentence_level_metrics(name, spec):
     from docmetrics import api
     from docmetrics.values.spec import parse_spec
