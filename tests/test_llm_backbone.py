@@ -17,13 +17,14 @@ from cli_fixtures import run_cli
 torch = pytest.importorskip("torch")
 pytest.importorskip("transformers")
 
-import docmetrics  # noqa: E402
-from docmetrics.runtime import cache as cache_module  # noqa: E402
-from docmetrics.values.units import Unit  # noqa: E402
 from docmetrics_backbones.llm.backbone import LlmBackbone  # noqa: E402
 from docmetrics_backbones.llm.parse import QuotedError, map_spans, parse_answer  # noqa: E402
 from docmetrics_backbones.llm.prompts import builtin_prompts, load_prompt  # noqa: E402
 from docmetrics_backbones.llm.testing import build_tiny_llm, model_answerer, openai_server  # noqa: E402
+
+import docmetrics  # noqa: E402
+from docmetrics.runtime import cache as cache_module  # noqa: E402
+from docmetrics.values.units import Unit  # noqa: E402
 
 DATA = Path(docmetrics.__file__).parent / "data" / "quickstart"
 SRC = (DATA / "src.txt").read_text(encoding="utf-8").splitlines()

@@ -38,10 +38,11 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--max-new-tokens", type=int, default=32)
     args = ap.parse_args(argv)
 
-    import docmetrics
-    from docmetrics.values.units import Unit
     from docmetrics_backbones.llm.backbone import LlmBackbone
     from docmetrics_backbones.llm.testing import build_tiny_llm
+
+    import docmetrics
+    from docmetrics.values.units import Unit
 
     data = Path(docmetrics.__file__).parent / "data" / "quickstart"
     src = (data / "src.txt").read_text(encoding="utf-8").splitlines()

@@ -52,9 +52,9 @@ class Endpoint:
                 content = (choice.get("logprobs") or {}).get("content") or []
                 first = content[0].get("top_logprobs") if content else None
                 if not first:
-                    raise EndpointError(f"endpoint {self.url} gave no logprobs for model '{self.model}' (score=expected "
-                                        "needs logprobs and top_logprobs); use score=parse, or a server that gives "
-                                        "them (vllm serve does, up to its --max-logprobs)")
+                    raise EndpointError(f"endpoint {self.url} gave no logprobs for model '{self.model}' "
+                                        "(score=expected needs logprobs and top_logprobs); use score=parse, or a "
+                                        "server that gives them (vllm serve does, up to its --max-logprobs)")
         except (KeyError, IndexError, TypeError, AttributeError):
             raise EndpointError(f"endpoint {self.url} answered, but not with a chat completion "
                                 f"(choices[0].message.content): {json.dumps(data)[:200]}") from None

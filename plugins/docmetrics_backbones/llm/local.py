@@ -50,7 +50,8 @@ class LocalModel:
                                  "written for it; give one with chat_template=FILE (a Jinja file, as "
                                  "transformers' apply_chat_template reads it)", params=("chat_template",))
             try:
-                model = AutoModelForCausalLM.from_pretrained(str(path), local_files_only=True, torch_dtype=torch.float32)
+                model = AutoModelForCausalLM.from_pretrained(str(path), local_files_only=True,
+                                                             torch_dtype=torch.float32)
             except Exception as exc:  # noqa: BLE001
                 raise ModelError(f"cannot load the weights of model '{given}' from {path}: {_first(exc)}") from None
         place(model, device)
@@ -79,8 +80,8 @@ class LocalModel:
         from transformers.models.auto.modeling_auto import MODEL_FOR_CAUSAL_LM_MAPPING_NAMES
 
         kind = config.get("model_type")
-        if kind not in MODEL_FOR_CAUSAL_LM_MAPPING_NAMES or (archs and not any(a.endswith("ForCausalLM") or
-                                                                               a.endswith("LMHeadModel") for a in archs)):
+        causal = any(a.endswith("ForCausalLM") or a.endswith("LMHeadModel") for a in archs)
+        if kind not in MODEL_FOR_CAUSAL_LM_MAPPING_NAMES or (archs and not causal):
             raise ModelError(f"model '{given}': {file} says model_type {kind!r}"
                              + (f" ({', '.join(archs)})" if archs else "")
                              + ", which is not a causal (decoder-only) language model; the llm backbone runs "

@@ -235,8 +235,8 @@ def parse_prompt(text: str, where: str, fingerprint: str = "") -> Prompt:
         text_of_step = "\n".join(m.content for m in step)
         for need in ("source_seg", "target_seg", "source_lang", "target_lang"):
             if "{" + need + "}" not in text_of_step:
-                raise bad(1, f"step {i + 1} has no {{{need}}} placeholder: the judge would not see "
-                             f"{'the ' + need.replace('_seg', '').replace('_lang', ' language').replace('target', 'translation')}")
+                seen = need.replace("_seg", "").replace("_lang", " language").replace("target", "translation")
+                raise bad(1, f"step {i + 1} has no {{{need}}} placeholder: the judge would not see the {seen}")
         if i == 1 and "{answer}" not in text_of_step:
             raise bad(1, "step 2 has no {answer} placeholder (the first step's answer)")
         if i == 0 and "{answer}" in text_of_step:

@@ -33,7 +33,8 @@ __all__ = ["build_tiny_llm", "CHATML_TEMPLATE", "openai_server", "model_answerer
 
 #: ChatML, as Qwen's tokenizers carry it.
 CHATML_TEMPLATE = (
-    "{% for message in messages %}{{ '<|im_start|>' + message['role'] + '\n' + message['content'] + '<|im_end|>' + '\n' }}"
+    "{% for message in messages %}"
+    "{{ '<|im_start|>' + message['role'] + '\n' + message['content'] + '<|im_end|>' + '\n' }}"
     "{% endfor %}{% if add_generation_prompt %}{{ '<|im_start|>assistant\n' }}{% endif %}"
 )
 
