@@ -92,14 +92,14 @@ def test_build_tiny_comet_layout_and_loading(kind, tiny_kiwi_dir, tiny_comet_da_
     hparams = yaml.safe_load((d / "hparams.yaml").read_text())
     assert Path(hparams["pretrained_model"]) == d / "encoder"
     assert hparams["class_identifier"] == {
-        "unified": "unified_metric", "unified-ref": "unified_metric",
+        "unified": "unified_metric", "unified-ref": "unified_metric", "xcomet": "xcomet_metric",
         "regression": "regression_metric",
         "referenceless": "referenceless_regression_metric"}[kind]
 
     monkeypatch.chdir(tmp_path)  # any working directory
     model = comet.load_from_checkpoint(str(d / "checkpoints" / "model.ckpt"))
     assert type(model).__name__ == {"unified": "UnifiedMetric", "unified-ref": "UnifiedMetric",
-                                    "regression": "RegressionMetric",
+                                    "xcomet": "XCOMETMetric", "regression": "RegressionMetric",
                                     "referenceless": "ReferencelessRegression"}[kind]
     s = sample_sentences(90, seed=7)
     data = [{"src": s[i], "mt": s[i + 1], "ref": s[i + 2]} for i in range(0, 84, 3)]
