@@ -43,3 +43,34 @@ def test_asd_and_gemba_on_a_tiny_llm_are_meta_evaluated_on_genmt(tiny_llm, tmp_p
     for system, scores in by_metric["slide"].items():
         assert all(0 <= s <= 100 for s in scores)
         assert by_metric["asd"][system] == scores, system  # one sentence per segment: the same units
+
+
+def test_the_judges_spans_go_through_span_judging(tmp_path, capsys):
+    """GEMBA-MQM's quoted errors, mapped to offsets in each translation, are judged against a GenMT file's
+    human spans by --spans exactly as the span scorer counts them by hand."""
+    from docmetrics_backbones.llm.testing import openai_server
+    from test_cli_genmt import SPAN, SPANS
+
+    from docmetrics.algorithms.spans import Span, item_counts, micro
+
+    def judge(messages, max_tokens, logprobs, top_logprobs):
+        mt = messages[-1]["content"].split("translation:\n```")[1].split("```")[0]
+        return {"content": f'Critical:\nno-error\nMajor:\naccuracy/mistranslation - "{mt.split()[0]}"\nMinor:\nno-error\n'}
+
+    path = tmp_path / "g.jsonl"
+    path.write_text("".join(json.dumps(r) + "\n" for r in genmt_lines()), encoding="utf-8")
+    with openai_server(judge) as server:
+        code, out, err = run_cli(capsys, "-q", "--genmt", path, "-l", "en-de_DE", "-m",
+                                 f"gemba-mqm:endpoint={server.url},model=tiny", "--spans", "-f", "json")
+    assert code == 0, err
+    counts = []
+    for system, texts in SYSTEMS.items():
+        for i, mt in enumerate(texts):
+            gold = [Span(SPAN["start_i"], SPAN["end_i"], SPAN["severity"])] if (system, i) in SPANS else []
+            word = mt.split()[0]
+            counts.append(item_counts(gold, [Span(0, len(word), "major")], len(mt)))
+    expected = micro(counts).scores()
+    (predictor,) = json.loads(out)["predictors"]
+    overall = predictor["overall"]
+    assert (overall["precision"], overall["recall"], overall["f1"]) == pytest.approx(
+        (expected.precision, expected.recall, expected.f1), abs=1e-12)
