@@ -12,8 +12,9 @@ from plugin_fixtures import toy_dist  # noqa: F401
 
 from docmetrics.algorithms.correlation import kendall, pairwise_accuracy, pearson, ranks, spearman
 from docmetrics.cli import main
-from docmetrics.evaluation.human import load_human, match_systems
+from docmetrics.evaluation.human import match_systems
 from docmetrics.values.errors import InputError
+from docmetrics.values.human_tsv import load_human
 
 
 def data(seed, n, ties):

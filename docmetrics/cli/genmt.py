@@ -18,9 +18,9 @@ import math
 from typing import Any, Sequence, TextIO
 
 from ..algorithms.detection import Detection, detect, items
-from ..evaluation.human import HumanScores
 from ..values.errors import UserError
 from ..values.genmt import REFERENCE, WMT26_ERROR_FREE_THRESHOLD, GenmtData, GenmtPair, exact_mean, read_genmt
+from ..values.human_tsv import HumanScores
 from ..values.result import Result
 from ..values.testset import TestSet
 from .errors import warn

@@ -10,9 +10,10 @@ from typing import Sequence, TextIO
 from ..algorithms.wmt_stats import DEFAULT_PERMUTATIONS, SPA_SEED
 from ..evaluation import statistics as stats
 from ..evaluation.doc_level import DOC_RULES, doc_gold
-from ..evaluation.human import SCORE_COLUMNS, HumanScores, closest_system, load_human, match_systems, segment_rows
+from ..evaluation.human import closest_system, match_systems, segment_rows
 from ..evaluation.metaeval import MetaEval, evaluate
 from ..values.errors import UserError
+from ..values.human_tsv import SCORE_COLUMNS, HumanScores, load_human
 from ..values.result import Result
 from ..values.testset import TestSet
 from .errors import warn

@@ -73,7 +73,7 @@ def judgements(args: argparse.Namespace, lps: Sequence[str]) -> list[HumanJudgem
         data = read_genmt(args.genmt)
         return [HumanJudgements.from_genmt(data.pair(lp)) for lp in (lps or data.language_pairs())]
     if args.human:
-        from ..evaluation.human import load_human
+        from ..values.human_tsv import load_human
 
         if len(lps) > 1:
             raise SpecError(f"--human {args.human}: one file holds one language pair; give at most one -l")

@@ -164,7 +164,7 @@ def run(args: argparse.Namespace) -> int:
     if args.input:
         testset = load_testset(args, "docmetrics report", documents=False)
     if args.human:
-        from ..evaluation.human import load_human
+        from ..values.human_tsv import load_human
 
         human_scores = load_human(args.human, args.human_column, args.human_lower_better)
     payload = report.payload(

@@ -47,8 +47,8 @@ def _gold(args: argparse.Namespace) -> SpanGold:
         _, pair = read_pair(args)
         return genmt_gold(pair.select(args.domains), tuple(pair.domains))
     if getattr(args, "human", None):
-        from ..evaluation.mqm import is_mqm_header, read_mqm
         from ..values.io import read_lines
+        from ..values.mqm_tsv import is_mqm_header, read_mqm
 
         lines = read_lines(args.human)
         if not lines or not is_mqm_header([h.strip() for h in lines[0].split("\t")]):

@@ -15,9 +15,9 @@ from typing import Any, Sequence, TextIO
 
 from ..algorithms.grids import Axis, parse_grid
 from ..evaluation import statistics as stats
-from ..evaluation.human import load_human
 from ..evaluation.sweep import SEG_STATS, STAT_CHOICES, Point, heatmap_matrix, make_points, run_sweep
 from ..values.errors import InputError, UserError
+from ..values.human_tsv import load_human
 from ..values.versions import __version__
 from . import human as human_cli
 from .args import (

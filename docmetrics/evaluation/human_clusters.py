@@ -63,7 +63,7 @@ from ..values.errors import InputError, SpecError
 
 if TYPE_CHECKING:
     from ..values.genmt import GenmtPair
-    from .human import HumanScores
+    from ..values.human_tsv import HumanScores
     from .mtme import MtmeTestSet
 
 __all__ = ["ALPHA", "RULES", "HumanJudgements", "ClusteredSystem", "PairTest", "HumanRanking", "ClusterAgreement",

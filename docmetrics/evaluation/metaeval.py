@@ -40,6 +40,7 @@ from typing import Any, Mapping, Sequence
 from ..algorithms import wmt_stats as ws
 from ..algorithms.correlation import kendall, pairwise_accuracy, pearson, spearman
 from ..values.errors import InputError
+from ..values.human_tsv import HumanScores
 from ..values.result import Result
 from ..values.testset import TestSet
 from ..values.units import as_score
@@ -47,7 +48,7 @@ from . import statistics as stats
 from .aligned import Aligned, Score, align
 from .comparisons import Comparison, compare
 from .doc_level import DOC_RULES, DOC_STATISTICS, DocEval, DocGold, doc_eval, doc_gold, doc_matrix
-from .human import HumanScores, match_systems, segment_rows
+from .human import match_systems, segment_rows
 from .mtme import MtmeTestSet
 
 __all__ = [

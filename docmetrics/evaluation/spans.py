@@ -29,7 +29,7 @@ from ..algorithms.spans import SEVERITY_CLASS, SKIPPED_SEVERITIES, Span, SpanCou
 from ..values.errors import InputError, UserError
 from ..values.genmt import OMISSION, SEP, GenmtPair
 from ..values.io import read_lines
-from .mqm import MqmRatings
+from ..values.mqm_tsv import MqmRatings
 
 if TYPE_CHECKING:
     from ..values.result import Result

@@ -15,6 +15,7 @@ from typing import Mapping, Sequence
 
 from ..values.errors import InputError
 from ..values.io import read_lines
+from ..values.mtme_scores import LEVELS, parse_metric_filename, read_score_file
 from ..values.result import Result
 from ..values.stored import (
     StoredMetric,
@@ -27,7 +28,6 @@ from ..values.stored import (
     to_results,
 )
 from ..values.testset import TestSet
-from .mtme_score_files import LEVELS, parse_metric_filename, read_score_file
 
 __all__ = ["StoredScores", "StoredScorer", "read_stored", "read_mtme_stored", "read_mtme_dir", "choose_stored",
            "NO_PAIR"]

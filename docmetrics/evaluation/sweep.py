@@ -32,9 +32,9 @@ from typing import Any, Callable, Sequence
 from ..algorithms.grids import Axis, expand_grid, point_spec
 from ..plugin.metric import Metric
 from ..values.errors import InputError, SpecError, UserError
+from ..values.human_tsv import HumanScores
 from ..values.testset import TestSet
 from . import statistics as stats
-from .human import HumanScores
 from .metaeval import evaluate
 
 __all__ = ["Point", "make_points", "run_sweep", "heatmap_matrix", "STAT_CHOICES", "SEG_STATS", "DOC_STATS"]

@@ -8,8 +8,8 @@ import math
 import os
 from typing import Optional, Sequence
 
-from ..values.errors import InputError
-from ..values.io import read_lines
+from .errors import InputError
+from .io import read_lines
 
 __all__ = ["LEVELS", "Score", "read_score_file", "parse_human_filename", "parse_metric_filename"]
 

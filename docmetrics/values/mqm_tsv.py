@@ -19,7 +19,8 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
-from ..values.errors import InputError
+from .errors import InputError
+from .io import read_lines
 
 __all__ = ["MQM_COLUMNS", "WEIGHTS", "SEVERITIES", "MqmSpan", "MqmSegment", "MqmRatings", "is_mqm_header",
            "error_weight", "strip_marks", "is_human_name", "read_mqm"]
@@ -164,8 +165,6 @@ def read_mqm(path: str, lines: list[str] | None = None) -> MqmRatings:
     """Read a raw MQM file (``lines``: its lines, if already read).  A malformed line, an unknown severity,
     a bad position or a stray ``</v>`` raises InputError naming the file, line and field."""
     if lines is None:
-        from ..values.io import read_lines
-
         lines = read_lines(path)
     header = [ALIASES.get(h.strip(), h.strip()) for h in lines[0].rstrip("\r").split("\t")] if lines else []
     if not is_mqm_header(header):

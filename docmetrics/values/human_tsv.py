@@ -1,0 +1,202 @@
+"""Human judgements from a TSV file (``--human``): system-level or segment-level scores, read and checked.
+
+The file has a header: ``system`` and a score column (system level), or ``system``, ``doc_id``,
+``seg_id`` (and optionally ``doc_pos``) and a score column (segment level; the system score is then the
+mean over the system's scored segments, as MQM system scores are).  Higher must mean better;
+``lower_is_better`` negates (for MQM penalties).  An ``is_human`` column marks human "systems" (e.g. a
+reference rated as a system), which can be excluded.  A segment sits at position ``doc_pos`` of its
+document (1-based), or, without that column, at the rank of its ``seg_id`` there.
+
+A raw MQM file as google/wmt-mqm-human-evaluation publishes it (one line per error, ``<v>`` marks; see
+:mod:`docmetrics.values.mqm_tsv`) is recognised by its header and read as MQM penalties per segment, lower
+is better (so negated, as ``lower_is_better`` does), with its error spans; its ``doc`` column gives the
+document, ``doc_id`` the position in it, and systems named ref.../Human-... count as human.
+
+Everything a user can get wrong is an :class:`~docmetrics.values.errors.InputError` naming the file, the line
+and the column; matching the file's systems to those scored and placing its segments on a test set's lines
+is :mod:`docmetrics.evaluation.human`'s.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+
+from .errors import InputError
+from .io import read_lines
+from .mqm_tsv import MqmSpan, is_human_name, is_mqm_header, read_mqm
+
+__all__ = ["SCORE_COLUMNS", "MQM_COLUMN", "HumanScores", "load_human"]
+
+SCORE_COLUMNS = ("score", "human", "human_score", "mqm_score", "mqm_score_mean", "z", "raw")
+MISSING = {"", "na", "nan", "none", "null", "-"}
+
+
+@dataclass
+class HumanScores:
+    """Human judgements read from a file."""
+
+    path: str
+    column: str
+    #: system -> system-level score (given, or the mean of the system's segment scores)
+    system: dict[str, float]
+    #: system -> {(doc_id, seg_id): score}; empty for a system-level file
+    segments: dict[str, dict[tuple[str, str], float]] = field(default_factory=dict)
+    #: (doc_id, seg_id) -> 1-based position in its document (from doc_pos, or the rank of seg_id)
+    positions: dict[tuple[str, str], int] = field(default_factory=dict)
+    #: systems the file marks as human (is_human = 1)
+    humans: set[str] = field(default_factory=set)
+    #: the file's scores are lower-is-better and were negated (MQM penalties)
+    lower_is_better: bool = False
+    #: read from a raw MQM file (one line per error), the scores computed from its errors
+    raw_mqm: bool = False
+    #: system -> {(doc_id, seg_id): the errors' spans}, from a raw MQM file
+    spans: dict[str, dict[tuple[str, str], list[MqmSpan]]] = field(default_factory=dict)
+
+    @property
+    def segment_level(self) -> bool:
+        return bool(self.segments)
+
+
+def _float(text: str, where: str) -> float | None:
+    if text.strip().lower() in MISSING:
+        return None
+    try:
+        value = float(text)
+    except ValueError:
+        raise InputError(f"{where}: {text!r} is not a number") from None
+    if math.isinf(value):
+        raise InputError(f"{where}: {text!r} is not a finite number; give a score, or leave the entry "
+                         f"empty (or {'/'.join(sorted(MISSING - {''}))}) for a missing one")
+    return None if math.isnan(value) else value
+
+
+def _is_number(text: str) -> bool:
+    try:
+        float(text)
+    except ValueError:
+        return False
+    return True
+
+
+def load_human(path: str, column: str | None = None, lower_is_better: bool = False) -> HumanScores:
+    """Read human scores (see the module docstring for the formats)."""
+    raw = read_lines(path)
+    lines = [ln for ln in raw if ln.strip()]
+    if not lines:
+        raise InputError(f"{path}: empty; expected a TSV with system and score columns")
+    first = lines[0].split("\t")
+    if raw[0].strip() and is_mqm_header([h.strip() for h in first]):
+        return _load_mqm(path, raw, column)
+    if len(first) in (2, 4) and _is_number(first[-1]) and column is None:
+        header = ["system", "score"] if len(first) == 2 else ["system", "doc_id", "seg_id", "score"]
+        body = list(enumerate(lines, 1))
+    else:
+        header = [h.strip() for h in first]
+        body = list(enumerate(lines[1:], 2))
+    cols = {h: k for k, h in enumerate(header)}
+    if "system" not in cols:
+        raise InputError(
+            f"{path}, line 1: no 'system' column (columns: {', '.join(header)}); the first line "
+            "must be a header such as 'system<TAB>score'"
+        )
+    if column is None:
+        column = next((c for c in SCORE_COLUMNS if c in cols), None)
+        if column is None:
+            raise InputError(
+                f"{path}: which column holds the human score? none of {', '.join(SCORE_COLUMNS)} "
+                f"is present (columns: {', '.join(header)}); name it with --human-column"
+            )
+    elif column not in cols:
+        raise InputError(f"{path}: no column {column!r} (columns: {', '.join(header)})")
+    seg_level = "doc_id" in cols and "seg_id" in cols
+    sign = -1.0 if lower_is_better else 1.0
+    system: dict[str, float] = {}
+    sums: dict[str, list[float]] = {}
+    segments: dict[str, dict[tuple[str, str], float]] = {}
+    doc_pos: dict[tuple[str, str], int] = {}
+    humans: set[str] = set()
+    for lineno, line in body:
+        parts = line.split("\t")
+        if len(parts) < len(header):
+            raise InputError(f"{path}, line {lineno}: {len(parts)} fields, the header has {len(header)}")
+        name = parts[cols["system"]]
+        where = f"{path}, line {lineno}, column {column}"
+        value = _float(parts[cols[column]], where)
+        if "is_human" in cols and parts[cols["is_human"]].strip().lower() in ("1", "true", "yes"):
+            humans.add(name)
+        if seg_level:
+            key = (parts[cols["doc_id"]], parts[cols["seg_id"]])
+            if "doc_pos" in cols:
+                pos = _float(parts[cols["doc_pos"]], f"{path}, line {lineno}, column doc_pos")
+                if pos is None or pos < 1 or not float(pos).is_integer():
+                    raise InputError(f"{path}, line {lineno}: doc_pos must be a 1-based integer")
+                if doc_pos.setdefault(key, int(pos)) != int(pos):
+                    raise InputError(
+                        f"{path}, line {lineno}: segment {key} has doc_pos {int(pos)} here "
+                        f"and {doc_pos[key]} on another line"
+                    )
+            mine = segments.setdefault(name, {})
+            if key in mine:
+                raise InputError(f"{path}, line {lineno}: system {name!r} has segment {key} twice")
+            if value is not None:
+                mine[key] = sign * value
+                sums.setdefault(name, []).append(sign * value)
+            else:
+                sums.setdefault(name, [])
+        else:
+            if name in system or name in sums:
+                raise InputError(f"{path}, line {lineno}: system {name!r} appears twice")
+            if value is None:
+                sums[name] = []
+                continue
+            system[name] = sign * value
+    if seg_level:
+        for name, values in sums.items():
+            if values:
+                system[name] = math.fsum(values) / len(values)
+        positions = doc_pos or _rank_positions(segments)
+    else:
+        positions = {}
+    if not system:
+        raise InputError(f"{path}: no human score in column {column!r}")
+    # systems listed without any score are reported as such by evaluate() (no human score)
+    return HumanScores(path, column, system, segments, positions, humans, lower_is_better=lower_is_better)
+
+
+#: the one score of a raw MQM file
+MQM_COLUMN = "mqm_penalty"
+
+
+def _load_mqm(path: str, lines: list[str], column: str | None) -> HumanScores:
+    """A raw MQM file's penalties (negated: lower is better), positions, human systems and spans."""
+    if column not in (None, MQM_COLUMN):
+        raise InputError(f"{path}: a raw MQM file (one line per error) has one score, the penalty computed from "
+                         f"its errors ({MQM_COLUMN}), not a column {column!r}: drop --human-column")
+    ratings = read_mqm(path, lines)
+    segments: dict[str, dict[tuple[str, str], float]] = {}
+    spans: dict[str, dict[tuple[str, str], list[MqmSpan]]] = {}
+    positions: dict[tuple[str, str], int] = {}
+    for seg in ratings.segments.values():
+        key = (seg.doc, seg.seg_id)
+        segments.setdefault(seg.system, {})[key] = -seg.penalty
+        spans.setdefault(seg.system, {})[key] = seg.spans
+        positions[key] = seg.doc_pos
+    system = {name: math.fsum(scores.values()) / len(scores) for name, scores in segments.items()}
+    humans = {name for name in system if is_human_name(name)}
+    return HumanScores(path, MQM_COLUMN, system, segments, positions, humans, lower_is_better=True,
+                       raw_mqm=True, spans=spans)
+
+
+def _rank_positions(segments: dict[str, dict[tuple[str, str], float]]) -> dict[tuple[str, str], int]:
+    """Without doc_pos: a segment's position in its document is the rank of its seg_id there."""
+    keys = {k for seg in segments.values() for k in seg}
+    by_doc: dict[str, list[str]] = {}
+    for doc, seg in keys:
+        by_doc.setdefault(doc, []).append(seg)
+    out = {}
+    for doc, segs in by_doc.items():
+        numeric = all(_is_number(s) for s in segs)
+        for k, s in enumerate(sorted(segs, key=float if numeric else str), 1):
+            out[(doc, s)] = k
+    return out
