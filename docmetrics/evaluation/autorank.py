@@ -16,20 +16,32 @@ WMT25 stores MetricX negated, so all its metrics are higher-is-better; a metric 
 better is read through its oriented (negated) scores here, which is what storing it negated does, and
 keeps its own values in the table.  Presets name the metric set of a campaign per language pair
 (:data:`PRESETS`: ``wmt25``).  Nothing here prints.
+
+Live metrics (:func:`rank_results`, from each metric's :class:`~docmetrics.values.result.Result` per
+system): a metric whose units are segments (every unit covers one segment, no segment twice) gets WMT25's
+system score, the mean of its unit scores over the segments it scored (for sacrebleu's chrF: the mean of
+sentence chrF, as WMT25's chrF++ column, not its corpus chrF); a metric whose units span several segments
+(SLIDE windows, ASD chunks) has no segment scores, so its own system score (its declared aggregation) is
+used, and :attr:`AutoRank.metric_info` says so (``system_score``).  Clusters of AutoRank by resampling
+documents are :mod:`docmetrics.evaluation.autorank_clusters` (WMT25 defines none).
 """
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass, field
 from typing import Any, Mapping, Sequence
 
 import numpy as np
 
 from ..values.errors import InputError
+from ..values.genmt import exact_mean
+from ..values.result import Result
 from ..values.stored import StoredMetric
 
 __all__ = ["EPS", "PERCENTILE_METHOD", "robust_scale", "linear_ranks", "autorank", "AutoRank", "RankedSystem",
-           "RankPreset", "PRESETS", "WMT25", "rank_stored"]
+           "RankPreset", "PRESETS", "WMT25", "rank_stored", "SEGMENT_MEAN", "OWN_SCORE", "by_segments",
+           "wmt25_system_score", "rank_results"]
 
 #: The epsilon of the scaling's denominator (main.tex: only "eps > 0").
 EPS = 1e-9
@@ -63,10 +75,15 @@ class RankedSystem:
     mean_z: float
     scores: dict[str, float]
     z: dict[str, float]
+    #: Its cluster (1 best) where AutoRank was resampled (:mod:`.autorank_clusters`); None otherwise.
+    cluster: int | None = None
 
     def to_dict(self) -> dict[str, Any]:
-        return {"system": self.system, "autorank": self.autorank, "mean_z": self.mean_z, "scores": dict(self.scores),
-                "z": dict(self.z)}
+        d = {"system": self.system, "autorank": self.autorank, "mean_z": self.mean_z, "scores": dict(self.scores),
+             "z": dict(self.z)}
+        if self.cluster is not None:
+            d["cluster"] = self.cluster
+        return d
 
 
 @dataclass
@@ -82,9 +99,11 @@ class AutoRank:
     #: Per metric, what the caller wants said beside it (signature, missing scores); free-form.
     metric_info: dict[str, dict[str, Any]] = field(default_factory=dict)
     notes: list[str] = field(default_factory=list)
+    #: How the clusters were drawn (test, resamples, seed, alpha, each boundary's share) where they were.
+    significance: dict[str, Any] | None = None
 
     def to_dict(self) -> dict[str, Any]:
-        return {
+        d = {
             "lp": self.lp,
             "preset": self.preset,
             "definition": {"scaling": "(x - median) / max(eps, Q100 - Q25)", "percentile": PERCENTILE_METHOD,
@@ -94,6 +113,9 @@ class AutoRank:
             "systems": [s.to_dict() for s in self.systems],
             "notes": list(self.notes),
         }
+        if self.significance is not None:
+            d["significance"] = self.significance
+        return d
 
 
 def autorank(scores: Mapping[str, Mapping[str, float]], higher_is_better: Mapping[str, bool] | None = None, *,
@@ -191,4 +213,81 @@ def rank_stored(metrics: Sequence[StoredMetric], *, lp: str | None = None, eps: 
             "signature": m.signature().format(), "direction": m.direction, "level": m.level,
             "items": m.n_items, "missing": sum(missing.values()), "missing_by_system": missing,
         }
+    return result
+
+
+# -- live metrics: Results ----------------------------------------------------------------------------------
+#: How a metric's system score was read: WMT25's mean over its scored segments, or its own system score.
+SEGMENT_MEAN = "mean over segments"
+OWN_SCORE = "its own system score"
+
+
+def by_segments(results: Sequence[Result]) -> bool:
+    """Whether every unit covers one segment and no segment twice, in every system's Result: the metric
+    has segment scores to take WMT25's mean over.  A Result with documents and no units (stored
+    document- or system-level scores) has none."""
+    for r in results:
+        if not r.units:
+            return False
+        seen = set()
+        for u in r.units:
+            if u.end - u.start != 1 or u.start in seen:
+                return False
+            seen.add(u.start)
+    return True
+
+
+def wmt25_system_score(result: Result, segments: bool) -> float:
+    """Its system score as AutoRank reads it: with ``segments`` the exact mean of its finite unit scores
+    (NaN where there is none), else ``result.score``."""
+    if not segments:
+        return float(result.score)
+    have = [u.score for u in result.units if math.isfinite(u.score)]
+    return exact_mean(have) if have else math.nan
+
+
+def rank_results(metrics: Mapping[str, Sequence[Result]], *, lp: str | None = None, eps: float = EPS,
+                 preset: str | None = None) -> AutoRank:
+    """AutoRank over metrics given as Results (name -> one Result per system, every metric the same
+    systems, in the same order): each metric's system score as :func:`wmt25_system_score` reads it, its
+    direction ``Result.higher_is_better``.  A system without any score of a metric is an InputError."""
+    if not metrics:
+        raise InputError(f"{lp or 'the scores'}: no metric to rank with")
+    names = list(metrics)
+    systems = [r.system for r in metrics[names[0]]]
+    scores: dict[str, dict[str, float]] = {}
+    higher: dict[str, bool] = {}
+    info: dict[str, dict[str, Any]] = {}
+    for name in names:
+        results = list(metrics[name])
+        if [r.system for r in results] != systems:
+            raise InputError(f"{name}: scores systems {', '.join(r.system for r in results)}, "
+                             f"{names[0]} scores {', '.join(systems)}; every metric scores the same systems")
+        segments = by_segments(results)
+        scores[name] = {r.system: wmt25_system_score(r, segments) for r in results}
+        empty = [s for s, v in scores[name].items() if not math.isfinite(v)]
+        if empty:
+            raise InputError(f"{name}: system {empty[0]!r} has no score of {lp or 'the test set'}; AutoRank needs "
+                             "a system score of every metric")
+        directions = {r.higher_is_better for r in results}
+        if len(directions) > 1:
+            raise InputError(f"{name}: its Results disagree on whether higher is better")
+        higher[name] = directions.pop()
+        missing = {}
+        for r in results:
+            total = r.coverage.segments_total if r.coverage is not None and segments else 0
+            lost = total - sum(math.isfinite(u.score) for u in r.units) if segments else 0
+            if lost > 0:
+                missing[r.system] = lost
+        first = results[0]
+        info[name] = {
+            "signature": first.signature.format(), "direction": "the metric's", "level": "seg" if segments else "sys",
+            "items": first.coverage.segments_total if segments and first.coverage is not None else 1,
+            "missing": sum(missing.values()), "missing_by_system": missing,
+            "system_score": SEGMENT_MEAN if segments else OWN_SCORE,
+            "own_scores": {r.system: float(r.score) for r in results},
+        }
+    result = autorank(scores, higher, eps=eps, lp=lp)
+    result.preset = preset
+    result.metric_info = info
     return result
