@@ -29,15 +29,18 @@ SOURCES = (("genmt", "--genmt"), ("human", "--human"), ("mtme", "--mtme"))
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
-    g = p.add_argument_group("human clusters (instead of AutoRank; --scores then gives the metrics to compare)")
-    g.add_argument("--genmt", metavar="JSONL", help="the human ranking of a GenMT humeval file (ESA per segment)")
+    g = p.add_argument_group("human clusters (without -m, instead of AutoRank; --scores then gives the metrics to "
+                             "compare)")
+    g.add_argument("--genmt", metavar="JSONL", help="the human ranking of a GenMT humeval file (ESA per segment); "
+                                                    "with -m, the test set the metrics score for AutoRank")
     g.add_argument("--human", metavar="TSV", help="the human ranking of a --human file with segment scores "
                                                   "(system, doc_id, seg_id, score)")
     g.add_argument("--human-column", metavar="NAME", help="with --human: the score column")
     g.add_argument("--lower-is-better", action="store_true", help="with --human: lower scores are better (MQM "
                                                                   "penalties; read negated)")
     g.add_argument("--mtme", metavar="ROOT", help="the human ranking of an MTME directory's segment-level human "
-                                                  "scores (with -t TESTSET and -l LP)")
+                                                  "scores (with -t TESTSET and -l LP); with -m, the test set the "
+                                                  "metrics score for AutoRank")
     g.add_argument("-t", "--testset", metavar="NAME", help="with --mtme: the test set (wmt24, ...)")
     g.add_argument("--gold", metavar="NAME", help="with --mtme: which human scores (default: the standard ones)")
     g.add_argument("--rule", choices=list(RULES), default=None,
