@@ -23,14 +23,27 @@ from ..values.genmt import REFERENCE, WMT26_ERROR_FREE_THRESHOLD, GenmtData, Gen
 from ..values.human_tsv import HumanScores
 from ..values.result import Result
 from ..values.testset import TestSet
+from .conflicts import NEEDS, WITH, Conflicts, Option
 from .errors import warn
 from .format import columns, num, table
 
 __all__ = ["add_arguments", "requested", "check_args", "prepare", "detections", "write_detections"]
 
 #: Options that name files of the usual input, which --genmt replaces.
-_INPUTS = (("input", "-i"), ("source", "-s"), ("references", "-r"), ("doc_ids", "--doc-ids"), ("mtme", "--mtme"),
-           ("human", "--human"), ("jsonl", "--jsonl"), ("doc_per_line", "--doc-per-line"))
+INPUTS = Conflicts("--genmt", "--genmt reads the sources, outputs, references, documents and human scores from "
+                   "{file}: drop {option}", tuple(Option(attr, flag) for attr, flag in (
+                       ("input", "-i"), ("source", "-s"), ("references", "-r"), ("doc_ids", "--doc-ids"),
+                       ("mtme", "--mtme"), ("human", "--human"), ("jsonl", "--jsonl"),
+                       ("doc_per_line", "--doc-per-line"))))
+#: Options of ``docmetrics`` that mean nothing with --genmt's human scores.
+REFUSED = Conflicts("--genmt", WITH, (
+    Option("human_column", "--human-column", "its human scores are the ESA score of each item (field scores); "
+                                             "drop it"),
+    Option("human_lower_better", "--human-lower-better", "its human scores are ESA scores, higher is better; drop it"),
+    Option("ci", "--ci", "the meta-evaluation prints correlations, not system scores; drop --ci (or run a paired "
+                         "test: --paired-bs)")))
+#: Options that only mean something with --genmt.
+GENMT_ONLY = Conflicts("--genmt FILE", NEEDS, (Option("domains", "--domains"), Option("error_free", "--error-free")))
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
@@ -52,14 +65,9 @@ def requested(args: argparse.Namespace) -> bool:
 def check_args(args: argparse.Namespace) -> None:
     """The option combinations, before anything is read."""
     if not requested(args):
-        for opt in ("domains", "error_free"):
-            if getattr(args, opt, None):
-                raise UserError(f"--{opt.replace('_', '-')} needs --genmt FILE")
+        GENMT_ONLY.check(args)
         return
-    for attr, flag in _INPUTS:
-        if getattr(args, attr, None):
-            raise UserError(f"--genmt reads the sources, outputs, references, documents and human scores from "
-                            f"{args.genmt}: drop {flag}")
+    INPUTS.check(args, file=args.genmt)
     if args.error_free not in (None, "auto"):
         try:
             value = float(args.error_free)

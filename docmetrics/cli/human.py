@@ -12,10 +12,10 @@ from ..evaluation import statistics as stats
 from ..evaluation.doc_level import DOC_RULES, doc_gold
 from ..evaluation.human import closest_system, match_systems, segment_rows
 from ..evaluation.metaeval import MetaEval, evaluate
-from ..values.errors import UserError
 from ..values.human_tsv import SCORE_COLUMNS, HumanScores, load_human
 from ..values.result import Result
 from ..values.testset import TestSet
+from .conflicts import NEEDS, WITH, Conflicts, Option
 from .errors import warn
 from .format import column, metric_labels, num, table
 
@@ -99,14 +99,19 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     add_level_arguments(g)
 
 
+#: Options that only mean something with human scores (--doc-level and --pdp: or with --mtme's).
+HUMAN_ONLY = Conflicts("--human FILE", NEEDS, tuple(Option(attr, "--" + attr.replace("_", "-")) for attr in (
+    "human_column", "seg_level", "no_human_systems", "human_lower_better", "doc_level", "pdp")))
+#: Options of ``docmetrics`` that a meta-evaluation against --human refuses.
+PAIRED = Conflicts("--human", "give either a paired test (--paired-bs/--paired-ar) or {other}, not both",
+                   (Option("paired_bs", "--paired-bs"), Option("paired_ar", "--paired-ar")))
+REFUSED = Conflicts("--human", WITH, (
+    Option("ci", "--ci", "the meta-evaluation prints correlations, not system scores; drop --ci"),))
+
+
 def check_args(args: argparse.Namespace) -> None:
     if not getattr(args, "human", None):
-        opts = ["human_column", "seg_level", "no_human_systems", "human_lower_better"]
-        if not getattr(args, "mtme", None):
-            opts += ["doc_level", "pdp"]
-        for opt in opts:
-            if getattr(args, opt, None):
-                raise UserError(f"--{opt.replace('_', '-')} needs --human FILE")
+        (HUMAN_ONLY.without("doc_level", "pdp") if getattr(args, "mtme", None) else HUMAN_ONLY).check(args)
 
 
 def read_human(args: argparse.Namespace) -> HumanScores | None:

@@ -261,13 +261,7 @@ def genmt_run(args: argparse.Namespace) -> int:
     from .. import api
 
     significance.check_args(args)
-    for opt, what in (("human_column", "the ESA score of each item (field scores)"),
-                      ("human_lower_better", "ESA scores, higher is better")):
-        if getattr(args, opt, None):
-            raise UserError(f"--{opt.replace('_', '-')} with --genmt: its human scores are {what}; drop it")
-    if args.ci:
-        raise UserError("--ci with --genmt: the meta-evaluation prints correlations, not system scores; drop --ci "
-                        "(or run a paired test: --paired-bs)")
+    genmt.REFUSED.check(args)
     pair, testset, human, notes = genmt.prepare(args)
     if significance.requested(args) and len(testset.systems) < 2:
         raise UserError(f"--paired-{significance.requested(args)}: {args.genmt} has {len(testset.systems)} system for "
@@ -338,19 +332,16 @@ def check_args(args: argparse.Namespace) -> Any:
     """Every check that needs no model, before any is loaded: the inputs (stdin where no -i), the
     numbers, the files to write, the combinations of options; reads and returns the --human scores."""
     if args.scores and not args.input:  # the stored scores are the test set: no text to read
-        if args.metrics:
-            raise UserError(f"-m {' '.join(args.metrics)} with --scores and no -i: a live metric needs the system "
-                            "outputs (-i HYP... -s SRC --doc-ids IDS) that the stored scores were computed on")
+        stored_cli.WITHOUT_OUTPUTS.check(args, specs=" ".join(args.metrics))
         args.input = []
     else:
         check_stdin(args)
     significance.check_args(args)
     human_cli.check_args(args)
     test = significance.requested(args)
-    if test and args.human:
-        raise UserError("give either a paired test (--paired-bs/--paired-ar) or --human, not both")
-    if args.ci and args.human:
-        raise UserError("--ci with --human: the meta-evaluation prints correlations, not system scores; drop --ci")
+    if args.human:
+        human_cli.PAIRED.check(args)
+        human_cli.REFUSED.check(args)
     if args.level != "system" and args.format == "json" and (test or args.human) and not args.output:
         raise UserError(f"--level {args.level} -f json with {'--paired-' + test if test else '--human'}: stdout "
                         f"holds the {'paired test' if test else 'meta-evaluation'}; write the table with -o FILE")

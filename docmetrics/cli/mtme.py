@@ -22,6 +22,7 @@ from ..values.errors import UserError
 from ..values.result import Result
 from . import stored as stored_cli
 from .args import session_scope, width
+from .conflicts import CANNOT, NEEDS, Conflicts, Option
 from .errors import note, warn
 from .format import columns, namer, num, table
 from .human import ACC_EQ_TEXT, DOC_TEXT, spa_text
@@ -35,31 +36,33 @@ COLUMNS = (("spa", "SPA"), ("seg_acc_eq", "acc_eq"), ("pearson", "Pearson"), ("s
 TITLES = {s.name: s.title for s in stats.BUILTIN}
 #: the longest file name most file systems take (bytes)
 MAX_FILE_NAME = 255
-#: Options of ``docmetrics`` that only make sense with --mtme (attribute, option)
-MTME_ONLY = (("testset", "-t/--testset"), ("ref", "--ref"), ("human_name", "--human-name"),
-             ("systems", "--systems"), ("include_human", "--include-human"),
-             ("include_outliers", "--include-outliers"), ("write_mtme", "--write-mtme"),
-             ("metric_name", "--metric-name"), ("resamples", "--resamples"), ("rank_by", "--rank-by"))
-#: Options of ``docmetrics`` that --mtme replaces (attribute, option, what to do instead)
-REPLACED = (
-    ("input", "-i", "the system outputs come from ROOT/TESTSET/system-outputs/LP; choose them with --systems"),
-    ("source", "-s", "the source comes from ROOT/TESTSET/sources/LP.txt"),
-    ("reference", "-r", "the references come from ROOT/TESTSET/references; choose them with --ref (--ref refA, "
-                        "or --ref refA,refB for metrics that take several)"),
-    ("doc_ids", "--doc-ids", "the documents come from ROOT/TESTSET/documents/LP.docs"),
-    ("jsonl", "--jsonl", "MTME files are read as MTME names them (.txt or .jsonl)"),
-    ("doc_per_line", "--doc-per-line", "MTME segments are lines of a document"),
-    ("human", "--human", "the human scores come from ROOT/TESTSET/human-scores; choose them with --human-name"),
-    ("human_column", "--human-column", "the human scores come from ROOT/TESTSET/human-scores; choose them with "
-                                       "--human-name"),
-    ("human_lower_better", "--human-lower-better", "MTME stores human scores with higher better (MQM negated)"),
-    ("exclude_systems", "--exclude-systems", "choose the systems with --systems"),
-    ("paired_bs", "--paired-bs", "--mtme meta-evaluates metrics; run paired tests without --mtme"),
-    ("paired_ar", "--paired-ar", "--mtme meta-evaluates metrics; run paired tests without --mtme"),
-    ("score_only", "-b/--score-only", "--mtme prints a meta-evaluation; --write-mtme OUT writes the scores"),
-    ("dump_alignment", "--dump-alignment", "run it without --mtme"),
-    ("ci", "--ci", "--mtme meta-evaluates metrics; confidence intervals of system scores: run without --mtme"),
-)
+#: Options of ``docmetrics`` that only make sense with --mtme
+MTME_ONLY = Conflicts("--mtme ROOT (an mt-metrics-eval data directory)", NEEDS, (
+    Option("testset", "-t/--testset"), Option("ref", "--ref"), Option("human_name", "--human-name"),
+    Option("systems", "--systems"), Option("include_human", "--include-human"),
+    Option("include_outliers", "--include-outliers"), Option("write_mtme", "--write-mtme"),
+    Option("metric_name", "--metric-name"), Option("resamples", "--resamples"), Option("rank_by", "--rank-by")))
+#: Options of ``docmetrics`` that --mtme replaces, and what to do instead
+REPLACED = Conflicts("--mtme", CANNOT, (
+    Option("input", "-i", "the system outputs come from ROOT/TESTSET/system-outputs/LP; choose them with --systems"),
+    Option("source", "-s", "the source comes from ROOT/TESTSET/sources/LP.txt"),
+    Option("reference", "-r", "the references come from ROOT/TESTSET/references; choose them with --ref (--ref "
+                              "refA, or --ref refA,refB for metrics that take several)"),
+    Option("doc_ids", "--doc-ids", "the documents come from ROOT/TESTSET/documents/LP.docs"),
+    Option("jsonl", "--jsonl", "MTME files are read as MTME names them (.txt or .jsonl)"),
+    Option("doc_per_line", "--doc-per-line", "MTME segments are lines of a document"),
+    Option("human", "--human", "the human scores come from ROOT/TESTSET/human-scores; choose them with --human-name"),
+    Option("human_column", "--human-column", "the human scores come from ROOT/TESTSET/human-scores; choose them "
+                                             "with --human-name"),
+    Option("human_lower_better", "--human-lower-better", "MTME stores human scores with higher better (MQM negated)"),
+    Option("exclude_systems", "--exclude-systems", "choose the systems with --systems"),
+    Option("paired_bs", "--paired-bs", "--mtme meta-evaluates metrics; run paired tests without --mtme"),
+    Option("paired_ar", "--paired-ar", "--mtme meta-evaluates metrics; run paired tests without --mtme"),
+    Option("score_only", "-b/--score-only", "--mtme prints a meta-evaluation; --write-mtme OUT writes the scores"),
+    Option("dump_alignment", "--dump-alignment", "run it without --mtme"),
+    Option("ci", "--ci", "--mtme meta-evaluates metrics; confidence intervals of system scores: run without --mtme"),
+    Option("level", "--level", "--write-mtme OUT writes segment and document scores", default="system"),
+))
 
 
 # -- options ----------------------------------------------------------------------------------------------
@@ -116,8 +119,8 @@ def requested(args: argparse.Namespace) -> bool:
     """Whether ``docmetrics`` was given --mtme or one of its options (--ref and --include-human with
     --genmt and no --mtme are the GenMT file's: :func:`docmetrics.cli.genmt.check_args` reads them)."""
     genmt = bool(getattr(args, "genmt", None)) and not getattr(args, "mtme", None)
-    return bool(getattr(args, "mtme", None)) or any(getattr(args, a, None) for a, _ in MTME_ONLY
-                                                    if not (genmt and a in ("ref", "include_human")))
+    only = MTME_ONLY.without("ref", "include_human") if genmt else MTME_ONLY
+    return bool(getattr(args, "mtme", None)) or bool(only.given(args))
 
 
 def check_common(args: argparse.Namespace, lps: Sequence[str]) -> None:
@@ -170,15 +173,10 @@ def _check_out_dir(out: str, testset: str, lps: Sequence[str]) -> None:
 
 def _check_main_args(args: argparse.Namespace) -> None:
     if not args.mtme:
-        given = [opt for a, opt in MTME_ONLY if getattr(args, a, None)]
-        if given[0] == "-t/--testset":
+        if MTME_ONLY.given(args)[0].attr == "testset":
             raise UserError(_testset_habit(args.testset))
-        raise UserError(f"{given[0]} needs --mtme ROOT (an mt-metrics-eval data directory)")
-    for attr, opt, instead in REPLACED:
-        if getattr(args, attr, None):
-            raise UserError(f"{opt} cannot be combined with --mtme: {instead}")
-    if args.level != "system":
-        raise UserError("--level cannot be combined with --mtme: --write-mtme OUT writes segment and document scores")
+        MTME_ONLY.check(args)
+    REPLACED.check(args)
     if not args.lang:
         raise UserError("--mtme needs -l/--lang LP, the language pair of the test set (e.g. en-de)")
     if "," in args.lang:
@@ -261,9 +259,7 @@ def score(args: argparse.Namespace, lps: Sequence[str], systems: Sequence[str] |
     stored = stored_cli.for_mtme(args, lps) if stored_cli.requested(args) else {}
     scorers = {lp: {stored_cli.label(m): StoredScorer(m) for m in ms} for lp, ms in stored.items()}
     if scorers:
-        if args.metric_name:
-            raise UserError("--metric-name names the score files of -m metrics one by one; with stored metrics "
-                            "(--scores/--stored) drop it: each file is named after the metric's signature")
+        stored_cli.IN_MTME.check(args)
         names = list(next(iter(scorers.values())))
         twice = [n for n in names if n in args.metrics]
         if twice:

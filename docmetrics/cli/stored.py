@@ -13,11 +13,27 @@ from ..evaluation.stored import NO_PAIR, StoredScorer, choose_stored, read_mtme_
 from ..values.errors import InputError, SpecError, UserError
 from ..values.stored import StoredMetric, parse_direction
 from ..values.testset import TestSet
+from .conflicts import NEEDS_FOR, Conflicts, Option
 
 __all__ = ["add_arguments", "requested", "check_args", "label", "for_pair", "for_mtme", "testset_of", "scorers"]
 
 #: How a stored metric is named among the metrics of a run (``stored:NAME``).
 PREFIX = "stored:"
+#: Options that only mean something with stored scores.
+STORED_ONLY = Conflicts("--scores FILE... or --stored", NEEDS_FOR, (
+    Option("direction", "--direction", "declares a stored metric's direction"),))
+#: --stored names metrics of files: it needs them (the caller knows whether --mtme gives them).
+FILES_NEEDED = Conflicts("--scores FILE... (or an MTME directory with --mtme ROOT, whose metric-scores it reads)",
+                         "{option} {names}: give the files with {other}", (Option("stored", "--stored"),))
+#: Options that stored scores read without the system outputs (--scores and no -i) refuse.
+WITHOUT_OUTPUTS = Conflicts("--scores and no -i", "{option} {specs} with {other}: {instead}", (
+    Option("metrics", "-m", "a live metric needs the system outputs (-i HYP... -s SRC --doc-ids IDS) that the "
+                            "stored scores were computed on"),))
+#: Options that stored metrics in an MTME run refuse.
+IN_MTME = Conflicts("stored metrics (--scores/--stored)", "{option} names the score files of -m metrics one by one; "
+                    "with {other} {instead}", (
+                        Option("metric_name", "--metric-name", "drop it: each file is named after the metric's "
+                                                               "signature"),))
 
 
 def add_arguments(g: argparse._ActionsContainer, *, mtme_dir: bool = True) -> None:
@@ -42,11 +58,10 @@ def check_args(args: argparse.Namespace) -> dict[str, bool]:
     stored = getattr(args, "stored", None) or []
     if "all" in stored and len(stored) > 1:
         raise UserError("--stored all names every metric; give 'all' or metric names, not both")
-    if stored and not getattr(args, "scores", None) and not getattr(args, "mtme", None):
-        raise UserError(f"--stored {' '.join(stored)}: give the files with --scores FILE... (or an MTME "
-                        "directory with --mtme ROOT, whose metric-scores it reads)")
-    if getattr(args, "direction", None) and not requested(args):
-        raise UserError("--direction declares a stored metric's direction: it needs --scores FILE... or --stored")
+    if not getattr(args, "scores", None) and not getattr(args, "mtme", None):
+        FILES_NEEDED.check(args, names=" ".join(stored))
+    if not requested(args):
+        STORED_ONLY.check(args)
     try:
         return dict(parse_direction(d) for d in getattr(args, "direction", None) or [])
     except SpecError as exc:

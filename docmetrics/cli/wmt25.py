@@ -20,13 +20,24 @@ from ..values.wmt25_tsv import (
     write_submission,
 )
 from .args import check_output_file
+from .conflicts import NEEDS_FOR, WITH, Conflicts, Option
 from .errors import note
 
 __all__ = ["add_arguments", "requested", "check_args", "prepare", "write"]
 
-#: options the TSV replaces (attribute, option)
-_INPUTS = (("input", "-i"), ("source", "-s"), ("references", "-r"), ("doc_ids", "--doc-ids"), ("jsonl", "--jsonl"),
-           ("doc_per_line", "--doc-per-line"), ("genmt", "--genmt"), ("mtme", "--mtme"), ("human", "--human"))
+#: Options that the TSV replaces.
+INPUTS = Conflicts("--wmt25-tsv", "--wmt25-tsv reads the sources, outputs, references and documents from {file}: "
+                   "drop {option}", tuple(Option(attr, flag) for attr, flag in (
+                       ("input", "-i"), ("source", "-s"), ("references", "-r"), ("doc_ids", "--doc-ids"),
+                       ("jsonl", "--jsonl"), ("doc_per_line", "--doc-per-line"), ("genmt", "--genmt"),
+                       ("mtme", "--mtme"), ("human", "--human"))))
+#: Options that mean nothing with the TSV.
+REFUSED = Conflicts("--wmt25-tsv", WITH, (
+    Option("ci", "--ci", "run without --ci, or a paired test (--paired-bs)"),))
+#: Options that only mean something with the TSV.
+WMT25_ONLY = Conflicts("--wmt25-tsv FILE", NEEDS_FOR, (
+    Option("write_submission", "--write-submission", "writes the lines of the task's test TSV"),
+    Option("wmt25_set", "--wmt25-set", "picks a set of the task's test TSV", default=OFFICIAL)))
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
@@ -51,17 +62,10 @@ def requested(args: argparse.Namespace) -> bool:
 def check_args(args: argparse.Namespace) -> None:
     """The option combinations, before anything is read."""
     if not requested(args):
-        if getattr(args, "write_submission", None):
-            raise UserError("--write-submission writes the lines of the task's test TSV: it needs --wmt25-tsv FILE")
-        if getattr(args, "wmt25_set", OFFICIAL) != OFFICIAL:
-            raise UserError("--wmt25-set needs --wmt25-tsv FILE")
+        WMT25_ONLY.check(args)
         return
-    for attr, flag in _INPUTS:
-        if getattr(args, attr, None):
-            raise UserError(f"--wmt25-tsv reads the sources, outputs, references and documents from {args.wmt25_tsv}: "
-                            f"drop {flag}")
-    if args.ci:
-        raise UserError("--ci with --wmt25-tsv: run without --ci, or a paired test (--paired-bs)")
+    INPUTS.check(args, file=args.wmt25_tsv)
+    REFUSED.check(args)
     if args.write_submission:
         check_output_file(args.write_submission, "--write-submission", (args.wmt25_tsv, *(args.scores or ())))
         check_output_file(args.write_submission + SIGNATURE_SUFFIX, "--write-submission",

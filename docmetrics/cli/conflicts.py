@@ -1,0 +1,63 @@
+"""Options that do not go together, as tables: a :class:`Conflicts` names what its options conflict with (a data
+source such as ``--mtme``, or an option) and how a conflict is told; each row names an option and what to do
+instead.  :meth:`Conflicts.check` raises the one error, for the first row whose option is given, before
+anything is read."""
+
+from __future__ import annotations
+
+import argparse
+from dataclasses import dataclass
+from typing import Any
+
+from ..values.errors import UserError
+
+__all__ = ["Option", "Conflicts", "CANNOT", "WITH", "NEEDS", "NEEDS_FOR"]
+
+#: How a conflict is told: ``{option}`` and ``{instead}`` from the row, ``{other}`` from the table, and any
+#: field :meth:`Conflicts.check` is given (``{file}``: the data source's file).
+CANNOT = "{option} cannot be combined with {other}: {instead}"
+WITH = "{option} with {other}: {instead}"
+#: An option that only means something with ``other``.
+NEEDS = "{option} needs {other}"
+NEEDS_FOR = "{option} {instead}: it needs {other}"
+
+
+@dataclass(frozen=True)
+class Option:
+    """One row: the option's attribute in the parsed arguments, the option as it is written, what to do
+    instead; given when set to anything but ``default`` (its value when not given, where that is not
+    None, False or empty)."""
+
+    attr: str
+    flag: str
+    instead: str = ""
+    default: Any = None
+
+    def given(self, args: argparse.Namespace) -> bool:
+        value = getattr(args, self.attr, None)
+        return bool(value) and value != self.default
+
+
+@dataclass(frozen=True)
+class Conflicts:
+    """The options that conflict with ``other`` (or need it), each told by ``template``."""
+
+    other: str
+    template: str
+    rows: tuple[Option, ...]
+
+    def given(self, args: argparse.Namespace) -> list[Option]:
+        """The rows whose option ``args`` gives, in the table's order."""
+        return [row for row in self.rows if row.given(args)]
+
+    def without(self, *attrs: str) -> Conflicts:
+        """The table without the rows of these options (where another data source gives them a meaning)."""
+        return Conflicts(self.other, self.template, tuple(row for row in self.rows if row.attr not in attrs))
+
+    def message(self, row: Option, **fields: Any) -> str:
+        return self.template.format(option=row.flag, other=self.other, instead=row.instead, **fields)
+
+    def check(self, args: argparse.Namespace, **fields: Any) -> None:
+        """Raise :class:`UserError` for the first row whose option ``args`` gives."""
+        for row in self.given(args)[:1]:
+            raise UserError(self.message(row, **fields))
