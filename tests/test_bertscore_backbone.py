@@ -16,7 +16,9 @@ from docmetrics.values.errors import CapabilityError, ModelError, SpecError, Use
 
 torch = pytest.importorskip("torch")
 bert_score = pytest.importorskip("bert_score")
-from docmetrics_backbones.bertscore.backbone import BertScoreBackbone, baseline_file, target_language  # noqa: E402
+from docmetrics_backbones.bertscore.backbone import BertScoreBackbone  # noqa: E402
+from docmetrics_backbones.bertscore.languages import target_language  # noqa: E402
+from docmetrics_backbones.bertscore.tables import baseline_file  # noqa: E402
 
 TOL = 1e-6
 

