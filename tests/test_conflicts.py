@@ -9,7 +9,7 @@ import pytest
 
 from docmetrics.cli import genmt, human, mtme, stored, wmt25
 from docmetrics.cli.conflicts import CANNOT, NEEDS, Conflicts, Option
-from docmetrics.cli.main import build_parser
+from docmetrics.cli.parser import build_parser
 from docmetrics.values.errors import UserError
 
 #: attributes an action sets beside its dest (-r/--reference's References: every file in ``references``)

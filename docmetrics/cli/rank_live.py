@@ -138,7 +138,7 @@ def rank_live(args: argparse.Namespace, lps: Sequence[str]) -> list[AutoRank]:
     """One AutoRank per language pair: the stored metrics checked against each test set, then every -m
     metric loaded in one session (as the main command loads them) and scored; with --paired-bs, clusters."""
     from .. import api
-    from .main import check_truncation
+    from .run import check_truncation
 
     pairs = []
     for lp, testset in _testsets(args, lps):
