@@ -13,8 +13,9 @@ from typing import Sequence, TextIO
 from ..algorithms import wmt_stats as ws
 from ..evaluation.averages import SCHEMES, WmtAverage, wmt_average
 from ..values.errors import UserError
+from . import report as report_cli
 from . import stored as stored_cli
-from .args import add_cache_arguments, add_model_arguments, add_output_arguments
+from .args import add_cache_arguments, add_model_arguments, add_output_arguments, check_output_file
 from .errors import guarded
 from .format import columns, namer, num, table
 from .habits import Parser, parse_args
@@ -60,6 +61,7 @@ def build_parser() -> argparse.ArgumentParser:
     add_model_arguments(p)
     g = p.add_argument_group("output")
     g.add_argument("--plot", metavar="PNG", help="draw the main statistics per metric and language pair")
+    report_cli.add_argument(g)
     add_output_arguments(g)
     add_cache_arguments(p)
     return p
@@ -68,6 +70,7 @@ def build_parser() -> argparse.ArgumentParser:
 def main(argv: Sequence[str] | None = None) -> int:
     parser = build_parser()
     args = parse_args(parser, argv)
+    args.argv = ["metaeval", *(sys.argv[1:] if argv is None else argv)]
     return guarded("docmetrics metaeval", args.debug, lambda: run_metaeval(args, sys.stdout))
 
 
@@ -100,6 +103,8 @@ def run_metaeval(args: argparse.Namespace, out: TextIO) -> int:
     lps = _parse_lps(args.lps)
     if args.plot:
         _check_plot(args.plot)
+    if args.report:
+        check_output_file(args.report, "--report", (args.plot,))
     check_common(args, lps)
     runs = score(args, lps, None, who)
     evals = [r.evaluation for r in runs if r.evaluation is not None]
@@ -108,14 +113,16 @@ def run_metaeval(args: argparse.Namespace, out: TextIO) -> int:
     if args.plot:
         plot_main_statistics(evals, averages, labels, args.plot, TITLES, title=f"{args.testset}: {', '.join(lps)}",
                              names=columns(args.metrics))
+    report = {
+        "testset": args.testset,
+        "root": args.mtme,
+        "lps": [lp_dict(r, args) for r in runs],
+        "averages": {k: v.to_dict() for k, v in averages.items()},
+        "plot": args.plot,
+    }
+    if args.report:  # the page holds what -f json prints
+        report_cli.write_for_metaeval(args, json.loads(json.dumps(report)))
     if args.format == "json":
-        report = {
-            "testset": args.testset,
-            "root": args.mtme,
-            "lps": [lp_dict(r, args) for r in runs],
-            "averages": {k: v.to_dict() for k, v in averages.items()},
-            "plot": args.plot,
-        }
         json.dump(report, out, indent=1, ensure_ascii=False)
         out.write("\n")
         return 0

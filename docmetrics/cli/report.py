@@ -9,6 +9,7 @@ by :mod:`docmetrics.report`, which imports nothing that scores.
 from __future__ import annotations
 
 import argparse
+import os
 import shlex
 import sys
 from typing import Any, Sequence
@@ -23,9 +24,10 @@ from .habits import Parser, parse_args
 from .inputs import load_testset
 
 #: What the page says was typed: (option, attribute of the parsed arguments).
-TYPED = (("-m", "metrics"), ("-i", "input"), ("-s", "source"), ("-r", "references"), ("--doc-ids", "doc_ids"),
-         ("-l", "lang"), ("--human", "human"), ("--human-column", "human_column"), ("--genmt", "genmt"),
-         ("--mtme", "mtme"), ("-t", "testset"))
+TYPED = (("-m", "metrics"), ("-m", "metric"), ("--grid", "grid"), ("-i", "input"), ("-s", "source"),
+         ("-r", "references"), ("--doc-ids", "doc_ids"), ("-l", "lang"), ("-l", "lps"), ("--human", "human"),
+         ("--human-column", "human_column"), ("--genmt", "genmt"), ("--mtme", "mtme"), ("-t", "testset"),
+         ("--stat", "stat"), ("--spans-tsv", "spans_tsv"))
 
 
 def add_argument(g: argparse._ArgumentGroup) -> None:
@@ -87,6 +89,96 @@ def error_spans(args: argparse.Namespace, human: Any, testset: TestSet) -> dict[
     return out or None
 
 
+def read_spans_tsv(path: str, testset: TestSet) -> tuple[dict[str, dict[str, list[list[Any]]]], list[str]]:
+    """An MQM span TSV (columns system, doc_id, doc_pos, start, end, severity; category, rater and span_text
+    where present; offsets into the system's line, as ../shared/data's spans.tsv has them) as
+    ``system -> {line: [[start, end, severity, category], ...]}`` on the test set's systems (a name, or its
+    file's stem), and notes on the rows left out (no-error rows are not spans)."""
+    import csv
+
+    first = {d.doc_id: (d.start, d.end) for d in testset.documents}
+    names = {}
+    for name in testset.systems:
+        names.setdefault(name, name)
+        names.setdefault(os.path.splitext(os.path.basename(name))[0], name)
+    out: dict[str, dict[str, list[list[Any]]]] = {}
+    unknown: dict[str, int] = {}
+    outside = differ = 0
+    try:
+        with open(path, encoding="utf-8", newline="") as f:
+            reader = csv.DictReader(f, delimiter="\t", quoting=csv.QUOTE_NONE)
+            missing = [c for c in ("system", "doc_id", "doc_pos", "start", "end", "severity")
+                       if c not in (reader.fieldnames or ())]
+            if missing:
+                raise InputError(f"--spans-tsv {path}: no column {', '.join(missing)} (it needs system, doc_id, "
+                                 "doc_pos, start, end, severity; category, rater and span_text where present)")
+            for n, row in enumerate(reader, start=2):
+                severity = (row["severity"] or "").strip()
+                if severity.lower() in ("no-error", "no_error", ""):
+                    continue
+                system = names.get(row["system"])
+                if system is None or row["doc_id"] not in first:
+                    what = row["system"] if system is None else f"document {row['doc_id']}"
+                    unknown[what] = unknown.get(what, 0) + 1
+                    continue
+                try:
+                    pos = int(row["doc_pos"])
+                    start = int(row["start"]) if row["start"] else None
+                    end = int(row["end"]) if row["end"] else None
+                except ValueError:
+                    raise InputError(f"--spans-tsv {path}, line {n}: doc_pos, start and end must be integers "
+                                     "(start and end may be empty: an error without a place)") from None
+                a, b = first[row["doc_id"]]
+                line = a + pos - 1
+                text = testset.systems[system][line] if a <= line < b else None
+                if text is None or (start is not None and not 0 <= start <= (end or 0) <= len(text)):
+                    outside += 1
+                    continue
+                if start is not None and row.get("span_text") is not None and text[start:end] != row["span_text"]:
+                    differ += 1  # kept: the offsets are what places it; span_text has tabs turned to spaces
+                category = row.get("category") or ""
+                if row.get("rater"):
+                    category = f"{category}, {row['rater']}" if category else row["rater"]
+                out.setdefault(system, {}).setdefault(str(line), []).append([start, end, severity, category])
+    except OSError as exc:
+        raise UserError(f"--spans-tsv {path}: cannot read the file ({exc.strerror})") from None
+    notes = []
+    if unknown:
+        notes.append(f"--spans-tsv {path}: left out {sum(unknown.values())} spans of what the test set does not "
+                     "have (" + ", ".join(f"{k}: {v}" for k, v in sorted(unknown.items())[:6]) + ")")
+    if outside:
+        notes.append(f"--spans-tsv {path}: left out {outside} spans outside their line")
+    if differ:
+        notes.append(f"--spans-tsv {path}: {differ} spans whose span_text differs from the line's text there")
+    return out, notes
+
+
+def merge_spans(*found: dict[str, dict[str, list[list[Any]]]] | None) -> dict[str, Any] | None:
+    out: dict[str, dict[str, list[list[Any]]]] = {}
+    for spans in found:
+        for system, lines in (spans or {}).items():
+            for line, xs in lines.items():
+                out.setdefault(system, {}).setdefault(line, []).extend(xs)
+    return out or None
+
+
+def write_for_sweep(args: argparse.Namespace, output: dict[str, Any], testset: TestSet, human: Any = None) -> None:
+    """``docmetrics sweep ... --report FILE``: the sweep's JSON (as ``-o`` writes it: the heatmap and its
+    grid as a table), the test set's texts and human segment scores."""
+    payload = report.payload([("docmetrics sweep -o (sweep)", output)], texts=report.texts(testset),
+                             human=human_segments(human, testset), command=command_line(args),
+                             inputs=inputs_typed(args))
+    write_page(args, args.report, payload)
+
+
+def write_for_metaeval(args: argparse.Namespace, output: dict[str, Any]) -> None:
+    """``docmetrics metaeval ... --report FILE``: its JSON (as ``-f json`` prints it): each language pair's
+    tables and the WMT averages."""
+    payload = report.payload([(f"docmetrics metaeval -f json ({output.get('testset')})", output)],
+                             command=command_line(args), inputs=inputs_typed(args))
+    write_page(args, args.report, payload)
+
+
 def write_for_command(args: argparse.Namespace, output: str, all_results: Sequence[tuple[str, list[Result]]],
                       testset: TestSet | None, human: Any = None, cis: Sequence[Sequence[Any]] | None = None) -> None:
     """``--report FILE``: the page of a scoring or judging command, from the JSON it prints with ``-f json``
@@ -132,6 +224,10 @@ def build_parser() -> argparse.ArgumentParser:
     g.add_argument("--human", metavar="FILE", help="human scores (as --human reads them) to show per document")
     g.add_argument("--human-column", metavar="NAME", help="the score column of --human")
     g.add_argument("--human-lower-better", action="store_true", help="--human's scores are lower-is-better")
+    g.add_argument("--spans-tsv", metavar="FILE",
+                   help="human error spans to show in the document view: a TSV with the columns system, doc_id, "
+                        "doc_pos, start, end (character offsets in the system's line), severity (and category, "
+                        "rater, span_text), as ../shared/data's spans.tsv")
     p.add_argument("-q", "--quiet", action="store_true", help="no notes")
     p.add_argument("--debug", action="store_true", help="tracebacks")
     return p
@@ -161,16 +257,23 @@ def run(args: argparse.Namespace) -> int:
             raise InputError(f"{path}: not an output docmetrics report reads ({exc}); it reads {layouts}") from None
         sources.append((path, data))
     testset = human_scores = None
+    if args.spans_tsv and not args.input:
+        raise UserError("--spans-tsv places spans on the systems' lines: give the texts with -i (and --doc-ids)")
     if args.input:
         testset = load_testset(args, "docmetrics report", documents=False)
     if args.human:
         from ..values.human_tsv import load_human
 
         human_scores = load_human(args.human, args.human_column, args.human_lower_better)
+    tsv_spans = None
+    if args.spans_tsv:
+        tsv_spans, notes = read_spans_tsv(args.spans_tsv, testset)  # type: ignore[arg-type]
+        for text in notes:
+            note(args, text, "docmetrics report")
     payload = report.payload(
         sources, texts=report.texts(testset) if testset is not None else None,
         human=human_segments(human_scores, testset) if testset is not None else None,
-        spans=error_spans(args, human_scores, testset) if testset is not None else None,
+        spans=merge_spans(error_spans(args, human_scores, testset), tsv_spans) if testset is not None else None,
         command=command_line(args), inputs=inputs_typed(args), title=args.title)
     args.report = args.output
     write_page(args, args.output, payload)

@@ -20,6 +20,7 @@ from ..values.errors import InputError, UserError
 from ..values.human_tsv import load_human
 from ..values.versions import __version__
 from . import human as human_cli
+from . import report as report_cli
 from .args import (
     add_input_arguments,
     add_model_arguments,
@@ -92,6 +93,7 @@ def build_parser() -> argparse.ArgumentParser:
     g.add_argument(
         "-o", "--output", metavar="JSON", help="also write every point (scores, meta-evaluation) as JSON"
     )
+    report_cli.add_argument(g)
     add_output_arguments(g)
     return p
 
@@ -99,6 +101,7 @@ def build_parser() -> argparse.ArgumentParser:
 def main(argv: Sequence[str] | None = None) -> int:
     parser = build_parser()
     args = parse_args(parser, list(sys.argv[1:] if argv is None else argv))
+    args.argv = ["sweep", *(sys.argv[1:] if argv is None else argv)]
     return guarded("docmetrics sweep", args.debug, lambda: run(args, sys.stdout), interrupted=lambda: kept(args))
 
 
@@ -140,6 +143,8 @@ def run(args: argparse.Namespace, out: TextIO) -> int:
     inputs = (*(args.input or ()), args.source, args.reference, args.doc_ids, args.human)
     if args.output:
         check_output_file(args.output, "-o", inputs)
+    if args.report:
+        check_output_file(args.report, "--report", (*inputs, args.output))
     if args.plot:  # all before any scoring: a sweep can run for hours
         check_output_file(args.plot, "--plot", (*inputs, args.output))
         pyplot()
@@ -197,6 +202,8 @@ def run(args: argparse.Namespace, out: TextIO) -> int:
         warn_truncation(points)
         if args.output:
             write_report(args.output, report, kept=args.cache is not None)
+        if args.report:  # the page holds what -o writes
+            report_cli.write_for_sweep(args, json.loads(json.dumps(report)), testset, human)
         if args.plot:
             title = heatmap_title(args.stat, points, testset, typed_inputs(args))
             plot_heatmap(points, axes, args.stat, args.plot, title=title)

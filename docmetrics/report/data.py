@@ -7,7 +7,9 @@ The object, ``{"report": 1, ...}``:
 * ``results``: the per-document and per-unit scores where no source carries them (``--report`` on a
   command that prints system scores or a meta-evaluation), units column by column to keep the page small;
 * ``texts``: the test set (documents, source, references, every system's output), ``human``: the human
-  segment scores on its lines, ``spans``: the error spans of each system's lines, where they were read;
+  segment scores on its lines, ``spans``: the human error spans of each system's lines, where they were
+  read (GenMT's, a raw MQM file's, a span TSV's); a metric's own spans and an LLM judge's answers stay in
+  its results (``units[].spans``, ``units[].answer``, SLIDE's ``detail.segment_spans``);
 * ``command``, ``inputs``: what was run, as typed.
 
 Nothing here scores: it reads JSON and value types.
@@ -30,6 +32,7 @@ LAYOUTS = {
     "human": "a list of meta-evaluations (metric_scores, human_scores) from --human / --genmt -f json",
     "genmt": "an object with metaeval and error_free from --genmt ... --error-free -f json",
     "mtme": "an object with testset, lp and metrics from --mtme -f json",
+    "metaeval": "an object with lps and averages from docmetrics metaeval -f json",
     "sweep": "an object with grid and points from docmetrics sweep -o FILE",
     "alignment": "JSON lines of sentence alignments from --dump-alignment",
     "report": "the data of a report page (its JSON export)",
@@ -49,6 +52,8 @@ def detect(data: Any) -> str:
             return "genmt"
         if "testset" in data and "lp" in data:
             return "mtme"
+        if "lps" in data and "averages" in data:
+            return "metaeval"
         if "grid" in data and "points" in data:
             return "sweep"
         raise LayoutError(f"an object with keys {', '.join(sorted(data)[:8])}")
@@ -80,7 +85,8 @@ def parse(text: str) -> Any:
 def compact_result(result: Result, spec: str, ci: Mapping[str, Any] | None = None) -> dict[str, Any]:
     """A result with its documents and units, the units column by column (``doc``: an index into
     ``docs``; ``weight``, ``group``, ``truncated``, ``partial`` only where some unit differs from the
-    default)."""
+    default; ``spans`` (each unit's error spans as ``-f json`` writes them, or null) and ``answer`` (an
+    LLM judge's, or null) only where some unit has them)."""
     d = dict(result.to_dict(level="system"), spec=spec)
     if ci is not None:
         d["ci"] = dict(ci)
@@ -100,6 +106,10 @@ def compact_result(result: Result, spec: str, ci: Mapping[str, Any] | None = Non
         values = [getattr(u, name) for u in result.units]
         if any(v != default for v in values):
             units[name] = values
+    if any(u.spans for u in result.units):
+        units["spans"] = [[s.to_dict() for s in u.spans] if u.spans else None for u in result.units]
+    if any(u.answer is not None for u in result.units):
+        units["answer"] = [u.answer for u in result.units]
     d["docs"], d["units"] = docs, units
     return d
 

@@ -53,17 +53,17 @@
   }
 
   // -- the model: results, judging outputs, texts ---------------------------------------------------
-  var M = { results: [], specs: [], systems: [], docs: [], paired: [], metaeval: [], errorFree: [], mtme: [],
+  var M = { results: [], specs: [], systems: [], docs: [], paired: [], metaeval: [], errorFree: [], mtme: [], averages: [],
             sweeps: [], alignments: [], texts: D.texts || null, human: D.human || null, spans: D.spans || null };
   var byKey = {};
   function columnar(units, docs) {
-    var idx = {}, out = { doc: [], start: [], end: [], score: [] }, extra = ["weight", "group", "truncated", "partial"];
+    var idx = {}, out = { doc: [], start: [], end: [], score: [] }, extra = ["weight", "group", "truncated", "partial", "spans", "answer"];
     docs.forEach(function (d, k) { if (!(d[0] in idx)) idx[d[0]] = k; });
     units.forEach(function (u) {
       if (!(u.doc_id in idx)) { idx[u.doc_id] = docs.length; docs.push([u.doc_id, null, 0]); }
       out.doc.push(idx[u.doc_id]); out.start.push(u.start); out.end.push(u.end); out.score.push(u.score);
     });
-    extra.forEach(function (k) { if (units.some(function (u) { return u[k] !== undefined; })) out[k] = units.map(function (u) { return u[k]; }); });
+    extra.forEach(function (k) { if (units.some(function (u) { return u[k] !== undefined; })) out[k] = units.map(function (u) { return u[k] === undefined ? null : u[k]; }); });
     return out;
   }
   function addResult(r, compact) {
@@ -71,12 +71,13 @@
     var docs = compact ? (r.docs || []) : (r.docs || []).map(function (d) { return [d.doc_id, d.score, d.units]; });
     var units = compact ? (r.units || null) : (r.units ? columnar(r.units, docs) : null);
     var x = { system: r.system, metric: r.metric, spec: r.spec || r.metric, score: r.score, signature: r.signature,
-              params: r.params, coverage: r.coverage, ci: r.ci || null, higher: r.higher_is_better !== false,
+              params: r.params, coverage: r.coverage, ci: r.ci || null, higher: r.higher_is_better !== false, detail: r.detail || null,
               docs: docs, units: units, hasDocs: !!(r.docs && r.docs.length) };
     var old = byKey[key];
     if (old) {
       if (!old.ci && x.ci) old.ci = x.ci;
       if (!old.hasDocs && x.hasDocs) { old.docs = x.docs; old.units = x.units; old.hasDocs = true; }
+      if (!old.detail && x.detail) old.detail = x.detail;
       return;
     }
     byKey[key] = x; M.results.push(x);
@@ -89,6 +90,7 @@
     else if (src.layout === "human") M.metaeval.push({ name: src.name, rows: d });
     else if (src.layout === "genmt") { M.metaeval.push({ name: src.name, rows: d.metaeval }); M.errorFree.push({ name: src.name, rows: d.error_free || [] }); }
     else if (src.layout === "mtme") M.mtme.push(d);
+    else if (src.layout === "metaeval") { (d.lps || []).forEach(function (lp) { M.mtme.push(lp); }); M.averages.push(d); }
     else if (src.layout === "sweep") M.sweeps.push(d);
     else if (src.layout === "alignment") M.alignments = M.alignments.concat(d);
   });
@@ -274,8 +276,8 @@
       if (!sp.higher) notes.push("Lower is better for this metric: systems are sorted best first.");
       notes.forEach(function (t) { add(el, [h("p", { class: "note" }, t)]); });
     });
-    if (!M.specs.length && !M.metaeval.length && !M.mtme.length && !M.sweeps.length) add(el, [h("p", null, "No scores in this report.")]);
-    if (M.metaeval.length || M.mtme.length || M.sweeps.length) add(el, [h("p", null, "Meta-evaluation: see ", h("a", { href: "#judging" }, "Judging"), ".")]);
+    if (!M.specs.length && !M.metaeval.length && !M.mtme.length && !M.sweeps.length && !M.averages.length) add(el, [h("p", null, "No scores in this report.")]);
+    if (M.metaeval.length || M.mtme.length || M.sweeps.length || M.averages.length) add(el, [h("p", null, "Meta-evaluation: see ", h("a", { href: "#judging" }, "Judging"), ".")]);
   }
 
   // -- Documents ------------------------------------------------------------------------------------
@@ -395,6 +397,48 @@
     if (noPlace.length) out.push(h("span", { class: "note" }, " [" + noPlace.map(function (sp) { return sp[2] + " omission" + (sp[3] ? ": " + sp[3] : ""); }).join("; ") + "]"));
     return out;
   }
+  /* A metric's own error spans per line (the model's: XCOMET, an LLM judge): SLIDE's detail.segment_spans,
+     else the spans of units of one segment each; [start, end, severity, what] as the human spans. */
+  function modelSpans(r) {
+    if (!r) return null;
+    if (r.modelSpans !== undefined) return r.modelSpans;
+    var out = {}, any = false;
+    function put(line, spans) {
+      (spans || []).forEach(function (x) {
+        any = true;
+        (out[line] = out[line] || []).push([x.start, x.end, x.severity, isNum(x.confidence) ? "confidence " + fmt(x.confidence, 2) : ""]);
+      });
+    }
+    var seg = r.detail && r.detail.segment_spans;
+    if (Array.isArray(seg)) seg.forEach(function (x) { put(x.line - 1, x.spans); });
+    else if (r.units && r.units.spans) {
+      for (var i = 0; i < r.units.doc.length; i++) if (r.units.end[i] - r.units.start[i] === 1) put(r.units.start[i], r.units.spans[i]);
+    }
+    return (r.modelSpans = any ? out : null);
+  }
+  function answers(r) { // line -> an LLM judge's answer, for units of one segment
+    if (!r || !r.units || !r.units.answer) return null;
+    if (r.lineAnswers !== undefined) return r.lineAnswers;
+    var out = {}, any = false;
+    for (var i = 0; i < r.units.doc.length; i++) {
+      var a = r.units.answer[i];
+      if (a !== null && a !== undefined && r.units.end[i] - r.units.start[i] === 1 && !(r.units.group && r.units.group[i])) { out[r.units.start[i]] = String(a); any = true; }
+    }
+    return (r.lineAnswers = any ? out : null);
+  }
+  function bySystemOf(sp, n) {
+    if (sp.bySystem[n]) return sp.bySystem[n];
+    var stem = n.replace(/\.[^.\/]*$/, "");
+    return sp.bySystem[stem] || null;
+  }
+  function humanSpans(n) {
+    if (!M.spans) return null;
+    if (n in M.spans) return M.spans[n];
+    var stem = n.replace(/\.[^.\/]*$/, "");
+    return stem in M.spans ? M.spans[stem] : null;
+  }
+  var spanSpecs = M.specs.filter(function (sp) { return Object.keys(sp.bySystem).some(function (n) { return modelSpans(sp.bySystem[n]); }); });
+  var answerSpecs = M.specs.filter(function (sp) { return Object.keys(sp.bySystem).some(function (n) { return answers(sp.bySystem[n]); }); });
   function unitsOf(r, k) {
     var out = []; if (!r || !r.units) return out;
     for (var i = 0; i < r.units.doc.length; i++) if (r.units.doc[i] === k) out.push(i);
@@ -441,9 +485,14 @@
         if (T.source) cells.push(h("td", { lang: "" }, T.source[line]));
         chosen.forEach(function (n, j) {
           var text = (T.systems[n] || [])[line];
-          var spans = M.spans && M.spans[n] ? M.spans[n][String(line)] : null;
-          var hum = humanSystem(n);
-          cells.push(h("td", null, text === undefined || text === null ? h("span", { class: "muted" }, "(no output)") : withSpans(text, spans),
+          var hs = humanSpans(n), spans = hs ? hs[String(line)] : null;
+          var hum = humanSystem(n), layers = [], said = [];
+          if (text !== undefined && text !== null) {
+            spanSpecs.forEach(function (sp) { var ms = modelSpans(bySystemOf(sp, n)); if (ms && ms[line]) layers.push(h("div", { class: "layer" }, h("span", { class: "who" }, sp.spec), " ", withSpans(text, ms[line]))); });
+            answerSpecs.forEach(function (sp) { var a = answers(bySystemOf(sp, n)); if (a && a[line] !== undefined) said.push(h("details", { class: "answer" }, h("summary", null, "answer of " + sp.spec), h("pre", null, a[line]))); });
+          }
+          cells.push(h("td", null, text === undefined || text === null ? h("span", { class: "muted" }, "(no output)")
+                         : layers.length ? h("div", { class: "layer" }, h("span", { class: "who" }, spans ? "human" : "text"), " ", withSpans(text, spans)) : withSpans(text, spans), layers, said,
             isNum(seg[j][line]) ? h("span", { class: "score" }, specHere + ": " + fmt(seg[j][line])) : null,
             hum && isNum(hum[line]) ? h("span", { class: "score" }, "human: " + fmt(hum[line])) : null));
         });
@@ -453,7 +502,7 @@
       add(el, [h("h3", null, "Segments"), h("div", { class: "scroll" }, h("table", { class: "segs", id: "segments" },
         h("caption", { class: "visually-hidden" }, "Segments of " + d.id),
         h("thead", null, h("tr", null, headers.map(function (x) { return h("th", { scope: "col" }, x); }))), h("tbody", null, rows)))]);
-      if (M.spans) add(el, [h("p", { class: "legend" }, "Error spans: ", h("mark", { class: "span sev-minor" }, "minor", h("span", { class: "sev" }, "min")),
+      if (M.spans || spanSpecs.length) add(el, [h("p", { class: "legend" }, "Error spans" + (spanSpecs.length ? " (human" + (M.spans ? "" : ": none here") + "; below them, labelled, each metric's own: " + spanSpecs.map(function (sp) { return sp.spec; }).join(", ") + ")" : "") + ": ", h("mark", { class: "span sev-minor" }, "minor", h("span", { class: "sev" }, "min")),
         h("mark", { class: "span sev-major" }, "major", h("span", { class: "sev" }, "MAJ")), h("mark", { class: "span sev-critical" }, "critical", h("span", { class: "sev" }, "CRIT")),
         " (the label and the underline say the severity; hover or focus for the category)")]);
     } else add(el, [h("p", { class: "note" }, "The texts are not in this report (a saved -f json holds scores only): docmetrics report ... -i HYP... -s SRC -r REF --doc-ids IDS adds them.")]);
@@ -470,7 +519,9 @@
           var tr = h("tr", { tabindex: inLines ? 0 : null, "data-start": a, "data-end": b },
             h("th", { scope: "row", class: "num" }, String(j + 1)), h("td", null, inLines ? "lines " + (a + 1) + "\u2013" + b : a + "\u2013" + b),
             h("td", null, u.group ? u.group[i] : ""), h("td", { class: "num" }, fmt(u.score[i])),
-            h("td", null, [u.weight && u.weight[i] !== 1 ? "weight " + u.weight[i] : "", u.truncated && u.truncated[i] ? " truncated" : "", u.partial && u.partial[i] ? " partial" : ""].join(" ").trim()));
+            h("td", null, [u.weight && u.weight[i] !== 1 ? "weight " + u.weight[i] : "", u.truncated && u.truncated[i] ? " truncated" : "", u.partial && u.partial[i] ? " partial" : "",
+                           u.spans && u.spans[i] && u.spans[i].length ? " " + u.spans[i].length + " error span(s)" : ""].join(" ").trim(),
+              u.answer && u.answer[i] !== null && u.answer[i] !== undefined ? h("details", { class: "answer" }, h("summary", null, "answer"), h("pre", null, String(u.answer[i]))) : null));
           if (inLines) {
             var on = function () { document.querySelectorAll("#segments tr[data-line]").forEach(function (row) { var l = +row.getAttribute("data-line"); row.classList.toggle("covered", l >= a && l < b); }); };
             var off = function () { document.querySelectorAll("#segments tr.covered").forEach(function (row) { row.classList.remove("covered"); }); };
@@ -523,7 +574,7 @@
     var used = cols.filter(function (c) { return rows.some(function (r) { var v = get(r); return v && v[c[0]] !== undefined && v[c[0]] !== null; }); });
     return sortable([{ label: "metric", head: true, key: function (r) { return r.spec || r.metric; }, cell: function (r) { return h("code", null, r.spec || r.metric); } }]
       .concat(used.map(function (c) { return { label: c[1], num: true, key: function (r) { var v = get(r); return v ? v[c[0]] : null; },
-        cell: function (r) { var v = get(r), x = v ? v[c[0]] : null; return typeof x === "number" ? fmt(x, c[0] === "epsilon" ? 6 : 4) : x === null || x === undefined ? "\u2013" : String(x); } }; })),
+        cell: function (r) { var v = get(r), x = v ? v[c[0]] : null; return typeof x === "number" ? (c[0] === "documents" || c[0] === "n" ? String(x) : fmt(x, c[0] === "epsilon" ? 6 : 4)) : x === null || x === undefined ? "\u2013" : String(x); } }; })),
       rows, { caption: caption }).el;
   }
   function scatter(title, xs, ys, names, xl, yl) {
@@ -572,6 +623,21 @@
         h("p", { class: "note" }, "(n): the significance cluster of the statistic by PERM-BOTH" + (m.perm_both ? " (" + m.perm_both.n_resamples + " resamples, alpha " + m.perm_both.alpha + ")" : "") + "; double lines between the SPA clusters.")]);
       var figs = (m.metrics || []).map(function (e) { return scatter(e.metric + " vs human, per system", e.system.metric_scores, e.system.human_scores, e.system.systems, "metric", "human"); });
       add(el, [h("div", { class: "cards" }, figs)]);
+    });
+    M.averages.forEach(function (d) {
+      Object.keys(d.averages || {}).forEach(function (scheme) {
+        var avg = d.averages[scheme], tasks = avg.tasks || [];
+        any = true;
+        add(el, [h("h3", { id: "average-" + scheme }, scheme.toUpperCase() + " average over " + (d.lps || []).map(function (x) { return x.lp; }).join(", "))]);
+        var ranks = avg.ranking.map(function (r) { return r.rank; });
+        add(el, [plainTable(["metric", "rank", "average"].concat(tasks.map(function (t) { return t.name; })), avg.ranking.map(function (r) {
+          return [r.metric, r.rank === null || r.rank === undefined ? "\u2013" : String(r.rank), r.value].concat(avg.task_values.map(function (tv) { return isNum(tv[r.metric]) ? tv[r.metric] : "\u2013"; }));
+        }), { caption: scheme + " average", rowClass: function (i) { return i > 0 && ranks[i] !== ranks[i - 1] ? "cluster-start" : null; } })]);
+        var notes = ["Weights: " + tasks.map(function (t) { return t.name + " " + fmt(t.weight, 3); }).join(", ") + "; each statistic mapped to [0, 1] from its range.",
+                     avg.note ? "Rank: none (" + avg.note + ")." : "Rank: the significance cluster on the average (PERM-BOTH, " + avg.n_resamples + " resamples, seed " + avg.seed + ", alpha " + avg.alpha + "); double lines between clusters."];
+        Object.keys(avg.excluded || {}).forEach(function (m) { notes.push(m + " not averaged: " + avg.excluded[m]); });
+        notes.forEach(function (t) { add(el, [h("p", { class: "note" }, t)]); });
+      });
     });
     M.sweeps.forEach(function (sw, si) { any = true; sweepView(el, sw, si); });
     if (!any) add(el, [h("p", null, "No meta-evaluation in this report (run with --human, --genmt, --mtme, or docmetrics sweep).")]);
