@@ -11,8 +11,7 @@ import sys
 import pytest
 from cli_fixtures import run_cli as run
 from plugin_fixtures import toy_dist, write_distribution  # noqa: F401
-from test_cli_genmt import DOCS, ESA, SYSTEMS, genmt_lines
-from test_mtme import build_tiny
+from test_genmt_release import sources  # noqa: F401 (the three data sources of one test set)
 
 from docmetrics.evaluation import averages, metaeval
 from docmetrics.evaluation import statistics as stats
@@ -84,26 +83,6 @@ def test_a_registered_statistic_is_computed_on_oriented_scores(top):
     twin = evaluate_wmt({"m": [negated(r) for r in results]}, None, HUMAN, significance=()).metrics["m"]
     human_sys = [sum(HUMAN[s]) / 6 for s in plain.systems]
     assert plain.get("top_agree") == twin.get("top_agree") == top_system([r.score for r in results], human_sys)
-
-
-@pytest.fixture()
-def sources(tmp_path):
-    build_tiny(tmp_path / "mtme")
-    (tmp_path / "g.jsonl").write_text("".join(json.dumps(r) + "\n" for r in genmt_lines()), encoding="utf-8")
-    for s, lines in SYSTEMS.items():
-        (tmp_path / f"{s}.txt").write_text("".join(x + "\n" for x in lines), encoding="utf-8")
-    (tmp_path / "src.txt").write_text("".join(f"Quelle {i}.\n" for i in range(6)), encoding="utf-8")
-    (tmp_path / "ids.txt").write_text("".join(f"{d}_{n}\n" for d, n in DOCS), encoding="utf-8")
-    rows = ["system\tis_human\tdoc_id\tseg_id\tscore"] + [
-        f"{s}\t0\t{d}_{n}\t{i + 1}\t{ESA[s][i]}" for s in SYSTEMS for i, (d, n) in enumerate(DOCS)]
-    (tmp_path / "human.tsv").write_text("\n".join(rows) + "\n", encoding="utf-8")
-    plain = ["-i", *(tmp_path / f"{s}.txt" for s in SYSTEMS), "-s", tmp_path / "src.txt", "--doc-ids",
-             tmp_path / "ids.txt", "--human", tmp_path / "human.tsv"]
-    return {
-        "human": plain,
-        "mtme": ["--mtme", tmp_path / "mtme", "-t", "toy", "-l", "en-de", "--ref", "refA"],
-        "genmt": ["--genmt", tmp_path / "g.jsonl", "-l", "en-de_DE"],
-    }
 
 
 @pytest.mark.parametrize("source", ["human", "genmt", "mtme"])
