@@ -31,7 +31,7 @@ examples:
 subcommands (each has --help):
   docmetrics sweep ...   one metric over a parameter grid (e.g. --grid w=1..10 s=1..w), meta-evaluated
   docmetrics metaeval ... metrics on several language pairs of MTME data, WMT23/WMT24 averages, a plot
-  docmetrics rank ...    AutoRank (WMT25's ranking over several metrics) from stored scores (--scores FILE...)
+  docmetrics rank ...    AutoRank over live (-m) and stored (--scores) metrics, with clusters; human clusters
   docmetrics report ...  a report page (one HTML file) from saved -f json output, without any model
   docmetrics vat ...     variance-aware test sets (a tool plugin, entry-point group docmetrics.tools)
 
