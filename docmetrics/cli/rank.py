@@ -7,7 +7,6 @@ live metrics (``-m``, :mod:`.rank_live`), one table per language pair (:mod:`doc
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 from typing import Sequence, TextIO
 
@@ -20,6 +19,7 @@ from .args import add_output_arguments
 from .errors import guarded, note
 from .format import column, num, table
 from .habits import Parser, parse_args
+from .output import Output, one_or_list, write
 
 __all__ = ["build_parser", "main", "run_rank", "format_rank"]
 
@@ -158,15 +158,8 @@ def run_rank(args: argparse.Namespace, out: TextIO) -> int:
 
 
 def write_ranks(args: argparse.Namespace, results: list[AutoRank], out: TextIO) -> int:
-    if args.format == "json":
-        data = [r.to_dict() for r in results]
-        json.dump(data[0] if len(data) == 1 else data, out, indent=1, ensure_ascii=False)
-        out.write("\n")
-        return 0
-    for k, r in enumerate(results):
-        if k:
-            out.write("\n")
-        out.write(format_rank(r, args.width))
+    write(Output(data=lambda: one_or_list([r.to_dict() for r in results]),
+                 text=lambda: "\n".join(format_rank(r, args.width) for r in results)), args, out)
     for r in results:
         for m, info in r.metric_info.items():
             if info["missing"]:

@@ -1,0 +1,74 @@
+"""One output model for every command (issue 28, item 5): a command builds an :class:`Output` (its text,
+its JSON-ready object and, where it has one, its TSV) and :func:`write` picks what ``-f`` asks for and
+writes it to ``out``, to ``-o FILE`` or to stdout.  The parts are made only when picked, so a part's own
+warnings and notes are printed only when it is written."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from dataclasses import dataclass
+from typing import Any, Callable, TextIO
+
+from ..values.errors import UserError
+from .errors import note
+
+__all__ = ["Output", "render", "write", "write_output", "json_text", "one_or_list"]
+
+
+def json_text(data: Any) -> str:
+    """The JSON every command prints: indented by one, non-ASCII as it is, a final newline."""
+    return json.dumps(data, indent=1, ensure_ascii=False) + "\n"
+
+
+def one_or_list(items: list[Any]) -> Any:
+    """One language pair's object alone, several as a list (as ``rank -f json`` prints them)."""
+    return items[0] if len(items) == 1 else items
+
+
+@dataclass(frozen=True)
+class Output:
+    """What a command prints, in each format it has: ``text()`` (the tables), ``data()`` (the object
+    ``-f json`` prints) and ``tsv()`` where the text format is a TSV (a header, one row per item)."""
+
+    data: Callable[[], Any]
+    text: Callable[[], str] | None = None
+    tsv: Callable[[], str] | None = None
+
+    def __post_init__(self) -> None:
+        if self.text is None and self.tsv is None:
+            raise ValueError("an Output needs its text or its TSV")
+
+
+def render(output: Output, fmt: str) -> str:
+    """The output in format ``fmt`` (``-f``): JSON, else the text (or the TSV where that is the text)."""
+    if fmt == "json":
+        return json_text(output.data())
+    make = output.text if output.text is not None else output.tsv
+    assert make is not None
+    return make()
+
+
+def write(output: Output, args: argparse.Namespace, out: TextIO | None = None) -> None:
+    """The output in ``-f``'s format, to ``out`` where given (a command that writes to a stream), else
+    to ``-o FILE`` or stdout (:func:`write_output`)."""
+    text = render(output, args.format)
+    if out is not None:
+        out.write(text)
+    else:
+        write_output(args, text)
+
+
+def write_output(args: argparse.Namespace, text: str) -> None:
+    """The output, to -o FILE (written whole, once everything is computed) or to stdout."""
+    output = getattr(args, "output", None)
+    if not output or output == "-":
+        sys.stdout.write(text)
+        return
+    try:
+        with open(output, "w", encoding="utf-8") as f:
+            f.write(text)
+    except OSError as exc:
+        raise UserError(f"-o {output}: cannot write the file ({exc.strerror})") from None
+    note(args, f"wrote {output}")
