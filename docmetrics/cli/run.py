@@ -24,6 +24,7 @@ from .format import coverage_lines, metric_labels, units_cut
 from .habits import reference_advice
 from .inputs import check_stdin, load_testset
 from .levels import check_segment_units, level_table, write_results
+from .output import write, write_output
 from .specs import check_specs, reference_files
 
 
@@ -41,7 +42,7 @@ def run(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
     if spans_cli.requested(args):  # span predictions from files: no metric is scored
         if args.output:
             check_output_file(args.output, "-o")
-        write_output(args, spans_cli.run(args))
+        write(spans_cli.run(args), args)
         return 0
     if not args.metrics and not stored_cli.requested(args):
         print("docmetrics: error: give metrics with -m (see --list), e.g. -m slide:w=6,s=6", file=sys.stderr)
@@ -278,19 +279,6 @@ def check_truncation(args: argparse.Namespace, label: str, metric: Any, results:
     if over:
         raise UserError(f"{text} (more than --max-truncated {limit:g})")
     warn(text)
-
-
-def write_output(args: argparse.Namespace, text: str) -> None:
-    """The output, to -o FILE (written whole, once everything is computed) or to stdout."""
-    if not args.output or args.output == "-":
-        sys.stdout.write(text)
-        return
-    try:
-        with open(args.output, "w", encoding="utf-8") as f:
-            f.write(text)
-    except OSError as exc:
-        raise UserError(f"-o {args.output}: cannot write the file ({exc.strerror})") from None
-    note(args, f"wrote {args.output}")
 
 
 def dump_alignment(all_results: list[tuple[str, list[Any]]], path: str) -> None:

@@ -8,13 +8,13 @@ spans per segment are the predictions (:func:`docmetrics.evaluation.spans.metric
 from __future__ import annotations
 
 import argparse
-import json
 from typing import Any
 
 from ..algorithms.spans import PARTIAL_CREDIT
 from ..evaluation.spans import SpanGold, SpanJudgement, genmt_gold, judge, judge_predicted, metric_predictions, mqm_gold
 from ..values.errors import UserError
 from .format import num, table
+from .output import Output
 
 __all__ = ["add_arguments", "requested", "run", "format_text"]
 
@@ -58,7 +58,7 @@ def _gold(args: argparse.Namespace) -> SpanGold:
     raise UserError("--spans needs the human spans: --genmt FILE (-l LP) or --human RAW_MQM.tsv")
 
 
-def run(args: argparse.Namespace) -> str:
+def run(args: argparse.Namespace) -> Output:
     """The span judgement of every ``--spans`` file and every ``-m`` metric, as text or JSON (``-f json``)."""
     for attr, flag in _NOT_WITH:
         if getattr(args, attr, None):
@@ -83,10 +83,9 @@ def run(args: argparse.Namespace) -> str:
     found = [judge(path, gold) for path in args.spans]  # files first: their mistakes before any model loads
     if metrics:
         found += _metrics_judged(args, metrics, gold, pair)
-    if args.format == "json":
-        return json.dumps({"gold": gold.text, "partial_credit": PARTIAL_CREDIT, "notes": gold.notes,
-                           "predictors": [j.to_dict() for j in found]}, indent=1, ensure_ascii=False) + "\n"
-    return format_text(found, gold, getattr(args, "width", None) or 4)
+    return Output(data=lambda: {"gold": gold.text, "partial_credit": PARTIAL_CREDIT, "notes": gold.notes,
+                                "predictors": [j.to_dict() for j in found]},
+                  text=lambda: format_text(found, gold, getattr(args, "width", None) or 4))
 
 
 def _gold_and_pair(args: argparse.Namespace) -> tuple[SpanGold, Any]:
