@@ -4,7 +4,7 @@ print."""
 from __future__ import annotations
 
 import argparse
-import json
+import io
 from typing import TextIO
 
 from ..evaluation.significance import (
@@ -16,6 +16,7 @@ from ..evaluation.significance import (
     TEST_NAMES,
     ConfidenceInterval,
     PairedResult,
+    PairedTest,
     bootstrap_ci,
     paired_test,
 )
@@ -24,6 +25,7 @@ from ..values.result import Result
 from .args import width
 from .errors import warn
 from .format import column, metric_labels, num, table
+from .output import Output, write
 
 
 def parse_seed(text: str) -> int | None:
@@ -200,27 +202,37 @@ def write_paired(all_results: list[tuple[str, list[Result]]], args: argparse.Nam
     tests = [(spec, paired_test(results, test, n, args.seed)) for spec, results in all_results]
     for text in dict.fromkeys(w for _, t in tests for w in t.warnings):
         warn(text)
-    if args.format == "json":
-        data = []
-        for spec, t in tests:
-            for row in t.rows:
-                d = row.to_dict()
-                d.update(
-                    {
-                        "metric": t.metric,
-                        "spec": spec,
-                        "test": t.test,
-                        "n": t.n,
-                        "seed": t.seed,
-                        "documents": len(t.doc_ids),
-                        "exact": t.exact,
-                        "signature": t.signature_text(short=args.short),
-                    }
-                )
-                data.append(d)
-        json.dump(data, out, indent=1, ensure_ascii=False)
-        out.write("\n")
-        return
+    write(Output(data=lambda: paired_data(tests, args.short),
+                 text=lambda: paired_text(tests, all_results, args, test, n)), args, out)
+
+
+def paired_data(tests: list[tuple[str, PairedTest]], short: bool) -> list[dict]:
+    """``-f json``: one object per system and metric, its test's parameters and signature beside it."""
+    data = []
+    for spec, t in tests:
+        for row in t.rows:
+            d = row.to_dict()
+            d.update(
+                {
+                    "metric": t.metric,
+                    "spec": spec,
+                    "test": t.test,
+                    "n": t.n,
+                    "seed": t.seed,
+                    "documents": len(t.doc_ids),
+                    "exact": t.exact,
+                    "signature": t.signature_text(short=short),
+                }
+            )
+            data.append(d)
+    return data
+
+
+def paired_text(tests: list[tuple[str, PairedTest]], all_results: list[tuple[str, list[Result]]],
+                args: argparse.Namespace, test: str, n: int) -> str:
+    """sacrebleu's table: the baseline first, each cell the score (and with --paired-bs the bootstrap mean
+    and CI) and p-value, then how the test was run and each metric's signature."""
+    out = io.StringIO()
     widths = [width(args, results[0]) if results else args.width for _, results in all_results]  # as the score table
     names = [row.system for row in tests[0][1].rows]
     labels = metric_labels([spec for spec, _ in tests], [t.metric for _, t in tests])
@@ -257,3 +269,4 @@ def write_paired(all_results: list[tuple[str, list[Result]]], args: argparse.Nam
     out.write("Signatures:\n")
     for k, (_, t) in enumerate(tests):
         out.write(f"[{k + 1}] {t.signature_text(short=args.short)}\n")
+    return out.getvalue()
