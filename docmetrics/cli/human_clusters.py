@@ -5,7 +5,6 @@ pair, and with ``--scores`` how each stored metric orders the systems of differe
 from __future__ import annotations
 
 import argparse
-import json
 from typing import Any, Sequence, TextIO
 
 from ..evaluation.autorank import PRESETS
@@ -22,6 +21,7 @@ from ..values.errors import InputError, SpecError
 from ..values.stored import StoredMetric
 from .errors import note
 from .format import num, table
+from .output import Output, one_or_list, write
 
 __all__ = ["add_arguments", "requested", "check_args", "run", "format_ranking", "format_agreement"]
 
@@ -125,15 +125,11 @@ def run(args: argparse.Namespace, lps: Sequence[str], stored: StoredScores | Non
         chosen = _metrics(stored, ranking, args.stored, args.preset, where, choose) if stored else []
         agree = agreements(ranking, chosen)
         blocks.append((ranking, agree))
-    if args.format == "json":
-        items = [{"ranking": r.to_dict(), "agreement": [a.to_dict() for a in ag]} for r, ag in blocks]
-        json.dump(items[0] if len(items) == 1 else items, out, indent=1, ensure_ascii=False)
-        out.write("\n")
-    else:
-        for k, (ranking, agree) in enumerate(blocks):
-            out.write(("\n" if k else "") + format_ranking(ranking, args.width))
-            if agree:
-                out.write("\n" + format_agreement(agree, args.width))
+    write(Output(data=lambda: one_or_list([{"ranking": r.to_dict(), "agreement": [a.to_dict() for a in ag]}
+                                           for r, ag in blocks]),
+                 text=lambda: "\n".join(format_ranking(r, args.width)
+                                        + ("\n" + format_agreement(ag, args.width) if ag else "") for r, ag in blocks)),
+          args, out)
     for ranking, agree in blocks:
         for a in agree:
             if a.left_out:
