@@ -4,7 +4,7 @@ and a table per document, unit (chunk) or segment."""
 from __future__ import annotations
 
 import argparse
-import json
+import io
 from typing import Any, TextIO
 
 from ..values.errors import UserError
@@ -12,6 +12,7 @@ from . import significance
 from .args import width
 from .errors import warn
 from .format import column, metric_labels, num, table, tsv
+from .output import Output, write
 
 #: --level: the system scores alone, or a table per document, per unit (chunk) or per segment
 LEVELS = ("system", "doc", "chunk", "seg")
@@ -37,13 +38,17 @@ def check_segment_units(spec: str, results: list[Any]) -> None:
                     "with its first and last line, --level doc every document")
 
 
-def level_table(all_results: list[tuple[str, list[Any]]], args: argparse.Namespace, testset: Any) -> str:
+def level_table(all_results: list[tuple[str, list[Any]]], args: argparse.Namespace, testset: Any) -> Output:
     """--level doc|chunk|seg as TSV (a header, one row per document, unit or segment) or, with -f json,
     the results with their documents and units."""
-    if args.format == "json":
-        level = "doc" if args.level == "doc" else "unit"
-        data = [dict(r.to_dict(level=level, short=args.short), spec=spec) for spec, rs in all_results for r in rs]
-        return json.dumps(data, indent=1, ensure_ascii=False) + "\n"
+    level = "doc" if args.level == "doc" else "unit"
+    return Output(data=lambda: [dict(r.to_dict(level=level, short=args.short), spec=spec)
+                                for spec, rs in all_results for r in rs],
+                  tsv=lambda: level_tsv(all_results, args, testset))
+
+
+def level_tsv(all_results: list[tuple[str, list[Any]]], args: argparse.Namespace, testset: Any) -> str:
+    """The TSV of --level doc|chunk|seg: a header (:data:`COLUMNS`), one row per document, unit or segment."""
     odd = sorted({d.doc_id for d in testset.documents if any(c in d.doc_id for c in "\t\r\n")})
     if odd:  # a TSV cell cannot hold them
         warn(f"--level {args.level}: {len(odd)} doc id(s) hold a tab or a line break (e.g. {odd[0]!r}), written as "
@@ -76,28 +81,47 @@ def write_results(all_results: list[tuple[str, list[Any]]], args: argparse.Names
                   cis: list[list[Any]] | None = None) -> None:
     """The system scores: one line per metric (one system), a table (several), the scores alone
     (-b) or JSON (one object per system and metric, with its documents and units at --level)."""
+    write(Output(data=lambda: results_data(all_results, args, cis), text=lambda: results_text(all_results, args, cis)),
+          args, out)
+
+
+def flat_results(all_results: list[tuple[str, list[Any]]],
+                 cis: list[list[Any]] | None) -> tuple[list[tuple[str, Any]], list[Any]]:
+    """Each (spec, result) in order, and its confidence interval (None without --ci)."""
     flat = [(spec, r) for spec, results in all_results for r in results]
-    flat_cis = [ci for per_metric in cis for ci in per_metric] if cis else [None] * len(flat)
-    if args.format == "json":
-        level = {"chunk": "unit", "seg": "unit"}.get(args.level, args.level)
-        data = []
-        for (spec, r), ci in zip(flat, flat_cis):
-            d = dict(r.to_dict(level=level, short=args.short), spec=spec)
-            if ci is not None:
-                d["ci"] = ci.to_dict()
-            data.append(d)
-        json.dump(data, out, indent=1, ensure_ascii=False)
-        out.write("\n")
-        return
+    return flat, [ci for per_metric in cis for ci in per_metric] if cis else [None] * len(flat)
+
+
+def results_data(all_results: list[tuple[str, list[Any]]], args: argparse.Namespace,
+                 cis: list[list[Any]] | None) -> list[dict]:
+    """``-f json``: one object per system and metric (its spec, its CI where asked), with its documents and
+    units at --level."""
+    flat, flat_cis = flat_results(all_results, cis)
+    level = {"chunk": "unit", "seg": "unit"}.get(args.level, args.level)
+    data = []
+    for (spec, r), ci in zip(flat, flat_cis):
+        d = dict(r.to_dict(level=level, short=args.short), spec=spec)
+        if ci is not None:
+            d["ci"] = ci.to_dict()
+        data.append(d)
+    return data
+
+
+def results_text(all_results: list[tuple[str, list[Any]]], args: argparse.Namespace,
+                 cis: list[list[Any]] | None) -> str:
+    """The score table (or one line per metric for one system, or the scores alone with -b) and each
+    metric's signature."""
+    out = io.StringIO()
+    flat, flat_cis = flat_results(all_results, cis)
     n_systems = len(all_results[0][1]) if all_results else 0
     if args.score_only:
         if n_systems == 1:  # one score per line, as sacrebleu -b prints them
             out.writelines(num(r.score, width(args, r)) + "\n" for _, r in flat)
-            return
+            return out.getvalue()
         for i in range(n_systems):  # SYSTEM<TAB>SCORE (a score per -m spec, in order), one line per system
             row = [res[i] for _, res in all_results]
             out.write("\t".join([row[0].system, *(num(r.score, width(args, r)) for r in row)]) + "\n")
-        return
+        return out.getvalue()
 
     def cell(r: Any, ci: Any) -> str:
         w = width(args, r)
@@ -110,7 +134,7 @@ def write_results(all_results: list[tuple[str, list[Any]]], args: argparse.Names
             out.write(f"{r.signature.format(short=args.short)} = {cell(r, ci)}{detail}{extra}\n")
         if cis:
             out.write(significance.describe_ci(cis, labels=len(cis) > 1))
-        return
+        return out.getvalue()
     specs = [spec for spec, _ in all_results]
     labels = metric_labels(specs, [res[0].metric if res else spec for spec, res in all_results])
     headers = ["System"] + [column(label, k + 1) for k, label in enumerate(labels)]
@@ -124,3 +148,4 @@ def write_results(all_results: list[tuple[str, list[Any]]], args: argparse.Names
         out.write(significance.describe_ci(cis, labels=len(cis) > 1))
     for k, (_, res) in enumerate(all_results):
         out.write(f"[{k + 1}] {res[0].signature.format(short=args.short)}\n")
+    return out.getvalue()

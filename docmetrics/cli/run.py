@@ -229,7 +229,7 @@ def score_and_write(args: argparse.Namespace, metrics: list[Any], testset: Any, 
     if args.level == "system" or plain_json:  # JSON results carry their documents and units
         write_output(args, report.getvalue())
         return 0
-    write_output(args, level_table(all_results, args, testset))
+    write(level_table(all_results, args, testset), args)
     (sys.stdout if args.output else sys.stderr).write(report.getvalue())
     return 0
 
