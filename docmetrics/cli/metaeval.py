@@ -12,6 +12,7 @@ from typing import Sequence, TextIO
 
 from ..algorithms import wmt_stats as ws
 from ..evaluation.averages import SCHEMES, WmtAverage, wmt_average
+from ..evaluation.mtme_run import MtmeRun
 from ..values.errors import UserError
 from . import report as report_cli
 from . import stored as stored_cli
@@ -20,7 +21,8 @@ from .errors import guarded
 from .format import columns, namer, num, table
 from .habits import Parser, parse_args
 from .human import add_level_arguments
-from .mtme import TITLES, add_data_arguments, check_common, lp_dict, score, write_lp
+from .mtme import TITLES, add_data_arguments, check_common, lp_dict, lp_text, score
+from .output import Output, write
 from .plot import plot_main_statistics, pyplot
 from .significance import parse_seed
 
@@ -122,19 +124,16 @@ def run_metaeval(args: argparse.Namespace, out: TextIO) -> int:
     }
     if args.report:  # the page holds what -f json prints
         report_cli.write_for_metaeval(args, json.loads(json.dumps(report)))
-    if args.format == "json":
-        json.dump(report, out, indent=1, ensure_ascii=False)
-        out.write("\n")
-        return 0
-    for k, r in enumerate(runs):
-        if k:
-            out.write("\n")
-        write_lp(r, args, labels, out, explain=k == 0)
-    for avg in averages.values():
-        out.write("\n" + format_average(avg, args.width, labels))
-    if args.plot:
-        out.write(f"\nplot: {args.plot}\n")
+    write(Output(data=lambda: report, text=lambda: metaeval_text(runs, averages, labels, args)), args, out)
     return 0
+
+
+def metaeval_text(runs: Sequence[MtmeRun], averages: dict[str, WmtAverage], labels: dict[str, int],
+                  args: argparse.Namespace) -> str:
+    """Each language pair's tables (how they are computed under the first), the averages, the plot."""
+    text = "\n".join(lp_text(r, args, labels, explain=k == 0) for k, r in enumerate(runs))
+    text += "".join("\n" + format_average(avg, args.width, labels) for avg in averages.values())
+    return text + (f"\nplot: {args.plot}\n" if args.plot else "")
 
 
 AVERAGE_TITLES = {

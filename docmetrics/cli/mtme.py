@@ -7,7 +7,7 @@ option is checked before a model is loaded."""
 from __future__ import annotations
 
 import argparse
-import json
+import io
 import os
 import sys
 from typing import Any, Callable, Collection, Sequence, TextIO
@@ -26,9 +26,10 @@ from .conflicts import CANNOT, NEEDS, Conflicts, Option
 from .errors import note, warn
 from .format import columns, namer, num, table
 from .human import ACC_EQ_TEXT, DOC_TEXT, spa_text
+from .output import Output, write
 
 __all__ = ["add_arguments", "add_data_arguments", "check_common", "requested", "run", "score", "lp_dict",
-           "write_lp", "format_eval", "COLUMNS", "TITLES"]
+           "lp_text", "write_lp", "format_eval", "COLUMNS", "TITLES"]
 
 #: the statistics of the table, in its column order, and their headers
 COLUMNS = (("spa", "SPA"), ("seg_acc_eq", "acc_eq"), ("pearson", "Pearson"), ("spearman", "Spearman"),
@@ -294,12 +295,15 @@ def run(args: argparse.Namespace, out: TextIO | None = None) -> int:
         from .report import write_for_mtme
 
         write_for_mtme(args, lp_dict(lp_run, args), lp_run)
-    if args.format == "json":
-        json.dump(lp_dict(lp_run, args), out, indent=1, ensure_ascii=False)
-        out.write("\n")
-        return 0
-    write_lp(lp_run, args, labels, out)
+    write(Output(data=lambda: lp_dict(lp_run, args), text=lambda: lp_text(lp_run, args, labels)), args, out)
     return 0
+
+
+def lp_text(run: MtmeRun, args: argparse.Namespace, labels: dict[str, int], explain: bool = True) -> str:
+    """:func:`write_lp` as a string."""
+    out = io.StringIO()
+    write_lp(run, args, labels, out, explain)
+    return out.getvalue()
 
 
 def lp_dict(run: MtmeRun, args: argparse.Namespace) -> dict[str, Any]:
