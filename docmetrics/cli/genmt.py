@@ -15,7 +15,7 @@ from __future__ import annotations
 import argparse
 import dataclasses
 import math
-from typing import Any, Sequence, TextIO
+from typing import Any, Sequence
 
 from ..algorithms.detection import Detection, detect, items
 from ..values.errors import UserError
@@ -27,7 +27,7 @@ from .conflicts import NEEDS, WITH, Conflicts, Option
 from .errors import warn
 from .format import columns, num, table
 
-__all__ = ["add_arguments", "requested", "check_args", "prepare", "detections", "write_detections"]
+__all__ = ["add_arguments", "requested", "check_args", "prepare", "detections", "detections_text"]
 
 #: Options that name files of the usual input, which --genmt replaces.
 INPUTS = Conflicts("--genmt", "--genmt reads the sources, outputs, references, documents and human scores from "
@@ -211,8 +211,8 @@ def _why_no_gold(pair: GenmtPair, systems: Sequence[str]) -> str:
     return ""
 
 
-def write_detections(found: Sequence[tuple[str, Detection | None, str]], width: int, out: TextIO) -> None:
-    """The detection table (text)."""
+def detections_text(found: Sequence[tuple[str, Detection | None, str]], width: int) -> str:
+    """The detection table (text), under a blank line, and how its items are judged."""
     rows = []
     named = columns([spec for spec, _, _ in found])
     for spec, d, why in found:
@@ -224,10 +224,9 @@ def write_detections(found: Sequence[tuple[str, Detection | None, str]], width: 
         at = f"<= {d.threshold:g}" if d.at_or_below else f"{d.threshold:g}"
         rows.append([named[spec], *cells, f"{at} ({d.chosen_by})", f"{d.positives}/{d.n}",
                      "; ".join(x for x in (d.undefined, why) if x)])
-    out.write("\nError-free translations (WMT26 subtask 3): (segment, system) items\n")
-    out.write(table(["Metric", "MCC", "precision", "recall", "F1", "AP", "threshold", "error-free items", "note"],
-                    rows))
-    out.write("\nAn item is one system's translation of one segment.  Gold error-free: no error span (an omission "
+    return ("\nError-free translations (WMT26 subtask 3): (segment, system) items\n"
+            + table(["Metric", "MCC", "precision", "recall", "F1", "AP", "threshold", "error-free items", "note"], rows)
+            + "\nAn item is one system's translation of one segment.  Gold error-free: no error span (an omission "
               "counts, though it has no place) and ESA >= 85.  An item is predicted error-free when the metric's "
               "score is at or above the threshold (at or below, '<=', for a metric whose lower scores are better); "
               "a threshold chosen on these items (mcc) is an oracle operating "

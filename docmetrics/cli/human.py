@@ -4,7 +4,7 @@ human scores), and the table they print; the work is :func:`docmetrics.evaluatio
 from __future__ import annotations
 
 import argparse
-import json
+import io
 from typing import Sequence, TextIO
 
 from ..algorithms.wmt_stats import DEFAULT_PERMUTATIONS, SPA_SEED
@@ -18,11 +18,12 @@ from ..values.testset import TestSet
 from .conflicts import NEEDS, WITH, Conflicts, Option
 from .errors import warn
 from .format import column, metric_labels, num, table
+from .output import Output, write
 
 __all__ = ["check_document_gold", "warn_unmatched", "add_arguments", "add_level_arguments", "check_args", "read_human",
            "run_metaeval", "plugin_statistics", "stat_headers", "stat_cells", "doc_cells", "DOC_HEADERS",
            "format_table",
-           "format_doc_table", "write_metaeval", "spa_text", "ACC_EQ_TEXT", "DOC_TEXT", "MQM_TEXT"]
+           "format_doc_table", "write_metaeval", "metaeval_text", "spa_text", "ACC_EQ_TEXT", "DOC_TEXT", "MQM_TEXT"]
 
 #: what acc_eq is, in the notes under a table
 ACC_EQ_TEXT = ("acc_eq: pairwise accuracy over the systems' segment scores per source segment, ties in the metric "
@@ -263,10 +264,12 @@ def write_metaeval(evals: Sequence[MetaEval], args: argparse.Namespace, out: Tex
                    human: HumanScores | None = None) -> None:
     """The meta-evaluation table and its notes (``human``: the scores read, to say how a raw MQM file's
     were computed)."""
-    if args.format == "json":
-        json.dump([e.to_dict() for e in evals], out, indent=1, ensure_ascii=False)
-        out.write("\n")
-        return
+    write(Output(data=lambda: [e.to_dict() for e in evals], text=lambda: metaeval_text(evals, args, human)), args, out)
+
+
+def metaeval_text(evals: Sequence[MetaEval], args: argparse.Namespace, human: HumanScores | None = None) -> str:
+    """The meta-evaluation table, how each statistic is computed, what is left out, the signatures."""
+    out = io.StringIO()
     out.write(format_table(evals, args.width))
     negated = " after negation" if args.human_lower_better else ""
     how = (MQM_TEXT if human is not None and human.raw_mqm
@@ -306,3 +309,4 @@ def write_metaeval(evals: Sequence[MetaEval], args: argparse.Namespace, out: Tex
     out.write("\nSignatures:\n")
     for k, e in enumerate(evals):
         out.write(f"[{k + 1}] {e.signature}\n")
+    return out.getvalue()

@@ -24,7 +24,7 @@ from .format import coverage_lines, metric_labels, units_cut
 from .habits import reference_advice
 from .inputs import check_stdin, load_testset
 from .levels import check_segment_units, level_table, write_results
-from .output import write, write_output
+from .output import Output, write, write_output
 from .specs import check_specs, reference_files
 
 
@@ -242,13 +242,10 @@ def write_judged(all_results: list[tuple[str, list[Any]]], args: argparse.Namesp
         significance.write_paired(all_results, args, out)
     elif evals is not None:
         if found is not None:
-            if args.format == "json":
-                json.dump({"metaeval": [e.to_dict() for e in evals], "error_free": genmt.detections_json(found)},
-                          out, indent=1, ensure_ascii=False)
-                out.write("\n")
-            else:
-                human_cli.write_metaeval(evals, args, out, human)
-                genmt.write_detections(found, args.width, out)
+            write(Output(data=lambda: {"metaeval": [e.to_dict() for e in evals],
+                                       "error_free": genmt.detections_json(found)},
+                         text=lambda: human_cli.metaeval_text(evals, args, human)
+                         + genmt.detections_text(found, args.width)), args, out)
         else:
             human_cli.write_metaeval(evals, args, out, human)
     else:
