@@ -4,6 +4,7 @@ progress, the table, the JSON report and the heatmap; the work is :mod:`docmetri
 from __future__ import annotations
 
 import argparse
+import io
 import json
 import math
 import os
@@ -33,6 +34,7 @@ from .errors import guarded, note, warn
 from .format import num, table, units_cut
 from .habits import Parser, parse_args
 from .inputs import load_testset
+from .output import Output, write
 from .plot import color_range, pyplot, save
 from .specs import check_specs
 
@@ -207,19 +209,9 @@ def run(args: argparse.Namespace, out: TextIO) -> int:
         if args.plot:
             title = heatmap_title(args.stat, points, testset, typed_inputs(args))
             plot_heatmap(points, axes, args.stat, args.plot, title=title)
-        if args.format == "json":
-            json.dump(report, out, indent=1, ensure_ascii=False)
-            out.write("\n")
-        else:
-            write_table(points, args, out)
-            if total is not None:
-                name = "(temporary: --cache keeps it)" if scratch else score_cache.path  # type: ignore[union-attr]
-                out.write(f"\nscore cache {name}: {total.summary()}\n")
-            skipped = [p for p in points if p.skipped]
-            if skipped:
-                out.write(f"skipped {len(skipped)} point(s): " + ", ".join(p.spec for p in skipped) + "\n")
-            if args.plot:
-                out.write(f"heatmap: {args.plot}\n")
+        cached = None if total is None else ("(temporary: --cache keeps it)" if scratch
+                                             else score_cache.path)  # type: ignore[union-attr]
+        write(Output(data=lambda: report, text=lambda: sweep_text(points, args, cached, total)), args, out)
     finally:
         if score_cache is not None:
             score_cache.close()
@@ -256,6 +248,21 @@ def write_report(path: str, report: dict[str, object], kept: bool = True) -> Non
         again = ("The scores are in the score cache: fix that, then run the same command again" if kept else
                  "Fix that, then run the same command again (with --cache, a rerun takes the scores from the cache)")
         raise UserError(f"-o {path}: cannot write the file ({exc.strerror}){left}. {again}") from None
+
+
+def sweep_text(points: Sequence[Point], args: argparse.Namespace, cached: Any, total: Any) -> str:
+    """The sweep's table, then its score cache (``cached``: its path or why it is temporary; ``total``: its
+    counts), the points skipped and the heatmap written."""
+    out = io.StringIO()
+    write_table(points, args, out)
+    if total is not None:
+        out.write(f"\nscore cache {cached}: {total.summary()}\n")
+    skipped = [p for p in points if p.skipped]
+    if skipped:
+        out.write(f"skipped {len(skipped)} point(s): " + ", ".join(p.spec for p in skipped) + "\n")
+    if args.plot:
+        out.write(f"heatmap: {args.plot}\n")
+    return out.getvalue()
 
 
 def write_table(points: Sequence[Point], args: argparse.Namespace, out: TextIO) -> None:
