@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import argparse
 import io
-from typing import Sequence, TextIO
+from typing import Sequence
 
 from ..algorithms.wmt_stats import DEFAULT_PERMUTATIONS, SPA_SEED
 from ..evaluation import statistics as stats
@@ -18,12 +18,12 @@ from ..values.testset import TestSet
 from .conflicts import NEEDS, WITH, Conflicts, Option
 from .errors import warn
 from .format import column, metric_labels, num, table
-from .output import Output, write
+from .output import Output
 
 __all__ = ["check_document_gold", "warn_unmatched", "add_arguments", "add_level_arguments", "check_args", "read_human",
            "run_metaeval", "plugin_statistics", "stat_headers", "stat_cells", "doc_cells", "DOC_HEADERS",
            "format_table",
-           "format_doc_table", "write_metaeval", "metaeval_text", "spa_text", "ACC_EQ_TEXT", "DOC_TEXT", "MQM_TEXT"]
+           "format_doc_table", "metaeval_output", "metaeval_text", "spa_text", "ACC_EQ_TEXT", "DOC_TEXT", "MQM_TEXT"]
 
 #: what acc_eq is, in the notes under a table
 ACC_EQ_TEXT = ("acc_eq: pairwise accuracy over the systems' segment scores per source segment, ties in the metric "
@@ -260,11 +260,10 @@ MQM_TEXT = ("raw MQM ratings: per segment, the errors' weights (Major 5, Minor 1
             "score_mqm.py computes them; a penalty, lower is better, negated")
 
 
-def write_metaeval(evals: Sequence[MetaEval], args: argparse.Namespace, out: TextIO,
-                   human: HumanScores | None = None) -> None:
+def metaeval_output(evals: Sequence[MetaEval], args: argparse.Namespace, human: HumanScores | None = None) -> Output:
     """The meta-evaluation table and its notes (``human``: the scores read, to say how a raw MQM file's
     were computed)."""
-    write(Output(data=lambda: [e.to_dict() for e in evals], text=lambda: metaeval_text(evals, args, human)), args, out)
+    return Output(data=lambda: [e.to_dict() for e in evals], text=lambda: metaeval_text(evals, args, human))
 
 
 def metaeval_text(evals: Sequence[MetaEval], args: argparse.Namespace, human: HumanScores | None = None) -> str:

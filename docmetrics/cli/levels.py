@@ -5,14 +5,14 @@ from __future__ import annotations
 
 import argparse
 import io
-from typing import Any, TextIO
+from typing import Any
 
 from ..values.errors import UserError
 from . import significance
 from .args import width
 from .errors import warn
 from .format import column, metric_labels, num, table, tsv
-from .output import Output, write
+from .output import Output
 
 #: --level: the system scores alone, or a table per document, per unit (chunk) or per segment
 LEVELS = ("system", "doc", "chunk", "seg")
@@ -77,12 +77,12 @@ def level_tsv(all_results: list[tuple[str, list[Any]]], args: argparse.Namespace
     return tsv(COLUMNS[args.level], rows)
 
 
-def write_results(all_results: list[tuple[str, list[Any]]], args: argparse.Namespace, out: TextIO,
-                  cis: list[list[Any]] | None = None) -> None:
+def results_output(all_results: list[tuple[str, list[Any]]], args: argparse.Namespace,
+                   cis: list[list[Any]] | None = None) -> Output:
     """The system scores: one line per metric (one system), a table (several), the scores alone
     (-b) or JSON (one object per system and metric, with its documents and units at --level)."""
-    write(Output(data=lambda: results_data(all_results, args, cis), text=lambda: results_text(all_results, args, cis)),
-          args, out)
+    return Output(data=lambda: results_data(all_results, args, cis),
+                  text=lambda: results_text(all_results, args, cis))
 
 
 def flat_results(all_results: list[tuple[str, list[Any]]],

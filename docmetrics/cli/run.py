@@ -4,11 +4,10 @@ scored and written (the system scores, the --level tables, a paired test or a me
 from __future__ import annotations
 
 import argparse
-import contextlib
 import io
 import json
 import sys
-from typing import Any, TextIO
+from typing import Any
 
 from ..values.errors import UserError
 from ..values.sacrebleu_signature import read_sacrebleu_signature
@@ -23,8 +22,8 @@ from .errors import note, warn
 from .format import coverage_lines, metric_labels, units_cut
 from .habits import reference_advice
 from .inputs import check_stdin, load_testset
-from .levels import check_segment_units, level_table, write_results
-from .output import Output, write, write_output
+from .levels import check_segment_units, level_table, results_output
+from .output import Output, render, write, write_output
 from .specs import check_specs, reference_files
 
 
@@ -214,42 +213,31 @@ def score_and_write(args: argparse.Namespace, metrics: list[Any], testset: Any, 
         evals = human_cli.run_metaeval(all_results, args, testset, human)
         if getattr(args, "error_free", None):
             found = genmt.detections(all_results, args.genmt_pair, args.error_free)
-    report = io.StringIO()
-    write_judged(all_results, args, report, cis, evals, found, human)
+    output = judged(all_results, args, cis, evals, found, human)
+    report = render(output, args.format)
     if args.report:  # the page holds what -f json prints
-        text = report.getvalue()
-        if args.format != "json":
-            buffer = io.StringIO()
-            with contextlib.redirect_stderr(io.StringIO()):  # its warnings were printed once
-                write_judged(all_results, argparse.Namespace(**{**vars(args), "format": "json"}), buffer, cis,
-                             evals, found, human)
-            text = buffer.getvalue()
-        report_cli.write_for_command(args, text, all_results, testset, human, cis)
+        report_cli.write_for_command(args, render(output, "json"), all_results, testset, human, cis)
     plain_json = args.format == "json" and not significance.requested(args) and not args.human
     if args.level == "system" or plain_json:  # JSON results carry their documents and units
-        write_output(args, report.getvalue())
+        write_output(args, report)
         return 0
     write(level_table(all_results, args, testset), args)
-    (sys.stdout if args.output else sys.stderr).write(report.getvalue())
+    (sys.stdout if args.output else sys.stderr).write(report)
     return 0
 
 
-def write_judged(all_results: list[tuple[str, list[Any]]], args: argparse.Namespace, out: TextIO, cis: Any,
-                 evals: Any, found: Any, human: Any) -> None:
+def judged(all_results: list[tuple[str, list[Any]]], args: argparse.Namespace, cis: Any, evals: Any, found: Any,
+           human: Any) -> Output:
     """What the command prints on stdout: the paired test, the meta-evaluation (and the error-free
     detections), or the system scores."""
     if significance.requested(args):
-        significance.write_paired(all_results, args, out)
-    elif evals is not None:
-        if found is not None:
-            write(Output(data=lambda: {"metaeval": [e.to_dict() for e in evals],
-                                       "error_free": genmt.detections_json(found)},
-                         text=lambda: human_cli.metaeval_text(evals, args, human)
-                         + genmt.detections_text(found, args.width)), args, out)
-        else:
-            human_cli.write_metaeval(evals, args, out, human)
-    else:
-        write_results(all_results, args, out, cis)
+        return significance.paired_output(all_results, args)
+    if evals is None:
+        return results_output(all_results, args, cis)
+    if found is None:
+        return human_cli.metaeval_output(evals, args, human)
+    return Output(data=lambda: {"metaeval": [e.to_dict() for e in evals], "error_free": genmt.detections_json(found)},
+                  text=lambda: human_cli.metaeval_text(evals, args, human) + genmt.detections_text(found, args.width))
 
 
 def check_truncation(args: argparse.Namespace, label: str, metric: Any, results: list[Any]) -> None:

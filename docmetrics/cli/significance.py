@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import argparse
 import io
-from typing import TextIO
 
 from ..evaluation.significance import (
     ALPHA,
@@ -25,7 +24,7 @@ from ..values.result import Result
 from .args import width
 from .errors import warn
 from .format import column, metric_labels, num, table
-from .output import Output, write
+from .output import Output
 
 
 def parse_seed(text: str) -> int | None:
@@ -194,16 +193,16 @@ def format_cell(row: PairedResult, width: int) -> str:
     return text
 
 
-def write_paired(all_results: list[tuple[str, list[Result]]], args: argparse.Namespace, out: TextIO) -> None:
-    """Run the requested test on every metric and print sacrebleu's table (or JSON)."""
+def paired_output(all_results: list[tuple[str, list[Result]]], args: argparse.Namespace) -> Output:
+    """Run the requested test on every metric (its warnings printed once): sacrebleu's table, or JSON."""
     test = requested(args)
     assert test is not None
     n = args.paired_bs_n if test == "bs" else args.paired_ar_n
     tests = [(spec, paired_test(results, test, n, args.seed)) for spec, results in all_results]
     for text in dict.fromkeys(w for _, t in tests for w in t.warnings):
         warn(text)
-    write(Output(data=lambda: paired_data(tests, args.short),
-                 text=lambda: paired_text(tests, all_results, args, test, n)), args, out)
+    return Output(data=lambda: paired_data(tests, args.short),
+                  text=lambda: paired_text(tests, all_results, args, test, n))
 
 
 def paired_data(tests: list[tuple[str, PairedTest]], short: bool) -> list[dict]:
