@@ -24,8 +24,8 @@ from ..values.human_tsv import HumanScores
 from ..values.result import Result
 from ..values.testset import TestSet
 from .conflicts import NEEDS, WITH, Conflicts, Option
-from .errors import warn
 from .format import columns, num, table
+from .inputs import once_each
 
 __all__ = ["add_arguments", "requested", "check_args", "prepare", "detections", "detections_text"]
 
@@ -84,10 +84,7 @@ def _check_ref(args: argparse.Namespace) -> None:
     names = getattr(args, "ref", None)
     if not names:
         return
-    twice = [r for r in dict.fromkeys(names) if names.count(r) > 1]
-    if twice:  # as -i, -r and --mtme's --ref: a reference named twice is used once
-        warn(f"--ref {','.join(names)}: {', '.join(twice)} given twice: used once")
-        names = args.ref = list(dict.fromkeys(names))
+    names = args.ref = once_each(names, f"--ref {','.join(names)}", paths=False)  # as -i, -r and --mtme's --ref
     why = (f"a GenMT file carries one reference per segment, {REFERENCE} (tgt_text.{REFERENCE}, or "
            f"refs.{REFERENCE}.ref in document lines, the only one WMT25's scripts read)")
     if len(names) > 1:

@@ -56,13 +56,14 @@ def load_testset(args: argparse.Namespace, who: str = "docmetrics", documents: b
     return testset
 
 
-def once_each(files: list[str], option: str, who: str = "docmetrics") -> list[str]:
+def once_each(files: list[str], option: str, who: str = "docmetrics", *, paths: bool = True) -> list[str]:
     """``files`` with each file once, in the order first given (a file named twice, also by another path,
-    is one system or reference), and a warning naming the repeats."""
+    is one system or reference), and a warning naming the repeats; ``paths=False``: names compared as
+    given (references named with --ref)."""
     first: dict[str, str] = {}
     count: dict[str, int] = {}
     for f in files:
-        key = f if f == "-" else os.path.realpath(f)
+        key = f if f == "-" or not paths else os.path.realpath(f)
         first.setdefault(key, f)
         count[key] = count.get(key, 0) + 1
     repeated = [first[k] for k, n in count.items() if n > 1]

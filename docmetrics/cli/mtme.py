@@ -26,6 +26,7 @@ from .conflicts import CANNOT, NEEDS, Conflicts, Option
 from .errors import note, warn
 from .format import columns, namer, num, table
 from .human import ACC_EQ_TEXT, DOC_TEXT, spa_text
+from .inputs import once_each
 from .output import Output, write
 
 __all__ = ["add_arguments", "add_data_arguments", "check_common", "requested", "run", "score", "lp_dict",
@@ -134,10 +135,8 @@ def check_common(args: argparse.Namespace, lps: Sequence[str]) -> None:
     if args.ref is not None and not all(args.ref):
         raise UserError(f"--ref {','.join(args.ref)}: an empty reference name; give names separated by commas "
                         "(--ref refA,refB)")
-    twice = [r for r in dict.fromkeys(args.ref or ()) if args.ref.count(r) > 1]
-    if twice:  # as -i and -r: a reference named twice is used once
-        warn(f"--ref {','.join(args.ref)}: {', '.join(twice)} given twice: used once")
-        args.ref = list(dict.fromkeys(args.ref))
+    if args.ref:  # as -i and -r: a reference named twice is used once
+        args.ref = once_each(args.ref, f"--ref {','.join(args.ref)}", paths=False)
     if args.resamples is not None and args.resamples < 0:
         raise UserError(f"--resamples must be >= 0, not {args.resamples}")
     seen: set[str] = set()
