@@ -113,8 +113,7 @@ def _gold_spans(spans: Any, where: str) -> tuple[Span, ...]:
 def genmt_gold(pair: GenmtPair, all_domains: tuple[str, ...] | None = None) -> SpanGold:
     """The human spans of one language pair of a GenMT file (segment lines with ``scores``); ``pair``
     may be restricted to some domains, ``all_domains`` then names them all."""
-    lines = read_lines(pair.path)
-    line_ids = [str(json.loads(lines[seg.line - 1]).get("doc_id")) for seg in pair.segments]
+    line_ids = [seg.line_id for seg in pair.segments]
     counts = Counter(line_ids)
     items: dict[tuple[str, ...], SpanItem] = {}
     positions = {}

@@ -111,12 +111,14 @@ class Judgement:
 @dataclass(frozen=True)
 class GenmtSegment:
     """A segment of a language pair: its document, its 1-based position there, the line it was read
-    from (a document line gives all its segments its own line) and its source text."""
+    from (a document line gives all its segments its own line), its source text, and the ``doc_id`` of
+    that line as written (``LP_#_DOMAIN_#_DOC_#_LINE`` in the humeval release: what span predictions name)."""
 
     doc_id: str
     position: int
     line: int
     source: str
+    line_id: str = ""
 
 
 @dataclass(frozen=True)
@@ -350,6 +352,8 @@ class _Row:
     source: str
     outputs: dict[str, str]
     human: dict[str, Judgement]
+    #: the line's doc_id as written
+    line_id: str = ""
 
 
 class _DuplicateKey(ValueError):
@@ -445,7 +449,7 @@ def _segment_row(obj: Mapping[str, Any], where: str, line: int) -> _Row:
             judged = _judgement(raw, f"{where}, field scores.{system}", line, outputs[system])
             if judged is not None:
                 human[system] = judged
-    return _Row(line, pair, domain, doc, number, source, outputs, human)
+    return _Row(line, pair, domain, doc, number, source, outputs, human, str(obj["doc_id"]))
 
 
 def _outputs(value: Any, where: str) -> dict[str, str]:
@@ -486,7 +490,8 @@ def _document_rows(obj: Mapping[str, Any], where: str, line: int) -> list[_Row]:
             field_name = f"refs.{REFERENCE}.ref" if key == REFERENCE else f"tgt_text.{key}"
             raise InputError(f"{where}, field {field_name}: {len(parts)} segments (paragraphs split at blank "
                              f"lines), but src_text has {len(source)}; every output needs one per source segment")
-    return [_Row(line, pair, domain, doc, k, src, {name: parts[k] for name, parts in split.items()}, {})
+    return [_Row(line, pair, domain, doc, k, src, {name: parts[k] for name, parts in split.items()}, {},
+                 str(obj["doc_id"]))
             for k, src in enumerate(source)]
 
 
@@ -624,7 +629,7 @@ def _assemble(path: str, rows: list[_Row], found: list[str]) -> dict[str, GenmtP
         for r in ordered:
             position = position + 1 if r.doc == current else 1
             current = r.doc
-            segments.append(GenmtSegment(r.doc, position, r.line, r.source))
+            segments.append(GenmtSegment(r.doc, position, r.line, r.source, r.line_id))
         outputs = {n: [r.outputs.get(n) for r in ordered] for n in names}
         human = {n: [r.human.get(n) for r in ordered] for n in names
                  if any(n in r.human for r in ordered)}
