@@ -283,13 +283,54 @@ def test_cli_metaeval_errors(toy_dist, files, capsys, tmp_path):
 def test_a_statistic_by_any_of_its_names():
     from docmetrics.evaluation.metaeval import MetaEval
 
-    e = MetaEval("m", "m", "", ["a", "b"], [1.0, 2.0], [1.0, 2.0], 1.0, 1.0, 1.0, 1.0, 1, 1, spa=0.9, seg_acc_eq=0.7,
-                 seg_kendall=math.nan)
+    e = MetaEval("m", "m", "", ["a", "b"], [1.0, 2.0], [1.0, 2.0], agree=1, pairs=1,
+                 values={"pearson": 1.0, "spearman": 1.0, "kendall": 1.0, "accuracy": 1.0, "spa": 0.9,
+                         "seg_acc_eq": 0.7, "seg_kendall": math.nan})
     assert e.get("acc_eq") == e.get("seg_acc_eq") == 0.7 and e.get("spa") == 0.9 and e.get("accuracy_mtme") == 1.0
     assert e.get("seg-kendall") is None and e.get("seg_pearson") is None  # undefined, not applicable
     assert "spa" not in e.to_dict()  # no segment-level human scores: --human's JSON as before
     with pytest.raises(InputError, match="unknown statistic 'bleu'"):
         e.get("bleu")
+
+
+def test_a_metaeval_holds_values_and_notes_by_statistic():
+    """Every statistic computed is an entry of ``values`` under its registry name (the attributes are views
+    of it), and why one has none is in ``notes`` under the same name: the segment correlations take the
+    segment level's reason where they have none of their own."""
+    from docmetrics.evaluation import statistics as stats
+    from docmetrics.evaluation.metaeval import MetaEval, evaluate_wmt
+    from docmetrics.values.result import Result, UnitScore
+    from docmetrics.values.signature import Signature
+
+    rng = np.random.default_rng(3)
+    human = {s: rng.normal(size=6).tolist() for s in "ABCD"}
+
+    def result(system, shift, window):
+        seg = [h + shift * rng.normal() for h in human[system]]
+        units = [UnitScore("d", i, min(i + window, 6), float(np.mean(seg[i:i + window]))) for i in range(0, 6, window)]
+        return Result(system, "m", float(np.mean(seg)), Signature("m"), {}, units)
+
+    sys_only = evaluate_wmt({"m": [result(s, 0.5, 1) for s in human]}, {s: float(np.mean(v)) for s, v in human.items()},
+                            significance=()).metrics["m"]
+    assert list(sys_only.values) == list(stats.names("system", needs="", plugins=False))
+    assert sys_only.values["pearson"] == sys_only.pearson == pytest.approx(
+        pearson(sys_only.metric_scores, sys_only.human_scores))
+    for name in ("spa", "seg_acc_eq", "seg_pearson", "seg_kendall"):
+        assert sys_only.get(name) is None and sys_only.note(name) == "no segment-level human scores"
+    assert sys_only.note("pearson") is None and sys_only.note("doc_pearson") == "no document level"
+
+    windows = evaluate_wmt({"w": [result(s, 0.5, 2) for s in human]}, None, human, significance=(),
+                           unit_level=True).metrics["w"]
+    assert windows.seg_note == windows.note("seg_pearson") == "the metric's units span several segments: no " \
+        "segment-level scores"
+    assert windows.get("seg_kendall") is not None and windows.note("seg_kendall") is None  # over its units
+
+    e = MetaEval("m", "m", "", ["a", "b"], [1.0, 2.0], [1.0, 2.0])
+    e.pearson = 0.25
+    e.spa_note = "why"
+    assert e.values == {"pearson": 0.25} and e.notes == {"spa": "why"} and e.get("spa") is None
+    e.spa_note = None
+    assert e.notes == {}
 
 
 def test_cli_document_level_opt_in(toy_dist, files, capsys):

@@ -235,12 +235,9 @@ def test_table_heatmap_and_skipped_points(toy_dist, files, capsys):
                 m["systems"],
                 m["metric_scores"],
                 m["human_scores"],
-                m["pearson"],
-                m["spearman"],
-                m["kendall"],
-                m["accuracy"],
-                m["agreeing_pairs"],
-                m["pairs"],
+                values={k: m[k] for k in ("pearson", "spearman", "kendall", "accuracy")},
+                agree=m["agreeing_pairs"],
+                pairs=m["pairs"],
             )
         points.append(pt)
     rows, cols, values = heatmap_matrix(points, parse_grid(["w=1..3", "s=1..3"]), "accuracy")

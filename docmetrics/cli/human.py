@@ -187,7 +187,7 @@ def run_metaeval(
 def plugin_statistics(evals: Sequence[MetaEval]) -> list[str]:
     """The plugin statistics computed for any of ``evals`` (:mod:`docmetrics.evaluation.statistics`), in
     the order they were computed: a column each, after docmetrics' own."""
-    return list(dict.fromkeys(name for e in evals for name in e.values))
+    return list(dict.fromkeys(name for e in evals for name in e.plugin_statistics()))
 
 
 def stat_headers(seg: bool, pdp: bool = False, plugins: Sequence[str] = ()) -> list[str]:

@@ -412,7 +412,7 @@ def format_eval(ev: WmtEval, width: int = 4, labels: dict[str, int] | None = Non
     order = ws.rank_order(have) + [m for m in ev.metrics if m not in have]
     headers = ["Metric"] + [h for _, h in COLUMNS[:2]] + ["epsilon"] + [h for _, h in COLUMNS[2:6]] + ["pairs",
                                                                                                  COLUMNS[6][1]]
-    plugins = list(dict.fromkeys(p for mw in ev.metrics.values() for p in mw.values))  # plugin statistics
+    plugins = list(dict.fromkeys(p for mw in ev.metrics.values() for p in mw.plugin_statistics()))
     rows = []
     for m in order:
         mw = ev.metrics[m]
@@ -447,8 +447,9 @@ def format_eval(ev: WmtEval, width: int = 4, labels: dict[str, int] | None = Non
                 lines.append(f"[{labels.get(m, '?')}] no {what}: {text_note}")
         if mw.acc_eq_note:
             lines.append(f"[{labels.get(m, '?')}] acc_eq: {mw.acc_eq_note}")
-        for p, text_note in mw.notes.items():
-            lines.append(f"[{labels.get(m, '?')}] no {p}: {text_note}")
+        for p in mw.plugin_statistics():
+            if p in mw.notes:
+                lines.append(f"[{labels.get(m, '?')}] no {p}: {mw.notes[p]}")
     for stat, comp in ev.comparisons.items():
         for who, why in comp.skipped.items():
             if " vs " in who:

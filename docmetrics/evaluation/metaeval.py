@@ -83,9 +83,14 @@ class MetaEval:
     """One metric's agreement with the humans on one test set (see the module docstring).
 
     ``systems``, ``metric_scores`` and ``human_scores`` are parallel: the human names in sorted order
-    (:func:`evaluate_wmt`), or the systems as given (:func:`evaluate`).  A statistic that does not
-    apply is None, with the reason in ``spa_note`` or ``seg_note``; ``seg_level_name`` says what the
-    segment-level statistics pair up ("segment", or :data:`UNIT_LEVEL`), None without them.
+    (:func:`evaluate_wmt`), or the systems as given (:func:`evaluate`).  ``values`` holds every statistic
+    computed, by its name in the registry (:mod:`docmetrics.evaluation.statistics`; docmetrics' own and the
+    plugins'): None where it is undefined or does not apply, with the reason in ``notes`` under the same
+    name; the document level is ``document``.  The statistics are also attributes (``e.pearson``,
+    ``e.seg_acc_eq``, ...: views of ``values``); read any of them, by any of its names, with :meth:`get`.
+    Beside the statistics, what they count: ``agree``/``pairs`` (pairwise accuracy), ``spa_items``,
+    ``seg_epsilon``/``seg_groups``/``seg_pairs`` (acc_eq), ``seg_n`` and ``seg_level_name`` (what the
+    segment-level statistics pair up: "segment", or :data:`UNIT_LEVEL`; None without them).
     """
 
     metric: str
@@ -94,56 +99,80 @@ class MetaEval:
     systems: list[str]
     metric_scores: list[float]
     human_scores: list[float]
-    pearson: float
-    spearman: float
-    kendall: float
-    accuracy: float
-    agree: int
-    pairs: int
-    spa: float | None = None
+    #: every statistic computed: name -> value (None: undefined or not applicable, see ``notes``)
+    values: dict[str, float | None] = field(default_factory=dict)
+    #: why a statistic has no value: name -> reason
+    notes: dict[str, str] = field(default_factory=dict)
+    agree: int = 0
+    pairs: int = 0
     spa_items: str | None = None
-    spa_note: str | None = None
-    seg_acc_eq: float | None = None
     seg_epsilon: float | None = None
     seg_groups: int | None = None
     seg_pairs: int | None = None
-    seg_pearson: float | None = None
-    seg_kendall: float | None = None
     seg_n: int | None = None
     seg_level_name: str | None = None
-    seg_note: str | None = None
     #: set when the calibrated epsilon ties every pair (acc_eq is then the share of human ties)
     acc_eq_note: str | None = None
     left_out: list[str] = field(default_factory=list)
-    #: system-level Pairwise Difference Pearson, when asked for (``with_pdp``)
-    pdp: float | None = None
+    #: system-level Pairwise Difference Pearson was asked for (``values["pdp"]``)
     with_pdp: bool = False
     #: the document level, when asked for
     document: DocEval | None = None
     #: False where the metric scores errors: its scores were judged negated (every statistic reads higher
     #: as better), ``metric_scores`` are its own
     higher_is_better: bool = True
-    #: the plugin statistics (:mod:`docmetrics.evaluation.statistics`): name -> value (None: not defined
-    #: here), and why one has none
-    values: dict[str, float | None] = field(default_factory=dict)
-    notes: dict[str, str] = field(default_factory=dict)
 
     @property
-    def accuracy_mtme(self) -> float:
+    def spa_note(self) -> str | None:
+        """Why SPA has no value."""
+        return self.notes.get("spa")
+
+    @spa_note.setter
+    def spa_note(self, text: str | None) -> None:
+        self._set_note("spa", text)
+
+    @property
+    def seg_note(self) -> str | None:
+        """Why the segment level (acc_eq, and the segment correlations without a reason of their own)
+        has no value."""
+        return self.notes.get("seg_acc_eq")
+
+    @seg_note.setter
+    def seg_note(self, text: str | None) -> None:
+        self._set_note("seg_acc_eq", text)
+
+    def _set_note(self, name: str, text: str | None) -> None:
+        if text is None:
+            self.notes.pop(name, None)
+        else:
+            self.notes[name] = text
+
+    @property
+    def accuracy_mtme(self) -> float | None:
         """Pairwise accuracy under MTME's name (one definition: pairs with a missing score skipped)."""
         return self.accuracy
 
     def get(self, stat: str) -> float | None:
-        """A statistic by name (see STATISTICS and ALIASES); None where it does not apply or is
-        undefined (NaN)."""
-        if stat in self.values:
-            return as_score(self.values[stat])
-        if stat not in ALL_STATISTICS and stat not in ALIASES:
-            stats.get(stat)  # a plugin statistic not computed here is None; an unknown name is an error
+        """A statistic by any of its names (see :mod:`docmetrics.evaluation.statistics`); None where it
+        does not apply or is undefined (NaN); an unknown name is an InputError naming those there are."""
+        name = stat if stat in self.values else ALIASES.get(stat, stat)
+        if name in DOC_STATISTICS:
+            return None if self.document is None else self.document.get(name)
+        if name not in self.values:
+            stats.get(name)  # a statistic not computed here is None; an unknown name is an error
             return None
-        if stat in DOC_STATISTICS:
-            return None if self.document is None else self.document.get(stat)
-        return as_score(getattr(self, ALIASES.get(stat, stat)))
+        return as_score(self.values[name])
+
+    def note(self, stat: str) -> str | None:
+        """Why ``stat`` has no value (None where it has one, or where nothing was said)."""
+        name = stat if stat in self.notes else ALIASES.get(stat, stat)
+        if name in DOC_STATISTICS:
+            return "no document level" if self.document is None else self.document.note
+        return self.notes.get(name)
+
+    def plugin_statistics(self) -> list[str]:
+        """The names of the plugin statistics computed here, in the order they were computed."""
+        return [name for name in self.values if name not in _BUILTIN_NAMES]
 
     def _system_level(self) -> dict[str, Any]:
         return {
@@ -201,7 +230,8 @@ class MetaEval:
         self._plugin_values(d)
 
     def _plugin_values(self, d: dict[str, Any]) -> None:
-        for name, value in self.values.items():
+        for name in self.plugin_statistics():
+            value = self.values[name]
             d[name] = as_score(value)
             if name in self.notes:
                 d[f"{name}_note"] = self.notes[name]
@@ -239,6 +269,22 @@ class MetaEval:
             d["document"] = self.document.to_dict()
         self._plugin_values(d)
         return d
+
+
+def _statistic_view(name: str) -> property:
+    def fget(self: MetaEval) -> float | None:
+        return self.values.get(name)
+
+    def fset(self: MetaEval, value: float | None) -> None:
+        self.values[name] = value
+
+    return property(fget, fset, doc=f"``values[{name!r}]``: {stats.get(name, plugins=False).title}")
+
+
+_BUILTIN_NAMES = frozenset(s.name for s in stats.BUILTIN)
+for _name in ("pearson", "spearman", "kendall", "accuracy", "spa", "seg_acc_eq", "seg_pearson", "seg_kendall", "pdp"):
+    setattr(MetaEval, _name, _statistic_view(_name))
+del _name
 
 
 @dataclass
@@ -369,16 +415,24 @@ def _metric_stats(
         systems=list(order),
         metric_scores=m,
         human_scores=h,
-        pearson=pearson(m, h),
-        spearman=spearman(m, h),
-        kendall=kendall(m, h),
-        accuracy=acc,
+        values={"pearson": pearson(m, h), "spearman": spearman(m, h), "kendall": kendall(m, h), "accuracy": acc},
         agree=agree,
         pairs=pairs,
     )
+    _segment_level(out, results, al, order, human_seg, spa, n_permutations, spa_seed, unit_level)
+    for name in stats.names("segment", plugins=False):  # a segment correlation without a reason of its own
+        if out.values.get(name) is None and name not in out.notes and out.seg_note is not None:
+            out.notes[name] = out.seg_note
+    return out
+
+
+def _segment_level(out: MetaEval, results: Sequence[Result], al: Aligned, order: Sequence[str],
+                   human_seg: Mapping[str, Sequence[Score]] | None, spa: bool, n_permutations: int, spa_seed: int,
+                   unit_level: bool) -> None:
+    """SPA and the segment level of ``out`` (where segment-level human scores were given)."""
     if human_seg is None:
         out.spa_note = out.seg_note = "no segment-level human scores"
-        return out
+        return
     if spa:
         if al.items is None:
             out.spa_note = (
@@ -407,14 +461,13 @@ def _metric_stats(
             else "the metric's units span several segments: no segment-level scores"
         )
         if not unit_level or al.item_kind == "none":
-            return out
+            return
     # over every (system, segment) pair; with unit_level, every (system, unit) pair of a window metric
     xs, ys = _unit_pairs(results, order, human_seg)
     out.seg_n, out.seg_level_name = len(xs), "segment" if al.seg is not None else UNIT_LEVEL
     if len(xs) >= 2:
         out.seg_kendall = kendall(xs, ys)
         out.seg_pearson = pearson(xs, ys) if al.seg is not None else None
-    return out
 
 
 def _values(metrics: Mapping[str, MetaEval], stat: str) -> tuple[dict[str, float], dict[str, str]]:
@@ -424,10 +477,7 @@ def _values(metrics: Mapping[str, MetaEval], stat: str) -> tuple[dict[str, float
     for name, mw in metrics.items():
         v = mw.get(stat)
         if v is None:
-            note = mw.spa_note if stat == "spa" else mw.seg_note if stat.startswith("seg_") else None
-            if stat in DOC_STATISTICS:
-                note = "no document level" if mw.document is None else mw.document.note
-            skipped[name] = note or f"no {stat}"
+            skipped[name] = mw.note(stat) or f"no {stat}"
         else:
             values[name] = v
     return values, skipped
@@ -475,9 +525,10 @@ def evaluate_wmt(
         raise InputError(f"document rule {doc_rule!r}: expected one of {', '.join(DOC_RULES)}")
     if human_sys is None and human_seg is None:
         raise InputError("no human scores: give system-level or segment-level human scores")
+    known = ALL_STATISTICS + stats.names(level="system") + stats.names(level="segment")
     for stat in significance:
-        if stat not in ALL_STATISTICS:
-            raise InputError(f"unknown statistic {stat!r} for significance; one of {', '.join(ALL_STATISTICS)}")
+        if stat not in known:
+            raise InputError(f"unknown statistic {stat!r} for significance; one of {', '.join(dict.fromkeys(known))}")
     n_segments = None
     if human_seg is not None:
         lengths = {len(v) for v in human_seg.values()}
