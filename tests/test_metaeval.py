@@ -333,6 +333,30 @@ def test_a_metaeval_holds_values_and_notes_by_statistic():
     assert e.notes == {}
 
 
+def test_a_statistic_of_docmetrics_own_is_one_registry_entry(monkeypatch):
+    """A statistic added to the registry with its ``compute`` needs no other edit: it is computed, is a
+    key of both JSON layouts and a statistic PERM-BOTH may be asked to compare."""
+    from docmetrics.evaluation import statistics as stats
+    from docmetrics.evaluation.metaeval import evaluate_wmt
+    from docmetrics.values.result import Result
+    from docmetrics.values.signature import Signature
+
+    def top_agrees(data):  # does the metric's best system have the humans' best score?
+        best = max(range(len(data.systems)), key=lambda i: data.metric_sys[i])
+        return float(data.human_sys[best] == max(data.human_sys))
+
+    extra = stats.Statistic("top_agrees", "system", "the metric's best system is the humans' best", "top",
+                            0.0, 1.0, 0.0, compute=top_agrees)
+    monkeypatch.setattr(stats, "BUILTIN", stats.BUILTIN + (extra,))
+    human = {"A": 1.0, "B": 2.0, "C": 3.0}
+    results = [Result(s, "m", v, Signature("m"), {}) for s, v in (("A", 0.1), ("B", 0.9), ("C", 0.5))]
+    e = evaluate_wmt({"m": results}, human, significance=()).metrics["m"]
+    assert e.get("top_agrees") == 0.0 and e.plugin_statistics() == ["top_agrees"]
+    assert e.to_dict()["top_agrees"] == e.to_wmt_dict()["top_agrees"] == 0.0
+    results[2] = Result("C", "m", 1.5, Signature("m"), {})
+    assert evaluate_wmt({"m": results}, human, significance=()).metrics["m"].get("top_agrees") == 1.0
+
+
 def test_cli_document_level_opt_in(toy_dist, files, capsys):
     """--doc-level: a 'document' object and 'pdp' in JSON (absent without it), gold the mean (or sum) of
     each document's judged segments, statistics equal to scipy's over (system, document) pairs."""

@@ -171,8 +171,10 @@ class MetaEval:
         return self.notes.get(name)
 
     def plugin_statistics(self) -> list[str]:
-        """The names of the plugin statistics computed here, in the order they were computed."""
-        return [name for name in self.values if name not in _BUILTIN_NAMES]
+        """The names of the statistics computed here by their own ``compute`` (a plugin's, or an entry of
+        the registry that brings one), in the order they were computed: each is a key of the JSON layouts
+        and a column of the tables after the statistics laid out by name."""
+        return [name for name in self.values if name not in _LAID_OUT]
 
     def _system_level(self) -> dict[str, Any]:
         return {
@@ -281,7 +283,8 @@ def _statistic_view(name: str) -> property:
     return property(fget, fset, doc=f"``values[{name!r}]``: {stats.get(name, plugins=False).title}")
 
 
-_BUILTIN_NAMES = frozenset(s.name for s in stats.BUILTIN)
+#: the statistics this module computes and the JSON layouts name one by one
+_LAID_OUT = frozenset(s.name for s in stats.BUILTIN if s.compute is None)
 for _name in ("pearson", "spearman", "kendall", "accuracy", "spa", "seg_acc_eq", "seg_pearson", "seg_kendall", "pdp"):
     setattr(MetaEval, _name, _statistic_view(_name))
 del _name
