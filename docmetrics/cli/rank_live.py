@@ -10,6 +10,7 @@ from typing import Sequence
 
 from ..evaluation.autorank import OWN_SCORE, PRESETS, AutoRank, rank_results
 from ..evaluation.autorank_clusters import autorank_clusters
+from ..evaluation.scoring import score_metrics
 from ..evaluation.significance import MAX_N, MIN_DOCUMENTS
 from ..evaluation.stored import StoredScorer
 from ..values.errors import InputError, UserError
@@ -19,9 +20,9 @@ from ..values.testset import TestSet
 from . import stored as stored_cli
 from .args import Once, References, add_cache_arguments, add_model_arguments, session_scope
 from .errors import note
-from .format import coverage_lines
 from .inputs import load_testset
 from .mtme import RefNames
+from .scoring import ScoringReport
 from .significance import DEFAULT_N, DEFAULT_SEED, parse_seed
 
 __all__ = ["add_arguments", "requested", "check_args", "rank_live", "rank_stored_resampled", "cluster"]
@@ -138,7 +139,6 @@ def rank_live(args: argparse.Namespace, lps: Sequence[str]) -> list[AutoRank]:
     """One AutoRank per language pair: the stored metrics checked against each test set, then every -m
     metric loaded in one session (as the main command loads them) and scored; with --paired-bs, clusters."""
     from .. import api
-    from .run import check_truncation
 
     pairs = []
     for lp, testset in _testsets(args, lps):
@@ -153,14 +153,10 @@ def rank_live(args: argparse.Namespace, lps: Sequence[str]) -> list[AutoRank]:
     out = []
     with session_scope(args, cache=args.cache) as session:
         for lp, testset, stored in pairs:
-            named: dict[str, list[Result]] = {}
-            for spec in dict.fromkeys(args.metrics):
-                metric = api.load(spec, defaults={"lang": lp}, session=session)
-                results = metric.compute(testset)
-                for line in coverage_lines(spec, results, args.verbose):
-                    note(args, line, WHO)
-                check_truncation(args, spec, metric, results)
-                named[spec] = results
+            specs = list(dict.fromkeys(args.metrics))
+            metrics = [(spec, api.load(spec, defaults={"lang": lp}, session=session)) for spec in specs]
+            scored = score_metrics(testset, metrics, observer=ScoringReport(args, specs, WHO))
+            named: dict[str, list[Result]] = {s.spec: s.results for s in scored}
             for scorer in stored:
                 named[scorer.name] = scorer.compute(testset)
             result = rank_results(named, lp=lp, preset=args.preset if stored else None)

@@ -9,6 +9,7 @@ import json
 import sys
 from typing import Any
 
+from ..evaluation.scoring import Scored, score_metrics
 from ..values.errors import UserError
 from ..values.sacrebleu_signature import read_sacrebleu_signature
 from . import genmt, mtme, significance
@@ -19,11 +20,12 @@ from . import stored as stored_cli
 from . import wmt25 as wmt25_cli
 from .args import check_output_file, session_scope
 from .errors import note, warn
-from .format import coverage_lines, metric_labels, units_cut
+from .format import metric_labels
 from .habits import reference_advice
 from .inputs import check_stdin, load_testset
 from .levels import check_segment_units, level_table, results_output
 from .output import Output, render, write, write_output
+from .scoring import ScoringReport
 from .specs import check_specs, reference_files
 
 
@@ -184,23 +186,10 @@ def score_and_write(args: argparse.Namespace, metrics: list[Any], testset: Any, 
                     human: Any = None) -> int:
     human_cli.check_document_gold(args, testset, human)
     human_cli.warn_unmatched(args, testset, human)
-    all_results = []
     labels = metric_labels(args.metrics, [m.name for m in metrics])
-    for k, (spec, metric) in enumerate(zip(args.metrics, metrics)):
-        results = metric.compute(testset)
-        if args.level == "seg":
-            check_segment_units(spec, results)
-        requested = metric.requested_signature or getattr(args, "sacrebleu_signatures", {}).get(k)
-        if requested is not None and results:
-            from ..values.signature import compare
-
-            diffs = compare(requested, results[0].signature)
-            if diffs:
-                warn("this run differs from the signature it was given in: " + "; ".join(diffs))
-        for line in coverage_lines(labels[k], results, getattr(args, "verbose", False)):
-            note(args, line)
-        check_truncation(args, labels[k], metric, results)
-        all_results.append((spec, results))
+    scored = score_metrics(testset, list(zip(args.metrics, metrics)), observer=_Report(args, labels),
+                           requested=getattr(args, "sacrebleu_signatures", None))
+    all_results = [(s.spec, s.results) for s in scored]
     if args.dump_alignment:
         dump_alignment(all_results, args.dump_alignment)
     if getattr(args, "write_submission", None):
@@ -226,6 +215,15 @@ def score_and_write(args: argparse.Namespace, metrics: list[Any], testset: Any, 
     return 0
 
 
+class _Report(ScoringReport):
+    """--level seg: a metric whose units span several segments stops the run before it is reported."""
+
+    def scored(self, scored: Scored) -> None:
+        if self.args.level == "seg":
+            check_segment_units(scored.spec, scored.results)
+        super().scored(scored)
+
+
 def judged(all_results: list[tuple[str, list[Any]]], args: argparse.Namespace, cis: Any, evals: Any, found: Any,
            human: Any) -> Output:
     """What the command prints on stdout: the paired test, the meta-evaluation (and the error-free
@@ -238,32 +236,6 @@ def judged(all_results: list[tuple[str, list[Any]]], args: argparse.Namespace, c
         return human_cli.metaeval_output(evals, args, human)
     return Output(data=lambda: {"metaeval": [e.to_dict() for e in evals], "error_free": genmt.detections_json(found)},
                   text=lambda: human_cli.metaeval_text(evals, args, human) + genmt.detections_text(found, args.width))
-
-
-def check_truncation(args: argparse.Namespace, label: str, metric: Any, results: list[Any]) -> None:
-    """One warning per metric naming every system whose units were cut at the model's maximum length
-    (their scores miss the end of the input): how many, the tokens cut where the backbone counts them,
-    and the fix once; an error (exit 2) naming the systems above --max-truncated."""
-    limit = getattr(args, "max_truncated", None)
-    cut = {r.system: r.coverage for r in results if r.coverage is not None and r.coverage.units_truncated}
-    if not cut:
-        return
-    over = [s for s, c in cut.items() if limit is not None and c.units_truncated / c.units > limit]
-    shown = over or list(cut)
-    counts = {s: units_cut(cut[s].units_truncated, cut[s].units) for s in shown}
-    tokens = {s: f", {cut[s].counters['tokens_cut']} tokens cut" if cut[s].counters.get("tokens_cut") else ""
-              for s in shown}
-    tail = f"so their scores miss the end of the input; {metric.truncation_fix()}"
-    if len(results) == 1:
-        s = shown[0]
-        text = f"{label} [{s}]: {counts[s]} were cut at the model's maximum input length{tokens[s]}, {tail}"
-    else:
-        listed = ", ".join(f"{s}: {counts[s]}{tokens[s]}" for s in shown)
-        text = (f"{label}: units were cut at the model's maximum input length in {len(shown)} of {len(results)} "
-                f"systems ({listed}), {tail}")
-    if over:
-        raise UserError(f"{text} (more than --max-truncated {limit:g})")
-    warn(text)
 
 
 def dump_alignment(all_results: list[tuple[str, list[Any]]], path: str) -> None:
