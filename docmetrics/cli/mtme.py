@@ -18,16 +18,17 @@ from ..evaluation.metaeval import MAIN_STATISTICS, WmtEval
 from ..evaluation.mtme import MtmeTestSet
 from ..evaluation.mtme_run import NO_HUMAN_SCORES, ONE_SYSTEM, MtmeMetric, MtmeObserver, MtmeRun, run_mtme
 from ..evaluation.mtme_write import WrittenScores, mtme_metric_name
+from ..evaluation.scoring import Scored
 from ..values.errors import UserError
-from ..values.result import Result
 from . import stored as stored_cli
 from .args import session_scope, width
 from .conflicts import CANNOT, NEEDS, Conflicts, Option
 from .errors import note, warn
-from .format import columns, namer, num, table
+from .format import columns, metric_labels, namer, num, table
 from .human import ACC_EQ_TEXT, DOC_TEXT, spa_text
 from .inputs import once_each
 from .output import Output, write
+from .scoring import ScoringReport
 
 __all__ = ["add_arguments", "add_data_arguments", "check_common", "requested", "run", "score", "lp_dict",
            "lp_text", "write_lp", "format_eval", "COLUMNS", "TITLES"]
@@ -196,11 +197,16 @@ def _testset_habit(testset: str) -> str:
 
 # -- scoring a test set -------------------------------------------------------------------------------------------
 class _Report(MtmeObserver):
-    """What the command line says while a test set is scored, and the checks that stop a run before
-    any model is loaded (a language pair that cannot be meta-evaluated, a score file name too long)."""
+    """What the command line says while a test set is scored (of each scored metric: what every run says,
+    :class:`~docmetrics.cli.scoring.ScoringReport`, named ``[LP] LABEL``; then its MTME files), and the
+    checks that stop a run before any model is loaded (a language pair that cannot be meta-evaluated, a
+    score file name too long)."""
 
     def __init__(self, args: argparse.Namespace, who: str, stored: dict[str, dict[str, Any]] | None = None) -> None:
         self.args, self.who, self.stored = args, who, stored or {}
+        self.metric_report = ScoringReport(args, who=who)
+        #: language pair -> the label of each spec (a signature: by its metric's name)
+        self.labels: dict[str, list[str]] = {}
 
     def opened(self, run: MtmeRun) -> None:
         args, lp, data = self.args, run.lp, run.data
@@ -222,6 +228,7 @@ class _Report(MtmeObserver):
             warn(f"{lp}: one system to score; no meta-evaluation, scores only", self.who)
 
     def loaded(self, run: MtmeRun, metrics: Sequence[MtmeMetric]) -> None:
+        self.labels[run.lp] = metric_labels([m.spec for m in metrics], [m.metric.name for m in metrics])
         for m in metrics:
             longest = f"{m.name}-{m.ref}.seg.score"
             if len(longest.encode("utf-8")) > MAX_FILE_NAME:
@@ -232,17 +239,8 @@ class _Report(MtmeObserver):
         note(self.args, f"[{run.lp}] {metric.spec}: {len(run.testset.systems)} systems x {run.testset.n_segments} "
              "segments", self.who)
 
-    def scored(self, run: MtmeRun, metric: MtmeMetric, results: list[Result], written: WrittenScores | None) -> None:
-        requested = metric.metric.requested_signature
-        if requested is not None and results:
-            from ..values.signature import compare
-
-            diffs = compare(requested, results[0].signature)
-            if diffs:
-                warn("this run differs from the signature it was given in: " + "; ".join(diffs), self.who)
-        for r in results:
-            if r.coverage is not None and r.coverage.segments_scored < r.coverage.segments_total:
-                note(self.args, f"[{run.lp}] {metric.metric.name} [{r.system}]: {r.coverage.summary()}", self.who)
+    def scored(self, run: MtmeRun, metric: MtmeMetric, scored: Scored, written: WrittenScores | None) -> None:
+        self.metric_report.report(f"[{run.lp}] {self.labels[run.lp][scored.index]}", scored)
         if written is not None and written.negated:
             note(self.args, f"[{run.lp}] {metric.spec}: lower is better, so its MTME score files hold the scores "
                  "negated (MTME reads every score as higher-better, as its own MetricX files do)", self.who)
@@ -277,7 +275,8 @@ def score(args: argparse.Namespace, lps: Sequence[str], systems: Sequence[str] |
                         out_root=args.write_mtme, metric_names=args.metric_name,
                         n_resamples=ws.DEFAULT_RESAMPLES if args.resamples is None else args.resamples,
                         seed=args.seed, short=args.short, observer=_Report(args, who, scorers),
-                        doc_rule=getattr(args, "doc_level", None), pdp=bool(getattr(args, "pdp", False)))
+                        doc_rule=getattr(args, "doc_level", None), pdp=bool(getattr(args, "pdp", False)),
+                        requested=getattr(args, "sacrebleu_signatures", None))
         if session.cache is not None:
             note(args, f"score cache {session.cache.path}: {session.cache.stats.summary()}", who)
     return runs

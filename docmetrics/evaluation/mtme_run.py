@@ -1,6 +1,7 @@
 """Scoring mt-metrics-eval (MTME) data: :func:`run_mtme` reads each language pair of a test set and builds
 its test set (:func:`~docmetrics.evaluation.mtme.load_mtme`), loads every metric with the caller's loader,
-scores every system, writes MTME score files (:func:`~docmetrics.evaluation.mtme_write.write_mtme_scores`) and
+scores every system (:func:`~docmetrics.evaluation.scoring.score_metrics`, the loop every run scores
+with), writes MTME score files (:func:`~docmetrics.evaluation.mtme_write.write_mtme_scores`) and
 meta-evaluates the metrics (:func:`~docmetrics.evaluation.metaeval.evaluate_mtme`): what
 ``docmetrics --mtme`` and ``docmetrics metaeval`` run.
 
@@ -13,17 +14,19 @@ prints: the caller hears of the run through an :class:`MtmeObserver`, and stops 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Callable, Sequence
+from typing import Callable, Mapping, Sequence
 
 from ..algorithms import wmt_stats as ws
 from ..plugin.backbone import REFERENCE
 from ..plugin.metric import Metric
 from ..values.errors import InputError
 from ..values.result import Result
+from ..values.signature import ParsedSignature
 from ..values.testset import TestSet
 from .metaeval import DOC_MAIN_STATISTICS, MAIN_STATISTICS, WmtEval, evaluate_mtme
 from .mtme import MtmeTestSet, load_mtme
 from .mtme_write import WrittenScores, mtme_metric_name, write_mtme_scores
+from .scoring import Scored, ScoringObserver, score_metrics
 
 __all__ = ["NO_HUMAN_SCORES", "ONE_SYSTEM", "MtmeMetric", "MtmeRun", "MtmeObserver", "uses_reference", "run_mtme"]
 
@@ -85,8 +88,39 @@ class MtmeObserver:
     def scoring(self, run: MtmeRun, metric: MtmeMetric) -> None:
         """A metric is about to score every system of a language pair."""
 
-    def scored(self, run: MtmeRun, metric: MtmeMetric, results: list[Result], written: WrittenScores | None) -> None:
-        """A metric scored every system (and its score files were written)."""
+    def scored(self, run: MtmeRun, metric: MtmeMetric, scored: Scored, written: WrittenScores | None) -> None:
+        """A metric scored every system (its results and how the run compares with the signature it was
+        given in: ``scored``), and its score files were written."""
+
+
+class _PairScoring(ScoringObserver):
+    """The scoring of one language pair: each metric's results kept in the run, its MTME score files
+    written under ``out_root`` (NAME from ``metric_names``, else the signature of the run itself), the
+    caller's observer told."""
+
+    def __init__(self, run: MtmeRun, metrics: Sequence[MtmeMetric], observer: MtmeObserver, testset: str,
+                 out_root: str | None, metric_names: Sequence[str] | None) -> None:
+        self.run, self.metrics, self.observer = run, metrics, observer
+        self.testset, self.out_root, self.metric_names = testset, out_root, metric_names
+
+    def scoring(self, index: int, spec: str, metric: Metric) -> None:
+        self.observer.scoring(self.run, self.metrics[index])
+
+    def scored(self, scored: Scored) -> None:
+        run, m, results, out_root = self.run, self.metrics[scored.index], scored.results, self.out_root
+        run.results[m.spec] = results
+        written = None
+        if out_root is not None and not self.metric_names and results:
+            # the signature of the run itself: sacrebleu's nrefs:N is known once the references are read
+            m.name = mtme_metric_name(results[0].signature.format(short=True))
+        if out_root is not None:
+            try:
+                written = write_mtme_scores(out_root, self.testset, run.lp, m.name, m.ref, results,
+                                            n_segments=run.data.n_segments, doc_ids=run.data.doc_names)
+            except OSError as exc:
+                raise InputError(f"{out_root}: cannot write {exc.filename} ({exc.strerror})") from None
+            run.written.append(written)
+        self.observer.scored(run, m, scored, written)
 
 
 def uses_reference(metric: Metric) -> bool:
@@ -138,6 +172,7 @@ def run_mtme(
     observer: MtmeObserver | None = None,
     doc_rule: str | None = None,
     pdp: bool = False,
+    requested: Mapping[int, ParsedSignature] | None = None,
 ) -> list[MtmeRun]:
     """Score ``specs`` on every language pair of ``lps`` of ``ROOT/TESTSET`` and meta-evaluate them.
 
@@ -152,7 +187,8 @@ def run_mtme(
     systems or more is meta-evaluated (PERM-BOTH with ``n_resamples`` and ``seed``; 0 resamples: no
     test); the others are scored only (:attr:`MtmeRun.why_no_metaeval`).  ``doc_rule`` / ``pdp``: the
     opt-in document level and system-level PDP of :func:`~docmetrics.evaluation.metaeval.evaluate_wmt`
-    (compared by PERM-BOTH too).
+    (compared by PERM-BOTH too).  ``requested``: the signature the ``k``-th spec was given in where its
+    metric holds none itself (sacrebleu's), as :func:`~docmetrics.evaluation.scoring.score_metrics` takes it.
     """
     observer = observer or MtmeObserver()
     runs = []
@@ -176,22 +212,8 @@ def run_mtme(
         observer.loaded(run, metrics)
         loaded.append(metrics)
     for run, metrics in zip(runs, loaded):
-        for m in metrics:
-            observer.scoring(run, m)
-            results = m.metric.compute(run.testset)
-            run.results[m.spec] = results
-            written = None
-            if out_root is not None and not metric_names and results:
-                # the signature of the run itself: sacrebleu's nrefs:N is known once the references are read
-                m.name = mtme_metric_name(results[0].signature.format(short=True))
-            if out_root is not None:
-                try:
-                    written = write_mtme_scores(out_root, testset, run.lp, m.name, m.ref, results,
-                                                n_segments=run.data.n_segments, doc_ids=run.data.doc_names)
-                except OSError as exc:
-                    raise InputError(f"{out_root}: cannot write {exc.filename} ({exc.strerror})") from None
-                run.written.append(written)
-            observer.scored(run, m, results, written)
+        score_metrics(run.testset, [(m.spec, m.metric) for m in metrics], requested=requested,
+                      observer=_PairScoring(run, metrics, observer, testset, out_root, metric_names))
         if run.why_no_metaeval is None:
             extra = DOC_MAIN_STATISTICS if doc_rule is not None else ("pdp",) if pdp else ()
             run.evaluation = evaluate_mtme(run.results, run.data, n_resamples=n_resamples, seed=seed,
