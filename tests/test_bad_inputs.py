@@ -57,7 +57,7 @@ ROWS = [
     ("jsonl-mt-null", ["-m", SPEC, "-i", "{null.jsonl}"], "null.jsonl, line 2: 'mt' must be a string"),
     ("jsonl-mt-true", ["-m", SPEC, "-i", "{true.jsonl}"], "true.jsonl, line 1: 'mt' must be a string"),
     ("jsonl-src-number", ["-m", SPEC, "-i", "{number.jsonl}"], "number.jsonl, line 1: 'src' must be a string"),
-    ("jsonl-duplicate-key", ["-m", SPEC, "-i", "{dup.jsonl}"], "dup.jsonl, line 1: the key 'mt' appears twice"),
+    ("jsonl-duplicate-key", ["-m", SPEC, "-i", "{dup.jsonl}"], "dup.jsonl, line 1, field mt: given twice in the object"),
     ("paired-bs-n-huge", ["-m", SPEC, "-i", "{h.txt}", "{h.txt}", "-s", "{s.txt}", "--doc-ids", "{ids.txt}",
                           "--paired-bs", "--paired-bs-n", "10000000000"], "--paired-bs-n must be from 1 to 1000000"),
     ("paired-ar-n-zero", ["-m", SPEC, "-i", "{h.txt}", "{h.txt}", "-s", "{s.txt}", "--doc-ids", "{ids.txt}",

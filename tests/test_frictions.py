@@ -492,7 +492,8 @@ def battery(files):
 
 BATTERY_ROWS = [
     ("jsonl-nested-100000-deep", ["-m", "bleu", "-i", "deep.jsonl"], 2,
-     ["deep.jsonl, line 1: a JSON value nested more than 64 levels deep; a line holds one flat object"],
+     ["deep.jsonl, line 1: a JSON value nested more than 64 levels deep; a line holds one JSON object with "
+      "doc_id, src, mt, ref (a segment)"],
      ["RecursionError"]),
     ("hypotheses-all-empty", ["-m", "bleu", "-i", "empty.txt", "-r", "ref.txt", "--doc-ids", "ids.txt"], 0,
      ["warning: empty.txt: every line is empty, so the system output looks missing"], []),

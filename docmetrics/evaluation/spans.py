@@ -29,6 +29,7 @@ from ..algorithms.spans import SEVERITY_CLASS, SKIPPED_SEVERITIES, Span, SpanCou
 from ..values.errors import InputError, UserError
 from ..values.genmt import OMISSION, SEP, GenmtPair
 from ..values.io import read_lines
+from ..values.jsonl import json_lines
 from ..values.mqm_tsv import MqmRatings
 
 if TYPE_CHECKING:
@@ -289,18 +290,8 @@ def read_predictions(path: str, gold: SpanGold) -> tuple[dict[tuple[str, ...], t
     language pairs or domains)."""
     out: dict[tuple[str, ...], tuple[int, tuple[Span, ...]]] = {}
     skipped: Counter[str] = Counter()
-    for i, text in enumerate(read_lines(path), 1):
-        if not text.strip():
-            continue
-        where = f"{path}, line {i}"
-        try:
-            obj = json.loads(text)
-        except json.JSONDecodeError as exc:
-            raise InputError(f"{where}: not valid JSON ({exc.msg} at character {exc.pos + 1}); a span file has one "
-                             "JSON object per line") from None
-        if not isinstance(obj, dict):
-            raise InputError(f"{where}: a {type(obj).__name__}, not a JSON object with system, "
-                             f"{', '.join(gold.fields)} and errors")
+    what = f"one JSON object with system, {', '.join(gold.fields)} and errors (an item's predicted error spans)"
+    for i, where, obj in json_lines(path, read_lines(path), what):
         key = _key(obj, gold, where, skipped)
         if key is None:
             continue

@@ -40,6 +40,7 @@ from typing import Any, Mapping, Sequence
 
 from .errors import InputError
 from .io import read_lines
+from .jsonl import json_lines
 from .testset import TestSet
 
 __all__ = [
@@ -356,17 +357,8 @@ class _Row:
     line_id: str = ""
 
 
-class _DuplicateKey(ValueError):
-    pass
-
-
-def _no_duplicates(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
-    out: dict[str, Any] = {}
-    for key, value in pairs:
-        if key in out:
-            raise _DuplicateKey(key)
-        out[key] = value
-    return out
+#: What a line of a GenMT file holds (the messages of :func:`~docmetrics.values.jsonl.json_lines`).
+GENMT_LINE = "one JSON object with doc_id, src_text, tgt_text (a GenMT segment or document)"
 
 
 def read_genmt(path: str | os.PathLike[str]) -> GenmtData:
@@ -374,19 +366,7 @@ def read_genmt(path: str | os.PathLike[str]) -> GenmtData:
     line and field on anything malformed."""
     name = str(path)
     rows: list[_Row] = []
-    for i, text in enumerate(read_lines(path), 1):
-        if not text.strip():
-            continue
-        where = f"{name}, line {i}"
-        try:
-            obj = json.loads(text, object_pairs_hook=_no_duplicates)
-        except _DuplicateKey as exc:
-            raise InputError(f"{where}, field {exc.args[0]}: given twice in the object; give each key once") from None
-        except json.JSONDecodeError as exc:
-            raise InputError(f"{where}: not valid JSON ({exc.msg} at character {exc.pos + 1}); a GenMT file has "
-                             "one JSON object per line") from None
-        if not isinstance(obj, dict):
-            raise InputError(f"{where}: a {type(obj).__name__}, not a JSON object with doc_id, src_text, tgt_text")
+    for i, where, obj in json_lines(name, read_lines(path), GENMT_LINE):
         rows.extend(_document_rows(obj, where, i) if "refs" in obj else [_segment_row(obj, where, i)])
     if not rows:
         raise InputError(f"{name}: no line with a segment; a GenMT file has one JSON object per line")

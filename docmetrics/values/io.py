@@ -8,6 +8,7 @@ from pathlib import Path
 from typing import BinaryIO, Sequence
 
 from .errors import InputError, UserError
+from .jsonl import json_lines
 from .testset import Selection, TestSet
 
 #: The record ``docmetrics vat`` writes beside the files it filtered.
@@ -15,8 +16,6 @@ SELECTION_RECORD = "vat.json"
 #: The largest input read (bytes): inputs are read whole, and a file that never ends (``/dev/zero``, a
 #: pipe left open) must stop with a message, not exhaust the memory.
 MAX_INPUT_BYTES = 1 << 31
-#: The deepest nesting of a JSONL value (deeper is no test set and would exhaust the parser's stack).
-MAX_JSON_DEPTH = 64
 
 
 def _read_bounded(stream: BinaryIO, name: str, limit: int) -> bytearray:
@@ -189,46 +188,18 @@ def check_output_dir(path: str, what: str) -> None:
 JSONL_FIELDS = ("doc_id", "src", "mt", "ref")
 
 
-class _DuplicateKey(ValueError):
-    pass
-
-
-def _unique_keys(pairs: list[tuple[str, object]]) -> dict[str, object]:
-    seen: dict[str, object] = {}
-    for key, value in pairs:
-        if key in seen:
-            raise _DuplicateKey(key)
-        seen[key] = value
-    return seen
+#: What a line of the test-set JSONL holds (the messages of :func:`~docmetrics.values.jsonl.json_lines`).
+JSONL_LINE = "one JSON object with doc_id, src, mt, ref (a segment)"
 
 
 def read_jsonl(path: str) -> list[dict[str, str]]:
     """Objects of a JSONL file (one segment per line: doc_id, src, mt, ref), validated."""
     rows = []
-    for i, line in enumerate(read_lines(path), 1):
-        if not line.strip():
-            continue
-        try:
-            obj = json.loads(line, object_pairs_hook=_unique_keys)
-        except _DuplicateKey as exc:
-            raise InputError(f"{path}, line {i}: the key {exc.args[0]!r} appears twice in the object; "
-                             "give each key once") from None
-        except json.JSONDecodeError as exc:
-            raise InputError(f"{path}, line {i}: not valid JSON ({exc.msg})") from None
-        except RecursionError:
-            obj = None  # nested deeper than Python's parser goes: refused below like any deep value
-            depth = MAX_JSON_DEPTH + 1
-        else:
-            depth = _depth(obj)
-        if depth > MAX_JSON_DEPTH:
-            raise InputError(f"{path}, line {i}: a JSON value nested more than {MAX_JSON_DEPTH} levels deep; a "
-                             "line holds one flat object (doc_id, src, mt, ref)")
-        if not isinstance(obj, dict):
-            raise InputError(f"{path}, line {i}: expected a JSON object with keys doc_id, src, mt, ref")
+    for i, where, obj in json_lines(path, read_lines(path), JSONL_LINE):
         if "mt" not in obj:
-            raise InputError(f"{path}, line {i}: the object has no 'mt' (the system output)")
+            raise InputError(f"{where}: the object has no 'mt' (the system output)")
         if not isinstance(obj["mt"], str):
-            raise InputError(f"{path}, line {i}: 'mt' must be a string (the system output), not "
+            raise InputError(f"{where}: 'mt' must be a string (the system output), not "
                              f"{json.dumps(obj['mt'])}; an empty translation is \"\"")
         for key in JSONL_FIELDS:
             value = obj.get(key)
@@ -236,20 +207,10 @@ def read_jsonl(path: str) -> list[dict[str, str]]:
                 continue
             allowed = (str, int) if key == "doc_id" else (str,)
             if isinstance(value, bool) or not isinstance(value, allowed):
-                raise InputError(f"{path}, line {i}: '{key}' must be a string, not {json.dumps(value)}")
+                raise InputError(f"{where}: '{key}' must be a string, not {json.dumps(value)}")
         rows.append({k: (str(obj[k]) if obj.get(k) is not None else None) for k in JSONL_FIELDS})  # type: ignore[misc]
         rows[-1]["_line"] = str(i)  # type: ignore[assignment]
     return rows
-
-
-def _depth(value: object, limit: int = MAX_JSON_DEPTH + 1) -> int:
-    """How deeply ``value`` nests lists and objects (counting stops past ``limit``)."""
-    depth, level = 0, [value]
-    while level and depth <= limit:
-        depth += 1
-        level = [v for x in level if isinstance(x, (list, dict))
-                 for v in (x.values() if isinstance(x, dict) else x)]
-    return depth if not level else limit + 1
 
 
 def load_jsonl(paths: Sequence[str]) -> TestSet:

@@ -36,6 +36,7 @@ from typing import Any, Mapping, Sequence
 from .errors import InputError, SpecError
 from .genmt import exact_mean
 from .io import read_lines
+from .jsonl import json_lines
 from .langpair import parse_langpair
 from .result import Coverage, DocScore, Result, UnitScore
 from .signature import SigField, Signature
@@ -55,6 +56,8 @@ FINGERPRINT_LENGTH = 10
 LOWER_IS_BETTER_NAMES = (re.compile(r"metricx", re.I), re.compile(r"^(?:d-)?ter(?:\b|$)", re.I))
 #: The fields of a line of WMT25's automatic-scores JSONL.
 WMT25_FIELDS = ("language_pair", "domain", "document_id", "metric_scores")
+#: What a line of WMT25's automatic scores holds (the messages of :func:`~docmetrics.values.jsonl.json_lines`).
+WMT25_LINE = f"one JSON object with {', '.join(WMT25_FIELDS)} (a document's automatic scores)"
 #: How a missing score is written in a TSV cell (besides an empty cell).
 _MISSING_TEXT = ("", "None")
 
@@ -262,18 +265,7 @@ def _read_wmt25_file(path: str) -> dict[str, list[_Doc]]:
     """lp -> the documents of one system's file, in file order."""
     out: dict[str, list[_Doc]] = {}
     seen: dict[tuple[str, str], int] = {}
-    for lineno, line in enumerate(read_lines(path), 1):
-        if not line.strip():
-            continue
-        where = f"{path}, line {lineno}"
-        try:
-            obj = json.loads(line)
-        except json.JSONDecodeError as exc:
-            raise InputError(f"{where}: not valid JSON ({exc.msg})") from None
-        except RecursionError:
-            raise InputError(f"{where}: a JSON value nested too deep; a line holds one flat object") from None
-        if not isinstance(obj, dict):
-            raise InputError(f"{where}: expected a JSON object with fields {', '.join(WMT25_FIELDS)}")
+    for lineno, where, obj in json_lines(path, read_lines(path), WMT25_LINE):
         missing = [k for k in WMT25_FIELDS if k not in obj]
         if missing:
             raise InputError(f"{where}: no field {missing[0]!r} (fields: {', '.join(obj) or 'none'}); a line of "
