@@ -50,13 +50,13 @@ score files' format in :mod:`docmetrics.values.mtme_scores`; writing them in
 from __future__ import annotations
 
 import glob
-import json
 import os
 from dataclasses import dataclass, field
 from typing import Any, Sequence
 
 from ..values.errors import InputError, SpecError
 from ..values.io import read_lines
+from ..values.jsonl import json_object
 from ..values.langpair import LangPair, parse_langpair
 from ..values.mtme_scores import LEVELS, Score, parse_human_filename, parse_metric_filename, read_score_file
 from ..values.testset import TestSet
@@ -218,13 +218,8 @@ def _read_text(path: str, missing: dict[str, list[int]]) -> list[str]:
 
 
 def _json_object(path: str, lineno: int, line: str) -> dict[str, Any]:
-    try:
-        record = json.loads(line)
-    except ValueError as exc:
-        raise InputError(f"{path}, line {lineno}: not valid JSON ({exc.msg})") from None
-    if not isinstance(record, dict):
-        raise InputError(f"{path}, line {lineno}: expected a JSON object, found {type(record).__name__}")
-    return record
+    """One line of an MTME JSONL file (a blank line too is a segment's line, so it is refused as JSON)."""
+    return json_object(line, f"{path}, line {lineno}", "one JSON object per segment (MTME's JSONL)")
 
 
 def _read_jsonl(path: str, key: str, missing: dict[str, list[int]]) -> list[str]:

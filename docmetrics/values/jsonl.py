@@ -1,7 +1,9 @@
 """JSON Lines: one JSON object per line, every fault of a line refused in one form.
 
 Every JSONL reader of docmetrics (the test-set JSONL of ``-i``, GenMT files, WMT25's stored automatic
-scores, span predictions) takes its lines through :func:`json_lines` and keeps only its own fields.  A
+scores, span predictions) takes its lines through :func:`json_lines` and keeps only its own fields; MTME's
+JSONL texts and metadata, where a blank line is a segment's line too, take each line through
+:func:`json_object`.  A
 line is refused, with an :class:`~docmetrics.values.errors.InputError` naming the file and the line, when
 it is not valid JSON (the character is named), nests deeper than :data:`MAX_JSON_DEPTH`, is not a JSON
 object, or gives a key twice in one object (the field is named).  A message of the first three says what
