@@ -1,13 +1,17 @@
 """Statistics as values (issue 28, item 1): one registry (docmetrics.evaluation.statistics) behind every table,
 JSON layout, sweep choice, heatmap scale and average; a statistic a third party registers through the entry
 point group ``docmetrics.statistics`` appears in ``--human``, ``--genmt`` and ``--mtme`` tables and JSON and in
-``docmetrics sweep --stat``, computed on the oriented scores."""
+``docmetrics sweep --stat``, computed on the oriented scores, and is compared between metrics by PERM-BOTH on the
+cells of its level."""
 
 from __future__ import annotations
 
+import contextlib
 import json
+import statistics as pystats
 import sys
 
+import numpy as np
 import pytest
 from cli_fixtures import run_cli as run
 from plugin_fixtures import toy_dist, write_distribution  # noqa: F401
@@ -15,6 +19,8 @@ from test_genmt_release import sources  # noqa: F401 (the three data sources of 
 
 from docmetrics.evaluation import averages, metaeval
 from docmetrics.evaluation import statistics as stats
+from docmetrics.evaluation.aligned import Aligned
+from docmetrics.evaluation.comparisons import compare
 from docmetrics.evaluation.sweep import DOC_STATS, SEG_STATS, STAT_CHOICES
 from docmetrics.plugin import registry
 from docmetrics.values.errors import InputError
@@ -37,21 +43,62 @@ TOP = Statistic("top_agree", "system", "the metric's best system is the humans'"
 '''
 
 
+#: Pearson's r by the standard library, as a third party would write it: at system level, and over every
+#: (system, segment) the metric and the humans score
+TWINS = '''
+import statistics
+
+from docmetrics.evaluation.statistics import Statistic
+
+
+def pearson_twin(data):
+    return statistics.correlation(list(data.metric_sys), list(data.human_sys))
+
+
+def seg_pearson_twin(data):
+    pairs = [(m, h) for s in data.systems for m, h in zip(data.metric_seg[s], data.human_seg[s])
+             if m is not None and h is not None]
+    return statistics.correlation([m for m, _ in pairs], [h for _, h in pairs])
+
+
+PEARSON = Statistic("pearson_twin", "system", "Pearson by the standard library", "pearson-twin",
+                    compute=pearson_twin)
+SEG_PEARSON = Statistic("seg_pearson_twin", "segment", "segment-level Pearson by the standard library",
+                        "seg-pearson-twin", compute=seg_pearson_twin)
+'''
+
+
 def top_system(metric, human):
     best = lambda xs: max(range(len(xs)), key=xs.__getitem__)  # noqa: E731
     return float(best(metric) == best(human))
 
 
-@pytest.fixture()
-def top(tmp_path):
-    root = write_distribution(tmp_path / "site", "top-agree", "1.0", {"top_agree/__init__.py": TOP},
-                              "[docmetrics.statistics]\ntop_agree = top_agree:TOP\n")
+@contextlib.contextmanager
+def installed(site, dist, module, text, entry_points):
+    """A distribution ``dist`` whose ``module`` registers ``entry_points`` (group docmetrics.statistics)."""
+    root = write_distribution(site, dist, "1.0", {f"{module}/__init__.py": text},
+                              "[docmetrics.statistics]\n" + entry_points)
     sys.path.insert(0, str(root))
     registry.refresh()
-    yield
-    sys.path.remove(str(root))
-    sys.modules.pop("top_agree", None)
-    registry.refresh()
+    try:
+        yield
+    finally:
+        sys.path.remove(str(root))
+        sys.modules.pop(module, None)
+        registry.refresh()
+
+
+@pytest.fixture()
+def top(tmp_path):
+    with installed(tmp_path / "site", "top-agree", "top_agree", TOP, "top_agree = top_agree:TOP\n"):
+        yield
+
+
+@pytest.fixture()
+def twins(tmp_path):
+    with installed(tmp_path / "twins", "pearson-twins", "pearson_twins", TWINS,
+                   "pearson_twin = pearson_twins:PEARSON\nseg_pearson_twin = pearson_twins:SEG_PEARSON\n"):
+        yield
 
 
 def test_the_views_of_the_registry_are_what_the_tables_had():
@@ -113,3 +160,107 @@ def test_sweep_draws_a_registered_statistic(top, sources, tmp_path, capsys):
     assert all(p["metaeval"]["top_agree"] in (0.0, 1.0) for p in points if p.get("metaeval"))
     assert main([*argv[:-2], "--stat", "nope"]) == 2
     assert "--stat nope: no such statistic; one of pearson" in capsys.readouterr().err
+
+
+# -- PERM-BOTH between metrics on a plugin statistic's cells ------------------------------------------------------
+ORDER = [f"s{k}" for k in range(7)]
+
+
+def two_metrics():
+    """Two metrics' scores of 7 systems x 9 segments and the humans', with unscored segments in each."""
+    rng = np.random.default_rng(5)
+    human = {s: [None if (i + k) % 5 == 0 else float(v) for i, v in enumerate(rng.normal(size=9))]
+             for k, s in enumerate(ORDER)}
+
+    def metric(noise, hole):
+        seg = {s: [None if (i * hole + k) % 7 == 0 else (h or 0.0) + float(rng.normal(scale=noise))
+                   for i, h in enumerate(human[s])] for k, s in enumerate(ORDER)}
+        sys_ = [pystats.fmean(v for v in seg[s] if v is not None) for s in ORDER]
+        return Aligned(sys_, seg, seg, "segment", [(i, i + 1) for i in range(9)])
+
+    human_sys = [pystats.fmean(v for v in human[s] if v is not None) for s in ORDER]
+    return {"a": metric(0.5, 3), "b": metric(1.5, 2)}, human_sys, human
+
+
+def compared(stat, aligned, human_sys, human_seg, n_resamples=300, seed=11):
+    return compare(stat, {"a": 0.9, "b": 0.1}, {}, aligned, {"a": None, "b": None}, ORDER, human_sys, human_seg,
+                   n_resamples=n_resamples, seed=seed, n_permutations=50, spa_seed=1, alpha=0.05)
+
+
+def test_a_plugin_statistic_is_compared_on_the_cells_of_its_level(twins):
+    aligned, human_sys, human_seg = two_metrics()
+    # system level: the twin of Pearson draws the builtin's null and p-value, and both equal PERM-BOTH by hand
+    twin = compared("pearson_twin", aligned, human_sys, human_seg).tests[("a", "b")]
+    own = compared("pearson", aligned, human_sys, human_seg).tests[("a", "b")]
+    np.testing.assert_allclose(twin.null, own.null, rtol=0, atol=1e-12)
+    assert twin.p_value == own.p_value and twin.delta == pytest.approx(own.delta, abs=1e-12)
+
+    def z(x):
+        return [(v - pystats.fmean(x)) / pystats.pstdev(x) for v in x]
+
+    za, zb = z(aligned["a"].sys), z(aligned["b"].sys)
+    rng = np.random.default_rng(11)
+    draws = []
+    for _ in range(300):
+        swap = rng.integers(0, 2, size=len(ORDER)).astype(bool)
+        side_a = [y if w else x for x, y, w in zip(za, zb, swap)]
+        side_b = [x if w else y for x, y, w in zip(za, zb, swap)]
+        draws.append(pystats.correlation(side_a, human_sys) - pystats.correlation(side_b, human_sys))
+    delta = pystats.correlation(za, human_sys) - pystats.correlation(zb, human_sys)
+    np.testing.assert_allclose(twin.null, draws, rtol=0, atol=1e-12)
+    assert twin.p_value == np.mean(np.asarray(draws) >= delta) and 0 < twin.p_value < 1
+    # segment level: the cells both metrics and the humans score, rebuilt into metric_seg for the twin
+    seg_twin = compared("seg_pearson_twin", aligned, human_sys, human_seg)
+    seg_own = compared("seg_pearson", aligned, human_sys, human_seg)
+    np.testing.assert_allclose(seg_twin.tests[("a", "b")].null, seg_own.tests[("a", "b")].null, rtol=0, atol=1e-12)
+    assert seg_twin.tests[("a", "b")].p_value == seg_own.tests[("a", "b")].p_value
+    assert [(r.metric, r.rank) for r in seg_twin.ranking] == [(r.metric, r.rank) for r in seg_own.ranking]
+    assert all(r.rank is not None for r in seg_twin.ranking) and seg_twin.skipped == {}
+
+
+def test_a_segment_statistic_without_segment_scores_is_not_tested(twins):
+    aligned, human_sys, human_seg = two_metrics()
+    windows = {**aligned, "b": Aligned(aligned["b"].sys, None, None, "unit", [])}
+    comp = compared("seg_pearson_twin", windows, human_sys, human_seg)
+    assert comp.tests == {} and all(r.rank is None for r in comp.ranking)
+    assert comp.skipped == {"a vs b": "no significance test: a metric's units span several segments: no "
+                                      "segment-level scores to swap"}
+
+
+def test_evaluate_wmt_compares_a_registered_statistic_with_clusters(top, twins):
+    from test_direction import DOC_IDS, HUMAN, SOURCES
+    from test_direction import SYSTEMS as FOUR
+
+    import docmetrics
+    from docmetrics.evaluation.metaeval import evaluate_wmt
+    from docmetrics.values.testset import TestSet
+
+    testset = TestSet.from_lists(FOUR, SOURCES, None, DOC_IDS)
+    results = {spec: docmetrics.load(spec).compute(testset) for spec in (QE, "slide:w=2,s=1,backbone=toy")}
+    ev = evaluate_wmt(results, None, HUMAN, n_resamples=200,
+                      significance=("pearson", "pearson_twin", "seg_pearson", "seg_pearson_twin", "top_agree"))
+    for own, twin in (("pearson", "pearson_twin"), ("seg_pearson", "seg_pearson_twin")):
+        assert ({k: t.p_value for k, t in ev.comparisons[twin].tests.items()}
+                == {k: t.p_value for k, t in ev.comparisons[own].tests.items()})
+    top_agree = ev.comparisons["top_agree"]
+    assert len(top_agree.tests) == 1 and all(r.rank is not None for r in top_agree.ranking)
+    assert {r.metric: r.value for r in top_agree.ranking} == {m: e.get("top_agree") for m, e in ev.metrics.items()}
+
+
+BAD_PLUGINS = [
+    # (what the entry point's object is, what the error says)
+    ('Statistic("x_stat", "system", "x", "x")', "has no compute: a plugin statistic brings its own"),
+    ('Statistic("pearson", "system", "x", "x", compute=len)', "its name is taken"),
+    ('Statistic("x_stat", "document", "x", "x", compute=len)', "its level 'document' is not system or segment"),
+    ('Statistic("x_stat", "system", "x", "x", compute=len, cells="item")',
+     "permutation cells 'item', but a plugin statistic is compared on the cells of its level ('system')"),
+]
+
+
+@pytest.mark.parametrize("obj,message", BAD_PLUGINS, ids=[b[1][:30] for b in BAD_PLUGINS])
+def test_a_bad_plugin_statistic_is_refused_naming_it(tmp_path, obj, message):
+    text = f"from docmetrics.evaluation.statistics import Statistic\nX = {obj}\n"
+    with installed(tmp_path / "bad", "bad-stat", "bad_stat", text, "x_stat = bad_stat:X\n"):
+        with pytest.raises(InputError, match="statistic 'x_stat' \\(a plugin\\)") as caught:
+            stats.statistics()
+    assert message in str(caught.value)

@@ -1,15 +1,20 @@
 """Comparing metrics on one statistic as the WMT metrics tasks do: PERM-BOTH between every pair of
 metrics (:func:`~docmetrics.algorithms.wmt_stats.perm_both`, the pair-outcome variant for ``seg_acc_eq``)
-and the significance clusters of MTME's ``AssignRanks``.  Used by :func:`docmetrics.evaluation.metaeval.
-evaluate_wmt`; the averages over language pairs read the null draws it keeps."""
+and the significance clusters of MTME's ``AssignRanks``.  What is swapped is the statistic's permutation
+cells, as the registry declares them (:data:`docmetrics.evaluation.statistics.CELLS`): a plugin statistic
+is swapped on the cells of its level and recomputed by its own ``compute`` on every resample.  Used by
+:func:`docmetrics.evaluation.metaeval.evaluate_wmt`; the averages over language pairs read the null draws
+it keeps."""
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Callable, Mapping, Sequence
 
 from ..algorithms import wmt_stats as ws
 from ..algorithms.correlation import kendall, pairwise_accuracy, pearson, spearman
+from . import statistics as stats
 from .aligned import Aligned, Score
 from .doc_level import doc_cells
 
@@ -76,8 +81,43 @@ def items_text(x: Aligned) -> str:
     return f"{len(x.item_keys)} units of {size} segment{'s' if spans[-1] > 1 else ''} each"
 
 
+def _plugin_value(statistic: stats.Statistic, data: stats.StatInput) -> float:
+    """A plugin statistic on one side of a resample; NaN (counted as 0 by PERM-BOTH) where it is undefined,
+    as the metric's own value is None then."""
+    try:
+        value = statistic.compute(data)  # type: ignore[misc]
+    except (ValueError, ZeroDivisionError):
+        return math.nan
+    return math.nan if value is None else float(value)
+
+
+def _segment_cells(a: Aligned, b: Aligned, order: Sequence[str], human_seg: Mapping[str, Sequence[Score]] | None):
+    """The (system, segment) cells both metrics and the humans score: the two metrics' scores there, the
+    humans', and where each cell is (system, segment index)."""
+    if human_seg is None:
+        raise ValueError("no segment-level human scores")
+    if a.seg is None or b.seg is None:
+        raise ValueError("a metric's units span several segments: no segment-level scores to swap")
+    xa, xb, hh, where = [], [], [], []
+    for s in order:
+        for i, (va, vb, vh) in enumerate(zip(a.seg[s], b.seg[s], human_seg[s])):
+            if va is not None and vb is not None and vh is not None:
+                xa.append(va)
+                xb.append(vb)
+                hh.append(vh)
+                where.append((s, i))
+    return xa, xb, hh, where
+
+
+#: docmetrics' own statistics of system-level cells, recomputed on a resampled vector and the humans'
+_ON_SYSTEM_CELLS: dict[str, Callable[[list[float], list[float]], Any]] = {
+    "pearson": pearson, "spearman": spearman, "kendall": kendall,
+    "accuracy": lambda x, y: pairwise_accuracy(x, y)[0],
+}
+
+
 def _cells(
-    stat: str,
+    statistic: stats.Statistic,
     a: Aligned,
     b: Aligned,
     order: Sequence[str],
@@ -86,62 +126,80 @@ def _cells(
     n_permutations: int,
     spa_seed: int,
 ) -> tuple[np.ndarray, np.ndarray, Callable[[np.ndarray], float]]:
-    """The cells both metrics score and the statistic over a cell vector (for perm_both)."""
+    """The cells both metrics score (``statistic.cells``) and the statistic over a cell vector (for
+    perm_both): docmetrics' own recomputation, or a plugin statistic's ``compute`` on a StatInput holding
+    the resampled vector where the metric's scores were."""
     import numpy as np
 
-    if stat == "pdp":
-        hrow = [list(human_sys)]
-        return np.asarray(a.sys), np.asarray(b.sys), lambda x: ws.pdp(hrow, [x])
-    if stat in ("pearson", "spearman", "kendall", "accuracy", "accuracy_mtme"):
+    stat, kind = statistic.name, statistic.cells
+    if kind == "system":
         h = list(human_sys)
-        fn: Callable[[list[float], list[float]], Any] = {
-            "pearson": pearson, "spearman": spearman, "kendall": kendall,
-            "accuracy": lambda x, y: pairwise_accuracy(x, y)[0],
-            "accuracy_mtme": lambda x, y: pairwise_accuracy(x, y)[0],
-        }[stat]
+        if statistic.compute is not None:
+            return np.asarray(a.sys), np.asarray(b.sys), lambda x: _plugin_value(
+                statistic, stats.StatInput(list(order), x.tolist(), h, None, human_seg))
+        if stat == "pdp":
+            hrow = [h]
+            return np.asarray(a.sys), np.asarray(b.sys), lambda x: ws.pdp(hrow, [x])
+        fn = _ON_SYSTEM_CELLS[stat]
         return np.asarray(a.sys), np.asarray(b.sys), lambda x: float(fn(list(x), h))
-    assert human_seg is not None
-    if stat in ("seg_pearson", "seg_kendall"):
-        if a.seg is None or b.seg is None:
-            raise ValueError("a metric's units span several segments: no segment-level scores to swap")
-        xa, xb, hh = [], [], []
-        for s in order:
-            for va, vb, vh in zip(a.seg[s], b.seg[s], human_seg[s]):
-                if va is not None and vb is not None and vh is not None:
-                    xa.append(va)
-                    xb.append(vb)
-                    hh.append(vh)
-        harr = np.asarray(hh, dtype=float)
+    if kind == "segment":
+        xa, xb, hh, where = _segment_cells(a, b, order, human_seg)
+        if statistic.compute is not None:
+            n = len(human_seg[order[0]])  # type: ignore[index]
+
+            def rebuilt(x: np.ndarray) -> float:
+                seg: dict[str, list[Score]] = {s: [None] * n for s in order}
+                for (s, i), v in zip(where, x.tolist()):
+                    seg[s][i] = v
+                means = [math.fsum(c) / len(c) if (c := [v for v in seg[s] if v is not None]) else math.nan
+                         for s in order]
+                return _plugin_value(statistic, stats.StatInput(list(order), means, list(human_sys), seg, human_seg))
+
+            return np.asarray(xa), np.asarray(xb), rebuilt
         if stat == "seg_pearson":
+            harr = np.asarray(hh, dtype=float)
             return np.asarray(xa), np.asarray(xb), lambda x: pearson(x, harr)
-        return np.asarray(xa), np.asarray(xb), lambda x: kendall(list(x), hh)
-    if stat == "spa":
-        if a.items is None or b.items is None or a.item_keys != b.item_keys or a.item_kind != b.item_kind:
-            raise ItemsDiffer(a, b)
-        hm = np.array([[np.nan if v is None else v for v in human_seg[s]] for s in order], dtype=float)
-        ma = np.array([[np.nan if v is None else v for v in a.items[s]] for s in order], dtype=float)
-        mb = np.array([[np.nan if v is None else v for v in b.items[s]] for s in order], dtype=float)
-        keep_m = ~np.isnan(ma).any(axis=0) & ~np.isnan(mb).any(axis=0)
-        keep_h = ~np.isnan(hm).any(axis=0)
-        if a.item_kind == "segment" and hm.shape[1] == ma.shape[1]:
-            keep_h = keep_m = keep_h & keep_m
-        hm, ma, mb = hm[:, keep_h], ma[:, keep_m], mb[:, keep_m]
-        if hm.shape[1] == 0 or ma.shape[1] == 0:
-            raise ValueError("no item is scored for every system")
-        human_p = ws.perm_test_pvalues(
-            {s: list(row) for s, row in zip(order, hm)}, systems=order, n_permutations=n_permutations, seed=spa_seed
-        )
-        hp = np.asarray(list(human_p.pvalues.values()))
-        signs = ws.sign_vectors(ma.shape[1], n_permutations, spa_seed)
-        shape = ma.shape
-
-        def spa_of(x: np.ndarray) -> float:
-            mat = x.reshape(shape)
-            pm = ws.upper_pvalues(mat, signs)
-            return float(1.0 - np.abs(hp - pm).mean())
-
-        return ma.ravel(), mb.ravel(), spa_of
+        if stat == "seg_kendall":
+            return np.asarray(xa), np.asarray(xb), lambda x: kendall(list(x), hh)
+    if kind == "item":
+        assert human_seg is not None
+        return _spa_cells(a, b, order, human_seg, n_permutations, spa_seed)
     raise ValueError(f"no PERM-BOTH test for {stat}")
+
+
+def _spa_cells(
+    a: Aligned, b: Aligned, order: Sequence[str], human_seg: Mapping[str, Sequence[Score]], n_permutations: int,
+    spa_seed: int,
+) -> tuple[np.ndarray, np.ndarray, Callable[[np.ndarray], float]]:
+    """SPA's items both metrics score for every system, and SPA over an item vector (the humans' p-values
+    fixed, the metric's recomputed with the same sign vectors)."""
+    import numpy as np
+
+    if a.items is None or b.items is None or a.item_keys != b.item_keys or a.item_kind != b.item_kind:
+        raise ItemsDiffer(a, b)
+    hm = np.array([[np.nan if v is None else v for v in human_seg[s]] for s in order], dtype=float)
+    ma = np.array([[np.nan if v is None else v for v in a.items[s]] for s in order], dtype=float)
+    mb = np.array([[np.nan if v is None else v for v in b.items[s]] for s in order], dtype=float)
+    keep_m = ~np.isnan(ma).any(axis=0) & ~np.isnan(mb).any(axis=0)
+    keep_h = ~np.isnan(hm).any(axis=0)
+    if a.item_kind == "segment" and hm.shape[1] == ma.shape[1]:
+        keep_h = keep_m = keep_h & keep_m
+    hm, ma, mb = hm[:, keep_h], ma[:, keep_m], mb[:, keep_m]
+    if hm.shape[1] == 0 or ma.shape[1] == 0:
+        raise ValueError("no item is scored for every system")
+    human_p = ws.perm_test_pvalues(
+        {s: list(row) for s, row in zip(order, hm)}, systems=order, n_permutations=n_permutations, seed=spa_seed
+    )
+    hp = np.asarray(list(human_p.pvalues.values()))
+    signs = ws.sign_vectors(ma.shape[1], n_permutations, spa_seed)
+    shape = ma.shape
+
+    def spa_of(x: np.ndarray) -> float:
+        mat = x.reshape(shape)
+        pm = ws.upper_pvalues(mat, signs)
+        return float(1.0 - np.abs(hp - pm).mean())
+
+    return ma.ravel(), mb.ravel(), spa_of
 
 
 def compare(
@@ -168,6 +226,7 @@ def compare(
     be tested (two metrics scoring different items) is named in ``skipped`` and the ranking has no
     clusters.  The document-level statistics read ``doc_scores`` (metric -> system -> per-document
     scores) and ``doc_gold`` (system -> per-document human scores)."""
+    statistic = stats.get(stat)
     skipped = dict(skipped)
     ranked = ws.rank_order(values)
     tests: dict[tuple[str, str], ws.PermResult] = {}
@@ -175,10 +234,10 @@ def compare(
     for i, a in enumerate(ranked):
         for b in ranked[i + 1 :]:
             try:
-                if stat.startswith("doc_"):
+                if statistic.cells in ("document", "document pair"):
                     if doc_scores is None or doc_gold is None:
                         raise ValueError("no document level")
-                    if stat == "doc_acc_eq":
+                    if statistic.cells == "document pair":
                         tests[(a, b)] = ws.perm_both_acc_eq(
                             doc_scores[a], doc_scores[b], doc_gold, group_by_item=True,
                             epsilon_a=epsilons[a], epsilon_b=epsilons[b], systems=order,
@@ -188,7 +247,7 @@ def compare(
                         xa, xb, fn = doc_cells(stat, doc_scores[a], doc_scores[b], doc_gold, order, n_permutations,
                                                spa_seed)
                         tests[(a, b)] = ws.perm_both(xa, xb, fn, n_resamples=n_resamples, seed=seed)
-                elif stat == "seg_acc_eq":
+                elif statistic.cells == "segment pair":
                     assert human_seg is not None and aligned[a].seg is not None and aligned[b].seg is not None
                     tests[(a, b)] = ws.perm_both_acc_eq(
                         aligned[a].seg, aligned[b].seg, human_seg, group_by_item=True,  # type: ignore[arg-type]
@@ -196,8 +255,8 @@ def compare(
                         n_resamples=n_resamples, seed=seed,
                     )
                 else:
-                    xa, xb, fn = _cells(stat, aligned[a], aligned[b], order, human_sys, human_seg, n_permutations,
-                                        spa_seed)
+                    xa, xb, fn = _cells(statistic, aligned[a], aligned[b], order, human_sys, human_seg,
+                                        n_permutations, spa_seed)
                     tests[(a, b)] = ws.perm_both(xa, xb, fn, n_resamples=n_resamples, seed=seed)
             except ItemsDiffer as exc:
                 failed[f"{a} vs {b}"] = f"no significance test: {exc.explain(a, b)}"

@@ -5,13 +5,16 @@ once).
 A :class:`Statistic` says what it is (name, aliases, level, title, the column header), its range and chance
 level (averages map it to [0, 1] from its range; heatmaps centre their colours on chance), its direction
 (higher better for every statistic here), whether it is one of the WMT23/24 ranking statistics (compared
-by PERM-BOTH between metrics by default) and what it needs (segment-level human scores, ``--pdp``,
-``--doc-level``).  The statistics docmetrics defines are computed together by
+by PERM-BOTH between metrics by default), what it needs (segment-level human scores, ``--pdp``,
+``--doc-level``) and its permutation cells: what PERM-BOTH swaps between two metrics (:data:`CELLS`;
+:mod:`docmetrics.evaluation.comparisons` builds them).  The statistics docmetrics defines are computed together by
 :mod:`docmetrics.evaluation.metaeval` (they share intermediate work: SPA's p-values, acc_eq's epsilon);
 a statistic added by a plugin (entry-point group ``docmetrics.statistics``, the object a
 :class:`Statistic`) brings its ``compute``, which is given a :class:`StatInput` (the systems, the metric's
 and the humans' system and segment scores, oriented: higher is better) and returns a number or None, and
-it appears in the ``--human``, ``--genmt`` and ``--mtme`` tables and JSON and in ``sweep --stat``.
+it appears in the ``--human``, ``--genmt`` and ``--mtme`` tables and JSON, in ``sweep --stat``, in
+``docmetrics metaeval --average`` and its plot, and is compared between metrics on the cells of its level
+(PERM-BOTH recomputes it by its ``compute`` on every resample).
 
 Nothing here prints; the registry is read from installed metadata each time (no module state).
 """
@@ -23,10 +26,19 @@ from typing import Callable, Mapping, Optional, Sequence
 
 from ..values.errors import InputError
 
-__all__ = ["Statistic", "StatInput", "BUILTIN", "statistics", "get", "names", "stat_range", "LEVELS"]
+__all__ = ["Statistic", "StatInput", "BUILTIN", "CELLS", "statistics", "get", "names", "stat_range", "LEVELS"]
 
 Score = Optional[float]
 LEVELS = ("system", "segment", "document")
+#: the permutation cells of a statistic: what PERM-BOTH swaps between two metrics, independently per cell
+CELLS = {
+    "system": "the metrics' system scores",
+    "segment": "the (system, segment) scores both metrics and the humans give",
+    "item": "SPA's items (segments, or units of a span of segments) both metrics score for every system",
+    "segment pair": "the outcomes of the pairs of systems within each segment (acc_eq, each metric's epsilon)",
+    "document": "the (system, document) scores both metrics and the humans give",
+    "document pair": "the outcomes of the pairs of systems within each document (acc_eq, each metric's epsilon)",
+}
 
 
 @dataclass(frozen=True)
@@ -34,7 +46,12 @@ class StatInput:
     """What a plugin statistic is computed from: the systems (in order), the metric's and the humans'
     system scores (parallel to ``systems``) and, with segment-level human scores, each system's
     per-segment scores (None where unscored; ``metric_seg`` None when the metric's units span several
-    segments).  Metric scores are oriented: higher is better."""
+    segments).  Metric scores are oriented: higher is better.
+
+    In a PERM-BOTH resample (z-scored, swapped between two metrics cell by cell) a system-level statistic
+    gets the resampled ``metric_sys`` and no ``metric_seg``; a segment-level one gets the resampled
+    ``metric_seg`` (None outside the cells both metrics and the humans score) and as ``metric_sys`` each
+    system's mean over its cells."""
 
     systems: Sequence[str]
     metric_sys: Sequence[float]
@@ -62,6 +79,12 @@ class Statistic:
     higher_is_better: bool = True
     #: a plugin statistic's computation (None: computed by docmetrics' meta-evaluation)
     compute: Callable[[StatInput], float | None] | None = None
+    #: its permutation cells (a key of :data:`CELLS`); "" (the default): the cells of its level
+    cells: str = ""
+
+    def __post_init__(self) -> None:
+        if not self.cells:
+            object.__setattr__(self, "cells", self.level)
 
     @property
     def scale(self) -> tuple[float, float, float]:
@@ -84,15 +107,17 @@ BUILTIN: tuple[Statistic, ...] = (
     _correlation("kendall", "system", "system-level Kendall tau-b", "kendall"),
     _share("accuracy", "system", "system-level pairwise accuracy", "accuracy", aliases=("accuracy_mtme",),
            main=True),
-    _share("spa", "system", "system-level soft pairwise accuracy (SPA, WMT24)", "spa", main=True, needs="segment"),
+    _share("spa", "system", "system-level soft pairwise accuracy (SPA, WMT24)", "spa", main=True, needs="segment",
+           cells="item"),
     _share("seg_acc_eq", "segment", "segment-level acc_eq with tie calibration (WMT23/24)", "acc_eq",
-           aliases=("acc_eq",), main=True, needs="segment"),
+           aliases=("acc_eq",), main=True, needs="segment", cells="segment pair"),
     _correlation("seg_pearson", "segment", "segment-level Pearson (no grouping)", "seg-pearson", main=True,
                  needs="segment", aliases=("seg-pearson",)),
     _correlation("seg_kendall", "segment", "segment-level Kendall tau-b (no grouping)", "seg-kendall",
                  aliases=("seg-kendall",), needs="segment"),
     _correlation("pdp", "system", "system-level Pairwise Difference Pearson (MTME 2025)", "sys-pdp", needs="pdp"),
-    _share("doc_acc_eq", "document", "document-level acc_eq with tie calibration", "acc_eq", needs="document"),
+    _share("doc_acc_eq", "document", "document-level acc_eq with tie calibration", "acc_eq", needs="document",
+           cells="document pair"),
     _correlation("doc_pearson", "document", "document-level Pearson over (system, document) pairs", "pearson",
                  needs="document"),
     _correlation("doc_kendall", "document", "document-level Kendall over (system, document) pairs", "kendall",
@@ -119,6 +144,9 @@ def _plugins() -> list[Statistic]:
         if stat.name in {s.name for s in BUILTIN} or stat.level not in ("system", "segment"):
             raise InputError(f"statistic {name!r} (a plugin): its name is taken or its level {stat.level!r} is not "
                              "system or segment")
+        if stat.cells != stat.level:
+            raise InputError(f"statistic {name!r} (a plugin): permutation cells {stat.cells!r}, but a plugin statistic "
+                             f"is compared on the cells of its level ({stat.level!r}): leave cells unset")
         out.append(stat)
     return out
 
