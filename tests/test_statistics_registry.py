@@ -1,8 +1,8 @@
 """Statistics as values (issue 28, item 1): one registry (docmetrics.evaluation.statistics) behind every table,
-JSON layout, sweep choice, heatmap scale and average; a statistic a third party registers through the entry
-point group ``docmetrics.statistics`` appears in ``--human``, ``--genmt`` and ``--mtme`` tables and JSON and in
-``docmetrics sweep --stat``, computed on the oriented scores, and is compared between metrics by PERM-BOTH on the
-cells of its level."""
+JSON layout, sweep choice, heatmap scale, average and plot panel; a statistic a third party registers through the
+entry point group ``docmetrics.statistics`` appears in ``--human``, ``--genmt`` and ``--mtme`` tables and JSON, in
+``docmetrics sweep --stat``, in ``docmetrics metaeval`` (each language pair, ``--average``, ``--plot``), computed
+on the oriented scores, and is compared between metrics by PERM-BOTH on the cells of its level."""
 
 from __future__ import annotations
 
@@ -16,6 +16,7 @@ import pytest
 from cli_fixtures import run_cli as run
 from plugin_fixtures import toy_dist, write_distribution  # noqa: F401
 from test_genmt_release import sources  # noqa: F401 (the three data sources of one test set)
+from test_mtme import build_tiny
 
 from docmetrics.evaluation import averages, metaeval
 from docmetrics.evaluation import statistics as stats
@@ -264,3 +265,120 @@ def test_a_bad_plugin_statistic_is_refused_naming_it(tmp_path, obj, message):
         with pytest.raises(InputError, match="statistic 'x_stat' \\(a plugin\\)") as caught:
             stats.statistics()
     assert message in str(caught.value)
+
+
+# -- docmetrics metaeval: each language pair, --average, --plot ---------------------------------------------------
+REF = "slide:w=1,s=1,backbone=toy,model=toy-ref"
+META = ["metaeval", "-m", QE, REF, "--mtme", "{root}", "-t", "toy", "-l", "en-de,zh-en", "--ref", "refA",
+        "--resamples", "20"]
+
+
+@pytest.fixture()
+def tiny(tmp_path):
+    build_tiny(tmp_path / "data")
+    build_tiny(tmp_path / "data", lp="zh-en")
+    return tmp_path / "data"
+
+
+def metaeval_argv(root, *more):
+    return [str(root) if a == "{root}" else a for a in META] + list(more)
+
+
+def test_metaeval_shows_averages_and_plots_a_registered_statistic(top, tiny, capsys, monkeypatch):
+    from docmetrics.cli import plot as plot_cli
+
+    code, out, err = run(capsys, *metaeval_argv(tiny, "--average", "top_agree,pearson", "-f", "json"))
+    assert code == 0, err
+    report = json.loads(out)
+    by_metric = {}
+    for lp in report["lps"]:
+        for ev in lp["metrics"]:
+            system = ev["system"]
+            assert ev["top_agree"] == top_system(system["metric_scores"], system["human_scores"])
+            by_metric.setdefault(ev["metric"], []).extend([ev["top_agree"], (system["pearson"] + 1) / 2])
+    assert list(report["averages"]) == ["wmt24", "wmt23", "top_agree,pearson"]
+    avg = report["averages"]["top_agree,pearson"]
+    assert [t["name"] for t in avg["tasks"]] == ["en-de:top_agree", "en-de:pearson", "zh-en:top_agree",
+                                                 "zh-en:pearson"]
+    assert [t["range"] for t in avg["tasks"]] == [[0.0, 1.0], [-1.0, 1.0]] * 2
+    assert {r["metric"]: r["value"] for r in avg["ranking"]} == pytest.approx(
+        {m: pystats.fmean(v) for m, v in by_metric.items()})
+
+    figures = []
+    monkeypatch.setattr(plot_cli, "save", lambda fig, path, **kw: figures.append(fig))
+    code, out, err = run(capsys, *metaeval_argv(tiny, "--average", "top_agree,pearson", "--plot", tiny / "p.png"))
+    assert code == 0, err
+    assert [line.split()[-1] for line in out.splitlines() if line.startswith("Metric")] == ["top-agree"] * 2
+    top_title = stats.get("top_agree").title
+    assert (f"Average of {top_title}; system-level Pearson of every language pair, equal weights\n"
+            "Rank  Metric") in out
+    (fig,) = figures
+    titles = [ax.get_title() for ax in fig.axes if ax.patches]
+    assert titles == (["WMT24 average", "WMT23 average", f"average of {top_title},\nsystem-level Pearson"]
+                      + [stats.get(n).title.replace(" (", "\n(") for n in stats.names(main=True)] + [top_title])
+    (panel,) = [ax for ax in fig.axes if ax.get_title() == top_title]
+    assert sorted(round(p.get_width(), 9) for p in panel.patches) == sorted(
+        v for lp in report["lps"] for v in (ev["top_agree"] for ev in lp["metrics"]))
+
+
+def test_an_average_of_compared_statistics_has_clusters(top, tmp_path):
+    from test_mtme import OUTPUTS, length_ratio, sentence_results
+
+    from docmetrics.evaluation.metaeval import MAIN_STATISTICS, evaluate_mtme
+    from docmetrics.evaluation.mtme import load_mtme
+
+    evals = []
+    for lp, out in (("en-de", OUTPUTS), ("zh-en", {**OUTPUTS, "sysA": OUTPUTS["sysB"], "sysB": OUTPUTS["sysA"]})):
+        build_tiny(tmp_path, "toy", lp, outputs=out)
+        data, testset = load_mtme(tmp_path, "toy", lp, ref="refA")
+        results = {"f1": sentence_results("f1", testset), "len": sentence_results("len", testset, length_ratio)}
+        evals.append(evaluate_mtme(results, data, n_resamples=100, n_permutations=200,
+                                   significance=(*MAIN_STATISTICS, "top_agree")))
+    # the WMT24 scheme is exactly SPA and acc_eq of every language pair (an alias names acc_eq)
+    wmt24, same = averages.wmt_average(evals, "wmt24"), averages.wmt_average(evals, ["spa", "acc_eq"])
+    assert same.scheme == "spa,seg_acc_eq" and same.statistics == ("spa", "seg_acc_eq")
+    assert [(r.metric, r.value, r.rank) for r in same.ranking] == [(r.metric, r.value, r.rank) for r in wmt24.ranking]
+    assert same.pvalues == wmt24.pvalues and same.note is None
+    mine = averages.wmt_average(evals, ["top_agree", "pearson"])
+    assert mine.note is None and set(mine.pvalues) == {(mine.ranking[0].metric, mine.ranking[1].metric)}
+    assert all(r.rank is not None for r in mine.ranking)
+    assert {r.metric: r.value for r in mine.ranking} == pytest.approx(
+        {m: pystats.fmean(v for e in evals for v in (e.metrics[m].get("top_agree"), (e.metrics[m].pearson + 1) / 2))
+         for m in ("f1", "len")})
+
+
+BAD_AVERAGES = [
+    # (--average, more options, what the one message says after "--average VALUE: ")
+    ("nope", [], "unknown statistic 'nope'; one of pearson, spearman, kendall, accuracy, spa, seg_acc_eq"),
+    ("pearson,", [], "statistics separated by commas, e.g. pearson,seg_acc_eq"),
+    ("acc_eq,seg_acc_eq", [], "seg_acc_eq named twice; name each statistic once"),
+    ("pdp", [], "pdp (system-level Pairwise Difference Pearson (MTME 2025)) needs --pdp or --doc-level"),
+    ("spa,doc_spa", ["--pdp"], "doc_spa (SPA with the documents as permutation items) needs --doc-level"),
+]
+
+
+@pytest.mark.parametrize("value,more,message", BAD_AVERAGES, ids=[b[0] for b in BAD_AVERAGES])
+def test_a_bad_average_exits_2_naming_the_option_before_scoring(top, tiny, capsys, value, more, message):
+    from docmetrics_toy import ToyBackbone
+
+    ToyBackbone.calls.clear()
+    code, out, err = run(capsys, *metaeval_argv(tiny, "--average", value, *more))
+    assert ToyBackbone.calls == []  # refused before anything was scored
+    assert code == 2 and out == ""
+    assert err.startswith(f"docmetrics metaeval: error: --average {value}: {message}") and err.count("\n") == 1, err
+    if value == "nope":
+        assert err.strip().endswith(", top_agree")  # the plugin's name is one there is
+
+
+BAD_TASK_SETS = [
+    (["nope"], "unknown statistic 'nope'; one of pearson"),
+    (["pearson", "pearson"], "pearson named twice"),
+    ([], "no statistic to average"),
+    ("wmt99", "unknown averaging scheme 'wmt99'; one of wmt23, wmt24, or a list of statistics"),
+]
+
+
+@pytest.mark.parametrize("scheme,message", BAD_TASK_SETS, ids=[str(b[0]) for b in BAD_TASK_SETS])
+def test_a_bad_task_set_is_an_input_error(scheme, message):
+    with pytest.raises(InputError, match=message.replace("(", "\\(")):
+        averages.wmt_average([object()], scheme)  # type: ignore[list-item]

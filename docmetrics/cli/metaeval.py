@@ -1,6 +1,7 @@
 """``docmetrics metaeval``: metrics meta-evaluated on several language pairs of mt-metrics-eval (MTME)
-data, with the WMT23 and WMT24 averages and a plot (options, the tables and the report; the data options
-and the table of a language pair are those of ``--mtme``, :mod:`docmetrics.cli.mtme`)."""
+data, with the WMT23 and WMT24 averages (and ``--average``: any statistics of the registry) and a plot
+(options, the tables and the report; the data options and the table of a language pair are those of
+``--mtme``, :mod:`docmetrics.cli.mtme`)."""
 
 from __future__ import annotations
 
@@ -11,9 +12,10 @@ import sys
 from typing import Sequence, TextIO
 
 from ..algorithms import wmt_stats as ws
-from ..evaluation.averages import SCHEMES, WmtAverage, wmt_average
+from ..evaluation import statistics as stats
+from ..evaluation.averages import SCHEMES, WmtAverage, task_set, wmt_average
 from ..evaluation.mtme_run import MtmeRun
-from ..values.errors import UserError
+from ..values.errors import InputError, UserError
 from . import report as report_cli
 from . import stored as stored_cli
 from .args import add_cache_arguments, add_model_arguments, add_output_arguments, check_output_file
@@ -21,7 +23,7 @@ from .errors import guarded
 from .format import columns, namer, num, table
 from .habits import Parser, parse_args
 from .human import add_level_arguments
-from .mtme import TITLES, add_data_arguments, check_common, lp_dict, lp_text, score
+from .mtme import add_data_arguments, check_common, lp_dict, lp_text, score
 from .output import Output, write
 from .plot import plot_main_statistics, pyplot
 from .significance import parse_seed
@@ -36,7 +38,8 @@ example (WMT23 en-de and zh-en, the WMT23 and WMT24 averages, a plot):
       -m doc-comet:k=2 --stored COMET-22 BLEU-refA    # beside MTME's own stored scores
 
 Per language pair: the table of `docmetrics --mtme` (SPA, acc_eq, Pearson, ... with PERM-BOTH
-clusters); then the averages as MTME's WMT23 and WMT24 task sets compute them.
+clusters); then the averages as MTME's WMT23 and WMT24 task sets compute them, and with
+--average STAT[,STAT...] the average of those statistics of every language pair (equal weights).
 Errors exit with status 2 and one message; --debug shows the traceback.
 """
 
@@ -62,7 +65,12 @@ def build_parser() -> argparse.ArgumentParser:
     stored_cli.add_arguments(p.add_argument_group("stored scores, judged like metrics"))
     add_model_arguments(p)
     g = p.add_argument_group("output")
-    g.add_argument("--plot", metavar="PNG", help="draw the main statistics per metric and language pair")
+    g.add_argument("--average", metavar="STAT[,STAT...]",
+                   help="also average these statistics (names or aliases, e.g. pearson,seg_acc_eq; a plugin's "
+                        "too) of every language pair, equal weights, each mapped to [0, 1] from its range, with "
+                        "clusters where every one was compared by PERM-BOTH")
+    g.add_argument("--plot", metavar="PNG", help="draw the averages, the main statistics and the plugin statistics "
+                   "per metric and language pair")
     report_cli.add_argument(g)
     add_output_arguments(g)
     add_cache_arguments(p)
@@ -86,6 +94,25 @@ def _parse_lps(text: str) -> list[str]:
     return lps
 
 
+def _parse_average(args: argparse.Namespace) -> tuple[str, ...]:
+    """The statistics of --average, by their registry names (an unknown name: the names there are)."""
+    text = args.average
+    given = [x.strip() for x in text.split(",")]
+    if any(not x for x in given):
+        raise UserError(f"--average {text}: statistics separated by commas, e.g. pearson,seg_acc_eq")
+    try:
+        chosen = task_set(given)
+    except InputError as exc:
+        raise UserError(f"--average {text}: {exc}") from None
+    for name in chosen:
+        s = stats.get(name)
+        if s.needs == "pdp" and not (args.pdp or args.doc_level):
+            raise UserError(f"--average {text}: {name} ({s.title}) needs --pdp or --doc-level")
+        if s.needs == "document" and not args.doc_level:
+            raise UserError(f"--average {text}: {name} ({s.title}) needs --doc-level")
+    return chosen
+
+
 def _check_plot(path: str) -> None:
     parent = os.path.dirname(os.path.abspath(path))
     if not os.path.isdir(parent):
@@ -103,6 +130,7 @@ def run_metaeval(args: argparse.Namespace, out: TextIO) -> int:
     args.metrics = list(args.metrics or [])
     stored_cli.check_args(args)
     lps = _parse_lps(args.lps)
+    custom = _parse_average(args) if args.average else None
     if args.plot:
         _check_plot(args.plot)
     if args.report:
@@ -110,10 +138,11 @@ def run_metaeval(args: argparse.Namespace, out: TextIO) -> int:
     check_common(args, lps)
     runs = score(args, lps, None, who)
     evals = [r.evaluation for r in runs if r.evaluation is not None]
-    averages = {scheme: wmt_average(evals, scheme) for scheme in reversed(SCHEMES)} if evals else {}
+    schemes: list[str | tuple[str, ...]] = [*reversed(SCHEMES), *([custom] if custom else [])]
+    averages = {avg.scheme: avg for avg in (wmt_average(evals, scheme) for scheme in schemes)} if evals else {}
     labels = {spec: k + 1 for k, spec in enumerate(args.metrics)}
     if args.plot:
-        plot_main_statistics(evals, averages, labels, args.plot, TITLES, title=f"{args.testset}: {', '.join(lps)}",
+        plot_main_statistics(evals, averages, labels, args.plot, title=f"{args.testset}: {', '.join(lps)}",
                              names=columns(args.metrics))
     report = {
         "testset": args.testset,
@@ -136,11 +165,20 @@ def metaeval_text(runs: Sequence[MtmeRun], averages: dict[str, WmtAverage], labe
     return text + (f"\nplot: {args.plot}\n" if args.plot else "")
 
 
+#: the titles of the WMT schemes' averages (another average is titled by its statistics' registry titles)
 AVERAGE_TITLES = {
     "wmt24": "WMT24 average: SPA and acc_eq of every language pair, equal weights",
     "wmt23": "WMT23 average: pairwise accuracy pooled over the language pairs (weight: their number), then "
              "Pearson, seg-Pearson and acc_eq of every language pair (weight 1 each)",
 }
+
+
+def average_title(avg: WmtAverage) -> str:
+    """What an average is of, in words: the WMT scheme's title, or the registry's titles of its statistics."""
+    if avg.scheme in AVERAGE_TITLES:
+        return AVERAGE_TITLES[avg.scheme]
+    titles = [stats.get(n).title for n in avg.statistics]
+    return f"Average of {'; '.join(titles)} of every language pair, equal weights"
 
 
 def format_average(avg: WmtAverage, width: int = 4, labels: dict[str, int] | None = None) -> str:
@@ -152,7 +190,7 @@ def format_average(avg: WmtAverage, width: int = 4, labels: dict[str, int] | Non
         values = [num(tv.get(r.metric), width) if tv.get(r.metric) is not None else "-" for tv in avg.task_values]
         rows.append([str(r.rank) if r.rank is not None else "-", name(r.metric),
                      num(r.value, width)] + values)
-    text = f"{AVERAGE_TITLES[avg.scheme]}\n" + table(headers, rows, align="rl" + "r" * (len(headers) - 2))
+    text = f"{average_title(avg)}\n" + table(headers, rows, align="rl" + "r" * (len(headers) - 2))
     notes = [f"weights: {', '.join(f'{t.name} {t.weight:.3g}' for t in avg.tasks)}; statistics mapped to [0, 1] "
              "from their range (correlations from [-1, 1])."]
     if avg.note:

@@ -1,6 +1,7 @@
 """The one way the command line draws: matplotlib on the Agg backend (no display), a clear error when
-matplotlib is missing or the file cannot be written; and the panels of ``docmetrics metaeval --plot``
-(the heatmap of ``docmetrics sweep --plot`` is drawn in :mod:`docmetrics.cli.sweep`)."""
+matplotlib is missing or the file cannot be written; and the panels of ``docmetrics metaeval --plot``,
+read from the averages and the registry of statistics (the heatmap of ``docmetrics sweep --plot`` is
+drawn in :mod:`docmetrics.cli.sweep`)."""
 
 from __future__ import annotations
 
@@ -8,11 +9,12 @@ import math
 import re
 from typing import Any, Mapping, Sequence
 
-from ..evaluation.averages import WmtAverage
-from ..evaluation.metaeval import MAIN_STATISTICS, WmtEval
+from ..evaluation import statistics as stats
+from ..evaluation.averages import SCHEMES, WmtAverage
+from ..evaluation.metaeval import WmtEval
 from ..values.errors import InputError, UserError
 
-__all__ = ["pyplot", "save", "plot_main_statistics", "wrap_label", "color_range"]
+__all__ = ["pyplot", "save", "plot_main_statistics", "panels", "wrap_label", "color_range"]
 
 
 def pyplot() -> Any:
@@ -53,7 +55,6 @@ def color_range(values: Sequence[Sequence[float]], scale: tuple[float, float, fl
     return lo, hi
 
 
-PLOT_PANELS = ("wmt24", "wmt23", "spa", "seg_acc_eq", "pearson", "accuracy", "seg_pearson")
 #: characters per line of a metric's name beside its bars (longer names are wrapped)
 LABEL_WIDTH = 24
 _BREAK_AFTER = re.compile(r"(?<=[\s,:|/=_-])")
@@ -105,44 +106,64 @@ def fit_value_labels(ax: Any, labels: Sequence[Any], lo: float, hi: float) -> No
     ax.set_xlim(a, b)
 
 
+def panels(evals: Sequence[WmtEval], averages: Mapping[str, WmtAverage]) -> list[tuple[str, str]]:
+    """The panels of :func:`plot_main_statistics`, as ("average", scheme) and ("statistic", name): the
+    averages computed, then the main statistics of the registry, then the plugin statistics that have a
+    value for a metric on a language pair."""
+    shown = stats.names(main=True)
+    plugins = [s.name for s in stats.statistics() if s.compute is not None and s.name not in shown]
+    valued = [n for n in plugins if any(mw.get(n) is not None for e in evals for mw in e.metrics.values())]
+    return [("average", k) for k in averages] + [("statistic", n) for n in (*shown, *valued)]
+
+
+def panel_title(kind: str, key: str, averages: Mapping[str, WmtAverage], titles: Mapping[str, str]) -> str:
+    """A panel's title: ``WMT24 average``, an average of other statistics by their registry titles, or a
+    statistic's registry title (``titles``: overrides by statistic)."""
+    if kind == "average" and key in SCHEMES:
+        return f"{key.upper()} average"
+    if kind == "average":
+        return "average of " + ",\n".join(stats.get(n).title for n in averages[key].statistics)
+    return titles.get(key) or stats.get(key).title
+
+
 def plot_main_statistics(
     evals: Sequence[WmtEval],
     averages: dict[str, WmtAverage],
     labels: dict[str, int],
     path: str,
-    titles: Mapping[str, str],
+    titles: Mapping[str, str] | None = None,
     title: str = "",
     names: Mapping[str, str] | None = None,
 ) -> Any:
-    """A PNG with one panel per main statistic (and per average; ``titles``: a panel's title by
-    statistic): a horizontal bar per metric (one per language pair), named beside its bars by
-    ``names[spec]`` (default: the spec as given), its value and significance cluster beyond the bar's
-    end; returns the (closed) figure."""
+    """A PNG with one panel per average and per statistic (:func:`panels`; titled by :func:`panel_title`,
+    ``titles``: overrides of the registry's titles by statistic): a horizontal bar per metric (one per
+    language pair), named beside its bars by ``names[spec]`` (default: the spec as given), its value and
+    significance cluster beyond the bar's end; returns the (closed) figure."""
     plt = pyplot()
     metrics = list(labels)
     ticks = [wrap_label((names or {}).get(m, m)) for m in metrics]
     lines = max(t.count("\n") + 1 for t in ticks) if ticks else 1
-    panels = [p for p in PLOT_PANELS if p in averages or p in MAIN_STATISTICS]
+    shown = panels(evals, averages)
     cols = 4
-    rows_n = math.ceil((len(panels) + 1) / cols)
+    rows_n = math.ceil((len(shown) + 1) / cols)
     row_h = max(0.45 * max(1, len(evals)), 0.16 * lines + 0.1)
     height = max(2.2, row_h * len(metrics) + 1.0)
     label_w = 0.07 * max((len(line) for t in ticks for line in t.split("\n")), default=4)
     fig, axes = plt.subplots(rows_n, cols, figsize=((3.4 + label_w) * cols, height * rows_n), squeeze=False)
     colors = plt.get_cmap("tab10").colors
     ranges = []
-    for ax, panel in zip(axes.flat, panels):
-        if panel in averages:
+    for ax, (kind, panel) in zip(axes.flat, shown):
+        if kind == "average":
             avg = averages[panel]
             series = [("average", {r.metric: (r.value, r.rank) for r in avg.ranking})]
-            ax.set_title(f"{panel.upper()} average", fontsize=10)
         else:
             series = []
             for e in evals:
                 comp = e.comparisons.get(panel)
                 rank = {r.metric: r.rank for r in comp.ranking} if comp else {}
                 series.append((e.lp, {m: (e.metrics[m].get(panel), rank.get(m)) for m in e.metrics}))
-            ax.set_title(titles.get(panel, panel).replace(" (", "\n("), fontsize=9)
+        text, wmt = panel_title(kind, panel, averages, titles or {}), kind == "average" and panel in SCHEMES
+        ax.set_title(text if wmt else text.replace(" (", "\n("), fontsize=10 if wmt else 9)
         bar_h = 0.8 / len(series)
         texts = []
         for s_i, (_, vals) in enumerate(series):
@@ -152,7 +173,7 @@ def plot_main_statistics(
                 if value is None or (isinstance(value, float) and math.isnan(value)):
                     ax.text(0.01, y, "n/a", va="center", fontsize=7, color="grey")
                     continue
-                color = "dimgray" if panel in averages else colors[s_i % len(colors)]
+                color = "dimgray" if kind == "average" else colors[s_i % len(colors)]
                 ax.barh(y, value, height=bar_h * 0.9, color=color)
                 texts.append(value_label(ax, value, y, f"{value:.3f}" + (f" ({rank})" if rank is not None else "")))
         ax.set_yticks(range(len(metrics)), labels=ticks)
@@ -164,13 +185,13 @@ def plot_main_statistics(
             ax.axvline(0, color="black", linewidth=0.6)
         ax.tick_params(labelsize=8)
         ranges.append((ax, texts, lo, hi))
-    legend_ax = axes.flat[len(panels)]
+    legend_ax = axes.flat[len(shown)]
     legend_ax.axis("off")
     handles = [plt.Rectangle((0, 0), 1, 1, color=colors[i % len(colors)]) for i in range(len(evals))]
     legend_ax.text(0, 1, "value (n): n = significance cluster (PERM-BOTH)", va="top", fontsize=8, wrap=True)
     if handles:
         legend_ax.legend(handles, [e.lp for e in evals], loc="lower left", fontsize=8, title="language pair")
-    for ax in list(axes.flat)[len(panels) + 1:]:
+    for ax in list(axes.flat)[len(shown) + 1:]:
         ax.axis("off")
     if title:
         fig.suptitle(title, fontsize=11)

@@ -1,5 +1,6 @@
 """The overall ranking of metrics over several language pairs, as the WMT23 and WMT24 metrics tasks
-report it (:func:`wmt_average`, from the per-language-pair :class:`~docmetrics.evaluation.metaeval.WmtEval`).
+report it, or over any statistics of the registry (:func:`wmt_average`, from the per-language-pair
+:class:`~docmetrics.evaluation.metaeval.WmtEval`).
 
 Nothing here parses arguments or prints; every object has ``to_dict()`` (JSON-ready: NaN -> None).
 """
@@ -7,7 +8,7 @@ Nothing here parses arguments or prints; every object has ``to_dict()`` (JSON-re
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, Callable, Sequence
+from typing import Any, Callable, Sequence, Union
 
 from ..algorithms import wmt_stats as ws
 from ..values.errors import InputError
@@ -15,12 +16,16 @@ from ..values.units import as_score
 from . import statistics as stats
 from .metaeval import Comparison, WmtEval
 
-__all__ = ["RANGES", "SCHEMES", "AverageTask", "WmtAverage", "wmt_average"]
+__all__ = ["RANGES", "SCHEMES", "PER_LP", "AverageTask", "WmtAverage", "task_set", "wmt_average"]
 
 #: the range each statistic is mapped from to [0, 1] when averaged (MTME's TaskResults.range)
 RANGES = {**{n: (s.low, s.high) for s in stats.BUILTIN for n in (s.name, *s.aliases)},
           "global_accuracy": (0.0, 1.0)}
 SCHEMES = ("wmt23", "wmt24")
+#: the statistics of every language pair in MTME's task sets (WMT23 adds the pooled pairwise accuracy)
+PER_LP = {"wmt23": ("pearson", "seg_pearson", "seg_acc_eq"), "wmt24": ("spa", "seg_acc_eq")}
+#: a WMT scheme's name, or the statistics (names or aliases) averaged over every language pair
+Scheme = Union[str, Sequence[str]]
 
 
 @dataclass
@@ -41,7 +46,8 @@ class AverageTask:
 
 @dataclass
 class WmtAverage:
-    """The overall ranking over language pairs."""
+    """The overall ranking over language pairs (``scheme``: ``wmt23``, ``wmt24``, or the averaged
+    statistics' names joined by commas)."""
 
     scheme: str
     tasks: list[AverageTask]
@@ -53,6 +59,11 @@ class WmtAverage:
     seed: int | None
     alpha: float
     note: str | None = None
+
+    @property
+    def statistics(self) -> tuple[str, ...]:
+        """The statistics averaged, in the order of the tasks (``global_accuracy``: WMT23's pooled one)."""
+        return tuple(dict.fromkeys(t.statistic for t in self.tasks))
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -104,7 +115,19 @@ def _global_accuracy(evals: Sequence[WmtEval], names: Sequence[str], n_resamples
     return values, nulls
 
 
-def wmt_average(evals: Sequence[WmtEval], scheme: str = "wmt24", alpha: float | None = None) -> WmtAverage:
+def task_set(statistics: Sequence[str]) -> tuple[str, ...]:
+    """The statistics of a custom average, by their registry names (an alias gives its statistic's name);
+    an InputError for an unknown name (naming every name there is), a statistic named twice, or none."""
+    names = tuple(stats.get(n).name for n in statistics)
+    twice = sorted({n for n in names if names.count(n) > 1})
+    if twice:
+        raise InputError(f"{', '.join(twice)} named twice; name each statistic once")
+    if not names:
+        raise InputError("no statistic to average")
+    return names
+
+
+def wmt_average(evals: Sequence[WmtEval], scheme: Scheme = "wmt24", alpha: float | None = None) -> WmtAverage:
     """The overall ranking over language pairs, as MTME's ``tasks.WMT23`` / ``tasks.WMT24`` task sets
     and ``TaskSetResults.AverageCorrs`` / ``AverageCorrMatrix`` compute it (the WMT23 and WMT24
     metrics-task findings report this average, not a mean of ranks; WMT22 used ``AverageRanks``,
@@ -114,7 +137,10 @@ def wmt_average(evals: Sequence[WmtEval], scheme: str = "wmt24", alpha: float | 
       all tasks weighted equally;
     * ``wmt23``: system-level pairwise accuracy pooled over all language pairs (weight: the number of
       language pairs), then for every language pair system-level Pearson, segment-level Pearson and
-      segment-level acc_eq (weight 1 each); weights normalised to sum to 1.
+      segment-level acc_eq (weight 1 each); weights normalised to sum to 1;
+    * a sequence of statistics (names or aliases of the registry, :func:`task_set`): each of them on
+      every language pair, all tasks weighted equally, as ``wmt24`` (which is ``["spa", "seg_acc_eq"]``);
+      the average's ``scheme`` is their names joined by commas.
 
     Each statistic is mapped to [0, 1] from its range (correlations from [-1, 1]), weighted and
     summed; only metrics with a value in every task are averaged (the others are in ``excluded``).
@@ -122,8 +148,14 @@ def wmt_average(evals: Sequence[WmtEval], scheme: str = "wmt24", alpha: float | 
     weighted the same way, summed draw by draw (needs the per-language-pair comparisons, i.e.
     ``evaluate_wmt`` with significance on the averaged statistics; otherwise ranks are None).
     """
-    if scheme not in SCHEMES:
-        raise InputError(f"unknown averaging scheme {scheme!r}; one of {', '.join(SCHEMES)}")
+    if isinstance(scheme, str):
+        if scheme not in SCHEMES:
+            raise InputError(f"unknown averaging scheme {scheme!r}; one of {', '.join(SCHEMES)}, or a list of "
+                             "statistics")
+        label, per_lp = scheme, PER_LP[scheme]
+    else:
+        per_lp = task_set(scheme)
+        label = ",".join(per_lp)
     if not evals:
         raise InputError("no language pair to average")
     lps = [e.lp for e in evals]
@@ -136,20 +168,17 @@ def wmt_average(evals: Sequence[WmtEval], scheme: str = "wmt24", alpha: float | 
     task_values: list[dict[str, float | None]] = []
     task_nulls: list[Callable[[str, str], Any]] = []
 
-    def add(name: str, lp: str, stat: str, weight: float, values: dict[str, float | None], nulls) -> None:
-        tasks.append(AverageTask(name, lp, stat, weight, *RANGES[stat]))
+    def add(task: str, lp: str, stat: str, weight: float, values: dict[str, float | None], nulls) -> None:
+        tasks.append(AverageTask(task, lp, stat, weight, *(RANGES[stat] if stat in RANGES else stats.stat_range(stat))))
         task_values.append(values)
         task_nulls.append(nulls)
 
-    if scheme == "wmt23":
+    if label == "wmt23":
         in_all = [m for m in names if all(m in e.metrics for e in evals)]
         values, tests = _global_accuracy(evals, in_all, n_resamples, seed) if in_all else ({}, {})
         pooled = Comparison("global_accuracy", [], tests, alpha, n_resamples, seed)
         add("global_accuracy", ",".join(lps), "global_accuracy", float(len(evals)), dict(values),
             lambda a, b, c=pooled: _oriented_null(c, a, b))
-        per_lp = ("pearson", "seg_pearson", "seg_acc_eq")
-    else:
-        per_lp = ("spa", "seg_acc_eq")
     for e in evals:
         for stat in per_lp:
             vals = {m: (e.metrics[m].get(stat) if m in e.metrics else None) for m in names}
@@ -179,5 +208,5 @@ def wmt_average(evals: Sequence[WmtEval], scheme: str = "wmt24", alpha: float | 
         if note:
             break
     ranking = ws.significance_clusters(avg, None if note else pvalues, alpha)
-    return WmtAverage(scheme, tasks, ranking, task_values, excluded, {} if note else pvalues, n_resamples, seed,
+    return WmtAverage(label, tasks, ranking, task_values, excluded, {} if note else pvalues, n_resamples, seed,
                       alpha, note)
