@@ -357,6 +357,23 @@ def test_a_statistic_of_docmetrics_own_is_one_registry_entry(monkeypatch):
     assert evaluate_wmt({"m": results}, human, significance=()).metrics["m"].get("top_agrees") == 1.0
 
 
+def test_the_statistics_compared_by_default_are_read_from_the_registry(monkeypatch):
+    """A statistic marked main (a plugin's, or one added to the registry) is compared between metrics by
+    default, as the WMT ranking statistics are; PDP and the document level where asked for; then an
+    average's statistics, each once."""
+    from docmetrics.evaluation import statistics as stats
+    from docmetrics.evaluation.metaeval import DOC_MAIN_STATISTICS, compared_statistics
+
+    main = ("pearson", "accuracy", "spa", "seg_acc_eq", "seg_pearson")
+    assert compared_statistics() == main
+    assert compared_statistics(pdp=True) == (*main, "pdp")
+    assert compared_statistics(doc_rule="mean", also=("spearman", "pearson")) == (*main, *DOC_MAIN_STATISTICS,
+                                                                                     "spearman")
+    extra = stats.Statistic("mine", "system", "mine", "mine", main=True, compute=lambda data: 0.0)
+    monkeypatch.setattr(stats, "_plugins", lambda: [extra])
+    assert compared_statistics() == (*main, "mine")
+
+
 def test_cli_document_level_opt_in(toy_dist, files, capsys):
     """--doc-level: a 'document' object and 'pdp' in JSON (absent without it), gold the mean (or sum) of
     each document's judged segments, statistics equal to scipy's over (system, document) pairs."""

@@ -303,6 +303,10 @@ def test_metaeval_shows_averages_and_plots_a_registered_statistic(top, tiny, cap
     assert [t["range"] for t in avg["tasks"]] == [[0.0, 1.0], [-1.0, 1.0]] * 2
     assert {r["metric"]: r["value"] for r in avg["ranking"]} == pytest.approx(
         {m: pystats.fmean(v) for m, v in by_metric.items()})
+    # the average's statistics are compared in every language pair, so the average has clusters
+    assert avg["note"] is None and all(r["rank"] is not None for r in avg["ranking"]) and avg["pvalues"]
+    for lp in report["lps"]:
+        assert {"top_agree", "pearson"} <= set(lp["comparisons"])
 
     figures = []
     monkeypatch.setattr(plot_cli, "save", lambda fig, path, **kw: figures.append(fig))

@@ -131,6 +131,7 @@ def run_metaeval(args: argparse.Namespace, out: TextIO) -> int:
     stored_cli.check_args(args)
     lps = _parse_lps(args.lps)
     custom = _parse_average(args) if args.average else None
+    args.average_statistics = custom or ()  # compared between metrics in every language pair: the average's clusters
     if args.plot:
         _check_plot(args.plot)
     if args.report:

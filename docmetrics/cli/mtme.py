@@ -276,7 +276,8 @@ def score(args: argparse.Namespace, lps: Sequence[str], systems: Sequence[str] |
                         n_resamples=ws.DEFAULT_RESAMPLES if args.resamples is None else args.resamples,
                         seed=args.seed, short=args.short, observer=_Report(args, who, scorers),
                         doc_rule=getattr(args, "doc_level", None), pdp=bool(getattr(args, "pdp", False)),
-                        requested=getattr(args, "sacrebleu_signatures", None))
+                        requested=getattr(args, "sacrebleu_signatures", None),
+                        compare_also=getattr(args, "average_statistics", ()))
         if session.cache is not None:
             note(args, f"score cache {session.cache.path}: {session.cache.stats.summary()}", who)
     return runs

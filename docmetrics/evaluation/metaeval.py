@@ -52,7 +52,7 @@ from .human import match_systems, segment_rows
 from .mtme import MtmeTestSet
 
 __all__ = [
-    "SYS_STATISTICS", "SEG_STATISTICS", "STATISTICS", "MAIN_STATISTICS", "UNIT_LEVEL",
+    "SYS_STATISTICS", "SEG_STATISTICS", "STATISTICS", "MAIN_STATISTICS", "UNIT_LEVEL", "compared_statistics",
     "MetaEval", "Comparison", "WmtEval", "evaluate_wmt", "evaluate_mtme", "evaluate", "match_systems",
 ]
 
@@ -71,6 +71,16 @@ ALL_STATISTICS = STATISTICS + EXTRA_STATISTICS
 DOC_MAIN_STATISTICS = ("pdp", "doc_acc_eq", "doc_pearson", "doc_spa")
 #: the statistics of the WMT23 and WMT24 rankings, compared by PERM-BOTH by default
 MAIN_STATISTICS = stats.names(main=True, plugins=False)
+
+
+def compared_statistics(pdp: bool = False, doc_rule: str | None = None, also: Sequence[str] = ()) -> tuple[str, ...]:
+    """The statistics PERM-BOTH compares between metrics: the main ones of the registry (docmetrics' and
+    the plugins' marked ``main``, read now), system-level PDP with ``pdp``, the document level's main ones
+    with ``doc_rule``, then ``also`` (e.g. the statistics of an average), each once."""
+    extra = DOC_MAIN_STATISTICS if doc_rule is not None else ("pdp",) if pdp else ()
+    return tuple(dict.fromkeys((*stats.names(main=True), *extra, *also)))
+
+
 #: other names of statistics: MTME's name of pairwise accuracy, and those of ``sweep --stat``
 ALIASES = {a: s.name for s in stats.BUILTIN for a in s.aliases}
 #: ``seg_level_name`` of a metric whose units span several segments (with ``unit_level``)
@@ -494,7 +504,7 @@ def evaluate_wmt(
     lp: str = "",
     human_name: str | None = None,
     systems: Sequence[str] | None = None,
-    significance: Sequence[str] = MAIN_STATISTICS,
+    significance: Sequence[str] | None = None,
     n_resamples: int = ws.DEFAULT_RESAMPLES,
     seed: int | None = ws.DEFAULT_SEED,
     n_permutations: int = ws.DEFAULT_PERMUTATIONS,
@@ -513,7 +523,8 @@ def evaluate_wmt(
     """WMT statistics of each metric (``results``: metric label -> its Results, one per system; or a
     list of Results grouped by metric name) against human scores (``human_sys``: system -> score;
     ``human_seg``: system -> per-segment scores, None for unscored segments, segments in test-set
-    order).  See the module docstring; ``significance=()`` skips the PERM-BOTH tests (``seg_kendall``
+    order).  See the module docstring; ``significance``: the statistics compared between metrics (default:
+    :func:`compared_statistics`, the main ones); ``significance=()`` skips the PERM-BOTH tests (``seg_kendall``
     is slow there: one Kendall over all (system, segment) pairs per resample); ``unit_level``: Kendall
     over (system, unit) pairs for metrics whose units span several segments (see the module docstring).
 
@@ -528,6 +539,8 @@ def evaluate_wmt(
         raise InputError(f"document rule {doc_rule!r}: expected one of {', '.join(DOC_RULES)}")
     if human_sys is None and human_seg is None:
         raise InputError("no human scores: give system-level or segment-level human scores")
+    if significance is None:
+        significance = compared_statistics()
     known = ALL_STATISTICS + stats.names(level="system") + stats.names(level="segment")
     for stat in significance:
         if stat not in known:

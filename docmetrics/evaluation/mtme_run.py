@@ -23,7 +23,7 @@ from ..values.errors import InputError
 from ..values.result import Result
 from ..values.signature import ParsedSignature
 from ..values.testset import TestSet
-from .metaeval import DOC_MAIN_STATISTICS, MAIN_STATISTICS, WmtEval, evaluate_mtme
+from .metaeval import WmtEval, compared_statistics, evaluate_mtme
 from .mtme import MtmeTestSet, load_mtme
 from .mtme_write import WrittenScores, mtme_metric_name, write_mtme_scores
 from .scoring import Scored, ScoringObserver, score_metrics
@@ -173,6 +173,7 @@ def run_mtme(
     doc_rule: str | None = None,
     pdp: bool = False,
     requested: Mapping[int, ParsedSignature] | None = None,
+    compare_also: Sequence[str] = (),
 ) -> list[MtmeRun]:
     """Score ``specs`` on every language pair of ``lps`` of ``ROOT/TESTSET`` and meta-evaluate them.
 
@@ -189,6 +190,8 @@ def run_mtme(
     opt-in document level and system-level PDP of :func:`~docmetrics.evaluation.metaeval.evaluate_wmt`
     (compared by PERM-BOTH too).  ``requested``: the signature the ``k``-th spec was given in where its
     metric holds none itself (sacrebleu's), as :func:`~docmetrics.evaluation.scoring.score_metrics` takes it.
+    PERM-BOTH compares :func:`~docmetrics.evaluation.metaeval.compared_statistics` (the registry's main
+    statistics, a plugin's marked main too), and ``compare_also`` (e.g. the statistics of an average).
     """
     observer = observer or MtmeObserver()
     runs = []
@@ -215,8 +218,7 @@ def run_mtme(
         score_metrics(run.testset, [(m.spec, m.metric) for m in metrics], requested=requested,
                       observer=_PairScoring(run, metrics, observer, testset, out_root, metric_names))
         if run.why_no_metaeval is None:
-            extra = DOC_MAIN_STATISTICS if doc_rule is not None else ("pdp",) if pdp else ()
+            compared = compared_statistics(pdp, doc_rule, also=compare_also) if n_resamples else ()
             run.evaluation = evaluate_mtme(run.results, run.data, n_resamples=n_resamples, seed=seed,
-                                           significance=MAIN_STATISTICS + extra if n_resamples else (), short=short,
-                                           doc_rule=doc_rule, pdp=pdp)
+                                           significance=compared, short=short, doc_rule=doc_rule, pdp=pdp)
     return runs
