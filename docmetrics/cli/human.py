@@ -1,5 +1,5 @@
 """The ``--human`` options of ``docmetrics`` and ``docmetrics sweep`` (meta-evaluation against a file of
-human scores), and the table they print; the work is :func:`docmetrics.evaluation.metaeval.evaluate`."""
+human scores), and the table they print; the work is :func:`docmetrics.evaluation.metaeval_human.evaluate`."""
 
 from __future__ import annotations
 
@@ -11,7 +11,8 @@ from ..algorithms.wmt_stats import DEFAULT_PERMUTATIONS, SPA_SEED
 from ..evaluation import statistics as stats
 from ..evaluation.doc_level import DOC_RULES, doc_gold
 from ..evaluation.human import closest_system, match_systems, segment_rows
-from ..evaluation.metaeval import MetaEval, evaluate
+from ..evaluation.metaeval import MetaEval
+from ..evaluation.metaeval_human import evaluate
 from ..values.human_tsv import SCORE_COLUMNS, HumanScores, load_human
 from ..values.result import Result
 from ..values.testset import TestSet

@@ -17,7 +17,7 @@ temporary file unless ``--cache`` asks for a persistent one) means a unit scored
 chunk appears at many (w, s)) is not scored again for another; with a persistent cache, an interrupted
 sweep, run again, takes what was already scored from it.
 
-With ``--human``, each point is meta-evaluated (:func:`docmetrics.evaluation.metaeval.evaluate`, as
+With ``--human``, each point is meta-evaluated (:func:`docmetrics.evaluation.metaeval_human.evaluate`, as
 ``--human`` does; with ``--seg-level`` also SPA, acc_eq and segment-level Kendall): a table, JSON, and
 with ``--plot`` a heatmap of one statistic over two grid parameters (rows: the first, columns: the
 second), like Figure 2 of the SLIDE paper (window x stride, pairwise accuracy).
@@ -35,7 +35,7 @@ from ..values.errors import InputError, SpecError, UserError
 from ..values.human_tsv import HumanScores
 from ..values.testset import TestSet
 from . import statistics as stats
-from .metaeval import evaluate
+from .metaeval_human import evaluate
 
 __all__ = ["Point", "make_points", "run_sweep", "heatmap_matrix", "STAT_CHOICES", "SEG_STATS", "DOC_STATS"]
 
@@ -116,7 +116,7 @@ def run_sweep(
     no unit to score) is marked skipped, not fatal.  ``cache``: the score cache the loader uses, to
     record its hits per point.  ``on_point(k, point)`` is called after each point (1-based k).
     ``pdp`` / ``doc_rule``: the opt-in system-level PDP and document level of
-    :func:`~docmetrics.evaluation.metaeval.evaluate` (``doc_rule`` needs ``seg_level``)."""
+    :func:`~docmetrics.evaluation.metaeval_human.evaluate` (``doc_rule`` needs ``seg_level``)."""
     for k, pt in enumerate(points, 1):
         try:
             metric = load(pt.spec)
