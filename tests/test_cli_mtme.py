@@ -292,11 +292,15 @@ def test_human_seg_level_reports_spa_and_acc_eq_as_mtme_does(tiny, capsys):
                          "--human", human, "--seg-level")
     assert code == 0, err
     header = out.splitlines()[0].split()
-    assert header[-4:] == ["seg-kendall", "spa", "acc_eq", "epsilon"]
-    row = re.split(r"\s{2,}", out.splitlines()[2])
-    assert row[-3:] == [f"{human_evals[0]['spa']:.4f}", f"{human_evals[0]['acc_eq']:.4f}",
-                        f"{human_evals[0]['epsilon']:.6f}"]
+    assert header[2:] == ["pearson", "spearman", "kendall", "accuracy", "pairs", "spa", "acc_eq", "epsilon",
+                          "seg-pearson", "seg-kendall"]  # the --mtme table's columns
+    row = dict(zip(header, re.split(r"\s{2,}", out.splitlines()[2])))
+    # each value with its significance cluster between the metrics, as --mtme gives them (none for SPA, which
+    # cannot compare the window metric's items with the others')
+    assert row["spa"] == f"{human_evals[0]['spa']:.4f}" and row["epsilon"] == f"{human_evals[0]['epsilon']:.6f}"
+    assert re.fullmatch(rf"{human_evals[0]['acc_eq']:.4f} \([12]\)", row["acc_eq"]), row
     assert "[3] no acc_eq: the metric's units span several segments" in out
+    assert "spa: slide:w=1,s=1,backbone=toy [1] vs slide:w=2,s=1,backbone=toy [3]: no significance test" in out
 
 
 def test_run_mtme_reads_every_pair_then_loads_then_scores_with_the_callers_loader(tiny):
@@ -397,7 +401,8 @@ def test_doc_level_text_blocks_and_metaeval(tiny, capsys):
     code, out, err = run(capsys, "-m", QE, REF, "--mtme", root, "-t", "toy", "-l", "en-de", "--ref", "refA",
                          "--resamples", "20", "--doc-level", "sum")
     assert code == 0, err
-    assert "System level: Pairwise Difference Pearson" in out and "Document level: 1 documents" in out
+    assert out.splitlines()[1].split()[-1] == "sys-pdp" and "Document level: 1 documents" in out
+    assert "sys-pdp: system-level Pairwise Difference Pearson (MTME 2025)" in out
     assert out.index("Sorted by") > out.index("Document level")
     code, out, err = run(capsys, "metaeval", "--mtme", root, "-t", "toy", "-l", "en-de,zh-en", "-m", QE, REF,
                          "--ref", "refA", "--resamples", "20", "--pdp", "-f", "json")

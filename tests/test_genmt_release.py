@@ -237,11 +237,11 @@ def sources(tmp_path):
     }
 
 
-SEG_TABLE = "seg-kendall"  # the --human/--genmt table's segment-level column
+SEG_TABLE = "seg-kendall"  # the table's segment-level column (the same table for the three sources)
 FLAG_ROWS = [
     # (source, flags, exit status, what stdout + stderr must contain)
     ("human", [], 0, ["pearson", "accuracy"]),
-    ("mtme", [], 0, ["SPA", "acc_eq"]),
+    ("mtme", [], 0, ["spa", "acc_eq", SEG_TABLE]),
     ("genmt", [], 0, ["pearson", SEG_TABLE]),
     ("human", ["--seg-level"], 0, [SEG_TABLE, "spa"]),
     ("mtme", ["--seg-level"], 0, ["acc_eq"]),
@@ -280,6 +280,9 @@ FLAG_ROWS = [
     ("genmt", ["-f", "json"], 0, ['"pearson"']),
     ("genmt", ["--ref", "refA", "--ref", "refA"], 0, ["--ref refA,refA: refA given twice: used once"]),
     ("mtme", ["--ref", "refA"], 0, ["--ref refA,refA: refA given twice: used once"]),
+    ("human", ["--resamples", "5"], 0, ["pearson"]),
+    ("mtme", ["--resamples", "5"], 0, ["pearson"]),
+    ("genmt", ["--resamples", "5"], 0, ["pearson"]),
 ]
 
 

@@ -367,8 +367,8 @@ def test_sweep_spa_and_acc_eq_need_and_use_segment_scores(toy_dist, files, capsy
     assert matplotlib.image.imread(str(png)).ndim == 3
     assert main([*base, "--seg-level", "--stat", "spa"]) == 0
     out = capsys.readouterr().out
-    assert out.splitlines()[0].split() == ["w", "s", "pearson", "spearman", "kendall", "accuracy", "pairs",
-                                           "seg-pearson", "seg-kendall", "spa", "acc_eq", "epsilon"]
+    assert out.splitlines()[0].split() == ["w", "s", "pearson", "spearman", "kendall", "accuracy", "pairs", "spa",
+                                           "acc_eq", "epsilon", "seg-pearson", "seg-kendall"]  # --human's columns
     assert f"{points[(1, 1)]['spa']:.4f}" in out.splitlines()[2]
 
 

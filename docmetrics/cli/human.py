@@ -1,42 +1,46 @@
 """The ``--human`` options of ``docmetrics`` and ``docmetrics sweep`` (meta-evaluation against a file of
-human scores), and the table they print; the work is :func:`docmetrics.evaluation.metaeval_human.evaluate`."""
+human scores), and what ``--human`` and ``--genmt`` print: the table of statistics (:mod:`docmetrics.cli.stat_table`)
+and its notes; the work is :func:`docmetrics.evaluation.metaeval_human.evaluate_human`."""
 
 from __future__ import annotations
 
 import argparse
 import io
-from typing import Sequence
+from typing import Any, Sequence
 
-from ..algorithms.wmt_stats import DEFAULT_PERMUTATIONS, SPA_SEED
+from ..algorithms.wmt_stats import DEFAULT_PERMUTATIONS, DEFAULT_RESAMPLES, DEFAULT_SEED, SPA_SEED
 from ..evaluation import statistics as stats
 from ..evaluation.doc_level import DOC_RULES, doc_gold
 from ..evaluation.human import closest_system, match_systems, segment_rows
-from ..evaluation.metaeval import MetaEval
-from ..evaluation.metaeval_human import evaluate
+from ..evaluation.metaeval import WmtEval
+from ..evaluation.metaeval_human import evaluate_human, human_dicts
+from ..values.errors import UserError
 from ..values.human_tsv import SCORE_COLUMNS, HumanScores, load_human
 from ..values.result import Result
 from ..values.testset import TestSet
 from .conflicts import NEEDS, WITH, Conflicts, Option
 from .errors import warn
-from .format import column, metric_labels, num, table
+from .format import column, metric_labels
 from .output import Output
+from .stat_table import significance_lines, stat_table, untested_lines
 
 __all__ = ["check_document_gold", "warn_unmatched", "add_arguments", "add_level_arguments", "check_args", "read_human",
-           "run_metaeval", "plugin_statistics", "stat_headers", "stat_cells", "doc_cells", "DOC_HEADERS",
-           "format_table",
-           "format_doc_table", "metaeval_output", "metaeval_text", "spa_text", "ACC_EQ_TEXT", "DOC_TEXT", "MQM_TEXT"]
+           "run_metaeval", "row_labels", "metaeval_output", "metaeval_data", "metaeval_text", "spa_text", "ACC_EQ_TEXT",
+           "DOC_TEXT", "PDP_TEXT", "MQM_TEXT"]
 
 #: what acc_eq is, in the notes under a table
 ACC_EQ_TEXT = ("acc_eq: pairwise accuracy over the systems' segment scores per source segment, ties in the metric "
                "within epsilon (tie calibration), averaged over segments.")
 
 
+#: what the system-level PDP column is, in the notes under a table
+PDP_TEXT = "sys-pdp: system-level Pairwise Difference Pearson (MTME 2025)."
 #: what the document-level columns are, in the notes under a table
 DOC_TEXT = ("Document level: gold per (system, document); acc_eq grouped by document (each document compares the "
             "systems; tie calibration, epsilon); pearson/kendall over all (system, document) pairs; "
             "pearson-doc/kendall-doc: the mean of the per-document correlations (MTME average_by='item'); SPA with the "
             "documents as permutation items; pdp: Pairwise Difference Pearson of the systems' differences within each "
-            "document.  sys-pdp: system-level Pairwise Difference Pearson (MTME 2025).")
+            "document.  " + PDP_TEXT)
 
 
 def add_level_arguments(g: argparse._ActionsContainer) -> None:
@@ -109,11 +113,19 @@ PAIRED = Conflicts("--human", "give either a paired test (--paired-bs/--paired-a
                    (Option("paired_bs", "--paired-bs"), Option("paired_ar", "--paired-ar")))
 REFUSED = Conflicts("--human", WITH, (
     Option("ci", "--ci", "the meta-evaluation prints correlations, not system scores; drop --ci"),))
+#: The PERM-BOTH tests between metrics: a meta-evaluation's, with any source of human scores.
+COMPARING = Conflicts("human scores to judge metrics against (--human FILE, a --genmt FILE with scores, or --mtme "
+                      "ROOT)", NEEDS, (Option("resamples", "--resamples"),))
 
 
 def check_args(args: argparse.Namespace) -> None:
     if not getattr(args, "human", None):
         (HUMAN_ONLY.without("doc_level", "pdp") if getattr(args, "mtme", None) else HUMAN_ONLY).check(args)
+        if not getattr(args, "mtme", None):
+            COMPARING.check(args)
+    resamples = getattr(args, "resamples", None)
+    if resamples is not None and resamples < 0:
+        raise UserError(f"--resamples must be >= 0, not {resamples}")
 
 
 def read_human(args: argparse.Namespace) -> HumanScores | None:
@@ -165,94 +177,30 @@ def run_metaeval(
     args: argparse.Namespace,
     testset: TestSet | None,
     human: HumanScores | None = None,
-) -> list[MetaEval]:
-    """Meta-evaluate every metric's results against ``human`` (default: read from --human)."""
+) -> WmtEval:
+    """Meta-evaluate every metric's results against ``human`` (default: read from --human) and, with two
+    metrics or more, compare them by PERM-BOTH (--resamples, --seed), each named as the table names it."""
     human = human if human is not None else load_human(args.human, args.human_column, args.human_lower_better)
-    return [
-        evaluate(
-            results,
-            human,
-            spec=spec,
-            exclude=args.exclude_systems,
-            exclude_humans=args.no_human_systems,
-            seg_level=args.seg_level or bool(getattr(args, "doc_level", None)),
-            testset=testset,
-            short=args.short,
-            pdp=bool(getattr(args, "pdp", False)),
-            doc_rule=getattr(args, "doc_level", None),
-        )
-        for spec, results in all_results
-    ]
+    resamples = getattr(args, "resamples", None)
+    return evaluate_human(
+        all_results,
+        human,
+        names=row_labels([spec for spec, _ in all_results], [rs[0].metric if rs else spec for spec, rs in all_results]),
+        exclude=args.exclude_systems,
+        exclude_humans=args.no_human_systems,
+        seg_level=args.seg_level or bool(getattr(args, "doc_level", None)),
+        testset=testset,
+        short=args.short,
+        pdp=bool(getattr(args, "pdp", False)),
+        doc_rule=getattr(args, "doc_level", None),
+        n_resamples=DEFAULT_RESAMPLES if resamples is None else resamples,
+        seed=getattr(args, "seed", DEFAULT_SEED),
+    )
 
 
-def plugin_statistics(evals: Sequence[MetaEval]) -> list[str]:
-    """The plugin statistics computed for any of ``evals`` (:mod:`docmetrics.evaluation.statistics`), in
-    the order they were computed: a column each, after docmetrics' own."""
-    return list(dict.fromkeys(name for e in evals for name in e.plugin_statistics()))
-
-
-def stat_headers(seg: bool, pdp: bool = False, plugins: Sequence[str] = ()) -> list[str]:
-    """The statistics' columns of a table of MetaEvals (``seg``: with segment-level human scores;
-    ``pdp``: with system-level PDP; ``plugins``: the plugin statistics' names), headed as the registry
-    of statistics heads them."""
-    return ["pearson", "spearman", "kendall", "accuracy", "pairs"] + (["sys-pdp"] if pdp else []) + (
-        ["seg-pearson", "seg-kendall", "spa", "acc_eq", "epsilon"] if seg else []) + [
-        stats.get(name).header for name in plugins]
-
-
-def _opt(v: float | None, width: int) -> str:
-    return num(v, width) if v is not None else "-"
-
-
-def stat_cells(e: MetaEval, width: int, seg: bool, pdp: bool = False, plugins: Sequence[str] = ()) -> list[str]:
-    """A MetaEval's cells under :func:`stat_headers` ("-" where a statistic does not apply)."""
-    cells = [num(v, width) for v in (e.pearson, e.spearman, e.kendall, e.accuracy)] + [f"{e.agree}/{e.pairs}"]
-    if pdp:
-        cells.append(_opt(e.get("pdp"), width))
-    if seg:
-        cells += [num(v, width) if v is not None else "-"
-                  for v in (e.seg_pearson, e.seg_kendall, e.spa, e.seg_acc_eq)]
-        cells.append(num(e.seg_epsilon, width + 2) if e.seg_epsilon is not None else "-")
-    return cells + [_opt(e.get(name), width) for name in plugins]
-
-
-DOC_HEADERS = ["documents", "acc_eq", "epsilon", "pearson", "kendall", "pearson-doc", "kendall-doc", "spa", "pdp"]
-
-
-def doc_cells(e: MetaEval, width: int) -> list[str]:
-    """A MetaEval's document-level cells under :data:`DOC_HEADERS`."""
-    d = e.document
-    if d is None:
-        return ["-"] * len(DOC_HEADERS)
-    left = f" (+{d.docs_left_out} unjudged)" if d.docs_left_out else ""
-    return [f"{d.n_docs}{left}", _opt(e.get("doc_acc_eq"), width),
-            num(d.epsilon, width + 2) if d.epsilon is not None else "-"] + [
-        _opt(e.get(s), width) for s in ("doc_pearson", "doc_kendall", "doc_pearson_item", "doc_kendall_item",
-                                         "doc_spa", "doc_pdp")]
-
-
-def row_labels(evals: Sequence[MetaEval]) -> list[str]:
+def row_labels(specs: Sequence[str], names: Sequence[str] | None = None) -> list[str]:
     """``LABEL [k]`` of each metric, as every table names it (:func:`~docmetrics.cli.format.metric_labels`)."""
-    names = metric_labels([e.spec for e in evals], [e.metric for e in evals])
-    return [column(label, k + 1) for k, label in enumerate(names)]
-
-
-def format_doc_table(evals: Sequence[MetaEval], width: int = 4, labels: Sequence[str] | None = None) -> str:
-    """The document-level block: one row per metric."""
-    labels = labels or row_labels(evals)
-    rows = [[labels[k]] + doc_cells(e, width) for k, e in enumerate(evals)]
-    return table(["Metric"] + DOC_HEADERS, rows)
-
-
-def format_table(evals: Sequence[MetaEval], width: int = 4, labels: Sequence[str] | None = None) -> str:
-    """One row per metric: the system level, and where segment scores were given, seg-kendall, SPA and
-    acc_eq with its epsilon."""
-    seg = any(e.seg_level_name is not None for e in evals)
-    pdp = any(e.with_pdp for e in evals)
-    plugins = plugin_statistics(evals)
-    labels = labels or row_labels(evals)
-    rows = [[labels[k], str(len(e.systems))] + stat_cells(e, width, seg, pdp, plugins) for k, e in enumerate(evals)]
-    return table(["Metric", "systems"] + stat_headers(seg, pdp, plugins), rows)
+    return [column(label, k + 1) for k, label in enumerate(metric_labels(specs, names))]
 
 
 #: how a raw MQM file's scores are computed, in the notes under a table
@@ -261,16 +209,24 @@ MQM_TEXT = ("raw MQM ratings: per segment, the errors' weights (Major 5, Minor 1
             "score_mqm.py computes them; a penalty, lower is better, negated")
 
 
-def metaeval_output(evals: Sequence[MetaEval], args: argparse.Namespace, human: HumanScores | None = None) -> Output:
+def metaeval_output(ev: WmtEval, args: argparse.Namespace, human: HumanScores | None = None) -> Output:
     """The meta-evaluation table and its notes (``human``: the scores read, to say how a raw MQM file's
-    were computed)."""
-    return Output(data=lambda: [e.to_dict() for e in evals], text=lambda: metaeval_text(evals, args, human))
+    were computed); in JSON a list, one object per metric (with its clusters where metrics were compared)."""
+    return Output(data=lambda: metaeval_data(ev), text=lambda: metaeval_text(ev, args, human))
 
 
-def metaeval_text(evals: Sequence[MetaEval], args: argparse.Namespace, human: HumanScores | None = None) -> str:
-    """The meta-evaluation table, how each statistic is computed, what is left out, the signatures."""
+def metaeval_data(ev: WmtEval) -> list[dict[str, Any]]:
+    """``-f json``: each metric's object (:func:`~docmetrics.evaluation.metaeval_human.human_dicts`)."""
+    return human_dicts(ev)
+
+
+def metaeval_text(ev: WmtEval, args: argparse.Namespace, human: HumanScores | None = None) -> str:
+    """The meta-evaluation table (:mod:`docmetrics.cli.stat_table`), how each statistic is computed, the
+    clusters, what is left out, the signatures."""
+    evals = list(ev.metrics.values())
+    segment = ev.n_segments is not None
     out = io.StringIO()
-    out.write(format_table(evals, args.width))
+    out.write(stat_table(ev.metrics, ev.comparisons, args.width, segment=segment))
     negated = " after negation" if args.human_lower_better else ""
     how = (MQM_TEXT if human is not None and human.raw_mqm
            else f"column {args.human_column or 'auto'}; higher is better{negated}")
@@ -279,6 +235,8 @@ def metaeval_text(evals: Sequence[MetaEval], args: argparse.Namespace, human: Hu
         "accuracy "
         "(Kocmi et al., 2021), pairs agreeing/all.\n"
     )
+    for line in significance_lines(ev.comparisons, len(evals), ev.n_resamples, ev.seed, ev.alpha):
+        out.write(line + "\n")
     if any(e.seg_kendall is not None for e in evals):
         e0 = next(e for e in evals if e.seg_kendall is not None)
         out.write(f"seg-kendall: Kendall tau-b over pooled (system, {e0.seg_level_name}) pairs; seg-pearson: Pearson "
@@ -291,14 +249,17 @@ def metaeval_text(evals: Sequence[MetaEval], args: argparse.Namespace, human: Hu
                     out.write(f"[{k + 1}] no {what}: {why}\n")
             if e.acc_eq_note:
                 out.write(f"[{k + 1}] acc_eq: {e.acc_eq_note}\n")
-    for name in plugin_statistics(evals):
+    for name in dict.fromkeys(p for e in evals for p in e.plugin_statistics()):
         out.write(f"{stats.get(name).header}: {stats.get(name).title} (a plugin statistic).\n")
         for k, e in enumerate(evals):
             if name in e.notes:
                 out.write(f"[{k + 1}] no {name}: {e.notes[name]}\n")
     docs = [e for e in evals if e.document is not None]
+    if any(e.with_pdp for e in evals) and not docs:
+        out.write(PDP_TEXT + "\n")
     if docs:
-        out.write("\nDocument level\n" + format_doc_table(evals, args.width) + "\n")
+        out.write("\nDocument level\n" + stat_table(ev.metrics, ev.comparisons, args.width, segment=segment,
+                                                     block="document") + "\n")
         out.write(f"Gold: {docs[0].document.gold}.  " + DOC_TEXT + "\n")  # type: ignore[union-attr]
         for k, e in enumerate(evals):
             if e.document is not None and e.document.note:
@@ -306,6 +267,10 @@ def metaeval_text(evals: Sequence[MetaEval], args: argparse.Namespace, human: Hu
     for k, e in enumerate(evals):
         if e.left_out:
             out.write(f"[{k + 1}] left out: {', '.join(e.left_out)}\n")
+    for line in untested_lines(ev.comparisons):
+        out.write(line + "\n")
+    if ev.left_out and len(evals) > 1:
+        out.write(f"Left out of the comparisons between metrics: {', '.join(ev.left_out)}\n")
     out.write("\nSignatures:\n")
     for k, e in enumerate(evals):
         out.write(f"[{k + 1}] {e.signature}\n")

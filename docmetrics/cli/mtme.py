@@ -10,11 +10,11 @@ import argparse
 import io
 import os
 import sys
-from typing import Any, Callable, Collection, Sequence, TextIO
+from typing import Any, Collection, Sequence, TextIO
 
 from ..algorithms import wmt_stats as ws
 from ..evaluation import statistics as stats
-from ..evaluation.metaeval import MAIN_STATISTICS, WmtEval
+from ..evaluation.metaeval import MAIN_STATISTICS, MetaEval, WmtEval
 from ..evaluation.mtme import MtmeTestSet
 from ..evaluation.mtme_run import NO_HUMAN_SCORES, ONE_SYSTEM, MtmeMetric, MtmeObserver, MtmeRun, run_mtme
 from ..evaluation.mtme_write import WrittenScores, mtme_metric_name
@@ -25,17 +25,16 @@ from .args import session_scope, width
 from .conflicts import CANNOT, NEEDS, Conflicts, Option
 from .errors import note, warn
 from .format import columns, metric_labels, namer, num, table
-from .human import ACC_EQ_TEXT, DOC_TEXT, spa_text
+from .human import ACC_EQ_TEXT, DOC_TEXT, PDP_TEXT, spa_text
 from .inputs import once_each
 from .output import Output, write
 from .scoring import ScoringReport
+from .stat_table import significance_lines, stat_table, untested_lines
 
 __all__ = ["add_arguments", "add_data_arguments", "check_common", "requested", "run", "score", "lp_dict",
-           "lp_text", "write_lp", "format_eval", "COLUMNS", "TITLES"]
+           "lp_text", "write_lp", "format_eval", "TITLES"]
 
-#: the statistics of the table, in its column order, and their headers
-COLUMNS = (("spa", "SPA"), ("seg_acc_eq", "acc_eq"), ("pearson", "Pearson"), ("spearman", "Spearman"),
-           ("kendall", "Kendall"), ("accuracy", "accuracy"), ("seg_pearson", "seg-Pearson"))
+#: each statistic's title (the registry's), as the notes under a table name it
 TITLES = {s.name: s.title for s in stats.BUILTIN}
 #: the longest file name most file systems take (bytes)
 MAX_FILE_NAME = 255
@@ -44,7 +43,7 @@ MTME_ONLY = Conflicts("--mtme ROOT (an mt-metrics-eval data directory)", NEEDS, 
     Option("testset", "-t/--testset"), Option("ref", "--ref"), Option("human_name", "--human-name"),
     Option("systems", "--systems"), Option("include_human", "--include-human"),
     Option("include_outliers", "--include-outliers"), Option("write_mtme", "--write-mtme"),
-    Option("metric_name", "--metric-name"), Option("resamples", "--resamples"), Option("rank_by", "--rank-by")))
+    Option("metric_name", "--metric-name"), Option("rank_by", "--rank-by")))
 #: Options of ``docmetrics`` that --mtme replaces, and what to do instead
 REPLACED = Conflicts("--mtme", CANNOT, (
     Option("input", "-i", "the system outputs come from ROOT/TESTSET/system-outputs/LP; choose them with --systems"),
@@ -102,7 +101,8 @@ def add_data_arguments(g: argparse._ArgumentGroup, *, single: bool) -> None:
     g.add_argument("--metric-name", nargs="+", metavar="NAME",
                    help="NAME of the score files, one per -m (default: the short signature made file-safe)")
     g.add_argument("--resamples", type=int, metavar="N",
-                   help=f"PERM-BOTH resamples between metrics (default: {ws.DEFAULT_RESAMPLES}; 0: no tests)")
+                   help=f"PERM-BOTH resamples between metrics, the significance clusters of --mtme, --human and "
+                        f"--genmt (default: {ws.DEFAULT_RESAMPLES}; 0: no tests)")
     g.add_argument("--rank-by", choices=MAIN_STATISTICS,
                    help="the statistic the table is sorted by (default: spa)")
 
@@ -362,82 +362,42 @@ def _why_not_scored(data: MtmeTestSet, system: str) -> str:
     return "not in --systems"
 
 
-def _cell(value: float | None, rank: int | None, width: int) -> str:
-    if value is None:
-        return "-"
-    return num(value, width) + (f" ({rank})" if rank is not None else "")
-
-
-DOC_COLUMNS = (("doc_acc_eq", "acc_eq"), ("doc_pearson", "pearson"), ("doc_kendall", "kendall"),
-               ("doc_pearson_item", "pearson-doc"), ("doc_kendall_item", "kendall-doc"), ("doc_spa", "spa"),
-               ("doc_pdp", "pdp"))
-
-
-def _format_doc_block(ev: WmtEval, order: Sequence[str], named: Callable[[str], str],
-                      ranks: dict[str, dict[str, int | None]], width: int) -> str:
-    """The document-level block (and system-level PDP), only when asked for (--doc-level, --pdp)."""
-    with_doc = any(mw.document is not None for mw in ev.metrics.values())
-    with_pdp = any(mw.with_pdp for mw in ev.metrics.values())
-    if not with_doc and not with_pdp:
+def _format_doc_block(ev: WmtEval, metrics: dict[str, MetaEval], labels: dict[str, str], width: int) -> str:
+    """The document-level block, only when asked for (--doc-level)."""
+    first = next((mw.document for mw in metrics.values() if mw.document is not None), None)
+    if first is None:
         return ""
-    out = ""
-    if with_pdp:
-        rows = [[named(m), _cell(ev.metrics[m].get("pdp"), ranks.get("pdp", {}).get(m), width)]
-                for m in order]
-        out += "\nSystem level: Pairwise Difference Pearson\n" + table(["Metric", "sys-pdp"], rows)
-    if with_doc:
-        first = next(mw.document for mw in ev.metrics.values() if mw.document is not None)
-        left = f", {first.docs_left_out} without a judged segment left out" if first.docs_left_out else ""
-        out += f"\nDocument level: {first.n_docs} documents{left}; gold: {first.gold}\n"
-        rows = []
-        for m in order:
-            mw = ev.metrics[m]
-            d = mw.document
-            eps = "-" if d is None or d.epsilon is None else num(d.epsilon, width + 2)
-            cells = [_cell(mw.get(stat), ranks.get(stat, {}).get(m), width) for stat, _ in DOC_COLUMNS]
-            rows.append([named(m), cells[0], eps] + cells[1:])
-        out += table(["Metric", "acc_eq", "epsilon"] + [h for _, h in DOC_COLUMNS[1:]], rows)
-    return out
+    left = f", {first.docs_left_out} without a judged segment left out" if first.docs_left_out else ""
+    return (f"\nDocument level: {first.n_docs} documents{left}; gold: {first.gold}\n"
+            + stat_table(metrics, ev.comparisons, width, segment=ev.n_segments is not None, labels=labels,
+                         block="document"))
 
 
 def format_eval(ev: WmtEval, width: int = 4, labels: dict[str, int] | None = None, rank_by: str = "spa",
                 scored: Collection[str] | None = None, explain: bool = True) -> str:
-    """One table: the metrics sorted by ``rank_by`` (those without it last), each statistic with its
-    significance cluster in parentheses, then what the columns mean, notes and the systems left out
-    (of ``scored``, the systems scored, where given); ``explain``: say what the columns mean."""
+    """The table of statistics (:mod:`docmetrics.cli.stat_table`): the metrics sorted by ``rank_by`` (those
+    without it last), each statistic with its significance cluster in parentheses, then what the columns
+    mean, notes and the systems left out (of ``scored``, the systems scored, where given); ``explain``: say
+    what the columns mean."""
     labels = labels or {name: k + 1 for k, name in enumerate(ev.metrics)}
     named = namer(labels)
-    ranks = {stat: {r.metric: r.rank for r in comp.ranking} for stat, comp in ev.comparisons.items()}
     have = {m: v for m in ev.metrics if (v := ev.metrics[m].get(rank_by)) is not None}
     order = ws.rank_order(have) + [m for m in ev.metrics if m not in have]
-    headers = ["Metric"] + [h for _, h in COLUMNS[:2]] + ["epsilon"] + [h for _, h in COLUMNS[2:6]] + ["pairs",
-                                                                                                 COLUMNS[6][1]]
-    plugins = list(dict.fromkeys(p for mw in ev.metrics.values() for p in mw.plugin_statistics()))
-    rows = []
-    for m in order:
-        mw = ev.metrics[m]
-        cells = {stat: _cell(mw.get(stat), ranks.get(stat, {}).get(m), width) for stat, _ in COLUMNS}
-        eps = "-" if mw.seg_epsilon is None else num(mw.seg_epsilon, width + 2)
-        rows.append([named(m), cells["spa"], cells["seg_acc_eq"], eps, cells["pearson"],
-                     cells["spearman"], cells["kendall"], cells["accuracy"], f"{mw.agree}/{mw.pairs}",
-                     cells["seg_pearson"]] + [_cell(mw.get(p), ranks.get(p, {}).get(m), width) for p in plugins])
-    text = table(headers + [stats.get(p).header for p in plugins], rows) + _format_doc_block(ev, order, named,
-                                                                                           ranks, width)
-    compared = [s for s in MAIN_STATISTICS if s in ev.comparisons]
+    metrics = {m: ev.metrics[m] for m in order}
+    shown = {m: named(m) for m in order}
+    text = (stat_table(metrics, ev.comparisons, width, segment=ev.n_segments is not None, labels=shown)
+            + _format_doc_block(ev, metrics, shown, width))
     lines = [f"Sorted by {rank_by}: {TITLES.get(rank_by, rank_by)}."]
-    if compared and explain:
-        lines.append(f"(n): significance cluster of that statistic (PERM-BOTH between metrics, {ev.n_resamples} "
-                     f"resamples, seed {ev.seed}, alpha {ev.alpha}); cluster 1 holds the metrics no other is "
-                     "significantly better than.")
-    elif len(ev.metrics) > 1:
-        lines.append("No significance clusters (--resamples 0).")
+    lines += significance_lines(ev.comparisons, len(ev.metrics), ev.n_resamples, ev.seed, ev.alpha, explain)
     if explain:
         lines.append(spa_text(ev.n_permutations, ev.spa_seed))
         lines.append(ACC_EQ_TEXT)
         lines.append("accuracy: pairwise system accuracy (pairs ordered as the humans order them / all pairs); "
-                     "seg-Pearson over all (system, segment) pairs.")
-    if explain and any(mw.document is not None for mw in ev.metrics.values()):
-        lines.append(DOC_TEXT)
+                     "seg-pearson and seg-kendall over all (system, segment) pairs.")
+        if any(mw.document is not None for mw in metrics.values()):
+            lines.append(DOC_TEXT)
+        elif any(mw.with_pdp for mw in metrics.values()):
+            lines.append(PDP_TEXT)
     for m in order:
         mw = ev.metrics[m]
         if mw.document is not None and mw.document.note:
@@ -450,10 +410,7 @@ def format_eval(ev: WmtEval, width: int = 4, labels: dict[str, int] | None = Non
         for p in mw.plugin_statistics():
             if p in mw.notes:
                 lines.append(f"[{labels.get(m, '?')}] no {p}: {mw.notes[p]}")
-    for stat, comp in ev.comparisons.items():
-        for who, why in comp.skipped.items():
-            if " vs " in who:
-                lines.append(f"{stat}: {who}: {why}")
+    lines += untested_lines(ev.comparisons)
     left_out = [x for x in ev.left_out if scored is None or x.split(" (")[0] in scored]
     if left_out:
         lines.append(f"Left out of the meta-evaluation: {', '.join(left_out)}")

@@ -234,7 +234,7 @@ def judged(all_results: list[tuple[str, list[Any]]], args: argparse.Namespace, c
         return results_output(all_results, args, cis)
     if found is None:
         return human_cli.metaeval_output(evals, args, human)
-    return Output(data=lambda: {"metaeval": [e.to_dict() for e in evals], "error_free": genmt.detections_json(found)},
+    return Output(data=lambda: {"metaeval": human_cli.metaeval_data(evals), "error_free": genmt.detections_json(found)},
                   text=lambda: human_cli.metaeval_text(evals, args, human) + genmt.detections_text(found, args.width))
 
 

@@ -4,6 +4,7 @@ progress, the table, the JSON report and the heatmap; the work is :mod:`docmetri
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import io
 import json
 import math
@@ -37,6 +38,7 @@ from .inputs import load_testset
 from .output import Output, write
 from .plot import color_range, pyplot, save
 from .specs import check_specs
+from .stat_table import columns as stat_columns
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -269,14 +271,13 @@ def write_table(points: Sequence[Point], args: argparse.Namespace, out: TextIO) 
     done = [p for p in points if not p.skipped]
     keys = list(done[0].params)
     w = args.width
-    if done[0].metaeval is not None:
-        seg = any(p.metaeval.seg_level_name is not None for p in done)
-        pdp = any(p.metaeval.with_pdp for p in done)
-        doc = any(p.metaeval.document is not None for p in done)
-        plugins = human_cli.plugin_statistics([p.metaeval for p in done])
-        headers = keys + human_cli.stat_headers(seg, pdp, plugins) + [f"doc-{h}" for h in human_cli.DOC_HEADERS if doc]
-        rows = [[p.params[k] for k in keys] + human_cli.stat_cells(p.metaeval, w, seg, pdp, plugins)
-                + (human_cli.doc_cells(p.metaeval, w) if doc else []) for p in done]
+    if done[0].metaeval is not None:  # the statistics' columns of --human's table (no clusters: one metric)
+        evals = [p.metaeval for p in done]
+        segment = bool(args.seg_level or args.doc_level)
+        cols = stat_columns(evals, segment=segment, leading=False) + [
+            dataclasses.replace(c, header=f"doc-{c.header}") for c in stat_columns(evals, "document", segment=segment)]
+        headers = keys + [c.header for c in cols]
+        rows = [[p.params[k] for k in keys] + [c.cell(p.metaeval, w) for c in cols] for p in done]
     else:  # the scores: the metric's decimals, as in the score table (bleu: 1, as sacrebleu prints them)
         from .. import api
         from ..plugin import registry

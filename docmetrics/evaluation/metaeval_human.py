@@ -2,26 +2,31 @@
 human scores read from a file, by the one meta-evaluation of :mod:`docmetrics.evaluation.metaeval`.
 
 * :func:`evaluate`: one metric, on the systems it scored that have a human score (sweeps judge each grid point
-  so; the systems as given, with those left out and why).
+  so; the systems as given, with those left out and why);
+* :func:`evaluate_human`: several metrics, each judged as :func:`evaluate` judges it (its numbers are the same
+  whether it is judged alone or beside others), and, with two or more, compared by PERM-BOTH on the systems
+  every metric scored (:func:`~docmetrics.evaluation.metaeval.evaluate_wmt`, as ``--mtme`` compares them),
+  with WMT's significance clusters.
 
-Nothing here parses arguments or prints.
+Nothing here parses arguments or prints; :func:`human_dicts` is the JSON layout of ``--human -f json``.
 """
 
 from __future__ import annotations
 
 import dataclasses
 import math
-from typing import Sequence
+from typing import Any, Sequence
 
 from ..algorithms import wmt_stats as ws
 from ..values.errors import InputError
 from ..values.human_tsv import HumanScores
 from ..values.result import Result
 from ..values.testset import TestSet
+from .comparisons import Comparison
 from .human import match_systems, segment_rows
-from .metaeval import MetaEval, evaluate_wmt
+from .metaeval import MetaEval, WmtEval, compared_statistics, evaluate_wmt
 
-__all__ = ["evaluate"]
+__all__ = ["evaluate", "evaluate_human", "human_dicts", "clusters"]
 
 
 def _chosen(results: Sequence[Result], human: HumanScores, exclude: Sequence[str],
@@ -104,4 +109,91 @@ def evaluate(
     ev.human_scores = [human.system[h] for _, h in chosen]
     ev.left_out = left_out
     return ev
+
+
+def evaluate_human(
+    all_results: Sequence[tuple[str, Sequence[Result]]],
+    human: HumanScores,
+    *,
+    names: Sequence[str] | None = None,
+    exclude: Sequence[str] = (),
+    exclude_humans: bool = False,
+    seg_level: bool = False,
+    testset: TestSet | None = None,
+    short: bool = False,
+    n_permutations: int = ws.DEFAULT_PERMUTATIONS,
+    spa_seed: int = ws.SPA_SEED,
+    pdp: bool = False,
+    doc_rule: str | None = None,
+    significance: Sequence[str] | None = None,
+    n_resamples: int = ws.DEFAULT_RESAMPLES,
+    seed: int | None = ws.DEFAULT_SEED,
+    alpha: float = 0.05,
+) -> WmtEval:
+    """Meta-evaluate every metric of ``all_results`` ((spec, its results) per metric) against ``human``.
+
+    ``metrics`` of the result: each metric's :class:`MetaEval` exactly as :func:`evaluate` gives it (its
+    systems as given, those left out and why), under its name in ``names`` (default: its spec; the names
+    must differ), in the order given.  ``comparisons``: with two metrics or more and ``n_resamples`` > 0, each
+    statistic of ``significance`` (default: :func:`~docmetrics.evaluation.metaeval.compared_statistics`, as
+    ``--mtme`` compares them) compared between every pair of metrics
+    by PERM-BOTH and clustered, by :func:`evaluate_wmt` on the systems every metric scored (``systems``);
+    ``left_out`` names those some metric did not score, left out of the comparisons only.  ``n_segments``
+    is set where segment-level human scores were given (``seg_level``)."""
+    if not all_results:
+        raise InputError("no results to meta-evaluate")
+    names = list(names) if names is not None else [spec for spec, _ in all_results]
+    if len(names) != len(all_results) or len(set(names)) != len(names):
+        raise InputError(f"metrics to meta-evaluate: name each once ({', '.join(names)})")
+    common: dict[str, Any] = dict(spa_seed=spa_seed, n_permutations=n_permutations, short=short, pdp=pdp,
+                                  doc_rule=doc_rule)
+    metrics = {
+        name: evaluate(results, human, spec=spec, exclude=exclude, exclude_humans=exclude_humans,
+                       seg_level=seg_level, testset=testset, **common)
+        for name, (spec, results) in zip(names, all_results)
+    }
+    chosen = {name: {h: r for r, h in _chosen(results, human, exclude, exclude_humans)[0]}
+              for name, (_, results) in zip(names, all_results)}
+    every = sorted(set().union(*chosen.values()))
+    systems = [h for h in every if all(h in c for c in chosen.values())]
+    left_out = [f"{h} (no score from {', '.join(n for n in names if h not in chosen[n])})"
+                for h in every if h not in systems]
+    wanted = tuple(compared_statistics(pdp, doc_rule) if significance is None else significance)
+    comparisons: dict[str, Comparison] = {}
+    if len(metrics) >= 2 and n_resamples > 0 and wanted and len(systems) >= 2:
+        rows = segment_rows(human, testset) if seg_level else None
+        compared = evaluate_wmt(
+            {name: [_named(chosen[name][h], h) for h in systems] for name in names},
+            {h: human.system[h] for h in systems}, None if rows is None else {h: rows[h] for h in systems},
+            significance=wanted, n_resamples=n_resamples, seed=seed, alpha=alpha, unit_level=True,
+            human_file=str(human.path),
+            doc_ids=testset.doc_ids if doc_rule is not None and testset is not None else None,
+            **common,
+        )
+        comparisons = compared.comparisons
+    elif len(metrics) >= 2 and n_resamples > 0 and len(systems) < 2:
+        left_out.append(f"fewer than 2 systems scored by every metric ({', '.join(systems) or 'none'}): "
+                        "no comparison")
+    n_segments = testset.n_segments if seg_level and testset is not None else None
+    return WmtEval("", str(human.path), systems, left_out, metrics, comparisons, n_resamples, seed, n_permutations,
+                   spa_seed, alpha, n_segments)
+
+
+def clusters(ev: WmtEval, name: str) -> dict[str, int | None]:
+    """The significance cluster of metric ``name`` (a key of ``ev.metrics``) in each statistic compared
+    where it has a value (None: compared, but no clusters could be formed)."""
+    return {stat: r.rank for stat, comp in ev.comparisons.items() for r in comp.ranking if r.metric == name}
+
+
+def human_dicts(ev: WmtEval) -> list[dict[str, Any]]:
+    """``--human -f json``: each metric's :meth:`MetaEval.to_dict`, in order; where metrics were compared, with
+    its ``clusters`` (statistic -> cluster) and ``perm_both`` (``n_resamples``, ``seed``, ``alpha``)."""
+    out = []
+    for name, e in ev.metrics.items():
+        d = e.to_dict()
+        if ev.comparisons:
+            d["clusters"] = clusters(ev, name)
+            d["perm_both"] = {"n_resamples": ev.n_resamples, "seed": ev.seed, "alpha": ev.alpha}
+        out.append(d)
+    return out
 
