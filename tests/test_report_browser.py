@@ -323,7 +323,7 @@ def test_dark_mode_follows_the_system(opened):
     assert light == "rgb(255, 255, 255)" and dark == "rgb(18, 18, 18)"
 
 
-def test_judging_and_exports(opened):
+def test_judging_and_exports(opened, page):
     b, _ = opened
     b.js("location.hash = 'judging'")
     b.wait("document.querySelector('#judging.active table')")
@@ -331,6 +331,14 @@ def test_judging_and_exports(opened):
     assert b.js("document.querySelectorAll('#judging svg rect').length") >= 3  # the sweep's heatmap
     assert b.js("document.querySelectorAll('#average-wmt23 + div table tbody tr').length") == 1  # metaeval's averages
     assert b.js("[...document.querySelectorAll('#judging h3')].filter(x => x.textContent.startsWith('MTME toy')).length") == 2
+    # --human's two metrics were compared by PERM-BOTH: each value with its cluster, as the command line prints it
+    evals = json.loads((page.parent / "human.json").read_text(encoding="utf-8"))
+    cells = set(b.js("[...[...document.querySelectorAll('#judging table')].find(t => t.caption && t.caption"
+                     ".textContent.startsWith('Meta-evaluation')).querySelectorAll('tbody td')].map(x => x.textContent)"))
+    for e in evals:
+        assert e["clusters"] and all(f"{e[k]:.4f} ({e['clusters'][k]})" in cells for k in ("pearson", "accuracy")), cells
+    assert b.js("[...document.querySelectorAll('#judging p.note')].some(x => x.textContent.startsWith("
+                "'(n): the significance cluster of the statistic by PERM-BOTH between metrics (1000 resamples'))")
     b.js("location.hash = 'exports'")
     b.wait("document.querySelector('#exports.active button')")
     names = b.js("[...document.querySelectorAll('#exports button')].map(x => x.dataset.export)")

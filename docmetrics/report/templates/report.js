@@ -566,16 +566,24 @@
   }
 
   // -- Judging ---------------------------------------------------------------------------------------
-  var STAT_COLS = [["pearson", "pearson"], ["spearman", "spearman"], ["kendall", "kendall"], ["accuracy", "accuracy"], ["pdp", "sys-pdp"],
-                   ["seg_pearson", "seg-pearson"], ["seg_kendall", "seg-kendall"], ["spa", "spa"], ["acc_eq", "acc_eq"], ["epsilon", "epsilon"]];
-  var DOC_COLS = [["documents", "documents"], ["acc_eq", "acc_eq"], ["epsilon", "epsilon"], ["pearson", "pearson"], ["kendall", "kendall"],
-                  ["pearson_item", "pearson-doc"], ["kendall_item", "kendall-doc"], ["spa", "spa"], ["pdp", "pdp"]];
+  /* [key in the JSON, header, the statistic whose cluster a row's "clusters" gives]: the CLI's column order */
+  var STAT_COLS = [["pearson", "pearson", "pearson"], ["spearman", "spearman", "spearman"], ["kendall", "kendall", "kendall"],
+                   ["accuracy", "accuracy", "accuracy"], ["spa", "spa", "spa"], ["acc_eq", "acc_eq", "seg_acc_eq"], ["epsilon", "epsilon"],
+                   ["seg_pearson", "seg-pearson", "seg_pearson"], ["seg_kendall", "seg-kendall", "seg_kendall"], ["pdp", "sys-pdp", "pdp"]];
+  var DOC_COLS = [["documents", "documents"], ["acc_eq", "acc_eq", "doc_acc_eq"], ["epsilon", "epsilon"], ["pearson", "pearson", "doc_pearson"],
+                  ["kendall", "kendall", "doc_kendall"], ["pearson_item", "pearson-doc", "doc_pearson_item"], ["kendall_item", "kendall-doc", "doc_kendall_item"],
+                  ["spa", "spa", "doc_spa"], ["pdp", "pdp", "doc_pdp"]];
   function statTable(rows, cols, get, caption) {
     var used = cols.filter(function (c) { return rows.some(function (r) { var v = get(r); return v && v[c[0]] !== undefined && v[c[0]] !== null; }); });
+    function cluster(r, c) { var k = c[2] && r.clusters ? r.clusters[c[2]] : null; return k === null || k === undefined ? "" : " (" + k + ")"; }
     return sortable([{ label: "metric", head: true, key: function (r) { return r.spec || r.metric; }, cell: function (r) { return h("code", null, r.spec || r.metric); } }]
       .concat(used.map(function (c) { return { label: c[1], num: true, key: function (r) { var v = get(r); return v ? v[c[0]] : null; },
-        cell: function (r) { var v = get(r), x = v ? v[c[0]] : null; return typeof x === "number" ? (c[0] === "documents" || c[0] === "n" ? String(x) : fmt(x, c[0] === "epsilon" ? 6 : 4)) : x === null || x === undefined ? "\u2013" : String(x); } }; })),
+        cell: function (r) { var v = get(r), x = v ? v[c[0]] : null; return typeof x === "number" ? (c[0] === "documents" || c[0] === "n" ? String(x) : fmt(x, c[0] === "epsilon" ? 6 : 4) + cluster(r, c)) : x === null || x === undefined ? "\u2013" : String(x); } }; })),
       rows, { caption: caption }).el;
+  }
+  function clustersNote(rows) {
+    var pb = rows.map(function (r) { return r.perm_both; }).filter(function (x) { return x; })[0];
+    return pb ? h("p", { class: "note" }, "(n): the significance cluster of the statistic by PERM-BOTH between metrics (" + pb.n_resamples + " resamples, seed " + pb.seed + ", alpha " + pb.alpha + ").") : null;
   }
   function scatter(title, xs, ys, names, xl, yl) {
     var W = 360, H = 260, p = 40, pts = [];
@@ -597,7 +605,7 @@
     var any = false;
     M.metaeval.forEach(function (g) {
       any = true;
-      add(el, [h("h3", null, "Meta-evaluation (" + g.name + "): system and segment level"), statTable(g.rows, STAT_COLS, function (r) { return r; }, "Meta-evaluation")]);
+      add(el, [h("h3", null, "Meta-evaluation (" + g.name + "): system and segment level"), statTable(g.rows, STAT_COLS, function (r) { return r; }, "Meta-evaluation"), clustersNote(g.rows)]);
       if (g.rows.some(function (r) { return r.document; })) add(el, [h("h3", null, "Document level"), statTable(g.rows.filter(function (r) { return r.document; }), DOC_COLS, function (r) { return r.document; }, "Document level")]);
       var figs = g.rows.map(function (r) { return scatter((r.spec || r.metric) + " vs human, per system", r.metric_scores, r.human_scores, r.systems, "metric", "human"); });
       add(el, [h("div", { class: "cards" }, figs)]);
