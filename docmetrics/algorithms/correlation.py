@@ -72,13 +72,17 @@ def _tamed(x: Sequence[float]) -> Sequence[float]:
     """``x`` divided by its largest magnitude when that is huge (Pearson's r does not change under a
     positive scaling, and 1e308 squared would overflow); ``x`` itself otherwise, so ordinary scores are
     computed exactly as before."""
+    if _is_array(x):  # the same largest magnitude, found by numpy (PERM-BOTH calls this per resample)
+        import numpy as np
+
+        arr = np.asarray(x, dtype=float)
+        biggest = float(np.max(np.abs(arr))) if arr.size else 0.0
+        if not math.isfinite(biggest) or biggest <= _HUGE:
+            return x
+        return arr / biggest
     biggest = max((abs(float(v)) for v in x), default=0.0)
     if not math.isfinite(biggest) or biggest <= _HUGE:
         return x
-    if _is_array(x):
-        import numpy as np
-
-        return np.asarray(x, dtype=float) / biggest
     return [float(v) / biggest for v in x]
 
 
