@@ -159,6 +159,9 @@ def test_the_three_sources_give_the_same_json(same, capsys, flags):
                 for k in numbers:
                     assert e["document"][k] == pytest.approx(m["document"][k], abs=1e-12), (source, k)
             assert e["clusters"] == {stat: ranks[stat][e["spec"]] for stat in ranks if e["spec"] in ranks[stat]}
+            theirs = {stat: {p["worse"]: p["p_value"] for p in c["pvalues"] if p["better"] == e["spec"]}
+                      for stat, c in got["mtme"]["comparisons"].items()}
+            assert e["pvalues"] == {stat: ps for stat, ps in theirs.items() if ps}, source
             assert e["perm_both"] == {"n_resamples": 200, "seed": 7, "alpha": 0.05}
     assert got["human"][0]["clusters"]["seg_pearson"] == 1 and got["human"][2]["clusters"]["seg_pearson"] > 1
 

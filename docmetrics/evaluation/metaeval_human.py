@@ -26,7 +26,7 @@ from .comparisons import Comparison
 from .human import match_systems, segment_rows
 from .metaeval import MetaEval, WmtEval, compared_statistics, evaluate_wmt
 
-__all__ = ["evaluate", "evaluate_human", "human_dicts", "clusters"]
+__all__ = ["evaluate", "evaluate_human", "human_dicts", "clusters", "pvalues"]
 
 
 def _chosen(results: Sequence[Result], human: HumanScores, exclude: Sequence[str],
@@ -185,14 +185,30 @@ def clusters(ev: WmtEval, name: str) -> dict[str, int | None]:
     return {stat: r.rank for stat, comp in ev.comparisons.items() for r in comp.ranking if r.metric == name}
 
 
+def pvalues(ev: WmtEval, name: str) -> dict[str, dict[str, float]]:
+    """statistic -> each metric that metric ``name`` ranks above on it -> the PERM-BOTH p-value of "``name``
+    is better" (as ``--mtme``'s ``comparisons`` give them); the other metric named by its spec, as the JSON
+    names each metric (by its name in ``ev.metrics`` where two metrics have one spec)."""
+    specs = [e.spec for e in ev.metrics.values()]
+    named = {n: e.spec if specs.count(e.spec) == 1 else n for n, e in ev.metrics.items()}
+    out: dict[str, dict[str, float]] = {}
+    for stat, comp in ev.comparisons.items():
+        worse = {named[b]: t.p_value for (a, b), t in comp.tests.items() if a == name}
+        if worse:
+            out[stat] = worse
+    return out
+
+
 def human_dicts(ev: WmtEval) -> list[dict[str, Any]]:
     """``--human -f json``: each metric's :meth:`MetaEval.to_dict`, in order; where metrics were compared, with
-    its ``clusters`` (statistic -> cluster) and ``perm_both`` (``n_resamples``, ``seed``, ``alpha``)."""
+    its ``clusters`` (statistic -> cluster), ``pvalues`` (statistic -> each metric it ranks above -> the
+    p-value of that, :func:`pvalues`) and ``perm_both`` (``n_resamples``, ``seed``, ``alpha``)."""
     out = []
     for name, e in ev.metrics.items():
         d = e.to_dict()
         if ev.comparisons:
             d["clusters"] = clusters(ev, name)
+            d["pvalues"] = pvalues(ev, name)
             d["perm_both"] = {"n_resamples": ev.n_resamples, "seed": ev.seed, "alpha": ev.alpha}
         out.append(d)
     return out
