@@ -379,3 +379,151 @@ def test_the_report_is_a_leaf():
              if "report" not in p.parts and re.search(r"from \.\.? ?import report|from \.\.report|docmetrics\.report",
                                                       p.read_text(encoding="utf-8"))]
     assert users and all(p.relative_to(ROOT).parts[:2] == ("docmetrics", "cli") for p in users), users
+
+
+# -- the significance between metrics: PERM-BOTH p-value matrices ---------------------------------------------
+def pvalue_cells(m: dict) -> dict:
+    """(better, worse) -> p of a matrix of the page's data, its empty cells left out."""
+    return {(a, b): p for a, row in zip(m["metrics"], m["pvalues"]) for b, p in zip(m["metrics"], row) if p is not None}
+
+
+def check_human_matrices(rows: list, group: dict, ties_by_name: bool = True) -> None:
+    """``group`` (one of the page's significance groups) against ``--human -f json`` read directly: every p-value
+    in its cell and no other, the clusters and PERM-BOTH settings; in ranking order (the upper triangle full; the
+    order of the statistic's value, the name breaking ties as WMT ranks, unless the names were changed after)."""
+    assert group["note"] is None and group["lp"] is None
+    by_stat = {m["statistic"]: m for m in group["matrices"]}
+    assert set(by_stat) == {s for r in rows for s in r["clusters"]}
+    values = {"pearson": "pearson", "accuracy": "accuracy", "seg_pearson": "seg_pearson", "spa": "spa"}
+    for stat, m in by_stat.items():
+        expected = {(r["spec"], b): p for r in rows for b, p in r["pvalues"].get(stat, {}).items()}
+        assert pvalue_cells(m) == expected and expected
+        n = len(m["metrics"])
+        assert all((m["pvalues"][i][j] is not None) == (j > i) for i in range(n) for j in range(n))
+        assert {(a, c) for a, c in zip(m["metrics"], m["clusters"])} == {(r["spec"], r["clusters"][stat]) for r in rows}
+        assert (m["alpha"], m["n_resamples"], m["seed"]) == tuple(rows[0]["perm_both"][k] for k in
+                                                                ("alpha", "n_resamples", "seed"))
+        if stat in values:
+            value = {r["spec"]: r[values[stat]] for r in rows}
+            assert [value[x] for x in m["metrics"]] == sorted(value.values(), reverse=True), stat
+            if ties_by_name:
+                assert m["metrics"] == sorted(value, key=lambda x: (-value[x], x)), stat
+
+
+def check_mtme_matrices(lp: dict, group: dict) -> None:
+    """``group`` against one language pair of ``--mtme``/``metaeval -f json``: its comparisons' p-values,
+    ranking, clusters and settings."""
+    assert group["note"] is None and group["lp"] == lp["lp"]
+    assert [m["statistic"] for m in group["matrices"]] == list(lp["comparisons"])
+    for m in group["matrices"]:
+        comp = lp["comparisons"][m["statistic"]]
+        assert pvalue_cells(m) == {(t["better"], t["worse"]): t["p_value"] for t in comp["pvalues"]}
+        assert list(zip(m["metrics"], m["clusters"])) == [(r["metric"], r["rank"]) for r in comp["ranking"]]
+        assert (m["alpha"], m["n_resamples"], m["seed"], m["skipped"]) == \
+            (comp["alpha"], comp["n_resamples"], comp["seed"], comp["skipped"])
+
+
+def test_significance_matrices_are_the_human_json_pvalues(data, tmp_path, capsys):
+    page = tmp_path / "human.html"
+    code, stdout, err = run_cli(capsys, "-m", "chrf", "bleu", "ter", *base(data), "--human", data["human"],
+                                "--human-column", "score", "--seg-level", "--resamples", "200", "-f", "json",
+                                "--report", page)
+    assert code == 0, err
+    rows = json.loads(stdout)
+    html = page.read_text(encoding="utf-8")
+    check_page(html)
+    (group,) = embedded(html)["significance"]
+    assert group["source"] == 0 and rows[0]["perm_both"]["n_resamples"] == 200
+    check_human_matrices(rows, group)
+    assert {m["statistic"] for m in group["matrices"]} >= {"pearson", "accuracy", "seg_pearson"}
+    # rebuilt from the saved output (and from the page's own export), the same matrices
+    saved, again = tmp_path / "human.json", tmp_path / "again.html"
+    saved.write_text(stdout, encoding="utf-8")
+    assert run_cli(capsys, "report", saved, "-o", again)[0] == 0
+    assert embedded(again.read_text(encoding="utf-8"))["significance"] == [group]
+    export = tmp_path / "export.json"
+    export.write_text(json.dumps(embedded(html)), encoding="utf-8")
+    assert run_cli(capsys, "report", export, "-o", again)[0] == 0
+    assert embedded(again.read_text(encoding="utf-8"))["significance"] == [group]
+
+
+def test_significance_matrices_are_the_mtme_and_metaeval_comparisons(tmp_path, capsys):
+    from test_mtme import build_tiny
+
+    build_tiny(tmp_path / "data")
+    build_tiny(tmp_path / "data", lp="zh-en")
+    common = ["--mtme", tmp_path / "data", "-t", "toy", "-m", "chrf", "bleu", "--ref", "refA", "--resamples", "50",
+              "-f", "json"]
+    page = tmp_path / "mtme.html"
+    code, stdout, err = run_cli(capsys, *common, "-l", "en-de", "--report", page)
+    assert code == 0, err
+    (group,) = embedded(page.read_text(encoding="utf-8"))["significance"]
+    check_mtme_matrices(json.loads(stdout), group)
+    page = tmp_path / "metaeval.html"
+    code, stdout, err = run_cli(capsys, "metaeval", *common, "-l", "en-de,zh-en", "--report", page)
+    assert code == 0, err
+    lps = json.loads(stdout)["lps"]
+    groups = embedded(page.read_text(encoding="utf-8"))["significance"]
+    assert [g["lp"] for g in groups] == ["en-de", "zh-en"] and {g["source"] for g in groups} == {0}
+    for lp, g in zip(lps, groups):
+        check_mtme_matrices(lp, g)
+
+
+def renamed(value, old: str, new: str):
+    """``value`` with every string equal to ``old`` (and every key) made ``new``."""
+    if isinstance(value, dict):
+        return {(new if k == old else k): renamed(v, old, new) for k, v in value.items()}
+    if isinstance(value, list):
+        return [renamed(v, old, new) for v in value]
+    return new if value == old else value
+
+
+def test_significance_matrix_names_stay_text(data, tmp_path, capsys):
+    """A metric named with HTML and JavaScript metacharacters (renamed in a saved --human output) reaches the
+    matrices as data only: the page holds it escaped, never as markup."""
+    code, stdout, err = run_cli(capsys, "-m", "chrf", "bleu", *base(data), "--human", data["human"], "--human-column",
+                                "score", "--resamples", "50", "-f", "json")
+    assert code == 0, err
+    rows = renamed(json.loads(stdout), "chrf", HOSTILE[2])
+    saved, page = tmp_path / "hostile.json", tmp_path / "hostile.html"
+    saved.write_text(json.dumps(rows), encoding="utf-8")
+    assert run_cli(capsys, "report", saved, "-o", page)[0] == 0
+    html = page.read_text(encoding="utf-8")
+    check_page(html)
+    (group,) = embedded(html)["significance"]
+    check_human_matrices(rows, group, ties_by_name=False)
+    assert all(HOSTILE[2] in m["metrics"] for m in group["matrices"])
+
+
+def test_no_matrix_for_one_metric_and_a_note_without_resamples(data, tmp_path, capsys):
+    from test_mtme import build_tiny
+
+    build_tiny(tmp_path / "data")
+    mtme = ["--mtme", tmp_path / "data", "-t", "toy", "-l", "en-de", "--ref", "refA", "-f", "json"]
+    human = [*base(data), "--human", data["human"], "--human-column", "score", "-f", "json"]
+    for args, note in ((["-m", "chrf", *human], None), (["-m", "chrf", *mtme], None),
+                       (["-m", "chrf", "bleu", *human, "--resamples", "0"],
+                        "No significance matrix: the metrics were not compared by PERM-BOTH (--resamples 0, or fewer "
+                        "than 2 systems scored by every metric)."),
+                       (["-m", "chrf", "bleu", *mtme, "--resamples", "0"],
+                        "No significance matrix: the metrics were not compared by PERM-BOTH (--resamples 0).")):
+        page = tmp_path / "page.html"
+        code, _, err = run_cli(capsys, *args, "--report", page)
+        assert code == 0, err
+        groups = embedded(page.read_text(encoding="utf-8"))["significance"]
+        assert groups == ([] if note is None else [{"matrices": [], "note": note, "source": 0, "lp": groups[0]["lp"]}])
+
+
+def test_significance_names_two_metrics_of_one_spec_as_the_json_does(data, tmp_path, capsys):
+    """--human names two metrics of one spec ``spec [k]`` in its p-values (k: its place in -m, as its table does)."""
+    page = tmp_path / "twice.html"
+    code, stdout, err = run_cli(capsys, "-m", "chrf", "bleu", "chrf", *base(data), "--human", data["human"],
+                                "--human-column", "score", "--resamples", "50", "-f", "json", "--report", page)
+    assert code == 0, err
+    rows = json.loads(stdout)
+    (group,) = embedded(page.read_text(encoding="utf-8"))["significance"]
+    names = ["chrf [1]", "bleu", "chrf [3]"]
+    for m in group["matrices"]:
+        assert sorted(m["metrics"]) == sorted(names)
+        assert pvalue_cells(m) == {(a, b): p for a, r in zip(names, rows) for b, p in r["pvalues"].get(m["statistic"],
+                                                                                                     {}).items()}

@@ -181,9 +181,10 @@ class Browser:
 def page(tmp_path_factory, toy_dist):  # noqa: F811
     """One page holding every view: slide and asd at --level chunk, the alignment, a sweep, a metaeval over two
     language pairs, a judge's units with error spans and hostile answers, texts, human scores and an MQM span
-    TSV (rebuilt by docmetrics report)."""
+    TSV (rebuilt by docmetrics report); last, --human of chrF, BLEU and TER (compared: PERM-BOTH p-values), the
+    same with chrF named by a hostile text, and --mtme of chrF and BLEU on one language pair."""
     from test_mtme import build_tiny
-    from test_report import base, spans_tsv, with_spans_and_answers, write_testset
+    from test_report import HOSTILE, base, renamed, spans_tsv, with_spans_and_answers, write_testset
 
     folder = tmp_path_factory.mktemp("report-browser")
     data = write_testset(folder)
@@ -206,8 +207,17 @@ def page(tmp_path_factory, toy_dist):  # noqa: F811
         assert run_cli(capsys, "metaeval", "--mtme", folder / "mtme", "-t", "toy", "-l", "en-de,zh-en", "-m",
                        "slide:w=1,s=1,backbone=toy", "--ref", "refA", "--resamples", "20", "-f", "json", "-q")[0] == 0
     metaeval.write_text(out.getvalue(), encoding="utf-8")
+    human3, hostile = folder / "human3.json", folder / "hostile.json"
+    assert run_cli(capsys, "-m", "chrf", "bleu", "ter", *base(data), "--human", data["human"], "--human-column",
+                   "score", "--seg-level", "-f", "json", "-o", human3)[0] == 0
+    hostile.write_text(json.dumps(renamed(json.loads(human3.read_text(encoding="utf-8")), "chrf", HOSTILE[2])),
+                       encoding="utf-8")
+    mtme = folder / "mtme.json"
+    assert run_cli(capsys, "--mtme", folder / "mtme", "-t", "toy", "-l", "en-de", "-m", "chrf", "bleu", "--ref", "refA",
+                   "--resamples", "50", "-f", "json", "-o", mtme, "-q")[0] == 0
     html = folder / "report.html"
-    assert run_cli(capsys, "report", chunks, align, human, sweep, judge, metaeval, "-o", html, *base(data)[:-1],
+    assert run_cli(capsys, "report", chunks, align, human, sweep, judge, metaeval, human3, hostile, mtme, "-o", html,
+                   *base(data)[:-1],
                    "--human", data["human"], "--human-column", "score", "--spans-tsv",
                    spans_tsv(folder / "spans.tsv"), "-q")[0] == 0
     return html
@@ -330,7 +340,7 @@ def test_judging_and_exports(opened, page):
     assert b.js("document.querySelectorAll('#judging svg circle').length") >= 3  # scatter per metric
     assert b.js("document.querySelectorAll('#judging svg rect').length") >= 3  # the sweep's heatmap
     assert b.js("document.querySelectorAll('#average-wmt23 + div table tbody tr').length") == 1  # metaeval's averages
-    assert b.js("[...document.querySelectorAll('#judging h3')].filter(x => x.textContent.startsWith('MTME toy')).length") == 2
+    assert b.js("[...document.querySelectorAll('#judging h3')].filter(x => x.textContent.startsWith('MTME toy')).length") == 3
     # --human's two metrics were compared by PERM-BOTH: each value with its cluster, as the command line prints it
     evals = json.loads((page.parent / "human.json").read_text(encoding="utf-8"))
     cells = set(b.js("[...[...document.querySelectorAll('#judging table')].find(t => t.caption && t.caption"
@@ -347,6 +357,103 @@ def test_judging_and_exports(opened, page):
                "blob.text().then(r); URL.createObjectURL = orig; return orig(blob); }; "
                "document.querySelector('#exports button[data-export=\"docs.tsv\"]').click(); })")
     assert tsv.splitlines()[0] == "system\tmetric\tspec\tdoc_id\tunits\tscore" and len(tsv.splitlines()) > 6
+
+
+#: Each PERM-BOTH matrix of a group (the significance of one meta-evaluation: a source and a language pair), as
+#: the page shows it: its statistic, caption, columns, and per row the cluster, the metric and every p-value cell
+#: (text, shaded as significant, grey as empty).
+MATRICES = """[...document.querySelectorAll('#judging .significance' + SELECT + ' table.matrix')].map(t => ({
+  statistic: t.dataset.statistic, caption: t.caption.textContent,
+  columns: [...t.querySelectorAll('thead th')].slice(2).map(x => x.textContent),
+  rows: [...t.querySelectorAll('tbody tr')].map(r => ({cluster: r.querySelector('td').textContent,
+    metric: r.querySelector('th').textContent,
+    cells: [...r.querySelectorAll('td.p')].map(c => [c.textContent, c.classList.contains('signif'),
+                                                     c.classList.contains('none')])}))}))"""
+
+
+def shown_matrices(b: Browser, source: int, lp: str | None = None) -> dict[str, Any]:
+    select = f'[data-source="{source}"]' + (f'[data-lp="{lp}"]' if lp else "")
+    return {m["statistic"]: m for m in b.js(MATRICES.replace("SELECT", json.dumps(select)))}
+
+
+def check_shown(m: dict[str, Any], pvalues: dict[tuple[str, str], float], clusters: dict[str, Any],
+                settings: dict[str, Any]) -> list[bool]:
+    """A matrix as shown against the JSON's p-values ((better, worse) -> p), clusters and PERM-BOTH settings:
+    rows and columns the same metrics, each p-value in its cell (row better, column worse), shaded exactly where
+    p < alpha, every other cell empty and grey; the cells' shading, in order."""
+    names = [r["metric"] for r in m["rows"]]
+    assert m["columns"] == names and sorted(names) == sorted(clusters)
+    assert [r["cluster"] for r in m["rows"]] == [str(clusters[n]) for n in names]
+    caption = f"PERM-BOTH p-value of \u201crow better than column\u201d ({settings['n_resamples']} resamples, seed " \
+              f"{settings['seed']}); shaded and bold: significant, p < {settings['alpha']}"
+    assert m["caption"].startswith(m["statistic"] + ": " + caption), m["caption"]
+    shaded, found = [], 0
+    for a, row in zip(names, m["rows"]):
+        for b, (text, significant, empty) in zip(names, row["cells"]):
+            p = pvalues.get((a, b))
+            if p is None:
+                assert (text, significant, empty) == ("", False, True), (a, b)
+                continue
+            found += 1
+            assert float(text) == pytest.approx(p, rel=0.05, abs=5e-5) and not empty, (a, b, text, p)
+            assert significant == (p < settings["alpha"]), (a, b, p)
+            shaded.append(significant)
+    assert found == len(pvalues)
+    return shaded
+
+
+def test_significance_matrices_show_the_json_pvalues(opened, page):
+    from test_report import HOSTILE
+
+    b, _ = opened
+    b.js("location.hash = 'judging'")
+    b.wait("document.querySelector('#judging.active table.matrix')")
+    names = [s["name"] for s in b.js("JSON.parse(document.getElementById('docmetrics-data').textContent).sources")]
+    shaded = []
+    # --human: each metric's p-values (statistic -> each metric it ranks above -> p) and clusters
+    for name in ("human.json", "human3.json"):
+        evals = json.loads((page.parent / name).read_text(encoding="utf-8"))
+        shown = shown_matrices(b, names.index(str(page.parent / name)))
+        assert set(shown) == {stat for e in evals for stat in e["clusters"]} and len(shown) >= 4
+        for stat, m in shown.items():
+            shaded += check_shown(m, {(e["spec"], w): p for e in evals for w, p in e["pvalues"].get(stat, {}).items()},
+                                  {e["spec"]: e["clusters"][stat] for e in evals}, evals[0]["perm_both"])
+    # --mtme: the language pair's comparisons
+    lp = json.loads((page.parent / "mtme.json").read_text(encoding="utf-8"))
+    shown = shown_matrices(b, names.index(str(page.parent / "mtme.json")), "en-de")
+    assert list(shown) == list(lp["comparisons"]) and len(shown) >= 4
+    for stat, comp in lp["comparisons"].items():
+        shaded += check_shown(shown[stat], {(t["better"], t["worse"]): t["p_value"] for t in comp["pvalues"]},
+                              {r["metric"]: r["rank"] for r in comp["ranking"]}, comp)
+    assert True in shaded and False in shaded  # both kinds of cell were checked
+    # metaeval of one metric: no comparison, no matrix and no note
+    metaeval = names.index(str(page.parent / "metaeval.json"))
+    assert b.js(f"document.querySelectorAll('#judging [data-source=\"{metaeval}\"]').length") == 0
+    # the hostile name: text in the matrices' headers, nothing run or loaded
+    hostile = names.index(str(page.parent / "hostile.json"))
+    for m in shown_matrices(b, hostile).values():
+        assert HOSTILE[2] in m["columns"] and HOSTILE[2] in [r["metric"] for r in m["rows"]]
+    assert b.js("document.querySelectorAll('img').length") == 0 and b.js("document.scripts.length") == 2
+    assert b.js("window.alerted === undefined")
+
+
+def test_no_matrix_without_resamples_but_a_line_saying_so(browser, tmp_path, capsys):
+    from test_report import base, write_testset
+
+    data = write_testset(tmp_path)
+    page = tmp_path / "page.html"
+    code, _, err = run_cli(capsys, "-m", "chrf", "bleu", *base(data), "--human", data["human"], "--human-column",
+                           "score", "--resamples", "0", "--report", page)
+    assert code == 0, err
+    url = page.resolve().as_uri()
+    browser.events.clear()
+    browser.open(url + "#judging")
+    browser.wait("document.querySelector('#judging.active table')")
+    assert browser.js("document.querySelectorAll('#judging table.matrix').length") == 0
+    assert browser.js("document.querySelector('#judging .significance-note').textContent") == (
+        "No significance matrix: the metrics were not compared by PERM-BOTH (--resamples 0, or fewer than 2 systems "
+        "scored by every metric).")
+    assert browser.problems(url) == []
 
 
 def test_screenshots_of_the_views_at_two_widths(opened, tmp_path_factory):

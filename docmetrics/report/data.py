@@ -10,6 +10,8 @@ The object, ``{"report": 1, ...}``:
   segment scores on its lines, ``spans``: the human error spans of each system's lines, where they were
   read (GenMT's, a raw MQM file's, a span TSV's); a metric's own spans and an LLM judge's answers stay in
   its results (``units[].spans``, ``units[].answer``, SLIDE's ``detail.segment_spans``);
+* ``significance``: the PERM-BOTH p-values between metrics of each meta-evaluation in ``sources``, as one
+  matrix per compared statistic (:func:`significance`);
 * ``command``, ``inputs``: what was run, as typed.
 
 Nothing here scores: it reads JSON and value types.
@@ -149,7 +151,98 @@ def payload(sources: Sequence[tuple[str, Any]], *, results: Sequence[dict[str, A
     if out["title"] is None:
         out["title"] = "docmetrics report: " + ", ".join(s["name"] for s in out["sources"]) if out["sources"] \
             else "docmetrics report"
+    out["significance"] = significance(out["sources"])
     return out
+
+
+def significance(sources: Sequence[Mapping[str, Any]]) -> list[dict[str, Any]]:
+    """The PERM-BOTH p-values between metrics of every meta-evaluation of two metrics or more in ``sources``
+    (as :func:`payload` lists them): one group per ``--human`` or ``--genmt`` output and per language pair of
+    ``--mtme`` and ``metaeval``, ``{"source": index in sources, "lp": the pair or None, "matrices": [...],
+    "note": why there is none, or None}``.  A matrix (:func:`matrix`) per statistic compared between two
+    metrics or more; no group where a meta-evaluation has one metric."""
+    out = []
+    for index, src in enumerate(sources):
+        layout, data = src.get("layout"), src.get("data")
+        if layout in ("human", "genmt"):
+            group = human_group(data if layout == "human" else data.get("metaeval") or [])
+            if group is not None:
+                out.append(dict(group, source=index, lp=None))
+        elif layout in ("mtme", "metaeval"):
+            for lp in [data] if layout == "mtme" else data.get("lps") or []:
+                group = mtme_group(lp)
+                if group is not None:
+                    out.append(dict(group, source=index, lp=lp.get("lp")))
+    return out
+
+
+def matrix(statistic: str, metrics: Sequence[str], clusters: Sequence[int | None],
+           pvalues: Iterable[tuple[str, str, float]], settings: Mapping[str, Any],
+           skipped: Mapping[str, str] | None = None) -> dict[str, Any]:
+    """One statistic's matrix: ``metrics`` in their ranking's order with their ``clusters``; ``pvalues[i][j]``
+    the p-value of "metrics[i] is better than metrics[j]" from ``pvalues`` ((better, worse, p)) where that
+    pair was tested (metrics[i] ranked above metrics[j]), else None; ``alpha``, ``n_resamples`` and ``seed``
+    from ``settings``; ``skipped``: what was not compared and why."""
+    at = {m: k for k, m in enumerate(metrics)}
+    cells: list[list[float | None]] = [[None] * len(metrics) for _ in metrics]
+    for better, worse, p in pvalues:
+        if better in at and worse in at:
+            cells[at[better]][at[worse]] = p
+    return {"statistic": statistic, "metrics": list(metrics), "clusters": list(clusters), "pvalues": cells,
+            "alpha": settings.get("alpha"), "n_resamples": settings.get("n_resamples"), "seed": settings.get("seed"),
+            "skipped": dict(skipped or {})}
+
+
+def human_group(rows: Sequence[Mapping[str, Any]]) -> dict[str, Any] | None:
+    """The matrices of ``--human``/``--genmt -f json`` (one object per metric, with ``clusters``, ``pvalues``
+    and ``perm_both`` where metrics were compared).  A metric is named as its ``pvalues`` name it: by its spec,
+    or ``spec [k]`` (k: its place from 1) where two metrics share a spec.  The order of a statistic's ranking is
+    not in the output: by cluster, then by how many metrics each ranks above (in WMT's ranking the first ranks
+    above all the others, the next above one fewer ...)."""
+    if len(rows) < 2:
+        return None
+    specs = [str(r.get("spec") or r.get("metric")) for r in rows]
+    names = [s if specs.count(s) == 1 else f"{s} [{k + 1}]" for k, s in enumerate(specs)]
+    settings = next((r["perm_both"] for r in rows if r.get("perm_both")), None)
+    if settings is None:
+        return {"matrices": [], "note": "No significance matrix: the metrics were not compared by PERM-BOTH "
+                                        "(--resamples 0, or fewer than 2 systems scored by every metric)."}
+    stats: list[str] = []
+    for r in rows:
+        stats += [s for s in r.get("clusters") or {} if s not in stats]
+    matrices = []
+    for stat in stats:
+        ranked = [k for k, r in enumerate(rows) if stat in (r.get("clusters") or {})]
+        if len(ranked) < 2:
+            continue
+        below = {k: len((rows[k].get("pvalues") or {}).get(stat) or {}) for k in ranked}
+        cluster = {k: rows[k]["clusters"][stat] for k in ranked}
+        ranked.sort(key=lambda k: (cluster[k] is None, cluster[k] or 0, -below[k], names[k]))
+        tested = [(names[k], worse, p) for k in ranked for worse, p in ((rows[k].get("pvalues") or {}).get(stat)
+                                                                        or {}).items()]
+        matrices.append(matrix(stat, [names[k] for k in ranked], [cluster[k] for k in ranked], tested, settings))
+    return {"matrices": matrices, "note": None}
+
+
+def mtme_group(lp: Mapping[str, Any]) -> dict[str, Any] | None:
+    """The matrices of one language pair of ``--mtme``/``metaeval -f json`` (``comparisons``: statistic ->
+    its ranking, the p-value of every pair, alpha, resamples, seed and what was skipped)."""
+    if len(lp.get("metrics") or []) < 2:
+        return None
+    comparisons = lp.get("comparisons") or {}
+    if not comparisons:
+        settings = lp.get("perm_both") or {}
+        why = "--resamples 0" if settings.get("n_resamples") == 0 else "no statistic compared"
+        return {"matrices": [], "note": f"No significance matrix: the metrics were not compared by PERM-BOTH ({why})."}
+    matrices = []
+    for stat, comp in comparisons.items():
+        ranking = comp.get("ranking") or []
+        if len(ranking) < 2:
+            continue
+        tested = [(t["better"], t["worse"], t["p_value"]) for t in comp.get("pvalues") or []]
+        matrices.append(matrix(stat, [r["metric"] for r in ranking], [r.get("rank") for r in ranking], tested, comp,
+                               comp.get("skipped")))
+    return {"matrices": matrices, "note": None}
 
 
 def embed(data: Any) -> str:

@@ -83,14 +83,14 @@
     byKey[key] = x; M.results.push(x);
   }
   (D.results || []).forEach(function (r) { addResult(r, true); });
-  D.sources.forEach(function (src) {
+  D.sources.forEach(function (src, i) {
     var d = src.data;
     if (src.layout === "scores") d.forEach(function (r) { addResult(r, false); });
     else if (src.layout === "paired") M.paired.push({ name: src.name, rows: d });
-    else if (src.layout === "human") M.metaeval.push({ name: src.name, rows: d });
-    else if (src.layout === "genmt") { M.metaeval.push({ name: src.name, rows: d.metaeval }); M.errorFree.push({ name: src.name, rows: d.error_free || [] }); }
-    else if (src.layout === "mtme") M.mtme.push(d);
-    else if (src.layout === "metaeval") { (d.lps || []).forEach(function (lp) { M.mtme.push(lp); }); M.averages.push(d); }
+    else if (src.layout === "human") M.metaeval.push({ name: src.name, rows: d, source: i });
+    else if (src.layout === "genmt") { M.metaeval.push({ name: src.name, rows: d.metaeval, source: i }); M.errorFree.push({ name: src.name, rows: d.error_free || [] }); }
+    else if (src.layout === "mtme") M.mtme.push({ lp: d, source: i });
+    else if (src.layout === "metaeval") { (d.lps || []).forEach(function (lp) { M.mtme.push({ lp: lp, source: i }); }); M.averages.push(d); }
     else if (src.layout === "sweep") M.sweeps.push(d);
     else if (src.layout === "alignment") M.alignments = M.alignments.concat(d);
   });
@@ -585,6 +585,39 @@
     var pb = rows.map(function (r) { return r.perm_both; }).filter(function (x) { return x; })[0];
     return pb ? h("p", { class: "note" }, "(n): the significance cluster of the statistic by PERM-BOTH between metrics (" + pb.n_resamples + " resamples, seed " + pb.seed + ", alpha " + pb.alpha + ").") : null;
   }
+  /* The PERM-BOTH p-values between the metrics of one meta-evaluation (D.significance: a source, and a language
+     pair of MTME's): per compared statistic, a matrix of the metrics in ranking order, cell (row a, column b) the
+     p-value of "a is better than b" where a ranks above b, shaded where below alpha; or the note why there is none. */
+  function significance(source, lp) {
+    var g = (D.significance || []).filter(function (x) { return x.source === source && x.lp === (lp === undefined ? null : lp); })[0];
+    if (!g) return null;
+    if (g.note) return h("p", { class: "note significance-note", "data-source": source, "data-lp": g.lp }, g.note);
+    return h("div", { class: "significance", "data-source": source, "data-lp": g.lp }, h("h4", null, "Significance between metrics: PERM-BOTH p-values"),
+             h("p", { class: "note" }, "Per statistic, the metrics in its ranking's order; cell (row, column): the p-value of \u201cthe row's metric is better than the column's\u201d, " +
+               "where the row ranks above the column; grey: no such test (the same metric, the row ranked below the column, or a pair not tested); cluster: the row's significance cluster, double lines between clusters."),
+             h("div", { class: "cards" }, g.matrices.map(pMatrix)));
+  }
+  function pMatrix(x) {
+    var n = x.metrics.length, sig = 0;
+    var rows = x.metrics.map(function (a, i) {
+      return h("tr", { class: i > 0 && x.clusters[i] !== x.clusters[i - 1] ? "cluster-start" : null },
+        h("td", { class: "num" }, x.clusters[i] === null || x.clusters[i] === undefined ? "\u2013" : String(x.clusters[i])),
+        h("th", { scope: "row" }, a),
+        x.metrics.map(function (b, j) {
+          var p = x.pvalues[i][j];
+          if (!isNum(p)) return h("td", { class: "p none" }, "");
+          var yes = p < x.alpha; if (yes) sig++;
+          return h("td", { class: "p num" + (yes ? " signif" : ""), title: a + " better than " + b + ": p = " + p + (yes ? " < " : " \u2265 ") + x.alpha + (yes ? ", significant" : ", not significant") }, fmtP(p));
+        }));
+    });
+    var skipped = Object.keys(x.skipped || {});
+    return h("div", { class: "scroll" }, h("table", { class: "matrix", "data-statistic": x.statistic },
+      h("caption", null, h("strong", null, x.statistic), ": PERM-BOTH p-value of \u201crow better than column\u201d (" + x.n_resamples + " resamples, seed " + x.seed +
+        "); shaded and bold: significant, p < " + x.alpha + " (" + sig + " of " + n * (n - 1) / 2 + " pairs)"),
+      h("thead", null, h("tr", null, h("th", { scope: "col" }, "cluster"), h("th", { scope: "col" }, "metric"), x.metrics.map(function (b) { return h("th", { scope: "col", class: "num" }, b); }))),
+      h("tbody", null, rows)),
+      skipped.length ? h("p", { class: "note" }, "Not compared: " + skipped.map(function (k) { return k + " (" + x.skipped[k] + ")"; }).join("; ") + ".") : null);
+  }
   function scatter(title, xs, ys, names, xl, yl) {
     var W = 360, H = 260, p = 40, pts = [];
     for (var i = 0; i < xs.length; i++) if (isNum(xs[i]) && isNum(ys[i])) pts.push(i);
@@ -605,7 +638,8 @@
     var any = false;
     M.metaeval.forEach(function (g) {
       any = true;
-      add(el, [h("h3", null, "Meta-evaluation (" + g.name + "): system and segment level"), statTable(g.rows, STAT_COLS, function (r) { return r; }, "Meta-evaluation"), clustersNote(g.rows)]);
+      add(el, [h("h3", null, "Meta-evaluation (" + g.name + "): system and segment level"), statTable(g.rows, STAT_COLS, function (r) { return r; }, "Meta-evaluation"), clustersNote(g.rows),
+               significance(g.source, null)]);
       if (g.rows.some(function (r) { return r.document; })) add(el, [h("h3", null, "Document level"), statTable(g.rows.filter(function (r) { return r.document; }), DOC_COLS, function (r) { return r.document; }, "Document level")]);
       var figs = g.rows.map(function (r) { return scatter((r.spec || r.metric) + " vs human, per system", r.metric_scores, r.human_scores, r.systems, "metric", "human"); });
       add(el, [h("div", { class: "cards" }, figs)]);
@@ -615,7 +649,8 @@
       add(el, [h("h3", null, "Error-free detection (" + g.name + ")"), statTable(g.rows, [["mcc", "MCC"], ["precision", "precision"], ["recall", "recall"], ["f1", "F1"],
         ["average_precision", "AP"], ["threshold", "threshold"], ["chosen_by", "chosen by"], ["error_free", "error-free"], ["n", "items"], ["note", "note"]], function (r) { return r; }, "Error-free detection")]);
     });
-    M.mtme.forEach(function (m) {
+    M.mtme.forEach(function (x) {
+      var m = x.lp;
       any = true;
       add(el, [h("h3", null, "MTME " + m.testset + " " + m.lp + " (human: " + m.human + ", reference: " + m.reference + ")")]);
       var comps = m.comparisons || {};
@@ -628,7 +663,8 @@
       add(el, [plainTable(["metric"].concat(cols.map(function (c) { return c[1]; })), rows.map(function (e) {
         return [e.metric].concat(cols.map(function (c) { var v = c[2](e), r = rankOf(c[0], e.metric); return isNum(v) ? fmt(v) + (r ? " (" + r + ")" : "") : "\u2013"; }));
       }), { caption: "MTME meta-evaluation", rowClass: function (i) { return i > 0 && spaRanks[i] !== spaRanks[i - 1] ? "cluster-start" : null; } }),
-        h("p", { class: "note" }, "(n): the significance cluster of the statistic by PERM-BOTH" + (m.perm_both ? " (" + m.perm_both.n_resamples + " resamples, alpha " + m.perm_both.alpha + ")" : "") + "; double lines between the SPA clusters.")]);
+        h("p", { class: "note" }, "(n): the significance cluster of the statistic by PERM-BOTH" + (m.perm_both ? " (" + m.perm_both.n_resamples + " resamples, alpha " + m.perm_both.alpha + ")" : "") + "; double lines between the SPA clusters."),
+        significance(x.source, m.lp)]);
       var figs = (m.metrics || []).map(function (e) { return scatter(e.metric + " vs human, per system", e.system.metric_scores, e.system.human_scores, e.system.systems, "metric", "human"); });
       add(el, [h("div", { class: "cards" }, figs)]);
     });
