@@ -11,7 +11,8 @@ MQM: ``doc`` and ``seg_id``), and the errors, either as GenMT writes them
 offsets) or as WMT25's task-2 submissions write them (``start_indices``, ``end_indices``,
 ``error_types``: space-separated, ``no-error`` for none).  Every mistake is an InputError naming the file,
 the line and the field.  A metric's own spans (XCOMET's, per segment: :func:`metric_predictions`) are
-judged the same way (:func:`judge_predicted`).  Nothing here prints.
+judged the same way (:func:`judge_predicted`), on the GenMT pair's test set or on a raw MQM file's
+(:meth:`~docmetrics.values.mqm_tsv.MqmRatings.testset`, keyed by :func:`mqm_keys`).  Nothing here prints.
 
 The gold of an item is one annotation, as the WMT25 dev set (``create_tsv_from_wmt24_esa.py``) takes the first
 annotation of an item: a GenMT item judged by several annotators is left out (the GenMT reader merges their
@@ -22,7 +23,7 @@ from __future__ import annotations
 
 import json
 from collections import Counter
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any, Mapping, Sequence
 
 from ..algorithms.spans import SEVERITY_CLASS, SKIPPED_SEVERITIES, Span, SpanCounts, item_counts, micro
@@ -35,11 +36,13 @@ from ..values.mqm_tsv import MqmRatings
 if TYPE_CHECKING:
     from ..values.result import Result
 
-__all__ = ["SpanItem", "SpanGold", "SpanJudgement", "genmt_gold", "mqm_gold", "read_predictions", "judge",
-           "metric_predictions", "judge_predicted"]
+__all__ = ["SpanItem", "SpanGold", "SpanJudgement", "genmt_gold", "mqm_gold", "mqm_keys", "read_predictions",
+           "judge", "metric_predictions", "judge_predicted", "SPAN_METRICS"]
 
 #: What WMT25's task-2 files write in ``error_types`` for an item without errors.
 NO_ERROR = "no-error"
+#: The presets whose metric gives error spans per segment, as an error names them.
+SPAN_METRICS = "xcomet-qe, xcomet (with a reference), gemba-mqm, gemba-esa (LLM judges)"
 _SEVERITIES = (*SEVERITY_CLASS, *SKIPPED_SEVERITIES)
 
 
@@ -75,6 +78,10 @@ class SpanGold:
     names: tuple[str, ...] = ()
     domains: tuple[str, ...] = ()
     all_domains: tuple[str, ...] = ()
+
+    def without(self, system: str) -> SpanGold:
+        """The same gold without ``system``'s items (the reference a metric scores against)."""
+        return replace(self, items={k: v for k, v in self.items.items() if k[0] != system})
 
 
 @dataclass
@@ -171,6 +178,12 @@ def mqm_gold(ratings: MqmRatings) -> SpanGold:
                     f"the MQM error spans of {ratings.path} (one rater per item: the first in the file)",
                     [f"{several} of {len(items)} items have several raters: the first rater's spans are the gold, "
                      "as WMT25's dev set takes an item's first annotation"] if several else [])
+
+
+def mqm_keys(ratings: MqmRatings) -> list[tuple[str, str]]:
+    """The key fields (``doc``, ``seg_id``) of each line of ``ratings.testset()``, as :func:`mqm_gold` keys
+    an item beside its system (what :func:`metric_predictions` takes as ``keys``)."""
+    return ratings.segment_keys()
 
 
 def _key(obj: Mapping[str, Any], gold: SpanGold, where: str, skipped: Counter[str]) -> tuple[str, ...] | None:
@@ -319,15 +332,15 @@ def metric_predictions(results: Sequence[Result], gold: SpanGold, keys: Sequence
     line -> spans, as SLIDE gives them, or else the spans of units of one segment each) keyed as ``gold``
     keys its items (``keys[line]``: the key fields of the test set's line, beside the system).  A line
     the metric scored no unit of has no prediction.  ``name`` (the metric as the command line gave it)
-    names the metric in errors: spans the scorer cannot read, or no spans at all."""
+    names the metric in errors (as -m): spans the scorer cannot read, or no spans at all."""
     out: dict[tuple[str, ...], tuple[int, tuple[Span, ...]]] = {}
     for r in results:
         per_line = r.extras.get("segment_spans")
         if per_line is None:
             if any(u.end - u.start != 1 for u in r.units) or not any(u.spans for u in r.units):
-                raise UserError(f"metric {name} gives no error spans per segment (its backbone gives none, or its "
-                                "units span several segments without a mapping to them); use a model that tags errors, "
-                                "e.g. -m xcomet")
+                raise UserError(f"-m {name} gives no error spans per segment (its backbone gives none, or its "
+                                "units span several segments without a mapping to them); use a metric that tags "
+                                f"errors: {SPAN_METRICS}")
             per_line = {u.start: u.spans for u in r.units}
         for line, spans in per_line.items():
             key = (r.system, *keys[line])

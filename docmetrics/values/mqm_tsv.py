@@ -21,6 +21,7 @@ from dataclasses import dataclass, field
 
 from .errors import InputError
 from .io import read_lines
+from .testset import TestSet
 
 __all__ = ["MQM_COLUMNS", "WEIGHTS", "SEVERITIES", "MqmSpan", "MqmSegment", "MqmRatings", "is_mqm_header",
            "error_weight", "strip_marks", "is_human_name", "read_mqm"]
@@ -90,6 +91,52 @@ class MqmRatings:
 
     path: str
     segments: dict[tuple[str, str, str], MqmSegment]
+
+    def systems(self) -> list[str]:
+        """The systems rated (human references among them), in the order the file first names them."""
+        return list(dict.fromkeys(system for system, _, _ in self.segments))
+
+    def segment_keys(self) -> list[tuple[str, str]]:
+        """Every ``(doc, seg_id)`` some system was rated on, in test-set order: the documents in the order
+        the file first names them, a document's segments by their position in it (``doc_id``)."""
+        docs: dict[str, int] = {}
+        order: dict[tuple[str, str], tuple[int, int, int]] = {}
+        for (_, doc, seg_id), seg in self.segments.items():
+            order.setdefault((doc, seg_id), (docs.setdefault(doc, len(docs)), seg.doc_pos, len(order)))
+        return sorted(order, key=order.__getitem__)
+
+    def unrated(self, system: str) -> list[tuple[str, str]]:
+        """The ``(doc, seg_id)`` of :meth:`segment_keys` that ``system`` was not rated on."""
+        return [k for k in self.segment_keys() if (system, *k) not in self.segments]
+
+    def testset(self, reference: str | None = None) -> TestSet:
+        """The rated translations as a test set, one line per :meth:`segment_keys` (its ``doc`` the doc
+        id): every system but ``reference``, whose targets are then the references (an InputError where
+        it was not rated on a segment), the source of each segment as its first line gives it.  A
+        segment a system was not rated on is an empty translation of that system (every system has
+        every line), which no rating judges."""
+        keys = self.segment_keys()
+        sources: dict[tuple[str, str], str] = {}
+        for (_, doc, seg_id), seg in self.segments.items():
+            sources.setdefault((doc, seg_id), seg.source)
+        systems = [s for s in self.systems() if s != reference]
+        if not systems:
+            raise InputError(f"{self.path}: no system is rated but the reference {reference}; nothing to score")
+        refs = None
+        if reference is not None:
+            missing = self.unrated(reference)
+            if missing:
+                raise InputError(f"{self.path}: {reference} is not rated on {len(missing)} of {len(keys)} segments "
+                                 f"(e.g. doc {missing[0][0]!r}, seg_id {missing[0][1]!r}), which would have no "
+                                 "reference")
+            refs = [self.segments[(reference, *k)].target for k in keys]
+        outputs = {s: [self.segments[(s, *k)].target if (s, *k) in self.segments else "" for k in keys]
+                   for s in systems}
+        names = {"source": f"{self.path} source", "doc ids": f"{self.path} doc",
+                 **{s: f"{self.path} target of {s}" for s in systems}}
+        if reference is not None:
+            names["reference"] = f"{self.path} target of {reference}"
+        return TestSet(outputs, [sources[k] for k in keys], refs, [doc for doc, _ in keys], names=names)
 
 
 def is_mqm_header(header: list[str]) -> bool:
