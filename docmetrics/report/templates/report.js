@@ -607,7 +607,7 @@
           var p = x.pvalues[i][j];
           if (!isNum(p)) return h("td", { class: "p none" }, "");
           var yes = p < x.alpha; if (yes) sig++;
-          return h("td", { class: "p num" + (yes ? " signif" : ""), title: a + " better than " + b + ": p = " + p + (yes ? " < " : " \u2265 ") + x.alpha + (yes ? ", significant" : ", not significant") }, fmtP(p));
+          return h("td", { class: "p num" + (yes ? " signif" : ""), title: a + " better than " + b + ": p = " + p + (yes ? " < " : " \u2265 ") + x.alpha + (yes ? ", significant" : ", not significant") }, p === 0 ? "0.0000" : fmtP(p));
         }));
     });
     var skipped = Object.keys(x.skipped || {});
