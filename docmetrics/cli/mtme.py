@@ -19,7 +19,7 @@ from ..evaluation.mtme import MtmeTestSet
 from ..evaluation.mtme_run import NO_HUMAN_SCORES, ONE_SYSTEM, MtmeMetric, MtmeObserver, MtmeRun, run_mtme
 from ..evaluation.mtme_write import WrittenScores, mtme_metric_name
 from ..evaluation.scoring import Scored
-from ..values.errors import UserError
+from ..values.errors import InputError, UserError
 from . import stored as stored_cli
 from .args import session_scope, width
 from .conflicts import CANNOT, NEEDS, Conflicts, Option
@@ -32,10 +32,8 @@ from .scoring import ScoringReport
 from .stat_table import significance_lines, stat_table, untested_lines
 
 __all__ = ["add_arguments", "add_data_arguments", "check_common", "requested", "run", "score", "lp_dict",
-           "lp_text", "write_lp", "format_eval", "TITLES"]
+           "lp_text", "write_lp", "format_eval"]
 
-#: each statistic's title (the registry's), as the notes under a table name it
-TITLES = {s.name: s.title for s in stats.BUILTIN}
 #: the longest file name most file systems take (bytes)
 MAX_FILE_NAME = 255
 #: Options of ``docmetrics`` that only make sense with --mtme
@@ -373,6 +371,14 @@ def _format_doc_block(ev: WmtEval, metrics: dict[str, MetaEval], labels: dict[st
                          block="document"))
 
 
+def _title(name: str) -> str:
+    """A statistic's title as the registry gives it (a name it does not know: the name)."""
+    try:
+        return stats.get(name).title
+    except InputError:
+        return name
+
+
 def format_eval(ev: WmtEval, width: int = 4, labels: dict[str, int] | None = None, rank_by: str = "spa",
                 scored: Collection[str] | None = None, explain: bool = True) -> str:
     """The table of statistics (:mod:`docmetrics.cli.stat_table`): the metrics sorted by ``rank_by`` (those
@@ -387,7 +393,7 @@ def format_eval(ev: WmtEval, width: int = 4, labels: dict[str, int] | None = Non
     shown = {m: named(m) for m in order}
     text = (stat_table(metrics, ev.comparisons, width, segment=ev.n_segments is not None, labels=shown)
             + _format_doc_block(ev, metrics, shown, width))
-    lines = [f"Sorted by {rank_by}: {TITLES.get(rank_by, rank_by)}."]
+    lines = [f"Sorted by {rank_by}: {_title(rank_by)}."]
     lines += significance_lines(ev.comparisons, len(ev.metrics), ev.n_resamples, ev.seed, ev.alpha, explain)
     if explain:
         lines.append(spa_text(ev.n_permutations, ev.spa_seed))
