@@ -1,6 +1,6 @@
 """What the command line says of each metric it scored, once, for every run that scores
 (:func:`docmetrics.evaluation.scoring.score_metrics`: plain files, ``--genmt``, ``--wmt25-tsv``,
-``--scores``, ``--mtme``, ``docmetrics metaeval``, ``docmetrics rank -m``): a warning where the run
+``--scores``, ``--mtme``, ``docmetrics metaeval``, ``docmetrics rank -m``, ``--spans -m``): a warning where the run
 differs from the signature it was given in, the coverage (one line per metric; -v: per system), and
 a warning (or, above ``--max-truncated``, an error) where units were cut at the model's maximum length."""
 

@@ -13,6 +13,7 @@ import argparse
 from dataclasses import dataclass
 
 from ..algorithms.spans import PARTIAL_CREDIT
+from ..evaluation.scoring import Scored
 from ..evaluation.spans import (
     SPAN_METRICS,
     SpanGold,
@@ -27,8 +28,10 @@ from ..evaluation.spans import (
 from ..values.errors import UserError
 from ..values.mqm_tsv import MqmRatings, is_human_name
 from ..values.testset import TestSet
-from .format import num, table
+from .errors import note
+from .format import metric_labels, num, table
 from .output import Output
+from .scoring import ScoringReport
 
 __all__ = ["add_arguments", "requested", "run", "format_text"]
 
@@ -197,25 +200,38 @@ def _metrics_judged(args: argparse.Namespace, specs: list[str], scored: _Scored)
     checked to have the reference it needs, before any scores."""
     from .. import api
     from ..evaluation.mtme_run import uses_reference
+    from ..evaluation.scoring import score_metrics
     from .args import session_scope
-    from .errors import note
 
-    out = []
     with session_scope(args, cache=args.cache) as session:
         metrics = [api.load(spec, defaults={"lang": scored.lang}, session=session) for spec in specs]
         if scored.no_reference is not None:
             based = [spec for spec, metric in zip(specs, metrics) if uses_reference(metric)]
             if based:
                 raise UserError(f"-m {based[0]} scores against a reference, and {scored.no_reference}")
-        for spec, metric in zip(specs, metrics):
-            results = metric.compute(scored.testset)
-            predicted = metric_predictions(results, scored.gold, scored.keys, spec)
-            judged = judge_predicted(spec, predicted, scored.gold, unpredicted=UNSCORED)
-            if results:
-                judged.signature = results[0].signature.format()
-                note(args, f"{spec}: {judged.signature}")
-            out.append(judged)
-    return out
+        report = _SpanReport(args, metric_labels(specs, [m.name for m in metrics]), scored)
+        score_metrics(scored.testset, list(zip(specs, metrics)), observer=report)
+    return report.judged
+
+
+class _SpanReport(ScoringReport):
+    """Each metric of ``--spans -m``, once it has scored: its spans read as predictions (a metric that gives
+    none stops the run here), what every scoring run says of it (signature, coverage, truncation), then its
+    spans judged as one predictor, before the next metric scores."""
+
+    def __init__(self, args: argparse.Namespace, labels: list[str], scored: _Scored) -> None:
+        super().__init__(args, labels)
+        self.data, self.judged = scored, []
+
+    def scored(self, scored: Scored) -> None:
+        spec, results = scored.spec, scored.results
+        predicted = metric_predictions(results, self.data.gold, self.data.keys, spec)  # no spans: refused first
+        super().scored(scored)
+        judged = judge_predicted(spec, predicted, self.data.gold, unpredicted=UNSCORED)
+        if results:
+            judged.signature = results[0].signature.format()
+            note(self.args, f"{spec}: {judged.signature}")
+        self.judged.append(judged)
 
 
 def format_text(found: list[SpanJudgement], gold: SpanGold, width: int = 4, notes: list[str] | None = None) -> str:

@@ -1,6 +1,7 @@
 """The one scoring loop: every metric of a run scores a test set in turn, and each run is compared with
 the signature it was asked for.  Plain files, a GenMT file, the WMT25 TSV, stored scores, every language
-pair of MTME data and the live metrics of ``docmetrics rank`` are scored here; the caller hears of each
+pair of MTME data, the live metrics of ``docmetrics rank`` and the metrics whose own error spans
+``--spans -m`` judges are scored here; the caller hears of each
 metric before and after it scores through a :class:`ScoringObserver` (and stops the run by raising
 there).  Nothing here parses arguments or prints."""
 
