@@ -10,7 +10,8 @@
 #    transformers 5: see gpu_wheels.sh); the machine's torch and numpy 2 stay;
 # 2. checks that COMET's model classes, bert-score and docmetrics' backbones import with the machine's numpy and
 #    transformers, and prints the versions (a failure stops here, in seconds, with the import error);
-# 3. runs `bench_gpu.py --full $OUT` (the JSON and the table come back in $OUT; extra arguments go to it).
+# 3. runs `bench_gpu.py --full $OUT` (the JSON and the table come back in $OUT, written again after every arm;
+#    extra arguments go to it: --precisions fp16,bf16 --arms slide66,...,metricx,llm --peers fp16 --budget-s 450).
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 wheels=tests/benchmarks/.gpu/wheels
@@ -45,10 +46,12 @@ from comet.models import RegressionMetric, UnifiedMetric, str2model  # noqa: F40
 import bert_score.utils  # noqa: F401
 import docmetrics
 from docmetrics.plugin import registry
-for kind, name in (("backbone", "comet"), ("backbone", "bertscore"), ("metric", "slide"), ("metric", "doc-comet")):
+for kind, name in (("backbone", "comet"), ("backbone", "bertscore"), ("backbone", "metricx"), ("backbone", "llm"),
+                   ("metric", "slide"), ("metric", "doc-comet")):
     registry.load(kind, name)  # the entry points resolve and their modules import
 print("imports ok:", ", ".join(f"{d} {md.version(d)}" for d in (
-    "torch", "transformers", "numpy", "unbabel-comet", "bert-score", "pytorch-lightning", "torchmetrics", "docmetrics")))
+    "torch", "transformers", "tokenizers", "numpy", "unbabel-comet", "bert-score", "pytorch-lightning", "torchmetrics",
+    "sentencepiece", "jinja2", "docmetrics")))
 print("cuda:", torch.cuda.is_available(), torch.cuda.get_device_name(0) if torch.cuda.is_available() else "")
 EOF
 
