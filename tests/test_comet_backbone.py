@@ -547,3 +547,39 @@ def test_stored_hparams_read_without_torch_equal_torch_load(dirs, tmp_path):
     with pytest.raises(ModelError, match=r"its pickle names (posix|nt)\.system"):
         stored_hparams(hostile)
     assert not marker.exists()
+
+
+# -- bf16 (a GPU's precision; the casts are checked here on the CPU) ---------------------------------------------
+@pytest.mark.parametrize("context", [False, True], ids=["segments", "doc-comet-context"])
+def test_bf16_regression_model_scores(dirs, monkeypatch, context):
+    """COMET's average pooling hands a bf16 model's estimator float32 embeddings, which COMET casts for fp16
+    only; the first H200 run of bench_gpu.py failed on Doc-COMET k=2 in bf16 ("mat1 and mat2 must have the
+    same dtype").  The backbone's heads cast their input: bf16 scores (on the CPU, where the backbone would
+    refuse bf16, so its device check is bypassed) follow the fp32 ones within bf16's rounding."""
+    torch = pytest.importorskip("torch")
+    units = UNITS[:12]
+    if context:
+        units = [Unit(mt=u.mt, src=u.src, ref=u.ref, mt_context=(p.mt,), src_context=(p.src,), ref_context=(p.ref,))
+                 for p, u in zip(UNITS, units[1:])]
+    fp32 = CometBackbone(str(dirs["regression"]), device="cpu", quiet=True).score(units).scores
+    bf16 = CometBackbone(str(dirs["regression"]), device="cpu", precision="bf16", quiet=True)
+    monkeypatch.setattr(bf16, "checked_device", lambda: "cpu")
+    got = bf16.score(units).scores
+    assert next(bf16._model.estimator.parameters()).dtype == torch.bfloat16
+    assert len(got) == len(fp32)
+    assert max(abs(a - b) for a, b in zip(got, fp32)) < 0.05
+
+
+def test_cast_head_inputs_is_what_makes_bf16_run(dirs):
+    torch = pytest.importorskip("torch")
+    from docmetrics_backbones.comet.backbone import cast_head_inputs
+
+    model = _comet_model(dirs["regression"]).to(torch.bfloat16).eval()
+    batch = model.prepare_sample(_samples(UNITS[:4]), stage="predict")
+    with torch.inference_mode(), pytest.raises(RuntimeError, match="same dtype"):
+        model.predict_step(batch)
+    cast_head_inputs(model)
+    cast_head_inputs(model)  # once is enough: a second call adds no second hook
+    assert sum(len(m._forward_pre_hooks) for m in model.modules()) == 1
+    with torch.inference_mode():
+        assert model.predict_step(batch)["scores"].dtype == torch.bfloat16

@@ -103,6 +103,14 @@ class CometBackbone(Backbone):
         self._device = device
         self._model = model
 
+    def place(self, model: Any, device: str) -> Any:
+        """The model on ``device`` at this backbone's precision; in bf16 its feed-forward heads also cast
+        their input to their own dtype (:func:`cast_head_inputs`)."""
+        super().place(model, device)
+        if self.precision == "bf16":
+            cast_head_inputs(model)
+        return model
+
     def _stored_hparams(self, ckpt: Path) -> dict[str, Any]:
         """The hyper-parameters stored in the checkpoint (read once, without torch where it can be:
         :func:`~docmetrics_backbones.comet.checkpoint.stored_hparams`)."""
@@ -270,6 +278,26 @@ class CometBackbone(Backbone):
         finally:
             model.use_context = False
         return prediction["scores"].float().cpu().tolist(), predicted_spans(prediction)
+
+
+def cast_head_inputs(model: Any) -> None:
+    """Make every feed-forward head of a COMET model (its estimator; a unified model's sentence and word
+    heads) cast its input to the head's own dtype.
+
+    COMET's average pooling divides by a float32 token count, so a half-precision model's sentence embeddings
+    reach the estimator in float32; COMET casts them only for a float16 head (comet/modules/feedforward.py),
+    so a bfloat16 COMET-DA fails on a GPU with "mat1 and mat2 must have the same dtype, but got Float and
+    BFloat16" (found by bench_gpu.py on an H200).  The cast is what COMET does for float16."""
+    from comet.modules.feedforward import FeedForward
+
+    def hook(module: Any, args: tuple[Any, ...]) -> tuple[Any, ...]:
+        dtype = next(module.parameters()).dtype
+        return tuple(a.to(dtype) if hasattr(a, "is_floating_point") and a.is_floating_point() else a for a in args)
+
+    for module in model.modules():
+        if isinstance(module, FeedForward) and not getattr(module, "_docmetrics_casts", False):
+            module.register_forward_pre_hook(hook)
+            module._docmetrics_casts = True
 
 
 def _prefetched(prepare: Any, items: Sequence[Any], *, enabled: bool) -> Iterator[Any]:
