@@ -150,15 +150,20 @@ def format_ranking(ranking: HumanRanking, width: int = 4) -> str:
             + [str(s.annotations)] for s in ranking.systems]
     text = table(headers, rows, "rl" + "r" * (len(headers) - 2)).rstrip("\n").split("\n")
     rule_line = text[1]
+    local_line = rule_line.replace("-", ".")
     lines = text[:2]
     for k, s in enumerate(ranking.systems):
         if k and s.cluster != ranking.systems[k - 1].cluster:
             lines.append(rule_line)
+        elif k and ranking.systems[k - 1].mark == "local":
+            lines.append(local_line)
         lines.append(text[2 + k])
     n = len(ranking.systems)
     title = (f"Human clusters{' ' + ranking.lp if ranking.lp else ''}: {n} systems, {ranking.n_clusters} cluster"
              f"{'s' if ranking.n_clusters != 1 else ''}, rule {ranking.rule} ({RULES[ranking.rule]}; p < 0.05)")
     tail = [f"from {ranking.source} (p-values by scipy {ranking.scipy})"] + ranking.notes
+    if any(s.mark == "local" for s in ranking.systems):
+        tail.insert(1, "a dotted line: only the systems on either side of it differ (the script's local mark)")
     return "\n".join([title, *lines, *tail]) + "\n"
 
 

@@ -48,8 +48,9 @@ and metric, AutoRank recomputed in each; a cluster ends between adjacent systems
 strictly better in more than 1 - 0.05 of the resamples.
 
 Human clusters (--genmt, --human or --mtme): systems sorted by their mean human score and split where the
-organisers' Wilcoxon tests on paired segment scores give p < 0.05 (--rule wmt25: the WMT25 findings tables;
-wmt25-adjacent: adjacent systems only; wmt24: WMT24's per-domain two-sided tests).  With --scores, each
+organisers' tests on segment scores give p < 0.05 (--rule wmt25: the WMT25 findings tables' one-sided
+Wilcoxon; wmt25-adjacent: adjacent systems only; wmt24: WMT24's per-domain two-sided Wilcoxon; wmt26: WMT26's
+paired or independent t-test, with local marks).  With --scores, each
 stored metric's share of the system pairs in different clusters that it orders as the humans do.
 Errors exit with status 2 and one message; --debug shows the traceback.
 """

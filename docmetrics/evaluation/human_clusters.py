@@ -1,8 +1,23 @@
 """Human clusters as the WMT organisers compute them: systems ranked by their mean human score and split
-into clusters by one-sided or two-sided Wilcoxon signed-rank tests on paired segment scores.  Nothing
-here prints.
+into clusters by one-sided or two-sided Wilcoxon signed-rank tests on paired segment scores (WMT24/25) or
+by t-tests (WMT26).  Nothing here prints.
 
-Three rules, each read from the organisers' own script (commits as fetched):
+Four rules, each read from the organisers' own script (commits as fetched):
+
+``wmt26`` -- wmt-conference/wmt26-general-mt ``humeval/02-analyze_results.py`` at 1fa5211.  A system's
+value on an item is ``statistics.mean`` of its annotations of that item (NaN where it has none); its
+score is ``statistics.mean`` of its values present, and systems are sorted by it, highest first.
+``sig(A, B)`` ("significantly better" in the script, but both tests are two-sided, so it reads "differs")
+is ``ttest_rel(a, b, nan_policy="omit").pvalue < 0.05 or ttest_ind(a, b, nan_policy="omit").pvalue <
+0.05`` over the item values (the paired test drops an item missing on either side, the independent one
+each side's missing items; scipy's defaults otherwise, ``equal_var=True``; a NaN p-value, e.g. fewer
+than two values or no variance, is not significant).  After place i (not the last) a cluster ends when
+``sig(A, B)`` for every A at or above i and every B below it; where it does not but ``sig`` holds for the
+adjacent pair, the script marks the place "local" (a grey line in its table, no new cluster): kept in
+:attr:`ClusteredSystem.mark` (``cluster``, ``local`` or ``none``).  No rank ranges, no cut-off.  The
+script also reads Pearmut's ``annotations.json`` (dropping ``__RESET__`` history, attention checks and
+tutorial items) and suffixes open-weight systems' names with " OPEN"; neither is part of the rule and
+neither is done here: the judgements come from whatever source the caller reads.
 
 ``wmt25`` -- wmt-conference/wmt25-general-mt ``humeval/05-compute_clusters.py`` at ebae873, the part that
 writes ``generated_human_ranking.tex`` (the findings paper's tables).  A system's values are its item
@@ -67,7 +82,7 @@ if TYPE_CHECKING:
     from .mtme import MtmeTestSet
 
 __all__ = ["ALPHA", "RULES", "HumanJudgements", "ClusteredSystem", "PairTest", "HumanRanking", "ClusterAgreement",
-           "human_clusters", "cluster_agreement", "wilcoxon_p"]
+           "human_clusters", "cluster_agreement", "wilcoxon_p", "ttest_ps"]
 
 #: The significance level of every rule.
 ALPHA = 0.05
@@ -77,6 +92,8 @@ RULES = {
     "wmt25-adjacent": "WMT25 clusters.txt: one-sided Wilcoxon between adjacent systems only",
     "wmt24": "WMT24: two-sided Wilcoxon per domain, Stouffer-combined; a cluster ends where every system above "
              "differs from every system below",
+    "wmt26": "WMT26 02-analyze_results.py: paired or independent t-test; a cluster ends where every system above "
+             "differs from every system below, a local mark where only the adjacent pair differs",
 }
 #: Annotations below which each campaign left a language pair out (reported, not applied).
 _CUTOFFS = {"wmt25": 500, "wmt25-adjacent": 500}
@@ -241,10 +258,16 @@ class PairTest:
     p: float
     pairs: int
     significant: bool
+    #: where a rule makes several tests of the pair (wmt26): each test's name and p-value; ``p`` is then
+    #: the smallest present one
+    by_test: tuple[tuple[str, float], ...] = ()
 
     def to_dict(self) -> dict[str, Any]:
-        return {"better": self.better, "worse": self.worse, "p": None if math.isnan(self.p) else self.p,
-                "pairs": self.pairs, "significant": self.significant}
+        out = {"better": self.better, "worse": self.worse, "p": None if math.isnan(self.p) else self.p,
+               "pairs": self.pairs, "significant": self.significant}
+        if self.by_test:
+            out["p_by_test"] = {k: None if math.isnan(v) else v for k, v in self.by_test}
+        return out
 
 
 @dataclass
@@ -256,10 +279,16 @@ class ClusteredSystem:
     cluster: int
     ranks: tuple[int, int] | None
     annotations: int
+    #: wmt26 only: what the script draws below the system: ``cluster`` (a cluster ends here), ``local``
+    #: (only this system and the next differ) or ``none``; None for the other rules
+    mark: str | None = None
 
     def to_dict(self) -> dict[str, Any]:
-        return {"system": self.system, "score": self.score, "cluster": self.cluster,
-                "ranks": list(self.ranks) if self.ranks else None, "annotations": self.annotations}
+        out = {"system": self.system, "score": self.score, "cluster": self.cluster,
+               "ranks": list(self.ranks) if self.ranks else None, "annotations": self.annotations}
+        if self.mark is not None:
+            out["mark"] = self.mark
+        return out
 
 
 @dataclass
@@ -346,6 +375,45 @@ def _rank_wmt25(data: HumanJudgements, adjacent: bool) -> HumanRanking:
     return _ranking(rule, data, order, means, ends, ranks, list(tests.values()))
 
 
+def ttest_ps(a: Sequence[float], b: Sequence[float]) -> tuple[float, float]:
+    """``scipy.stats.ttest_rel`` and ``ttest_ind`` p-values of ``a`` and ``b`` with ``nan_policy="omit"``,
+    as WMT26's script calls them (NaN where scipy gives none)."""
+    from scipy.stats import ttest_ind, ttest_rel
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        return (float(ttest_rel(a, b, nan_policy="omit").pvalue),
+                float(ttest_ind(a, b, nan_policy="omit").pvalue))
+
+
+def _rank_wmt26(data: HumanJudgements) -> HumanRanking:
+    values = {name: [float(statistics.mean(p)) if (p := [x for x in a if not math.isnan(x)]) else math.nan
+                     for a in row] for name, row in data.scores.items()}
+    means = {s: float(statistics.mean([x for x in v if not math.isnan(x)])) for s, v in values.items()}
+    order = _sorted(means)
+    tests: dict[tuple[str, str], PairTest] = {}
+
+    def sig(a: str, b: str) -> bool:
+        if (a, b) not in tests:
+            p_rel, p_ind = ttest_ps(values[a], values[b])
+            present = [p for p in (p_rel, p_ind) if not math.isnan(p)]
+            tests[(a, b)] = PairTest(a, b, min(present) if present else math.nan,
+                                     len(_paired(values[a], values[b])), p_rel < ALPHA or p_ind < ALPHA,
+                                     (("ttest_rel", p_rel), ("ttest_ind", p_ind)))
+        return tests[(a, b)].significant
+
+    n = len(order)
+    marks = []
+    for i in range(n - 1):
+        local = sig(order[i], order[i + 1])
+        every = all(sig(order[up], order[down]) for up in range(i + 1) for down in range(i + 1, n))
+        marks.append("cluster" if every else "local" if local else "none")
+    result = _ranking("wmt26", data, order, means, [m == "cluster" for m in marks], None, list(tests.values()))
+    for s, mark in zip(result.systems, marks + ["none"]):
+        s.mark = mark
+    return result
+
+
 def _rank_wmt24(data: HumanJudgements) -> HumanRanking:
     import numpy as np
 
@@ -421,6 +489,7 @@ _RULES: dict[str, Callable[[HumanJudgements], HumanRanking]] = {
     "wmt25": lambda d: _rank_wmt25(d, adjacent=False),
     "wmt25-adjacent": lambda d: _rank_wmt25(d, adjacent=True),
     "wmt24": _rank_wmt24,
+    "wmt26": _rank_wmt26,
 }
 
 
