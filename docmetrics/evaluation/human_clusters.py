@@ -263,7 +263,7 @@ class PairTest:
     by_test: tuple[tuple[str, float], ...] = ()
 
     def to_dict(self) -> dict[str, Any]:
-        out = {"better": self.better, "worse": self.worse, "p": None if math.isnan(self.p) else self.p,
+        out: dict[str, Any] = {"better": self.better, "worse": self.worse, "p": None if math.isnan(self.p) else self.p,
                "pairs": self.pairs, "significant": self.significant}
         if self.by_test:
             out["p_by_test"] = {k: None if math.isnan(v) else v for k, v in self.by_test}
@@ -284,7 +284,7 @@ class ClusteredSystem:
     mark: str | None = None
 
     def to_dict(self) -> dict[str, Any]:
-        out = {"system": self.system, "score": self.score, "cluster": self.cluster,
+        out: dict[str, Any] = {"system": self.system, "score": self.score, "cluster": self.cluster,
                "ranks": list(self.ranks) if self.ranks else None, "annotations": self.annotations}
         if self.mark is not None:
             out["mark"] = self.mark
