@@ -11,6 +11,7 @@ from . import report as report_cli
 from . import spans as spans_cli
 from . import stored as stored_cli
 from . import wmt25 as wmt25_cli
+from . import wmt26 as wmt26_cli
 from .args import add_cache_arguments, add_input_arguments, add_model_arguments, add_output_arguments
 from .habits import Parser
 from .levels import LEVELS
@@ -98,5 +99,6 @@ def build_parser() -> argparse.ArgumentParser:
         "stored scores, judged like metrics (with --human, --genmt, --paired-bs/--paired-ar, --mtme; -m optional)"))
     mtme.add_arguments(p)
     wmt25_cli.add_arguments(p)
+    wmt26_cli.add_arguments(p)
     add_cache_arguments(p)
     return p

@@ -18,6 +18,7 @@ from . import report as report_cli
 from . import spans as spans_cli
 from . import stored as stored_cli
 from . import wmt25 as wmt25_cli
+from . import wmt26 as wmt26_cli
 from .args import check_output_file, session_scope
 from .errors import note, warn
 from .format import metric_labels
@@ -77,6 +78,9 @@ def run(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
     wmt25_cli.check_args(args)
     if wmt25_cli.requested(args):
         return wmt25_run(args)
+    wmt26_cli.check_args(args)
+    if wmt26_cli.requested(args):
+        return wmt26_run(args)
     if genmt.requested(args):
         return genmt_run(args)
     human = check_args(args)
@@ -135,6 +139,23 @@ def wmt25_run(args: argparse.Namespace) -> int:
     stored = stored_cli.scorers(args, stored_cli.for_pair(args, pair.lp), testset) if args.scores else []
     with session_scope(args, cache=args.cache) as session:
         metrics = [api.load(spec, defaults={"lang": pair.lp}, session=session) for spec in live]
+        return score_and_write(args, metrics + stored, testset, session.cache, None)
+
+
+def wmt26_run(args: argparse.Namespace) -> int:
+    """``--wmt26 FILE --wmt26-systems ...``: a language pair of the WMT26 release, read before any model loads,
+    each document as its paragraphs or whole, scored (paired tests where asked)."""
+    from .. import api
+
+    significance.check_args(args)
+    human_cli.check_args(args)
+    pair, testset, _ = wmt26_cli.prepare(args)
+    if significance.requested(args) and len(testset.systems) < 2:
+        raise UserError(f"--paired-{significance.requested(args)}: {args.wmt26} has {len(testset.systems)} complete "
+                        f"system for {pair.name}; a paired test needs two or more")
+    stored = stored_cli.scorers(args, stored_cli.for_pair(args, pair.name), testset) if args.scores else []
+    with session_scope(args, cache=args.cache) as session:
+        metrics = [api.load(spec, defaults={"lang": args.lang}, session=session) for spec in args.metrics]
         return score_and_write(args, metrics + stored, testset, session.cache, None)
 
 
