@@ -583,3 +583,34 @@ def test_cast_head_inputs_is_what_makes_bf16_run(dirs):
     assert sum(len(m._forward_pre_hooks) for m in model.modules()) == 1
     with torch.inference_mode():
         assert model.predict_step(batch)["scores"].dtype == torch.bfloat16
+
+
+@pytest.mark.parametrize("kind", ("regression", "referenceless"))
+def test_each_distinct_text_is_encoded_once(kind, backbones, dirs, monkeypatch):
+    """A model that encodes its fields apart embeds every distinct text once, however many units share it:
+    three systems' units share the sources and references (with context too, as Doc-COMET's units do), and
+    the encoder sees each distinct (text, context) once; the scores are COMET's predict() all the same."""
+    bb = backbones[kind]
+    seen: list[int] = []
+    model = bb._model
+    original = model.get_sentence_embedding
+
+    def counting(input_ids, attention_mask, *args, **kwargs):
+        seen.append(int(input_ids.shape[0]))
+        return original(input_ids, attention_mask, *args, **kwargs)
+
+    monkeypatch.setattr(model, "get_sentence_embedding", counting)
+    base = UNITS[:8]
+    systems = [[Unit(mt=f"{u.mt} {tag}".strip(), src=u.src, ref=u.ref) for u in base] for tag in ("", "x", "y z")]
+    units = [u for system in systems for u in system]
+    out = bb.score(units)
+    fields = ("src", "mt", "ref") if kind == "regression" else ("src", "mt")
+    assert sum(seen) == len({getattr(u, f) for u in units for f in fields})
+    expected = _comet_model(dirs[kind]).predict(_samples(units), batch_size=16, gpus=0, progress_bar=False).scores
+    assert out.scores == pytest.approx(expected, abs=1e-6)
+    seen.clear()
+    with_context = [Unit(mt=u.mt, src=u.src, ref=u.ref, mt_context=(p.mt,), src_context=(p.src,), ref_context=(p.ref,))
+                    for system in systems for p, u in zip(system, system[1:])]
+    bb.score(with_context)
+    joined = {(f, "".join((*getattr(u, f"{f}_context"), getattr(u, f)))) for u in with_context for f in fields}
+    assert sum(seen) == len(joined)

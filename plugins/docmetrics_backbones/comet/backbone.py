@@ -224,13 +224,22 @@ class CometBackbone(Backbone):
                 unique[key] = len(samples)
                 samples.append(sample)
         inputs.tokenize([t for sample in samples for t in sample.values()])
+        cuda = self._device == "cuda"
+        if self._kind != "unified":  # each distinct text embedded once, then the estimator per sample
+            context = [False] * len(samples)
+            for key, j in unique.items():
+                context[j] = key[0]
+            scores, tokens_cut = self._score_by_text(inputs, samples, context)
+            cut_per_unit = [tokens_cut[unique[k]] for k in keys]
+            counters, per_unit = unit_counters(dropped_per_unit, cut_per_unit, any_context)
+            return BackboneOutput(scores=[scores[unique[k]] for k in keys], truncated=[n > 0 for n in cut_per_unit],
+                                  counters=counters, unit_counters=per_unit)
 
         # Batches of one (fields given, context on/off) group each: COMET's prepare_sample reads
         # the fields of a batch from its first sample.
         groups: dict[tuple[Any, ...], list[int]] = {}
         for key, j in unique.items():
             groups.setdefault((key[0], tuple(samples[j])), []).append(j)
-        cuda = self._device == "cuda"
         plan: list[tuple[bool, list[int]]] = []
         for (use_context, _), idx in groups.items():
             lengths = [inputs.length(samples[j]) for j in idx]
@@ -264,6 +273,64 @@ class CometBackbone(Backbone):
             counters=counters,
             unit_counters=per_unit,
         )
+
+    def _score_by_text(self, inputs: CometInputs, samples: list[dict[str, str]],
+                       context: list[bool]) -> tuple[list[float], list[int]]:
+        """Scores and tokens cut of the samples of a RegressionMetric or ReferencelessRegression, whose
+        fields are encoded apart (COMET's forward: one sentence embedding per field, then the estimator):
+        every distinct (text, context on/off) is embedded once, in length-sorted batches within the token
+        budget, however many samples share it (a source or a reference with its context is shared by every
+        system's units), and the estimator runs on each sample's embeddings.  The same computation as
+        COMET's forward, in other batches (rounding only)."""
+        import torch
+
+        from .inputs import to_device
+
+        model, device = self._model, self._device
+        texts = list(dict.fromkeys((s[f], c) for s, c in zip(samples, context) for f in s))
+        row = {t: i for i, t in enumerate(texts)}
+        limit = model.encoder.max_positions - 2
+        lengths = [min(len(inputs.ids[t]), limit) for t, _ in texts]
+        plan: list[tuple[bool, list[int]]] = []
+        for use_context in (False, True):  # pooling differs with context: one setting a batch
+            idx = [i for i, (_, c) in enumerate(texts) if c == use_context]
+            budget = 32768 if device == "cuda" else 4096
+            plan += [(use_context, [idx[k] for k in b])
+                     for b in self.batches([lengths[i] for i in idx], default_tokens=budget)]
+        cut = [0] * len(texts)
+        emb: Any = None
+
+        def prepare(item: tuple[bool, list[int]]) -> tuple[Any, list[int]]:
+            tensors, lost = inputs.field_input([inputs.ids[texts[i][0]] for i in item[1]])
+            return to_device(tensors, device), lost
+
+        with torch.inference_mode():
+            for (use_context, idx), (tensors, lost) in zip(plan, _prefetched(prepare, plan, enabled=device == "cuda")):
+                model.use_context = use_context
+                try:
+                    got = model.get_sentence_embedding(**tensors)
+                finally:
+                    model.use_context = False
+                if emb is None:
+                    emb = torch.empty((len(texts), got.shape[-1]), dtype=got.dtype, device=got.device)
+                emb[torch.tensor(idx, device=got.device)] = got.to(emb.dtype)
+                for i, n in zip(idx, lost):
+                    cut[i] = n
+            fields = list(samples[0])
+            where = {f: torch.tensor([row[(s[f], c)] for s, c in zip(samples, context)], device=emb.device)
+                     for f in fields}
+            scores: list[float] = []
+            step = 8192
+            for k in range(0, len(samples), step):
+                part = {f: emb[where[f][k:k + step]] for f in fields}
+                if self._kind == "regression":
+                    out = model.estimate(part["src"], part["mt"], part["ref"]).score
+                else:  # ReferencelessRegression's forward, after its two sentence embeddings
+                    mt, src = part["mt"], part["src"]
+                    out = model.estimator(torch.cat((mt, src, mt * src, torch.abs(mt - src)), dim=1)).view(-1)
+                scores += out.float().cpu().tolist()
+        tokens_cut = [sum(cut[row[(s[f], c)]] for f in s) for s, c in zip(samples, context)]
+        return scores, tokens_cut
 
     def _run(self, inputs: Any, use_context: bool) -> tuple[list[float], list[list[dict[str, Any]]] | None]:
         """The scores of a batch and, from a word-level model, COMET's ``error_spans`` per sample (None
