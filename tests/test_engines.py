@@ -59,6 +59,32 @@ def test_token_batches_keep_the_budget_and_cover_every_input_once(seed, max_toke
         assert len(batches) <= 1
 
 
+@pytest.mark.parametrize("seed", range(8))
+@pytest.mark.parametrize("max_tokens", [64, 400, 4096])
+def test_token_batches_bound_their_padding(seed, max_tokens):
+    """A batch is at most a quarter padding, unless it would otherwise have held less than a quarter of the
+    budget; without max_padding only the budget cuts (more padding, never fewer batches' worth of tokens)."""
+    rng = random.Random(seed)
+    lengths = [max(1, int(rng.lognormvariate(3, 0.8))) for _ in range(rng.randint(1, 300))]
+    batches = token_batches(lengths, max_tokens=max_tokens)
+    assert sorted(i for b in batches for i in b) == list(range(len(lengths)))
+    for b in batches:
+        width, real = max(lengths[i] for i in b), sum(lengths[i] for i in b)
+        if len(b) > 1:
+            assert len(b) * width <= max_tokens
+            before = b[:-1]  # the batch before its last input joined: under a quarter of the budget, or little padding
+            assert 4 * len(before) * width < max_tokens or len(b) * width - real <= 0.25 * len(b) * width
+    loose = token_batches(lengths, max_tokens=max_tokens, max_padding=None)
+    padded = sum(len(b) * max(lengths[i] for i in b) for b in batches)
+    assert padded <= sum(len(b) * max(lengths[i] for i in b) for b in loose)
+
+
+@pytest.mark.parametrize("bad", [-0.1, 1.0, 2])
+def test_token_batches_refuse_a_padding_share_outside_0_1(bad):
+    with pytest.raises(ValueError, match="max_padding"):
+        token_batches([3, 2, 1], max_tokens=10, max_padding=bad)
+
+
 def test_plan_chunks_is_a_function_of_the_items():
     class Plain(Backbone):
         def load(self): ...
