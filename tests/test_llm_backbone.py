@@ -254,7 +254,7 @@ def test_endpoint_gives_the_same_scores_as_in_process(tiny):
         assert server.bodies[0]["temperature"] == 0 and server.bodies[0]["seed"] == 0
 
 
-@pytest.mark.parametrize("fault,says", [("500", "answered HTTP 500"), ("hang", "did not answer within"),
+@pytest.mark.parametrize("fault,says", [("500", "answered HTTP 500"), ("hang", "did not finish answering within"),
                                         ("drop", "")])
 def test_endpoint_faults_exit_2_naming_it_and_the_cache_keeps_what_was_scored(tiny, tmp_path, capsys, fault, says):
     answer = model_answerer(tiny, max_new_tokens=4)
@@ -282,6 +282,39 @@ def test_endpoint_faults_exit_2_naming_it_and_the_cache_keeps_what_was_scored(ti
         code, out, err = run_cli(capsys, "-q", "-m", f"{spec},endpoint={server.url}", "-i", DATA / "sysA.txt", "-s",
                                  DATA / "src.txt")
     assert code == 2 and server.url in err and len(err.strip().splitlines()) == 1, err
+
+
+# -- hostile endpoints (issue 37): no redirect, a deadline per request, a capped reply ----------------------------
+def _constant(*args, **kwargs):
+    return {"content": "90"}
+
+
+HOSTILE_ENDPOINTS = [  # (what the first server does, what the one line says)
+    ("302 {other}/chat/completions", "answered HTTP 302 (Found), a redirect to {other}/chat/completions"),
+    ("307 {other}/chat/completions", "answered HTTP 307 (Temporary Redirect), a redirect to {other}"),
+    ("301 {other}/chat/completions", "follows no redirect"),
+    ("trickle", "did not finish answering within 1 s (timeout= limits the whole request)"),
+    ("huge", "bytes in reply to a chat request of at most 8 tokens"),
+]
+
+
+@pytest.mark.parametrize("fault,says", HOSTILE_ENDPOINTS)
+def test_hostile_endpoint_rows_exit_2_and_the_key_stays_home(capsys, monkeypatch, fault, says):
+    import time
+
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-secret")
+    with openai_server(_constant) as other:
+        fault = fault.format(other=other.url)
+        with openai_server(_constant, fail=lambda n: fault) as server:
+            start = time.monotonic()
+            code, out, err = run_cli(capsys, "-q", "-m", f"gemba-da:endpoint={server.url},model=tiny,score=parse,"
+                                     "max_new_tokens=8,timeout=1", *quickstart())
+            took = time.monotonic() - start
+            assert server.keys[0] == "Bearer sk-secret"  # the endpoint named gets the key ...
+        assert other.requests == 0 and other.keys == []  # ... and no other host: nothing followed there
+    assert code == 2 and out == "" and says.format(other=other.url) in err, err
+    assert server.url in err and "sk-secret" not in err and len(err.strip().splitlines()) == 1, err
+    assert took < 10, took  # trickle: the deadline is per request (before: each read waited up to timeout=)
 
 
 # -- bad input rows: exit 2, one line --------------------------------------------------------------------------

@@ -110,8 +110,8 @@ class LlmBackbone(Backbone):
               "likely tokens it returns", minimum=1, short="tlp"),
         Param("max_unparsed", float, 0.05, "score=parse: refuse the run once more than this share of the units "
               "scored have answers without a score", minimum=0.0, maximum=1.0, short="mu"),
-        Param("timeout", float, 600.0, "seconds to wait for an endpoint's answer", minimum=0.001,
-              in_signature=False),
+        Param("timeout", float, 600.0, "seconds an endpoint's whole answer may take (a deadline per request)",
+              minimum=0.001, in_signature=False),
         Param("api_key_env", str, "OPENAI_API_KEY", "the environment variable holding an endpoint's key",
               in_signature=False),
     )

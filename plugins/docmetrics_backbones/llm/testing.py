@@ -128,15 +128,18 @@ class openai_server:
     ``GET /v1/models``), answering with ``answer(messages, max_tokens, logprobs, top_logprobs)``.
 
     ``fail``: a function of the request number (1, 2, ...) that returns None (answer), ``"500"`` (answer
-    HTTP 500), ``"hang"`` (never answer: the client times out) or ``"drop"`` (close the connection
-    without an answer).  Use as a context manager; ``url`` is the ``endpoint=`` value; ``requests``
-    counts the chat requests; ``port``: 0 for any free one."""
+    HTTP 500), ``"hang"`` (never answer: the client times out), ``"drop"`` (close the connection
+    without an answer), ``"302 URL"`` / ``"307 URL"`` (redirect there), ``"trickle"`` (send a reply one
+    byte every 0.2 s, for ever) or ``"huge"`` (a 64 MiB reply).  Use as a context manager; ``url`` is the
+    ``endpoint=`` value; ``requests`` counts the chat requests (GET or POST); ``keys`` holds each request's
+    ``Authorization`` header (None where there was none); ``port``: 0 for any free one."""
 
     def __init__(self, answer: Callable[..., dict[str, Any]], model: str = "tiny",
                  fail: Callable[[int], str | None] | None = None, port: int = 0) -> None:
         self.answer, self.model, self.fail = answer, model, fail or (lambda n: None)
         self.requests = 0
         self.bodies: list[dict[str, Any]] = []
+        self.keys: list[str | None] = []
         self._lock = threading.Lock()
         self._stop = threading.Event()
         outer = self
@@ -154,6 +157,12 @@ class openai_server:
                 self.wfile.write(data)
 
             def do_GET(self) -> None:  # noqa: N802
+                if self.path.endswith("/chat/completions"):  # a POST redirected by 302 arrives as a GET
+                    with outer._lock:
+                        outer.requests += 1
+                        outer.keys.append(self.headers.get("Authorization"))
+                    return self._send(200, {"object": "chat.completion", "model": outer.model, "choices": [
+                        {"index": 0, "message": {"role": "assistant", "content": "90"}, "finish_reason": "stop"}]})
                 self._send(200, {"object": "list", "data": [{"id": outer.model, "object": "model"}]})
 
             def do_POST(self) -> None:  # noqa: N802
@@ -162,7 +171,35 @@ class openai_server:
                     outer.requests += 1
                     n = outer.requests
                     outer.bodies.append(body)
+                    outer.keys.append(self.headers.get("Authorization"))
                 what = outer.fail(n)
+                if what and what[:3] in ("301", "302", "303", "307", "308"):
+                    self.send_response(int(what[:3]))
+                    self.send_header("Location", what[4:])
+                    self.send_header("Content-Length", "0")
+                    self.end_headers()
+                    return
+                if what == "trickle":
+                    self.send_response(200)
+                    self.send_header("Content-Type", "application/json")
+                    self.end_headers()
+                    while not outer._stop.wait(0.2):
+                        try:
+                            self.wfile.write(b" ")
+                            self.wfile.flush()
+                        except OSError:
+                            return
+                    return
+                if what == "huge":
+                    self.send_response(200)
+                    self.send_header("Content-Type", "application/json")
+                    self.end_headers()
+                    try:
+                        for _ in range(64):
+                            self.wfile.write(b" " * (1 << 20))
+                    except OSError:
+                        pass
+                    return
                 if what == "500":
                     return self._send(500, {"error": {"message": "internal error", "code": 500}})
                 if what == "hang":
