@@ -164,6 +164,13 @@ BAD = [
     ("two metrics", _bad(), ["-m", REF, "--write-submission", "{tmp}/s.tsv"],
      "--write-submission writes one metric's scores; 2 given"),
     ("-i too", _bad(), ["-i", "{tmp}/x"], "drop -i"),
+    # issue 37: every output path goes through one check (never an input, never another output)
+    ("submission is the TSV", _bad(), ["--write-submission", "{tmp}/bad.tsv"],
+     "--write-submission {tmp}/bad.tsv: is the file --wmt25-tsv names"),
+    ("report is the submission's signature", _bad(), ["--write-submission", "{tmp}/s.tsv", "--report",
+                                                      "{tmp}/s.tsv.signature"],
+     "--write-submission {tmp}/s.tsv.signature: is the file --report names ({tmp}/s.tsv.signature), which this "
+     "command also writes"),
 ]
 
 
@@ -178,7 +185,7 @@ def test_bad_tsv_exits_2_naming_file_line_and_field(tmp_path, capsys, monkeypatc
     code, out, err = run(capsys, "-m", QE, "--wmt25-tsv", path, *[a.replace("{tmp}", str(tmp_path)) for a in extra])
     assert code == 2, err
     assert "Traceback" not in err and len(err.strip().splitlines()) == 1
-    assert message in err
+    assert message.replace("{tmp}", str(tmp_path)) in err
 
 
 def test_write_submission_needs_the_tsv(tmp_path, capsys):

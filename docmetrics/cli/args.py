@@ -10,7 +10,7 @@ from typing import Any, Iterator
 from ..values.errors import UserError
 
 __all__ = ["add_input_arguments", "add_model_arguments", "add_output_arguments", "add_cache_arguments",
-           "check_output_file"]
+           "check_output_file", "check_outputs"]
 
 
 def add_input_arguments(
@@ -210,3 +210,38 @@ def check_output_file(path: str, option: str, inputs: tuple[str | None, ...] = (
         if os.path.abspath(other) == os.path.abspath(path) or (
                 os.path.exists(path) and os.path.exists(other) and os.path.samefile(path, other)):
             raise UserError(f"{option} {path}: is also an input or output ({other}); it would be overwritten")
+
+
+#: The options of ``docmetrics`` that name files it reads, and those that name files it writes.
+INPUT_OPTIONS = (("input", "-i"), ("source", "-s"), ("references", "-r"), ("doc_ids", "--doc-ids"),
+                 ("human", "--human"), ("scores", "--scores"), ("genmt", "--genmt"), ("wmt25_tsv", "--wmt25-tsv"),
+                 ("spans", "--spans"), ("wmt26", "--wmt26"), ("wmt26_systems", "--wmt26-systems"))
+OUTPUT_OPTIONS = (("output", "-o"), ("report", "--report"), ("dump_alignment", "--dump-alignment"),
+                  ("write_submission", "--write-submission"))
+
+
+def _files(args: argparse.Namespace, options: tuple[tuple[str, str], ...]) -> list[tuple[str, str]]:
+    found = []
+    for attr, flag in options:
+        value = getattr(args, attr, None)
+        for path in value if isinstance(value, (list, tuple)) else [value]:
+            if isinstance(path, str) and path and path != "-":
+                found.append((path, flag))
+    return found
+
+
+def check_outputs(args: argparse.Namespace, extra: tuple[tuple[str, str], ...] = ()) -> None:
+    """One check for every file the command writes (-o, --report, --dump-alignment, --write-submission and
+    ``extra``: (path, option)), before anything is read or scored: each must be writable and none may be a
+    file the command reads or another output (it would be written over)."""
+    inputs = _files(args, INPUT_OPTIONS)
+    outputs = _files(args, OUTPUT_OPTIONS) + list(extra)
+    for k, (path, option) in enumerate(outputs):
+        check_output_file(path, option)
+        for other, flag in inputs + outputs[:k]:
+            if os.path.abspath(other) == os.path.abspath(path) or (
+                    os.path.exists(path) and os.path.exists(other) and os.path.samefile(path, other)):
+                role = "read" if (other, flag) in inputs else "written"
+                raise UserError(f"{option} {path}: is the file {flag} names ({other}), which this command "
+                                f"{'reads' if role == 'read' else 'also writes'}; it would be written over: give "
+                                f"{option} another file name")

@@ -19,7 +19,7 @@ from . import spans as spans_cli
 from . import stored as stored_cli
 from . import wmt25 as wmt25_cli
 from . import wmt26 as wmt26_cli
-from .args import check_output_file, session_scope
+from .args import check_outputs, session_scope
 from .errors import note, warn
 from .format import metric_labels
 from .habits import reference_advice
@@ -42,8 +42,7 @@ def run(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
         print(describe(args.describe))
         return 0
     if spans_cli.requested(args):  # span predictions from files: no metric is scored
-        if args.output:
-            check_output_file(args.output, "-o")
+        check_outputs(args)
         write(spans_cli.run(args), args)
         return 0
     if not args.metrics and not stored_cli.requested(args):
@@ -64,10 +63,7 @@ def run(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
                    *(["-s", args.source] if args.source else []), "-r", *(args.references or []), *refs]
         raise UserError(reference_advice(command))
     check_specs(args.metrics)
-    if args.output:
-        check_output_file(args.output, "-o")
-    if args.report:
-        check_output_file(args.report, "--report", (args.output,))
+    check_outputs(args, wmt25_cli.signature_output(args))  # -o, --report, ... never an input nor each other
     genmt.check_args(args)  # before --mtme: --domains and --error-free are --genmt's alone
     if mtme.requested(args):
         out = io.StringIO() if args.output else sys.stdout
@@ -195,11 +191,7 @@ def check_args(args: argparse.Namespace) -> Any:
     if args.level != "system" and args.format == "json" and (test or args.human) and not args.output:
         raise UserError(f"--level {args.level} -f json with {'--paired-' + test if test else '--human'}: stdout "
                         f"holds the {'paired test' if test else 'meta-evaluation'}; write the table with -o FILE")
-    inputs = (*args.input, args.source, *(args.references or ()), args.doc_ids, args.human, *(args.scores or ()))
-    if args.output:
-        check_output_file(args.output, "-o", inputs)
-    if args.dump_alignment:
-        check_output_file(args.dump_alignment, "--dump-alignment", inputs + (args.output,))
+    check_outputs(args)  # again: the stdin check may have changed the inputs
     return human_cli.read_human(args)
 
 

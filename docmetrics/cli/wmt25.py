@@ -19,7 +19,6 @@ from ..values.wmt25_tsv import (
     read_wmt25_tsv,
     write_submission,
 )
-from .args import check_output_file
 from .conflicts import NEEDS_FOR, WITH, Conflicts, Option
 from .errors import note
 
@@ -55,6 +54,12 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
                         f"FILE{SIGNATURE_SUFFIX}")
 
 
+def signature_output(args: argparse.Namespace) -> tuple[tuple[str, str], ...]:
+    """The second file --write-submission writes (FILE.signature), for the one check of every output."""
+    path = getattr(args, "write_submission", None)
+    return ((path + SIGNATURE_SUFFIX, "--write-submission"),) if path else ()
+
+
 def requested(args: argparse.Namespace) -> bool:
     return bool(getattr(args, "wmt25_tsv", None))
 
@@ -66,10 +71,7 @@ def check_args(args: argparse.Namespace) -> None:
         return
     INPUTS.check(args, file=args.wmt25_tsv)
     REFUSED.check(args)
-    if args.write_submission:
-        check_output_file(args.write_submission, "--write-submission", (args.wmt25_tsv, *(args.scores or ())))
-        check_output_file(args.write_submission + SIGNATURE_SUFFIX, "--write-submission",
-                          (args.wmt25_tsv, *(args.scores or ())))
+    if args.write_submission:  # the file and FILE.signature are checked with every output (args.check_outputs)
         named = [*args.metrics, *(s for s in args.stored or () if s != "all")]
         if len(named) > 1:
             raise UserError(f"--write-submission writes one metric's scores; {len(named)} given ({', '.join(named)}): "
