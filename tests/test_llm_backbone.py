@@ -284,6 +284,18 @@ def test_endpoint_faults_exit_2_naming_it_and_the_cache_keeps_what_was_scored(ti
     assert code == 2 and server.url in err and len(err.strip().splitlines()) == 1, err
 
 
+def test_the_sandboxed_chat_template_writes_what_transformers_writes(tiny):
+    from docmetrics_backbones.llm.chat_template import ChatTemplate
+    from transformers import AutoTokenizer
+
+    tok = AutoTokenizer.from_pretrained(str(tiny), local_files_only=True)
+    messages = [{"role": "system", "content": "Judge."}, {"role": "user", "content": "Score: {x}\n«Tee»"},
+                {"role": "assistant", "content": "85"}, {"role": "user", "content": "again"}]
+    ours = ChatTemplate(tok.chat_template, "t").render(messages, {k: v for k, v in tok.special_tokens_map.items()
+                                                                  if isinstance(v, str)})
+    assert ours == tok.apply_chat_template(messages, add_generation_prompt=True, tokenize=False)
+
+
 # -- hostile endpoints (issue 37): no redirect, a deadline per request, a capped reply ----------------------------
 def _constant(*args, **kwargs):
     return {"content": "90"}
@@ -345,12 +357,47 @@ def bad_rows(tiny, tmp_path):
         (f"model={plain}", "no chat template"),
         (f"model={tiny},prompt=gemba-mqm,score=expected", "use score=parse"),
         (f"model={tiny},names=xx", "CODE:Name"),
+        *hostile_templates(tiny, tmp_path),
     ]
 
 
+def hostile_templates(tiny, tmp_path):
+    """Issue 37: chat templates that loop for hours, read files, escape the sandbox or never end: each a row."""
+    rows = []
+    for name, text, says in [
+        ("nested-range", "{% for i in range(100000) %}{% for j in range(100000) %}{% endfor %}{% endfor %}",
+         "stopped: it ran more than 1,000,000 loop steps and calls; a chat template only lays out the messages"),
+        ("include", "{% include '/etc/passwd' %}", "includes, imports or extends '/etc/passwd'"),
+        ("escape", "{{ messages.__class__.__mro__[1].__subclasses__() }}", "refused by the sandbox"),
+        ("huge-string", "{{ 'x' * 10000000000 }}", "stopped: it builds a sequence of 1 x 10000000000 items with '*'"),
+        ("recursion", "{% macro f(n) %}{{ f(n) }}{% endmacro %}{{ f(1) }}", "failed while writing the conversation "
+                                                                            "(RecursionError"),
+        ("syntax", "{% for x in %}", ", line 1: not a Jinja template"),
+    ]:
+        path = tmp_path / f"{name}.jinja"
+        path.write_text(text, encoding="utf-8")
+        rows.append((f"model={tiny},chat_template={path}", f"chat_template={path}" + ("" if name == "syntax" else ": ")
+                     + says))
+    big = tmp_path / "big.jinja"
+    big.write_text("x" * ((1 << 20) + 1), encoding="utf-8")
+    rows += [(f"model={tiny},chat_template=/dev/zero", "chat_template=/dev/zero: cannot be read (not a regular file"),
+             (f"model={tiny},chat_template={big}", f"chat_template={big}: cannot be read (larger than 1 MiB")]
+    own = build_tiny_llm(tmp_path / "own", chat_template=False)  # a checkpoint whose own template is hostile
+    config = json.loads((own / "tokenizer_config.json").read_text(encoding="utf-8"))
+    config["chat_template"] = "{% for i in range(100000) %}{% for j in range(100000) %}{% endfor %}{% endfor %}"
+    (own / "tokenizer_config.json").write_text(json.dumps(config), encoding="utf-8")
+    rows.append((f"model={own}", f"the chat template of model '{own}' ({own}/tokenizer_config.json or "
+                                 "chat_template.jinja): stopped: it ran more than 1,000,000"))
+    return rows
+
+
 def test_bad_input_rows_exit_2_with_one_line(tiny, tmp_path, capsys):
+    import time
+
     for extra, says in bad_rows(tiny, tmp_path):
+        start = time.monotonic()
         code, out, err = run_cli(capsys, "-q", "-m", f"slide:w=1,s=1,backbone=llm,{extra}", *quickstart())
         assert code == 2 and says in err and len(err.strip().splitlines()) == 1, (extra, err)
+        assert time.monotonic() - start < 30, extra  # a hostile template stops at once (before: killed after 150 s)
     code, out, err = run_cli(capsys, "-q", "-m", f"gemba-da:model={tiny}", *quickstart()[:-2], "-l", "en-xx")
     assert code == 2 and "cannot name language 'xx'" in err, err

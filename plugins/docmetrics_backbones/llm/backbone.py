@@ -46,6 +46,7 @@ from docmetrics.values.langpair import check_langpair, parse_langpair
 from docmetrics.values.params import Param
 from docmetrics.values.units import UnitRecord, UnitSpan
 
+from .chat_template import ChatTemplate, read_template
 from .parse import error_lines, map_spans, parse_answer
 from .prompts import Prompt, language_name, load_prompt, render_context
 
@@ -131,12 +132,16 @@ class LlmBackbone(Backbone):
                             "give; use score=parse or score=expected (with logprobs) with endpoint=",
                             params=("score",))
         self.template: str | None = None
+        self.chat: ChatTemplate | None = None
         if self.p["chat_template"]:
             path = Path(str(self.p["chat_template"])).expanduser()
             try:
-                self.template = path.read_text(encoding="utf-8")
-            except (OSError, UnicodeDecodeError) as exc:
-                raise SpecError(f"chat_template={path}: cannot be read ({exc})", params=("chat_template",)) from None
+                self.template = read_template(path)
+            except (OSError, ValueError) as exc:
+                why = (exc.strerror or str(exc)) if isinstance(exc, OSError) else str(exc)
+                raise SpecError(f"chat_template={path}: cannot be read ({why})", params=("chat_template",)) from None
+            if not self.p["endpoint"]:  # an endpoint's server writes the conversation itself
+                self.chat = ChatTemplate(self.template, f"chat_template={path}")
         self.names = dict(p.split(":", 1) for p in filter(None, str(self.p["names"]).split("+")))
         self._dir: Path | None = None
         self._lm: Any = None
@@ -205,7 +210,7 @@ class LlmBackbone(Backbone):
         import torch
 
         torch.manual_seed(int(self.p["seed"]))
-        self._lm = LocalModel(self.model_dir(), str(self.model), device, self.template, self.place)
+        self._lm = LocalModel(self.model_dir(), str(self.model), device, self.chat, self.place)
 
     # -- units to prompts ----------------------------------------------------------------------------
     def _values(self, unit: Unit, index: int) -> dict[str, str]:

@@ -19,6 +19,8 @@ from typing import Any, Callable, Sequence
 from docmetrics.plugin.models import quiet_libraries
 from docmetrics.values.errors import ModelError
 
+from .chat_template import ChatTemplate
+
 __all__ = ["LocalModel", "score_prefixes"]
 
 
@@ -29,10 +31,11 @@ def score_prefixes(low: float, high: float) -> tuple[frozenset[str], frozenset[s
 
 
 class LocalModel:
-    """The tokenizer and model of ``path``, loaded and checked; ``template``: a chat template's text
-    (None: the tokenizer's own)."""
+    """The tokenizer and model of ``path``, loaded and checked; ``template``: a chat template (None: the
+    tokenizer's own), rendered in a sandbox with limits (:mod:`.chat_template`)."""
 
-    def __init__(self, path: Path, given: str, device: str, template: str | None, place: Callable[[Any, str], Any]):
+    def __init__(self, path: Path, given: str, device: str, template: ChatTemplate | None,
+                 place: Callable[[Any, str], Any]):
         config = self._config(path, given)
         with quiet_libraries():
             import torch
@@ -42,9 +45,13 @@ class LocalModel:
                 tok = AutoTokenizer.from_pretrained(str(path), local_files_only=True)
             except Exception as exc:  # noqa: BLE001
                 raise ModelError(f"model '{given}': {path} has no tokenizer that loads ({_first(exc)})") from None
-            if template is not None:
-                tok.chat_template = template
-            if not getattr(tok, "chat_template", None):
+            own = getattr(tok, "chat_template", None)
+            if isinstance(own, dict):  # several named templates: transformers takes "default"
+                own = own.get("default")
+            if template is None and own:
+                template = ChatTemplate(str(own), f"the chat template of model '{given}' ({path}/"
+                                                  "tokenizer_config.json or chat_template.jinja)")
+            if template is None:
                 raise ModelError(f"model '{given}': its tokenizer has no chat template (tokenizer_config.json "
                                  "chat_template or chat_template.jinja), so the judge's conversation cannot be "
                                  "written for it; give one with chat_template=FILE (a Jinja file, as "
@@ -55,7 +62,8 @@ class LocalModel:
             except Exception as exc:  # noqa: BLE001
                 raise ModelError(f"cannot load the weights of model '{given}' from {path}: {_first(exc)}") from None
         place(model, device)
-        self.tok, self.model, self.device = tok, model, device
+        self.tok, self.model, self.device, self.template = tok, model, device, template
+        self._specials = {k: v for k, v in tok.special_tokens_map.items() if isinstance(v, str)}
         self.window = int(config.get("max_position_embeddings") or config.get("n_positions") or 4096)
         eos = model.generation_config.eos_token_id if model.generation_config is not None else None
         eos_ids = set(eos if isinstance(eos, list) else [] if eos is None else [eos])
@@ -90,7 +98,7 @@ class LocalModel:
 
     # -- prompts -------------------------------------------------------------------------------------
     def encode(self, messages: list[dict[str, str]]) -> list[int]:
-        text = self.tok.apply_chat_template(messages, add_generation_prompt=True, tokenize=False)
+        text = self.template.render(messages, self._specials)
         return list(self.tok(text, add_special_tokens=False)["input_ids"])
 
     def token_texts(self) -> list[str]:
