@@ -8,6 +8,7 @@ scored), and bad input rows."""
 from __future__ import annotations
 
 import json
+import shutil
 import socket
 from pathlib import Path
 
@@ -349,7 +350,12 @@ def bad_rows(tiny, tmp_path):
     typo.write_text(Path(load_prompt("gemba-da").path).read_text(encoding="utf-8").replace("{source_seg}",
                     "{source_seg} {sourse_lang}"), encoding="utf-8")
     plain = build_tiny_llm(tmp_path / "plain", chat_template=False)
+    deep = tmp_path / "deep"  # issue 37: a config far larger than its weights is refused before torch builds it
+    shutil.copytree(tiny, deep)
+    config = json.loads((deep / "config.json").read_text(encoding="utf-8"))
+    (deep / "config.json").write_text(json.dumps(dict(config, num_hidden_layers=100000)), encoding="utf-8")
     return [
+        (f"model={deep}", f"model '{deep}': {deep}/config.json describes a model of about"),
         (f"model={bert}", "not a causal"),
         (f"model={tiny},prompt={missing}", "no {target_seg} placeholder"),
         (f"model={tiny},prompt={typo}", "unknown placeholder {sourse_lang}"),

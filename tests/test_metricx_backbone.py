@@ -317,6 +317,13 @@ def _bad_rows():
         ("fp16", "metricx24-qe:model={model},tokenizer={tok},precision=fp16", "precision=fp16 overflows"),
         ("reference-needed", "metricx24:model={model},tokenizer={tok}", "needs a reference"),
         ("unknown-parameter", "metricx24:model={model},tokenizr={tok}", "did you mean 'tokenizer'"),
+        # issue 37: absurd sizes are refused naming config.json before torch builds (or fails to allocate) them
+        ("config-100000-layers", "metricx24-qe:model={deep},tokenizer={tok}",
+         "model '{deep}': {deep}/config.json describes a model of about"),
+        ("config-100000-layers-names-them", "metricx24-qe:model={deep},tokenizer={tok}",
+         "num_layers=100000, num_decoder_layers=100000"),
+        ("config-width-a-string", "metricx24-qe:model={strange},tokenizer={tok}",
+         "{strange}/config.json says d_model=\"wide\", not a whole number"),
     ]
 
 
@@ -334,7 +341,12 @@ def bad_dirs(tiny, tmp_path_factory):
     T5Tokenizer(str(tiny.tokenizer / "spiece.model"), extra_ids=5, legacy=True).save_pretrained(str(few))
     mx23 = root / "metricx-23-qe-xl-v2p0"
     shutil.copytree(tiny.model, mx23)
-    return {"t5": t5, "empty": root / "empty", "few": few, "mx23": mx23, "dir": root}
+    deep, strange = root / "deep", root / "strange"
+    for where, changes in ((deep, {"num_layers": 100000, "num_decoder_layers": 100000}), (strange, {"d_model": "wide"})):
+        shutil.copytree(tiny.model, where)
+        (where / "config.json").write_text(json.dumps(dict(config, model_type="mt5", **changes)))
+    return {"t5": t5, "empty": root / "empty", "few": few, "mx23": mx23, "dir": root, "deep": deep,
+            "strange": strange}
 
 
 @pytest.mark.parametrize("spec,culprit", [r[1:] for r in _bad_rows()], ids=[r[0] for r in _bad_rows()])

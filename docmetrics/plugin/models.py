@@ -8,6 +8,8 @@
 * :func:`hub_offline`, :func:`looks_like_hub_id`, :func:`looks_like_path`: is the hub off, is this a
   hub id or a path.
 * :func:`quiet_libraries`: keep model libraries from printing while a model loads.
+* :func:`check_config_size`: refuse a ``config.json`` whose sizes describe a model far larger than the
+  weights beside it (``num_layers: 100000``), before anything is built.
 
 The top-level package exports the same functions (``docmetrics.find_model``, ``docmetrics.fingerprint``,
 ...).  Only the standard library is imported here; huggingface_hub only when a hub id is looked up.
@@ -33,7 +35,7 @@ __all__ = [
     "find_model", "model_not_found", "hub_snapshot", "hub_cache_dir", "hub_unreachable", "hub_offline",
     "looks_like_hub_id", "looks_like_path", "quiet_libraries", "fingerprint", "cache_dir", "declared_token",
     "FINGERPRINT_LENGTH", "WEIGHT_SUFFIXES", "HUB_ID", "NOISY_LOGGERS", "OFFLINE_REASON", "ENGLISH_ONLY",
-    "english_only", "languages_not_covered",
+    "english_only", "languages_not_covered", "check_config_size",
 ]
 
 # -- the hub: on or off, hub ids and paths ----------------------------------------------------------------
@@ -388,3 +390,38 @@ def declared_token(directory: str | os.PathLike[str], role: str) -> str | None:
         if isinstance(token, str) and token:
             return token
     return None
+
+
+# -- config.json against the weights --------------------------------------------------------------------------
+_WIDTH = ("d_model", "hidden_size", "n_embd", "dim")
+_LAYERS = ("num_layers", "num_decoder_layers", "num_hidden_layers", "n_layer", "encoder_layers", "decoder_layers")
+_FEED_FORWARD = ("d_ff", "intermediate_size", "n_inner", "ffn_dim", "encoder_ffn_dim", "decoder_ffn_dim")
+_SIZES = (*_WIDTH, *_LAYERS, *_FEED_FORWARD, "vocab_size", "num_heads", "num_attention_heads", "d_kv")
+
+
+def check_config_size(config: dict, file: str | os.PathLike[str], model: str) -> None:
+    """Refuse (:class:`ModelError` naming ``file``) a config whose sizes are not whole numbers, or that
+    describes a model needing far more memory than the weights beside it hold: its parameters, counted
+    from the widths, layers and vocabulary (at least 1 byte each), more than 4 times the weight files
+    and 64 MiB.  Run before a model is built: torch would otherwise allocate it (or die trying)."""
+    where = Path(file)
+    for key in _SIZES:
+        value = config.get(key)
+        if value is not None and (isinstance(value, bool) or not isinstance(value, int) or value < 0):
+            raise ModelError(f"model '{model}': {where} says {key}={json.dumps(value)[:40]}, not a whole number "
+                             "of 0 or more; is config.json this model's?")
+
+    def first(keys: Sequence[str]) -> int:
+        return next((int(config[k]) for k in keys if config.get(k) is not None), 0)
+
+    width = first(_WIDTH)
+    layers = sum(int(config[k]) for k in _LAYERS if config.get(k) is not None)
+    feed = first(_FEED_FORWARD) or 4 * width
+    params = int(config.get("vocab_size") or 0) * width + layers * (4 * width * width + 3 * width * feed)
+    held = sum(f.stat().st_size for f in _weight_files(where.parent) if f.suffix in (".safetensors", ".bin", ".pt",
+                                                                                      ".pth", ".ckpt"))
+    if held and params > 4 * held + (64 << 20):
+        said = ", ".join(f"{k}={config[k]}" for k in _SIZES if config.get(k) is not None)
+        raise ModelError(f"model '{model}': {where} describes a model of about {params:.3g} parameters ({said}), "
+                         f"but the weights beside it are {held / 2**20:.3g} MiB; config.json does not describe "
+                         "these weights (give the config.json published with them)")

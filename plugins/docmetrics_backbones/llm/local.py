@@ -16,7 +16,7 @@ import json
 from pathlib import Path
 from typing import Any, Callable, Sequence
 
-from docmetrics.plugin.models import quiet_libraries
+from docmetrics.plugin.models import check_config_size, quiet_libraries
 from docmetrics.values.errors import ModelError
 
 from .chat_template import ChatTemplate
@@ -94,6 +94,7 @@ class LocalModel:
                              + (f" ({', '.join(archs)})" if archs else "")
                              + ", which is not a causal (decoder-only) language model; the llm backbone runs "
                              "chat LLMs such as Qwen2.5-7B-Instruct or Llama-3.1-8B-Instruct")
+        check_config_size(config, file, given)
         return config
 
     # -- prompts -------------------------------------------------------------------------------------

@@ -46,7 +46,7 @@ from pathlib import Path
 from typing import Any, Sequence
 
 from docmetrics.plugin.backbone import QE, REFERENCE, Backbone, BackboneOutput, SigField, Unit
-from docmetrics.plugin.models import find_model, fingerprint, quiet_libraries
+from docmetrics.plugin.models import check_config_size, find_model, fingerprint, quiet_libraries
 from docmetrics.values.errors import ModelError, SpecError, UserError
 from docmetrics.values.params import Param
 
@@ -208,6 +208,7 @@ class MetricxBackbone(Backbone):
             raise ModelError(f"model '{self.model}': {file} says model_type {kind!r}, not 'mt5'; the metricx backbone "
                              "runs MetricX checkpoints (mT5 fine-tuned for regression, e.g. "
                              f"{self.default_model})")
+        check_config_size(config, file, str(self.model))  # num_layers=100000: refused before torch builds it
         return config
 
     # -- loading ------------------------------------------------------------------------------------
