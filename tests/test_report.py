@@ -342,6 +342,32 @@ def test_report_refuses_what_it_cannot_read(tmp_path, capsys):
     assert code == 2 and "missing.json" in err
 
 
+def _scores_json(name="sysA", params="{}"):
+    first = f'{{"system": "{name}", "metric": "bleu", "score": 1.0, "signature": "BLEU|v:2", "params": {params}}}'
+    return f'[{first}, {{"system": "sysB", "metric": "bleu", "score": 2.0, "signature": "BLEU|v:2", "params": {{}}}}]'
+
+
+
+HOSTILE_JSON = [  # issue 37: (id, the saved output, exit status, what stderr says); before: a traceback each
+    ("lone-surrogate-in-a-name", _scores_json("a\\ud800b"), 0, "wrote"),  # UnicodeEncodeError in report/page.py
+    ("array-100000-deep", "[" * 100_000 + "]" * 100_000, 2,
+     "bad.json: not an output docmetrics report reads: its JSON nests arrays or objects about a thousand levels"),
+    ("deep-inside-a-valid-output", _scores_json(params="[" * 5000 + "]" * 5000), 2, "about a thousand levels deep"),
+]
+
+
+@pytest.mark.parametrize("text,code,says", [r[1:] for r in HOSTILE_JSON], ids=[r[0] for r in HOSTILE_JSON])
+def test_hostile_saved_output_exits_cleanly(tmp_path, capsys, text, code, says):
+    bad = tmp_path / "bad.json"
+    bad.write_text(text, encoding="utf-8")
+    got, out, err = run_cli(capsys, "report", bad, "-o", tmp_path / "x.html")
+    assert got == code and says in err and "Traceback" not in err and len(err.strip().splitlines()) == 1, err
+    if code == 0:  # the lone surrogate stays the escape it was: the page's data reads back as the file's
+        html = (tmp_path / "x.html").read_text(encoding="utf-8")
+        check_page(html)
+        assert "a\ud800b" in [r["system"] for r in embedded(html)["sources"][0]["data"]]
+
+
 def test_size_budget(data, tmp_path, capsys):
     from docmetrics.report import page as report_page
 

@@ -252,6 +252,8 @@ def run(args: argparse.Namespace) -> int:
         try:
             data = report.parse(text)
             report.detect(data)
+        except report.TooDeep as exc:  # the layouts would not help
+            raise InputError(f"{path}: not an output docmetrics report reads: {exc}") from None
         except (ValueError, report.LayoutError) as exc:
             layouts = "; ".join(f"{k}: {v}" for k, v in report.LAYOUTS.items())
             raise InputError(f"{path}: not an output docmetrics report reads ({exc}); it reads {layouts}") from None

@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import json
 import math
+import re
 from typing import Any, Iterable, Mapping, Sequence
 
 from ..values.result import Result
@@ -43,6 +44,10 @@ LAYOUTS = {
 
 class LayoutError(ValueError):
     """A JSON document none of :data:`LAYOUTS` describes."""
+
+
+class TooDeep(LayoutError):
+    """JSON nested too deeply to be read."""
 
 
 def detect(data: Any) -> str:
@@ -74,14 +79,19 @@ def detect(data: Any) -> str:
 
 
 def parse(text: str) -> Any:
-    """A saved output: one JSON document, or JSON lines (``--dump-alignment``) as a list."""
+    """A saved output: one JSON document, or JSON lines (``--dump-alignment``) as a list.  JSON nested
+    deeper than Python's parser can follow is :class:`TooDeep` (no output of docmetrics nests past a dozen)."""
     try:
-        return json.loads(text)
-    except json.JSONDecodeError:
-        lines = [line for line in text.splitlines() if line.strip()]
-        if len(lines) < 2:
-            raise
-        return [json.loads(line) for line in lines]
+        try:
+            return json.loads(text)
+        except json.JSONDecodeError:
+            lines = [line for line in text.splitlines() if line.strip()]
+            if len(lines) < 2:
+                raise
+            return [json.loads(line) for line in lines]
+    except RecursionError:
+        raise TooDeep("its JSON nests arrays or objects about a thousand levels deep or more, which no output of "
+                          "docmetrics does") from None
 
 
 def compact_result(result: Result, spec: str, ci: Mapping[str, Any] | None = None) -> dict[str, Any]:
@@ -253,8 +263,13 @@ def embed(data: Any) -> str:
         text = json.dumps(data, ensure_ascii=False, separators=(",", ":"), allow_nan=False)
     except ValueError:  # NaN or infinity (Python's json writes them; JSON.parse refuses them): null
         text = json.dumps(_finite(data), ensure_ascii=False, separators=(",", ":"), allow_nan=False)
-    return (text.replace("<", "\\u003c").replace(">", "\\u003e").replace("&", "\\u0026")
+    text = (text.replace("<", "\\u003c").replace(">", "\\u003e").replace("&", "\\u0026")
             .replace("\u2028", "\\u2028").replace("\u2029", "\\u2029"))
+    # a lone surrogate (json.loads reads "\\ud800" into one) cannot be written as UTF-8: keep it as an escape
+    return _SURROGATE.sub(lambda m: f"\\u{ord(m.group()):04x}", text)
+
+
+_SURROGATE = re.compile("[\ud800-\udfff]")
 
 
 def _finite(value: Any) -> Any:

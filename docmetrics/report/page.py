@@ -10,6 +10,7 @@ from __future__ import annotations
 import base64
 import hashlib
 import html
+import re
 from importlib import resources
 from pathlib import Path
 from string import Template
@@ -35,7 +36,7 @@ def render(payload: dict[str, Any]) -> str:
     csp = (f"default-src 'none'; img-src data:; style-src 'unsafe-inline'; script-src '{script_hash(script)}'; "
            "base-uri 'none'; form-action 'none'")
     return Template(template("report.html")).substitute(
-        title=html.escape(payload.get("title") or "docmetrics report"),
+        title=html.escape(re.sub("[\ud800-\udfff]", "\ufffd", payload.get("title") or "docmetrics report")),
         csp=html.escape(csp),
         css=template("report.css"),
         data=embed(payload),
