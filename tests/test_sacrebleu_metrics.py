@@ -280,6 +280,76 @@ def test_cli_quickstart_bleu_and_d_bleu(capsys):
     assert {row["metric"] for row in out} == {"bleu", "d-bleu"} and len(out) == 4
 
 
+SHORT_SEGMENTS = [  # (hypothesis, reference): short segments, where effective order changes sentence BLEU
+    ("Tee bitte.", "Tee bitte."),
+    ("Ja", "Ja"),
+    ("Das Haus", "Das kleine Haus"),
+    ("Ein Hund läuft im Park.", "Der Hund läuft im Park."),
+    ("Nein danke", "Ja bitte"),
+]
+
+
+def _sacrebleu_from(signature: str) -> BLEU:
+    """sacrebleu's BLEU set up from a docmetrics BLEU signature's fields alone."""
+    f = dict(part.split(":", 1) for part in signature.split("|")[1:])
+    return BLEU(tokenize=f["tokenize"], lowercase=f["lowercase"] == "yes", smooth_method=f["smooth_method"],
+                smooth_value=None if f["smooth_value"] == "none" else float(f["smooth_value"]),
+                effective_order=f["eff"] == "yes")
+
+
+@pytest.mark.parametrize("level,extra", [("seg", []), ("chunk", []), ("seg", ["-sh"])])
+def test_segment_bleu_is_reproduced_by_sacrebleu_from_the_printed_signature_alone(capsys, tmp_path, level, extra):
+    """Issue 37: segment BLEU is sentence BLEU with effective order; before, every signature said eff:no
+    (and "Tee bitte." against itself scored 100, which only effective_order=True gives)."""
+    hyp, ref = tmp_path / "hyp.txt", tmp_path / "ref.txt"
+    hyp.write_text("".join(h + "\n" for h, _ in SHORT_SEGMENTS), encoding="utf-8")
+    ref.write_text("".join(r + "\n" for _, r in SHORT_SEGMENTS), encoding="utf-8")
+    code = main(["-m", "bleu", "-i", str(hyp), "-r", str(ref), "--level", level, "-w", "9", *extra])
+    out, err = capsys.readouterr()
+    assert code == 0, err
+    lines = [line for line in err.splitlines() if line.startswith(("segment scores: ", "unit scores: "))]
+    assert len(lines) == 1, err
+    printed = lines[0].split(": ", 1)[1]
+    if extra:  # -sh: the short signature says it too
+        assert "|e:yes|" in printed and "|e:no|" in err
+        return
+    assert "|eff:yes|" in printed and "|eff:no|" in err  # the system score's signature stays corpus BLEU's
+    scores = [float(row.split("\t")[-1]) for row in out.splitlines()[1:]]
+    bleu = _sacrebleu_from(printed)
+    assert scores == [round(bleu.sentence_score(h, [r]).score, 9) for h, r in SHORT_SEGMENTS]
+    assert scores[0] == 100.0 and _sacrebleu_from(printed.replace("eff:yes", "eff:no")).sentence_score(
+        *SHORT_SEGMENTS[0][:1], [SHORT_SEGMENTS[0][1]]).score < 100  # the eff field is what makes it 100
+
+
+def test_segment_bleu_json_carries_the_unit_signature_and_reading_it_back_says_what_it_is(capsys, tmp_path):
+    hyp, ref, human = tmp_path / "hyp.txt", tmp_path / "ref.txt", tmp_path / "human.tsv"
+    hyp.write_text("".join(h + "\n" for h, _ in SHORT_SEGMENTS), encoding="utf-8")
+    ref.write_text("".join(r + "\n" for _, r in SHORT_SEGMENTS), encoding="utf-8")
+    assert main(["-m", "bleu", "chrf", "-i", str(hyp), "-r", str(ref), "--level", "seg", "-f", "json", "-q"]) == 0
+    bleu, chrf = json.loads(capsys.readouterr().out)
+    assert "|eff:no|" in bleu["signature"] and "|eff:yes|" in bleu["unit_signature"]
+    assert [u["score"] for u in bleu["units"]] == [_sacrebleu_from(bleu["unit_signature"]).sentence_score(h, [r]).score
+                                                   for h, r in SHORT_SEGMENTS]
+    assert "unit_signature" not in chrf  # chrF's sentence scores are computed as its signature says
+    # the signature of the segment scores given back to -m: said what it is, not a bare difference
+    code = main(["-m", bleu["unit_signature"], "-i", str(hyp), "-r", str(ref)])
+    err = capsys.readouterr().err
+    assert code == 0 and "it is the signature of bleu's segment scores (eff:yes), which --level seg prints" in err
+    # --human --seg-level judges the segment scores: the meta-evaluation names their signature too
+    hyp2 = tmp_path / "hyp2.txt"
+    hyp2.write_text("".join(r + "\n" for _, r in SHORT_SEGMENTS), encoding="utf-8")
+    human.write_text("system\tdoc_id\tseg_id\tdoc_pos\tscore\n" + "".join(
+        f"{name}\td\t{i}\t{i + 1}\t{v}\n" for name, bonus in (("hyp.txt", 0), ("hyp2.txt", 1))
+        for i, v in enumerate(range(bonus, bonus + len(SHORT_SEGMENTS)))), encoding="utf-8")
+    ids = tmp_path / "ids.txt"
+    ids.write_text("d\n" * len(SHORT_SEGMENTS), encoding="utf-8")
+    code = main(["-m", "bleu", "-i", str(hyp), str(hyp2), "-r", str(ref), "--doc-ids", str(ids), "--human", str(human),
+                 "--seg-level", "-q"])
+    out, err = capsys.readouterr()
+    assert code == 0, err
+    assert "[1] segment scores: bleu|tokenize:13a|" in out and "|eff:yes|" in out.split("segment scores:")[1], out
+
+
 def test_cli_paired_bootstrap_of_a_copy(capsys, tmp_path):
     a, r, ids = str(DATA / "sysA.txt"), str(DATA / "ref.txt"), str(DATA / "docids.txt")
     copy = tmp_path / "copy.txt"  # a file given twice is scored once (93ea8b4): a copy under another name

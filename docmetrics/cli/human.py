@@ -274,4 +274,6 @@ def metaeval_text(ev: WmtEval, args: argparse.Namespace, human: HumanScores | No
     out.write("\nSignatures:\n")
     for k, e in enumerate(evals):
         out.write(f"[{k + 1}] {e.signature}\n")
+        if e.unit_signature:
+            out.write(f"[{k + 1}] segment scores: {e.unit_signature}\n")
     return out.getvalue()

@@ -132,6 +132,7 @@ def results_text(all_results: list[tuple[str, list[Any]]], args: argparse.Namesp
             detail = f" {r.detail['text']}" if r.detail.get("text") else ""
             extra = f" ({r.coverage.summary()})" if r.coverage is not None else ""
             out.write(f"{r.signature.format(short=args.short)} = {cell(r, ci)}{detail}{extra}\n")
+            out.write(unit_signature_line(r, args))
         if cis:
             out.write(significance.describe_ci(cis, labels=len(cis) > 1))
         return out.getvalue()
@@ -148,4 +149,14 @@ def results_text(all_results: list[tuple[str, list[Any]]], args: argparse.Namesp
         out.write(significance.describe_ci(cis, labels=len(cis) > 1))
     for k, (_, res) in enumerate(all_results):
         out.write(f"[{k + 1}] {res[0].signature.format(short=args.short)}\n")
+        out.write(unit_signature_line(res[0], args, f"[{k + 1}] "))
     return out.getvalue()
+
+
+def unit_signature_line(r: Any, args: argparse.Namespace, prefix: str = "") -> str:
+    """At --level seg|chunk, the signature of the unit scores where it is not the system score's (BLEU's
+    sentence scores: effective order, eff:yes), so the table's scores can be reproduced from it."""
+    if args.level not in ("seg", "chunk") or getattr(r, "unit_signature", None) is None:
+        return ""
+    what = "segment" if args.level == "seg" else "unit"
+    return f"{prefix}{what} scores: {r.unit_signature.format(short=args.short)}\n"

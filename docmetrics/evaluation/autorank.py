@@ -281,7 +281,9 @@ def rank_results(metrics: Mapping[str, Sequence[Result]], *, lp: str | None = No
                 missing[r.system] = lost
         first = results[0]
         info[name] = {
-            "signature": first.signature.format(), "direction": "the metric's", "level": "seg" if segments else "sys",
+            "signature": (first.unit_signature if segments and first.unit_signature is not None  # BLEU: eff:yes
+                          else first.signature).format(),
+            "direction": "the metric's", "level": "seg" if segments else "sys",
             "items": first.coverage.segments_total if segments and first.coverage is not None else 1,
             "missing": sum(missing.values()), "missing_by_system": missing,
             "system_score": SEGMENT_MEAN if segments else OWN_SCORE,

@@ -129,6 +129,9 @@ class MetaEval:
     #: False where the metric scores errors: its scores were judged negated (every statistic reads higher
     #: as better), ``metric_scores`` are its own
     higher_is_better: bool = True
+    #: The signature of the unit scores the segment level judged, where it is not :attr:`signature`
+    #: (BLEU's sentence scores: eff:yes); None otherwise
+    unit_signature: str | None = None
 
     @property
     def spa_note(self) -> str | None:
@@ -225,6 +228,7 @@ class MetaEval:
                     "spa": as_score(self.spa),
                     "spa_items": self.spa_items,
                     "spa_note": self.spa_note,
+                    **({"unit_signature": self.unit_signature} if self.unit_signature else {}),
                 }
             )
         self._extras(d)
@@ -270,6 +274,7 @@ class MetaEval:
                 "kendall": as_score(self.seg_kendall),
                 "n": self.seg_n,
                 **({"acc_eq_note": self.acc_eq_note} if self.acc_eq_note else {}),
+                **({"unit_signature": self.unit_signature} if self.unit_signature else {}),
             },
             "segment_note": self.seg_note,
         }
@@ -431,6 +436,8 @@ def _metric_stats(
         pairs=pairs,
     )
     _segment_level(out, results, al, order, human_seg, spa, n_permutations, spa_seed, unit_level)
+    if out.seg_level_name is not None and results[0].unit_signature is not None:  # what the segment level judged
+        out.unit_signature = results[0].unit_signature.format(short=short)
     for name in stats.names("segment", plugins=False):  # a segment correlation without a reason of its own
         if out.values.get(name) is None and name not in out.notes and out.seg_note is not None:
             out.notes[name] = out.seg_note

@@ -292,6 +292,7 @@ class Metric(abc.ABC):
     def assemble(self, plan: UnitPlan, out: BackboneOutput) -> list[Result]:
         """Results from a plan and the scores of its units (in the plan's order)."""
         signature = self.signature()
+        unit_signature = self.unit_signature()
         params = self.param_values()
         agg = self.aggregation
         groups = unit_groups(u for units in plan.systems.values() for u in units)
@@ -325,7 +326,8 @@ class Metric(abc.ABC):
             )
             results.append(Result(system, self.name, score, signature, params, unit_scores, docs,
                                   coverage, dict(plan.extras.get(system, {})), agg.name,
-                                  decimals=self.decimals, higher_is_better=self.is_higher_better()))
+                                  decimals=self.decimals, higher_is_better=self.is_higher_better(),
+                                  unit_signature=unit_signature))
         return results
 
     def _aggregate(self, units: Sequence[UnitScore], groups: Sequence[str]) -> float:
@@ -403,6 +405,12 @@ class Metric(abc.ABC):
         if self.backbone is not None:
             fields += self.backbone.signature_fields()
         return Signature(self.name, fields, __version__)
+
+    def unit_signature(self) -> Signature | None:
+        """The signature of the unit scores, where they are computed otherwise than :meth:`signature`
+        says (sacrebleu's sentence BLEU uses effective order, its corpus BLEU does not); None (the
+        default) where the unit scores are computed as the signature says."""
+        return None
 
     def spec(self) -> str:
         """The spec that loads this metric again (``docmetrics.load(metric.spec())``): every parameter,

@@ -133,6 +133,10 @@ class Result:
     #: Whether a higher score is better (False where the metric scores errors: MetricX's 0-25, TER).
     #: Output keeps the metric's own values; every judging tool reads them through :meth:`oriented`.
     higher_is_better: bool = True
+    #: The signature of the unit (segment) scores where they are computed otherwise than :attr:`signature`
+    #: says (sacrebleu's sentence BLEU: with effective order, ``eff:yes``); None where the same.  In JSON
+    #: with the units, as ``unit_signature``.
+    unit_signature: Signature | None = None
 
     def __float__(self) -> float:
         return float(self.score)
@@ -166,5 +170,7 @@ class Result:
         if level in ("doc", "unit", "chunk"):
             d["docs"] = [x.to_dict() for x in self.docs]
         if level in ("unit", "chunk"):
+            if self.unit_signature is not None:
+                d["unit_signature"] = self.unit_signature.format(short=short)
             d["units"] = [x.to_dict() for x in self.units]
         return d

@@ -219,8 +219,22 @@ class SacrebleuMetric(Metric):
     def metric_fields(self) -> list[SigField]:
         """The parameters, then what sacrebleu's own signature adds to them (``nrefs:N``, BLEU's
         ``eff``, TER's ``tok``: the fields no parameter gives), its version as ``sacrebleu:VERSION``."""
-        self.corpus_scorer.num_refs = self.n_refs
-        sig = self.corpus_scorer.get_signature()
+        return self._fields(self.corpus_scorer)
+
+    def unit_signature(self) -> Signature | None:
+        """Where the unit scores are sacrebleu's sentence scores with other options than the corpus score
+        (BLEU's effective order), their own signature: the same fields with ``eff:yes``, so that
+        ``BLEU(..., effective_order=True).sentence_score(hyp, [ref])`` reproduces each from it alone."""
+        if self.sentence_options() == self.sacrebleu_options():
+            return None
+        sig = super().signature()  # the fields of the corpus score, then those of the sentence scorer
+        sig.fields = self._fields(self.sentence_scorer)
+        sig.folded = self._folded_keys
+        return sig
+
+    def _fields(self, scorer: Any) -> list[SigField]:
+        scorer.num_refs = self.n_refs
+        sig = scorer.get_signature()
         long_pairs = sig.format().split("|")
         short_pairs = sig.format(short=True).split("|")
         fields = super().metric_fields()
