@@ -180,6 +180,14 @@ def _jsonl(tmp):
     return tmp / "sysA.jsonl"
 
 
+def _wmt25_big(tmp):
+    first = _jsonl(tmp)
+    lines = first.read_text(encoding="utf-8").splitlines()
+    lines[0] = lines[0].replace('"M": [0.5, 0.5]', '"M": [1e308, 0.5]')
+    first.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    return first
+
+
 def _mtme_seg(tmp, lines):
     folder = tmp / "m" / "toy" / "metric-scores" / "en-de"
     folder.mkdir(parents=True, exist_ok=True)
@@ -198,6 +206,18 @@ BAD = [
     ("unknown metric", lambda t: _tsv(t, GOOD), ["--stored", "Nope"], "no metric 'Nope'"),
     ("all and names", lambda t: _tsv(t, GOOD), ["--stored", "all", "M"], "--stored all names every metric"),
     ("bad direction", lambda t: _tsv(t, GOOD), ["--direction", "M=up"], "--direction: direction 'M=up'"),
+    # issue 37: a direction naming no stored metric (before: accepted without a word)
+    ("direction of no metric", lambda t: _tsv(t, GOOD), ["--direction", "Nope=lower"],
+     "s.tsv has no stored metric 'Nope' (its metrics: M); give one of those names"),
+    # issue 37: scores that overflow sums (before: '0.0000 (nan ± inf) (p = 1.0000)', exit 0)
+    ("1e308 and -1e308", lambda t: _tsv(t, [r.rsplit("\t", 1)[0] + ("\t1e308" if k % 2 else "\t-1e308")
+                                           for k, r in enumerate(GOOD)]), [],
+     "s.tsv, line 2, field M: '-1e308' is beyond ±1e+100, too large to average or resample"),
+    ("1e308 in JSON lines", lambda t: _wmt25_big(t), ["-l", "en-de"],
+     "sysA.jsonl, line 1, field metric_scores.M[0]: 1e+308 is beyond ±1e+100"),
+    ("1e308 in an MTME file", lambda t: _mtme_seg(t, [f"{s}\t1e308" for s in ("sysA", "sysB", "sysC")
+                                                     for _ in range(6)]), [],
+     "X-refA.seg.score, line 1: '1e308' is beyond ±1e+100"),
     ("unknown language pair", lambda t: _jsonl(t), ["-l", "en-fr"], "no language pair 'en-fr'"),
     ("mtme seg count", lambda t: _mtme_seg(t, [f"{s}\t0.5" for s in ("sysA", "sysB", "sysC") for _ in range(5)]), [],
      "X-refA.seg.score, line 5, field X-refA: 5 seg-level scores of system 'sysA', the test set has 6"),

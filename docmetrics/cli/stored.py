@@ -83,6 +83,7 @@ def for_pair(args: argparse.Namespace, lp: str | None) -> list[StoredMetric]:
     stored = read_stored(args.scores, lp=lp, declared=declared)
     where = _where(args.scores)
     have = stored.language_pairs()
+    _check_declared(declared, [m for metrics in stored.pairs.values() for m in metrics], where)
     if lp:
         name, metrics = stored.pair(lp, where)
     elif len(have) > 1:
@@ -111,7 +112,19 @@ def for_mtme(args: argparse.Namespace, lps: Sequence[str]) -> dict[str, list[Sto
             raise InputError(f"--stored {' '.join(args.stored or ['all'])}: no stored metric is in every language "
                              f"pair ({', '.join(lps)})")
         out = {lp: [m for m in ms if m.name in common] for lp, ms in out.items()}
+    if not getattr(args, "scores", None):
+        _check_declared(declared, [m.name for ms in out.values() for m in ms], f"--mtme {args.mtme}")
     return out
+
+
+def _check_declared(declared: dict[str, bool], names: Sequence[str], where: str) -> None:
+    """--direction NAME=... naming no stored metric would be ignored: refuse it, listing the names."""
+    for name, higher in declared.items():
+        if name not in names:
+            have = sorted(set(names))
+            raise UserError(f"--direction {name}={'higher' if higher else 'lower'}: {where} has no stored metric "
+                            f"{name!r} (its metrics: {', '.join(have[:12])}{' ...' if len(have) > 12 else ''}); "
+                            "give one of those names")
 
 
 def testset_of(metrics: Sequence[StoredMetric]) -> TestSet:

@@ -10,6 +10,7 @@ from typing import Optional, Sequence
 
 from .errors import InputError
 from .io import read_lines
+from .stored import check_magnitude
 
 __all__ = ["LEVELS", "Score", "read_score_file", "parse_human_filename", "parse_metric_filename"]
 
@@ -33,7 +34,7 @@ def _parse_score(text: str, where: str, allow_none: bool) -> Score:
         if not allow_none:
             raise InputError(f"{where}: NaN is not allowed in a metric score file")
         return None
-    return value
+    return check_magnitude(value, repr(text), where, "write None" if allow_none else "score it again")
 
 
 def read_score_file(

@@ -46,6 +46,7 @@ from .versions import __version__
 __all__ = [
     "StoredMetric", "LOWER_IS_BETTER_NAMES", "FINGERPRINT_LENGTH", "file_fingerprint", "choose_direction",
     "parse_direction", "read_wmt25_scores", "read_score_tsv", "to_results", "check_order", "find_pair", "WMT25_FIELDS",
+    "MAX_SCORE", "check_magnitude",
 ]
 
 #: Hex digits of a stored file's fingerprint (as long as a model's, docmetrics.plugin.models).
@@ -192,6 +193,20 @@ def file_fingerprint(paths: Sequence[str]) -> str:
     return outer.hexdigest()[:FINGERPRINT_LENGTH]
 
 
+#: The largest magnitude a stored score may have: sums of scores and of their squares (means, resamples,
+#: correlations) must stay finite; no metric's score comes near it.
+MAX_SCORE = 1e100
+
+
+def check_magnitude(value: float, text: str, where: str, missing: str) -> float:
+    """``value``, or an InputError naming ``where`` when it is beyond :data:`MAX_SCORE` (1e308 and -1e308
+    would sum to inf - inf, a mean of nan)."""
+    if abs(value) > MAX_SCORE:
+        raise InputError(f"{where}: {text} is beyond ±{MAX_SCORE:g}, too large to average or resample (sums "
+                         f"of such scores overflow); rescale the scores, or {missing} where a score is missing")
+    return value
+
+
 def _number(value: Any, where: str) -> float | None:
     """A JSON score: a finite number, or None for ``null``; an InputError for anything else."""
     if value is None:
@@ -202,7 +217,7 @@ def _number(value: Any, where: str) -> float | None:
     value = float(value)
     if not math.isfinite(value):
         raise InputError(f"{where}: {value} is not a finite number; write null where a score is missing")
-    return value
+    return check_magnitude(value, f"{value:g}", where, "write null")
 
 
 def _cell(text: str, where: str) -> float | None:
@@ -218,7 +233,7 @@ def _cell(text: str, where: str) -> float | None:
     if not math.isfinite(value):
         raise InputError(f"{where}: {text!r} is not a finite number; leave the cell empty (or write None) "
                          "where a score is missing")
-    return value
+    return check_magnitude(value, repr(text), where, "leave the cell empty")
 
 
 def find_pair(wanted: str, have: Sequence[str], where: str) -> str:
