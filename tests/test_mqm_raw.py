@@ -286,6 +286,29 @@ def test_bad_raw_mqm_exits_2_naming_file_line_and_field(tmp_path, testset, capsy
     assert len(err.strip().splitlines()) == 1 and message in err and "Traceback" not in err
 
 
+WARNED = [  # issue 37: (file name, lines after the header, the one warning); before: accepted without a word
+    ("open.tsv", ["A\ttalk.1\t1\t1\tr1\ts\tIch bitte <v>euch.\tFluency/Register\tMajor",
+                  "B\ttalk.1\t1\t1\tr1\ts\tt\tNo-error\tNo-error"],
+     "open.tsv, line 2, column target: a <v> is never closed; the error span is read to the end of the text"),
+    ("two-open.tsv", ["A\ttalk.1\t1\t1\tr1\t<v>s\tIch bitte euch.\tAccuracy/Omission\tMajor",
+                      "B\ttalk.1\t1\t1\tr1\ts\tIch <v>bitte Sie.\tFluency/Register\tMinor"],
+     "two-open.tsv, line 2, column source and 1 more: a <v> is never closed"),
+]
+
+
+@pytest.mark.parametrize("name, lines, message", WARNED, ids=[w[0] for w in WARNED])
+def test_an_unclosed_mark_is_read_to_the_end_and_warned_of(tmp_path, testset, capsys, name, lines, message):
+    path = tmp_path / name
+    path.write_text(HEADER + "\n" + "".join(ln + "\n" for ln in lines), encoding="utf-8")
+    code, out, err = run_cli(capsys, "-m", "chrf", "-i", testset / "A.txt", testset / "B.txt", "-r", testset / "ref",
+                             "--doc-ids", testset / "ids", "--human", path, "-q")
+    assert code == 0, err
+    assert message in err and err.count("never closed") == 1 and "warning" in err
+    ratings = read_mqm(str(path))
+    (span,) = ratings.segments[("A", "talk.1", "1")].spans
+    assert (span.start, span.end) == ((10, 15) if name == "open.tsv" else (0, 1))  # to the end of the text
+
+
 def test_a_raw_file_has_one_score_column(testset, capsys):
     code, _, err = run_cli(capsys, "-m", "chrf", "-i", testset / "A.txt", testset / "B.txt", "-r", testset / "ref",
                            "--doc-ids", testset / "ids", "--human", testset / "mqm.tsv", "--human-column", "score")

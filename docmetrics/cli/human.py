@@ -133,7 +133,10 @@ def read_human(args: argparse.Namespace) -> HumanScores | None:
     any model is loaded."""
     if not getattr(args, "human", None):
         return None
-    return load_human(args.human, args.human_column, args.human_lower_better)
+    human = load_human(args.human, args.human_column, args.human_lower_better)
+    for text in human.warnings:
+        warn(text)
+    return human
 
 
 def check_document_gold(args: argparse.Namespace, testset: TestSet | None, human: HumanScores | None) -> None:

@@ -28,7 +28,7 @@ from ..evaluation.spans import (
 from ..values.errors import UserError
 from ..values.mqm_tsv import MqmRatings, is_human_name
 from ..values.testset import TestSet
-from .errors import note
+from .errors import note, warn
 from .format import metric_labels, num, table
 from .output import Output
 from .scoring import ScoringReport
@@ -83,7 +83,10 @@ def _mqm(args: argparse.Namespace) -> MqmRatings:
     if not lines or not is_mqm_header([h.strip() for h in lines[0].split("\t")]):
         raise UserError(f"--spans with --human {args.human}: the file has no error spans; give a raw MQM file "
                         "(one line per error, spans marked <v>...</v>) or --genmt FILE")
-    return read_mqm(args.human, lines)
+    ratings = read_mqm(args.human, lines)
+    if ratings.unclosed_note():
+        warn(ratings.unclosed_note())
+    return ratings
 
 
 def _gold(args: argparse.Namespace, metrics: list[str]) -> tuple[SpanGold, _Scored | None]:

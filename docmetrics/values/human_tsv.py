@@ -52,6 +52,8 @@ class HumanScores:
     raw_mqm: bool = False
     #: system -> {(doc_id, seg_id): the errors' spans}, from a raw MQM file
     spans: dict[str, dict[tuple[str, str], list[MqmSpan]]] = field(default_factory=dict)
+    #: what the reader has to say of the file (a raw MQM file's unclosed <v>), for the caller to warn
+    warnings: list[str] = field(default_factory=list)
 
     @property
     def segment_level(self) -> bool:
@@ -184,8 +186,9 @@ def _load_mqm(path: str, lines: list[str], column: str | None) -> HumanScores:
         positions[key] = seg.doc_pos
     system = {name: math.fsum(scores.values()) / len(scores) for name, scores in segments.items()}
     humans = {name for name in system if is_human_name(name)}
+    note = ratings.unclosed_note()
     return HumanScores(path, MQM_COLUMN, system, segments, positions, humans, lower_is_better=True,
-                       raw_mqm=True, spans=spans)
+                       raw_mqm=True, spans=spans, warnings=[note] if note else [])
 
 
 def _rank_positions(segments: dict[str, dict[tuple[str, str], float]]) -> dict[tuple[str, str], int]:

@@ -91,6 +91,17 @@ class MqmRatings:
 
     path: str
     segments: dict[tuple[str, str, str], MqmSegment]
+    #: (line, column) of each text whose ``<v>`` is never closed (its span runs to the end of the text)
+    unclosed: list[tuple[int, str]] = field(default_factory=list)
+
+    def unclosed_note(self) -> str | None:
+        """A warning for the texts whose ``<v>`` is never closed, naming the first; None without any."""
+        if not self.unclosed:
+            return None
+        line, column = self.unclosed[0]
+        more = f" and {len(self.unclosed) - 1} more" if len(self.unclosed) > 1 else ""
+        return (f"{self.path}, line {line}, column {column}{more}: a <v> is never closed; the error span is read "
+                "to the end of the text (as score_mqm.py reads it): close it with </v> where it ends")
 
     def systems(self) -> list[str]:
         """The systems rated (human references among them), in the order the file first names them."""
@@ -220,6 +231,7 @@ def read_mqm(path: str, lines: list[str] | None = None) -> MqmRatings:
     need = max(col[c] for c in MQM_COLUMNS) + 1
     segments: dict[tuple[str, str, str], MqmSegment] = {}
     positions: dict[tuple[str, str], tuple[int, int]] = {}
+    unclosed: list[tuple[int, str]] = []
     for lineno, line in enumerate(lines[1:], 2):
         line = line.rstrip("\r")
         if not line.strip():
@@ -254,6 +266,8 @@ def read_mqm(path: str, lines: list[str] | None = None) -> MqmRatings:
                 texts[side] = strip_marks(_unquote(row[side]))
             except ValueError as exc:
                 raise _bad(path, lineno, side, f"{exc}: mark an error span as <v>...</v>") from None
+            if row[side].count(OPEN) > row[side].count(CLOSE):
+                unclosed.append((lineno, side))
         seg = segments.get((row["system"], *seg_key))
         if seg is None:
             seg = segments[(row["system"], *seg_key)] = MqmSegment(
@@ -268,4 +282,4 @@ def read_mqm(path: str, lines: list[str] | None = None) -> MqmRatings:
         seg.spans.append(MqmSpan(rater, severity, row["category"], start, end, side, own))
     if not segments:
         raise InputError(f"{path}: a header and no rating; a raw MQM file has one line per error")
-    return MqmRatings(path, segments)
+    return MqmRatings(path, segments, unclosed)
