@@ -124,6 +124,25 @@ def test_a_real_pipe(files, toy_dist):
     assert float(proc.stdout) == pytest.approx(expected, abs=1e-9)
 
 
+@pytest.mark.parametrize("sig,code,says", [("SIGINT", 130, "docmetrics: interrupted"),
+                                           ("SIGTERM", 143, "docmetrics: terminated (SIGTERM)")])
+def test_a_signal_while_it_waits_stops_it_in_one_line(files, sig, code, says):
+    """Issue 37: SIGTERM stops a run as Ctrl-C does (before: a stack dump); here it waits on stdin."""
+    import signal
+    import time
+
+    proc = subprocess.Popen([sys.executable, "-m", "docmetrics", "-m", "chrf", "-r", files["src"]],
+                            stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        time.sleep(5)  # started and reading stdin, which never ends
+        proc.send_signal(getattr(signal, sig))
+        out, err = proc.communicate(timeout=60)
+    finally:
+        proc.kill()
+    assert proc.returncode == code and says in err and "Traceback" not in err, err
+    assert len(err.strip().splitlines()) == 1, err
+
+
 # -- 2. tables: --level doc|chunk|seg, -o ---------------------------------------------------------------------
 SPECS = ("slide:w=2,s=1,backbone=toy", "slide:w=3,s=3,backbone=toy")
 

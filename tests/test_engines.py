@@ -165,6 +165,14 @@ def ray_engine():
             os.environ["PYTHONPATH"] = saved
 
 
+def test_ray_leaves_sigterm_to_the_command(ray_engine):
+    """Issue 37: ray.init makes SIGTERM sys.exit(15) (a stack dump from the command); the engine puts back
+    the handler it found (here the default; the command line's stops the run as Ctrl-C does)."""
+    import signal
+
+    assert signal.getsignal(signal.SIGTERM) is signal.SIG_DFL
+
+
 def test_ray_gives_the_single_process_scores(specs, in_process, ray_engine):
     session = Session(cache=None, engine=ray_engine, device="cpu")  # not closed: the engine is the module's
     got = {name: docmetrics.load(spec, session=session).score_systems(

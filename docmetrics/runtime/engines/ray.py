@@ -6,8 +6,10 @@ from __future__ import annotations
 
 import contextlib
 import os
+import signal
 import socket
 import sys
+import threading
 from collections import deque
 from typing import TYPE_CHECKING, Any, Callable, Iterator, Sequence
 
@@ -150,6 +152,8 @@ class RayEngine(Engine):
                 kwargs["address"] = self.address
             elif self.num_cpus is not None:
                 kwargs["num_cpus"] = self.num_cpus
+            main = threading.current_thread() is threading.main_thread()
+            sigterm = signal.getsignal(signal.SIGTERM) if main else None
             try:
                 with _stderr_held() as held:  # the C++ core's start-up line ("Set ray log level ...")
                     ray.init(**kwargs)
@@ -157,6 +161,9 @@ class RayEngine(Engine):
                 said = held.read().strip().splitlines()
                 raise UserError(f"engine=ray: Ray did not start ({type(exc).__name__}: {exc})"
                                 + (f"; Ray said: {said[-1][:300]}" if said else ""), params=("engine",)) from None
+            finally:
+                if main and sigterm is not None:  # ray.init makes SIGTERM sys.exit(15): the command's own again
+                    signal.signal(signal.SIGTERM, sigterm)
             self._started = True
             # the driver prints raylet notices (a lost actor) on stdout, where results go: our errors say it
             _raylet_notices(ray, False)
