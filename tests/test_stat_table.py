@@ -227,3 +227,26 @@ def test_metrics_that_scored_different_systems_are_compared_on_those_all_scored(
                                                                          [means[s] for s in OUTPUTS])[0])
     dicts = human_dicts(ev)
     assert set(dicts[0]["clusters"]) == set(ev.comparisons) and dicts[0]["perm_both"]["n_resamples"] == 100
+
+
+def test_equal_values_in_different_clusters_are_explained():
+    """Issue 37: chrF's accuracy 0.7143 (2) beside BLEU's 0.7143 (1) came with no word why."""
+    from docmetrics.algorithms.wmt_stats.perm_both import PermResult
+    from docmetrics.algorithms.wmt_stats.ranking import significance_clusters
+    from docmetrics.cli.stat_table import significance_lines
+    from docmetrics.evaluation.comparisons import Comparison
+
+    values = {"doc-bertscore": 0.8571, "bleu": 0.7143, "chrf": 0.7143}
+    p = {("doc-bertscore", "bleu"): 0.2, ("doc-bertscore", "chrf"): 0.01, ("bleu", "chrf"): 0.5}
+    ranking = significance_clusters(values, p, 0.05)
+    assert [(r.metric, r.rank) for r in ranking] == [("doc-bertscore", 1), ("bleu", 1), ("chrf", 2)]
+    comp = Comparison("accuracy", ranking, {k: PermResult(v, 0.0, 1000, 1) for k, v in p.items()}, 0.05, 1000, 1)
+    lines = significance_lines({"accuracy": comp}, 3, 1000, 1, 0.05)
+    assert lines[1] == ("accuracy: bleu and chrf have the same value (0.7143) but sit in clusters 1 and 2: chrf is "
+                        "significantly worse than doc-bertscore (p = 0.0100 < 0.05), bleu is not (p = 0.2000); a "
+                        "cluster starts at the first metric significantly worse than one above it, and the test "
+                        "compares the metrics on the same resamples, where equal values can differ")
+    p[("doc-bertscore", "chrf")] = 0.3  # the same cluster: nothing to explain
+    ranking = significance_clusters(values, p, 0.05)
+    comp = Comparison("accuracy", ranking, {k: PermResult(v, 0.0, 1000, 1) for k, v in p.items()}, 0.05, 1000, 1)
+    assert len(significance_lines({"accuracy": comp}, 3, 1000, 1, 0.05)) == 1

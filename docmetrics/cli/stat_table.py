@@ -151,8 +151,35 @@ def significance_lines(comparisons: Mapping[str, Comparison], n_metrics: int, n_
     """The notes on the clusters under a table of ``n_metrics`` metrics: what ``(n)`` is (``explain``), or
     that no test ran (0 resamples)."""
     if comparisons:
-        return [clusters_text(n_resamples, seed, alpha)] if explain else []
+        return ([clusters_text(n_resamples, seed, alpha)] if explain else []) + tie_lines(comparisons)
     return [NO_TESTS] if n_metrics > 1 and n_resamples == 0 else []
+
+
+def tie_lines(comparisons: Mapping[str, Comparison]) -> list[str]:
+    """Why two metrics with the same value of a statistic sit in different clusters: the later one is
+    significantly worse than a metric ranked above both, the earlier one is not (equal values tie on the
+    observed difference, not on the resamples)."""
+    lines = []
+    for stat, comp in comparisons.items():
+        ranking = comp.ranking
+        for i, a in enumerate(ranking):
+            for b in ranking[i + 1:]:
+                if a.rank is None or b.rank is None or a.rank == b.rank or a.value != b.value:
+                    continue
+                above = [r for r in ranking[:i] + [a] if r.metric != b.metric and (r.metric, b.metric) in comp.tests
+                         and comp.pvalue(r.metric, b.metric) < comp.alpha]
+                if not above:
+                    continue
+                top = above[0]
+                p_b = comp.pvalue(top.metric, b.metric)
+                p_a = comp.pvalue(top.metric, a.metric) if (top.metric, a.metric) in comp.tests else None
+                lines.append(f"{stat}: {a.metric} and {b.metric} have the same value ({a.value:.4f}) but sit in "
+                             f"clusters {a.rank} and {b.rank}: {b.metric} is significantly worse than {top.metric} "
+                             f"(p = {p_b:.4f} < {comp.alpha:g})" + (f", {a.metric} is not (p = {p_a:.4f})"
+                                                                     if p_a is not None and top is not a else "")
+                             + "; a cluster starts at the first metric significantly worse than one above it, and "
+                             "the test compares the metrics on the same resamples, where equal values can differ")
+    return lines
 
 
 def untested_lines(comparisons: Mapping[str, Comparison]) -> list[str]:
