@@ -140,8 +140,8 @@ def genmt_gold(pair: GenmtPair, all_domains: tuple[str, ...] | None = None) -> S
             elif judged.errors is None:
                 items[(system, key_id)] = SpanItem(system, name, length, None, "items judged without span annotation")
             elif len(judged.scores) > 1:
-                items[(system, key_id)] = SpanItem(system, name, length, None,
-                                                   "items judged by several annotators (their spans are merged)")
+                why = "items judged by several annotators (their spans come merged: no one annotation to compare)"
+                items[(system, key_id)] = SpanItem(system, name, length, None, why)
             else:
                 items[(system, key_id)] = SpanItem(system, name, length, _gold_spans(
                     judged.errors, f"{pair.path}, line {judged.line}, field scores.{system}"))
