@@ -190,6 +190,14 @@ def test_genmt_page_has_the_spans(tmp_path, capsys):
     d = embedded(page.read_text(encoding="utf-8"))
     assert d["sources"][0]["layout"] == "genmt" and d["sources"][0]["data"] == json.loads(stdout)
     assert d["spans"] == {"sysB": {"0": [[0, 5, "major", ""]], "1": [[0, 5, "major", ""]]}}
+    # issue 37: without -f json typed, the title names the command, not '-f json'; --genmt's file is no --human
+    code, stdout, err = run_cli(capsys, "-m", "chrf", "--genmt", path, "-l", "en-de", "--report", page, "-q")
+    assert code == 0, err
+    d = embedded(page.read_text(encoding="utf-8"))
+    typed = f"docmetrics report: docmetrics -m chrf --genmt {path} -l en-de --report {page} -q"
+    assert d["title"] == (typed if len(typed) <= 179 else typed[:178] + "…")  # the command as typed, up to 160
+    assert "-f json" not in d["title"] and "-f json" not in d["sources"][0]["name"]
+    assert [flag for flag, _ in d["inputs"]] == ["-m", "-l", "--genmt"]
 
 
 def test_report_rebuilds_every_layout_without_a_model(data, tmp_path, capsys):

@@ -37,9 +37,13 @@ def add_argument(g: argparse._ArgumentGroup) -> None:
 
 
 def inputs_typed(args: argparse.Namespace) -> list[tuple[str, str]]:
+    """The inputs as the command line named them (--genmt FILE sets --human to the same file itself: not
+    listed as --human, which was not typed)."""
     out = []
     for flag, attr in TYPED:
         value = getattr(args, attr, None)
+        if attr == "human" and value and value == getattr(args, "genmt", None):
+            continue
         if value:
             out.append((flag, shlex.join(value) if isinstance(value, (list, tuple)) else str(value)))
     return out
@@ -189,8 +193,11 @@ def write_for_command(args: argparse.Namespace, output: str, all_results: Sequen
     results = [] if carries_units else [
         report.compact_result(r, spec, cis[k][i].to_dict() if cis else None)
         for k, (spec, rs) in enumerate(all_results) for i, r in enumerate(rs)]
+    typed = command_line(args)
+    name = f"this command's output ({layout})"  # not '-f json', which was not typed
+    title = None if typed is None else "docmetrics report: " + (typed if len(typed) <= 160 else typed[:159] + "…")
     payload = report.payload(
-        [(f"docmetrics -f json ({layout})", data)], results=results,
+        [(name, data)], results=results, title=title,
         texts=report.texts(testset) if testset is not None else None,
         human=human_segments(human, testset) if testset is not None else None,
         spans=error_spans(args, human, testset) if testset is not None else None,
