@@ -5,6 +5,8 @@ from __future__ import annotations
 import math
 from typing import Callable, Mapping, Sequence
 
+from ..evaluation.labels import column, metric_labels
+
 __all__ = ["num", "table", "tsv", "metric_labels", "column", "columns", "namer", "units_cut", "coverage_lines"]
 
 
@@ -14,25 +16,6 @@ def num(x: float | None, width: int) -> str:
         return "nan"
     text = f"{x:.{width}f}"
     return text[1:] if text.startswith("-") and float(text) == 0 else text
-
-
-def metric_labels(specs: Sequence[str], names: Sequence[str] | None = None) -> list[str]:
-    """How every table, note and plot names each ``-m`` spec: its name as the user typed it (the
-    metric, the preset, or ``NAME@DIST``; a signature by its metric's name, given in ``names``), and
-    the whole spec where two specs would share a label.  The ``[k]`` after it points to the spec's
-    signature under the table."""
-    short = []
-    for k, spec in enumerate(specs):
-        if "|" in spec:
-            short.append(names[k] if names is not None else spec.split("|", 1)[0])
-        else:
-            short.append(spec.split(":", 1)[0])
-    return [label if short.count(label) == 1 else spec for label, spec in zip(short, specs)]
-
-
-def column(label: str, k: int) -> str:
-    """The header of a metric's column or row, in every table: ``LABEL [k]`` (``k`` from 1)."""
-    return f"{label} [{k}]"
 
 
 def columns(specs: Sequence[str]) -> dict[str, str]:

@@ -19,7 +19,7 @@ from typing import Any, Sequence
 
 from ..algorithms.detection import Detection, detect, items
 from ..values.errors import UserError
-from ..values.genmt import REFERENCE, WMT26_ERROR_FREE_THRESHOLD, GenmtData, GenmtPair, exact_mean, read_genmt
+from ..values.genmt import REFERENCE, WMT26_ERROR_FREE_THRESHOLD, GenmtData, GenmtPair, esa_scores, read_genmt
 from ..values.human_tsv import HumanScores
 from ..values.result import Result
 from ..values.testset import TestSet
@@ -121,27 +121,12 @@ def prepare(args: argparse.Namespace) -> tuple[GenmtPair, TestSet, HumanScores |
     testset = pair.testset(reference=bool(getattr(args, "ref", None)) or pair.reference is not None,
                            include_reference=include)
     notes = list(data.warnings)
-    scores = pair.human_scores(pair.systems + ([REFERENCE] if include else []))
     if REFERENCE in pair.human and not include:
         judged = sum(j is not None and j.score is not None for j in pair.human[REFERENCE])
         notes.append(f"{REFERENCE} (the reference) was judged as a system in {args.genmt} ({judged} segments of "
                      f"{pair.name}); it is not scored as one, since reference-based metrics score against it: "
                      "--include-human scores it too (reference-free metrics only)")
-    if not scores:
-        return pair, testset, None, notes
-    segments: dict[str, dict[tuple[str, str], float]] = {}
-    positions: dict[tuple[str, str], int] = {}
-    for name, row in scores.items():
-        judged_segments = {}
-        for seg, value in zip(pair.segments, row):
-            key = (seg.doc_id, str(seg.position))
-            positions[key] = seg.position
-            if value is not None:
-                judged_segments[key] = float(value)
-        segments[name] = judged_segments
-    system = {name: exact_mean(list(v.values())) for name, v in segments.items() if v}
-    humans = {REFERENCE} if include and REFERENCE in system else set()
-    return pair, testset, HumanScores(args.genmt, "ESA", system, segments, positions, humans), notes
+    return pair, testset, esa_scores(pair, args.genmt, include_reference=include), notes
 
 
 def human_text(args: argparse.Namespace, pair: GenmtPair, human: HumanScores) -> str:

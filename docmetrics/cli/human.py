@@ -9,6 +9,7 @@ import io
 from typing import Any, Sequence
 
 from ..algorithms.wmt_stats import DEFAULT_PERMUTATIONS, DEFAULT_RESAMPLES, DEFAULT_SEED, SPA_SEED
+from ..evaluation import labels
 from ..evaluation import statistics as stats
 from ..evaluation.doc_level import DOC_RULES, doc_gold
 from ..evaluation.human import closest_system, match_systems, segment_rows
@@ -20,7 +21,6 @@ from ..values.result import Result
 from ..values.testset import TestSet
 from .conflicts import NEEDS, WITH, Conflicts, Option
 from .errors import warn
-from .format import column, metric_labels
 from .output import Output
 from .stat_table import significance_lines, stat_table, untested_lines
 
@@ -202,8 +202,8 @@ def run_metaeval(
 
 
 def row_labels(specs: Sequence[str], names: Sequence[str] | None = None) -> list[str]:
-    """``LABEL [k]`` of each metric, as every table names it (:func:`~docmetrics.cli.format.metric_labels`)."""
-    return [column(label, k + 1) for k, label in enumerate(metric_labels(specs, names))]
+    """``LABEL [k]`` of each metric, as every table names it (:func:`~docmetrics.evaluation.labels.row_labels`)."""
+    return labels.row_labels(specs, names)
 
 
 #: how a raw MQM file's scores are computed, in the notes under a table

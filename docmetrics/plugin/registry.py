@@ -1,6 +1,7 @@
 """Plugin discovery through entry points, robust to broken and conflicting third-party packages.
 
-Groups: ``docmetrics.metrics``, ``docmetrics.backbones``, ``docmetrics.segmenters``, ``docmetrics.tools``.
+Groups: ``docmetrics.metrics``, ``docmetrics.backbones``, ``docmetrics.segmenters``, ``docmetrics.tools``,
+``docmetrics.statistics``, ``docmetrics.human_formats`` and ``docmetrics.cluster_rules``.
 Listing reads installed metadata only (``importlib.metadata``, one entry per distribution, so every
 plugin is credited to the distribution that registers it) and imports no plugin module; a plugin is
 imported when it is used.
@@ -39,6 +40,8 @@ GROUPS = {
     "segmenter": "docmetrics.segmenters",
     "tool": "docmetrics.tools",
     "statistic": "docmetrics.statistics",
+    "human_format": "docmetrics.human_formats",
+    "cluster_rule": "docmetrics.cluster_rules",
 }
 #: The distribution whose plugins are first party: they win every name conflict.
 FIRST_PARTY = "docmetrics"
@@ -47,6 +50,11 @@ BASES = {
     "metric": ("docmetrics.plugin.metric", "Metric"),
     "backbone": ("docmetrics.plugin.backbone", "Backbone"),
     "segmenter": ("docmetrics.plugin.segmenter", "Segmenter"),
+}
+#: What a plugin of each kind that registers a value (not a class) must be an instance of: (module, class).
+VALUES = {
+    "human_format": ("docmetrics.judging.formats", "HumanFormat"),
+    "cluster_rule": ("docmetrics.judging.rules", "ClusterRule"),
 }
 #: ``module[:attr] [extras]`` as entry points write a target (PyPA entry-point specification).
 _IDENT = r"[^\W\d]\w*"
@@ -372,6 +380,9 @@ def kind_problem(kind: str, obj: Any) -> str:
         statistic = ("docmetrics.evaluation.statistics", "Statistic")
         return "" if _is_subclass_of(type(obj), *statistic) else \
             f"is {what}, not a docmetrics.evaluation.statistics.Statistic"
+    if kind in VALUES:
+        module, qualname = VALUES[kind]
+        return "" if _is_subclass_of(type(obj), module, qualname) else f"is {what}, not a {module}.{qualname}"
     module, qualname = BASES[kind]
     if kind == "segmenter":
         return "" if callable(getattr(obj, "split", None)) else \

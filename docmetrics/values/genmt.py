@@ -39,6 +39,7 @@ from dataclasses import dataclass, field
 from typing import Any, Mapping, Sequence
 
 from .errors import InputError
+from .human_tsv import HumanScores
 from .io import read_lines
 from .jsonl import json_lines
 from .testset import TestSet
@@ -46,7 +47,7 @@ from .testset import TestSet
 __all__ = [
     "REFERENCE", "WMT26_ERROR_FREE_THRESHOLD", "ErrorSpan", "Judgement", "GenmtDocument", "GenmtSegment",
     "GenmtPair", "GenmtData", "read_genmt", "exact_mean", "language_pairs", "domains", "build_testset",
-    "target_language", "OMISSION", "ESA_RANGE",
+    "target_language", "OMISSION", "ESA_RANGE", "esa_scores",
 ]
 
 #: The key of the reference among ``tgt_text`` (a human post-edit in WMT25/26).
@@ -321,6 +322,29 @@ class GenmtData:
                              "give one of them", params=("lp",))
         raise InputError(f"{self.path}: no language pair {name!r} (field doc_id, its first part); the file "
                          f"has {have}", params=("lp",))
+
+
+def esa_scores(pair: GenmtPair, source: str | None = None, *, include_reference: bool = False) -> HumanScores | None:
+    """The pair's ESA scores as the meta-evaluation reads human scores: per (system, segment) the mean of its
+    annotations, keyed by (doc id, position in the document), a system's score the exact mean of its judged
+    segments; the reference (``refA``) among the systems, marked human, with ``include_reference``.  None where
+    no system of the pair has a score.  ``source``: how the scores name their file (default: the pair's)."""
+    scores = pair.human_scores(pair.systems + ([REFERENCE] if include_reference else []))
+    if not scores:
+        return None
+    segments: dict[str, dict[tuple[str, str], float]] = {}
+    positions: dict[tuple[str, str], int] = {}
+    for name, row in scores.items():
+        judged_segments = {}
+        for seg, value in zip(pair.segments, row):
+            key = (seg.doc_id, str(seg.position))
+            positions[key] = seg.position
+            if value is not None:
+                judged_segments[key] = float(value)
+        segments[name] = judged_segments
+    system = {name: exact_mean(list(v.values())) for name, v in segments.items() if v}
+    humans = {REFERENCE} if include_reference and REFERENCE in system else set()
+    return HumanScores(pair.path if source is None else source, "ESA", system, segments, positions, humans)
 
 
 def language_pairs(data: GenmtData) -> list[str]:
