@@ -10,6 +10,8 @@ The public API is small and imports nothing heavy::
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING, Any
+
 from .algorithms.aggregation import Aggregation, MeanOfGroupMeans, WeightedMean
 from .api import build, clear_cache, get_backbone, load
 from .plugin.backbone import (
@@ -65,4 +67,24 @@ __all__ = [
     "CapabilityError",
     "find_model", "model_not_found", "fingerprint", "hub_offline", "looks_like_hub_id", "looks_like_path",
     "quiet_libraries", "declared_token",
+    "read_human", "EvalSet", "HumanFormat", "meta_evaluate", "MetaEvaluation", "human_clusters", "ClusterRule",
 ]
+
+#: The judging API (:mod:`docmetrics.judging`), imported when first used: ``import docmetrics`` stays light.
+_JUDGING = ("read_human", "EvalSet", "HumanFormat", "meta_evaluate", "MetaEvaluation", "human_clusters",
+            "ClusterRule")
+
+if TYPE_CHECKING:
+    from .judging import ClusterRule, EvalSet, HumanFormat, MetaEvaluation, human_clusters, meta_evaluate, read_human
+
+
+def __getattr__(name: str) -> Any:
+    if name in _JUDGING:
+        from . import judging
+
+        return getattr(judging, name)
+    raise AttributeError(f"module 'docmetrics' has no attribute {name!r}")
+
+
+def __dir__() -> list[str]:
+    return sorted(set(globals()) | set(_JUDGING))

@@ -14,9 +14,9 @@ from ..evaluation.human_clusters import (
     HumanJudgements,
     HumanRanking,
     cluster_agreement,
-    human_clusters,
 )
 from ..evaluation.stored import NO_PAIR, StoredScores
+from ..judging import rules as cluster_rules
 from ..values.errors import InputError, SpecError
 from ..values.stored import StoredMetric
 from .errors import note
@@ -43,7 +43,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
                                                   "metrics score for AutoRank")
     g.add_argument("-t", "--testset", metavar="NAME", help="with --mtme: the test set (wmt24, ...)")
     g.add_argument("--gold", metavar="NAME", help="with --mtme: which human scores (default: the standard ones)")
-    g.add_argument("--rule", choices=list(RULES), default=None,
+    g.add_argument("--rule", choices=cluster_rules.names(), default=None,
                    help="how clusters are drawn (default wmt25): " + "; ".join(f"{k}: {v}" for k, v in RULES.items()))
 
 
@@ -121,7 +121,7 @@ def run(args: argparse.Namespace, lps: Sequence[str], stored: StoredScores | Non
     rule = args.rule or "wmt25"
     blocks = []
     for data in judgements(args, lps):
-        ranking = human_clusters(data, rule)
+        ranking = cluster_rules.rank(data, rule)
         chosen = _metrics(stored, ranking, args.stored, args.preset, where, choose) if stored else []
         agree = agreements(ranking, chosen)
         blocks.append((ranking, agree))
@@ -160,7 +160,8 @@ def format_ranking(ranking: HumanRanking, width: int = 4) -> str:
         lines.append(text[2 + k])
     n = len(ranking.systems)
     title = (f"Human clusters{' ' + ranking.lp if ranking.lp else ''}: {n} systems, {ranking.n_clusters} cluster"
-             f"{'s' if ranking.n_clusters != 1 else ''}, rule {ranking.rule} ({RULES[ranking.rule]}; p < 0.05)")
+             f"{'s' if ranking.n_clusters != 1 else ''}, rule {ranking.rule} "
+             f"({ranking.definition or RULES[ranking.rule]}; p < 0.05)")
     tail = [f"from {ranking.source} (p-values by scipy {ranking.scipy})"] + ranking.notes
     if any(s.mark == "local" for s in ranking.systems):
         tail.insert(1, "a dotted line: only the systems on either side of it differ (the script's local mark)")

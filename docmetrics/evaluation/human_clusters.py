@@ -302,6 +302,8 @@ class HumanRanking:
     tests: list[PairTest]
     scipy: str
     notes: list[str] = field(default_factory=list)
+    #: the rule's definition in one line (:data:`RULES`, or a plugin rule's)
+    definition: str = ""
 
     @property
     def n_clusters(self) -> int:
@@ -317,7 +319,7 @@ class HumanRanking:
         return {s.system: s.cluster for s in self.systems}
 
     def to_dict(self) -> dict[str, Any]:
-        return {"rule": self.rule, "definition": RULES[self.rule], "alpha": ALPHA, "lp": self.lp,
+        return {"rule": self.rule, "definition": self.definition or RULES[self.rule], "alpha": ALPHA, "lp": self.lp,
                 "source": self.source, "scipy": self.scipy, "clusters": self.clusters(),
                 "systems": [s.to_dict() for s in self.systems], "tests": [t.to_dict() for t in self.tests],
                 "notes": list(self.notes)}
@@ -471,7 +473,7 @@ def _ranking(rule: str, data: HumanJudgements, order: list[str], means: Mapping[
                                        sum(_count(a) for a in data.scores[s])))
         if i < len(ends) and ends[i]:
             cluster += 1
-    result = HumanRanking(rule, data.lp, data.source, systems, tests, scipy_version())
+    result = HumanRanking(rule, data.lp, data.source, systems, tests, scipy_version(), definition=RULES[rule])
     if data.unjudged:
         result.notes.append(f"left out, no judgement: {', '.join(data.unjudged)}")
     cutoff = _CUTOFFS.get(rule)

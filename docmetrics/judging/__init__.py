@@ -1,0 +1,19 @@
+"""Judging as a library: read human judgements in any supported form, meta-evaluate metrics against them,
+rank and cluster systems, judge error spans, compare systems (mt-metrics-eval's ``data``/``stats``/``tasks``,
+as importable calls).  Nothing here imports torch, parses arguments or prints.
+
+* :func:`read_human` -> :class:`EvalSet` (formats: :mod:`docmetrics.judging.formats`, a registry with the
+  entry-point group ``docmetrics.human_formats``);
+* :func:`meta_evaluate` -> :class:`MetaEvaluation`;
+* :func:`human_clusters` (rules: :mod:`docmetrics.judging.rules`, entry-point group ``docmetrics.cluster_rules``).
+"""
+
+from __future__ import annotations
+
+from .evalset import EvalSet
+from .formats import HumanFormat, read_human
+from .metaeval import MetaEvaluation, meta_evaluate
+from .rules import ClusterRule, human_clusters
+
+__all__ = ["EvalSet", "HumanFormat", "read_human", "MetaEvaluation", "meta_evaluate", "ClusterRule",
+           "human_clusters"]

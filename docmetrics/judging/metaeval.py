@@ -1,0 +1,214 @@
+"""Meta-evaluation as a library call: :func:`meta_evaluate` judges metrics' Results against human scores
+(what :func:`~docmetrics.judging.formats.read_human` returns) at the system, segment and document level,
+compares two metrics or more by PERM-BOTH with WMT's clusters, and returns a :class:`MetaEvaluation` whose
+values are read by the statistics registry's names and whose ``to_dict()`` is the JSON ``docmetrics --human``
+/ ``--genmt`` prints.  The work is :func:`docmetrics.evaluation.metaeval_human.evaluate_human`, exactly as the
+command runs it."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Mapping, Sequence, Union
+
+from ..algorithms.wmt_stats import DEFAULT_RESAMPLES, DEFAULT_SEED
+from ..evaluation import statistics as stats
+from ..evaluation.doc_level import DOC_RULES
+from ..evaluation.labels import row_labels
+from ..evaluation.metaeval import MetaEval, WmtEval
+from ..evaluation.metaeval_human import clusters, evaluate_human, human_dicts, pvalues
+from ..values.errors import InputError, SpecError
+from ..values.human_tsv import HumanScores
+from ..values.result import Result
+from ..values.testset import TestSet
+from .evalset import EvalSet
+
+__all__ = ["MetaEvaluation", "meta_evaluate", "LEVELS"]
+
+#: The levels of a meta-evaluation.
+LEVELS = ("system", "segment", "document")
+#: the prefix of a statistic's name at a level other than the system's
+_PREFIX = {"segment": "seg_", "document": "doc_"}
+
+ResultsByMetric = Union[Mapping[str, Sequence[Result]], Sequence[tuple[str, Sequence[Result]]]]
+
+
+@dataclass(frozen=True)
+class MetaEvaluation:
+    """Metrics judged against human scores on one language pair.
+
+    ``metrics``: each metric's name, ``LABEL [k]`` as the tables name it (``chrf [1]``); ``specs`` the specs
+    they were given under; ``evaluation``: the :class:`~docmetrics.evaluation.metaeval.WmtEval` behind it (each
+    metric's :class:`~docmetrics.evaluation.metaeval.MetaEval`, the PERM-BOTH comparisons); ``human``: the human
+    scores judged against."""
+
+    evaluation: WmtEval
+    specs: tuple[str, ...]
+    human: HumanScores
+
+    @property
+    def metrics(self) -> list[str]:
+        return list(self.evaluation.metrics)
+
+    def metric(self, metric: str | int) -> MetaEval:
+        """One metric's meta-evaluation, named by its label (``chrf [1]``), its spec (``chrf``), its metric's
+        name, or its index (from 0, in the order given)."""
+        return self.evaluation.metrics[self._label(metric)]
+
+    def _label(self, metric: str | int) -> str:
+        labels = self.metrics
+        if isinstance(metric, int) and not isinstance(metric, bool):
+            if not -len(labels) <= metric < len(labels):
+                raise InputError(f"metric index {metric}: {len(labels)} metric(s) were judged", params=("metric",))
+            return labels[metric]
+        if metric in self.evaluation.metrics:
+            return metric
+        for by in (list(self.specs), [e.metric for e in self.evaluation.metrics.values()]):
+            found = [label for label, name in zip(labels, by) if name == metric]
+            if len(found) == 1:
+                return found[0]
+            if found:
+                raise InputError(f"metric {metric!r} names {len(found)} metrics ({', '.join(found)}): give one of "
+                                 "those labels", params=("metric",))
+        raise InputError(f"no metric {metric!r} was judged; the metrics: {', '.join(labels)} (a label, a spec or "
+                         "an index)", params=("metric",))
+
+    def value(self, metric: str | int, statistic: str, level: str = "system") -> float | None:
+        """A statistic of one metric: by any name or alias of the statistics registry (``pearson``,
+        ``seg-kendall``, ``acc_eq``, a plugin's), at ``level``, where a name without a level is read
+        (``kendall`` at level ``segment`` is ``seg_kendall``).  None where it does not apply or is undefined
+        (:meth:`note` says why); a statistic of another level is a SpecError saying which level it is."""
+        if level not in LEVELS:
+            raise SpecError(f"level={level!r}: one of {', '.join(LEVELS)}", params=("level",))
+        return self.metric(metric).get(self._statistic(statistic, level))
+
+    def note(self, metric: str | int, statistic: str, level: str = "system") -> str | None:
+        """Why :meth:`value` gives None (None where it gives a number or nothing was said)."""
+        return self.metric(metric).note(self._statistic(statistic, level))
+
+    @staticmethod
+    def _statistic(statistic: str, level: str) -> str:
+        found = stats.get(statistic)
+        if found.level == level:
+            return found.name
+        if level in _PREFIX:
+            for name in (_PREFIX[level] + found.name, _PREFIX[level] + statistic):
+                try:
+                    other = stats.get(name)
+                except InputError:
+                    continue
+                if other.level == level:
+                    return other.name
+        raise SpecError(f"statistic {statistic!r} is a {found.level}-level statistic ({found.title}), not a "
+                        f"{level}-level one: give level={found.level!r}", params=("level",))
+
+    def clusters(self, statistic: str, level: str = "system") -> list[list[str]]:
+        """The metrics' significance clusters on one compared statistic: lists of metric labels, best first
+        (empty where the statistic was not compared: one metric, or no resamples)."""
+        name = self._statistic(statistic, level)
+        comparison = self.evaluation.comparisons.get(name)
+        if comparison is None:
+            return []
+        out: dict[int | None, list[str]] = {}
+        for r in comparison.ranking:
+            out.setdefault(r.rank, []).append(r.metric)
+        return [out[k] for k in sorted(out, key=lambda k: (k is None, k or 0))]
+
+    def cluster_of(self, metric: str | int) -> dict[str, int | None]:
+        """statistic -> the metric's cluster there (1 = best), for every statistic compared."""
+        return clusters(self.evaluation, self._label(metric))
+
+    @property
+    def pvalues(self) -> dict[str, dict[str, dict[str, float]]]:
+        """metric label -> statistic -> each metric it ranks above -> the PERM-BOTH p-value of that (the JSON's
+        ``pvalues``)."""
+        return {label: pvalues(self.evaluation, label) for label in self.metrics}
+
+    def to_dict(self, layout: str = "human") -> Any:
+        """JSON-ready: ``layout="human"`` the list ``docmetrics --human FILE`` / ``--genmt FILE ... -f json`` prints
+        (one object per metric, with clusters and p-values where metrics were compared); ``layout="mtme"`` the
+        object ``--mtme`` prints for a language pair."""
+        if layout == "human":
+            return human_dicts(self.evaluation)
+        if layout == "mtme":
+            return self.evaluation.to_dict()
+        raise SpecError(f"layout={layout!r}: human or mtme", params=("layout",))
+
+
+def _pairs(results_by_metric: ResultsByMetric) -> list[tuple[str, list[Result]]]:
+    items = results_by_metric.items() if isinstance(results_by_metric, Mapping) else results_by_metric
+    out = []
+    for spec, results in items:
+        if isinstance(results, Result):
+            raise TypeError(f"meta_evaluate: metric {spec!r}: give its Results, one per system (a list), not one")
+        out.append((str(spec), list(results)))
+    if not out:
+        raise InputError("meta_evaluate: no metric to judge", params=("results_by_metric",))
+    return out
+
+
+def meta_evaluate(
+    results_by_metric: ResultsByMetric,
+    human: EvalSet | HumanScores,
+    *,
+    levels: Sequence[str] | None = None,
+    statistics: Sequence[str] | None = None,
+    significance: int | None = None,
+    seed: int | None = DEFAULT_SEED,
+    testset: TestSet | None = None,
+    exclude: Sequence[str] = (),
+    exclude_humans: bool = False,
+    doc_rule: str = "mean",
+) -> MetaEvaluation:
+    """Judge each metric's Results (``{spec: [Result per system]}``, or (spec, results) pairs, in order) against
+    ``human`` (what :func:`~docmetrics.judging.formats.read_human` returns, or HumanScores with ``testset``).
+
+    ``levels``: of ``system``, ``segment``, ``document``; default: the system level, and the segment level where
+    the human scores are per segment and the test set is known (as ``docmetrics --genmt`` does).  ``document``
+    adds the document level (gold per (system, document) by ``doc_rule``: ``mean`` or ``sum`` of its segments)
+    and system-level PDP.  ``statistics``: those PERM-BOTH compares between metrics (names of the statistics
+    registry; default the main ones, as the command compares them); ``significance``: the number of PERM-BOTH
+    resamples (default 1000 as the command, 0: no comparison), with ``seed``.  ``exclude``: systems left out;
+    ``exclude_humans``: leave out those the human file marks as human.
+
+    >>> ev = meta_evaluate({"chrf": results}, data)                                   # doctest: +SKIP
+    >>> ev.value("chrf", "pearson"), ev.value("chrf", "seg-kendall", level="segment")  # doctest: +SKIP
+    """
+    pairs = _pairs(results_by_metric)
+    if isinstance(human, EvalSet):
+        if human.human is None:
+            raise InputError(f"{human.source}: no human scores to judge metrics against (a {human.format} file "
+                             f"{'of ' + human.lp + ' ' if human.lp else ''}holds none)", params=("human",))
+        testset = testset if testset is not None else human.testset
+        scores = human.human
+    elif isinstance(human, HumanScores):
+        scores = human
+    else:
+        raise TypeError(f"meta_evaluate: human= takes what read_human returns (or HumanScores), not "
+                        f"{type(human).__name__}")
+    if levels is None:
+        levels = ("system", "segment") if scores.segment_level and testset is not None else ("system",)
+    unknown = [lv for lv in levels if lv not in LEVELS]
+    if unknown:
+        raise SpecError(f"levels: {unknown[0]!r} is not a level; of {', '.join(LEVELS)}", params=("levels",))
+    if doc_rule not in DOC_RULES:
+        raise SpecError(f"doc_rule={doc_rule!r}: one of {', '.join(DOC_RULES)}", params=("doc_rule",))
+    document = "document" in levels
+    if ("segment" in levels or document) and not scores.segment_level:
+        raise InputError(f"{scores.path}: the segment and document levels need segment-level human scores; this "
+                         "file has system scores only: levels=('system',)", params=("levels",))
+    if ("segment" in levels or document) and testset is None:
+        raise InputError(f"{scores.path}: the segment and document levels place the human scores on the test set's "
+                         "lines: give testset=", params=("testset",))
+    wanted = None if statistics is None else tuple(stats.get(s).name for s in statistics)
+    if significance is not None and significance < 0:
+        raise SpecError(f"significance={significance}: the number of PERM-BOTH resamples, 0 or more",
+                        params=("significance",))
+    specs = [spec for spec, _ in pairs]
+    names = row_labels(specs, [rs[0].metric if rs else spec for spec, rs in pairs])
+    ev = evaluate_human(
+        pairs, scores, names=names, exclude=exclude, exclude_humans=exclude_humans,
+        seg_level="segment" in levels or document, testset=testset, pdp=document or "pdp" in (wanted or ()),
+        doc_rule=doc_rule if document else None, significance=wanted,
+        n_resamples=DEFAULT_RESAMPLES if significance is None else significance, seed=seed,
+    )
+    return MetaEvaluation(ev, tuple(specs), scores)

@@ -1,0 +1,128 @@
+"""Cluster rules as a registry: how a campaign splits systems ranked by their human scores into clusters of
+systems it cannot tell apart.  Each rule is a frozen :class:`ClusterRule` (its name, its definition in one
+line, the function that ranks); docmetrics defines ``wmt25``, ``wmt25-adjacent``, ``wmt24`` and ``wmt26``
+(:mod:`docmetrics.evaluation.human_clusters`, each read from the organisers' script), and a third party adds
+one under the entry-point group ``docmetrics.cluster_rules`` (``my-rule = my_pkg.rules:RULE``).  Nothing here
+prints."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+from typing import TYPE_CHECKING, Any, Callable, Mapping
+
+from ..evaluation import human_clusters as hc
+from ..values.errors import PluginError, SpecError
+
+if TYPE_CHECKING:
+    from ..evaluation.human_clusters import HumanJudgements, HumanRanking
+
+__all__ = ["ClusterRule", "BUILTIN", "rules", "names", "get", "rank", "human_clusters"]
+
+
+@dataclass(frozen=True)
+class ClusterRule:
+    """One way of drawing human clusters: ``rank(judgements)`` returns the
+    :class:`~docmetrics.evaluation.human_clusters.HumanRanking` (systems best first, each with its cluster,
+    and the tests that placed them); ``definition`` says what the rule does, in one line."""
+
+    name: str
+    definition: str
+    rank: Callable[[HumanJudgements], HumanRanking]
+
+
+def _builtin(name: str) -> ClusterRule:
+    return ClusterRule(name, hc.RULES[name], lambda data: hc.human_clusters(data, name))
+
+
+#: The rules docmetrics defines, in the order ``rank --rule`` lists them.
+BUILTIN: tuple[ClusterRule, ...] = tuple(_builtin(name) for name in hc.RULES)
+
+
+def _plugins() -> list[ClusterRule]:
+    from ..plugin import registry
+
+    taken = {r.name for r in BUILTIN}
+    out = []
+    for name in registry.names("cluster_rule"):
+        rule = registry.load("cluster_rule", name)
+        if rule.name in taken:
+            raise PluginError(f"cluster rule {name!r} (a plugin): its name {rule.name!r} is taken; a plugin rule "
+                              "takes a name of its own")
+        taken.add(rule.name)
+        out.append(rule)
+    return out
+
+
+def rules(*, plugins: bool = True) -> list[ClusterRule]:
+    """Every rule: docmetrics' own, then the plugins' (read from installed metadata now)."""
+    return list(BUILTIN) + (_plugins() if plugins else [])
+
+
+def names(*, plugins: bool = True) -> list[str]:
+    """The rules' names, the plugins' read from metadata (no plugin is imported, so a broken one is listed
+    and fails only when used)."""
+    from ..plugin import registry
+
+    builtin = [r.name for r in BUILTIN]
+    return builtin + ([n for n in registry.names("cluster_rule") if n not in builtin] if plugins else [])
+
+
+def get(name: str) -> ClusterRule:
+    """The rule called ``name``; a SpecError naming every rule there is."""
+    found = rules()
+    for r in found:
+        if r.name == name:
+            return r
+    raise SpecError(f"unknown cluster rule {name!r}; one of {', '.join(r.name for r in found)}", params=("rule",))
+
+
+def rank(data: HumanJudgements, rule: str = "wmt25") -> HumanRanking:
+    """The ranking with clusters of ``data`` by the rule called ``rule``, its definition recorded in it."""
+    chosen = get(rule)
+    ranking = chosen.rank(data.check())
+    if ranking.rule != chosen.name or ranking.definition != chosen.definition:
+        ranking = replace(ranking, rule=chosen.name, definition=chosen.definition)
+    return ranking
+
+
+def _judgements(human: Any, lp: str | None) -> HumanJudgements:
+    """Segment-level human scores from whatever holds them: an EvalSet, HumanJudgements, HumanScores, a GenMT
+    pair or an MTME test set."""
+    from ..evaluation.mtme import MtmeTestSet
+    from ..values.genmt import GenmtPair
+    from ..values.human_tsv import HumanScores
+    from .evalset import EvalSet
+
+    if isinstance(human, EvalSet):
+        return human.judgements
+    if isinstance(human, hc.HumanJudgements):
+        return human
+    if isinstance(human, HumanScores):
+        found = hc.HumanJudgements.from_human(human)
+        found.lp = lp
+        return found
+    if isinstance(human, GenmtPair):
+        return hc.HumanJudgements.from_genmt(human)
+    if isinstance(human, MtmeTestSet):
+        return hc.HumanJudgements.from_mtme(human)
+    if isinstance(human, Mapping):
+        return hc.HumanJudgements.from_rows(human, lp=lp)
+    raise TypeError(f"human_clusters: give what read_human returns (or HumanJudgements, or a mapping system -> "
+                    f"scores per item), not {type(human).__name__}")
+
+
+def human_clusters(human: Any, rule: str = "wmt25", *, lp: str | None = None) -> HumanRanking:
+    """Systems ranked by their human scores and split into clusters as the campaign's ``rule`` draws them.
+
+    ``human``: what :func:`~docmetrics.judging.formats.read_human` returns (its segment-level judgements), or
+    :class:`~docmetrics.evaluation.human_clusters.HumanJudgements`, or ``{system: [score or None or (wave
+    scores) per item]}``.  The result's ``clusters()`` are lists of system names, best first; ``systems`` each
+    system's score, cluster and rank range; ``tests`` every test made, with its p-value; ``to_dict()`` the
+    JSON ``docmetrics rank --rule RULE -f json`` prints as ``ranking``.
+
+    >>> ranking = human_clusters(read_human("wmt24-esa.jsonl", lp="en-cs"), rule="wmt25")   # doctest: +SKIP
+    >>> ranking.clusters()[0]                                                                 # doctest: +SKIP
+    """
+    return rank(_judgements(human, lp), rule)
+
+
