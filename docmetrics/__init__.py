@@ -68,14 +68,27 @@ __all__ = [
     "find_model", "model_not_found", "fingerprint", "hub_offline", "looks_like_hub_id", "looks_like_path",
     "quiet_libraries", "declared_token",
     "read_human", "EvalSet", "HumanFormat", "meta_evaluate", "MetaEvaluation", "human_clusters", "ClusterRule",
+    "autorank", "span_f1", "compare_systems", "write_report",
 ]
 
 #: The judging API (:mod:`docmetrics.judging`), imported when first used: ``import docmetrics`` stays light.
 _JUDGING = ("read_human", "EvalSet", "HumanFormat", "meta_evaluate", "MetaEvaluation", "human_clusters",
-            "ClusterRule")
+            "ClusterRule", "autorank", "span_f1", "compare_systems", "write_report")
 
 if TYPE_CHECKING:
-    from .judging import ClusterRule, EvalSet, HumanFormat, MetaEvaluation, human_clusters, meta_evaluate, read_human
+    from .judging import (
+        ClusterRule,
+        EvalSet,
+        HumanFormat,
+        MetaEvaluation,
+        autorank,
+        compare_systems,
+        human_clusters,
+        meta_evaluate,
+        read_human,
+        span_f1,
+        write_report,
+    )
 
 
 def __getattr__(name: str) -> Any:

@@ -267,3 +267,52 @@ def test_a_plugin_that_registers_something_else_is_refused_naming_it(tmp_path):
         sys.modules.pop("bad_format", None)
         registry.refresh()
     assert os.path.isdir(root)
+
+
+# -- autorank, span_f1, compare_systems, write_report ------------------------------------------------------------
+@pytest.fixture()
+def one_pair(tmp_path: Path) -> Path:
+    path = tmp_path / "one.jsonl"
+    path.write_text("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in genmt_rows()), encoding="utf-8")
+    return path
+
+
+def test_autorank_and_compare_systems_equal_the_command(one_pair):
+    data = docmetrics.read_human(one_pair)
+    chrf = docmetrics.load("chrf").compute(data.testset)
+    bleu = docmetrics.load("bleu").compute(data.testset)
+    ranked = docmetrics.autorank({"chrf": chrf, "bleu": bleu}, lp=data.lp).to_dict()
+    printed = cli_json("rank", "-m", "chrf", "bleu", "--genmt", one_pair, "-l", "en-de")
+    assert {k: v for k, v in json.loads(json.dumps(ranked)).items() if k != "notes"} == \
+        {k: v for k, v in printed.items() if k != "notes"}  # the command adds notes on segment means
+    by_dict = docmetrics.autorank({"chrf": {r.system: r.score for r in chrf}})
+    assert [s.system for s in by_dict.systems][0] == "sysA"
+    paired = docmetrics.compare_systems(chrf)
+    rows = cli_json("--genmt", one_pair, "-l", "en-de", "-m", "chrf", "--paired-bs")
+    assert [(r.system, r.score, r.mean, r.ci, r.p_value) for r in paired.rows] == \
+        [(r["system"], r["score"], r["mean"], r["ci"], r["p_value"]) for r in rows]
+    other = docmetrics.compare_systems(chrf, test="ar", baseline="sysD")
+    assert other.rows[0].system == "sysD" and other.rows[0].baseline and other.exact
+
+
+def test_span_f1_equals_the_command_and_write_report_writes_a_page(one_pair, tmp_path):
+    pred = tmp_path / "pred.jsonl"
+    with pred.open("w", encoding="utf-8") as f:
+        for i, row in enumerate(genmt_rows()):
+            for system, judged in row["scores"].items():
+                errors = judged["errors"] if system != "sysC" else []
+                f.write(json.dumps({"system": system, "doc_id": row["doc_id"], "segment": i % 4 + 1,
+                                    "errors": errors}) + "\n")
+    data = docmetrics.read_human(one_pair)
+    judged = docmetrics.span_f1(pred, data)
+    printed = cli_json("--genmt", one_pair, "-l", "en-de", "--spans", pred)
+    assert json.loads(json.dumps(judged.to_dict())) == printed["predictors"][0]
+    assert judged.systems["sysA"].scores().f1 == 1.0 and judged.systems["sysC"].scores().recall == 0.0
+    chrf = docmetrics.load("chrf").compute(data.testset)
+    ev = docmetrics.meta_evaluate({"chrf": chrf}, data)
+    page = tmp_path / "report.html"
+    size = docmetrics.write_report(page, ev, results={"chrf": chrf}, testset=data.testset, title="judging")
+    text = page.read_text(encoding="utf-8")
+    assert size == len(text.encode("utf-8")) and "<title>judging</title>" in text and "metric_scores" in text
+    with pytest.raises(InputError, match="source 1 is not an output"):
+        docmetrics.write_report(page, {"what": 1})

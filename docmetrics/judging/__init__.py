@@ -5,7 +5,8 @@ as importable calls).  Nothing here imports torch, parses arguments or prints.
 * :func:`read_human` -> :class:`EvalSet` (formats: :mod:`docmetrics.judging.formats`, a registry with the
   entry-point group ``docmetrics.human_formats``);
 * :func:`meta_evaluate` -> :class:`MetaEvaluation`;
-* :func:`human_clusters` (rules: :mod:`docmetrics.judging.rules`, entry-point group ``docmetrics.cluster_rules``).
+* :func:`human_clusters` (rules: :mod:`docmetrics.judging.rules`, entry-point group ``docmetrics.cluster_rules``);
+* :func:`autorank`, :func:`span_f1`, :func:`compare_systems`, :func:`write_report` (:mod:`docmetrics.judging.tools`).
 """
 
 from __future__ import annotations
@@ -14,6 +15,7 @@ from .evalset import EvalSet
 from .formats import HumanFormat, read_human
 from .metaeval import MetaEvaluation, meta_evaluate
 from .rules import ClusterRule, human_clusters
+from .tools import autorank, compare_systems, span_f1, write_report
 
 __all__ = ["EvalSet", "HumanFormat", "read_human", "MetaEvaluation", "meta_evaluate", "ClusterRule",
-           "human_clusters"]
+           "human_clusters", "autorank", "span_f1", "compare_systems", "write_report"]

@@ -1,0 +1,147 @@
+"""The rest of judging as library calls, each a thin typed wrapper of the evaluation code the command line
+runs: :func:`autorank` (WMT25's automatic ranking), :func:`span_f1` (error spans against human spans, as WMT25's
+``scoring_esa.py``), :func:`compare_systems` (paired bootstrap / approximate randomization over documents) and
+:func:`write_report` (the self-contained HTML page).  Nothing here prints."""
+
+from __future__ import annotations
+
+import os
+from typing import Any, Mapping, Sequence, Union
+
+from ..algorithms.wmt_stats import DEFAULT_SEED
+from ..evaluation.autorank import EPS, AutoRank, rank_results, rank_stored
+from ..evaluation.autorank import autorank as autorank_scores
+from ..evaluation.significance import PairedTest, paired_test
+from ..evaluation.spans import SpanGold, SpanJudgement, judge, judge_predicted, metric_predictions, mqm_keys
+from ..values.errors import InputError, SpecError
+from ..values.result import Result
+from ..values.testset import TestSet
+from .evalset import EvalSet
+from .metaeval import MetaEvaluation
+
+__all__ = ["autorank", "span_f1", "compare_systems", "write_report", "UNSCORED"]
+
+#: Why a metric has no span prediction for an item: it scored no unit covering the segment.
+UNSCORED = "items the metric scored no unit of (e.g. SLIDE's partial=drop)"
+
+
+def autorank(scores: Mapping[str, Sequence[Result]] | Mapping[str, Mapping[str, float]] | EvalSet, *,
+             lp: str | None = None, preset: str | None = None, eps: float = EPS,
+             higher_is_better: Mapping[str, bool] | None = None) -> AutoRank:
+    """WMT25's AutoRank: each metric's system scores robustly scaled, averaged with equal weights and mapped to
+    1 (best) .. N (worst).  ``scores``: ``{metric: [Result per system]}`` (a metric whose units are segments
+    ranks by the mean of its segment scores, as WMT25 does), ``{metric: {system: score}}`` (with
+    ``higher_is_better``), or an EvalSet of stored scores (every stored metric).  ``.systems`` are best first;
+    ``to_dict()`` is the JSON ``docmetrics rank -f json`` prints for a language pair.
+
+    >>> autorank({"chrf": chrf_results, "bleu": bleu_results}).systems[0].system     # doctest: +SKIP
+    """
+    if isinstance(scores, EvalSet):
+        if not scores.stored:
+            raise InputError(f"{scores.source}: no stored scores to rank with (a {scores.format} file)")
+        return rank_stored(list(scores.stored.values()), lp=lp or scores.lp, eps=eps, preset=preset)
+    if not scores:
+        raise InputError("autorank: no metric to rank with")
+    first = next(iter(scores.values()))
+    if isinstance(first, Mapping):
+        try:
+            result = autorank_scores(scores, higher_is_better, eps=eps, lp=lp)  # type: ignore[arg-type]
+        except ValueError as exc:
+            raise InputError(f"autorank: {exc}") from None
+        result.preset = preset
+        return result
+    return rank_results(scores, lp=lp, eps=eps, preset=preset)  # type: ignore[arg-type]
+
+
+def _gold(gold: EvalSet | SpanGold) -> tuple[SpanGold, EvalSet | None]:
+    if isinstance(gold, EvalSet):
+        return gold.spans, gold
+    if isinstance(gold, SpanGold):
+        return gold, None
+    raise TypeError(f"span_f1: gold= takes what read_human returns (or a SpanGold), not {type(gold).__name__}")
+
+
+def _keys(data: EvalSet) -> list[tuple[str, ...]]:
+    """The key fields of each line of ``data``'s test set, as its gold keys an item (beside the system)."""
+    from ..values.genmt import GenmtPair
+    from ..values.mqm_tsv import MqmRatings
+
+    if isinstance(data.raw, GenmtPair):
+        positions = data.spans.positions
+        return [(positions[(seg.doc_id, seg.position)],) for seg in data.raw.segments]
+    if isinstance(data.raw, MqmRatings):
+        return mqm_keys(data.raw)
+    raise InputError(f"{data.source}: a {data.format} file has no human spans to key a metric's spans by")
+
+
+def span_f1(predicted: str | os.PathLike[str] | Sequence[Result], gold: EvalSet | SpanGold, *,
+            name: str | None = None) -> SpanJudgement:
+    """Error-span predictions against the human spans of ``gold`` (what read_human returns for a GenMT or raw
+    MQM file): character-level precision, recall and F1 per system and over every item (micro), half credit
+    across severity classes, as WMT25's ``scoring_esa.py``.  ``predicted``: a JSONL file of predictions (one line
+    per system and segment), or a metric's Results on the EvalSet's test set (its spans per segment; ``name``
+    names it).  ``.overall.scores()`` gives precision, recall and F1; ``to_dict()`` the command's JSON row.
+
+    >>> span_f1("predictions.jsonl", read_human("genmt.jsonl", lp="en-cs")).overall.scores().f1   # doctest: +SKIP
+    """
+    spans, data = _gold(gold)
+    if isinstance(predicted, (str, os.PathLike)):
+        return judge(os.fspath(predicted), spans)
+    results = list(predicted)
+    if not results:
+        raise InputError("span_f1: no Results to judge")
+    if data is None:
+        raise TypeError("span_f1: a metric's Results are keyed by the test set: give gold= as read_human returns it")
+    label = name or results[0].metric
+    judged = judge_predicted(label, metric_predictions(results, spans, _keys(data), label), spans,
+                             unpredicted=UNSCORED)
+    judged.signature = results[0].signature.format()
+    return judged
+
+
+def compare_systems(results: Sequence[Result], *, test: str = "bs", n: int | None = None,
+                    seed: int | None = DEFAULT_SEED, baseline: str | None = None) -> PairedTest:
+    """A paired test of one metric's Results (one per system) against a baseline (``baseline``: a system's
+    name; default the first): ``test="bs"`` paired bootstrap resampling documents, ``"ar"`` approximate
+    randomization swapping documents (exact where 2^documents <= ``n``), ``n`` trials (default: 1000 / 10000),
+    ``seed``.  Each row of ``.rows`` is a system against the baseline with its p-value.
+
+    >>> compare_systems(docmetrics.load("chrf").compute(testset), test="ar").rows[0].p_value   # doctest: +SKIP
+    """
+    ordered = list(results)
+    if baseline is not None:
+        names = [r.system for r in ordered]
+        if baseline not in names:
+            raise InputError(f"compare_systems: no system {baseline!r} among the results ({', '.join(names)})",
+                             params=("baseline",))
+        ordered.sort(key=lambda r: r.system != baseline)
+    return paired_test(ordered, test, n, seed)
+
+
+Source = Union[MetaEvaluation, Mapping[str, Any], Sequence[Any]]
+
+
+def write_report(path: str | os.PathLike[str], *sources: Source, results: Mapping[str, Sequence[Result]] | None
+                 = None, testset: TestSet | None = None, title: str | None = None) -> int:
+    """Write the self-contained HTML report to ``path`` (its size in bytes): one section per source, each a
+    :class:`MetaEvaluation` or a saved ``-f json`` output (parsed JSON of any layout ``docmetrics report``
+    reads); ``results`` (``{spec: [Result per system]}``) their documents and units, ``testset`` the texts."""
+    from ..report import LayoutError, compact_result, detect, payload, texts
+    from ..report import write as write_page
+
+    named: list[tuple[str, Any]] = []
+    for k, source in enumerate(sources, 1):
+        if isinstance(source, MetaEvaluation):
+            named.append((f"meta-evaluation {k}", source.to_dict()))
+            continue
+        try:
+            detect(source)
+        except LayoutError as exc:
+            raise InputError(f"write_report: source {k} is not an output docmetrics report reads ({exc})") from None
+        named.append((f"source {k}", source))
+    if not named and not results:
+        raise SpecError("write_report: give what to report (a meta-evaluation, saved output, or results=)",
+                        params=("sources",))
+    compact = [compact_result(r, spec) for spec, rs in (results or {}).items() for r in rs]
+    data = payload(named, results=compact, texts=texts(testset) if testset is not None else None, title=title)
+    return write_page(path, data)
