@@ -170,3 +170,32 @@ def test_the_report_embeds_its_golden_data(folder, monkeypatch, capsys, name, ar
     produced = printed(code, out, err) + "--- page\n" + embedded(folder / "page.html")
     code, out, err = run_cli(capsys, "report", "out.json", "-o", "again.html")
     check(name, produced + printed(code, out, err) + "--- page\n" + embedded(folder / "again.html"))
+
+
+def golden_stdout(name: str) -> str:
+    text = (GOLDEN / f"{name}.txt").read_text(encoding="utf-8")
+    return text.split("--- stdout\n", 1)[1].split("--- stderr\n", 1)[0]
+
+
+@pytest.mark.parametrize("name,levels,human", [
+    ("genmt", None, None),
+    ("human-system", None, "human_sys.tsv"),
+    ("human-segment", ("system", "segment"), "human.tsv"),
+    ("human-doc-level", ("system", "segment", "document"), "human.tsv"),
+])
+def test_the_library_prints_what_the_command_prints(folder, monkeypatch, name, levels, human):
+    """``MetaEvaluation.to_text()`` (issue 38, item 2) is the command's stdout, golden and all."""
+    import docmetrics
+
+    monkeypatch.chdir(folder)
+    if human is None:
+        data = docmetrics.read_human("genmt.jsonl", lp="en-de")
+        testset = data.testset
+    else:
+        data = docmetrics.read_human(human)
+        testset = docmetrics.read_testset(HYPS, "src.txt", "ref.txt", "ids.txt")
+    specs = COMMANDS[name][COMMANDS[name].index("-m") + 1:]
+    specs = specs[:next((i for i, a in enumerate(specs) if a.startswith("-")), len(specs))]
+    results = {spec: docmetrics.load(spec).compute(testset) for spec in specs}
+    ev = docmetrics.meta_evaluate(results, data, testset=testset, levels=levels)
+    assert normalised(ev.to_text()) == golden_stdout(name)

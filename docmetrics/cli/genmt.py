@@ -18,6 +18,7 @@ import math
 from typing import Any, Sequence
 
 from ..algorithms.detection import Detection, detect, items
+from ..evaluation.metaeval_text import esa_description
 from ..values.errors import UserError
 from ..values.genmt import REFERENCE, WMT26_ERROR_FREE_THRESHOLD, GenmtData, GenmtPair, esa_scores, read_genmt
 from ..values.human_tsv import HumanScores
@@ -131,10 +132,7 @@ def prepare(args: argparse.Namespace) -> tuple[GenmtPair, TestSet, HumanScores |
 
 def human_text(args: argparse.Namespace, pair: GenmtPair, human: HumanScores) -> str:
     """What the human scores of a --genmt meta-evaluation are, under its table."""
-    items = sum(len(judged) for judged in human.segments.values())
-    return (f"ESA scores of {args.genmt} ({pair.name}, field scores; an item's score is the mean of its "
-            f"annotations; {items} judged (segment, system) items of {len(human.segments)} systems; higher is "
-            "better)")
+    return esa_description(args.genmt, pair.name, human.segments)
 
 
 def check_reference_free(metrics: Sequence[Any], specs: Sequence[str]) -> None:

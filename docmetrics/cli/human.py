@@ -1,20 +1,21 @@
 """The ``--human`` options of ``docmetrics`` and ``docmetrics sweep`` (meta-evaluation against a file of
-human scores), and what ``--human`` and ``--genmt`` print: the table of statistics (:mod:`docmetrics.cli.stat_table`)
-and its notes; the work is :func:`docmetrics.evaluation.metaeval_human.evaluate_human`."""
+human scores), and what ``--human`` and ``--genmt`` print: the table of statistics and its notes
+(:mod:`docmetrics.evaluation.metaeval_text`); the work is
+:func:`docmetrics.evaluation.metaeval_human.evaluate_human`."""
 
 from __future__ import annotations
 
 import argparse
-import io
 from typing import Any, Sequence
 
-from ..algorithms.wmt_stats import DEFAULT_PERMUTATIONS, DEFAULT_RESAMPLES, DEFAULT_SEED, SPA_SEED
+from ..algorithms.wmt_stats import DEFAULT_RESAMPLES, DEFAULT_SEED
 from ..evaluation import labels
-from ..evaluation import statistics as stats
 from ..evaluation.doc_level import DOC_RULES, doc_gold
 from ..evaluation.human import closest_system, match_systems, segment_rows
 from ..evaluation.metaeval import WmtEval
 from ..evaluation.metaeval_human import evaluate_human, human_dicts
+from ..evaluation.metaeval_text import ACC_EQ_TEXT, DOC_TEXT, MQM_TEXT, PDP_TEXT, human_description, spa_text
+from ..evaluation.metaeval_text import metaeval_text as metaeval_text_of
 from ..values.errors import UserError
 from ..values.human_tsv import SCORE_COLUMNS, HumanScores, load_human
 from ..values.result import Result
@@ -22,25 +23,10 @@ from ..values.testset import TestSet
 from .conflicts import NEEDS, WITH, Conflicts, Option
 from .errors import warn
 from .output import Output
-from .stat_table import significance_lines, stat_table, untested_lines
 
 __all__ = ["check_document_gold", "warn_unmatched", "add_arguments", "add_level_arguments", "check_args", "read_human",
            "run_metaeval", "row_labels", "metaeval_output", "metaeval_data", "metaeval_text", "spa_text", "ACC_EQ_TEXT",
            "DOC_TEXT", "PDP_TEXT", "MQM_TEXT"]
-
-#: what acc_eq is, in the notes under a table
-ACC_EQ_TEXT = ("acc_eq: pairwise accuracy over the systems' segment scores per source segment, ties in the metric "
-               "within epsilon (tie calibration), averaged over segments.")
-
-
-#: what the system-level PDP column is, in the notes under a table
-PDP_TEXT = "sys-pdp: system-level Pairwise Difference Pearson (MTME 2025)."
-#: what the document-level columns are, in the notes under a table
-DOC_TEXT = ("Document level: gold per (system, document); acc_eq grouped by document (each document compares the "
-            "systems; tie calibration, epsilon); pearson/kendall over all (system, document) pairs; "
-            "pearson-doc/kendall-doc: the mean of the per-document correlations (MTME average_by='item'); SPA with the "
-            "documents as permutation items; pdp: Pairwise Difference Pearson of the systems' differences within each "
-            "document.  " + PDP_TEXT)
 
 
 def add_level_arguments(g: argparse._ActionsContainer) -> None:
@@ -55,12 +41,6 @@ def add_level_arguments(g: argparse._ActionsContainer) -> None:
         "--pdp", action="store_true",
         help="also system-level Pairwise Difference Pearson (PDP, MTME 2025); adds 'pdp' to JSON output",
     )
-
-
-def spa_text(n_permutations: int, seed: int) -> str:
-    """What SPA is, in the notes under a table."""
-    return (f"SPA: p-values of a paired permutation test on segment scores ({n_permutations} permutations, seed "
-            f"{seed}) for the humans and the metric, 1 - mean |difference| over system pairs.")
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -206,12 +186,6 @@ def row_labels(specs: Sequence[str], names: Sequence[str] | None = None) -> list
     return labels.row_labels(specs, names)
 
 
-#: how a raw MQM file's scores are computed, in the notes under a table
-MQM_TEXT = ("raw MQM ratings: per segment, the errors' weights (Major 5, Minor 1, Minor Fluency/Punctuation 0.1, "
-            "Major Non-translation! 25, else 0) summed per rater and averaged over raters, as mt-metrics-eval's "
-            "score_mqm.py computes them; a penalty, lower is better, negated")
-
-
 def metaeval_output(ev: WmtEval, args: argparse.Namespace, human: HumanScores | None = None) -> Output:
     """The meta-evaluation table and its notes (``human``: the scores read, to say how a raw MQM file's
     were computed); in JSON a list, one object per metric (with its clusters where metrics were compared)."""
@@ -224,59 +198,9 @@ def metaeval_data(ev: WmtEval) -> list[dict[str, Any]]:
 
 
 def metaeval_text(ev: WmtEval, args: argparse.Namespace, human: HumanScores | None = None) -> str:
-    """The meta-evaluation table (:mod:`docmetrics.cli.stat_table`), how each statistic is computed, the
-    clusters, what is left out, the signatures."""
-    evals = list(ev.metrics.values())
-    segment = ev.n_segments is not None
-    out = io.StringIO()
-    out.write(stat_table(ev.metrics, ev.comparisons, args.width, segment=segment))
-    negated = " after negation" if args.human_lower_better else ""
-    how = (MQM_TEXT if human is not None and human.raw_mqm
-           else f"column {args.human_column or 'auto'}; higher is better{negated}")
-    out.write(
-        f"\nHuman scores: {getattr(args, 'human_text', None) or f'{args.human} ({how})'}.  accuracy: pairwise system "
-        "accuracy "
-        "(Kocmi et al., 2021), pairs agreeing/all.\n"
-    )
-    for line in significance_lines(ev.comparisons, len(evals), ev.n_resamples, ev.seed, ev.alpha):
-        out.write(line + "\n")
-    if any(e.seg_kendall is not None for e in evals):
-        e0 = next(e for e in evals if e.seg_kendall is not None)
-        out.write(f"seg-kendall: Kendall tau-b over pooled (system, {e0.seg_level_name}) pairs; seg-pearson: Pearson "
-                  "over pooled (system, segment) pairs, for metrics with one unit per segment.\n")
-    if any(e.seg_level_name is not None for e in evals):
-        out.write(spa_text(DEFAULT_PERMUTATIONS, SPA_SEED) + "\n" + ACC_EQ_TEXT + "\n")
-        for k, e in enumerate(evals):
-            for what, why in (("SPA", e.spa_note), ("acc_eq", e.seg_note)):
-                if why:
-                    out.write(f"[{k + 1}] no {what}: {why}\n")
-            if e.acc_eq_note:
-                out.write(f"[{k + 1}] acc_eq: {e.acc_eq_note}\n")
-    for name in dict.fromkeys(p for e in evals for p in e.plugin_statistics()):
-        out.write(f"{stats.get(name).header}: {stats.get(name).title} (a plugin statistic).\n")
-        for k, e in enumerate(evals):
-            if name in e.notes:
-                out.write(f"[{k + 1}] no {name}: {e.notes[name]}\n")
-    docs = [e for e in evals if e.document is not None]
-    if any(e.with_pdp for e in evals) and not docs:
-        out.write(PDP_TEXT + "\n")
-    if docs:
-        out.write("\nDocument level\n" + stat_table(ev.metrics, ev.comparisons, args.width, segment=segment,
-                                                     block="document") + "\n")
-        out.write(f"Gold: {docs[0].document.gold}.  " + DOC_TEXT + "\n")  # type: ignore[union-attr]
-        for k, e in enumerate(evals):
-            if e.document is not None and e.document.note:
-                out.write(f"[{k + 1}] document level: {e.document.note}\n")
-    for k, e in enumerate(evals):
-        if e.left_out:
-            out.write(f"[{k + 1}] left out: {', '.join(e.left_out)}\n")
-    for line in untested_lines(ev.comparisons):
-        out.write(line + "\n")
-    if ev.left_out and len(evals) > 1:
-        out.write(f"Left out of the comparisons between metrics: {', '.join(ev.left_out)}\n")
-    out.write("\nSignatures:\n")
-    for k, e in enumerate(evals):
-        out.write(f"[{k + 1}] {e.signature}\n")
-        if e.unit_signature:
-            out.write(f"[{k + 1}] segment scores: {e.unit_signature}\n")
-    return out.getvalue()
+    """The meta-evaluation's text (:func:`docmetrics.evaluation.metaeval_text.metaeval_text`), the human scores
+    described by --genmt's text or --human's file, column and direction."""
+    about = getattr(args, "human_text", None) or human_description(
+        args.human, column=args.human_column, lower_better=args.human_lower_better,
+        raw_mqm=human is not None and human.raw_mqm)
+    return metaeval_text_of(ev, human=about, width=args.width)

@@ -15,21 +15,21 @@ from typing import Any, Collection, Sequence, TextIO
 from ..algorithms import wmt_stats as ws
 from ..evaluation import statistics as stats
 from ..evaluation.metaeval import MAIN_STATISTICS, MetaEval, WmtEval
+from ..evaluation.metaeval_text import ACC_EQ_TEXT, DOC_TEXT, PDP_TEXT, spa_text
 from ..evaluation.mtme import MtmeTestSet
 from ..evaluation.mtme_run import NO_HUMAN_SCORES, ONE_SYSTEM, MtmeMetric, MtmeObserver, MtmeRun, run_mtme
 from ..evaluation.mtme_write import WrittenScores, mtme_metric_name
 from ..evaluation.scoring import Scored
+from ..evaluation.stat_table import significance_lines, stat_table, untested_lines
 from ..values.errors import InputError, UserError
 from . import stored as stored_cli
 from .args import session_scope, width
 from .conflicts import CANNOT, NEEDS, Conflicts, Option
 from .errors import note, warn
 from .format import columns, metric_labels, namer, num, table
-from .human import ACC_EQ_TEXT, DOC_TEXT, PDP_TEXT, spa_text
 from .inputs import once_each
 from .output import Output, write
 from .scoring import ScoringReport
-from .stat_table import significance_lines, stat_table, untested_lines
 
 __all__ = ["add_arguments", "add_data_arguments", "check_common", "requested", "run", "score", "lp_dict",
            "lp_text", "write_lp", "format_eval"]

@@ -17,6 +17,7 @@ from typing import Any, Sequence, TextIO
 
 from ..algorithms.grids import Axis, parse_grid
 from ..evaluation import statistics as stats
+from ..evaluation.stat_table import columns as stat_columns
 from ..evaluation.sweep import SEG_STATS, STAT_CHOICES, Point, heatmap_matrix, make_points, run_sweep
 from ..values.errors import InputError, UserError
 from ..values.human_tsv import load_human
@@ -38,7 +39,6 @@ from .inputs import load_testset
 from .output import Output, write
 from .plot import color_range, pyplot, save
 from .specs import check_specs
-from .stat_table import columns as stat_columns
 
 
 def build_parser() -> argparse.ArgumentParser:

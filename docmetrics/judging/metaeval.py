@@ -1,9 +1,9 @@
 """Meta-evaluation as a library call: :func:`meta_evaluate` judges metrics' Results against human scores
 (what :func:`~docmetrics.judging.formats.read_human` returns) at the system, segment and document level,
 compares two metrics or more by PERM-BOTH with WMT's clusters, and returns a :class:`MetaEvaluation` whose
-values are read by the statistics registry's names and whose ``to_dict()`` is the JSON ``docmetrics --human``
-/ ``--genmt`` prints.  The work is :func:`docmetrics.evaluation.metaeval_human.evaluate_human`, exactly as the
-command runs it."""
+values are read by the statistics registry's names and whose ``to_dict()`` and ``to_text()`` are the JSON and the
+text ``docmetrics --human`` / ``--genmt`` print.  The work is
+:func:`docmetrics.evaluation.metaeval_human.evaluate_human`, exactly as the command runs it."""
 
 from __future__ import annotations
 
@@ -16,6 +16,7 @@ from ..evaluation.doc_level import DOC_RULES
 from ..evaluation.labels import row_labels
 from ..evaluation.metaeval import MetaEval, WmtEval
 from ..evaluation.metaeval_human import clusters, evaluate_human, human_dicts, pvalues
+from ..evaluation.metaeval_text import esa_description, human_description, metaeval_text
 from ..values.errors import InputError, SpecError
 from ..values.human_tsv import HumanScores
 from ..values.result import Result
@@ -44,6 +45,8 @@ class MetaEvaluation:
     evaluation: WmtEval
     specs: tuple[str, ...]
     human: HumanScores
+    #: what the human scores are, in the text under the table (the command's ``Human scores: ...``)
+    human_text: str = ""
 
     @property
     def metrics(self) -> list[str]:
@@ -123,6 +126,11 @@ class MetaEvaluation:
         ``pvalues``)."""
         return {label: pvalues(self.evaluation, label) for label in self.metrics}
 
+    def to_text(self, width: int = 4) -> str:
+        """The text ``docmetrics --human FILE`` / ``--genmt FILE ...`` prints on stdout (``-w width``): the table of
+        statistics, what each is, the clusters, what was left out, the signatures."""
+        return metaeval_text(self.evaluation, human=self.human_text or self.human.path, width=width)
+
     def to_dict(self, layout: str = "human") -> Any:
         """JSON-ready: ``layout="human"`` the list ``docmetrics --human FILE`` / ``--genmt FILE ... -f json`` prints
         (one object per metric, with clusters and p-values where metrics were compared); ``layout="mtme"`` the
@@ -158,6 +166,7 @@ def meta_evaluate(
     exclude: Sequence[str] = (),
     exclude_humans: bool = False,
     doc_rule: str = "mean",
+    human_text: str | None = None,
 ) -> MetaEvaluation:
     """Judge each metric's Results (``{spec: [Result per system]}``, or (spec, results) pairs, in order) against
     ``human`` (what :func:`~docmetrics.judging.formats.read_human` returns, or HumanScores with ``testset``).
@@ -168,13 +177,16 @@ def meta_evaluate(
     and system-level PDP.  ``statistics``: those PERM-BOTH compares between metrics (names of the statistics
     registry; default the main ones, as the command compares them); ``significance``: the number of PERM-BOTH
     resamples (default 1000 as the command, 0: no comparison), with ``seed``.  ``exclude``: systems left out;
-    ``exclude_humans``: leave out those the human file marks as human.
+    ``exclude_humans``: leave out those the human file marks as human.  ``human_text``: what the human scores
+    are, in :meth:`MetaEvaluation.to_text` (default: as the command says it of a GenMT file or a ``--human`` file).
 
     >>> ev = meta_evaluate({"chrf": results}, data)                                   # doctest: +SKIP
     >>> ev.value("chrf", "pearson"), ev.value("chrf", "seg-kendall", level="segment")  # doctest: +SKIP
     """
     pairs = _pairs(results_by_metric)
     if isinstance(human, EvalSet):
+        if human_text is None and human.format == "genmt" and human.human is not None:
+            human_text = esa_description(human.source, human.lp or "", human.human.segments)
         if human.human is None:
             raise InputError(f"{human.source}: no human scores to judge metrics against (a {human.format} file "
                              f"{'of ' + human.lp + ' ' if human.lp else ''}holds none)", params=("human",))
@@ -211,4 +223,6 @@ def meta_evaluate(
         doc_rule=doc_rule if document else None, significance=wanted,
         n_resamples=DEFAULT_RESAMPLES if significance is None else significance, seed=seed,
     )
-    return MetaEvaluation(ev, tuple(specs), scores)
+    if human_text is None:
+        human_text = human_description(scores.path, lower_better=scores.lower_is_better, raw_mqm=scores.raw_mqm)
+    return MetaEvaluation(ev, tuple(specs), scores, human_text)
