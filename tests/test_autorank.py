@@ -264,7 +264,7 @@ BAD = [
     ("bad-pair", lambda t: _jsonl(t, [wmt25_line("english-german", "news", "d1", m=[1, 2])]),
      [], ["A.jsonl, line 1", "field language_pair"]),
     ("not-json", lambda t: _jsonl(t, ["{oops"]), [], ["A.jsonl, line 1", "not valid JSON"]),
-    ("no-field", lambda t: _jsonl(t, ['{"language_pair": "en-de_DE"}']), [], ["A.jsonl, line 1", "'domain'"]),
+    ("no-field", lambda t: _jsonl(t, ['{"language_pair": "en-de_DE"}']), [], ["A.jsonl, line 1, field domain: missing (fields: language_pair)"]),
     ("metricx-both-signs", lambda t: _jsonl(t, [wmt25_line("en-de_DE", "news", "d1", **{"MetricX-24": [1, 2]})],
                                             [wmt25_line("en-de_DE", "news", "d1", **{"MetricX-24": [-1, -2]})]),
      [], ["A.jsonl, line 1, field MetricX-24", "B.jsonl, line 1", "--direction MetricX-24=lower"]),

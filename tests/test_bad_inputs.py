@@ -54,9 +54,10 @@ ROWS = [
     # (id, argv with {file} placeholders, what the message must name)
     ("width-negative", ["-m", SPEC, "-i", "{h.txt}", "-s", "{s.txt}", "-w", "-1"], "-w -1"),
     ("width-text", ["-m", SPEC, "-i", "{h.txt}", "-s", "{s.txt}", "-w", "x"], "-w takes a whole number"),
-    ("jsonl-mt-null", ["-m", SPEC, "-i", "{null.jsonl}"], "null.jsonl, line 2: 'mt' must be a string"),
-    ("jsonl-mt-true", ["-m", SPEC, "-i", "{true.jsonl}"], "true.jsonl, line 1: 'mt' must be a string"),
-    ("jsonl-src-number", ["-m", SPEC, "-i", "{number.jsonl}"], "number.jsonl, line 1: 'src' must be a string"),
+    ("jsonl-mt-null", ["-m", SPEC, "-i", "{null.jsonl}"],
+     "null.jsonl, line 2, field mt: null is not a string; every line needs the system output"),
+    ("jsonl-mt-true", ["-m", SPEC, "-i", "{true.jsonl}"], "true.jsonl, line 1, field mt: true is not a string"),
+    ("jsonl-src-number", ["-m", SPEC, "-i", "{number.jsonl}"], "number.jsonl, line 1, field src: 3 is not a string"),
     ("jsonl-duplicate-key", ["-m", SPEC, "-i", "{dup.jsonl}"], "dup.jsonl, line 1, field mt: given twice in the object"),
     ("paired-bs-n-huge", ["-m", SPEC, "-i", "{h.txt}", "{h.txt}", "-s", "{s.txt}", "--doc-ids", "{ids.txt}",
                           "--paired-bs", "--paired-bs-n", "10000000000"], "--paired-bs-n must be from 1 to 1000000"),

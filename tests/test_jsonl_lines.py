@@ -130,3 +130,36 @@ def test_a_line_read_up_to_the_bad_one():
     assert next(lines)[2] == {"a": 1}
     with pytest.raises(InputError, match=r"^f, line 2, field a: given twice"):
         next(lines)
+
+
+FIELDS = {
+    # reader -> (a line missing a field, what the message says; a line with a field of the wrong type, what it says)
+    "test-set": ('{"doc_id": "d", "src": "s", "ref": "r"}',
+                 ", field mt: missing (fields: doc_id, src, ref); every line needs the system output",
+                 '{"doc_id": "d", "src": "s", "mt": 5, "ref": "r"}', ", field mt: 5 is not a string; every line needs"),
+    "genmt": ('{"doc_id": "en-cs_CZ_#_news_#_d2", "tgt_text": {"sysA": "b", "refA": "c"}}',
+              ", field src_text: missing (fields: doc_id, tgt_text); every line needs the source segment",
+              '{"doc_id": "en-cs_CZ_#_news_#_d2", "src_text": 5, "tgt_text": {"sysA": "b", "refA": "c"}}',
+              ", field src_text: 5 is not a string; every line needs the source segment"),
+    "wmt25-stored": ('{"language_pair": "en-de", "document_id": "d2", "metric_scores": {"M": [0.5]}}',
+                     ", field domain: missing (fields: language_pair, document_id, metric_scores); a line of WMT25's",
+                     '{"language_pair": "en-de", "domain": " ", "document_id": "d2", "metric_scores": {"M": [0.5]}}',
+                     ', field domain: " " is not a non-empty string; a line of WMT25\'s'),
+    "spans": ('{"doc_id": "en-de_DE_#_news_#_d1_#_1", "errors": []}',
+              ", field system: missing (fields: doc_id, errors); every line names its system",
+              '{"system": 5, "doc_id": "en-de_DE_#_news_#_d1_#_1", "errors": []}',
+              ", field system: 5 is not a non-empty string; every line names its system"),
+}
+
+
+@pytest.mark.parametrize("reader,make,holds", READERS, ids=[r[0] for r in READERS])
+@pytest.mark.parametrize("fault", ["missing", "not a string"])
+def test_every_reader_words_a_bad_field_alike(tmp_path, capsys, reader, make, holds, fault):
+    """A missing field and a field that is not a string, in one form for every reader (issue 38, item 4):
+    ``FILE, line N, field KEY: missing (fields: ...); NEED`` and ``FILE, line N, field KEY: VALUE is not a string;
+    NEED`` (MTME's texts likewise: tests/test_mtme_wmt25.py)."""
+    missing, says_missing, wrong, says_wrong = FIELDS[reader]
+    path, argv = make(tmp_path, missing if fault == "missing" else wrong)
+    code, out, err = run(capsys, *argv)
+    assert code == 2 and out == "" and len(err.strip().splitlines()) == 1, (code, out, err)
+    assert f"{path}, line 2{says_missing if fault == 'missing' else says_wrong}" in err, err

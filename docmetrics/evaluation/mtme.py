@@ -56,7 +56,7 @@ from typing import Any, Sequence
 
 from ..values.errors import InputError, SpecError
 from ..values.io import read_lines
-from ..values.jsonl import json_object
+from ..values.jsonl import json_object, string_field
 from ..values.langpair import LangPair, parse_langpair
 from ..values.mtme_scores import LEVELS, Score, parse_human_filename, parse_metric_filename, read_score_file
 from ..values.testset import TestSet
@@ -228,13 +228,8 @@ def _read_jsonl(path: str, key: str, missing: dict[str, list[int]]) -> list[str]
     out = []
     for i, line in enumerate(read_lines(path), 1):
         record = _json_object(path, i, line)
-        if key not in record:
-            have = ", ".join(sorted(map(str, record))) or "none"
-            raise InputError(f"{path}, line {i}: no {key!r} field (fields: {have}); MTME reads the text "
-                             f"of this file from {key!r}")
-        value = record[key]
-        if value is not None and not isinstance(value, str):
-            raise InputError(f"{path}, line {i}: field {key!r} is a {type(value).__name__}, not a string")
+        value = string_field(record, key, f"{path}, line {i}", f"MTME reads the text of this file from field {key} "
+                             "(null: no translation)", null=True)
         if value is None:
             missing.setdefault(path, []).append(i - 1)
         out.append("" if value is None else value)

@@ -30,7 +30,7 @@ from ..algorithms.spans import SEVERITY_CLASS, SKIPPED_SEVERITIES, Span, SpanCou
 from ..values.errors import InputError, UserError
 from ..values.genmt import OMISSION, SEP, GenmtPair
 from ..values.io import read_lines
-from ..values.jsonl import json_lines
+from ..values.jsonl import json_lines, string_field
 from ..values.mqm_tsv import MqmRatings
 
 if TYPE_CHECKING:
@@ -188,19 +188,10 @@ def mqm_keys(ratings: MqmRatings) -> list[tuple[str, str]]:
 
 def _key(obj: Mapping[str, Any], gold: SpanGold, where: str, skipped: Counter[str]) -> tuple[str, ...] | None:
     """The item a line names, or None for a line of another language pair or domain (counted)."""
-    system = obj.get("system", obj.get("system_id"))
-    if not isinstance(system, str) or not system:
-        raise InputError(f"{where}, field system: {'missing' if system is None else json.dumps(system)[:40]}; "
-                         "every line names its system (system or system_id)")
-    values = []
-    for name in gold.fields:
-        value = obj.get(name)
-        if isinstance(value, int) and not isinstance(value, bool):
-            value = str(value)
-        if not isinstance(value, str) or not value:
-            raise InputError(f"{where}, field {name}: {'missing' if value is None else json.dumps(value)[:40]}; "
-                             f"every line names its segment ({', '.join(gold.fields)}) as {gold.path} does")
-        values.append(value)
+    system = string_field(obj, "system_id" if "system" not in obj and "system_id" in obj else "system", where,
+                          "every line names its system (system or system_id)", empty=False)
+    values = [string_field(obj, name, where, f"every line names its segment ({', '.join(gold.fields)}) as "
+                           f"{gold.path} does", empty=False, number=True) for name in gold.fields]
     if gold.positions:  # GenMT
         doc_id = values[0]
         parts = doc_id.split(SEP)

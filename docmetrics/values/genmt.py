@@ -41,7 +41,7 @@ from typing import Any, Mapping, Sequence
 from .errors import InputError
 from .human_tsv import HumanScores
 from .io import read_lines
-from .jsonl import json_lines
+from .jsonl import field_error, json_lines, string_field
 from .testset import TestSet
 
 __all__ = [
@@ -399,12 +399,7 @@ def read_genmt(path: str | os.PathLike[str]) -> GenmtData:
 
 
 def _string(obj: Mapping[str, Any], key: str, where: str, what: str) -> str:
-    if key not in obj:
-        raise InputError(f"{where}, field {key}: missing; every line needs {what}")
-    value = obj[key]
-    if not isinstance(value, str):
-        raise InputError(f"{where}, field {key}: {json.dumps(value)[:60]} is not a string ({what})")
-    return value
+    return string_field(obj, key, where, f"every line needs {what}")  # type: ignore[no-any-return]
 
 
 def _parse_doc_id(obj: Mapping[str, Any], where: str, segment_number: bool) -> tuple[str, str, str, int | None]:
@@ -437,8 +432,8 @@ def _segment_row(obj: Mapping[str, Any], where: str, line: int) -> _Row:
     pair, domain, doc, number = _parse_doc_id(obj, where, segment_number=True)
     source = _string(obj, "src_text", where, "the source segment (src_text)")
     if "tgt_text" not in obj:
-        raise InputError(f"{where}, field tgt_text: missing; every line needs the outputs as "
-                         '{"SYSTEM": "translation", ...} (refA: the reference)')
+        raise field_error(where, "tgt_text", obj, 'every line needs the outputs as {"SYSTEM": "translation", ...} '
+                          "(refA: the reference)")
     outputs = _outputs(obj["tgt_text"], where)
     scores = obj.get("scores")
     human: dict[str, Judgement] = {}

@@ -8,7 +8,7 @@ from pathlib import Path
 from typing import BinaryIO, Sequence
 
 from .errors import InputError, UserError
-from .jsonl import json_lines
+from .jsonl import json_lines, string_field
 from .testset import Selection, TestSet
 
 #: The record ``docmetrics vat`` writes beside the files it filtered.
@@ -196,18 +196,10 @@ def read_jsonl(path: str) -> list[dict[str, str]]:
     """Objects of a JSONL file (one segment per line: doc_id, src, mt, ref), validated."""
     rows = []
     for i, where, obj in json_lines(path, read_lines(path), JSONL_LINE):
-        if "mt" not in obj:
-            raise InputError(f"{where}: the object has no 'mt' (the system output)")
-        if not isinstance(obj["mt"], str):
-            raise InputError(f"{where}: 'mt' must be a string (the system output), not "
-                             f"{json.dumps(obj['mt'])}; an empty translation is \"\"")
+        string_field(obj, "mt", where, 'every line needs the system output (mt; an empty translation is "")')
         for key in JSONL_FIELDS:
-            value = obj.get(key)
-            if value is None:
-                continue
-            allowed = (str, int) if key == "doc_id" else (str,)
-            if isinstance(value, bool) or not isinstance(value, allowed):
-                raise InputError(f"{where}: '{key}' must be a string, not {json.dumps(value)}")
+            if obj.get(key) is not None:
+                string_field(obj, key, where, f"{key} is a string where given", number=key == "doc_id")
         rows.append({k: (str(obj[k]) if obj.get(k) is not None else None) for k in JSONL_FIELDS})  # type: ignore[misc]
         rows[-1]["_line"] = str(i)  # type: ignore[assignment]
     return rows

@@ -9,6 +9,10 @@ it is not valid JSON (the character is named), nests deeper than :data:`MAX_JSON
 object, or gives a key twice in one object (the field is named).  A message of the first three says what
 a line of that file holds, as its reader words it.
 
+A line's fields are checked in one form too, by :func:`string_field` (and :func:`field_error` for a check of
+the reader's own): ``FILE, line N, field KEY: missing (fields: a, b); NEED`` and ``FILE, line N, field KEY: VALUE
+is not a string; NEED``, where NEED says, in the reader's words, what every line needs there.
+
 It takes the lines already read (:func:`docmetrics.values.io.read_lines`): ``io`` reads the test-set
 JSONL through this module, so this module cannot import ``io``.
 """
@@ -16,11 +20,11 @@ JSONL through this module, so this module cannot import ``io``.
 from __future__ import annotations
 
 import json
-from typing import Any, Iterable, Iterator
+from typing import Any, Iterable, Iterator, Mapping
 
 from .errors import InputError
 
-__all__ = ["MAX_JSON_DEPTH", "json_lines", "json_object"]
+__all__ = ["MAX_JSON_DEPTH", "json_lines", "json_object", "string_field", "field_error"]
 
 #: The deepest nesting of a line's value (deeper is no input of docmetrics, and would exhaust the parser's
 #: stack or that of whatever walks the value).
@@ -57,6 +61,28 @@ def json_object(text: str, where: str, what: str, *, max_depth: int = MAX_JSON_D
     _check(value, text, where, what, max_depth)
     field = _repeated_field(value, "") or "?"
     raise InputError(f"{where}, field {field}: given twice in the object; give each key once")
+
+
+def field_error(where: str, key: str, obj: Mapping[str, Any], need: str, *, kind: str = "a string") -> InputError:
+    """The error of field ``key`` of the object ``obj`` at ``where``: missing (the fields it has, in the line's
+    order), or its value (cut at 60 characters) is not ``kind``; ``need``: what every line needs there."""
+    if key not in obj:
+        return InputError(f"{where}, field {key}: missing (fields: {', '.join(map(str, obj)) or 'none'}); {need}")
+    return InputError(f"{where}, field {key}: {json.dumps(obj[key], ensure_ascii=False)[:60]} is not {kind}; {need}")
+
+
+def string_field(obj: Mapping[str, Any], key: str, where: str, need: str, *, null: bool = False,
+                 empty: bool = True, number: bool = False) -> Any:
+    """Field ``key`` of a line's object, a string (an InputError of :func:`field_error` otherwise): ``null``: a
+    null is read as None; ``empty``: ``""`` is a value; ``number``: an integer is read as its text."""
+    value = obj.get(key)
+    if value is None and null and key in obj:
+        return None
+    if number and isinstance(value, int) and not isinstance(value, bool):
+        return str(value)
+    if not isinstance(value, str) or not (empty or value.strip()):
+        raise field_error(where, key, obj, need, kind="a string" if empty else "a non-empty string")
+    return value
 
 
 def _depth(value: object, limit: int = MAX_JSON_DEPTH + 1) -> int:

@@ -36,7 +36,7 @@ from typing import Any, Mapping, Sequence
 from .errors import InputError, SpecError
 from .genmt import exact_mean
 from .io import read_lines
-from .jsonl import json_lines
+from .jsonl import field_error, json_lines, string_field
 from .langpair import parse_langpair
 from .result import Coverage, DocScore, Result, UnitScore
 from .signature import SigField, Signature
@@ -281,13 +281,12 @@ def _read_wmt25_file(path: str) -> dict[str, list[_Doc]]:
     out: dict[str, list[_Doc]] = {}
     seen: dict[tuple[str, str], int] = {}
     for lineno, where, obj in json_lines(path, read_lines(path), WMT25_LINE):
+        need = f"a line of WMT25's automatic scores has {', '.join(WMT25_FIELDS)}"
         missing = [k for k in WMT25_FIELDS if k not in obj]
         if missing:
-            raise InputError(f"{where}: no field {missing[0]!r} (fields: {', '.join(obj) or 'none'}); a line of "
-                             f"WMT25's automatic scores has {', '.join(WMT25_FIELDS)}")
+            raise field_error(where, missing[0], obj, need)
         for key in ("language_pair", "domain", "document_id"):
-            if not isinstance(obj[key], str) or not obj[key].strip():
-                raise InputError(f"{where}, field {key}: {json.dumps(obj[key])} is not a non-empty string")
+            string_field(obj, key, where, need, empty=False)
         lp = obj["language_pair"]
         try:
             parse_langpair(lp)

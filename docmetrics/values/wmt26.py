@@ -36,7 +36,7 @@ from typing import Any, Mapping, Sequence
 
 from .errors import InputError
 from .io import read_lines
-from .jsonl import json_lines
+from .jsonl import field_error, json_lines, string_field
 from .langpair import parse_langpair
 from .paragraphs import FAULTS, MarkupError, Paragraphs, paragraphs
 from .testset import TestSet
@@ -325,14 +325,7 @@ def _system_files(systems: str | os.PathLike[str] | Sequence[str | os.PathLike[s
 
 
 def _string(obj: Mapping[str, Any], key: str, where: str, what: str, *, null: bool = False) -> str | None:
-    if key not in obj:
-        raise InputError(f"{where}, field {key}: missing; every line needs {what}")
-    value = obj[key]
-    if value is None and null:
-        return None
-    if not isinstance(value, str):
-        raise InputError(f"{where}, field {key}: {json.dumps(value)[:60]} is not a string ({what})")
-    return value
+    return string_field(obj, key, where, f"every line needs {what}", null=null)  # type: ignore[no-any-return]
 
 
 def _split(text: str, where: str, key: str) -> tuple[str, ...]:
@@ -373,8 +366,8 @@ def _document(obj: Mapping[str, Any], where: str, line: int, source: str) -> Wmt
         if key in obj:
             fields[key] = value
     if "refs" not in obj:
-        raise InputError(f"{where}, field refs: missing; every line needs the references as "
-                         '{"NAME": "text", ...} ({} where none)')
+        raise field_error(where, "refs", obj, 'every line needs the references as {"NAME": "text", ...} ({} where '
+                          "none)")
     refs = obj["refs"]
     if not isinstance(refs, dict):
         raise InputError(f"{where}, field refs: {json.dumps(refs)[:60]} is not an object "
@@ -405,8 +398,8 @@ def _read_system(system: str, path: str, documents: Mapping[str, Wmt26Document],
         doc_id = _string(obj, "doc_id", where, "the id of a document of the test file")
         text = _string(obj, "hypothesis", where, 'the translation of the whole document ("" if empty)')
         if "metadata" not in obj:
-            raise InputError(f"{where}, field metadata: missing; every line needs the system's metadata as an "
-                             "object ({} if none)")
+            raise field_error(where, "metadata", obj, "every line needs the system's metadata as an object ({} if "
+                              "none)")
         if not isinstance(obj["metadata"], dict):
             raise InputError(f"{where}, field metadata: {json.dumps(obj['metadata'])[:60]} is not an object")
         assert doc_id is not None and text is not None
