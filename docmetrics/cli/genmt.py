@@ -18,7 +18,6 @@ import math
 from typing import Any, Sequence
 
 from ..algorithms.detection import Detection, detect, items
-from ..evaluation.metaeval_text import esa_description
 from ..values.errors import UserError
 from ..values.genmt import REFERENCE, WMT26_ERROR_FREE_THRESHOLD, GenmtData, GenmtPair, esa_scores, read_genmt
 from ..values.human_tsv import HumanScores
@@ -128,11 +127,6 @@ def prepare(args: argparse.Namespace) -> tuple[GenmtPair, TestSet, HumanScores |
                      f"{pair.name}); it is not scored as one, since reference-based metrics score against it: "
                      "--include-human scores it too (reference-free metrics only)")
     return pair, testset, esa_scores(pair, args.genmt, include_reference=include), notes
-
-
-def human_text(args: argparse.Namespace, pair: GenmtPair, human: HumanScores) -> str:
-    """What the human scores of a --genmt meta-evaluation are, under its table."""
-    return esa_description(args.genmt, pair.name, human.segments)
 
 
 def check_reference_free(metrics: Sequence[Any], specs: Sequence[str]) -> None:

@@ -6,7 +6,7 @@ human scores), and what ``--human`` and ``--genmt`` print: the table of statisti
 from __future__ import annotations
 
 import argparse
-from typing import Any, Sequence
+from typing import TYPE_CHECKING, Any, Sequence
 
 from ..algorithms.wmt_stats import DEFAULT_RESAMPLES, DEFAULT_SEED
 from ..evaluation import labels
@@ -14,7 +14,15 @@ from ..evaluation.doc_level import DOC_RULES, doc_gold
 from ..evaluation.human import closest_system, match_systems, segment_rows
 from ..evaluation.metaeval import WmtEval
 from ..evaluation.metaeval_human import evaluate_human, human_dicts
-from ..evaluation.metaeval_text import ACC_EQ_TEXT, DOC_TEXT, MQM_TEXT, PDP_TEXT, human_description, spa_text
+from ..evaluation.metaeval_text import (
+    ACC_EQ_TEXT,
+    DOC_TEXT,
+    MQM_TEXT,
+    PDP_TEXT,
+    esa_description,
+    human_description,
+    spa_text,
+)
 from ..evaluation.metaeval_text import metaeval_text as metaeval_text_of
 from ..values.errors import UserError
 from ..values.human_tsv import SCORE_COLUMNS, HumanScores, load_human
@@ -23,6 +31,9 @@ from ..values.testset import TestSet
 from .conflicts import NEEDS, WITH, Conflicts, Option
 from .errors import warn
 from .output import Output
+
+if TYPE_CHECKING:
+    from ..values.genmt import GenmtPair
 
 __all__ = ["check_document_gold", "warn_unmatched", "add_arguments", "add_level_arguments", "check_args", "read_human",
            "run_metaeval", "row_labels", "metaeval_output", "metaeval_data", "metaeval_text", "spa_text", "ACC_EQ_TEXT",
@@ -186,10 +197,11 @@ def row_labels(specs: Sequence[str], names: Sequence[str] | None = None) -> list
     return labels.row_labels(specs, names)
 
 
-def metaeval_output(ev: WmtEval, args: argparse.Namespace, human: HumanScores | None = None) -> Output:
+def metaeval_output(ev: WmtEval, args: argparse.Namespace, human: HumanScores | None = None,
+                    pair: GenmtPair | None = None) -> Output:
     """The meta-evaluation table and its notes (``human``: the scores read, to say how a raw MQM file's
     were computed); in JSON a list, one object per metric (with its clusters where metrics were compared)."""
-    return Output(data=lambda: metaeval_data(ev), text=lambda: metaeval_text(ev, args, human))
+    return Output(data=lambda: metaeval_data(ev), text=lambda: metaeval_text(ev, args, human, pair))
 
 
 def metaeval_data(ev: WmtEval) -> list[dict[str, Any]]:
@@ -197,10 +209,13 @@ def metaeval_data(ev: WmtEval) -> list[dict[str, Any]]:
     return human_dicts(ev)
 
 
-def metaeval_text(ev: WmtEval, args: argparse.Namespace, human: HumanScores | None = None) -> str:
+def metaeval_text(ev: WmtEval, args: argparse.Namespace, human: HumanScores | None = None,
+                  pair: GenmtPair | None = None) -> str:
     """The meta-evaluation's text (:func:`docmetrics.evaluation.metaeval_text.metaeval_text`), the human scores
-    described by --genmt's text or --human's file, column and direction."""
-    about = getattr(args, "human_text", None) or human_description(
-        args.human, column=args.human_column, lower_better=args.human_lower_better,
-        raw_mqm=human is not None and human.raw_mqm)
+    described as those of the --genmt language pair ``pair``, or by --human's file, column and direction."""
+    if pair is not None and human is not None:
+        about = esa_description(pair.path, pair.name, human.segments)
+    else:
+        about = human_description(args.human, column=args.human_column, lower_better=args.human_lower_better,
+                                  raw_mqm=human is not None and human.raw_mqm)
     return metaeval_text_of(ev, human=about, width=args.width)

@@ -12,7 +12,7 @@ import argparse
 import os
 import shlex
 import sys
-from typing import Any, Sequence
+from typing import TYPE_CHECKING, Any, Sequence
 
 from .. import report
 from ..values.errors import InputError, UserError
@@ -22,6 +22,9 @@ from .args import add_input_arguments, check_output_file
 from .errors import guarded, note
 from .habits import Parser, parse_args
 from .inputs import load_testset
+
+if TYPE_CHECKING:
+    from ..values.genmt import GenmtPair
 
 #: What the page says was typed: (option, attribute of the parsed arguments).
 TYPED = (("-m", "metrics"), ("-m", "metric"), ("--grid", "grid"), ("-i", "input"), ("-s", "source"),
@@ -67,11 +70,10 @@ def human_segments(human: Any, testset: TestSet) -> dict[str, Any] | None:
     return {"name": human.path, "column": human.column, "lower_is_better": human.lower_is_better, "segments": rows}
 
 
-def error_spans(args: argparse.Namespace, human: Any, testset: TestSet) -> dict[str, Any] | None:
-    """``system -> {line: [[start, end, severity, category], ...]}``: GenMT's ESA spans, or a raw MQM
-    file's (an omission without a place has start and end null)."""
+def error_spans(pair: GenmtPair | None, human: Any, testset: TestSet) -> dict[str, Any] | None:
+    """``system -> {line: [[start, end, severity, category], ...]}``: GenMT's ESA spans (``pair``: the --genmt
+    language pair), or a raw MQM file's (an omission without a place has start and end null)."""
     out: dict[str, dict[str, list[list[Any]]]] = {}
-    pair = getattr(args, "genmt_pair", None)
     if pair is not None:
         for system, judgements in pair.human.items():
             for line, j in enumerate(judgements):
@@ -184,7 +186,8 @@ def write_for_metaeval(args: argparse.Namespace, output: dict[str, Any]) -> None
 
 
 def write_for_command(args: argparse.Namespace, output: str, all_results: Sequence[tuple[str, list[Result]]],
-                      testset: TestSet | None, human: Any = None, cis: Sequence[Sequence[Any]] | None = None) -> None:
+                      testset: TestSet | None, human: Any = None, cis: Sequence[Sequence[Any]] | None = None,
+                      pair: GenmtPair | None = None) -> None:
     """``--report FILE``: the page of a scoring or judging command, from the JSON it prints with ``-f json``
     (``output``) and its results (their documents and units, where ``output`` does not carry them)."""
     data = report.parse(output)
@@ -200,7 +203,7 @@ def write_for_command(args: argparse.Namespace, output: str, all_results: Sequen
         [(name, data)], results=results, title=title,
         texts=report.texts(testset) if testset is not None else None,
         human=human_segments(human, testset) if testset is not None else None,
-        spans=error_spans(args, human, testset) if testset is not None else None,
+        spans=error_spans(pair, human, testset) if testset is not None else None,
         command=command_line(args), inputs=inputs_typed(args))
     write_page(args, args.report, payload)
 
@@ -282,7 +285,7 @@ def run(args: argparse.Namespace) -> int:
     payload = report.payload(
         sources, texts=report.texts(testset) if testset is not None else None,
         human=human_segments(human_scores, testset) if testset is not None else None,
-        spans=merge_spans(error_spans(args, human_scores, testset), tsv_spans) if testset is not None else None,
+        spans=merge_spans(error_spans(None, human_scores, testset), tsv_spans) if testset is not None else None,
         command=command_line(args), inputs=inputs_typed(args), title=args.title)
     args.report = args.output
     write_page(args, args.output, payload)

@@ -7,7 +7,7 @@ import argparse
 import io
 import json
 import sys
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ..evaluation.scoring import Scored, score_metrics
 from ..values.errors import UserError
@@ -28,6 +28,9 @@ from .levels import check_segment_units, level_table, results_output
 from .output import Output, render, write, write_output
 from .scoring import ScoringReport
 from .specs import check_specs, reference_files
+
+if TYPE_CHECKING:
+    from ..values.genmt import GenmtPair
 
 
 def run(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
@@ -106,16 +109,14 @@ def genmt_run(args: argparse.Namespace) -> int:
                             "give the humeval file (segment lines with scores), or score without it")
     else:
         args.human, args.seg_level = args.genmt, True  # the meta-evaluation of --human FILE --seg-level
-        args.human_text = genmt.human_text(args, pair, human)
     human_cli.check_args(args)
-    args.genmt_pair = pair
     live = list(args.metrics)
     stored = stored_cli.scorers(args, stored_cli.for_pair(args, pair.name), testset) if args.scores else []
     with session_scope(args, cache=args.cache) as session:
         metrics = [api.load(spec, defaults={"lang": pair.name}, session=session) for spec in live]
         if getattr(args, "include_human", False):
             genmt.check_reference_free(metrics, live)
-        return score_and_write(args, metrics + stored, testset, session.cache, human)
+        return score_and_write(args, metrics + stored, testset, session.cache, human, pair)
 
 
 def wmt25_run(args: argparse.Namespace) -> int:
@@ -196,7 +197,8 @@ def check_args(args: argparse.Namespace) -> Any:
 
 
 def score_and_write(args: argparse.Namespace, metrics: list[Any], testset: Any, score_cache: Any,
-                    human: Any = None) -> int:
+                    human: Any = None, pair: GenmtPair | None = None) -> int:
+    """Score, judge and write; ``pair``: the --genmt language pair judged (its human scores ``human``)."""
     human_cli.check_document_gold(args, testset, human)
     human_cli.warn_unmatched(args, testset, human)
     labels = metric_labels(args.metrics, [m.name for m in metrics])
@@ -214,11 +216,12 @@ def score_and_write(args: argparse.Namespace, metrics: list[Any], testset: Any, 
     if args.human and not significance.requested(args):
         evals = human_cli.run_metaeval(all_results, args, testset, human)
         if getattr(args, "error_free", None):
-            found = genmt.detections(all_results, args.genmt_pair, args.error_free)
-    output = judged(all_results, args, cis, evals, found, human)
+            assert pair is not None  # --error-free needs --genmt
+            found = genmt.detections(all_results, pair, args.error_free)
+    output = judged(all_results, args, cis, evals, found, human, pair)
     report = render(output, args.format)
     if args.report:  # the page holds what -f json prints
-        report_cli.write_for_command(args, render(output, "json"), all_results, testset, human, cis)
+        report_cli.write_for_command(args, render(output, "json"), all_results, testset, human, cis, pair)
     plain_json = args.format == "json" and not significance.requested(args) and not args.human
     if args.level == "system" or plain_json:  # JSON results carry their documents and units
         write_output(args, report)
@@ -238,7 +241,7 @@ class _Report(ScoringReport):
 
 
 def judged(all_results: list[tuple[str, list[Any]]], args: argparse.Namespace, cis: Any, evals: Any, found: Any,
-           human: Any) -> Output:
+           human: Any, pair: GenmtPair | None = None) -> Output:
     """What the command prints on stdout: the paired test, the meta-evaluation (and the error-free
     detections), or the system scores."""
     if significance.requested(args):
@@ -246,9 +249,10 @@ def judged(all_results: list[tuple[str, list[Any]]], args: argparse.Namespace, c
     if evals is None:
         return results_output(all_results, args, cis)
     if found is None:
-        return human_cli.metaeval_output(evals, args, human)
+        return human_cli.metaeval_output(evals, args, human, pair)
     return Output(data=lambda: {"metaeval": human_cli.metaeval_data(evals), "error_free": genmt.detections_json(found)},
-                  text=lambda: human_cli.metaeval_text(evals, args, human) + genmt.detections_text(found, args.width))
+                  text=lambda: (human_cli.metaeval_text(evals, args, human, pair)
+                                + genmt.detections_text(found, args.width)))
 
 
 def dump_alignment(all_results: list[tuple[str, list[Any]]], path: str) -> None:
