@@ -155,9 +155,13 @@ def habit_in(argv: Sequence[str], known: Collection[str]) -> str | None:
     return None
 
 
-def parse_args(parser: argparse.ArgumentParser, argv: Sequence[str]) -> argparse.Namespace:
+def parse_args(parser: argparse.ArgumentParser, argv: Sequence[str] | None, *,
+               command: str | None = None) -> argparse.Namespace:
     """``parser.parse_args(argv)``, except that an option typed by habit (sacrebleu's, COMET's) or an
-    unknown option gets one line of advice (exit 2)."""
+    unknown option gets one line of advice (exit 2).  ``args.argv`` is the command as typed (``command``, a
+    subcommand's name, then ``argv``; a report names it), a default of the parse: nothing is set afterwards."""
+    argv = list(sys.argv[1:] if argv is None else argv)
+    parser.set_defaults(argv=[command, *argv] if command else argv)
     known = {s for action in parser._actions for s in action.option_strings}
     text = habit_in(argv, known)
     if text is not None:

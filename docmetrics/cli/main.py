@@ -63,7 +63,6 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 2
     parser = build_parser()
     args = parse_args(parser, argv)
-    args.argv = argv
     return guarded("docmetrics", args.debug, lambda: run(args, parser), interrupted=lambda: kept(args, argv))
 
 

@@ -79,8 +79,7 @@ def build_parser() -> argparse.ArgumentParser:
 
 def main(argv: Sequence[str] | None = None) -> int:
     parser = build_parser()
-    args = parse_args(parser, argv)
-    args.argv = ["metaeval", *(sys.argv[1:] if argv is None else argv)]
+    args = parse_args(parser, argv, command="metaeval")
     return guarded("docmetrics metaeval", args.debug, lambda: run_metaeval(args, sys.stdout))
 
 

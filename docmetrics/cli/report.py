@@ -11,7 +11,6 @@ from __future__ import annotations
 import argparse
 import os
 import shlex
-import sys
 from typing import TYPE_CHECKING, Any, Sequence
 
 from .. import report
@@ -244,9 +243,7 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    argv = list(sys.argv[1:] if argv is None else argv)
-    args = parse_args(build_parser(), argv)
-    args.argv = ["report", *argv]
+    args = parse_args(build_parser(), argv, command="report")
     return guarded("docmetrics report", args.debug, lambda: run(args))
 
 

@@ -104,8 +104,7 @@ def build_parser() -> argparse.ArgumentParser:
 
 def main(argv: Sequence[str] | None = None) -> int:
     parser = build_parser()
-    args = parse_args(parser, list(sys.argv[1:] if argv is None else argv))
-    args.argv = ["sweep", *(sys.argv[1:] if argv is None else argv)]
+    args = parse_args(parser, argv, command="sweep")
     return guarded("docmetrics sweep", args.debug, lambda: run(args, sys.stdout), interrupted=lambda: kept(args))
 
 
@@ -132,11 +131,11 @@ def run(args: argparse.Namespace, out: TextIO) -> int:
     except InputError:
         raise UserError(f"--stat {args.stat}: no such statistic; one of {', '.join(STAT_CHOICES)} (or a "
                         "plugin statistic's name: docmetrics --list shows them)") from None
-    if stat.needs == "document" and not args.doc_level:
-        args.doc_level = "mean"
-    if stat.needs == "pdp":
-        args.pdp = True
-    if stat.needs == "segment" and not (args.seg_level or args.doc_level):
+    # the levels the statistic needs, beside those asked for
+    doc_rule = args.doc_level or ("mean" if stat.needs == "document" else None)
+    pdp = args.pdp or stat.needs == "pdp"
+    segment = bool(args.seg_level or doc_rule)
+    if stat.needs == "segment" and not segment:
         raise UserError(f"--stat {args.stat} needs --seg-level")
     if args.no_cache and args.cache is not None:
         raise UserError("give --cache or --no-cache, not both")
@@ -189,9 +188,8 @@ def run(args: argparse.Namespace, out: TextIO) -> int:
         # one session for every point: one engine, whose workers keep each model they load
         with session_scope(args, cache=score_cache if score_cache is not None else False) as session:
             run_sweep(points, testset, load, human=human, exclude=args.exclude_systems,
-                      exclude_humans=args.no_human_systems, seg_level=args.seg_level or bool(args.doc_level),
-                      short=args.short, cache=score_cache, on_point=progress, pdp=args.pdp,
-                      doc_rule=args.doc_level)
+                      exclude_humans=args.no_human_systems, seg_level=segment, short=args.short,
+                      cache=score_cache, on_point=progress, pdp=pdp, doc_rule=doc_rule)
         total = score_cache.stats if score_cache is not None else None
         report = {
             "metric": args.metric,
@@ -213,7 +211,8 @@ def run(args: argparse.Namespace, out: TextIO) -> int:
             plot_heatmap(points, axes, args.stat, args.plot, title=title)
         cached = None if total is None else ("(temporary: --cache keeps it)" if scratch
                                              else score_cache.path)  # type: ignore[union-attr]
-        write(Output(data=lambda: report, text=lambda: sweep_text(points, args, cached, total)), args, out)
+        write(Output(data=lambda: report, text=lambda: sweep_text(points, args, cached, total, segment=segment)),
+              args, out)
     finally:
         if score_cache is not None:
             score_cache.close()
@@ -252,11 +251,12 @@ def write_report(path: str, report: dict[str, object], kept: bool = True) -> Non
         raise UserError(f"-o {path}: cannot write the file ({exc.strerror}){left}. {again}") from None
 
 
-def sweep_text(points: Sequence[Point], args: argparse.Namespace, cached: Any, total: Any) -> str:
+def sweep_text(points: Sequence[Point], args: argparse.Namespace, cached: Any, total: Any, *,
+               segment: bool = False) -> str:
     """The sweep's table, then its score cache (``cached``: its path or why it is temporary; ``total``: its
-    counts), the points skipped and the heatmap written."""
+    counts), the points skipped and the heatmap written (``segment``: judged on segment-level human scores)."""
     out = io.StringIO()
-    write_table(points, args, out)
+    write_table(points, args, out, segment=segment)
     if total is not None:
         out.write(f"\nscore cache {cached}: {total.summary()}\n")
     skipped = [p for p in points if p.skipped]
@@ -267,13 +267,12 @@ def sweep_text(points: Sequence[Point], args: argparse.Namespace, cached: Any, t
     return out.getvalue()
 
 
-def write_table(points: Sequence[Point], args: argparse.Namespace, out: TextIO) -> None:
+def write_table(points: Sequence[Point], args: argparse.Namespace, out: TextIO, *, segment: bool = False) -> None:
     done = [p for p in points if not p.skipped]
     keys = list(done[0].params)
     w = args.width
     if done[0].metaeval is not None:  # the statistics' columns of --human's table (no clusters: one metric)
         evals = [p.metaeval for p in done]
-        segment = bool(args.seg_level or args.doc_level)
         cols = stat_columns(evals, segment=segment, leading=False) + [
             dataclasses.replace(c, header=f"doc-{c.header}") for c in stat_columns(evals, "document", segment=segment)]
         headers = keys + [c.header for c in cols]
