@@ -130,13 +130,13 @@ def run_metaeval(args: argparse.Namespace, out: TextIO) -> int:
     stored_cli.check_args(args)
     lps = _parse_lps(args.lps)
     custom = _parse_average(args) if args.average else None
-    args.average_statistics = custom or ()  # compared between metrics in every language pair: the average's clusters
     if args.plot:
         _check_plot(args.plot)
     if args.report:
         check_output_file(args.report, "--report", (args.plot,))
     check_common(args, lps)
-    runs = score(args, lps, None, who)
+    # compared between metrics in every language pair: the average's clusters
+    runs = score(args, lps, None, who, compare_also=custom or ())
     evals = [r.evaluation for r in runs if r.evaluation is not None]
     schemes: list[str | tuple[str, ...]] = [*reversed(SCHEMES), *([custom] if custom else [])]
     averages = {avg.scheme: avg for avg in (wmt_average(evals, scheme) for scheme in schemes)} if evals else {}

@@ -246,9 +246,11 @@ class _Report(MtmeObserver):
             note(self.args, f"[{run.lp}] {metric.spec}: no {level}-level score file: {why}", self.who)
 
 
-def score(args: argparse.Namespace, lps: Sequence[str], systems: Sequence[str] | None, who: str) -> list[MtmeRun]:
+def score(args: argparse.Namespace, lps: Sequence[str], systems: Sequence[str] | None, who: str, *,
+          compare_also: Sequence[str] = ()) -> list[MtmeRun]:
     """Every metric of -m on every language pair of ``lps``, written (--write-mtme) and meta-evaluated,
-    in one session (one engine, one cache, each model loaded once per worker for every pair)."""
+    in one session (one engine, one cache, each model loaded once per worker for every pair); ``compare_also``:
+    statistics compared between metrics besides the main ones (those of ``docmetrics metaeval --average``)."""
     from .. import api
     from ..evaluation.stored import StoredScorer
 
@@ -275,7 +277,7 @@ def score(args: argparse.Namespace, lps: Sequence[str], systems: Sequence[str] |
                         seed=args.seed, short=args.short, observer=_Report(args, who, scorers),
                         doc_rule=getattr(args, "doc_level", None), pdp=bool(getattr(args, "pdp", False)),
                         requested=getattr(args, "sacrebleu_signatures", None),
-                        compare_also=getattr(args, "average_statistics", ()))
+                        compare_also=compare_also)
         if session.cache is not None:
             note(args, f"score cache {session.cache.path}: {session.cache.stats.summary()}", who)
     return runs

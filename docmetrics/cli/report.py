@@ -284,7 +284,6 @@ def run(args: argparse.Namespace) -> int:
         human=human_segments(human_scores, testset) if testset is not None else None,
         spans=merge_spans(error_spans(None, human_scores, testset), tsv_spans) if testset is not None else None,
         command=command_line(args), inputs=inputs_typed(args), title=args.title)
-    args.report = args.output
     write_page(args, args.output, payload)
     return 0
 
