@@ -102,3 +102,34 @@ def test_conflict_rows_are_options_of_docmetrics_as_written(table):
     for row in getattr(wmt26, table).rows:
         assert flags.get(row.flag) == also.get(row.attr, row.attr), row
         assert parser.get_default(also.get(row.attr, row.attr)) in (None, False, [], row.default), row
+
+
+def test_rank_m_ranks_the_release_by_live_metrics(tmp_path, capsys):
+    """``rank -m chrf --wmt26 ...``: AutoRank over a metric scored on the release, each document held as the
+    main command holds it; chrF's AutoRank input is the mean of its segment scores, equal to sacrebleu's
+    sentence chrF on the segments built by hand; lang= is the pair's ISO 639-1 form."""
+    tf, folder = fixture(tmp_path)
+    code, out, err = run_cli(capsys, "rank", "-m", "chrf", "--wmt26", tf, "--wmt26-systems", folder, "-l", "en-de",
+                             "--wmt26-ref", "refA", "-f", "json")
+    assert code == 0, err
+    ranking = json.loads(out)
+    assert ranking["lp"] == ENDE and [s["system"] for s in ranking["systems"]] == ["sysA", "sysB"]
+    assert f"{ENDE}: sysC left out: it translated 2 of the 3 documents" in err
+    refs = ["Tom & Jerry gewannen.\nEs regnete > 3 Tage.", "Wir fahren heute in den Süden.", "@ann hallo<br>bis bald"]
+    hyps = {"sysA": ["Tom & Jerry gewannen.\nEs regnete.", "Wir fahren heute in den Süden.", "@ann hallo<br>tschüss"],
+            "sysB": ["Tom und Jerry.\nEs regnete.\nDrei Tage.", "Wir fahren.", "@ann hi"]}
+    for row in ranking["systems"]:
+        by_hand = [sacrebleu.sentence_chrf(h, [r]).score for h, r in zip(hyps[row["system"]], refs)]
+        assert row["scores"]["chrf"] == pytest.approx(sum(by_hand) / len(by_hand), abs=1e-9)
+
+
+@pytest.mark.parametrize("argv,message", [
+    (["-m", "chrf", "-i", "x.txt", "--wmt26-systems", "d"], "--wmt26-systems: names files or references of the WMT26"),
+    (["--wmt26", "t.jsonl"], "--wmt26 t.jsonl: the release is ranked by live metrics; give them with -m"),
+    (["-m", "chrf", "--wmt26", "t.jsonl"], "--wmt26 t.jsonl: give the system files with --wmt26-systems"),
+    (["-m", "chrf", "--wmt26", "t.jsonl", "--wmt26-systems", "d", "--genmt", "g.jsonl"],
+     "--genmt and --wmt26: give one test set"),
+])
+def test_rank_wmt26_bad_options_exit_2(capsys, argv, message):
+    code, out, err = run_cli(capsys, "rank", *argv)
+    assert code == 2 and message in err and len(err.strip().splitlines()) == 1

@@ -35,7 +35,8 @@ HUMAN_ONLY = (("human", "--human"), ("human_column", "--human-column"), ("lower_
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
     g = p.add_argument_group("live metrics (AutoRank over metrics scored here, beside any --scores; the test set "
-                             "from -i/-s/-r/--doc-ids, --genmt FILE -l LP or --mtme ROOT -t TS -l LP)")
+                             "from -i/-s/-r/--doc-ids, --genmt FILE -l LP, --mtme ROOT -t TS -l LP or --wmt26 FILE "
+                             "--wmt26-systems DIR)")
     g.add_argument("-m", "--metrics", nargs="+", action="extend", metavar="SPEC",
                    help="metric specs, as docmetrics -m takes them")
     g.add_argument("-i", "--input", nargs="+", action="extend", metavar="HYP",
@@ -47,6 +48,14 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     g.add_argument("--doc-ids", metavar="FILE", action=Once,
                    help="document id of each line; a new document starts where the id changes")
     g.add_argument("--jsonl", action="store_true", help="read -i files as JSONL (doc_id, src, mt, ref)")
+    g.add_argument("--wmt26", metavar="JSONL", help="the WMT26 release's test file (data/wmt26-genmt.jsonl): rank "
+                                                    "its systems, each document held as docmetrics --wmt26 holds it")
+    g.add_argument("--wmt26-systems", nargs="+", metavar="PATH",
+                   help="with --wmt26: the system files (their folder, or NAME.jsonl files)")
+    g.add_argument("--wmt26-ref", nargs="+", metavar="NAME",
+                   help="with --wmt26: the references of the test file's refs to score against (default none)")
+    g.add_argument("--wmt26-source", choices=("src_text", "gold_transcript"), default="src_text",
+                   help="with --wmt26: the source text (default src_text)")
     g.add_argument("--ref", metavar="REF[,REF...]", action=RefNames,
                    help="with --mtme: the reference(s) to score against, as docmetrics --mtme takes them")
     add_model_arguments(p)
@@ -75,7 +84,12 @@ def check_args(args: argparse.Namespace, lps: Sequence[str]) -> None:
     if not 1 <= args.paired_bs_n <= MAX_N:
         raise UserError(f"--paired-bs-n must be from 1 to {MAX_N} (resamples kept in memory), not {args.paired_bs_n}")
     testset_given = bool(args.input or args.source or args.references or args.doc_ids)
+    if (args.wmt26_systems or args.wmt26_ref) and not args.wmt26:
+        raise UserError(f"{'--wmt26-systems' if args.wmt26_systems else '--wmt26-ref'}: names files or references of "
+                        "the WMT26 release; it needs -m SPEC... --wmt26 TESTFILE")
     if not requested(args):
+        if args.wmt26:
+            raise UserError(f"--wmt26 {args.wmt26}: the release is ranked by live metrics; give them with -m SPEC...")
         if testset_given:
             raise UserError(f"{'-i' if args.input else '-s/-r/--doc-ids'}: a test set is read to score live metrics; "
                             "give them with -m SPEC...")
@@ -84,13 +98,17 @@ def check_args(args: argparse.Namespace, lps: Sequence[str]) -> None:
         if getattr(args, attr, None):
             raise UserError(f"{flag} with -m: -m ranks live metrics with AutoRank; human clusters are drawn without "
                             "-m (--genmt, --human or --mtme, with --scores for the metrics to compare)")
-    sources = [flag for flag, given in (("-i", testset_given), ("--genmt", args.genmt), ("--mtme", args.mtme))
-               if given]
+    sources = [flag for flag, given in (("-i", testset_given), ("--genmt", args.genmt), ("--mtme", args.mtme),
+                                        ("--wmt26", args.wmt26)) if given]
     if not sources:
         raise UserError(f"-m {' '.join(args.metrics)}: give the test set to score: -i HYP... -s SRC [-r REF] "
-                        "--doc-ids IDS, --genmt FILE -l LP or --mtme ROOT -t TESTSET -l LP")
+                        "--doc-ids IDS, --genmt FILE -l LP, --mtme ROOT -t TESTSET -l LP or --wmt26 FILE "
+                        "--wmt26-systems DIR")
     if len(sources) > 1:
         raise UserError(f"{' and '.join(sources)}: give one test set")
+    if args.wmt26 and not args.wmt26_systems:
+        raise UserError(f"--wmt26 {args.wmt26}: give the system files with --wmt26-systems DIR (data/systems) or "
+                        "NAME.jsonl...")
     if args.testset and not args.mtme:
         raise UserError(f"-t {args.testset}: names a test set of an MTME directory; it needs --mtme ROOT")
     if testset_given and not args.input:
@@ -112,11 +130,23 @@ def _stored_for(args: argparse.Namespace, lp: str | None) -> list[StoredMetric]:
     return stored_cli.for_pair(argparse.Namespace(**{**vars(args), "stored": wanted}), lp)
 
 
-def _testsets(args: argparse.Namespace, lps: Sequence[str]) -> list[tuple[str | None, TestSet]]:
-    """(language pair, test set) of each pair to rank, read before any model loads."""
+def _testsets(args: argparse.Namespace, lps: Sequence[str]) -> list[tuple[str | None, TestSet, str | None]]:
+    """(language pair, test set, the pair as metrics' lang= takes it) of each pair to rank, read before any
+    model loads."""
     if args.input:
         testset = load_testset(args, WHO)
-        return [(lps[0] if lps else None, testset)]
+        return [(lps[0] if lps else None, testset, lps[0] if lps else None)]
+    if args.wmt26:
+        from .wmt26 import pair_testset, read_pairs
+
+        out = []
+        for lp in list(lps) or [None]:
+            for pair in read_pairs(args.wmt26, args.wmt26_systems, lp, args.wmt26_source):
+                testset, _, notes = pair_testset(pair, args.wmt26_ref or ())
+                for text in notes:
+                    note(args, text, WHO)
+                out.append((pair.name, testset, pair.lang))  # lang=en-de for eng_Latn-deu_Latn
+        return out
     if args.genmt:
         from ..values.genmt import read_genmt
         from .genmt import prepare
@@ -128,11 +158,11 @@ def _testsets(args: argparse.Namespace, lps: Sequence[str]) -> list[tuple[str | 
             pair, testset, _, notes = prepare(one)
             for text in notes:
                 note(args, text, WHO)
-            out.append((pair.name, testset))
+            out.append((pair.name, testset, pair.name))
         return out
     from ..evaluation.mtme import load_mtme
 
-    return [(lp, load_mtme(args.mtme, args.testset, lp, ref=args.ref)[1]) for lp in lps]
+    return [(lp, load_mtme(args.mtme, args.testset, lp, ref=args.ref)[1], lp) for lp in lps]
 
 
 def rank_live(args: argparse.Namespace, lps: Sequence[str]) -> list[AutoRank]:
@@ -141,7 +171,7 @@ def rank_live(args: argparse.Namespace, lps: Sequence[str]) -> list[AutoRank]:
     from .. import api
 
     pairs = []
-    for lp, testset in _testsets(args, lps):
+    for lp, testset, lang in _testsets(args, lps):
         stored = [StoredScorer(m) for m in _stored_for(args, lp)]
         for scorer in stored:  # a stored metric that does not fit the test set stops the run here
             scorer.check(testset)
@@ -149,12 +179,12 @@ def rank_live(args: argparse.Namespace, lps: Sequence[str]) -> list[AutoRank]:
         if clash:
             raise UserError(f"--scores: a stored metric is named {clash[0]!r} like a -m spec; leave it out with "
                             "--stored NAME...")
-        pairs.append((lp, testset, stored))
+        pairs.append((lp, testset, lang, stored))
     out = []
     with session_scope(args, cache=args.cache) as session:
-        for lp, testset, stored in pairs:
+        for lp, testset, lang, stored in pairs:
             specs = list(dict.fromkeys(args.metrics))
-            metrics = [(spec, api.load(spec, defaults={"lang": lp}, session=session)) for spec in specs]
+            metrics = [(spec, api.load(spec, defaults={"lang": lang}, session=session)) for spec in specs]
             scored = score_metrics(testset, metrics, observer=ScoringReport(args, specs, WHO))
             named: dict[str, list[Result]] = {s.spec: s.results for s in scored}
             for scorer in stored:

@@ -13,7 +13,7 @@ from ..values.wmt26 import SOURCES, DocumentPlan, Wmt26Pair, read_wmt26
 from .conflicts import NEEDS_FOR, Conflicts, Option
 from .errors import note
 
-__all__ = ["add_arguments", "requested", "check_args", "prepare", "plan_notes"]
+__all__ = ["add_arguments", "requested", "check_args", "prepare", "plan_notes", "read_pairs", "pair_testset"]
 
 #: Options that the release replaces.
 INPUTS = Conflicts("--wmt26", "--wmt26 reads the sources, outputs, references and documents from {file}: drop "
@@ -61,23 +61,37 @@ def check_args(args: argparse.Namespace) -> None:
 def prepare(args: argparse.Namespace) -> tuple[Wmt26Pair, TestSet, list[DocumentPlan]]:
     """The pair (``-l``; the only one where the files hold one), its test set and how each document is
     held, read before any model loads; ``args.lang`` becomes the pair's ISO 639-1 form (``en-is``)."""
-    paths = args.wmt26_systems
-    systems = paths[0] if len(paths) == 1 and not paths[0].endswith(".jsonl") else paths
-    data = read_wmt26(args.wmt26, systems, lp=args.lang, source=args.wmt26_source)
-    if args.lang is None and len(data.pairs) > 1:
-        raise UserError(f"--wmt26 {args.wmt26}: {len(data.pairs)} language pairs ({', '.join(data.pairs)}); "
+    pairs = read_pairs(args.wmt26, args.wmt26_systems, args.lang, args.wmt26_source)
+    if args.lang is None and len(pairs) > 1:
+        raise UserError(f"--wmt26 {args.wmt26}: {len(pairs)} language pairs ({', '.join(p.name for p in pairs)}); "
                         "name one with -l")
-    pair = next(iter(data.pairs.values()))
+    pair = pairs[0]
+    testset, plans, notes = pair_testset(pair, args.wmt26_ref or ())
+    args.lang = pair.lang
+    for text in notes:
+        note(args, text)
+    return pair, testset, plans
+
+
+def read_pairs(testfile: str, paths: list[str], lp: str | None, source: str) -> list[Wmt26Pair]:
+    """The release's pairs (``lp``: that one; None: every pair) of ``testfile`` with the system files
+    ``paths`` (one folder, or NAME.jsonl files)."""
+    systems = paths[0] if len(paths) == 1 and not paths[0].endswith(".jsonl") else paths
+    return list(read_wmt26(testfile, systems, lp=lp, source=source).pairs.values())
+
+
+def pair_testset(pair: Wmt26Pair, references: tuple[str, ...] | list[str]) -> tuple[TestSet, list[DocumentPlan],
+                                                                                      list[str]]:
+    """A pair's test set (systems that translated every document), how each document is held, and the
+    notes: the systems left out, then :func:`plan_notes`."""
+    notes = []
     for system in pair.systems:
         skipped = pair.skipped(system)
         if skipped:
-            note(args, f"{pair.name}: {system} left out: it translated {len(pair.hypotheses[system])} of the "
-                       f"{len(pair.documents)} documents (first skipped: {skipped[0]})")
-    testset, plans = pair.testset(references=args.wmt26_ref or ())
-    args.lang = pair.lang
-    for text in plan_notes(pair, plans):
-        note(args, text)
-    return pair, testset, plans
+            notes.append(f"{pair.name}: {system} left out: it translated {len(pair.hypotheses[system])} of the "
+                         f"{len(pair.documents)} documents (first skipped: {skipped[0]})")
+    testset, plans = pair.testset(references=references)
+    return testset, plans, notes + plan_notes(pair, plans)
 
 
 def plan_notes(pair: Wmt26Pair, plans: list[DocumentPlan]) -> list[str]:
