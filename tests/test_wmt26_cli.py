@@ -133,3 +133,13 @@ def test_rank_m_ranks_the_release_by_live_metrics(tmp_path, capsys):
 def test_rank_wmt26_bad_options_exit_2(capsys, argv, message):
     code, out, err = run_cli(capsys, "rank", *argv)
     assert code == 2 and message in err and len(err.strip().splitlines()) == 1
+
+
+def test_report_of_the_release(tmp_path, capsys):
+    tf, folder = fixture(tmp_path)
+    page = tmp_path / "r.html"
+    code, out, err = run_cli(capsys, "-m", "chrf", "--wmt26", tf, "--wmt26-systems", folder, "-l", "en-de",
+                             "--wmt26-ref", "refA", "--report", page, "-q")
+    assert code == 0, err
+    html = page.read_text(encoding="utf-8")
+    assert html.startswith("<!DOCTYPE html>") and "sysA" in html and "sysB" in html and "sysC" not in html
