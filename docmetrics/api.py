@@ -25,7 +25,7 @@ from .plugin.metric import Metric
 from .runtime.session import FROM_ENVIRONMENT, Session
 from .values.errors import SpecError
 from .values.params import Param, check_batch_size, find_param
-from .values.sacrebleu_signature import read_sacrebleu_signature
+from .values.sacrebleu_signature import read_sacrebleu_signature, with_mecab_fact
 from .values.signature import ParsedSignature, looks_like_signature, parse_signature
 from .values.spec import parse_spec
 
@@ -40,7 +40,7 @@ def resolve(text: str) -> tuple[str, dict[str, str], ParsedSignature | None]:
         return spec.name, dict(spec.params), sacre.expected
     if looks_like_signature(text):
         parsed = parse_signature(text)
-        return parsed.metric, {}, parsed
+        return parsed.metric, {}, with_mecab_fact(parsed)
     spec = parse_spec(text)
     preset = presets.get(spec.name)
     if preset is not None and spec.name not in registry.names("metric"):

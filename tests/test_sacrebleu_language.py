@@ -90,9 +90,9 @@ TOKENIZER_ROWS = [
     row("zh-with-region", ["-m", "bleu", "-i", "zh.hyp", "-r", "zh.ref", "-l", "en-zh_CN"], 0, ["bleu|tokenize:zh|"],
         ["tokenize:13a"]),
     row("ja-from-l", ["-m", "bleu", "-i", "ja.hyp", "-r", "ja.ref", "-l", "en-ja"], 0,
-        ["bleu|tokenize:ja-mecab|", "|tok:ja-mecab-"], ["tokenize:13a"], needs("ja")),
+        ["bleu|tokenize:ja-mecab|", "|mecab:0.996-IPA|"], ["tokenize:13a", "tok:ja-mecab"], needs("ja")),
     row("ko-from-l", ["-m", "bleu", "-i", "ko.hyp", "-r", "ko.ref", "-l", "en-ko_KR"], 0,
-        ["bleu|tokenize:ko-mecab|", "|tok:ko-mecab-"], ["tokenize:13a"], needs("ko")),
+        ["bleu|tokenize:ko-mecab|", "|mecab:"], ["tokenize:13a", "tok:ko-mecab"], needs("ko")),
     row("other-target-13a", ["-m", "bleu", "-i", "en.hyp", "-r", "en.ref", "-l", "de-en"], 0,
         ["bleu|tokenize:13a|"], []),
     row("no-l-13a", ["-m", "bleu", "-i", "zh.hyp", "-r", "zh.ref"], 0, ["bleu|tokenize:13a|"], []),
@@ -252,16 +252,41 @@ SIGNATURE_ROWS = [
         ["computed as -m bleu:tokenize=zh,lowercase=yes,smooth_method=floor"], ["differs"]),
     row("mecab-signature", ["-m", "BLEU|nrefs:1|case:mixed|eff:no|tok:ja-mecab-0.996-IPA|smooth:exp|version:2.6.0",
                             "-i", "ja.hyp", "-r", "ja.ref"], 0,
-        ["computed as -m bleu:tokenize=ja-mecab,", "|tok:ja-mecab-0.996-IPA|"], ["differs"], needs("ja")),
+        ["computed as -m bleu:tokenize=ja-mecab,", "|mecab:0.996-IPA|"], ["differs", "|tok:ja-mecab-0.996-IPA|sa"],
+        needs("ja")),
     row("mecab-version-differs", ["-m", "BLEU|nrefs:1|case:mixed|eff:no|tok:ja-mecab-0.995-IPA|smooth:exp|"
                                   "version:2.6.0", "-i", "ja.hyp", "-r", "ja.ref"], 0,
-        ["differs from the signature it was given in: tok: signature has 'ja-mecab-0.995-IPA'"], [], needs("ja")),
+        ["differs from the signature it was given in: mecab: signature has '0.995-IPA', this run has '0.996-IPA'"],
+        [], needs("ja")),
+    row("old-signature-tok-twice", ["-m", "bleu|tokenize:ja-mecab|lowercase:no|smooth_method:exp|smooth_value:none|"
+                                    "nrefs:1|eff:no|tok:ja-mecab-0.995-IPA|sacrebleu:2.6.0|v:0.3.0", "-i", "ja.hyp",
+                                    "-r", "ja.ref"], 0,
+        ["mecab: signature has '0.995-IPA', this run has '0.996-IPA'", "|mecab:0.996-IPA|"], ["|eff:no|tok:"],
+        needs("ja")),
 ]
 
 
 @pytest.mark.parametrize("argv,code,present,absent", SIGNATURE_ROWS)
 def test_signature_rows(cjk, capsys, argv, code, present, absent):
     check_row(capsys, argv, code, present, absent)
+
+
+@pytest.mark.parametrize("lang,target", [pytest.param("en-ja", "ja", marks=needs("ja")),
+                                         pytest.param("en-ko", "ko", marks=needs("ko"))])
+def test_the_mecab_signature_names_the_tokenizer_once(cjk, capsys, lang, target):
+    """tokenize:ja-mecab names the tokenizer, mecab:0.996-IPA MeCab's version and dictionary: together
+    sacrebleu's tok: field, and the signature given back is the same number without a warning."""
+    code, out, err = run(capsys, "-m", "bleu", "-i", f"{target}.hyp", "-r", f"{target}.ref", "-l", lang, "-q",
+                         "-f", "json")
+    assert code == 0, err
+    (r,) = json.loads(out)
+    fields = dict(f.split(":", 1) for f in r["signature"].split("|")[1:])
+    assert "tok" not in fields and r["signature"].count(f"{target}-mecab") == 1
+    assert f"{fields['tokenize']}-{fields['mecab']}" == sacrebleu.BLEU(trg_lang=target).tokenizer.signature()
+    code, again, err = run(capsys, "-m", r["signature"], "-i", f"{target}.hyp", "-r", f"{target}.ref", "-q", "-f",
+                           "json")
+    assert code == 0 and "differs" not in err, err
+    assert json.loads(again)[0]["score"] == r["score"] == pytest.approx(bleu_of(target, *TEXTS[target][1::-1]))
 
 
 def test_sacrebleus_signature_of_every_default_reads_back_to_its_number(cjk, capsys):

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from .errors import SpecError
 from .signature import ParsedSignature
 
-__all__ = ["SacrebleuSignature", "read_sacrebleu_signature"]
+__all__ = ["SacrebleuSignature", "mecab_fact", "read_sacrebleu_signature", "with_mecab_fact"]
 
 #: sacrebleu's short keys -> its long keys (``format(short=True)``); ``s`` (BLEU's smooth, chrF's space)
 #: and ``t`` (the test set, TER's tok) depend on the metric: :func:`_long_key`
@@ -89,6 +89,23 @@ def _tokenizer(value: str) -> str:
     raise _bad("tok", value, "is not a tokenizer name; sacrebleu's are " + ", ".join(TOKENIZERS))
 
 
+def mecab_fact(value: str) -> str | None:
+    """MeCab's version and dictionary in sacrebleu's ``tok:ja-mecab-0.996-IPA`` (``0.996-IPA``), which
+    docmetrics' signatures give once as ``mecab:0.996-IPA`` beside ``tokenize:ja-mecab``; else None."""
+    for prefix in TOKENIZER_PREFIXES:
+        if value.startswith(prefix + "-"):
+            return value[len(prefix) + 1:]
+    return None
+
+
+def with_mecab_fact(parsed: ParsedSignature) -> ParsedSignature:
+    """A docmetrics signature of 0.3.0 that printed ``tok:ja-mecab-0.996-IPA`` beside ``tokenize:``,
+    with that field read as ``mecab:0.996-IPA``, so MeCab's version is still compared after scoring."""
+    items = [("mecab", fact) if key == "tok" and (fact := mecab_fact(value)) else (key, value)
+             for key, value in parsed.items]
+    return ParsedSignature(parsed.metric, items, parsed.version) if items != parsed.items else parsed
+
+
 def _long_key(key: str, family: str) -> str:
     if key == "s":
         return "smooth" if family == "BLEU" else "space"
@@ -141,7 +158,7 @@ def read_sacrebleu_signature(text: str) -> SacrebleuSignature | None:
         if "tok" in fields:
             params["tokenize"] = _tokenizer(fields["tok"])
             if params["tokenize"] != fields["tok"] and params["tokenize"] in TOKENIZER_PREFIXES:
-                expected.append(("tok", fields["tok"]))  # MeCab's version and dictionary
+                expected.append(("mecab", mecab_fact(fields["tok"]) or ""))  # MeCab's version and dictionary
         if case:
             params["lowercase"] = "yes" if case == "lc" else "no"
         smooth = fields.get("smooth")

@@ -28,6 +28,7 @@ from docmetrics.values.errors import InputError, SpecError
 from docmetrics.values.langpair import check_langpair, parse_langpair
 from docmetrics.values.params import Param
 from docmetrics.values.result import Result
+from docmetrics.values.sacrebleu_signature import mecab_fact
 from docmetrics.values.signature import Signature
 from docmetrics.values.testset import TestSet
 from docmetrics.values.units import ScoringUnit, UnitPlan
@@ -241,7 +242,10 @@ class SacrebleuMetric(Metric):
         self._folded_keys: tuple[str, ...] = ()
         for lp, sp in zip(long_pairs, short_pairs):
             key, value = lp.split(":", 1)
-            if key in self.folded and self.folds(key, value):
+            mecab = self.mecab_of(key, value)
+            if mecab:  # the tokenizer is tokenize:'s; MeCab's version and dictionary are a fact of their own
+                fields.append(SigField("mecab", "mecab", mecab, is_param=False))
+            if key in self.folded and (mecab or self.folds(key, value)):
                 self._folded_keys += (key, sp.split(":", 1)[0])
             if key == "version" or key in self._folded_keys:
                 continue
@@ -251,9 +255,13 @@ class SacrebleuMetric(Metric):
 
     def folds(self, key: str, value: str) -> bool:
         """Whether sacrebleu's field ``key:value`` says no more than a parameter (``tok:13a`` beside
-        ``tokenize:13a``); ``tok:ja-mecab-0.996-IPA`` also names MeCab's version and dictionary, so it
-        stays in the signature."""
+        ``tokenize:13a``; not ``tok:flores101`` beside ``tokenize:spm``)."""
         return key != "tok" or value == self.p.get("tokenize", value)
+
+    def mecab_of(self, key: str, value: str) -> str | None:
+        """MeCab's version and dictionary in sacrebleu's ``tok:ja-mecab-0.996-IPA`` (``0.996-IPA``), which
+        the signature gives as ``mecab:0.996-IPA`` beside ``tokenize:ja-mecab``; None for other fields."""
+        return mecab_fact(value) if key == "tok" else None
 
     def signature(self) -> Signature:
         sig = super().signature()
