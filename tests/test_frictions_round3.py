@@ -331,6 +331,10 @@ LANGUAGE_ROWS = [
       "(lang=en-de)", "model=bert-base-multilingual-cased"], []),
     ("english-model-english-target", [*BERT, "-l", "de-en"], 0, ["lang:de-en"], ["covers en only"]),
     ("no-language-no-claim", BERT, 0, ["lang:none"], ["covers en only"]),
+    # issue 37: without -l, a German target side is told from its common words
+    ("no-language-german-text", [*BERT[:3], "src.txt", "-r", "src.txt", *BERT[6:]], 0,
+     ["docmetrics: warning: doc-bertscore: the model 'minilm' covers en only, but src.txt reads as de (", "common de "
+      "words", "model=bert-base-multilingual-cased", "-l SRC-TGT states the language"], ["lang=", "reference 2"]),
     ("lang-in-the-spec", ["-m", "doc-bertscore:model=minilm,lang=zh", *BERT[2:]], 0,
      ["the target language is zh (lang=zh)"], []),
 ]

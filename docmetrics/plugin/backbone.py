@@ -116,6 +116,8 @@ class Backbone(abc.ABC):
     #: penalties), where lower is better.  The signature records it when it is not the default
     #: (``better:lower``); output keeps the model's own values.
     higher_is_better: ClassVar[bool] = True
+    #: The models to suggest where :meth:`languages` leaves the text's language out.
+    multilingual_hint: ClassVar[str] = "one its documentation names"
 
     def __init__(
         self,
@@ -258,6 +260,11 @@ class Backbone(abc.ABC):
     def languages(self) -> frozenset[str] | None:
         """The languages (ISO 639-1 codes) the model handles, where the backbone knows them (an
         English-only sentence embedder: ``{"en"}``); None makes no claim (the default)."""
+        return None
+
+    def target_language(self) -> str | None:
+        """The target language (ISO 639-1) of the backbone's ``lang`` parameter, where it has one and it
+        is given; None otherwise (the default)."""
         return None
 
     def resolved_device(self) -> str:

@@ -26,7 +26,8 @@ from typing import Any, Callable, ClassVar, ContextManager, Mapping, Protocol, S
 
 from ..algorithms.aggregation import Aggregation, WeightedMean, unit_groups, unit_sums
 from ..algorithms.context import hypothesis_contexts, previous_sentences
-from ..values.errors import CapabilityError, InputError, PluginError, SpecError
+from ..algorithms.scripts import outside_languages
+from ..values.errors import CapabilityError, DocMetricsWarning, InputError, PluginError, SpecError
 from ..values.params import Param, find_param, unknown_params
 from ..values.result import Coverage, DocScore, Result, UnitScore
 from ..values.signature import ParsedSignature, SigField, Signature
@@ -201,6 +202,31 @@ class Metric(abc.ABC):
         Default: the backbone has one alternative of :attr:`needs`."""
         self.check_backbone()
 
+    def check_languages(self, testset: TestSet) -> None:
+        """Warn where the backbone's model covers some languages only (:meth:`Backbone.languages`: an
+        English-only encoder) and the target side is in another: by the target of ``lang`` (-l) where
+        given, else by a sample of the hypotheses and references (script, and common words)."""
+        backbone = self.backbone
+        covered = backbone.languages() if backbone is not None else None
+        if not covered:
+            return
+        model = f"{self.name}: the model '{backbone.model_name()}' covers {', '.join(sorted(covered))} only"
+        poor = ("its embeddings of that text are poor, and so is the score; use a multilingual model, e.g. "
+                + backbone.multilingual_hint)
+        target = backbone.target_language()
+        if target is not None:
+            if target not in covered:
+                warnings.warn(f"{model}, but the target language is {target} (lang={backbone.p.get('lang')}): "
+                              f"{poor}", DocMetricsWarning, stacklevel=2)
+            return
+        target_side = [(testset.describe(name), hyp) for name, hyp in testset.systems.items()]
+        target_side += list(zip(testset.reference_names(), testset.all_references))
+        odd = [f"{name} {why}" for name, texts in target_side if (why := outside_languages(covered, texts))]
+        if odd:
+            more = f"; and {len(odd) - 3} more" if len(odd) > 3 else ""
+            warnings.warn(f"{model}, but {'; '.join(odd[:3])}{more}: {poor} (a guess from the text: -l SRC-TGT "
+                          "states the language)", DocMetricsWarning, stacklevel=2)
+
     def reads_neighbours(self) -> bool:
         """Whether this configuration's units read segments other than their own (windows, previous
         sentences as context, an alignment over the document; a metric whose context is a parameter
@@ -257,6 +283,7 @@ class Metric(abc.ABC):
         scorer = scorer if scorer is not None else self.scorer
         self.check_references(testset)
         self.check_inputs(testset)
+        self.check_languages(testset)
         self.check_neighbours(testset)
         with self.scoring_scope(testset):
             plan = self.plan(testset, scorer)

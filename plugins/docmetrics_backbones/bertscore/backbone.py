@@ -51,7 +51,7 @@ from __future__ import annotations
 
 import contextlib
 from pathlib import Path
-from typing import Any, ContextManager, Iterator, Sequence
+from typing import Any, ClassVar, ContextManager, Iterator, Sequence
 
 from docmetrics.plugin.backbone import (
     CURRENT_SENTENCE,
@@ -231,6 +231,9 @@ class BertScoreBackbone(Backbone):
 
     def fingerprint(self) -> str:
         return fingerprint(self.model_dir())
+
+    multilingual_hint: ClassVar[str] = ("model=bert-base-multilingual-cased (bert-score's default for it) or "
+                                        "xlm-roberta-large")
 
     def languages(self) -> frozenset[str] | None:
         """``{"en"}`` for an English-only encoder (by name: minilm, roberta-large, bert-base-uncased, ...;

@@ -23,7 +23,7 @@ offline), or a short name: ``minilm`` (all-MiniLM-L6-v2 as packaged on PyPI by
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any, Sequence
+from typing import Any, ClassVar, Sequence
 
 from docmetrics.plugin.backbone import SIMILARITY, Backbone, BackboneOutput, Unit
 from docmetrics.plugin.models import ENGLISH_ONLY, english_only, find_model, fingerprint, quiet_libraries
@@ -119,6 +119,8 @@ class SentenceEmbeddingBackbone(Backbone):
     @property
     def capabilities(self) -> frozenset[str]:
         return frozenset({SIMILARITY})
+
+    multilingual_hint: ClassVar[str] = "model=labse"
 
     def languages(self) -> frozenset[str] | None:
         """``{"en"}`` for the English-only models of :data:`ENGLISH_ONLY` (by name), else no claim."""

@@ -10,13 +10,11 @@ BERTScore, so ``doc-bertscore:k=0`` is the sentence-level baseline.
 from __future__ import annotations
 
 import contextlib
-import warnings
 from typing import Any, ClassVar, ContextManager
 
 from docmetrics.plugin.backbone import CURRENT_SENTENCE, REFERENCE, TOKEN_MATCHING, TakesIdfCorpus
 from docmetrics.plugin.metric import Metric
-from docmetrics.plugin.models import languages_not_covered
-from docmetrics.values.errors import CapabilityError, DocMetricsWarning
+from docmetrics.values.errors import CapabilityError
 from docmetrics.values.params import Param
 from docmetrics.values.testset import TestSet
 from docmetrics.values.units import UnitPlan
@@ -85,21 +83,6 @@ reference) scores 0, as in bert-score, and is counted ("empty sentences")."""
             raise CapabilityError(f"{exc}; Doc-BERTScore needs BERTScore's greedy token matching and its "
                                   "context modes: use backbone=bertscore") from None
         self.require(testset, reference=True, why="Doc-BERTScore compares the MT with the reference")
-        self._check_model_languages()
-
-    def _check_model_languages(self) -> None:
-        """Warn, as asd does for its aligner, when the encoder (by what its backbone knows) does not cover
-        the target language (lang=, -l)."""
-        backbone = self.backbone
-        covered = backbone.languages() if backbone is not None else None
-        missing = languages_not_covered(covered, [getattr(backbone, "target_language", lambda: None)()])
-        if missing:
-            warnings.warn(
-                f"doc-bertscore: the model '{backbone.model_name()}' covers {', '.join(sorted(covered or ()))} "
-                f"only, but the target language is {missing[0]} (lang={backbone.p.get('lang')}): its token "
-                "embeddings of that text are poor, and so is the score; use a multilingual encoder, e.g. "
-                "model=bert-base-multilingual-cased (bert-score's default for it) or xlm-roberta-large",
-                DocMetricsWarning, stacklevel=2)
 
     def scoring_scope(self, testset: TestSet) -> ContextManager[Any]:
         # idf statistics (idf=yes) come from the test set's references, one per segment

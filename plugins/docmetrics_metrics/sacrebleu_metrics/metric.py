@@ -16,15 +16,17 @@ are corpus scores of summed statistics, never means of sentence scores.
 from __future__ import annotations
 
 import textwrap
+import warnings
 from importlib import import_module
 from typing import Any, ClassVar, Sequence
 
 from sacrebleu import __version__ as SACREBLEU_VERSION
 from sacrebleu.metrics import BLEU
 
+from docmetrics.algorithms.scripts import latin_language, script_mismatch, scripts_of
 from docmetrics.plugin.backbone import Backbone, BackboneOutput, SigField, Unit
 from docmetrics.plugin.metric import Metric, Scorer
-from docmetrics.values.errors import InputError, SpecError
+from docmetrics.values.errors import DocMetricsWarning, InputError, SpecError
 from docmetrics.values.langpair import check_langpair, parse_langpair
 from docmetrics.values.params import Param
 from docmetrics.values.result import Result
@@ -335,6 +337,8 @@ class BleuMetric(SacrebleuMetric):
 
     def validate(self) -> None:
         chosen = self.p["tokenize"] is None
+        #: the language pair (lang=, -l) chose the tokenizer: the text is checked to be in its target's script
+        self.tokenize_from_lang = chosen and bool(self.p["lang"])
         if chosen:  # sacrebleu's choice for the target language, printed in the signature
             self.p["tokenize"] = default_tokenizer(self.p["lang"])
         check_tokenizer_installed(self.name, self.p["tokenize"], chosen)
@@ -342,6 +346,36 @@ class BleuMetric(SacrebleuMetric):
             raise SpecError(f"{self.name}: parameter 'smooth_value' applies to smooth_method=floor or add-k, not "
                             f"{self.p['smooth_method']}; leave it out or choose one of those")
         super().validate()
+
+    def check_inputs(self, testset: TestSet) -> None:
+        super().check_inputs(testset)
+        if getattr(self, "tokenize_from_lang", False):
+            self.check_script(testset)
+
+    def check_script(self, testset: TestSet) -> None:
+        """Where the language pair chose the tokenizer, the text must be in its target's script: a
+        reference in another is a wrong -l (exit 2; the tokenizer would be wrong for every system), a
+        system's output in another is that system's (a warning, scored as sacrebleu -l would)."""
+        lang = str(self.p["lang"])
+        target = parse_langpair(lang).target.language
+        scripts = " or ".join(sorted(scripts_of(target) or ()))
+        chose = f"says the target language is {target}, which picks sacrebleu's tokenize:{self.p['tokenize']}"
+        for name, ref in zip(testset.reference_names(), testset.all_references):
+            found = script_mismatch(target, ref)
+            if found is not None:
+                guess = latin_language(ref) if found.script == "Latin" else None
+                pair = f"-l {parse_langpair(lang).source.language}-{guess.language}" if guess else "lang=SRC-TGT"
+                reads = f" (it reads as {guess.language}: {guess})" if guess else ""
+                raise InputError(
+                    f"{self.name}: lang={lang} {chose}, but the reference {name} is written in {found}, not "
+                    f"{scripts}{reads}: give this text's language pair, e.g. {pair}, or name the tokenizer "
+                    f"(-m {self.name}:tokenize=13a)", params=("lang",))
+        odd = [f"{testset.describe(name)}: {found}" for name, hyp in testset.systems.items()
+               if (found := script_mismatch(target, hyp)) is not None]
+        if odd:
+            warnings.warn(f"{self.name}: -l {lang} (lang=) {chose}, but not every system is written in {scripts} "
+                          f"({'; '.join(odd)}); scored with tokenize:{self.p['tokenize']}, as the reference is",
+                          DocMetricsWarning, stacklevel=2)
 
     def sacrebleu_options(self) -> dict[str, Any]:
         return {k: v for k, v in self.p.items() if k != "lang"}
