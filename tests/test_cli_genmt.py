@@ -50,14 +50,14 @@ def test_genmt_meta_evaluates_against_the_esa_scores_and_detects_error_free_segm
     code, out, err = run(capsys, "-m", SPEC, "--genmt", genmt, "-l", "en-de_DE", "--error-free", "0.5",
                          "-f", "json")
     assert code == 0, err
-    report = json.loads(out)
-    (ev,) = report["metaeval"]
+    (ev,) = json.loads(out)  # issue 37: the list of -f json without --error-free, each metric with its detection
     results = docmetrics.load(SPEC).score_systems(SYSTEMS, sources=[f"Quelle {i} mit Wörtern." for i in range(6)],
                                                   doc_ids=[f"en-de_DE_#_{d}_#_{n}" for d, n in DOCS])
     mean_esa = [sum(ESA[s]) / 6 for s in SYSTEMS]
     assert ev["pearson"] == pytest.approx(scipy.stats.pearsonr([results[s].score for s in SYSTEMS], mean_esa)[0])
     assert ev["spa"] is not None and ev["acc_eq"] is not None  # segment level: ESA per segment
-    (det,) = report["error_free"]
+    det = ev["error_free"]
+    assert det["spec"] == ev["spec"] == SPEC
     tp = fp = fn = 0
     for s in SYSTEMS:
         for i, u in enumerate(results[s].units):

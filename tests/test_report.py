@@ -188,7 +188,8 @@ def test_genmt_page_has_the_spans(tmp_path, capsys):
                                 "--report", page, "-q")
     assert code == 0, err
     d = embedded(page.read_text(encoding="utf-8"))
-    assert d["sources"][0]["layout"] == "genmt" and d["sources"][0]["data"] == json.loads(stdout)
+    assert d["sources"][0]["layout"] == "human" and d["sources"][0]["data"] == json.loads(stdout)
+    assert [m["error_free"]["spec"] for m in json.loads(stdout)] == ["chrf"]  # issue 37: one JSON shape
     assert d["spans"] == {"sysB": {"0": [[0, 5, "major", ""]], "1": [[0, 5, "major", ""]]}}
     # issue 37: without -f json typed, the title names the command, not '-f json'; --genmt's file is no --human
     code, stdout, err = run_cli(capsys, "-m", "chrf", "--genmt", path, "-l", "en-de", "--report", page, "-q")
@@ -198,6 +199,31 @@ def test_genmt_page_has_the_spans(tmp_path, capsys):
     assert d["title"] == (typed if len(typed) <= 179 else typed[:178] + "…")  # the command as typed, up to 160
     assert "-f json" not in d["title"] and "-f json" not in d["sources"][0]["name"]
     assert [flag for flag, _ in d["inputs"]] == ["-m", "-l", "--genmt"]
+
+
+def test_a_saved_error_free_output_of_either_shape_is_read(tmp_path, capsys):
+    """issue 37: --error-free -f json is the list of -f json without it (each metric with error_free); a file
+    saved in the object shape of before ({metaeval, error_free}) still makes a page with the same detections."""
+    lines = [{"doc_id": f"en-de_#_news_#_d1_#_{k}", "src_text": f"Source {k}.",
+              "tgt_text": {"sysA": f"Satz {k} gut.", "sysB": f"Satz {k}.", "refA": f"Satz {k} gut."},
+              "scores": {"sysA": [{"score": 90.0, "errors": [], "protocol": "ESA"}],
+                         "sysB": [{"score": 40.0 + k, "errors": [], "protocol": "ESA"}]}} for k in range(3)]
+    path = tmp_path / "genmt.jsonl"
+    path.write_text("".join(json.dumps(x) + "\n" for x in lines), encoding="utf-8")
+    code, stdout, err = run_cli(capsys, "-m", "chrf", "--genmt", path, "-l", "en-de", "--error-free", "-f", "json",
+                                "-q")
+    assert code == 0, err
+    new = json.loads(stdout)
+    code, plain, err = run_cli(capsys, "-m", "chrf", "--genmt", path, "-l", "en-de", "-f", "json", "-q")
+    assert isinstance(new, list) and [{k: v for k, v in m.items() if k != "error_free"} for m in new] == json.loads(plain)
+    old = {"metaeval": json.loads(plain), "error_free": [m["error_free"] for m in new]}
+    for name, data, layout in (("new.json", new, "human"), ("old.json", old, "genmt")):
+        (tmp_path / name).write_text(json.dumps(data), encoding="utf-8")
+        page = tmp_path / f"{name}.html"
+        code, _, err = run_cli(capsys, "report", tmp_path / name, "-o", page)
+        assert code == 0, err
+        d = embedded(page.read_text(encoding="utf-8"))
+        assert d["sources"][0]["layout"] == layout and d["sources"][0]["data"] == data
 
 
 def test_report_rebuilds_every_layout_without_a_model(data, tmp_path, capsys):

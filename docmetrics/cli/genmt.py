@@ -210,3 +210,11 @@ def detections_text(found: Sequence[tuple[str, Detection | None, str]], width: i
 def detections_json(found: Sequence[tuple[str, Detection | None, str]]) -> list[dict[str, Any]]:
     return [{"spec": spec, **(d.to_dict() if d is not None else {}), **({"note": why} if why else {})}
             for spec, d, why in found]
+
+
+def with_detections(metaeval: list[dict[str, Any]], found: Sequence[tuple[str, Detection | None, str]]
+                    ) -> list[dict[str, Any]]:
+    """``--error-free -f json``: the meta-evaluation's list (the shape of ``-f json`` without it), each metric's
+    object with its detection under ``error_free`` (:func:`detections_json`'s object, by spec)."""
+    by_spec = {d["spec"]: d for d in detections_json(found)}
+    return [dict(m, error_free=by_spec[m["spec"]]) if m.get("spec") in by_spec else m for m in metaeval]

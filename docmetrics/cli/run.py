@@ -250,7 +250,7 @@ def judged(all_results: list[tuple[str, list[Any]]], args: argparse.Namespace, c
         return results_output(all_results, args, cis)
     if found is None:
         return human_cli.metaeval_output(evals, args, human, pair)
-    return Output(data=lambda: {"metaeval": human_cli.metaeval_data(evals), "error_free": genmt.detections_json(found)},
+    return Output(data=lambda: genmt.with_detections(human_cli.metaeval_data(evals), found),
                   text=lambda: (human_cli.metaeval_text(evals, args, human, pair)
                                 + genmt.detections_text(found, args.width)))
 

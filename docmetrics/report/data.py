@@ -32,8 +32,10 @@ from ..values.versions import __version__
 LAYOUTS = {
     "scores": "a list of results (system, metric, score, signature; docs and units with --level)",
     "paired": "a list of paired-test rows (baseline, p_value) from --paired-bs / --paired-ar -f json",
-    "human": "a list of meta-evaluations (metric_scores, human_scores) from --human / --genmt -f json",
-    "genmt": "an object with metaeval and error_free from --genmt ... --error-free -f json",
+    "human": "a list of meta-evaluations (metric_scores, human_scores) from --human / --genmt -f json (with "
+             "--error-free, each with its detection under error_free)",
+    "genmt": "an object with metaeval and error_free: what --genmt ... --error-free -f json wrote before it "
+             "became the human list (still read)",
     "mtme": "an object with testset, lp and metrics from --mtme -f json",
     "metaeval": "an object with lps and averages from docmetrics metaeval -f json",
     "sweep": "an object with grid and points from docmetrics sweep -o FILE",

@@ -87,8 +87,11 @@
     var d = src.data;
     if (src.layout === "scores") d.forEach(function (r) { addResult(r, false); });
     else if (src.layout === "paired") M.paired.push({ name: src.name, rows: d });
-    else if (src.layout === "human") M.metaeval.push({ name: src.name, rows: d, source: i });
-    else if (src.layout === "genmt") { M.metaeval.push({ name: src.name, rows: d.metaeval, source: i }); M.errorFree.push({ name: src.name, rows: d.error_free || [] }); }
+    else if (src.layout === "human") {  // --error-free: each metric's detection under error_free
+      M.metaeval.push({ name: src.name, rows: d, source: i });
+      M.errorFree.push({ name: src.name, rows: d.filter(function (r) { return r.error_free; }).map(function (r) { return r.error_free; }) });
+    }
+    else if (src.layout === "genmt") {  // the object --error-free -f json wrote before issue 37 M.metaeval.push({ name: src.name, rows: d.metaeval, source: i }); M.errorFree.push({ name: src.name, rows: d.error_free || [] }); }
     else if (src.layout === "mtme") M.mtme.push({ lp: d, source: i });
     else if (src.layout === "metaeval") { (d.lps || []).forEach(function (lp) { M.mtme.push({ lp: lp, source: i }); }); M.averages.push(d); }
     else if (src.layout === "sweep") M.sweeps.push(d);
