@@ -106,6 +106,12 @@ ROWS = [
     ("level-json-with-paired-test-no-output", ["-m", SPEC, "-i", "{h.txt}", "{h.txt}", "-s", "{s.txt}", "--doc-ids",
                                                "{ids.txt}", "--paired-ar", "--level", "doc", "-f", "json"],
      "write the table with -o FILE"),
+    # issue 37: --baseline NAME, checked before any model loads
+    ("baseline-unknown", ["-m", SPEC, "-i", "{h.txt}", "{s.txt}", "-s", "{s.txt}", "--doc-ids", "{ids.txt}",
+                          "--paired-bs", "--baseline", "nope.txt"],
+     "--baseline nope.txt: no system has that name; the systems are h.txt, s.txt"),
+    ("baseline-without-a-test", ["-m", SPEC, "-i", "{h.txt}", "{s.txt}", "-s", "{s.txt}", "--baseline", "{h.txt}"],
+     "--baseline {h.txt} names the baseline of a paired test: add --paired-bs or --paired-ar"),
 ]
 
 

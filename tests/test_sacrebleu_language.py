@@ -377,6 +377,31 @@ def test_decimal_rows(cjk, capsys, argv, code, present, absent):
     check_row(capsys, argv, code, present, absent)
 
 
+# -- --baseline NAME (issue 37) ---------------------------------------------------------------------------------
+@pytest.mark.parametrize("test", ["--paired-bs", "--paired-ar"])
+def test_baseline_names_the_system_the_others_are_compared_with(cjk, capsys, test):
+    """--baseline en.hypB gives the JSON of the run with en.hypB given first; --genmt's --baseline sysB that of
+    the file whose systems come in the other order."""
+    base = ["-m", "bleu", "chrf", "-r", "en.ref", "--doc-ids", "ids.txt", "-q", "-f", "json", test]
+    code, named, err = run(capsys, *base, "-i", "en.hyp", "en.hypB", "--baseline", "en.hypB")
+    assert code == 0, err
+    code, first, err = run(capsys, *base, "-i", "en.hypB", "en.hyp")
+    assert code == 0, err
+    assert json.loads(named) == json.loads(first)
+    assert [(r["system"], r["baseline"]) for r in json.loads(named)][:2] == [("en.hypB", True), ("en.hyp", False)]
+    data = genmt_file(cjk / "g.jsonl", "en-de", "en")
+    flipped = [dict(r, tgt_text=dict(reversed(r["tgt_text"].items()))) for r in map(json.loads, open(data))]
+    (cjk / "flipped.jsonl").write_text("".join(json.dumps(r) + "\n" for r in flipped), encoding="utf-8")
+    base = ["-m", "bleu", "-l", "en-de", "-q", "-f", "json", test]
+    code, named, err = run(capsys, *base, "--genmt", data, "--baseline", "sysB")
+    assert code == 0, err
+    code, first, err = run(capsys, *base, "--genmt", cjk / "flipped.jsonl")
+    assert code == 0, err
+    assert json.loads(named) == json.loads(first) and json.loads(named)[0]["system"] == "sysB"
+    code, out, err = run(capsys, *base, "--genmt", data, "--baseline", "sysZ")
+    assert code == 2 and "--baseline sysZ: no system has that name; the systems are sysA, sysB" in err
+
+
 @pytest.mark.parametrize("extra,decimals", [([], 1), (["-w", "3"], 3)])
 def test_mtme_score_table_prints_sacrebleus_decimals(tmp_path, capsys, extra, decimals):
     d = build_tiny(tmp_path)

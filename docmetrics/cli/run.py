@@ -199,6 +199,7 @@ def check_args(args: argparse.Namespace) -> Any:
 def score_and_write(args: argparse.Namespace, metrics: list[Any], testset: Any, score_cache: Any,
                     human: Any = None, pair: GenmtPair | None = None) -> int:
     """Score, judge and write; ``pair``: the --genmt language pair judged (its human scores ``human``)."""
+    significance.find_baseline(args, testset)  # before scoring: an unknown --baseline exits 2
     human_cli.check_document_gold(args, testset, human)
     human_cli.warn_unmatched(args, testset, human)
     labels = metric_labels(args.metrics, [m.name for m in metrics])

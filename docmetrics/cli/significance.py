@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import argparse
 import io
+import os
+from typing import Any
 
 from ..evaluation.significance import (
     ALPHA,
@@ -42,7 +44,8 @@ def parse_seed(text: str) -> int | None:
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     """The options of ``docmetrics`` for paired tests (sacrebleu's names)."""
     g = parser.add_argument_group(
-        "significance (paired tests: the first -i system is the baseline) and confidence intervals")
+        "significance (paired tests: the baseline is --baseline NAME, else the first system) and confidence "
+        "intervals")
     x = g.add_mutually_exclusive_group()
     x.add_argument(
         "--paired-bs",
@@ -55,6 +58,12 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "-par",
         action="store_true",
         help="paired approximate randomization, swapping whole documents (score, p-value)",
+    )
+    g.add_argument(
+        "--baseline",
+        metavar="NAME",
+        help="the system the paired test compares every other with (a -i file as given or shown, or a system "
+        "of --genmt / the stored scores); default: the first system",
     )
     g.add_argument(
         "--paired-bs-n",
@@ -119,6 +128,9 @@ def check_args(args: argparse.Namespace) -> None:
     check_ci_args(args)
     test = requested(args)
     if test is None:
+        if getattr(args, "baseline", None) is not None:
+            raise UserError(f"--baseline {args.baseline} names the baseline of a paired test: add --paired-bs or "
+                            "--paired-ar (or drop --baseline)")
         return
     n = args.paired_bs_n if test == "bs" else args.paired_ar_n
     if n < 1 or n > MAX_N:
@@ -131,6 +143,27 @@ def check_args(args: argparse.Namespace) -> None:
             f"--paired-{test} compares systems with the first one (the baseline): give at "
             "least two system files with -i"
         )
+
+
+def find_baseline(args: argparse.Namespace, testset: Any) -> None:
+    """--baseline NAME: the test set's system it names (``args.baseline_system``), by its name, the file
+    it was read from, or the path as typed; before any scoring, an unknown NAME exits 2 listing the systems."""
+    name = getattr(args, "baseline", None)
+    if name is None or not requested(args):
+        return
+    wanted = {name, os.path.normpath(name)}
+    found = [s for s in testset.systems if wanted & {s, testset.describe(s), os.path.normpath(s)}]
+    if not found:
+        shown = ", ".join(list(testset.systems)[:20])
+        more = f", and {len(testset.systems) - 20} more" if len(testset.systems) > 20 else ""
+        raise UserError(f"--baseline {name}: no system has that name; the systems are {shown}{more}")
+    args.baseline_system = found[0]
+
+
+def baseline_first(results: list[Result], args: argparse.Namespace) -> list[Result]:
+    """``results`` with the --baseline system first (the paired test compares the others with the first)."""
+    name = getattr(args, "baseline_system", None)
+    return sorted(results, key=lambda r: r.system != name) if name is not None else results
 
 
 def check_ci_args(args: argparse.Namespace) -> None:
@@ -198,6 +231,7 @@ def paired_output(all_results: list[tuple[str, list[Result]]], args: argparse.Na
     test = requested(args)
     assert test is not None
     n = args.paired_bs_n if test == "bs" else args.paired_ar_n
+    all_results = [(spec, baseline_first(results, args)) for spec, results in all_results]
     tests = [(spec, paired_test(results, test, n, args.seed)) for spec, results in all_results]
     for text in dict.fromkeys(w for _, t in tests for w in t.warnings):
         warn(text)
