@@ -31,6 +31,8 @@ def files(tmp_path):
         "human.tsv": "system\tscore\nh.txt\t1.5\n",
         "human-no-score.tsv": "system\tfluency\nh.txt\t1.5\n",
         "human-bad-number.tsv": "system\tscore\nh.txt\tgood\n",
+        "bigid.txt": "d1\n" + "x" * 1_000_000 + " \nd2\n",
+        "blank.jsonl": '{"doc_id": "d1", "src": "a", "mt": "x"}\n\n\n{"doc_id": "d2 ", "src": "b", "mt": "y"}\n',
     }.items():
         (tmp_path / name).write_text(text, encoding="utf-8")
         out[name] = str(tmp_path / name)
@@ -106,6 +108,12 @@ ROWS = [
     ("level-json-with-paired-test-no-output", ["-m", SPEC, "-i", "{h.txt}", "{h.txt}", "-s", "{s.txt}", "--doc-ids",
                                                "{ids.txt}", "--paired-ar", "--level", "doc", "-f", "json"],
      "write the table with -o FILE"),
+    # issue 37: a huge doc id is quoted in part, with its length (before: 1 MB on stderr); JSONL's line is the
+    # file's (before: the object's number, blank lines not counted)
+    ("doc-id-huge", ["-m", SPEC, "-i", "{h.txt}", "-s", "{s.txt}", "--doc-ids", "{bigid.txt}"],
+     "{bigid.txt}, line 2: the doc id '" + "x" * 80 + "'… (1,000,001 characters) has leading or trailing whitespace"),
+    ("jsonl-doc-id-line-after-blank-lines", ["-m", SPEC, "-i", "{blank.jsonl}"],
+     "{blank.jsonl} (doc_id), line 4: the doc id 'd2 ' has leading or trailing whitespace"),
     # issue 37: --baseline NAME, checked before any model loads
     ("baseline-unknown", ["-m", SPEC, "-i", "{h.txt}", "{s.txt}", "-s", "{s.txt}", "--doc-ids", "{ids.txt}",
                           "--paired-bs", "--baseline", "nope.txt"],
@@ -132,6 +140,7 @@ def test_bad_input_exits_2_naming_the_culprit(argv, culprit, files, capsys):
     err = capsys.readouterr().err
     assert code == 2, err
     assert fill(culprit) in err and "Traceback" not in err and err.count("\n") == 1
+    assert len(err) < 2000  # one pointed line: no value from the input echoed whole
 
 
 @pytest.mark.parametrize("spec", [None, 3, ["slide"]], ids=["none", "int", "list"])

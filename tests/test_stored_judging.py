@@ -219,6 +219,9 @@ BAD = [
                                                      for _ in range(6)]), [],
      "X-refA.seg.score, line 1: '1e308' is beyond ±1e+100"),
     ("unknown language pair", lambda t: _jsonl(t), ["-l", "en-fr"], "no language pair 'en-fr'"),
+    # issue 37: a metric with every cell empty (before: advice to give --doc-ids, after scoring)
+    ("every cell empty", lambda t: _tsv(t, [r.rsplit("\t", 1)[0] + "\t" for r in GOOD]), [],
+     "s.tsv, field M: every seg-level score is empty (all 18 of 3 systems): there is nothing to judge"),
     ("mtme seg count", lambda t: _mtme_seg(t, [f"{s}\t0.5" for s in ("sysA", "sysB", "sysC") for _ in range(5)]), [],
      "X-refA.seg.score, line 5, field X-refA: 5 seg-level scores of system 'sysA', the test set has 6"),
 ]

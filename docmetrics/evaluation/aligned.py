@@ -9,7 +9,7 @@ import math
 from dataclasses import dataclass
 from typing import Optional, Sequence
 
-from ..values.errors import InputError
+from ..values.errors import InputError, shown
 from ..values.result import Result
 
 __all__ = ["Score", "Aligned", "align"]
@@ -42,7 +42,7 @@ def align(results: Sequence[Result], order: Sequence[str], n_segments: int | Non
         beyond = next((u for r in chosen for u in r.units if u.end > n_segments), None)
         if beyond is not None:
             raise InputError(
-                f"metric {chosen[0].metric!r} scores segment {beyond.end} of document {beyond.doc_id!r}, but the "
+                f"metric {chosen[0].metric!r} scores segment {beyond.end} of document {shown(beyond.doc_id)}, but the "
                 f"human scores cover {n_segments} segments: score the test set the human scores belong to"
             )
     single = all(u.end - u.start == 1 for r in chosen for u in r.units)

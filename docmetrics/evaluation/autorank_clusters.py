@@ -134,6 +134,9 @@ def autorank_clusters(ranking: AutoRank, metrics: Mapping[str, Sequence[Result]]
     names = list(ranking.metrics)
     systems = [r.system for r in metrics[names[0]]]
     doc_ids = doc_order([r for m in names for r in metrics[m]])
+    if not doc_ids:
+        raise InputError(f"{ranking.lp or 'the scores'}: no document has a score of every metric ranked; give the "
+                         "scores (a metric whose cells are all empty cannot be ranked)")
     if len(doc_ids) < 2:
         raise InputError(f"{ranking.lp or 'the scores'}: {len(doc_ids)} document with scores; resampling documents "
                          "needs two or more (give the doc ids: --doc-ids, or scores files that name documents)")

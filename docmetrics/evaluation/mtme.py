@@ -54,7 +54,7 @@ import os
 from dataclasses import dataclass, field
 from typing import Any, Sequence
 
-from ..values.errors import InputError, SpecError
+from ..values.errors import InputError, SpecError, shown
 from ..values.io import read_lines
 from ..values.jsonl import json_object, string_field
 from ..values.langpair import LangPair, parse_langpair
@@ -293,7 +293,7 @@ def read_mtme(root: str | os.PathLike[str], testset: str, lp: str) -> MtmeTestSe
         if i and doc != doc_ids[i - 1]:
             if doc in seen:
                 raise InputError(
-                    f"{docs_path}, line {i + 1}: document {doc!r} reappears after another document; "
+                    f"{docs_path}, line {i + 1}: document {shown(doc)} reappears after another document; "
                     "a document must be one contiguous block of segments"
                 )
         seen.add(doc)
@@ -361,7 +361,7 @@ def _read_metadata(ts: MtmeTestSet, meta_dir: str) -> None:
             doc = record.get(METADATA_DOC_FIELD)
             if doc is not None and str(doc) not in docs:
                 raise InputError(
-                    f"{path}, line {i}: field {METADATA_DOC_FIELD!r} names document {doc!r}, which is not in "
+                    f"{path}, line {i}: field {METADATA_DOC_FIELD!r} names document {shown(doc)}, which is not in "
                     f"{ts.paths['documents']}"
                 )
             records.append(record)

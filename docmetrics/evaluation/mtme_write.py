@@ -9,7 +9,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Any, Sequence
 
-from ..values.errors import InputError
+from ..values.errors import InputError, shown
 from ..values.result import Result
 
 __all__ = ["mtme_metric_name", "WrittenScores", "write_mtme_scores"]
@@ -76,12 +76,12 @@ def _doc_lines(results: Sequence[Result], doc_order: Sequence[str]) -> tuple[lis
         scores: dict[str, float | None] = {}
         for ds in r.docs:
             if ds.doc_id in scores:
-                return [], f"document {ds.doc_id!r} of system {r.system!r} is not one contiguous block"
+                return [], f"document {shown(ds.doc_id)} of system {r.system!r} is not one contiguous block"
             scores[ds.doc_id] = ds.score
         for doc in doc_order:
             v = scores.get(doc)
             if v is None or math.isnan(v):
-                return [], f"system {r.system!r} has no score for document {doc!r}; MTME score files hold no gaps"
+                return [], f"system {r.system!r} has no score for document {shown(doc)}; MTME score files hold no gaps"
             lines.append(f"{r.system}\t{_fmt(v)}")
     return lines, None
 

@@ -49,7 +49,7 @@ from typing import TYPE_CHECKING, Any, Sequence
 from ..algorithms import aggregation
 from ..algorithms.aggregation import Aggregation, WeightedMean
 from ..algorithms.wmt_stats import DEFAULT_SEED
-from ..values.errors import InputError, UserError
+from ..values.errors import InputError, UserError, shown
 from ..values.result import Result
 from ..values.signature import SigField, Signature
 
@@ -177,7 +177,7 @@ def doc_stats(
         k = pos[u.doc_id]
         if math.isnan(u.score):
             raise InputError(
-                f"{result.metric} [{result.system}]: the unit of document {u.doc_id!r} at lines "
+                f"{result.metric} [{result.system}]: the unit of document {shown(u.doc_id)} at lines "
                 f"{u.start + 1}-{u.end} has no score (NaN); a paired test needs every unit scored"
             )
         for g, value in aggregation.unit_values(u):  # (group, score), or the unit's statistics
@@ -343,8 +343,13 @@ def few_documents_warning(metric: str, test: str, n_docs: int) -> str:
 
 def _check_documents(metric: str, doc_ids: Sequence[str], what: str) -> None:
     """Resampling needs two scored documents or more."""
+    if not doc_ids:
+        raise InputError(
+            f"{metric}: {what} resample whole documents, and no system has a score of {metric} in any document: "
+            "every unit is unscored (its stored cells are all empty, or every document is too short for the "
+            f"metric); give {metric}'s scores, or leave it out")
     if len(doc_ids) < 2:
-        only = f" ({doc_ids[0]!r})" if doc_ids else ""
+        only = f" ({doc_ids[0]!r})"
         raise InputError(
             f"{metric}: {what} resample whole documents, and the test set has {len(doc_ids)} "
             f"scored document{only}: one document cannot be resampled into a distribution; give the "

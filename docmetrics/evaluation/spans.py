@@ -27,7 +27,7 @@ from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any, Mapping, Sequence
 
 from ..algorithms.spans import SEVERITY_CLASS, SKIPPED_SEVERITIES, Span, SpanCounts, item_counts, micro
-from ..values.errors import InputError, UserError
+from ..values.errors import InputError, UserError, shown
 from ..values.genmt import OMISSION, SEP, GenmtPair
 from ..values.io import read_lines
 from ..values.jsonl import json_lines, string_field
@@ -172,7 +172,7 @@ def mqm_gold(ratings: MqmRatings) -> SpanGold:
                 spans.append(Span(None, None, s.severity))  # an omission (marked in the source) or no mark
             else:
                 spans.append(Span(s.start, min(s.end, len(seg.target)), s.severity))
-        items[(system, doc, seg_id)] = SpanItem(system, f"system {system!r}, doc {doc!r}, seg_id {seg_id!r}",
+        items[(system, doc, seg_id)] = SpanItem(system, f"system {system!r}, doc {shown(doc)}, seg_id {seg_id!r}",
                                                 len(seg.target), tuple(spans), dropped=tuple(dropped))
     return SpanGold(ratings.path, None, ("doc", "seg_id"), items,
                     f"the MQM error spans of {ratings.path} (one rater per item: the first in the file)",

@@ -8,6 +8,15 @@ exit status 2, with no traceback (``--debug`` shows one).  Anything else is a bu
 from __future__ import annotations
 
 
+def shown(value: object, limit: int = 80) -> str:
+    """``value`` as a message quotes it from the input: its repr, cut after ``limit`` characters with its
+    length said (a 50 MB doc id is not echoed whole)."""
+    if isinstance(value, str):
+        return repr(value) if len(value) <= limit else f"{value[:limit]!r}… ({len(value):,} characters)"
+    text = repr(value)
+    return text if len(text) <= limit else f"{text[:limit]}… ({len(text):,} characters)"
+
+
 class DocMetricsError(Exception):
     """Base class of every error docmetrics raises on purpose."""
 

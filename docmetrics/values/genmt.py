@@ -38,7 +38,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Any, Mapping, Sequence
 
-from .errors import InputError
+from .errors import InputError, shown
 from .human_tsv import HumanScores
 from .io import read_lines
 from .jsonl import field_error, json_lines, string_field
@@ -289,7 +289,7 @@ class GenmtPair:
         if missing is not None:
             seg = self.segments[missing]
             raise InputError(f"{self.path}, line {seg.line}, field tgt_text.{REFERENCE}: segment {seg.position} "
-                             f"of document {seg.doc_id!r} has no reference, but {sum(r is not None for r in ref)} "
+                             f"of document {shown(seg.doc_id)} has no reference, but {sum(r is not None for r in ref)} "
                              f"of the {len(ref)} segments of {self.name} have one; a reference-based metric "
                              "needs it for every segment", params=("reference",))
         return [r for r in ref if r is not None]
@@ -414,15 +414,15 @@ def _parse_doc_id(obj: Mapping[str, Any], where: str, segment_number: bool) -> t
     most = 4 if segment_number else 3
     if not 3 <= len(parts) <= most or not all(p.strip() == p and p for p in parts):
         shape = "LP_#_DOMAIN_#_DOC or LP_#_DOMAIN_#_DOC_#_SEGMENT" if segment_number else "LP_#_DOMAIN_#_DOC"
-        raise InputError(f"{where}, field doc_id: {doc_id!r} is not {shape} (parts joined by '{SEP}', none "
+        raise InputError(f"{where}, field doc_id: {shown(doc_id)} is not {shape} (parts joined by '{SEP}', none "
                          "empty or padded), e.g. en-de_DE_#_news_#_doc1")
     if not _PAIR.match(parts[0]):
-        raise InputError(f"{where}, field doc_id: {doc_id!r} does not start with a language pair such as "
+        raise InputError(f"{where}, field doc_id: {shown(doc_id)} does not start with a language pair such as "
                          "en-de_DE or en-sr_Cyrl_RS")
     number = None
     if len(parts) == 4:
         if not parts[3].isdigit():
-            raise InputError(f"{where}, field doc_id: the segment number {parts[3]!r} of {doc_id!r} is not a "
+            raise InputError(f"{where}, field doc_id: the segment number {parts[3]!r} of {shown(doc_id)} is not a "
                              "non-negative integer")
         number = int(parts[3])
     return parts[0], parts[1], SEP.join(parts[:3]), number
@@ -589,7 +589,7 @@ def _assemble(path: str, rows: list[_Row], found: list[str]) -> dict[str, GenmtP
         docs = by_pair.setdefault(row.pair, {})
         if row.doc in docs and last[row.pair] != row.doc:
             order = "by its segment numbers" if row.number is not None else "in file order"
-            found.append(f"{path}, line {row.line}: document {row.doc!r} reappears after document "
+            found.append(f"{path}, line {row.line}: document {shown(row.doc)} reappears after document "
                          f"{last[row.pair]!r}; its lines are read as one document ({order}), not as a new one")
         docs.setdefault(row.doc, []).append(row)
         last[row.pair] = row.doc
@@ -601,14 +601,14 @@ def _assemble(path: str, rows: list[_Row], found: list[str]) -> dict[str, GenmtP
             numbered = [r.number is not None for r in segs]
             if any(numbered) and not all(numbered):
                 bad = segs[numbered.index(not numbered[0])]
-                raise InputError(f"{path}, line {bad.line}, field doc_id: document {doc!r} has segment numbers "
+                raise InputError(f"{path}, line {bad.line}, field doc_id: document {shown(doc)} has segment numbers "
                                  "on some lines only; give every line of a document its number, or none")
             if all(numbered):
                 seen: dict[int, int] = {}
                 for r in segs:
                     if r.number in seen:
                         raise InputError(f"{path}, line {r.line}, field doc_id: segment {r.number} of document "
-                                         f"{doc!r} is given twice (also line {seen[r.number]})")
+                                         f"{shown(doc)} is given twice (also line {seen[r.number]})")
                     seen[r.number] = r.line  # type: ignore[index]
                 segs = sorted(segs, key=lambda r: r.number)  # type: ignore[arg-type,return-value]
             documents.append(GenmtDocument(doc, segs[0].domain, len(ordered), len(ordered) + len(segs)))
@@ -622,7 +622,7 @@ def _assemble(path: str, rows: list[_Row], found: list[str]) -> dict[str, GenmtP
                 first = next(r for r in ordered if name not in r.outputs)
                 raise InputError(
                     f"{path}, line {first.line}, field tgt_text: system {name!r} has no output for this segment "
-                    f"of {first.doc!r}; it has {have} segments of {pair} where the pair has {len(ordered)}: "
+                    f"of {shown(first.doc)}; it has {have} segments of {pair} where the pair has {len(ordered)}: "
                     "every system needs one output per segment")
         segments, position, current = [], 0, None
         for r in ordered:

@@ -222,6 +222,7 @@ def load_jsonl(paths: Sequence[str]) -> TestSet:
                 raise InputError(f"{path}, line {line}: '{key}' is missing here but present on other lines")
         if first is None:
             first = cols
+            first_lines = [int(r["_line"]) for r in rows]  # blank lines are no segment: the file's own numbers
         else:
             if len(rows) != len(first["src"]):
                 raise InputError(
@@ -245,7 +246,7 @@ def load_jsonl(paths: Sequence[str]) -> TestSet:
         return None if not values or values[0] is None else [str(v) for v in values]
 
     return TestSet(systems, col("src"), col("ref"), col("doc_id"), names=labels,
-                   selection=read_selection(list(paths)))
+                   selection=read_selection(list(paths)), line_numbers=first_lines)
 
 
 def is_jsonl(path: str) -> bool:

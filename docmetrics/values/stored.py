@@ -33,7 +33,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Any, Mapping, Sequence
 
-from .errors import InputError, SpecError
+from .errors import InputError, SpecError, shown
 from .genmt import exact_mean
 from .io import read_lines
 from .jsonl import field_error, json_lines, string_field
@@ -294,7 +294,7 @@ def _read_wmt25_file(path: str) -> dict[str, list[_Doc]]:
             raise InputError(f"{where}, field language_pair: {exc}") from None
         doc = obj["document_id"]
         if (lp, doc) in seen:
-            raise InputError(f"{where}, field document_id: document {doc!r} of {lp} appears again (first at line "
+            raise InputError(f"{where}, field document_id: document {shown(doc)} of {lp} appears again (first at line "
                              f"{seen[lp, doc]}); a file has one line per document")
         seen[lp, doc] = lineno
         ms = obj["metric_scores"]
@@ -360,14 +360,14 @@ def _wmt25_pair(lp: str, docs: dict[str, list[_Doc]], files: dict[str, str],
             where = f"{path}, line {d.line}"
             ref = ref_by_id.get(d.doc_id)
             if ref is None:
-                raise InputError(f"{where}, field document_id: document {d.doc_id!r} of {lp} is not in {ref_file} "
+                raise InputError(f"{where}, field document_id: document {shown(d.doc_id)} of {lp} is not in {ref_file} "
                                  f"({first}); every system has the same documents")
             if d.size != ref.size:
                 raise InputError(f"{where}, field metric_scores: {d.size} segment scores for document "
-                                 f"{d.doc_id!r} of {lp}, but {ref_file}, line {ref.line} has {ref.size}; every "
+                                 f"{shown(d.doc_id)} of {lp}, but {ref_file}, line {ref.line} has {ref.size}; every "
                                  "system has the same segments")
             if d.domain != ref.domain:
-                raise InputError(f"{where}, field domain: {d.domain!r} for document {d.doc_id!r} of {lp}, but "
+                raise InputError(f"{where}, field domain: {d.domain!r} for document {shown(d.doc_id)} of {lp}, but "
                                  f"{ref_file}, line {ref.line} has {ref.domain!r}")
             extra = [m for m in d.scores if m not in scores]
             lacking = [m for m in metrics if m not in d.scores]
@@ -429,7 +429,7 @@ def read_score_tsv(path: str, lp: str | None = None,
             raise InputError(f"{where}, field doc_id: empty; every line names its document")
         ids = docs.setdefault(system, [])
         if ids and ids[-1] != doc and doc in ids:
-            raise InputError(f"{where}, field doc_id: document {doc!r} of system {system!r} reappears after "
+            raise InputError(f"{where}, field doc_id: document {shown(doc)} of system {system!r} reappears after "
                              "another document; a document's segments are consecutive")
         ids.append(doc)
         lines.setdefault(system, []).append(lineno)
@@ -477,6 +477,12 @@ def check_order(metric: StoredMetric, order: TestSet | Sequence[str]) -> list[st
                 first = m.systems[0]
                 raise InputError(f"{m.file_of(first)}, field system: no {m.name} scores of system {missing[0]!r}, "
                                  f"which the test set has (the file has {', '.join(m.systems)})")
+        if m.scores and all(v is None for vals in m.scores.values() for v in vals):
+            first = m.systems[0]
+            others = " (or pick the other metrics with --stored NAME...)" if m.fmt == "tsv" else ""
+            raise InputError(f"{m.file_of(first)}, field {m.name}: every {m.level}-level score is empty (all "
+                             f"{sum(map(len, m.scores.values()))} of {len(m.scores)} systems): there is nothing to "
+                             f"judge; fill in {m.name}'s scores, or leave it out of the file{others}")
         want = {"seg": len(ids), "doc": len(_runs(ids)) if ids else 0, "sys": 1}[m.level]
         if m.n_items != want:
             first = m.systems[0]

@@ -6,7 +6,7 @@ import warnings
 from dataclasses import dataclass, field
 from typing import Mapping, Sequence
 
-from .errors import InputError
+from .errors import InputError, shown
 
 
 @dataclass(frozen=True)
@@ -65,6 +65,8 @@ class TestSet:
     selection: Selection | None = None
     #: The second, third, ... reference, line-parallel like the first (``references``).
     other_references: list[list[str]] = field(default_factory=list)
+    #: The file line of each segment where it is not its index + 1 (JSONL, whose blank lines are no segment).
+    line_numbers: list[int] | None = None
     documents: list[Document] = field(init=False)
     warnings: list[str] = field(init=False, default_factory=list)
 
@@ -117,6 +119,10 @@ class TestSet:
         self.warnings.append(msg)
         warnings.warn(msg, stacklevel=4)
 
+    def line_of(self, i: int) -> int:
+        """The file line of segment ``i`` (0-based) of the doc ids, as messages name it."""
+        return self.line_numbers[i] if self.line_numbers is not None and i < len(self.line_numbers) else i + 1
+
     def _documents(self, n: int) -> list[Document]:
         if self.doc_ids is None:
             return [Document("all", 0, n)]
@@ -124,13 +130,13 @@ class TestSet:
         for i, doc_id in enumerate(self.doc_ids):
             if not doc_id.strip():
                 raise InputError(
-                    f"{where}, line {i + 1}: empty doc id; every line needs the id of its document "
+                    f"{where}, line {self.line_of(i)}: empty doc id; every line needs the id of its document "
                     "(a blank line would make its own document, or join the blank lines around it)"
                 )
             if doc_id != doc_id.strip():
                 raise InputError(
-                    f"{where}, line {i + 1}: the doc id {doc_id!r} has leading or trailing whitespace; "
-                    f"ids are compared exactly, so {doc_id!r} and {doc_id.strip()!r} would be different "
+                    f"{where}, line {self.line_of(i)}: the doc id {shown(doc_id)} has leading or trailing "
+                    "whitespace; ids are compared exactly, so with and without it they would be different "
                     "documents: remove it (e.g. sed 's/^[[:space:]]*//; s/[[:space:]]*$//')"
                 )
         docs: list[Document] = []
@@ -141,7 +147,7 @@ class TestSet:
                 doc_id = self.doc_ids[start]
                 if doc_id in seen:
                     msg = (
-                        f"doc id {doc_id!r} reappears at line {start + 1} of "
+                        f"doc id {shown(doc_id)} reappears at line {self.line_of(start)} of "
                         f"{self.names.get('doc ids', 'the doc ids')} after another document; "
                         "it is scored as a separate document"
                     )

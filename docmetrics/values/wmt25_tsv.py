@@ -30,7 +30,7 @@ import os
 from dataclasses import dataclass, field
 from typing import Mapping, Sequence
 
-from .errors import InputError
+from .errors import InputError, shown
 from .stored import find_pair
 from .testset import TestSet
 
@@ -167,7 +167,7 @@ def _build(data: Wmt25Tsv, lp: str, set_id: str) -> Wmt25Pair:
     for i, (doc, _) in enumerate(order):
         if doc in seen and order[i - 1][0] != doc:
             k = by_system[first][i]
-            raise InputError(f"{path}, line {data.lines[k]}, field doc_id: document {doc!r} reappears after "
+            raise InputError(f"{path}, line {data.lines[k]}, field doc_id: document {shown(doc)} reappears after "
                              "another document; a document's segments are consecutive")
         seen.setdefault(doc, i)
     rows: dict[str, list[int]] = {}

@@ -34,7 +34,7 @@ from collections import Counter
 from dataclasses import dataclass, field
 from typing import Any, Mapping, Sequence
 
-from .errors import InputError
+from .errors import InputError, shown
 from .io import read_lines
 from .jsonl import field_error, json_lines, string_field
 from .langpair import parse_langpair
@@ -223,7 +223,7 @@ class Wmt26Pair:
         lacking = [d for d in self.documents if name not in d.references]
         if lacking:
             d = lacking[0]
-            raise InputError(f"{self.testfile}, line {d.line}, field refs: document {d.doc_id!r} has no "
+            raise InputError(f"{self.testfile}, line {d.line}, field refs: document {shown(d.doc_id)} has no "
                              f"reference {name!r} ({len(lacking)} of the {len(self.documents)} documents of "
                              f"{self.name} lack it; references there: {', '.join(self.reference_names) or 'none'}"
                              "); use a reference-free metric or another reference", params=("references",))
@@ -275,7 +275,7 @@ def read_wmt26(testfile: str | os.PathLike[str], systems: str | os.PathLike[str]
     for i, where, obj in json_lines(name, _lines(name), TEST_LINE):
         doc = _document(obj, where, i, source)
         if doc.doc_id in documents:
-            raise InputError(f"{where}, field doc_id: document {doc.doc_id!r} is given twice (also line "
+            raise InputError(f"{where}, field doc_id: document {shown(doc.doc_id)} is given twice (also line "
                              f"{documents[doc.doc_id].line}); give each document once")
         documents[doc.doc_id] = doc
     if not documents:
@@ -344,10 +344,11 @@ def _document(obj: Mapping[str, Any], where: str, line: int, source: str) -> Wmt
     doc_id, domain, src, tgt = (str(values[k]) for k in ("doc_id", "domain", "src_lang", "tgt_lang"))
     parts = doc_id.split(SEP, 4)
     if len(parts) != 5 or not all(p.strip() == p and p for p in parts):
-        raise InputError(f"{where}, field doc_id: {doc_id!r} is not SET{SEP}DOMAIN{SEP}SRCLANG{SEP}TGTLANG{SEP}DOC "
-                         f"(five parts joined by '{SEP}', none empty or padded)")
+        raise InputError(f"{where}, field doc_id: {shown(doc_id)} is not "
+                         f"SET{SEP}DOMAIN{SEP}SRCLANG{SEP}TGTLANG{SEP}DOC (five parts joined by '{SEP}', none empty "
+                         "or padded)")
     if (parts[1], parts[2], parts[3]) != (domain, src, tgt):
-        raise InputError(f"{where}, field doc_id: {doc_id!r} names domain {parts[1]!r} and {parts[2]}-{parts[3]}, "
+        raise InputError(f"{where}, field doc_id: {shown(doc_id)} names domain {parts[1]!r} and {parts[2]}-{parts[3]}, "
                          f"but the fields say {domain!r} and {src}-{tgt}; fix the line")
     pair = f"{src}-{tgt}"
     try:
@@ -404,10 +405,10 @@ def _read_system(system: str, path: str, documents: Mapping[str, Wmt26Document],
             raise InputError(f"{where}, field metadata: {json.dumps(obj['metadata'])[:60]} is not an object")
         assert doc_id is not None and text is not None
         if doc_id not in documents:
-            raise InputError(f"{where}, field doc_id: {doc_id!r} is no document of the test file; is {path} the "
+            raise InputError(f"{where}, field doc_id: {shown(doc_id)} is no document of the test file; is {path} the "
                              "system file of another test set?")
         if doc_id in seen:
-            raise InputError(f"{where}, field doc_id: document {doc_id!r} is translated twice (also line "
+            raise InputError(f"{where}, field doc_id: document {shown(doc_id)} is translated twice (also line "
                              f"{seen[doc_id]}); keep one translation per document")
         seen[doc_id] = i
         doc = documents[doc_id]
