@@ -112,6 +112,16 @@ ROWS = [
     ("torch-load", lambda m: _zip(_TORCH_HUB.replace(b"ctorch.hub\nload\n", b"ctorch\nload\n")), YAML,
      ["model.ckpt is refused: its pickle names torch.load"], []),
 ]
+#: issue 37: a damaged checkpoint with a usable encoder is named as one, without advice about the
+#: encoder and the network (before: "COMET also needs the tokenizer and config of its encoder ... network")
+DAMAGED_ROWS = [
+    ("zip-cut-short", lambda m: _ckpt(_hp())[:150], YAML,
+     ["model.ckpt cannot be read: PytorchStreamReader failed reading zip archive", "damaged, cut short",
+      "download the model again from its publisher"], ["encoder", "network", "internal miniz error"]),
+    ("empty-file", lambda m: b"", YAML,
+     ["model.ckpt cannot be read: EOFError (the file is damaged, cut short", "download the model again"],
+     ["encoder", "network"]),
+]
 
 
 def _model_dir(root: Path, ckpt: bytes, yaml_text: str) -> Path:
@@ -140,6 +150,31 @@ def test_hostile_checkpoint_is_refused(tmp_path, capsys, build, yaml_text, prese
     for piece in [*absent, "weights_only=False", "weights_only", "Traceback", "failed telling"]:
         assert piece not in err, err
     assert not marker.exists()
+
+
+@pytest.fixture(scope="module")
+def tiny_encoder(tmp_path_factory):
+    from docmetrics_backbones.tiny import build_tiny_xlmr
+
+    return build_tiny_xlmr(tmp_path_factory.mktemp("enc") / "encoder", seed=0, weights=False)
+
+
+@pytest.mark.parametrize("build,yaml_text,present,absent", [r[1:] for r in DAMAGED_ROWS],
+                         ids=[r[0] for r in DAMAGED_ROWS])
+def test_a_damaged_checkpoint_is_named_without_advice_on_the_encoder(tmp_path, capsys, tiny_encoder, build,
+                                                                      yaml_text, present, absent):
+    model = _model_dir(tmp_path / "model", build(tmp_path / "ran"),
+                       yaml_text.replace("xlm-roberta-large", str(tiny_encoder)))  # an encoder at hand, offline
+    for name, text in (("hyp.txt", "Hallo Welt.\nGut.\n"), ("src.txt", "Hello world.\nGood.\n"),
+                       ("ids.txt", "d1\nd1\n")):
+        (tmp_path / name).write_text(text, encoding="utf-8")
+    with deadline(120):
+        code, out, err = run_cli(capsys, "-m", f"doc-comet:model={model}", "-i", tmp_path / "hyp.txt",
+                                 "-s", tmp_path / "src.txt", "-r", tmp_path / "hyp.txt", "--doc-ids",
+                                 tmp_path / "ids.txt")
+    assert code == 2 and out == "" and err.count("\n") == 1, err
+    assert str(model) in err and all(p in err for p in present), err
+    assert not any(p in err for p in [*absent, "Traceback"]), err
 
 
 def _write(tmp_path: Path, obj) -> Path:

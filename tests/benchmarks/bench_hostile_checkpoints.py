@@ -4,7 +4,7 @@ fresh process (start-up included), beside `docmetrics -m bleu` on the same input
 
     python tests/benchmarks/bench_hostile_checkpoints.py [--runs 3] [--dir DIR]
 
-Prints one line per checkpoint: exit status, median / min / max wall time, and whether anything in the
+Damaged checkpoints (issue 37) are timed too.  Prints one line per checkpoint: exit status, median / min / max wall time, and whether anything in the
 file ran (its marker file exists).
 """
 
@@ -19,7 +19,7 @@ import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-from test_hostile_checkpoints import ROWS, _model_dir  # noqa: E402
+from test_hostile_checkpoints import DAMAGED_ROWS, ROWS, _model_dir  # noqa: E402
 
 
 def timed(argv: list[str], runs: int) -> tuple[int, list[float]]:
@@ -41,7 +41,7 @@ def main() -> None:
     for name, text in (("hyp.txt", "Hallo Welt.\nGut.\n"), ("src.txt", "Hello world.\nGood.\n"), ("ids.txt", "d1\nd1\n")):
         (root / name).write_text(text, encoding="utf-8")
     files = ["-i", str(root / "hyp.txt"), "-r", str(root / "hyp.txt"), "--doc-ids", str(root / "ids.txt")]
-    for row, build, yaml_text, *_ in ROWS:
+    for row, build, yaml_text, *_ in [*ROWS, *DAMAGED_ROWS]:
         model = root / row
         if not model.exists():
             _model_dir(model, build(root / f"{row}.ran"), yaml_text)

@@ -186,10 +186,25 @@ def load_checkpoint(ckpt: Path, model: str, stored_hparams: Callable[[Path], dic
         refusal = torch_refusal(ckpt, exc)  # torch's own message advises loading it unsafely
         if refusal is not None:
             raise refusal from None
-        reason = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
+        reason = str(exc).strip().splitlines()[0].split(". ")[0] if str(exc).strip() else type(exc).__name__
+        if isinstance(exc, KeyError):
+            reason = f"it has no {reason} entry"
+        if not _about_encoder(exc, str(moved_to or encoder)):  # the checkpoint itself: no advice on the encoder
+            raise ModelError(
+                f"COMET checkpoint {ckpt} cannot be read: {reason.rstrip('.')} (the file is damaged, cut short or "
+                "not a COMET checkpoint); download the model again from its publisher") from None
         raise ModelError(
             f"could not load COMET model '{model}' from {ckpt}: {reason}. COMET also needs "
             f"the tokenizer and config of its encoder '{moved_to or encoder}': when that is a "
             "hub id it must be in the Hugging Face cache (run once with network), or set "
             f"pretrained_model in {hparams_file} to a local directory"
         ) from None
+
+
+def _about_encoder(exc: BaseException, encoder: str) -> bool:
+    """Whether loading failed on the encoder's tokenizer or config (a download, the Hugging Face cache)
+    rather than on the checkpoint file: an OSError or a Hugging Face error naming the encoder or its files."""
+    text = str(exc)
+    from_hub = type(exc).__module__.split(".")[0] in ("huggingface_hub", "requests", "urllib3", "transformers")
+    return from_hub or (isinstance(exc, OSError) and any(x in text for x in (encoder, "tokenizer", "config.json",
+                                                                              "huggingface", "Hugging Face")))
