@@ -19,11 +19,13 @@ from ..evaluation.spans import (
     SpanGold,
     SpanJudgement,
     genmt_gold,
+    gives_no_spans,
     judge,
     judge_predicted,
     metric_predictions,
     mqm_gold,
     mqm_keys,
+    no_spans,
 )
 from ..values.errors import UserError
 from ..values.mqm_tsv import MqmRatings, is_human_name
@@ -208,6 +210,9 @@ def _metrics_judged(args: argparse.Namespace, specs: list[str], scored: _Scored)
 
     with session_scope(args, cache=args.cache) as session:
         metrics = [api.load(spec, defaults={"lang": scored.lang}, session=session) for spec in specs]
+        spanless = [spec for spec, metric in zip(specs, metrics) if gives_no_spans(metric)]
+        if spanless:  # before any metric scores (-m chrf was refused after scoring)
+            raise no_spans(spanless[0])
         if scored.no_reference is not None:
             based = [spec for spec, metric in zip(specs, metrics) if uses_reference(metric)]
             if based:

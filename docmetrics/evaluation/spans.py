@@ -317,6 +317,19 @@ def judge(path: str, gold: SpanGold) -> SpanJudgement:
     return judge_predicted(path, predicted, gold, skipped)
 
 
+def no_spans(name: str) -> UserError:
+    """The error for ``-m NAME`` that gives no error spans per segment."""
+    return UserError(f"-m {name} gives no error spans per segment (its backbone gives none, or its units span "
+                     f"several segments without a mapping to them); use a metric that tags errors: {SPAN_METRICS}")
+
+
+def gives_no_spans(metric: Any) -> bool:
+    """Whether ``metric`` is known, before it scores, to give no error spans: no model (bleu, chrf, ter), or a
+    backbone that says so (``gives_spans`` False: a COMET model without word-level tags); unknown: False."""
+    backbone = getattr(metric, "backbone", None)
+    return backbone is None or getattr(backbone, "gives_spans", None) is False
+
+
 def metric_predictions(results: Sequence[Result], gold: SpanGold, keys: Sequence[tuple[str, ...]],
                        name: str) -> dict[tuple[str, ...], tuple[int, tuple[Span, ...]]]:
     """A metric's error spans as predictions: each result's spans per segment (``extras["segment_spans"]``,
@@ -329,9 +342,7 @@ def metric_predictions(results: Sequence[Result], gold: SpanGold, keys: Sequence
         per_line = r.extras.get("segment_spans")
         if per_line is None:
             if any(u.end - u.start != 1 for u in r.units) or not any(u.spans for u in r.units):
-                raise UserError(f"-m {name} gives no error spans per segment (its backbone gives none, or its "
-                                "units span several segments without a mapping to them); use a metric that tags "
-                                f"errors: {SPAN_METRICS}")
+                raise no_spans(name)
             per_line = {u.start: u.spans for u in r.units}
         for line, spans in per_line.items():
             key = (r.system, *keys[line])
