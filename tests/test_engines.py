@@ -379,3 +379,24 @@ def test_the_declared_separator_is_the_loaded_tokenizers(tiny_comet_da_dir):
     assert bb._model is None
     bb.load()
     assert declared == bb.context_separator() == bb._model.encoder.tokenizer.sep_token
+
+
+@pytest.mark.parametrize("quiet", [False, True])
+def test_ray_says_it_is_starting_before_it_starts(tmp_path, capsys, monkeypatch, quiet):
+    """Issue 37: --engine ray printed nothing for 150 s; now a note on stderr (none with -q) before Ray starts
+    (here ray.init fails at once, so that the note is seen to come first)."""
+    ray = pytest.importorskip("ray")
+    from cli_fixtures import run_cli
+
+    def init(**kwargs):
+        raise RuntimeError("no raylet")
+
+    monkeypatch.setattr(ray, "is_initialized", lambda: False)
+    monkeypatch.setattr(ray, "init", init)
+    (tmp_path / "h.txt").write_text("a b\nc d\n", encoding="utf-8")
+    (tmp_path / "r.txt").write_text("a b\nc e\n", encoding="utf-8")
+    code, out, err = run_cli(capsys, "-m", "doc-bertscore:model=minilm,k=0", "-i", tmp_path / "h.txt", "-r",
+                             tmp_path / "r.txt", "--engine", "ray", *(["-q"] if quiet else []))
+    assert code == 2 and "Ray did not start (RuntimeError: no raylet)" in err, err
+    note = "docmetrics: --engine ray: starting Ray here (this can take a minute)..."
+    assert (note in err) is not quiet and (quiet or err.index(note) < err.index("Ray did not start")), err

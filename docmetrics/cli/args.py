@@ -8,6 +8,7 @@ import os
 from typing import Any, Iterator
 
 from ..values.errors import UserError
+from .errors import note
 
 __all__ = ["add_input_arguments", "add_model_arguments", "add_output_arguments", "add_cache_arguments",
            "check_output_file", "check_outputs"]
@@ -102,7 +103,8 @@ def session_scope(args: argparse.Namespace, cache: Any = None) -> Iterator[Any]:
 
     engine = engines.make_engine(getattr(args, "engine", "local"), workers=getattr(args, "workers", None),
                                  device=getattr(args, "device", "auto"),
-                                 ray_address=getattr(args, "ray_address", None))
+                                 ray_address=getattr(args, "ray_address", None),
+                                 notify=lambda text: note(args, f"--engine ray: {text}"))  # nothing with -q
     store = (FROM_ENVIRONMENT if cache is None else None if cache is False else cache
              if isinstance(cache, ScoreCache) else (cache or default_cache_path()))
     try:

@@ -35,6 +35,8 @@ The modules: :mod:`.base` (the chunks, a checked backbone call, :class:`Engine`,
 
 from __future__ import annotations
 
+from typing import Callable
+
 from ...values.errors import UserError
 from .base import DEFAULT_CHUNK, Engine, InProcess, call_backbone, check_workers, plan_chunks
 from .progress import Progress
@@ -49,13 +51,15 @@ __all__ = [
 
 
 def make_engine(name: str = "local", *, workers: int | None = None, device: str = "auto",
-                ray_address: str | None = None, chunk: int = DEFAULT_CHUNK) -> Engine:
+                ray_address: str | None = None, chunk: int = DEFAULT_CHUNK,
+                notify: Callable[[str], None] | None = None) -> Engine:
     """The engine the command line asks for: ``local`` (in-process, or :class:`Workers` when ``workers``
-    is more than 1; on ``device=cuda`` one worker per visible GPU by default) or ``ray``."""
+    is more than 1; on ``device=cuda`` one worker per visible GPU by default) or ``ray`` (``notify`` is
+    told, before it happens, that Ray and its workers start)."""
     if workers is not None:
         check_workers(workers)
     if name == "ray":
-        return RayEngine(address=ray_address, workers=workers, device=device, chunk=chunk)
+        return RayEngine(address=ray_address, workers=workers, device=device, chunk=chunk, notify=notify)
     if name != "local":
         raise UserError(f"engine={name!r}: choose local or ray", params=("engine",))
     if ray_address:

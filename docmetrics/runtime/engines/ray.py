@@ -117,7 +117,8 @@ class RayEngine(Engine):
     name = "ray"
 
     def __init__(self, *, address: str | None = None, workers: int | None = None, device: str = "auto",
-                 num_cpus: int | None = None, chunk: int = DEFAULT_CHUNK) -> None:
+                 num_cpus: int | None = None, chunk: int = DEFAULT_CHUNK,
+                 notify: Callable[[str], None] | None = None) -> None:
         super().__init__(chunk)
         try:
             import ray  # noqa: F401
@@ -137,6 +138,8 @@ class RayEngine(Engine):
         self._size = 0  # the most actors this engine runs (known once Ray is up)
         #: Actors started in this engine's life (replacements of lost ones included).
         self.started = 0
+        #: Told, in a phrase, what takes long before it starts (Ray's start-up, its actors): a note on stderr
+        self.notify = notify or (lambda text: None)
 
     def _init(self) -> Any:
         import ray
@@ -152,6 +155,8 @@ class RayEngine(Engine):
                 kwargs["address"] = self.address
             elif self.num_cpus is not None:
                 kwargs["num_cpus"] = self.num_cpus
+            where = f"connecting to the Ray cluster at {self.address}" if self.address else "starting Ray here"
+            self.notify(f"{where} (this can take a minute)...")
             main = threading.current_thread() is threading.main_thread()
             sigterm = signal.getsignal(signal.SIGTERM) if main else None
             try:
@@ -165,6 +170,9 @@ class RayEngine(Engine):
                 if main and sigterm is not None:  # ray.init makes SIGTERM sys.exit(15): the command's own again
                     signal.signal(signal.SIGTERM, sigterm)
             self._started = True
+            resources = ray.cluster_resources()
+            self.notify(f"Ray is up ({int(resources.get('CPU', 0))} CPUs, {int(resources.get('GPU', 0))} "
+                        "GPUs)")
             # the driver prints raylet notices (a lost actor) on stdout, where results go: our errors say it
             _raylet_notices(ray, False)
         return ray
@@ -205,6 +213,10 @@ class RayEngine(Engine):
         recipe, state = recipe_bytes(backbone), pickled(backbone, backbone.export_state())
         ray = self._init()
         self._actor_class(ray)
+        wanted = min(self._size, len(chunks)) - len(self._actors)
+        if wanted > 0:
+            self.notify(f"starting {wanted} Ray worker{'s' if wanted > 1 else ''} for backbone {backbone.name!r} "
+                        f"(each loads {backbone.model_name()} once)...")
         while len(self._actors) < min(self._size, len(chunks)):
             self._new_actor(ray)
         state_ref = ray.put(state)  # once per call, whatever the number of chunks
