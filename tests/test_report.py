@@ -589,3 +589,30 @@ def test_significance_names_two_metrics_of_one_spec_as_the_json_does(data, tmp_p
         assert sorted(m["metrics"]) == sorted(names)
         assert pvalue_cells(m) == {(a, b): p for a, r in zip(names, rows) for b, p in r["pvalues"].get(m["statistic"],
                                                                                                      {}).items()}
+
+
+def test_the_page_script_parses():
+    """The page's script is valid JavaScript (node --check, where node is installed): a syntax error leaves every
+    view of every report empty, and the browser tests need a Chromium this machine may not have."""
+    import shutil
+    import subprocess
+
+    node = shutil.which("node")
+    if node is None:
+        pytest.skip("no node to check the page's script with")
+    script = Path(__file__).resolve().parents[1] / "docmetrics" / "report" / "templates" / "report.js"
+    done = subprocess.run([node, "--check", str(script)], capture_output=True, text=True, timeout=60)
+    assert done.returncode == 0, done.stderr
+
+
+def test_report_cosmetics_of_issue_37():
+    """Issue 37 (the page itself is checked in a browser in tests/test_report_browser.py): counts print as whole
+    numbers, the per-system scatter plots sit above the document level, the Documents view names the metric and
+    the systems it compares, and wide tables scroll in their box with headers that wrap."""
+    root = Path(__file__).resolve().parents[1] / "docmetrics" / "report" / "templates"
+    js, css = (root / "report.js").read_text(encoding="utf-8"), (root / "report.css").read_text(encoding="utf-8")
+    assert re.search(r"var COUNTS = \{[^}]*\berror_free: 1", js) and "COUNTS[c[0]] && Number.isInteger(x)" in js
+    meta = js[js.index("M.metaeval.forEach"):js.index("M.errorFree.forEach")]
+    assert meta.index("system-scatter") < meta.index('"Document level"')
+    assert '"Per-document difference of " + S.spec + ": A (" + S.a + ")' in js
+    assert re.search(r"th\.num \{[^}]*white-space: normal", css) and re.search(r"\.scroll \{[^}]*overflow-x: auto", css)

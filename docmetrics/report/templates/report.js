@@ -91,7 +91,9 @@
       M.metaeval.push({ name: src.name, rows: d, source: i });
       M.errorFree.push({ name: src.name, rows: d.filter(function (r) { return r.error_free; }).map(function (r) { return r.error_free; }) });
     }
-    else if (src.layout === "genmt") {  // the object --error-free -f json wrote before issue 37 M.metaeval.push({ name: src.name, rows: d.metaeval, source: i }); M.errorFree.push({ name: src.name, rows: d.error_free || [] }); }
+    else if (src.layout === "genmt") {  // the object --error-free -f json wrote before issue 37
+      M.metaeval.push({ name: src.name, rows: d.metaeval, source: i }); M.errorFree.push({ name: src.name, rows: d.error_free || [] });
+    }
     else if (src.layout === "mtme") M.mtme.push({ lp: d, source: i });
     else if (src.layout === "metaeval") { (d.lps || []).forEach(function (lp) { M.mtme.push({ lp: lp, source: i }); }); M.averages.push(d); }
     else if (src.layout === "sweep") M.sweeps.push(d);
@@ -298,6 +300,7 @@
       return;
     }
     var chartBox = h("div", { class: "chart" }), tableBox = h("div"), status = h("p", { class: "note", role: "status", "aria-live": "polite" });
+    var diffHead = h("h3", { class: "diff-head" });  // names the metric and the systems compared, redrawn with them
     var filterInput = h("input", { type: "search", value: S.filter, placeholder: "document id contains\u2026",
                                    oninput: function () { S.filter = filterInput.value; drawTable(); } });
     var systemsOpts = M.systems.filter(function (n) { return docSpecs.some(function (sp) { return sp.bySystem[n]; }); });
@@ -307,7 +310,7 @@
       select("system B", systemsOpts, S.b, function (v) { S.b = v; S.picked = {}; redraw(); }),
       h("label", null, "filter", filterInput),
       h("button", { type: "button", onclick: function () { S.picked = {}; S.filter = ""; filterInput.value = ""; redraw(); } }, "clear filters")),
-      h("h3", null, "Per-document difference, A \u2212 B"), chartBox, status, h("h3", null, "Documents"), tableBox]);
+      diffHead, chartBox, status, h("h3", null, "Documents"), tableBox]);
     var table = null;
     function rowsNow() {
       var f = S.filter.toLowerCase(), picked = Object.keys(S.picked).length;
@@ -318,6 +321,7 @@
     }
     function drawChart() {
       clear(chartBox);
+      diffHead.textContent = "Per-document difference of " + S.spec + ": A (" + S.a + ") \u2212 B (" + S.b + ")";
       var ks = M.docs.map(function (_, k) { return k; }), diffs = ks.map(function (k) {
         var a = docScore(S.spec, S.a, k), b = docScore(S.spec, S.b, k);
         return isNum(a) && isNum(b) ? a - b : null;
@@ -576,12 +580,14 @@
   var DOC_COLS = [["documents", "documents"], ["acc_eq", "acc_eq", "doc_acc_eq"], ["epsilon", "epsilon"], ["pearson", "pearson", "doc_pearson"],
                   ["kendall", "kendall", "doc_kendall"], ["pearson_item", "pearson-doc", "doc_pearson_item"], ["kendall_item", "kendall-doc", "doc_kendall_item"],
                   ["spa", "spa", "doc_spa"], ["pdp", "pdp", "doc_pdp"]];
+  // columns that count (documents, items, error-free items...): printed as whole numbers, not 5402.0000
+  var COUNTS = { documents: 1, n: 1, items: 1, error_free: 1, predicted_error_free: 1, tp: 1, fp: 1, fn: 1, tn: 1, skipped: 1 };
   function statTable(rows, cols, get, caption) {
     var used = cols.filter(function (c) { return rows.some(function (r) { var v = get(r); return v && v[c[0]] !== undefined && v[c[0]] !== null; }); });
     function cluster(r, c) { var k = c[2] && r.clusters ? r.clusters[c[2]] : null; return k === null || k === undefined ? "" : " (" + k + ")"; }
     return sortable([{ label: "metric", head: true, key: function (r) { return r.spec || r.metric; }, cell: function (r) { return h("code", null, r.spec || r.metric); } }]
       .concat(used.map(function (c) { return { label: c[1], num: true, key: function (r) { var v = get(r); return v ? v[c[0]] : null; },
-        cell: function (r) { var v = get(r), x = v ? v[c[0]] : null; return typeof x === "number" ? (c[0] === "documents" || c[0] === "n" ? String(x) : fmt(x, c[0] === "epsilon" ? 6 : 4) + cluster(r, c)) : x === null || x === undefined ? "\u2013" : String(x); } }; })),
+        cell: function (r) { var v = get(r), x = v ? v[c[0]] : null; return typeof x === "number" ? (COUNTS[c[0]] && Number.isInteger(x) ? String(x) : fmt(x, c[0] === "epsilon" ? 6 : 4) + cluster(r, c)) : x === null || x === undefined ? "\u2013" : String(x); } }; })),
       rows, { caption: caption }).el;
   }
   function clustersNote(rows) {
@@ -643,9 +649,10 @@
       any = true;
       add(el, [h("h3", null, "Meta-evaluation (" + g.name + "): system and segment level"), statTable(g.rows, STAT_COLS, function (r) { return r; }, "Meta-evaluation"), clustersNote(g.rows),
                significance(g.source, null)]);
-      if (g.rows.some(function (r) { return r.document; })) add(el, [h("h3", null, "Document level"), statTable(g.rows.filter(function (r) { return r.document; }), DOC_COLS, function (r) { return r.document; }, "Document level")]);
+      // the system scores against the human ones belong to the system level, above the document level's table
       var figs = g.rows.map(function (r) { return scatter((r.spec || r.metric) + " vs human, per system", r.metric_scores, r.human_scores, r.systems, "metric", "human"); });
-      add(el, [h("div", { class: "cards" }, figs)]);
+      add(el, [h("h4", null, "System scores against human scores"), h("div", { class: "cards system-scatter" }, figs)]);
+      if (g.rows.some(function (r) { return r.document; })) add(el, [h("h3", null, "Document level"), statTable(g.rows.filter(function (r) { return r.document; }), DOC_COLS, function (r) { return r.document; }, "Document level")]);
     });
     M.errorFree.forEach(function (g) {
       if (!g.rows.length) return; any = true;
