@@ -15,6 +15,7 @@ model's 4..20), which is what "equal" means for batch sizes 1, 7 and 64 here.
 from __future__ import annotations
 
 import json
+import pickle
 import shutil
 import subprocess
 import sys
@@ -324,6 +325,10 @@ def _bad_rows():
          "num_layers=100000, num_decoder_layers=100000"),
         ("config-width-a-string", "metricx24-qe:model={strange},tokenizer={tok}",
          "{strange}/config.json says d_model=\"wide\", not a whole number"),
+        # issue 37: a pickled tokenizer file is named (before: AttributeError: 'bool' object has no attribute ...)
+        ("tokenizer-pickled", "metricx24-qe:model={model},tokenizer={pickled}",
+         "tokenizer={pickled}: {pickled} cannot be loaded as a tokenizer: {pickled}/spiece.model is a Python pickle, "
+         "not a SentencePiece model (nothing in it was run)"),
     ]
 
 
@@ -345,8 +350,12 @@ def bad_dirs(tiny, tmp_path_factory):
     for where, changes in ((deep, {"num_layers": 100000, "num_decoder_layers": 100000}), (strange, {"d_model": "wide"})):
         shutil.copytree(tiny.model, where)
         (where / "config.json").write_text(json.dumps(dict(config, model_type="mt5", **changes)))
+    pickled = root / "pickled"  # mT5's tokenizer with spiece.model a pickle (and no tokenizer.json to fall back on)
+    shutil.copytree(tiny.tokenizer, pickled)
+    (pickled / "tokenizer.json").unlink(missing_ok=True)
+    (pickled / "spiece.model").write_bytes(pickle.dumps({"pieces": ["a"]}))
     return {"t5": t5, "empty": root / "empty", "few": few, "mx23": mx23, "dir": root, "deep": deep,
-            "strange": strange}
+            "strange": strange, "pickled": pickled}
 
 
 @pytest.mark.parametrize("spec,culprit", [r[1:] for r in _bad_rows()], ids=[r[0] for r in _bad_rows()])

@@ -245,8 +245,9 @@ class MetricxBackbone(Backbone):
         name = self.p["tokenizer"]
         with quiet_libraries():
             tok = _auto_tokenizer(where)
-        if tok is None:
-            raise ModelError(f"tokenizer={name}: {where} cannot be loaded as a tokenizer ({_TOKENIZER_LAYOUT})")
+        if tok is None or not callable(getattr(tok, "convert_tokens_to_ids", None)):
+            raise ModelError(f"tokenizer={name}: {where} cannot be loaded as a tokenizer{_bad_vocabulary(where)} "
+                             f"({_TOKENIZER_LAYOUT})", params=("tokenizer",))
         score_id = tok.convert_tokens_to_ids(SCORE_TOKEN)
         if score_id is None or score_id == tok.unk_token_id or tok.convert_ids_to_tokens(score_id) != SCORE_TOKEN:
             raise ModelError(f"tokenizer={name}: {where} has no token {SCORE_TOKEN}, whose logit is MetricX's score; "
@@ -356,6 +357,20 @@ class MetricxBackbone(Backbone):
                 for r, j in enumerate(batch):
                     out[j] = min(high, max(low, float(logits[r])))
         return out
+
+
+def _bad_vocabulary(where: Path) -> str:
+    """What is wrong with the tokenizer's SentencePiece file, for the message (a pickle named as one: a
+    hostile or mistaken file, never unpickled here), or ""."""
+    spiece = where / "spiece.model" if where.is_dir() else where
+    try:
+        with open(spiece, "rb") as f:
+            head = f.read(2)
+    except OSError:
+        return ""
+    if head[:1] == b"\x80":
+        return f": {spiece} is a Python pickle, not a SentencePiece model (nothing in it was run)"
+    return f": {spiece} is not a SentencePiece model this transformers can read"
 
 
 def _auto_tokenizer(where: Path) -> Any | None:
