@@ -23,7 +23,7 @@ from .run import run
 #: Subcommands built in: ``docmetrics sweep ...``; tools (``docmetrics vat ...``) come from plugins
 #: registered under the entry-point group ``docmetrics.tools`` (a callable ``main(argv) -> int``).
 SUBCOMMANDS = {"sweep": "docmetrics.cli.sweep", "metaeval": "docmetrics.cli.metaeval", "rank": "docmetrics.cli.rank",
-               "report": "docmetrics.cli.report"}
+               "report": "docmetrics.cli.report", "sample": "docmetrics.cli.sample"}
 TOOLS_GROUP = "docmetrics.tools"
 
 

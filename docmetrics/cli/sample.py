@@ -1,0 +1,46 @@
+"""``docmetrics sample DIR``: write the sample data shipped in the package into DIR (for users who installed a
+wheel and have no checkout), so every example of the documentation runs there too."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from typing import Sequence
+
+from ..values.samples import SAMPLES, write_samples
+from .errors import guarded
+from .habits import Parser, parse_args
+
+__all__ = ["build_parser", "main"]
+
+EPILOG = """\
+examples:
+  docmetrics sample docmetrics-data
+  cd docmetrics-data && docmetrics -m chrf -i ted/sys/*.txt -r ted/ref.txt --doc-ids ted/docids.txt
+
+The documentation's examples name docmetrics/data/...: in DIR the same files are under DIR/."""
+
+
+def build_parser() -> argparse.ArgumentParser:
+    p = Parser(prog="docmetrics sample",
+               description="Write the sample data shipped in the package (docmetrics/data) into DIR.",
+               epilog=EPILOG + "\n\nfolders:\n" + "".join(f"  {k:<11} {v}\n" for k, v in SAMPLES.items()),
+               formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("dir", metavar="DIR", help="the folder to write (made if missing; refused if not empty)")
+    p.add_argument("--force", action="store_true", help="write into a folder that is not empty (same names "
+                                                        "are overwritten)")
+    p.add_argument("-q", "--quiet", action="store_true", help="print nothing")
+    p.add_argument("--debug", action="store_true", help="tracebacks")
+    return p
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    args = parse_args(build_parser(), list(sys.argv[1:] if argv is None else argv))
+
+    def run() -> int:
+        written = write_samples(args.dir, force=args.force)
+        if not args.quiet:
+            print(f"wrote {len(written)} files under {args.dir}: " + ", ".join(f"{k}/" for k in SAMPLES))
+        return 0
+
+    return guarded("docmetrics sample", args.debug, run)

@@ -1,0 +1,69 @@
+"""The sample data shipped in the package (docmetrics/data) and ``docmetrics sample DIR`` (issue 39): the folders
+the documentation names are there and small, each is read by the reader the docs use, ``sample`` writes them, refuses
+a folder that is not empty (exit 2, one line) unless --force, and its --help and --list import no torch."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from cli_fixtures import run_cli
+
+from docmetrics.values.samples import SAMPLES, sample_files, sample_root
+
+ROOT = Path(__file__).resolve().parents[1]
+DATA = ROOT / "docmetrics" / "data"
+
+
+def test_the_shipped_folders_are_small_and_have_a_notice():
+    assert sample_root() == DATA
+    files = sample_files()
+    assert {p.parts[0] for p in files if len(p.parts) > 1} == set(SAMPLES)
+    assert (DATA / "NOTICE").is_file() and "Apache" in (DATA / "NOTICE").read_text(encoding="utf-8")
+    sizes = {name: sum((DATA / p).stat().st_size for p in files if p.parts[0] == name) for name in SAMPLES}
+    assert max(sizes.values()) < 100_000, sizes
+    assert sum(sizes.values()) < 250_000, sizes
+
+
+def test_each_sample_is_read_by_its_reader():
+    from docmetrics.judging import read_human
+
+    for path, fmt in (("ted/human_seg.tsv", "human-tsv"), ("ted/mqm.tsv", "mqm"), ("genmt/ted-ende.jsonl", "genmt"),
+                      ("mtme/wmt21.tedtalks", "mtme"), ("stored/scores.tsv", "stored")):
+        evalset = read_human(DATA / path, lp="en-de" if fmt in ("genmt", "mtme") else None, format=fmt)
+        assert evalset is not None, path
+    lines = (DATA / "ted" / "src.txt").read_text(encoding="utf-8").splitlines()
+    assert len(lines) == 24
+    for system in (DATA / "ted" / "sys").iterdir():
+        assert len(system.read_text(encoding="utf-8").splitlines()) == 24, system
+    auto = sorted((DATA / "wmt25" / "automatic_scores").glob("*.jsonl"))
+    assert len(auto) == 6 and all(json.loads(p.read_text().splitlines()[0])["language_pair"] == "en-de_DE"
+                                  for p in auto)
+
+
+def test_sample_writes_refuses_a_full_folder_and_forces(tmp_path, capsys):
+    out = tmp_path / "data"
+    code, printed, err = run_cli(capsys, "sample", out)
+    assert code == 0, err
+    assert sorted(p.relative_to(out) for p in out.rglob("*") if p.is_file()) == sample_files()
+    assert "wrote" in printed
+    code, printed, err = run_cli(capsys, "sample", out)
+    assert code == 2 and err.count("\n") == 1 and "not empty" in err and "--force" in err
+    (out / "ted" / "src.txt").write_text("changed\n", encoding="utf-8")
+    code, printed, err = run_cli(capsys, "sample", out, "--force", "-q")
+    assert code == 0 and printed == ""
+    assert (out / "ted" / "src.txt").read_bytes() == (DATA / "ted" / "src.txt").read_bytes()
+    (tmp_path / "file").write_text("x", encoding="utf-8")
+    code, _, err = run_cli(capsys, "sample", tmp_path / "file")
+    assert code == 2 and "is a file" in err
+
+
+@pytest.mark.parametrize("argv", [["sample", "--help"], ["--list"]])
+def test_sample_help_and_list_import_no_torch(argv):
+    code = (f"import sys\nfrom docmetrics.cli import main\ntry:\n    main({argv!r})\nexcept SystemExit:\n    pass\n"
+            "print('TORCH' if 'torch' in sys.modules else 'NOTORCH')")
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    assert proc.stdout.strip().splitlines()[-1] == "NOTORCH", proc.stderr
