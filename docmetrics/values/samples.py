@@ -21,7 +21,10 @@ SAMPLES = {
     "mtme": "wmt21.tedtalks: the TED slice as an mt-metrics-eval folder (--mtme docmetrics/data/mtme), with "
             "stored chrF and BLEU scores",
     "stored": "scores.tsv: stored segment scores (sentence chrF and BLEU) of the TED slice (--scores)",
-    "wmt25": "automatic_scores/*.jsonl: the same stored scores in WMT25's automatic-scores layout (--scores)",
+    "wmt25": "automatic_scores/*.jsonl: the same stored scores in WMT25's automatic-scores layout (--scores); "
+             "metrics_testset.tsv: the slice as the WMT25 metrics task's test TSV (--wmt25-tsv)",
+    "wmt26": "wmt26-genmt.jsonl and systems/*.jsonl: the slice as the WMT26 General MT release lays it out "
+             "(--wmt26), one talk a line",
 }
 
 

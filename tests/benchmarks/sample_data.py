@@ -13,7 +13,10 @@ A slice of WMT21 TED en-de (google/wmt-mqm-human-evaluation, Apache-2.0): the fi
 * ``genmt/ted-ende.jsonl``: the slice in the WMT GenMT humeval JSONL layout (``--genmt``), paragraphs of four
   sentences whose human score is the mean MQM score (not an ESA release: none has a licence that allows copying);
 * ``stored/scores.tsv``: stored segment scores (sentence chrF and BLEU by sacrebleu), ``--scores``' TSV;
-* ``wmt25/automatic_scores/SYSTEM.jsonl``: the same stored scores in WMT25's automatic-scores layout.
+* ``wmt25/automatic_scores/SYSTEM.jsonl``: the same stored scores in WMT25's automatic-scores layout;
+  ``wmt25/metrics_testset.tsv``: the slice as the WMT25 metrics task's test TSV (``--wmt25-tsv``);
+* ``wmt26/wmt26-genmt.jsonl`` and ``wmt26/systems/SYSTEM.jsonl``: the slice as the WMT26 General MT release lays
+  it out (``--wmt26``): one talk a line, its segments as ``<p>`` paragraphs.
 
 The output is byte-identical for the same input.
 """
@@ -150,6 +153,66 @@ def genmt(part: Path) -> list[str]:
     return out
 
 
+def write_genmt_extras(folder: Path) -> None:
+    """Beside the GenMT file: stored chrF and BLEU of its paragraphs (scores.tsv, ``--scores``) and span
+    predictions (predicted-spans.jsonl, ``--spans``): the humans' own spans for every system but Nemo's, none."""
+    from sacrebleu.metrics import BLEU, CHRF
+
+    bleu, chrf = BLEU(effective_order=True), CHRF()
+    rows = [json.loads(x) for x in (folder / "ted-ende.jsonl").read_text(encoding="utf-8").splitlines()]
+    scores, spans, seen = ["system\tdoc_id\tchrF\tBLEU"], [], {}
+    for s in SYSTEMS:
+        for row in rows:
+            doc = row["doc_id"].rsplit("_#_", 1)[0]  # the document as the GenMT reader names it
+            hyp, ref = row["tgt_text"][s], row["tgt_text"]["refA"]
+            scores.append(f"{s}\t{doc}\t{round(chrf.sentence_score(hyp, [ref]).score, 4)}\t"
+                          f"{round(bleu.sentence_score(hyp, [ref]).score, 4)}")
+    for row in rows:
+        doc = row["doc_id"].rsplit("_#_", 1)[0]
+        seen[doc] = seen.get(doc, 0) + 1
+        for s in SYSTEMS:
+            errors = [] if s == "Nemo" else row["scores"][s]["errors"]
+            spans.append(json.dumps({"system": s, "doc_id": row["doc_id"], "segment": seen[doc], "errors": errors}))
+    (folder / "scores.tsv").write_text("\n".join(scores) + "\n", encoding="utf-8")
+    (folder / "predicted-spans.jsonl").write_text("\n".join(spans) + "\n", encoding="utf-8")
+
+
+def write_wmt25_tsv(data: dict, path: Path) -> None:
+    """The WMT25 metrics task's test TSV (docmetrics.values.wmt25_tsv.TSV_FIELDS), official set, one pair."""
+    from docmetrics.values.wmt25_tsv import TSV_FIELDS
+
+    rows = ["\t".join(TSV_FIELDS)]
+    for s in SYSTEMS:
+        for i, (doc, src, hyp, ref) in enumerate(zip(data["doc_ids"], data["src"], data["systems"][s], data["ref"])):
+            rows.append("\t".join((doc, str(i + 1), "en", "de_DE", "official", s, src, hyp, ref, "ted", "")))
+    path.write_text("\n".join(rows) + "\n", encoding="utf-8")
+
+
+def write_wmt26(data: dict, folder: Path) -> None:
+    """The WMT26 General MT release's layout: the test file (one talk a line) and one file per system."""
+    (folder / "systems").mkdir(parents=True, exist_ok=True)
+
+    def paragraphs(lines: list[str]) -> str:
+        return "".join(f"<p>{x.replace('&', '&amp;').replace('<', '&lt;').replace('>', '&gt;')}</p>" for x in lines)
+
+    docs = list(dict.fromkeys(data["doc_ids"]))
+    at = {d: [i for i, x in enumerate(data["doc_ids"]) if x == d] for d in docs}
+    test = []
+    for d in docs:
+        test.append(json.dumps({"doc_id": f"wmt26_###_ted_###_eng_Latn_###_deu_Latn_###_{d}", "domain": "ted",
+                                "src_lang": "eng_Latn", "tgt_lang": "deu_Latn",
+                                "src_text": paragraphs([data["src"][i] for i in at[d]]),
+                                "refs": {"refA": paragraphs([data["ref"][i] for i in at[d]])},
+                                "prompt_instruction": None, "multimodal_instruction": None,
+                                "evaluation_instruction": None}, ensure_ascii=False))
+    (folder / "wmt26-genmt.jsonl").write_text("\n".join(test) + "\n", encoding="utf-8")
+    for s in SYSTEMS:
+        lines = [json.dumps({"doc_id": f"wmt26_###_ted_###_eng_Latn_###_deu_Latn_###_{d}",
+                             "hypothesis": paragraphs([data["systems"][s][i] for i in at[d]]), "metadata": {}},
+                            ensure_ascii=False) for d in docs]
+        (folder / "systems" / f"{s}.jsonl").write_text("\n".join(lines) + "\n", encoding="utf-8")
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("folder", nargs="?", default=str(HERE.parents[2] / "shared" / "data" / "wmt21_ted_ende"))
@@ -166,7 +229,7 @@ def main(argv: list[str] | None = None) -> int:
     with tempfile.TemporaryDirectory() as tmp:
         part = Path(tmp) / "wmt21_ted_ende"
         slice_folder(folder, part)
-        for name in ("ted", "mtme", "genmt", "stored", "wmt25"):
+        for name in ("ted", "mtme", "genmt", "stored", "wmt25", "wmt26"):
             shutil.rmtree(out / name, ignore_errors=True)
         mqm_subset.write(part, out / "ted")
         (out / "ted" / "mqm.tsv").write_text("\n".join(raw_mqm(part)) + "\n", encoding="utf-8")
@@ -194,6 +257,9 @@ def main(argv: list[str] | None = None) -> int:
                 lines.append(json.dumps({"language_pair": "en-de_DE", "domain": "ted", "document_id": doc,
                                          "metric_scores": {m: [scores[s][m][i] for i in idx] for m in ("chrF", "BLEU")}}))
             (auto / f"{s}.jsonl").write_text("\n".join(lines) + "\n", encoding="utf-8")
+        write_wmt25_tsv(data, out / "wmt25" / "metrics_testset.tsv")
+        write_genmt_extras(out / "genmt")
+        write_wmt26(data, out / "wmt26")
     print(f"wrote {out}", file=sys.stderr)
     return 0
 
