@@ -207,9 +207,9 @@ def test_broken_neighbours_counts_segments_that_follow_a_stranger():
     assert wrong.selection is None and any("does not describe these files" in w for w in wrong.warnings)
 
 
-def test_the_readme_vat_example_keeps_whole_documents_for_slide():
-    readme = (ROOT / "README.md").read_text(encoding="utf-8")
-    block = readme.split("### VAT")[1].split("```bash")[1].split("```")[0]
+def test_the_docs_vat_example_keeps_whole_documents_for_slide():
+    page = (ROOT / "docs" / "judging-cli.md").read_text(encoding="utf-8")
+    block = page.split("## VAT")[1].split("```bash")[1].split("```")[0]
     assert "--item document" in block and "slide" in block
 
 
