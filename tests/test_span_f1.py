@@ -243,7 +243,8 @@ def test_cli_bad_predictions(tmp_path, capsys, name, rows, message):
 def test_cli_spans_refuses_metrics_and_needs_gold(tmp_path, capsys):
     pred = pred_file(tmp_path, PRED)
     code, _, err = run(capsys, "--genmt", genmt_file(tmp_path), "--spans", pred, "-m", "bleu")
-    assert code == 2 and "bleu needs a reference" in err  # -m's own spans are judged: the metric runs first
+    # -m's own spans are judged, and a metric that gives none is refused once loaded, before it is scored
+    assert code == 2 and "-m bleu gives no error spans per segment" in err and len(err.strip().splitlines()) == 1
     code, _, err = run(capsys, "--spans", pred)
     assert code == 2 and "--spans needs the human spans" in err
 
