@@ -19,7 +19,15 @@ from typing import Any, Sequence
 
 from ..algorithms.detection import Detection, detect, items
 from ..values.errors import UserError
-from ..values.genmt import REFERENCE, WMT26_ERROR_FREE_THRESHOLD, GenmtData, GenmtPair, esa_scores, read_genmt
+from ..values.genmt import (
+    REFERENCE,
+    WMT26_ERROR_FREE_THRESHOLD,
+    GenmtData,
+    GenmtPair,
+    esa_scores,
+    read_genmt,
+    reference_judged_note,
+)
 from ..values.human_tsv import HumanScores
 from ..values.result import Result
 from ..values.testset import TestSet
@@ -121,11 +129,9 @@ def prepare(args: argparse.Namespace) -> tuple[GenmtPair, TestSet, HumanScores |
     testset = pair.testset(reference=bool(getattr(args, "ref", None)) or pair.reference is not None,
                            include_reference=include)
     notes = list(data.warnings)
-    if REFERENCE in pair.human and not include:
-        judged = sum(j is not None and j.score is not None for j in pair.human[REFERENCE])
-        notes.append(f"{REFERENCE} (the reference) was judged as a system in {args.genmt} ({judged} segments of "
-                     f"{pair.name}); it is not scored as one, since reference-based metrics score against it: "
-                     "--include-human scores it too (reference-free metrics only)")
+    judged = None if include else reference_judged_note(pair, args.genmt, "--include-human")
+    if judged:
+        notes.append(judged)
     return pair, testset, esa_scores(pair, args.genmt, include_reference=include), notes
 
 

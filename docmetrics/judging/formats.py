@@ -154,7 +154,7 @@ def _one_pair(path: str, have: Sequence[str], lp: str | None) -> None:
 def _read_genmt(path: str, lp: str | None, options: Mapping[str, Any]) -> EvalSet:
     from ..evaluation.human_clusters import HumanJudgements
     from ..evaluation.spans import genmt_gold
-    from ..values.genmt import REFERENCE, esa_scores, read_genmt
+    from ..values.genmt import REFERENCE, esa_scores, read_genmt, reference_judged_note
 
     data = read_genmt(path)
     _one_pair(path, data.language_pairs(), lp)
@@ -166,11 +166,9 @@ def _read_genmt(path: str, lp: str | None, options: Mapping[str, Any]) -> EvalSe
                          params=("include_reference",))
     testset = pair.testset(reference=pair.reference is not None, include_reference=include)
     notes = list(data.warnings)
-    if REFERENCE in pair.human and not include:
-        judged = sum(j is not None and j.score is not None for j in pair.human[REFERENCE])
-        notes.append(f"{REFERENCE} (the reference) was judged as a system in {path} ({judged} segments of "
-                     f"{pair.name}); it is not scored as one, since reference-based metrics score against it: "
-                     "include_reference=True scores it too (reference-free metrics only)")
+    judged = None if include else reference_judged_note(pair, path, "include_reference=True")
+    if judged:
+        notes.append(judged)
     return EvalSet(path, "genmt", pair.name, testset, esa_scores(pair, path, include_reference=include),
                    notes=tuple(notes), raw=pair, make_judgements=lambda: HumanJudgements.from_genmt(pair),
                    make_spans=lambda: genmt_gold(pair, tuple(full.domains)))

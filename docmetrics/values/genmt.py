@@ -324,6 +324,17 @@ class GenmtData:
                          f"has {have}", params=("lp",))
 
 
+def reference_judged_note(pair: GenmtPair, where: str, option: str) -> str | None:
+    """The note that the reference was judged as a system in ``where`` but is not scored as one (None where it
+    was not judged); ``option``: how the caller names the option that scores it too."""
+    if REFERENCE not in pair.human:
+        return None
+    judged = sum(j is not None and j.score is not None for j in pair.human[REFERENCE])
+    return (f"{REFERENCE} (the reference) was judged as a system in {where} ({judged} segments of {pair.name}); it is "
+            f"not scored as one, since reference-based metrics score against it: {option} scores it too "
+            "(reference-free metrics only)")
+
+
 def esa_scores(pair: GenmtPair, source: str | None = None, *, include_reference: bool = False) -> HumanScores | None:
     """The pair's ESA scores as the meta-evaluation reads human scores: per (system, segment) the mean of its
     annotations, keyed by (doc id, position in the document), a system's score the exact mean of its judged
