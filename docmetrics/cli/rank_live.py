@@ -17,6 +17,7 @@ from ..values.errors import InputError, UserError
 from ..values.result import Result
 from ..values.stored import StoredMetric, to_results
 from ..values.testset import TestSet
+from ..values.wmt26 import SOURCES
 from . import stored as stored_cli
 from .args import Once, References, add_cache_arguments, add_model_arguments, session_scope
 from .errors import note
@@ -54,7 +55,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
                    help="with --wmt26: the system files (their folder, or NAME.jsonl files)")
     g.add_argument("--wmt26-ref", nargs="+", metavar="NAME",
                    help="with --wmt26: the references of the test file's refs to score against (default none)")
-    g.add_argument("--wmt26-source", choices=("src_text", "gold_transcript"), default="src_text",
+    g.add_argument("--wmt26-source", choices=SOURCES, default="src_text",
                    help="with --wmt26: the source text (default src_text)")
     g.add_argument("--ref", metavar="REF[,REF...]", action=RefNames,
                    help="with --mtme: the reference(s) to score against, as docmetrics --mtme takes them")
@@ -106,9 +107,10 @@ def check_args(args: argparse.Namespace, lps: Sequence[str]) -> None:
                         "--wmt26-systems DIR")
     if len(sources) > 1:
         raise UserError(f"{' and '.join(sources)}: give one test set")
-    if args.wmt26 and not args.wmt26_systems:
-        raise UserError(f"--wmt26 {args.wmt26}: give the system files with --wmt26-systems DIR (data/systems) or "
-                        "NAME.jsonl...")
+    if args.wmt26:
+        from .wmt26 import check_systems_given
+
+        check_systems_given(args)
     if args.testset and not args.mtme:
         raise UserError(f"-t {args.testset}: names a test set of an MTME directory; it needs --mtme ROOT")
     if testset_given and not args.input:

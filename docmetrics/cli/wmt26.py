@@ -13,7 +13,8 @@ from ..values.wmt26 import SOURCES, DocumentPlan, Wmt26Pair, read_wmt26
 from .conflicts import NEEDS_FOR, Conflicts, Option
 from .errors import note
 
-__all__ = ["add_arguments", "requested", "check_args", "prepare", "plan_notes", "read_pairs", "pair_testset"]
+__all__ = ["add_arguments", "requested", "check_args", "prepare", "plan_notes", "read_pairs", "pair_testset",
+           "check_systems_given"]
 
 #: Options that the release replaces.
 INPUTS = Conflicts("--wmt26", "--wmt26 reads the sources, outputs, references and documents from {file}: drop "
@@ -53,6 +54,11 @@ def check_args(args: argparse.Namespace) -> None:
         WMT26_ONLY.check(args)
         return
     INPUTS.check(args, file=args.wmt26)
+    check_systems_given(args)
+
+
+def check_systems_given(args: argparse.Namespace) -> None:
+    """--wmt26 needs --wmt26-systems (the main command's and rank's check)."""
     if not args.wmt26_systems:
         raise UserError(f"--wmt26 {args.wmt26}: give the system files with --wmt26-systems DIR (data/systems) or "
                         "NAME.jsonl...")
