@@ -247,7 +247,7 @@ def test_cli_lang_offline_error_and_describe(tmp_path, capsys, monkeypatch):
 def test_importing_the_plugins_and_listing_imports_no_torch():
     code = ("import sys, docmetrics_backbones.bertscore, docmetrics_metrics.doc_bertscore\n"
             "from docmetrics.plugin import registry\n"
-            "from docmetrics.cli import describe\n"
+            "from docmetrics.commands import describe\n"
             "registry.load('backbone', 'bertscore'); registry.load('metric', 'doc-bertscore')\n"
             "describe.describe('doc-bertscore')\n"
             "assert 'torch' not in sys.modules and 'bert_score' not in sys.modules, 'heavy import'\n")

@@ -1,4 +1,4 @@
-"""The options-conflict tables of the command line (docmetrics.cli.conflicts): every row names an option of
+"""The options-conflict tables of the command line (docmetrics.commands.conflicts): every row names an option of
 ``docmetrics`` by its attribute and as it is written, and a table tells its first given option in its form."""
 
 from __future__ import annotations
@@ -7,9 +7,9 @@ import argparse
 
 import pytest
 
-from docmetrics.cli import genmt, human, mtme, stored, wmt25
-from docmetrics.cli.conflicts import CANNOT, NEEDS, Conflicts, Option
 from docmetrics.cli.parser import build_parser
+from docmetrics.commands import genmt, human, mtme, stored, wmt25
+from docmetrics.commands.conflicts import CANNOT, NEEDS, Conflicts, Option
 from docmetrics.values.errors import UserError
 
 #: attributes an action sets beside its dest (-r/--reference's References: every file in ``references``)

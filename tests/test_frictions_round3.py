@@ -219,7 +219,7 @@ def test_heatmap_colours_span_the_data(tmp_path, stat, stats, clim):
     import numpy as np
 
     from docmetrics.algorithms.grids import parse_grid
-    from docmetrics.cli import sweep as sweep_cli
+    from docmetrics.commands import sweep as sweep_cli
 
     fig = sweep_cli.plot_heatmap(heatmap_points(stats), parse_grid(["w=1..2", "s=1..w"]), stat,
                                  str(tmp_path / "h.png"))

@@ -265,7 +265,7 @@ def test_comet_refuses_a_cls_pooling_model_before_loading_its_weights(tiny_kiwi_
 def test_sweep_json_keeps_numbers_and_the_heatmap_has_a_data_scale_and_a_portable_title(
         files, capsys, monkeypatch, tmp_path):
     pytest.importorskip("matplotlib")
-    from docmetrics.cli import sweep as sweep_cli
+    from docmetrics.commands import sweep as sweep_cli
 
     figures = []
     real_save = sweep_cli.save

@@ -12,10 +12,10 @@ from test_mtme import build_tiny
 from test_sweep import HUMAN, HYPS, IDS, SRC
 
 from docmetrics.cli import main
-from docmetrics.cli import plot as plot_cli
-from docmetrics.cli import sweep as sweep_cli
-from docmetrics.cli.plot import plot_main_statistics, wrap_label
-from docmetrics.cli.sweep import typed_inputs
+from docmetrics.commands import plot as plot_cli
+from docmetrics.commands import sweep as sweep_cli
+from docmetrics.commands.plot import plot_main_statistics, wrap_label
+from docmetrics.commands.sweep import typed_inputs
 
 pytest.importorskip("matplotlib")
 pytestmark = pytest.mark.usefixtures("toy_dist")

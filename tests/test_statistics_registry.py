@@ -285,7 +285,7 @@ def metaeval_argv(root, *more):
 
 
 def test_metaeval_shows_averages_and_plots_a_registered_statistic(top, tiny, capsys, monkeypatch):
-    from docmetrics.cli import plot as plot_cli
+    from docmetrics.commands import plot as plot_cli
 
     code, out, err = run(capsys, *metaeval_argv(tiny, "--average", "top_agree,pearson", "-f", "json"))
     assert code == 0, err

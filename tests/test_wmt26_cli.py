@@ -93,8 +93,8 @@ def test_bad_input_exits_2_with_one_line(tmp_path, capsys, args, needles):
 @pytest.mark.parametrize("table", ["INPUTS", "WMT26_ONLY"])
 def test_conflict_rows_are_options_of_docmetrics_as_written(table):
     """As tests/test_conflicts.py checks the other tables."""
-    from docmetrics.cli import wmt26
     from docmetrics.cli.parser import build_parser
+    from docmetrics.commands import wmt26
 
     parser = build_parser()
     flags = {s: a.dest for a in parser._actions for s in a.option_strings}

@@ -1,17 +1,9 @@
-"""The argument groups every docmetrics command shares: input, model, output and the score cache."""
+"""The command line's options of :mod:`docmetrics.commands.common`."""
 
 from __future__ import annotations
 
 import argparse
-import contextlib
-import os
-from typing import Any, Iterator
-
-from ..values.errors import UserError
-from .errors import note
-
-__all__ = ["add_input_arguments", "add_model_arguments", "add_output_arguments", "add_cache_arguments",
-           "check_output_file", "check_outputs"]
+from typing import Any
 
 
 def add_input_arguments(
@@ -89,41 +81,6 @@ def add_model_arguments(p: argparse.ArgumentParser) -> argparse._ArgumentGroup:
     return g
 
 
-@contextlib.contextmanager
-def session_scope(args: argparse.Namespace, cache: Any = None) -> Iterator[Any]:
-    """The command's one :class:`~docmetrics.runtime.session.Session`: the engine ``--workers``/
-    ``--engine``/``--ray-address`` ask for, the score cache ``cache`` (a path, "" for the default file,
-    None for ``$DOCMETRICS_SCORE_CACHE``, False for none, or an open ScoreCache the caller closes), the
-    model defaults (--device, --precision, --batch-size, --max-tokens, -q); workers, the cache it opened
-    and every backbone closed at the end.  Cheap to enter: workers and Ray start on the first units to
-    score."""
-    from ..runtime import engines
-    from ..runtime.cache import ScoreCache
-    from ..runtime.session import FROM_ENVIRONMENT, Session
-
-    engine = engines.make_engine(getattr(args, "engine", "local"), workers=getattr(args, "workers", None),
-                                 device=getattr(args, "device", "auto"),
-                                 ray_address=getattr(args, "ray_address", None),
-                                 notify=lambda text: note(args, f"--engine ray: {text}"))  # nothing with -q
-    store = (FROM_ENVIRONMENT if cache is None else None if cache is False else cache
-             if isinstance(cache, ScoreCache) else (cache or default_cache_path()))
-    try:
-        session = Session(cache=store, engine=engine, device=getattr(args, "device", "auto"),
-                          precision=getattr(args, "precision", None), batch_size=getattr(args, "batch_size", None),
-                          max_tokens=getattr(args, "max_tokens", None), quiet=getattr(args, "quiet", True))
-    except BaseException:
-        engine.close()
-        raise
-    with session:
-        yield session
-
-
-def default_cache_path() -> Any:
-    from ..runtime.cache import default_path
-
-    return default_path()
-
-
 def positive(flag: str) -> Any:
     """An argparse type: a whole number >= 1 for ``flag``."""
     def convert(text: str) -> int:
@@ -159,13 +116,6 @@ class Width(argparse.Action):
         namespace.width_given = True
 
 
-def width(args: argparse.Namespace, result: Any) -> int:
-    """The decimals to print ``result``'s score with: ``-w`` where given, else the metric's default."""
-    if getattr(args, "width_given", False):
-        return int(args.width)
-    return int(getattr(result, "decimals", None) or args.width)
-
-
 def add_output_arguments(g: argparse._ArgumentGroup) -> None:
     """Output options shared by every command (-f, -sh, -w, -q, --debug), into group ``g``."""
     g.add_argument("-f", "--format", choices=("text", "json"), default="text", help="output format")
@@ -190,60 +140,3 @@ def add_cache_arguments(parser: argparse.ArgumentParser) -> None:
         "$DOCMETRICS_CACHE/scores.sqlite) and store new ones; also $DOCMETRICS_SCORE_CACHE=1|PATH",
     )
 
-
-def check_output_file(path: str, option: str, inputs: tuple[str | None, ...] = ()) -> None:
-    """Refuse, before anything is scored, a file ``option`` could not write: a directory, one whose
-    folder does not exist (or is a file), one that cannot be written, or one of the ``inputs``."""
-    if os.path.isdir(path):
-        raise UserError(f"{option} {path}: is a directory; give a file name")
-    folder = os.path.dirname(os.path.abspath(path))
-    if not os.path.isdir(folder):
-        up = folder
-        while not os.path.exists(up) and os.path.dirname(up) != up:
-            up = os.path.dirname(up)
-        if os.path.exists(up) and not os.path.isdir(up):
-            raise UserError(f"{option} {path}: {up} is a file, not a directory")
-        raise UserError(f"{option} {path}: no such directory {folder}; create it first")
-    if not os.access(path if os.path.exists(path) else folder, os.W_OK):
-        raise UserError(f"{option} {path}: not writable (permissions)")
-    for other in inputs:
-        if not other or other == "-":
-            continue
-        if os.path.abspath(other) == os.path.abspath(path) or (
-                os.path.exists(path) and os.path.exists(other) and os.path.samefile(path, other)):
-            raise UserError(f"{option} {path}: is also an input or output ({other}); it would be overwritten")
-
-
-#: The options of ``docmetrics`` that name files it reads, and those that name files it writes.
-INPUT_OPTIONS = (("input", "-i"), ("source", "-s"), ("references", "-r"), ("doc_ids", "--doc-ids"),
-                 ("human", "--human"), ("scores", "--scores"), ("genmt", "--genmt"), ("wmt25_tsv", "--wmt25-tsv"),
-                 ("spans", "--spans"), ("wmt26", "--wmt26"), ("wmt26_systems", "--wmt26-systems"))
-OUTPUT_OPTIONS = (("output", "-o"), ("report", "--report"), ("dump_alignment", "--dump-alignment"),
-                  ("write_submission", "--write-submission"))
-
-
-def _files(args: argparse.Namespace, options: tuple[tuple[str, str], ...]) -> list[tuple[str, str]]:
-    found = []
-    for attr, flag in options:
-        value = getattr(args, attr, None)
-        for path in value if isinstance(value, (list, tuple)) else [value]:
-            if isinstance(path, str) and path and path != "-":
-                found.append((path, flag))
-    return found
-
-
-def check_outputs(args: argparse.Namespace, extra: tuple[tuple[str, str], ...] = ()) -> None:
-    """One check for every file the command writes (-o, --report, --dump-alignment, --write-submission and
-    ``extra``: (path, option)), before anything is read or scored: each must be writable and none may be a
-    file the command reads or another output (it would be written over)."""
-    inputs = _files(args, INPUT_OPTIONS)
-    outputs = _files(args, OUTPUT_OPTIONS) + list(extra)
-    for k, (path, option) in enumerate(outputs):
-        check_output_file(path, option)
-        for other, flag in inputs + outputs[:k]:
-            if os.path.abspath(other) == os.path.abspath(path) or (
-                    os.path.exists(path) and os.path.exists(other) and os.path.samefile(path, other)):
-                role = "read" if (other, flag) in inputs else "written"
-                raise UserError(f"{option} {path}: is the file {flag} names ({other}), which this command "
-                                f"{'reads' if role == 'read' else 'also writes'}; it would be written over: give "
-                                f"{option} another file name")

@@ -13,6 +13,7 @@ import sys
 import warnings
 from typing import Any, Callable
 
+from ..commands.messages import note, printable, warn
 from ..values.errors import DocMetricsWarning, UserError
 
 __all__ = ["guarded", "setup_warnings", "warn", "note", "FLAGS", "in_flags", "printable"]
@@ -37,12 +38,6 @@ def in_flags(exc: UserError) -> str:
     return text
 
 
-def printable(text: str) -> str:
-    """``text`` on one line with nothing a terminal would act on: control characters (escape codes,
-    line breaks, a model path's own) written as ``\\x1b``, ``\\n``, ..."""
-    return "".join(ch if ch.isprintable() or ch == " " else ascii(ch)[1:-1] for ch in text)
-
-
 def setup_warnings(debug: bool) -> None:
     def show(message: Any, category: Any, filename: str, lineno: int, file: Any = None, line: Any = None) -> None:
         print(f"docmetrics: warning: {message}", file=sys.stderr)
@@ -57,15 +52,6 @@ def setup_warnings(debug: bool) -> None:
         warnings.showwarning = show  # type: ignore[assignment]
         warnings.filterwarnings("ignore")
         warnings.filterwarnings("always", category=DocMetricsWarning)
-
-
-def warn(text: str, who: str = "docmetrics") -> None:
-    print(f"{who}: warning: {printable(text)}", file=sys.stderr)
-
-
-def note(args: Any, text: str, who: str = "docmetrics") -> None:
-    if not getattr(args, "quiet", False):
-        print(f"{who}: {text}", file=sys.stderr)
 
 
 class Terminated(KeyboardInterrupt):

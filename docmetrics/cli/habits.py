@@ -5,9 +5,10 @@ from __future__ import annotations
 
 import argparse
 import difflib
-import shlex
 import sys
 from typing import Callable, Collection, NoReturn, Sequence
+
+from ..commands.specs import reference_advice
 
 __all__ = ["HABITS", "SPEC_HABITS", "Parser", "parse_args", "advice", "habit_in", "reference_advice"]
 
@@ -132,10 +133,6 @@ class Parser(argparse.ArgumentParser):
         raise SystemExit(2)
 
 
-def reference_advice(command: Sequence[str]) -> str:
-    """The line for reference files given where sacrebleu takes them (positional), with ``command``:
-    the same command with them under -r."""
-    return f"docmetrics takes the reference as -r FILE: docmetrics {shlex.join(command)}"
 
 
 def habit_in(argv: Sequence[str], known: Collection[str]) -> str | None:

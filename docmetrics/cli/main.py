@@ -13,12 +13,12 @@ import shlex
 import sys
 from typing import Any, Sequence
 
+from ..commands.common import default_cache_path
+from ..commands.run import run
 from ..values.errors import UserError
-from .args import default_cache_path
 from .errors import guarded
 from .habits import parse_args, reference_advice
 from .parser import build_parser
-from .run import run
 
 #: Subcommands built in: ``docmetrics sweep ...``; tools (``docmetrics vat ...``) come from plugins
 #: registered under the entry-point group ``docmetrics.tools`` (a callable ``main(argv) -> int``).

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 
+from ..commands.levels import LEVELS
 from ..values.versions import __version__
 from . import genmt, mtme, significance
 from . import human as human_cli
@@ -14,7 +15,6 @@ from . import wmt25 as wmt25_cli
 from . import wmt26 as wmt26_cli
 from .args import add_cache_arguments, add_input_arguments, add_model_arguments, add_output_arguments
 from .habits import Parser
-from .levels import LEVELS
 
 EPILOG = """\
 examples:

@@ -1,59 +1,17 @@
-"""``docmetrics rank``: AutoRank (WMT25's automatic ranking over several metrics) from stored scores and
-live metrics (``-m``, :mod:`.rank_live`), one table per language pair (:mod:`docmetrics.evaluation.autorank`,
-:mod:`docmetrics.evaluation.stored`), with ``--paired-bs`` its clusters by resampling documents; with
-``--genmt``, ``--human`` or ``--mtme`` and no ``-m``, the human ranking with clusters instead
-(:mod:`.human_clusters`)."""
+"""The command line's options of :mod:`docmetrics.commands.rank`."""
 
 from __future__ import annotations
 
 import argparse
 import sys
-from typing import Sequence, TextIO
+from typing import Sequence
 
-from ..evaluation.autorank import PRESETS, AutoRank, rank_stored
-from ..evaluation.stored import NO_PAIR, StoredScores, read_stored
-from ..values.errors import InputError, SpecError
-from ..values.stored import StoredMetric, parse_direction
+from ..commands.rank import EPILOG, run_rank
+from ..evaluation.autorank import PRESETS
 from . import human_clusters, rank_live
 from .args import add_output_arguments
-from .errors import guarded, note
-from .format import column, num, table
+from .errors import guarded
 from .habits import Parser, parse_args
-from .output import Output, one_or_list, write
-
-__all__ = ["build_parser", "main", "run_rank", "format_rank"]
-
-EPILOG = """\
-examples:
-  docmetrics rank --scores wmt25-general-mt/data/automatic_scores/*.jsonl -l en-ar_EG --preset wmt25
-  docmetrics rank --scores scores.tsv -l en-de -f json
-  docmetrics rank --scores mtme/wmt24/metric-scores/en-de/*.seg.score --stored all
-  docmetrics rank -m chrf slide:w=1,s=1 -i sys/*.txt -s src.txt -r ref.txt --doc-ids ids.txt -l en-de --paired-bs
-  docmetrics rank -m chrf --genmt wmt25-genmt.jsonl -l en-cs_CZ --scores automatic_scores/*.jsonl --paired-bs
-  docmetrics rank --genmt wmt24-esa.jsonl -l en-cs --rule wmt25
-  docmetrics rank --genmt wmt25-genmt-humeval.jsonl -l en-cs_CZ --scores automatic_scores/*.jsonl
-
-Scores files: WMT25's automatic-scores JSONL (one file per system, SYSTEM.jsonl), MTME's
-NAME-REF.{seg,doc,sys}.score, or a TSV with a header system<TAB>doc_id<TAB>METRIC... (one segment per line;
-an empty cell or None is a missing score).  Each metric's system score is the mean over its available
-segments; AutoRank scales each metric by (x - median) / max(eps, Q100 - Q25), averages them with equal
-weights and maps the mean linearly to 1 (best) .. N (worst).  A lower-is-better metric (MetricX unless
-stored negated, TER, or --direction NAME=lower) is scaled negated; the table shows its own values.
-
-Live metrics (-m, scored here as docmetrics -m scores them): a metric whose units are segments gets the mean
-of its segment scores (chrf: of sentence chrF, not its corpus chrF); one whose units span several segments
-(SLIDE windows) its own system score, and a note says so.  --paired-bs (docmetrics' own test; WMT25 defines
-none): the documents resampled with replacement (--paired-bs-n, --seed), the same resamples for every system
-and metric, AutoRank recomputed in each; a cluster ends between adjacent systems where the upper one ranks
-strictly better in more than 1 - 0.05 of the resamples.
-
-Human clusters (--genmt, --human or --mtme): systems sorted by their mean human score and split where the
-organisers' tests on segment scores give p < 0.05 (--rule wmt25: the WMT25 findings tables' one-sided
-Wilcoxon; wmt25-adjacent: adjacent systems only; wmt24: WMT24's per-domain two-sided Wilcoxon; wmt26: WMT26's
-paired or independent t-test, with local marks).  With --scores, each
-stored metric's share of the system pairs in different clusters that it orders as the humans do.
-Errors exit with status 2 and one message; --debug shows the traceback.
-"""
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -85,125 +43,3 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = parse_args(parser, list(sys.argv[1:] if argv is None else argv))
     return guarded("docmetrics rank", args.debug, lambda: run_rank(args, sys.stdout))
 
-
-def _lps(values: Sequence[str] | None) -> list[str]:
-    out = [x.strip() for v in values or [] for x in v.split(",")]
-    if any(not x for x in out):
-        raise SpecError(f"-l {' '.join(values or [])}: language pairs separated by commas or spaces, e.g. en-de,zh-en")
-    twice = sorted({x for x in out if out.count(x) > 1})
-    if twice:
-        raise SpecError(f"-l: {', '.join(twice)} given twice")
-    return out
-
-
-def _choose(metrics: dict[str, StoredMetric], wanted: Sequence[str] | None, lp: str, where: str) -> list[StoredMetric]:
-    if not wanted:
-        return list(metrics.values())
-    unknown = [m for m in wanted if m not in metrics]
-    if unknown:
-        raise InputError(f"{where}: no metric {unknown[0]!r} for {lp or 'these scores'}; the files have "
-                         f"{', '.join(metrics) or 'none'}")
-    return [metrics[m] for m in dict.fromkeys(wanted)]
-
-
-def rank(stored: StoredScores, lps: Sequence[str], wanted: Sequence[str] | None, preset: str | None,
-         where: str, resample: argparse.Namespace | None = None) -> list[AutoRank]:
-    """One AutoRank per language pair (``lps``, default: every pair of ``stored``); with ``resample``
-    (the --paired-bs options), its clusters."""
-    pairs = [stored.pair(lp, where) for lp in lps] if lps else [
-        (lp, stored.pairs[lp]) for lp in (stored.language_pairs() or [NO_PAIR])]
-    out = []
-    for name, metrics in pairs:
-        chosen = wanted if wanted and wanted != ["all"] else (
-            list(PRESETS[preset].metrics_for(name)) if preset else None)
-        picked = _choose(metrics, chosen, name, where)
-        result = (rank_live.rank_stored_resampled(resample, picked, name, preset) if resample is not None
-                  else rank_stored(picked, lp=name or None, preset=preset))
-        result.notes += [n for n in stored.notes if f"({name})" in n]
-        out.append(result)
-    return out
-
-
-def run_rank(args: argparse.Namespace, out: TextIO) -> int:
-    declared = dict(parse_direction(d) for d in args.direction)
-    lps = _lps(args.lp)
-    if args.stored and "all" in args.stored and len(args.stored) > 1:
-        raise SpecError("--stored all names every metric; give 'all' or metric names, not both")
-    live = rank_live.requested(args)
-    if not live:
-        human_clusters.check_args(args)
-    rank_live.check_args(args, lps)
-    if not args.scores and not human_clusters.requested(args) and not live:
-        raise SpecError("give --scores FILE... or -m SPEC... with a test set (AutoRank), or --genmt, --human or "
-                        "--mtme (human clusters)")
-    if live:
-        if args.mtme and not (args.testset and lps):
-            raise SpecError(f"--mtme {args.mtme}: name the test set with -t and the language pair with -l")
-        return write_ranks(args, rank_live.rank_live(args, lps), out)
-    stored = None
-    where = ""
-    if args.scores:
-        tsv_lp = lps[0] if len(lps) == 1 else None
-        stored = read_stored(args.scores, lp=tsv_lp, declared=declared)
-        if NO_PAIR in stored.pairs and len(lps) > 1:
-            raise InputError(f"{', '.join(args.scores)}: a TSV names no language pair; rank one with -l LP")
-        where = args.scores[0] if len(args.scores) == 1 else f"{args.scores[0]} (and {len(args.scores) - 1} more)"
-    if human_clusters.requested(args):
-        if args.paired_bs:
-            raise SpecError("--paired-bs clusters AutoRank; the human clusters are drawn by the organisers' tests "
-                            "(--rule)")
-        return human_clusters.run(args, lps, stored, where, _choose, out)
-    assert stored is not None
-    return write_ranks(args, rank(stored, lps, args.stored, args.preset, where,
-                                  args if args.paired_bs else None), out)
-
-
-def write_ranks(args: argparse.Namespace, results: list[AutoRank], out: TextIO) -> int:
-    write(Output(data=lambda: one_or_list([r.to_dict() for r in results]),
-                 text=lambda: "\n".join(format_rank(r, args.width) for r in results)), args, out)
-    for r in results:
-        for m, info in r.metric_info.items():
-            if info["missing"]:
-                by = ", ".join(f"{s}: {n}" for s, n in list(info["missing_by_system"].items())[:5])
-                more = "" if len(info["missing_by_system"]) <= 5 else f", {len(info['missing_by_system']) - 5} more"
-                note(args, f"{r.lp or 'scores'}: {m}: {info['missing']} of {info['items'] * len(r.systems)} "
-                           f"{info['level']}-level scores missing, left out of the means ({by}{more})")
-    return 0
-
-
-def format_rank(result: AutoRank, width: int = 4) -> str:
-    """The table of one language pair: rank order, (with --paired-bs) cluster, system, AutoRank and each
-    metric's system score (its own values), a rule line between clusters, then each metric's signature
-    and direction, and how the clusters were drawn."""
-    labels = {m: column(m, k + 1) for k, m in enumerate(result.metrics)}
-    clustered = result.significance is not None
-    headers = ["Cluster"] * clustered + ["System", "AutoRank"] + [labels[m] for m in result.metrics]
-    rows = [[str(r.cluster)] * clustered + [r.system, num(r.autorank, width)]
-            + [num(r.scores[m], width) for m in result.metrics] for r in result.systems]
-    text = table(headers, rows, ("r" if clustered else "") + "l" + "r" * (len(headers) - 1 - clustered))
-    lines_of = text.rstrip("\n").split("\n")
-    body = lines_of[:2]
-    for k, r in enumerate(result.systems):
-        if clustered and k and r.cluster != result.systems[k - 1].cluster:
-            body.append(lines_of[1])
-        body.append(lines_of[2 + k])
-    n_clusters = len({r.cluster for r in result.systems}) if clustered else 0
-    title = (f"AutoRank{' ' + result.lp if result.lp else ''}: {len(result.systems)} systems, "
-             f"{len(result.metrics)} metric{'s' if len(result.metrics) != 1 else ''}"
-             f"{f' (preset {result.preset})' if result.preset else ''}"
-             f"{f', {n_clusters} cluster' + ('s' if n_clusters != 1 else '') if clustered else ''}"
-             f"; 1 is best, {len(result.systems)} worst")
-    lines = [title, *body]
-    for k, m in enumerate(result.metrics, 1):
-        info = result.metric_info.get(m, {})
-        sig = info.get("signature", "")
-        way = "higher is better" if result.higher_is_better[m] else "lower is better (scaled negated)"
-        lines.append(f"[{k}] {sig} ({way}; direction: {info.get('direction', 'given')})")
-    if clustered:
-        sig = result.significance or {}
-        lines.append(f"clusters: paired bootstrap over {sig['documents']} documents ({sig['resamples']} resamples, "
-                     f"seed {sig['seed']}; docmetrics' own test, WMT25 defines none): a cluster ends between adjacent "
-                     f"systems where the upper one ranks strictly better in more than {1 - sig['alpha']:g} of the "
-                     "resamples")
-    lines += result.notes
-    return "\n".join(lines) + "\n"

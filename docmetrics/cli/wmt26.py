@@ -1,32 +1,10 @@
-"""The WMT26 General MT release on the command line: ``--wmt26 TESTFILE --wmt26-systems DIR|FILE...``
-scores one language pair's systems document by document (:mod:`docmetrics.values.wmt26`): a document is
-one segment per paragraph where every text has the source's paragraph count, else one segment (use
-``asd:unit=segment`` to realign it), and a note says which documents are held whole and why."""
+"""The command line's options of :mod:`docmetrics.commands.wmt26`."""
 
 from __future__ import annotations
 
 import argparse
 
-from ..values.errors import UserError
-from ..values.testset import TestSet
-from ..values.wmt26 import SOURCES, DocumentPlan, Wmt26Pair, read_wmt26
-from .conflicts import NEEDS_FOR, Conflicts, Option
-from .errors import note
-
-__all__ = ["add_arguments", "requested", "check_args", "prepare", "plan_notes", "read_pairs", "pair_testset",
-           "check_systems_given"]
-
-#: Options that the release replaces.
-INPUTS = Conflicts("--wmt26", "--wmt26 reads the sources, outputs, references and documents from {file}: drop "
-                   "{option}", tuple(Option(attr, flag) for attr, flag in (
-                       ("input", "-i"), ("source", "-s"), ("references", "-r"), ("doc_ids", "--doc-ids"),
-                       ("jsonl", "--jsonl"), ("doc_per_line", "--doc-per-line"), ("genmt", "--genmt"),
-                       ("mtme", "--mtme"), ("human", "--human"), ("wmt25_tsv", "--wmt25-tsv"))))
-#: Options that only mean something with the release.
-WMT26_ONLY = Conflicts("--wmt26 TESTFILE", NEEDS_FOR, (
-    Option("wmt26_systems", "--wmt26-systems", "names the system files"),
-    Option("wmt26_ref", "--wmt26-ref", "names references of the test file"),
-    Option("wmt26_source", "--wmt26-source", "picks the test file's source field", default="src_text")))
+from ..values.wmt26 import SOURCES
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
@@ -43,71 +21,3 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
                    help="the source text: src_text (default) or gold_transcript (speech documents' curated "
                         "transcript; src_text where a document has none)")
 
-
-def requested(args: argparse.Namespace) -> bool:
-    return bool(getattr(args, "wmt26", None))
-
-
-def check_args(args: argparse.Namespace) -> None:
-    """The option combinations, before anything is read."""
-    if not requested(args):
-        WMT26_ONLY.check(args)
-        return
-    INPUTS.check(args, file=args.wmt26)
-    check_systems_given(args)
-
-
-def check_systems_given(args: argparse.Namespace) -> None:
-    """--wmt26 needs --wmt26-systems (the main command's and rank's check)."""
-    if not args.wmt26_systems:
-        raise UserError(f"--wmt26 {args.wmt26}: give the system files with --wmt26-systems DIR (data/systems) or "
-                        "NAME.jsonl...")
-
-
-def prepare(args: argparse.Namespace) -> tuple[Wmt26Pair, TestSet, list[DocumentPlan]]:
-    """The pair (``-l``; the only one where the files hold one), its test set and how each document is
-    held, read before any model loads; ``args.lang`` becomes the pair's ISO 639-1 form (``en-is``)."""
-    pairs = read_pairs(args.wmt26, args.wmt26_systems, args.lang, args.wmt26_source)
-    if args.lang is None and len(pairs) > 1:
-        raise UserError(f"--wmt26 {args.wmt26}: {len(pairs)} language pairs ({', '.join(p.name for p in pairs)}); "
-                        "name one with -l")
-    pair = pairs[0]
-    testset, plans, notes = pair_testset(pair, args.wmt26_ref or ())
-    args.lang = pair.lang
-    for text in notes:
-        note(args, text)
-    return pair, testset, plans
-
-
-def read_pairs(testfile: str, paths: list[str], lp: str | None, source: str) -> list[Wmt26Pair]:
-    """The release's pairs (``lp``: that one; None: every pair) of ``testfile`` with the system files
-    ``paths`` (one folder, or NAME.jsonl files)."""
-    systems = paths[0] if len(paths) == 1 and not paths[0].endswith(".jsonl") else paths
-    return list(read_wmt26(testfile, systems, lp=lp, source=source).pairs.values())
-
-
-def pair_testset(pair: Wmt26Pair, references: tuple[str, ...] | list[str]) -> tuple[TestSet, list[DocumentPlan],
-                                                                                      list[str]]:
-    """A pair's test set (systems that translated every document), how each document is held, and the
-    notes: the systems left out, then :func:`plan_notes`."""
-    notes = []
-    for system in pair.systems:
-        skipped = pair.skipped(system)
-        if skipped:
-            notes.append(f"{pair.name}: {system} left out: it translated {len(pair.hypotheses[system])} of the "
-                         f"{len(pair.documents)} documents (first skipped: {skipped[0]})")
-    testset, plans = pair.testset(references=references)
-    return testset, plans, notes + plan_notes(pair, plans)
-
-
-def plan_notes(pair: Wmt26Pair, plans: list[DocumentPlan]) -> list[str]:
-    """One line for the pair (documents by paragraphs, documents whole, markup repaired), then one per
-    document held whole, saying whose paragraph count differs."""
-    whole = [p for p in plans if p.unit == "document"]
-    faults = sum(sum(r["faults"].values()) for r in pair.summary())
-    lines = [f"{pair.name}: {len(plans)} documents, {len(plans) - len(whole)} as their paragraphs "
-             f"({sum(p.paragraphs for p in plans if p.unit == 'paragraph')} segments), {len(whole)} whole (a "
-             "paragraph count differs: score those with asd:unit=segment to realign them)"
-             + (f"; {faults} <p> mark fault(s) in the hypotheses read and repaired" if faults else "")]
-    lines += [f"{pair.name}: {p.describe()}" for p in whole]
-    return lines

@@ -4,12 +4,13 @@ error in a preset names the preset, its spec and its file."""
 
 from __future__ import annotations
 
+import shlex
 import warnings
 from typing import Sequence
 
 from ..values.errors import SpecError
 
-__all__ = ["check_specs", "reference_files"]
+__all__ = ["check_specs", "reference_files", "reference_advice"]
 
 
 def reference_files(specs: Sequence[str]) -> list[str]:
@@ -52,3 +53,9 @@ def check_spec(text: str) -> None:
         given = f"; given: {text}" if spec.params else ""
         raise SpecError(f"{exc} (in the preset {preset.name} = {preset.spec}, from {preset.source}{given})",
                         params=exc.params) from None
+
+
+def reference_advice(command: Sequence[str]) -> str:
+    """The line for reference files given where sacrebleu takes them (positional), with ``command``:
+    the same command with them under -r."""
+    return f"docmetrics takes the reference as -r FILE: docmetrics {shlex.join(command)}"

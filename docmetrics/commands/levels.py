@@ -9,9 +9,9 @@ from typing import Any
 
 from ..values.errors import UserError
 from . import significance
-from .args import width
-from .errors import warn
+from .common import width
 from .format import column, metric_labels, num, table, tsv
+from .messages import warn
 from .output import Output
 
 #: --level: the system scores alone, or a table per document, per unit (chunk) or per segment

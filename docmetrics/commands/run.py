@@ -19,15 +19,14 @@ from . import spans as spans_cli
 from . import stored as stored_cli
 from . import wmt25 as wmt25_cli
 from . import wmt26 as wmt26_cli
-from .args import check_outputs, session_scope
-from .errors import note, warn
+from .common import check_outputs, session_scope
 from .format import metric_labels
-from .habits import reference_advice
 from .inputs import check_stdin, load_testset
 from .levels import check_segment_units, level_table, results_output
+from .messages import note, warn
 from .output import Output, render, write, write_output
 from .scoring import ScoringReport
-from .specs import check_specs, reference_files
+from .specs import check_specs, reference_advice, reference_files
 
 if TYPE_CHECKING:
     from ..values.genmt import GenmtPair

@@ -11,8 +11,8 @@ from typing import Any, Sequence
 
 from ..evaluation.scoring import Scored, ScoringObserver
 from ..values.errors import UserError
-from .errors import note, warn
 from .format import coverage_lines, units_cut
+from .messages import note, warn
 
 __all__ = ["ScoringReport", "check_truncation"]
 

@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from typing import Any, Callable, TextIO
 
 from ..values.errors import UserError
-from .errors import note
+from .messages import note
 
 __all__ = ["Output", "render", "write", "write_output", "json_text", "one_or_list"]
 

@@ -9,7 +9,7 @@ import sys
 from ..values import io
 from ..values.errors import InputError, UserError
 from ..values.testset import TestSet
-from .errors import warn
+from .messages import warn
 
 __all__ = ["load_testset", "check_stdin", "once_each"]
 

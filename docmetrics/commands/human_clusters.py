@@ -1,0 +1,159 @@
+"""``docmetrics rank --genmt FILE | --human FILE | --mtme ROOT -t TS``: the human ranking with clusters as
+the WMT organisers compute them (:mod:`docmetrics.evaluation.human_clusters`), one table per language
+pair, and with ``--scores`` how each stored metric orders the systems of different human clusters."""
+
+from __future__ import annotations
+
+import argparse
+from typing import Any, Sequence, TextIO
+
+from ..evaluation.autorank import PRESETS
+from ..evaluation.human_clusters import (
+    RULES,
+    ClusterAgreement,
+    HumanJudgements,
+    HumanRanking,
+    cluster_agreement,
+)
+from ..evaluation.stored import NO_PAIR, StoredScores
+from ..judging import rules as cluster_rules
+from ..values.errors import InputError, SpecError
+from ..values.stored import StoredMetric
+from .format import num, table
+from .messages import note
+from .output import Output, one_or_list, write
+
+__all__ = ["requested", "check_args", "run", "format_ranking", "format_agreement"]
+
+SOURCES = (("genmt", "--genmt"), ("human", "--human"), ("mtme", "--mtme"))
+
+
+def requested(args: argparse.Namespace) -> bool:
+    return any(getattr(args, attr, None) for attr, _ in SOURCES)
+
+
+def check_args(args: argparse.Namespace) -> None:
+    given = [flag for attr, flag in SOURCES if getattr(args, attr, None)]
+    if len(given) > 1:
+        raise SpecError(f"{' and '.join(given)}: give one source of human scores")
+    needs = {"rule": ("--rule", ()), "human_column": ("--human-column", ("human",)),
+             "lower_is_better": ("--lower-is-better", ("human",)), "testset": ("-t", ("mtme",)),
+             "gold": ("--gold", ("mtme",))}
+    for attr, (flag, sources) in needs.items():
+        if getattr(args, attr, None) and not any(getattr(args, a, None) for a in sources or [a for a, _ in SOURCES]):
+            wanted = " or ".join(f for a, f in SOURCES if not sources or a in sources)
+            raise SpecError(f"{flag} needs {wanted}")
+    if args.mtme and not args.testset:
+        raise SpecError(f"--mtme {args.mtme}: name the test set with -t (e.g. -t wmt24)")
+    if args.mtme and not args.lp:
+        raise SpecError(f"--mtme {args.mtme}: name the language pair with -l")
+
+
+def judgements(args: argparse.Namespace, lps: Sequence[str]) -> list[HumanJudgements]:
+    """The segment-level human scores of each language pair asked for (GenMT: every pair by default)."""
+    if args.genmt:
+        from ..values.genmt import read_genmt
+
+        data = read_genmt(args.genmt)
+        return [HumanJudgements.from_genmt(data.pair(lp)) for lp in (lps or data.language_pairs())]
+    if args.human:
+        from ..values.human_tsv import load_human
+
+        if len(lps) > 1:
+            raise SpecError(f"--human {args.human}: one file holds one language pair; give at most one -l")
+        h = HumanJudgements.from_human(load_human(args.human, args.human_column, args.lower_is_better))
+        h.lp = lps[0] if lps else None
+        return [h]
+    from ..evaluation.mtme import read_mtme
+
+    return [HumanJudgements.from_mtme(read_mtme(args.mtme, args.testset, lp), args.gold) for lp in lps]
+
+
+def _metrics(stored: StoredScores, ranking: HumanRanking, wanted: Sequence[str] | None, preset: str | None,
+             where: str, choose: Any) -> list[StoredMetric]:
+    """The stored metrics of the ranking's language pair: ``wanted`` (``--stored``), else the preset's, else
+    all; ``choose`` is rank's chooser (an InputError naming a metric the files lack)."""
+    if NO_PAIR in stored.pairs:
+        metrics = stored.pairs[NO_PAIR]
+        lp = ranking.lp or ""
+    elif ranking.lp is None and len(stored.pairs) == 1:
+        lp, metrics = next(iter(stored.pairs.items()))
+    elif ranking.lp is None:
+        raise InputError(f"{where}: scores of several language pairs ({', '.join(stored.pairs)}); name the one of "
+                         f"the human scores with -l")
+    else:
+        lp, metrics = stored.pair(ranking.lp, where)
+    if not wanted or wanted == ["all"]:
+        wanted = list(PRESETS[preset].metrics_for(lp)) if preset else None
+    return choose(metrics, wanted, lp, where)
+
+
+def agreements(ranking: HumanRanking, metrics: Sequence[StoredMetric]) -> list[ClusterAgreement]:
+    out = []
+    for m in metrics:
+        a = cluster_agreement(ranking, m.name, m.system_scores(), m.higher_is_better)
+        a.info = {"signature": m.signature().format(), "direction": m.direction}
+        out.append(a)
+    return out
+
+
+def run(args: argparse.Namespace, lps: Sequence[str], stored: StoredScores | None, where: str, choose: Any,
+        out: TextIO) -> int:
+    rule = args.rule or "wmt25"
+    blocks = []
+    for data in judgements(args, lps):
+        ranking = cluster_rules.rank(data, rule)
+        chosen = _metrics(stored, ranking, args.stored, args.preset, where, choose) if stored else []
+        agree = agreements(ranking, chosen)
+        blocks.append((ranking, agree))
+    write(Output(data=lambda: one_or_list([{"ranking": r.to_dict(), "agreement": [a.to_dict() for a in ag]}
+                                           for r, ag in blocks]),
+                 text=lambda: "\n".join(format_ranking(r, args.width)
+                                        + ("\n" + format_agreement(ag, args.width) if ag else "") for r, ag in blocks)),
+          args, out)
+    for ranking, agree in blocks:
+        for a in agree:
+            if a.left_out:
+                note(args, f"{ranking.lp or 'human'}: {a.metric}: no score of {', '.join(a.left_out)}, left out of "
+                           "its agreement")
+    return 0
+
+
+def _ranks(r: tuple[int, int] | None) -> str:
+    return "" if r is None else str(r[0]) if r[0] == r[1] else f"{r[0]}-{r[1]}"
+
+
+def format_ranking(ranking: HumanRanking, width: int = 4) -> str:
+    """The systems best first, a rule line between clusters (as the findings tables draw them)."""
+    with_ranks = any(s.ranks for s in ranking.systems)
+    headers = ["Cluster", "System", "Human"] + (["Ranks"] if with_ranks else []) + ["Annotations"]
+    rows = [[str(s.cluster), s.system, num(s.score, width)] + ([_ranks(s.ranks)] if with_ranks else [])
+            + [str(s.annotations)] for s in ranking.systems]
+    text = table(headers, rows, "rl" + "r" * (len(headers) - 2)).rstrip("\n").split("\n")
+    rule_line = text[1]
+    local_line = rule_line.replace("-", ".")
+    lines = text[:2]
+    for k, s in enumerate(ranking.systems):
+        if k and s.cluster != ranking.systems[k - 1].cluster:
+            lines.append(rule_line)
+        elif k and ranking.systems[k - 1].mark == "local":
+            lines.append(local_line)
+        lines.append(text[2 + k])
+    n = len(ranking.systems)
+    title = (f"Human clusters{' ' + ranking.lp if ranking.lp else ''}: {n} systems, {ranking.n_clusters} cluster"
+             f"{'s' if ranking.n_clusters != 1 else ''}, rule {ranking.rule} "
+             f"({ranking.definition or RULES[ranking.rule]}; p < 0.05)")
+    tail = [f"from {ranking.source} (p-values by scipy {ranking.scipy})"] + ranking.notes
+    if any(s.mark == "local" for s in ranking.systems):
+        tail.insert(1, "a dotted line: only the systems on either side of it differ (the script's local mark)")
+    return "\n".join([title, *lines, *tail]) + "\n"
+
+
+def format_agreement(agree: Sequence[ClusterAgreement], width: int = 4) -> str:
+    """One row per metric: of the system pairs in different human clusters (both scored), how many the
+    metric orders as the humans do."""
+    headers = ["Metric", "Pairs", "Agree", "Ties", "Disagree", "Share"]
+    rows = [[a.metric, str(a.pairs), str(a.agree), str(a.ties), str(a.disagree), num(a.share, width)] for a in agree]
+    title = ("Agreement with the human clusters: of the system pairs in different clusters, the share the metric "
+             "scores strictly better for the better cluster (ties count as not)")
+    return title + "\n" + table(headers, rows)

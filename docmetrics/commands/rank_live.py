@@ -1,0 +1,196 @@
+"""``docmetrics rank -m SPEC...``: AutoRank over live metrics, scored on a test set (``-i/-s/-r/--doc-ids``,
+``--genmt FILE -l LP`` or ``--mtme ROOT -t TS -l LP``) in the main command's session, beside any stored
+``--scores``; and ``--paired-bs``: clusters of AutoRank by a paired bootstrap over documents
+(:mod:`docmetrics.evaluation.autorank_clusters`).  Everything that needs no model is checked first."""
+
+from __future__ import annotations
+
+import argparse
+from typing import Sequence
+
+from ..evaluation.autorank import OWN_SCORE, PRESETS, AutoRank, rank_results
+from ..evaluation.autorank_clusters import autorank_clusters
+from ..evaluation.scoring import score_metrics
+from ..evaluation.significance import MAX_N, MIN_DOCUMENTS
+from ..evaluation.stored import StoredScorer
+from ..values.errors import InputError, UserError
+from ..values.result import Result
+from ..values.stored import StoredMetric, to_results
+from ..values.testset import TestSet
+from . import stored as stored_cli
+from .common import session_scope
+from .inputs import load_testset
+from .messages import note
+from .scoring import ScoringReport
+
+__all__ = ["requested", "check_args", "rank_live", "rank_stored_resampled", "cluster"]
+
+WHO = "docmetrics rank"
+#: Options of human clusters that mean nothing to AutoRank over live metrics.
+HUMAN_ONLY = (("human", "--human"), ("human_column", "--human-column"), ("lower_is_better", "--lower-is-better"),
+              ("gold", "--gold"), ("rule", "--rule"))
+
+
+def requested(args: argparse.Namespace) -> bool:
+    return bool(args.metrics)
+
+
+def check_args(args: argparse.Namespace, lps: Sequence[str]) -> None:
+    """The combinations, before any file is read or model loaded."""
+    if args.ref and not (args.mtme and requested(args)):
+        raise UserError(f"--ref {','.join(args.ref)}: the references of an MTME directory to score -m metrics against; "
+                        "it needs -m SPEC... --mtme ROOT")
+    if not 1 <= args.paired_bs_n <= MAX_N:
+        raise UserError(f"--paired-bs-n must be from 1 to {MAX_N} (resamples kept in memory), not {args.paired_bs_n}")
+    testset_given = bool(args.input or args.source or args.references or args.doc_ids)
+    if (args.wmt26_systems or args.wmt26_ref) and not args.wmt26:
+        raise UserError(f"{'--wmt26-systems' if args.wmt26_systems else '--wmt26-ref'}: names files or references of "
+                        "the WMT26 release; it needs -m SPEC... --wmt26 TESTFILE")
+    if not requested(args):
+        if args.wmt26:
+            raise UserError(f"--wmt26 {args.wmt26}: the release is ranked by live metrics; give them with -m SPEC...")
+        if testset_given:
+            raise UserError(f"{'-i' if args.input else '-s/-r/--doc-ids'}: a test set is read to score live metrics; "
+                            "give them with -m SPEC...")
+        return
+    for attr, flag in HUMAN_ONLY:
+        if getattr(args, attr, None):
+            raise UserError(f"{flag} with -m: -m ranks live metrics with AutoRank; human clusters are drawn without "
+                            "-m (--genmt, --human or --mtme, with --scores for the metrics to compare)")
+    sources = [flag for flag, given in (("-i", testset_given), ("--genmt", args.genmt), ("--mtme", args.mtme),
+                                        ("--wmt26", args.wmt26)) if given]
+    if not sources:
+        raise UserError(f"-m {' '.join(args.metrics)}: give the test set to score: -i HYP... -s SRC [-r REF] "
+                        "--doc-ids IDS, --genmt FILE -l LP, --mtme ROOT -t TESTSET -l LP or --wmt26 FILE "
+                        "--wmt26-systems DIR")
+    if len(sources) > 1:
+        raise UserError(f"{' and '.join(sources)}: give one test set")
+    if args.wmt26:
+        from .wmt26 import check_systems_given
+
+        check_systems_given(args)
+    if args.testset and not args.mtme:
+        raise UserError(f"-t {args.testset}: names a test set of an MTME directory; it needs --mtme ROOT")
+    if testset_given and not args.input:
+        raise UserError("-s/-r/--doc-ids without -i: give the system outputs with -i HYP...")
+    if testset_given and len(lps) > 1:
+        raise UserError(f"-l {' '.join(lps)}: -i files are one language pair; give at most one -l")
+    from .specs import check_specs
+
+    check_specs(args.metrics)
+
+
+def _stored_for(args: argparse.Namespace, lp: str | None) -> list[StoredMetric]:
+    """The --scores metrics of ``lp`` (``--stored``, else the preset's, else all)."""
+    if not args.scores:
+        return []
+    wanted = args.stored
+    if (not wanted or wanted == ["all"]) and args.preset and lp:
+        wanted = list(PRESETS[args.preset].metrics_for(lp))
+    return stored_cli.for_pair(argparse.Namespace(**{**vars(args), "stored": wanted}), lp)
+
+
+def _testsets(args: argparse.Namespace, lps: Sequence[str]) -> list[tuple[str | None, TestSet, str | None]]:
+    """(language pair, test set, the pair as metrics' lang= takes it) of each pair to rank, read before any
+    model loads."""
+    if args.input:
+        testset = load_testset(args, WHO)
+        return [(lps[0] if lps else None, testset, lps[0] if lps else None)]
+    if args.wmt26:
+        from .wmt26 import pair_testset, read_pairs
+
+        out = []
+        for lp in list(lps) or [None]:
+            for pair in read_pairs(args.wmt26, args.wmt26_systems, lp, args.wmt26_source):
+                testset, _, notes = pair_testset(pair, args.wmt26_ref or ())
+                for text in notes:
+                    note(args, text, WHO)
+                out.append((pair.name, testset, pair.lang))  # lang=en-de for eng_Latn-deu_Latn
+        return out
+    if args.genmt:
+        from ..values.genmt import read_genmt
+        from .genmt import prepare
+
+        names = list(lps) or read_genmt(args.genmt).language_pairs()
+        out = []
+        for lp in names:
+            one = argparse.Namespace(genmt=args.genmt, lang=lp, domains=None)
+            pair, testset, _, notes = prepare(one)
+            for text in notes:
+                note(args, text, WHO)
+            out.append((pair.name, testset, pair.name))
+        return out
+    from ..evaluation.mtme import load_mtme
+
+    return [(lp, load_mtme(args.mtme, args.testset, lp, ref=args.ref)[1], lp) for lp in lps]
+
+
+def rank_live(args: argparse.Namespace, lps: Sequence[str]) -> list[AutoRank]:
+    """One AutoRank per language pair: the stored metrics checked against each test set, then every -m
+    metric loaded in one session (as the main command loads them) and scored; with --paired-bs, clusters."""
+    from .. import api
+
+    pairs = []
+    for lp, testset, lang in _testsets(args, lps):
+        stored = [StoredScorer(m) for m in _stored_for(args, lp)]
+        for scorer in stored:  # a stored metric that does not fit the test set stops the run here
+            scorer.check(testset)
+        clash = [s.name for s in stored if s.name in args.metrics]
+        if clash:
+            raise UserError(f"--scores: a stored metric is named {clash[0]!r} like a -m spec; leave it out with "
+                            "--stored NAME...")
+        pairs.append((lp, testset, lang, stored))
+    out = []
+    with session_scope(args, cache=args.cache) as session:
+        for lp, testset, lang, stored in pairs:
+            specs = list(dict.fromkeys(args.metrics))
+            metrics = [(spec, api.load(spec, defaults={"lang": lang}, session=session)) for spec in specs]
+            scored = score_metrics(testset, metrics, observer=ScoringReport(args, specs, WHO))
+            named: dict[str, list[Result]] = {s.spec: s.results for s in scored}
+            for scorer in stored:
+                named[scorer.name] = scorer.compute(testset)
+            result = rank_results(named, lp=lp, preset=args.preset if stored else None)
+            for scorer in stored:
+                result.metric_info[scorer.name].update(direction=scorer.metric.direction)
+            _say_own_scores(result)
+            if args.paired_bs:
+                cluster(args, result, named)
+            out.append(result)
+        if session.cache is not None:
+            note(args, f"score cache {session.cache.path}: {session.cache.stats.summary()}", WHO)
+    return out
+
+
+def rank_stored_resampled(args: argparse.Namespace, metrics: Sequence[StoredMetric], lp: str | None,
+                          preset: str | None) -> AutoRank:
+    """--paired-bs over stored metrics alone: AutoRank from their Results, and its clusters."""
+    if not metrics:
+        raise InputError(f"{lp or 'the scores'}: no metric to rank with")
+    named = {m.name: to_results(m) for m in metrics}
+    result = rank_results(named, lp=lp or None, preset=preset)
+    for m in metrics:
+        result.metric_info[m.name].update(signature=m.signature().format(), direction=m.direction)
+    cluster(args, result, named)
+    return result
+
+
+def cluster(args: argparse.Namespace, result: AutoRank, named: dict[str, list[Result]]) -> None:
+    found = autorank_clusters(result, named, n=args.paired_bs_n, seed=args.seed)
+    if found.documents < MIN_DOCUMENTS:
+        result.notes.append(f"only {found.documents} documents to resample (fewer than {MIN_DOCUMENTS}): the "
+                            "clusters are coarse")
+
+
+def _say_own_scores(result: AutoRank) -> None:
+    """A note per metric whose AutoRank score is not the one it reports itself."""
+    for m, info in result.metric_info.items():
+        own: dict[str, float] = info.get("own_scores", {})
+        if info.get("system_score") == OWN_SCORE:
+            result.notes.append(f"{m}: its units span several segments (windows), so AutoRank reads its own system "
+                                "score (its declared aggregation), not a mean over segments")
+        elif any(abs(own[r.system] - r.scores[m]) > 1e-9 * max(1.0, abs(own[r.system])) for r in result.systems
+                 if r.system in own):
+            first = result.systems[0]
+            result.notes.append(f"{m}: AutoRank reads the mean of its segment scores (WMT25's definition; "
+                                f"{first.scores[m]:.4g} for {first.system}), not its own system score "
+                                f"({own[first.system]:.4g})")

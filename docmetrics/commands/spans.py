@@ -1,0 +1,252 @@
+"""``docmetrics --genmt FILE --spans PRED.jsonl`` (and ``--human RAW_MQM.tsv --spans ...``): error-span
+predictions judged against the human spans (WMT25 metrics subtask 2, WMT26 subtask 1), character-level
+precision, recall and F1 as WMT25's ``scoring_esa.py`` computes them; the work is
+:func:`docmetrics.evaluation.spans.judge`, the table is here.  ``--genmt FILE -m xcomet --spans`` and
+``--human RAW_MQM.tsv -m xcomet-qe --spans`` judge a metric's own spans (each -m one predictor, beside any
+files): the metric scores the pair's systems, or the MQM file's rated translations (``--ref NAME``: one of
+its human references, for a metric that scores against one; it is then not a system), and its spans per
+segment are the predictions (:func:`docmetrics.evaluation.spans.metric_predictions`)."""
+
+from __future__ import annotations
+
+import argparse
+from dataclasses import dataclass
+
+from ..algorithms.spans import PARTIAL_CREDIT
+from ..evaluation.scoring import Scored
+from ..evaluation.spans import (
+    SPAN_METRICS,
+    SpanGold,
+    SpanJudgement,
+    genmt_gold,
+    gives_no_spans,
+    judge,
+    judge_predicted,
+    metric_predictions,
+    mqm_gold,
+    mqm_keys,
+    no_spans,
+)
+from ..values.errors import UserError
+from ..values.mqm_tsv import MqmRatings, is_human_name
+from ..values.testset import TestSet
+from .format import metric_labels, num, table
+from .messages import note, warn
+from .output import Output
+from .scoring import ScoringReport
+
+__all__ = ["requested", "run", "format_text"]
+
+#: Options of a metric run, which --spans does not take.
+_NOT_WITH = (("input", "-i"), ("mtme", "--mtme"), ("error_free", "--error-free"),
+             ("paired_bs", "--paired-bs"), ("paired_ar", "--paired-ar"), ("scores", "--scores"))
+#: Why a metric has no prediction for an item: it scored no unit covering the segment.
+UNSCORED = "items the metric scored no unit of (e.g. SLIDE's partial=drop)"
+
+
+def requested(args: argparse.Namespace) -> bool:
+    return getattr(args, "spans", None) is not None
+
+
+@dataclass
+class _Scored:
+    """What the -m metrics score and how their spans are judged: the test set, the key fields of each
+    of its lines (beside the system), the gold their spans are judged against, the language pair
+    (the metrics' ``lang``), the notes to add under the table, and where the test set has no reference
+    that a metric could be given (a raw MQM file without --ref), why not and what to do."""
+
+    testset: TestSet
+    keys: list[tuple[str, ...]]
+    gold: SpanGold
+    lang: str | None
+    notes: list[str]
+    no_reference: str | None = None
+
+
+def _mqm(args: argparse.Namespace) -> MqmRatings:
+    """The raw MQM file of ``--human`` (an error naming the option where it is another TSV)."""
+    from ..values.io import read_lines
+    from ..values.mqm_tsv import is_mqm_header, read_mqm
+
+    lines = read_lines(args.human)
+    if not lines or not is_mqm_header([h.strip() for h in lines[0].split("\t")]):
+        raise UserError(f"--spans with --human {args.human}: the file has no error spans; give a raw MQM file "
+                        "(one line per error, spans marked <v>...</v>) or --genmt FILE")
+    ratings = read_mqm(args.human, lines)
+    if ratings.unclosed_note():
+        warn(ratings.unclosed_note())
+    return ratings
+
+
+def _gold(args: argparse.Namespace, metrics: list[str]) -> tuple[SpanGold, _Scored | None]:
+    """The human spans, and with -m what the metrics score (read and checked before any model loads)."""
+    if getattr(args, "genmt", None):
+        from .genmt import read_pair
+
+        _, full = read_pair(args)
+        pair = full.select(args.domains)
+        gold = genmt_gold(pair, tuple(full.domains))
+        if not metrics:
+            return gold, None
+        keys = [(gold.positions[(seg.doc_id, seg.position)],) for seg in pair.segments]
+        return gold, _Scored(pair.testset(reference=pair.reference is not None), keys, gold, pair.name, [])
+    if getattr(args, "human", None):
+        ratings = _mqm(args)
+        gold = mqm_gold(ratings)
+        if not metrics:
+            return gold, None
+        ref = _mqm_reference(args, ratings)
+        testset = ratings.testset(ref)
+        notes = []
+        if ref is not None:
+            notes.append(f"{ref} (--ref) is the reference the metrics score against: not one of their systems")
+        unrated = sum(len(ratings.unrated(s)) for s in testset.systems)
+        if unrated:
+            notes.append(f"{unrated} of {len(testset.systems) * testset.n_segments} items (a system's segment) are "
+                         f"not rated in {args.human}: the metrics score them as empty translations, which are "
+                         "not judged")
+        if ref is not None:
+            return gold, _Scored(testset, mqm_keys(ratings), gold.without(ref), args.lang, notes)
+        return gold, _Scored(testset, mqm_keys(ratings), gold, args.lang, notes,
+                             f"--human {args.human} gives none without --ref: give --ref NAME, {_references(ratings)}, "
+                             f"or use a QE metric, e.g. -m xcomet-qe (the metrics that give error spans: "
+                             f"{SPAN_METRICS})")
+    raise UserError("--spans needs the human spans: --genmt FILE (-l LP) or --human RAW_MQM.tsv")
+
+
+def _references(ratings: MqmRatings) -> str:
+    """The human references a raw MQM file rates as systems, for a message."""
+    found = [s for s in ratings.systems() if is_human_name(s)]
+    return (f"one of {ratings.path}'s human references ({', '.join(found)})" if found else
+            f"a system of {ratings.path} (none is named as a human reference: ref..., Human-...)")
+
+
+def _mqm_reference(args: argparse.Namespace, ratings: MqmRatings) -> str | None:
+    """``--ref NAME`` with a raw MQM file: one system of it, rated on every segment; None without --ref."""
+    names = getattr(args, "ref", None)
+    if not names:
+        return None
+    from .inputs import once_each
+
+    given = ",".join(names)
+    names = once_each(names, f"--ref {given}", paths=False)  # as --genmt's and --mtme's --ref
+    if len(names) > 1:
+        raise UserError(f"--ref {given}: the metrics score against one reference; give {_references(ratings)}")
+    name = names[0]
+    if name not in ratings.systems():
+        raise UserError(f"--ref {name}: {args.human} rates no system {name}; give {_references(ratings)}")
+    if ratings.systems() == [name]:
+        raise UserError(f"--ref {name}: {name} is the only system {args.human} rates, so no system would be judged; "
+                        "drop --ref and use a QE metric, e.g. -m xcomet-qe")
+    missing = ratings.unrated(name)
+    if missing:
+        complete = [s for s in ratings.systems() if is_human_name(s) and not ratings.unrated(s)]
+        raise UserError(f"--ref {name}: {args.human} does not rate {name} on {len(missing)} of "
+                        f"{len(ratings.segment_keys())} segments (e.g. doc {missing[0][0]!r}, seg_id "
+                        f"{missing[0][1]!r}), which would have no reference; give a reference rated on every segment"
+                        f"{' (' + ', '.join(complete) + ')' if complete else ''} or use a QE metric, e.g. -m xcomet-qe")
+    return name
+
+
+def run(args: argparse.Namespace) -> Output:
+    """The span judgement of every ``--spans`` file and every ``-m`` metric, as text or JSON (``-f json``)."""
+    from . import genmt
+
+    for attr, flag in _NOT_WITH:
+        if getattr(args, attr, None):
+            raise UserError(f"--spans judges error spans (from files, or a metric's own with --genmt or --human), not "
+                            f"metric scores: drop {flag} (meta-evaluate metrics in a run of their own)")
+    metrics = list(getattr(args, "metrics", None) or [])
+    if not args.spans and not metrics:
+        raise UserError("--spans: give the span predictions (JSONL files), or with --genmt FILE or --human "
+                        "RAW_MQM.tsv the metrics whose own error spans to judge (-m xcomet-qe)")
+    if metrics and not (getattr(args, "genmt", None) or getattr(args, "human", None)):
+        raise UserError("--spans with -m judges a metric's own error spans against human spans: give --genmt FILE "
+                        "(-l LP) or a raw MQM file, --human RAW_MQM.tsv")
+    for what, given in (("--spans", args.spans), ("-m", metrics)):
+        twice = [p for p in dict.fromkeys(given) if given.count(p) > 1]
+        if twice:
+            raise UserError(f"{what} {twice[0]} given twice; give each predictor once")
+    genmt.check_args(args)  # --genmt's own: its inputs, its one reference
+    if getattr(args, "ref", None) and not metrics:
+        raise UserError(f"--ref {','.join(args.ref)} names the reference the -m metrics score against; span "
+                        "files need none: drop --ref (or add -m METRIC)")
+    if metrics:
+        from .specs import check_specs
+
+        check_specs(metrics)
+    gold, scored = _gold(args, metrics)
+    found = [judge(path, gold) for path in args.spans]  # files first: their mistakes before any model loads
+    notes = list(gold.notes)
+    if scored is not None:
+        found += _metrics_judged(args, metrics, scored)
+        notes += scored.notes
+    return Output(data=lambda: {"gold": gold.text, "partial_credit": PARTIAL_CREDIT, "notes": notes,
+                                "predictors": [j.to_dict() for j in found]},
+                  text=lambda: format_text(found, gold, getattr(args, "width", None) or 4, notes))
+
+
+def _metrics_judged(args: argparse.Namespace, specs: list[str], scored: _Scored) -> list[SpanJudgement]:
+    """Each metric scores the test set (with its reference where it has one) and its spans per segment are
+    judged as one predictor, named by its -m spec.  Every metric is loaded, and with a raw MQM file
+    checked to have the reference it needs, before any scores."""
+    from .. import api
+    from ..evaluation.mtme_run import uses_reference
+    from ..evaluation.scoring import score_metrics
+    from .common import session_scope
+
+    with session_scope(args, cache=args.cache) as session:
+        metrics = [api.load(spec, defaults={"lang": scored.lang}, session=session) for spec in specs]
+        spanless = [spec for spec, metric in zip(specs, metrics) if gives_no_spans(metric)]
+        if spanless:  # before any metric scores (-m chrf was refused after scoring)
+            raise no_spans(spanless[0])
+        if scored.no_reference is not None:
+            based = [spec for spec, metric in zip(specs, metrics) if uses_reference(metric)]
+            if based:
+                raise UserError(f"-m {based[0]} scores against a reference, and {scored.no_reference}")
+        report = _SpanReport(args, metric_labels(specs, [m.name for m in metrics]), scored)
+        score_metrics(scored.testset, list(zip(specs, metrics)), observer=report)
+    return report.judged
+
+
+class _SpanReport(ScoringReport):
+    """Each metric of ``--spans -m``, once it has scored: its spans read as predictions (a metric that gives
+    none stops the run here), what every scoring run says of it (signature, coverage, truncation), then its
+    spans judged as one predictor, before the next metric scores."""
+
+    def __init__(self, args: argparse.Namespace, labels: list[str], scored: _Scored) -> None:
+        super().__init__(args, labels)
+        self.data, self.judged = scored, []
+
+    def scored(self, scored: Scored) -> None:
+        spec, results = scored.spec, scored.results
+        predicted = metric_predictions(results, self.data.gold, self.data.keys, spec)  # no spans: refused first
+        super().scored(scored)
+        judged = judge_predicted(spec, predicted, self.data.gold, unpredicted=UNSCORED)
+        if results:
+            judged.signature = results[0].signature.format()
+            note(self.args, f"{spec}: {judged.signature}")
+        self.judged.append(judged)
+
+
+def format_text(found: list[SpanJudgement], gold: SpanGold, width: int = 4, notes: list[str] | None = None) -> str:
+    rows: list[list[str]] = []
+    for j in found:
+        for k, (system, c) in enumerate([("all", j.overall), *j.systems.items()]):
+            s = c.scores()
+            rows.append([j.predictor if k == 0 else "", system, str(c.items), num(s.precision, width),
+                         num(s.recall, width), num(s.f1, width), str(c.gold), str(c.pred)])
+    out = [f"Error spans (WMT25 subtask 2): {gold.text}\n",
+           table(["Predictor", "System", "items", "precision", "recall", "F1", "gold chars", "pred chars"], rows),
+           "\n"]
+    for j in found:
+        left = "; ".join(f"{why}: {n}" for why, n in j.left_out.items())
+        out.append(f"{j.predictor}: {j.overall.items} items, {j.spans['gold']} gold and {j.spans['pred']} predicted "
+                   f"spans compared; left out: {left or 'nothing'}.\n")
+    out.extend(note + "\n" for note in (gold.notes if notes is None else notes))
+    out.append(f"Character-level, as WMT25's scoring_esa.py: a character counts once per span covering it; full "
+               f"credit within a severity class (major = major or critical; minor), {PARTIAL_CREDIT:g} across "
+               "classes; summed over the items (micro); precision 1 with nothing predicted, recall 1 with no gold "
+               "error.  Omissions (no offsets) and undecided spans are left out, as the official scorer leaves them "
+               "out.\n")
+    return "".join(out)

@@ -1,0 +1,350 @@
+"""``docmetrics sweep``: one metric over a parameter grid, meta-evaluated at every point (options,
+progress, the table, the JSON report and the heatmap; the work is :mod:`docmetrics.evaluation.sweep`)."""
+
+from __future__ import annotations
+
+import argparse
+import dataclasses
+import io
+import json
+import math
+import os
+import shlex
+import tempfile
+import textwrap
+from typing import Any, Sequence, TextIO
+
+from ..algorithms.grids import Axis, parse_grid
+from ..evaluation import statistics as stats
+from ..evaluation.stat_table import columns as stat_columns
+from ..evaluation.sweep import STAT_CHOICES, Point, heatmap_matrix, make_points, run_sweep
+from ..values.errors import InputError, UserError
+from ..values.human_tsv import load_human
+from ..values.versions import __version__
+from . import human as human_cli
+from . import report as report_cli
+from .common import (
+    check_output_file,
+    session_scope,
+    width,
+)
+from .format import num, table, units_cut
+from .inputs import load_testset
+from .messages import note, warn
+from .output import Output, write
+from .plot import color_range, pyplot, save
+from .specs import check_specs
+
+
+def run(args: argparse.Namespace, out: TextIO) -> int:
+    from .. import api
+    from ..runtime import cache
+
+    check_specs([args.metric])  # the base spec, before any grid point is built or a model loads
+    human_cli.check_args(args)
+    if args.plot and not args.human:
+        raise UserError("--plot draws a meta-evaluation statistic: give --human FILE")
+    try:
+        stat = stats.get(args.stat)
+    except InputError:
+        raise UserError(f"--stat {args.stat}: no such statistic; one of {', '.join(STAT_CHOICES)} (or a "
+                        "plugin statistic's name: docmetrics --list shows them)") from None
+    # the levels the statistic needs, beside those asked for
+    doc_rule = args.doc_level or ("mean" if stat.needs == "document" else None)
+    pdp = args.pdp or stat.needs == "pdp"
+    segment = bool(args.seg_level or doc_rule)
+    if stat.needs == "segment" and not segment:
+        raise UserError(f"--stat {args.stat} needs --seg-level")
+    if args.no_cache and args.cache is not None:
+        raise UserError("give --cache or --no-cache, not both")
+    if args.cache_chunk is not None and args.cache_chunk < 1:
+        raise UserError(f"--cache-chunk must be >= 1, not {args.cache_chunk}")
+    axes = parse_grid(args.grid)
+    points = make_points(args.metric, axes)
+    inputs = (*(args.input or ()), args.source, args.reference, args.doc_ids, args.human)
+    if args.output:
+        check_output_file(args.output, "-o", inputs)
+    if args.report:
+        check_output_file(args.report, "--report", (*inputs, args.output))
+    if args.plot:  # all before any scoring: a sweep can run for hours
+        check_output_file(args.plot, "--plot", (*inputs, args.output))
+        pyplot()
+        heatmap_matrix(points, axes, args.stat)
+    human = load_human(args.human, args.human_column, args.human_lower_better) if args.human else None
+    testset = load_testset(args, who="docmetrics sweep")
+    human_cli.warn_unmatched(args, testset, human, who="docmetrics sweep")
+    # without --cache, a temporary file (not the user's home): points share their units, nothing is kept
+    scratch = tempfile.TemporaryDirectory(prefix="docmetrics-sweep-") if args.cache is None and not args.no_cache \
+        else None
+    where = os.path.join(scratch.name, "scores.sqlite") if scratch is not None else args.cache or None
+    try:
+        score_cache = (None if args.no_cache
+                       else cache.ScoreCache(where, chunk_size=args.cache_chunk or cache.DEFAULT_CHUNK))
+    except BaseException:
+        if scratch is not None:
+            scratch.cleanup()
+        raise
+
+    session: Any = None
+
+    def load(spec: str):  # type: ignore[no-untyped-def]
+        return api.load(spec, defaults={"lang": args.lang}, session=session)
+
+    def progress(k: int, pt: Point) -> None:
+        msg = f"[{k}/{len(points)}] {pt.spec}"
+        if pt.skipped:
+            msg += f": skipped ({pt.skipped})"
+        if pt.cache:
+            msg += f": {pt.cache['looked_up']} distinct units, {pt.cache['hits']} from cache"
+        if pt.metaeval is not None:
+            msg += f"; {args.stat} {num(pt.metaeval.get(args.stat), 4)}"
+        if pt.truncated.get("units_truncated"):
+            msg += f"; {pt.truncated['units_truncated']} of {pt.truncated['units']} units cut"
+        note(args, msg, who="docmetrics sweep")
+
+    try:
+        # one session for every point: one engine, whose workers keep each model they load
+        with session_scope(args, cache=score_cache if score_cache is not None else False) as session:
+            run_sweep(points, testset, load, human=human, exclude=args.exclude_systems,
+                      exclude_humans=args.no_human_systems, seg_level=segment, short=args.short,
+                      cache=score_cache, on_point=progress, pdp=pdp, doc_rule=doc_rule)
+        total = score_cache.stats if score_cache is not None else None
+        report = {
+            "metric": args.metric,
+            "grid": args.grid,
+            "version": __version__,
+            "human": args.human,
+            "stat": args.stat,
+            "cache": None if score_cache is None else {"path": None if scratch else str(score_cache.path),
+                                                       "kept": scratch is None, **total.to_dict()},  # type: ignore[union-attr]
+            "points": [p.to_dict() for p in points],
+        }
+        warn_truncation(points)
+        if args.output:
+            write_report(args.output, report, kept=args.cache is not None)
+        if args.report:  # the page holds what -o writes
+            report_cli.write_for_sweep(args, json.loads(json.dumps(report)), testset, human)
+        if args.plot:
+            title = heatmap_title(args.stat, points, testset, typed_inputs(args))
+            plot_heatmap(points, axes, args.stat, args.plot, title=title)
+        cached = None if total is None else ("(temporary: --cache keeps it)" if scratch
+                                             else score_cache.path)  # type: ignore[union-attr]
+        write(Output(data=lambda: report, text=lambda: sweep_text(points, args, cached, total, segment=segment)),
+              args, out)
+    finally:
+        if score_cache is not None:
+            score_cache.close()
+        if scratch is not None:
+            scratch.cleanup()
+    return 0
+
+
+def warn_truncation(points: Sequence[Point]) -> None:
+    """One warning naming every grid point whose units were cut at the model's maximum length, and how
+    many (over all systems), as the plain command warns for each metric."""
+    cut = [p for p in points if not p.skipped and p.truncated.get("units_truncated")]
+    if not cut:
+        return
+    worst = max(cut, key=lambda p: p.truncated["units_truncated"] / max(1, p.truncated["units"]))
+    listed = "; ".join(",".join(f"{k}={v}" for k, v in p.params.items()) + ": " + units_cut(
+        p.truncated["units_truncated"], p.truncated["units"], p.truncated.get("tokens_cut")) for p in cut)
+    done = sum(1 for p in points if not p.skipped)
+    warn(f"units were cut at the model's maximum input length at {len(cut)} of {done} grid points ({listed}), "
+         f"so their scores miss the end of the input; at {worst.spec}: {worst.truncation_fix}",
+         who="docmetrics sweep")
+
+
+def write_report(path: str, report: dict[str, object], kept: bool = True) -> None:
+    """-o JSON; a failure (a full disk) is one message, not a traceback."""
+    opened = False
+    try:
+        with open(path, "w", encoding="utf-8") as f:
+            opened = True
+            json.dump(report, f, indent=1, ensure_ascii=False)
+            f.write("\n")
+    except OSError as exc:
+        left = "; what it holds is incomplete" if opened else ""
+        again = ("The scores are in the score cache: fix that, then run the same command again" if kept else
+                 "Fix that, then run the same command again (with --cache, a rerun takes the scores from the cache)")
+        raise UserError(f"-o {path}: cannot write the file ({exc.strerror}){left}. {again}") from None
+
+
+def sweep_text(points: Sequence[Point], args: argparse.Namespace, cached: Any, total: Any, *,
+               segment: bool = False) -> str:
+    """The sweep's table, then its score cache (``cached``: its path or why it is temporary; ``total``: its
+    counts), the points skipped and the heatmap written (``segment``: judged on segment-level human scores)."""
+    out = io.StringIO()
+    write_table(points, args, out, segment=segment)
+    if total is not None:
+        out.write(f"\nscore cache {cached}: {total.summary()}\n")
+    skipped = [p for p in points if p.skipped]
+    if skipped:
+        out.write(f"skipped {len(skipped)} point(s): " + ", ".join(p.spec for p in skipped) + "\n")
+    if args.plot:
+        out.write(f"heatmap: {args.plot}\n")
+    return out.getvalue()
+
+
+def write_table(points: Sequence[Point], args: argparse.Namespace, out: TextIO, *, segment: bool = False) -> None:
+    done = [p for p in points if not p.skipped]
+    keys = list(done[0].params)
+    w = args.width
+    if done[0].metaeval is not None:  # the statistics' columns of --human's table (no clusters: one metric)
+        evals = [p.metaeval for p in done]
+        cols = stat_columns(evals, segment=segment, leading=False) + [
+            dataclasses.replace(c, header=f"doc-{c.header}") for c in stat_columns(evals, "document", segment=segment)]
+        headers = keys + [c.header for c in cols]
+        rows = [[p.params[k] for k in keys] + [c.cell(p.metaeval, w) for c in cols] for p in done]
+    else:  # the scores: the metric's decimals, as in the score table (bleu: 1, as sacrebleu prints them)
+        from .. import api
+        from ..plugin import registry
+
+        w = width(args, registry.load("metric", api.resolve(args.metric)[0]))
+        systems = list(done[0].scores)
+        headers = keys + systems
+        rows = [[p.params[k] for k in keys] + [num(p.scores[s], w) for s in systems] for p in done]
+    out.write(table(headers, rows, align="r" * len(headers)))
+    sig = done[0].signature
+    out.write(f"\nmetric: {args.metric}; first point's signature: {sig}\n")
+
+
+def metric_label(signature: str) -> str:
+    """The metric and its model for a title, without local paths: a model directory is named by its
+    last component and the fingerprint of its weights; a hub id as it is."""
+    from ..values.signature import parse_signature
+
+    parsed = parse_signature(signature)
+    model = parsed.get("model", "m")
+    if not model:
+        return parsed.metric
+    fingerprint = parsed.get("fingerprint", "fp")
+    if os.path.isabs(model) or model.startswith((".", "~")) or os.path.exists(model):
+        model = os.path.basename(os.path.normpath(model)) or model
+    return f"{parsed.metric}, model {model}" + (f" (fp {fingerprint})" if fingerprint else "")
+
+
+def typed_inputs(args: argparse.Namespace, most: int = 4) -> str:
+    """The input options as the user typed them (``-i hyp.txt hypB.txt -s src.txt -r ref.txt``), the
+    test set's name in a title; past ``most`` system files, the first ones and their number."""
+    q = shlex.quote
+    hyps = [q(h) for h in args.input or ()]
+    words = ["-i", *(hyps if len(hyps) <= most else [*hyps[:most - 1], "...", f"({len(hyps)} files)"])]
+    if args.source:
+        words += ["-s", q(args.source)]
+    references = getattr(args, "references", None) or ([args.reference] if args.reference else [])
+    if references:
+        words += ["-r", *map(q, references)]
+    if args.doc_ids:
+        words += ["--doc-ids", q(args.doc_ids)]
+    if args.jsonl:
+        words.append("--jsonl")
+    if args.lang:
+        words += ["-l", q(args.lang)]
+    return " ".join(words)
+
+
+def heatmap_title(stat: str, points: Sequence[Point], testset: Any, inputs: str) -> str:
+    """Two lines: the metric (no local path) and the statistic; the systems, pairs and the test set,
+    named by ``inputs`` (what the user passed: :func:`typed_inputs`, or an MTME test set and its
+    language pairs) and counted."""
+    done = [p for p in points if p.metaeval is not None]
+    first = done[0].metaeval if done else None
+    what = {"accuracy": "pairwise accuracy", "spa": "soft pairwise accuracy (SPA)"}.get(stat, stat)
+    line1 = f"{metric_label(done[0].signature) if done else '?'}: {what}"
+    line2 = (f"{len(first.systems) if first else 0} systems, {first.pairs if first else 0} pairs; test set "
+             f"{inputs} ({len(testset.documents)} documents, {testset.n_segments} segments)")
+    return f"{line1}\n{line2}"
+
+
+#: how a cell with no value is drawn, by why it has none: (hatch, what the legend says)
+GREY_CELLS = {"absent": ("", "not a grid point"), "skipped": ("xx", "skipped: the metric refused the point"),
+              "undefined": ("//", "undefined at the point (see the table)")}
+
+
+def grey_cells(
+    points: Sequence[Point], axes: Sequence[Axis], stat: str, rows: Sequence[str], cols: Sequence[str],
+    values: Sequence[Sequence[float]],
+) -> dict[str, tuple[str, list[tuple[int, int]]]]:
+    """Why each cell of the heatmap without a value has none: ``{kind: (legend text, [(row, column),
+    ...])}``, kinds as in :data:`GREY_CELLS`: no point there (a range that ends at an earlier
+    parameter, as ``s=1..w``), a point the metric refused (its reason), or ``stat`` undefined there."""
+    rk, ck = axes[0].name, axes[1].name if len(axes) > 1 else None
+    by_cell = {(p.params[rk], p.params[ck] if ck else stat): p for p in points}
+    found: dict[str, tuple[str, list[tuple[int, int]]]] = {}
+    for i, r in enumerate(rows):
+        for j, c in enumerate(cols):
+            if not math.isnan(values[i][j]):
+                continue
+            p = by_cell.get((r, c))
+            kind = "absent" if p is None else "skipped" if p.skipped else "undefined"
+            if kind not in found:
+                found[kind] = (_grey_text(kind, p, axes, stat), [])
+            found[kind][1].append((i, j))
+    return {k: found[k] for k in GREY_CELLS if k in found}
+
+
+def _grey_text(kind: str, point: Point | None, axes: Sequence[Axis], stat: str) -> str:
+    text = GREY_CELLS[kind][1]
+    if kind == "absent" and len(axes) > 1 and axes[1].values is None:
+        # only a range of the column parameter that ends at the row parameter leaves a hole
+        col, row = axes[1], axes[0].name
+        holes = [f"{col.name} {op} {row}" for end, op in ((col.lo, "<"), (col.hi, ">")) if end == row]
+        return f"{text}: {' or '.join(holes) or 'outside'} (--grid {col.name}={col.lo}..{col.hi})"
+    if kind == "skipped" and point is not None:
+        where = ", ".join(f"{k}={v}" for k, v in point.params.items())
+        reason = " ".join(str(point.skipped).split())
+        return f"{text}, e.g. {where}: {reason[:150] + '...' if len(reason) > 150 else reason}"
+    return f"{stat} {text}" if kind == "undefined" else text
+
+
+def plot_heatmap(
+    points: Sequence[Point], axes: Sequence[Axis], stat: str, path: str, title: str = ""
+) -> Any:
+    """A heatmap PNG like the SLIDE paper's Figure 2 (rows: first grid parameter, columns: second),
+    its colours scaled to the values drawn (:func:`~docmetrics.cli.plot.color_range`; the colour bar says
+    so, with the range and chance);
+    a cell without a value is grey, hatched by why (:func:`grey_cells`), explained in a legend below;
+    returns the (closed) figure."""
+    import numpy as np
+    from matplotlib.patches import Patch, Rectangle
+
+    plt = pyplot()
+    rows, cols, values = heatmap_matrix(points, axes, stat)
+    low, chance, high = stats.get(stat).scale
+    data = np.ma.masked_invalid(np.array(values, dtype=float))
+    grey = grey_cells(points, axes, stat, rows, cols, values)
+    width = max(5.5, 1.5 + 0.7 * len(cols))
+    chars = int(width * 72 / 4.6) - 6  # characters of a 7-8 pt line across the figure
+    notes = [textwrap.fill(text, chars, break_on_hyphens=False) for text, _ in grey.values()]
+    legend_h = sum(0.14 * (n.count("\n") + 1) + 0.08 for n in notes) + (0.15 if notes else 0.0)
+    fig, ax = plt.subplots(figsize=(width, 1.8 + 0.55 * len(rows) + legend_h))
+    cmap = plt.get_cmap("RdBu").with_extremes(bad="0.85")  # no value there: grey, not the white of chance
+    vmin, vmax = color_range(values, (low, chance, high))
+    im = ax.imshow(data, cmap=cmap, vmin=vmin, vmax=vmax, origin="upper", aspect="auto")
+    for kind, (_, cells) in grey.items():
+        hatch = GREY_CELLS[kind][0]
+        for i, j in cells if hatch else ():
+            ax.add_patch(Rectangle((j - 0.5, i - 0.5), 1, 1, facecolor="none", edgecolor="0.6", hatch=hatch,
+                                   linewidth=0))
+    ax.set_xticks(range(len(cols)), labels=cols)
+    ax.set_yticks(range(len(rows)), labels=rows)
+    ax.set_xlabel(axes[1].name if len(axes) > 1 else "")
+    ax.set_ylabel(axes[0].name)
+    for i in range(len(rows)):
+        for j in range(len(cols)):
+            v = values[i][j]
+            if not math.isnan(v):  # white on the dark ends of the scale
+                dark = abs(v - (vmin + vmax) / 2) > 0.3 * (vmax - vmin)
+                ax.text(j, i, f"{v:.3f}", ha="center", va="center", fontsize=7,
+                        color="white" if dark else "black")
+    fig.colorbar(im, ax=ax, label=f"{stat} (chance: {chance:g})\ncolours scaled to the data: {vmin:.3f} to {vmax:.3f}")
+    if title:
+        lines = (textwrap.fill(line, chars - 8, break_on_hyphens=False) for line in title.split("\n"))
+        ax.set_title("\n".join(lines), fontsize=8)
+    if notes:
+        handles = [Patch(facecolor="0.85", edgecolor="0.6", hatch=GREY_CELLS[k][0]) for k in grey]
+        fig.legend(handles, notes, loc="lower left", fontsize=7, frameon=False, title="grey cells",
+                   title_fontsize=7)
+    fig.tight_layout(rect=(0, legend_h / fig.get_figheight(), 1, 1))
+    save(fig, path)
+    return fig
