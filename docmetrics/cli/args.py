@@ -1,9 +1,24 @@
-"""The command line's options of :mod:`docmetrics.commands.common`."""
+"""The argument groups every docmetrics command shares (input, model, output, the score cache), and the
+parsed options as the commands' typed values (:func:`typed`)."""
 
 from __future__ import annotations
 
 import argparse
-from typing import Any
+import dataclasses
+from typing import Any, TypeVar
+
+T = TypeVar("T")
+
+
+def typed(cls: type[T], args: argparse.Namespace) -> T:
+    """The parsed options as the command's typed value ``cls`` (:mod:`docmetrics.commands.options`): each
+    field from the attribute of its name; a list option not given (None) as its empty default."""
+    values = {}
+    for f in dataclasses.fields(cls):  # type: ignore[arg-type]
+        value = getattr(args, f.name, None)
+        if hasattr(args, f.name) and not (value is None and f.default_factory is not dataclasses.MISSING):
+            values[f.name] = value
+    return cls(**values)
 
 
 def add_input_arguments(

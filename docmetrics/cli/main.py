@@ -14,8 +14,10 @@ import sys
 from typing import Any, Sequence
 
 from ..commands.common import default_cache_path
+from ..commands.options import RunOptions
 from ..commands.run import run
 from ..values.errors import UserError
+from .args import typed
 from .errors import guarded
 from .habits import parse_args, reference_advice
 from .parser import build_parser
@@ -63,7 +65,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 2
     parser = build_parser()
     args = parse_args(parser, argv)
-    return guarded("docmetrics", args.debug, lambda: run(args, parser), interrupted=lambda: kept(args, argv))
+    return guarded("docmetrics", args.debug, lambda: run(typed(RunOptions, args)), interrupted=lambda: kept(args, argv))
 
 
 def kept(args: argparse.Namespace, argv: Sequence[str]) -> str:

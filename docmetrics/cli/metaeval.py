@@ -1,4 +1,4 @@
-"""The command line's options of :mod:`docmetrics.commands.metaeval`."""
+"""``docmetrics metaeval``: its parser and entry point; what it runs is :mod:`docmetrics.commands.metaeval`."""
 
 from __future__ import annotations
 
@@ -7,15 +7,29 @@ import sys
 from typing import Sequence
 
 from ..algorithms import wmt_stats as ws
-from ..commands.metaeval import EPILOG, run_metaeval
+from ..commands.metaeval import run_metaeval
+from ..commands.options import MetaevalOptions
 from . import report as report_cli
 from . import stored as stored_cli
-from .args import add_cache_arguments, add_model_arguments, add_output_arguments
+from .args import add_cache_arguments, add_model_arguments, add_output_arguments, typed
 from .errors import guarded
 from .habits import Parser, parse_args
 from .human import add_level_arguments
 from .mtme import add_data_arguments
 from .significance import parse_seed
+
+EPILOG = """\
+example (WMT23 en-de and zh-en, the WMT23 and WMT24 averages, a plot):
+  docmetrics metaeval --mtme ~/.mt-metrics-eval/mt-metrics-eval-v2 -t wmt23 -l en-de,zh-en \\
+      -m doc-comet:k=0 doc-comet:k=2 --plot wmt23.png
+  docmetrics metaeval --mtme ~/.mt-metrics-eval/mt-metrics-eval-v2 -t wmt23 -l en-de,zh-en \\
+      -m doc-comet:k=2 --stored COMET-22 BLEU-refA    # beside MTME's own stored scores
+
+Per language pair: the table of `docmetrics --mtme` (SPA, acc_eq, Pearson, ... with PERM-BOTH
+clusters); then the averages as MTME's WMT23 and WMT24 task sets compute them, and with
+--average STAT[,STAT...] the average of those statistics of every language pair (equal weights).
+Errors exit with status 2 and one message; --debug shows the traceback.
+"""
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -54,5 +68,5 @@ def build_parser() -> argparse.ArgumentParser:
 def main(argv: Sequence[str] | None = None) -> int:
     parser = build_parser()
     args = parse_args(parser, argv, command="metaeval")
-    return guarded("docmetrics metaeval", args.debug, lambda: run_metaeval(args, sys.stdout))
+    return guarded("docmetrics metaeval", args.debug, lambda: run_metaeval(typed(MetaevalOptions, args), sys.stdout))
 

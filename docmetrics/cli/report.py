@@ -1,12 +1,13 @@
-"""The command line's options of :mod:`docmetrics.commands.report`."""
+"""``docmetrics report``: its parser and entry point; what it runs is :mod:`docmetrics.commands.report`."""
 
 from __future__ import annotations
 
 import argparse
 from typing import Sequence
 
+from ..commands.options import ReportOptions
 from ..commands.report import run
-from .args import add_input_arguments
+from .args import add_input_arguments, typed
 from .errors import guarded
 from .habits import Parser, parse_args
 
@@ -46,5 +47,5 @@ def build_parser() -> argparse.ArgumentParser:
 
 def main(argv: Sequence[str] | None = None) -> int:
     args = parse_args(build_parser(), argv, command="report")
-    return guarded("docmetrics report", args.debug, lambda: run(args))
+    return guarded("docmetrics report", args.debug, lambda: run(typed(ReportOptions, args)))
 

@@ -1,4 +1,4 @@
-"""The command line's options of :mod:`docmetrics.commands.sweep`."""
+"""``docmetrics sweep``: its parser and entry point; what it runs is :mod:`docmetrics.commands.sweep`."""
 
 from __future__ import annotations
 
@@ -6,6 +6,7 @@ import argparse
 import sys
 from typing import Sequence
 
+from ..commands.options import SweepOptions
 from ..commands.sweep import run
 from ..evaluation.sweep import SEG_STATS, STAT_CHOICES
 from . import human as human_cli
@@ -14,6 +15,7 @@ from .args import (
     add_input_arguments,
     add_model_arguments,
     add_output_arguments,
+    typed,
 )
 from .errors import guarded
 from .habits import Parser, parse_args
@@ -83,7 +85,8 @@ def build_parser() -> argparse.ArgumentParser:
 def main(argv: Sequence[str] | None = None) -> int:
     parser = build_parser()
     args = parse_args(parser, argv, command="sweep")
-    return guarded("docmetrics sweep", args.debug, lambda: run(args, sys.stdout), interrupted=lambda: kept(args))
+    return guarded("docmetrics sweep", args.debug, lambda: run(typed(SweepOptions, args), sys.stdout),
+                   interrupted=lambda: kept(args))
 
 
 def kept(args: argparse.Namespace) -> str:

@@ -2,19 +2,19 @@
 
 from __future__ import annotations
 
-import argparse
 import contextlib
 import os
 from typing import Any, Iterator
 
 from ..values.errors import UserError
 from .messages import note
+from .options import Options
 
 __all__ = ["check_output_file", "check_outputs"]
 
 
 @contextlib.contextmanager
-def session_scope(args: argparse.Namespace, cache: Any = None) -> Iterator[Any]:
+def session_scope(opts: Options, cache: Any = None) -> Iterator[Any]:
     """The command's one :class:`~docmetrics.runtime.session.Session`: the engine ``--workers``/
     ``--engine``/``--ray-address`` ask for, the score cache ``cache`` (a path, "" for the default file,
     None for ``$DOCMETRICS_SCORE_CACHE``, False for none, or an open ScoreCache the caller closes), the
@@ -25,16 +25,16 @@ def session_scope(args: argparse.Namespace, cache: Any = None) -> Iterator[Any]:
     from ..runtime.cache import ScoreCache
     from ..runtime.session import FROM_ENVIRONMENT, Session
 
-    engine = engines.make_engine(getattr(args, "engine", "local"), workers=getattr(args, "workers", None),
-                                 device=getattr(args, "device", "auto"),
-                                 ray_address=getattr(args, "ray_address", None),
-                                 notify=lambda text: note(args, f"--engine ray: {text}"))  # nothing with -q
+    engine = engines.make_engine(getattr(opts, "engine", "local"), workers=getattr(opts, "workers", None),
+                                 device=getattr(opts, "device", "auto"),
+                                 ray_address=getattr(opts, "ray_address", None),
+                                 notify=lambda text: note(opts, f"--engine ray: {text}"))  # nothing with -q
     store = (FROM_ENVIRONMENT if cache is None else None if cache is False else cache
              if isinstance(cache, ScoreCache) else (cache or default_cache_path()))
     try:
-        session = Session(cache=store, engine=engine, device=getattr(args, "device", "auto"),
-                          precision=getattr(args, "precision", None), batch_size=getattr(args, "batch_size", None),
-                          max_tokens=getattr(args, "max_tokens", None), quiet=getattr(args, "quiet", True))
+        session = Session(cache=store, engine=engine, device=getattr(opts, "device", "auto"),
+                          precision=getattr(opts, "precision", None), batch_size=getattr(opts, "batch_size", None),
+                          max_tokens=getattr(opts, "max_tokens", None), quiet=getattr(opts, "quiet", True))
     except BaseException:
         engine.close()
         raise
@@ -48,11 +48,11 @@ def default_cache_path() -> Any:
     return default_path()
 
 
-def width(args: argparse.Namespace, result: Any) -> int:
+def width(opts: Options, result: Any) -> int:
     """The decimals to print ``result``'s score with: ``-w`` where given, else the metric's default."""
-    if getattr(args, "width_given", False):
-        return int(args.width)
-    return int(getattr(result, "decimals", None) or args.width)
+    if getattr(opts, "width_given", False):
+        return int(opts.width)
+    return int(getattr(result, "decimals", None) or opts.width)
 
 
 def check_output_file(path: str, option: str, inputs: tuple[str | None, ...] = ()) -> None:
@@ -86,22 +86,22 @@ OUTPUT_OPTIONS = (("output", "-o"), ("report", "--report"), ("dump_alignment", "
                   ("write_submission", "--write-submission"))
 
 
-def _files(args: argparse.Namespace, options: tuple[tuple[str, str], ...]) -> list[tuple[str, str]]:
+def _files(opts: Options, options: tuple[tuple[str, str], ...]) -> list[tuple[str, str]]:
     found = []
     for attr, flag in options:
-        value = getattr(args, attr, None)
+        value = getattr(opts, attr, None)
         for path in value if isinstance(value, (list, tuple)) else [value]:
             if isinstance(path, str) and path and path != "-":
                 found.append((path, flag))
     return found
 
 
-def check_outputs(args: argparse.Namespace, extra: tuple[tuple[str, str], ...] = ()) -> None:
+def check_outputs(opts: Options, extra: tuple[tuple[str, str], ...] = ()) -> None:
     """One check for every file the command writes (-o, --report, --dump-alignment, --write-submission and
     ``extra``: (path, option)), before anything is read or scored: each must be writable and none may be a
     file the command reads or another output (it would be written over)."""
-    inputs = _files(args, INPUT_OPTIONS)
-    outputs = _files(args, OUTPUT_OPTIONS) + list(extra)
+    inputs = _files(opts, INPUT_OPTIONS)
+    outputs = _files(opts, OUTPUT_OPTIONS) + list(extra)
     for k, (path, option) in enumerate(outputs):
         check_output_file(path, option)
         for other, flag in inputs + outputs[:k]:

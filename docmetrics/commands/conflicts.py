@@ -5,11 +5,11 @@ anything is read."""
 
 from __future__ import annotations
 
-import argparse
 from dataclasses import dataclass
 from typing import Any
 
 from ..values.errors import UserError
+from .options import Options
 
 __all__ = ["Option", "Conflicts", "CANNOT", "WITH", "NEEDS", "NEEDS_FOR"]
 
@@ -33,8 +33,8 @@ class Option:
     instead: str = ""
     default: Any = None
 
-    def given(self, args: argparse.Namespace) -> bool:
-        value = getattr(args, self.attr, None)
+    def given(self, opts: Options) -> bool:
+        value = getattr(opts, self.attr, None)
         return bool(value) and value != self.default
 
 
@@ -46,9 +46,9 @@ class Conflicts:
     template: str
     rows: tuple[Option, ...]
 
-    def given(self, args: argparse.Namespace) -> list[Option]:
-        """The rows whose option ``args`` gives, in the table's order."""
-        return [row for row in self.rows if row.given(args)]
+    def given(self, opts: Options) -> list[Option]:
+        """The rows whose option ``opts`` gives, in the table's order."""
+        return [row for row in self.rows if row.given(opts)]
 
     def without(self, *attrs: str) -> Conflicts:
         """The table without the rows of these options (where another data source gives them a meaning)."""
@@ -57,7 +57,7 @@ class Conflicts:
     def message(self, row: Option, **fields: Any) -> str:
         return self.template.format(option=row.flag, other=self.other, instead=row.instead, **fields)
 
-    def check(self, args: argparse.Namespace, **fields: Any) -> None:
-        """Raise :class:`UserError` for the first row whose option ``args`` gives."""
-        for row in self.given(args)[:1]:
+    def check(self, opts: Options, **fields: Any) -> None:
+        """Raise :class:`UserError` for the first row whose option ``opts`` gives."""
+        for row in self.given(opts)[:1]:
             raise UserError(self.message(row, **fields))

@@ -12,7 +12,6 @@ scores are the segments' ESA scores, so the meta-evaluation is ``--human ... --s
 
 from __future__ import annotations
 
-import argparse
 import dataclasses
 import math
 from typing import Any, Sequence
@@ -34,6 +33,7 @@ from ..values.testset import TestSet
 from .conflicts import NEEDS, WITH, Conflicts, Option
 from .format import columns, num, table
 from .inputs import once_each
+from .options import RunOptions
 
 __all__ = ["requested", "check_args", "prepare", "detections", "detections_text"]
 
@@ -54,73 +54,73 @@ REFUSED = Conflicts("--genmt", WITH, (
 GENMT_ONLY = Conflicts("--genmt FILE", NEEDS, (Option("domains", "--domains"), Option("error_free", "--error-free")))
 
 
-def requested(args: argparse.Namespace) -> bool:
-    return bool(getattr(args, "genmt", None))
+def requested(opts: RunOptions) -> bool:
+    return bool(getattr(opts, "genmt", None))
 
 
-def check_args(args: argparse.Namespace) -> None:
+def check_args(opts: RunOptions) -> None:
     """The option combinations, before anything is read."""
-    if not requested(args):
-        GENMT_ONLY.check(args)
+    if not requested(opts):
+        GENMT_ONLY.check(opts)
         return
-    INPUTS.check(args, file=args.genmt)
-    if args.error_free not in (None, "auto"):
+    INPUTS.check(opts, file=opts.genmt)
+    if opts.error_free not in (None, "auto"):
         try:
-            value = float(args.error_free)
+            value = float(opts.error_free)
         except ValueError:
             value = math.nan
         if not math.isfinite(value):
-            raise UserError(f"--error-free {args.error_free!r}: give a score threshold (a number), or no value to "
+            raise UserError(f"--error-free {opts.error_free!r}: give a score threshold (a number), or no value to "
                             "choose it on the data")
-    _check_ref(args)
+    _check_ref(opts)
 
 
-def _check_ref(args: argparse.Namespace) -> None:
+def _check_ref(opts: RunOptions) -> None:
     """--ref with --genmt: only the file's one reference (refA), as WMT25's scripts read it."""
-    names = getattr(args, "ref", None)
+    names = getattr(opts, "ref", None)
     if not names:
         return
-    names = args.ref = once_each(names, f"--ref {','.join(names)}", paths=False)  # as -i, -r and --mtme's --ref
+    names = once_each(names, f"--ref {','.join(names)}", paths=False)  # as -i, -r and --mtme's --ref
     why = (f"a GenMT file carries one reference per segment, {REFERENCE} (tgt_text.{REFERENCE}, or "
            f"refs.{REFERENCE}.ref in document lines, the only one WMT25's scripts read)")
     if len(names) > 1:
         raise UserError(f"--ref {','.join(names)}: --genmt takes one reference: {why}; for several references "
                         "score plain files (-r ref1.txt ref2.txt) or MTME data (--mtme ROOT --ref refA,refB)")
     if names[0] != REFERENCE:
-        raise UserError(f"--ref {names[0]}: no such reference in {args.genmt} (references: {REFERENCE}): {why}")
+        raise UserError(f"--ref {names[0]}: no such reference in {opts.genmt} (references: {REFERENCE}): {why}")
 
 
-def read_pair(args: argparse.Namespace) -> tuple[GenmtData, GenmtPair]:
-    """The file of ``--genmt`` and its language pair ``-l`` (the only one where it holds one; ``args.lang``
-    is set to it), every domain."""
-    data = read_genmt(args.genmt)
+def read_pair(opts: RunOptions) -> tuple[GenmtData, GenmtPair]:
+    """The file of ``--genmt`` and its language pair ``-l`` (the only one where it holds one), every
+    domain."""
+    data = read_genmt(opts.genmt)
     pairs = data.language_pairs()
-    if not args.lang:
+    if not opts.lang:
         if len(pairs) != 1:
-            raise UserError(f"--genmt {args.genmt} holds {len(pairs)} language pairs ({', '.join(pairs)}): "
+            raise UserError(f"--genmt {opts.genmt} holds {len(pairs)} language pairs ({', '.join(pairs)}): "
                             "pick one with -l")
-        args.lang = pairs[0]
-    return data, data.pair(args.lang)
+        return data, data.pair(pairs[0])
+    return data, data.pair(opts.lang)
 
 
-def prepare(args: argparse.Namespace) -> tuple[GenmtPair, TestSet, HumanScores | None, list[str]]:
+def prepare(opts: RunOptions) -> tuple[GenmtPair, TestSet, HumanScores | None, list[str]]:
     """The language pair ``-l`` of ``--genmt`` (restricted to ``--domains``), its test set, its human
     scores and the notes to show (what the reader found odd; the reference judged as a system and left
     out), read and checked before any model loads.  With ``--include-human`` the reference (refA) is
     scored as a system, as WMT had it judged."""
-    data, pair = read_pair(args)
-    pair = pair.select(args.domains)
-    include = bool(getattr(args, "include_human", False))
+    data, pair = read_pair(opts)
+    pair = pair.select(opts.domains)
+    include = bool(getattr(opts, "include_human", False))
     if include and REFERENCE not in pair.outputs:
-        raise UserError(f"--include-human: {args.genmt} has no reference ({REFERENCE}) for {pair.name} to score as "
+        raise UserError(f"--include-human: {opts.genmt} has no reference ({REFERENCE}) for {pair.name} to score as "
                         "a system; drop --include-human")
-    testset = pair.testset(reference=bool(getattr(args, "ref", None)) or pair.reference is not None,
+    testset = pair.testset(reference=bool(getattr(opts, "ref", None)) or pair.reference is not None,
                            include_reference=include)
     notes = list(data.warnings)
-    judged = None if include else reference_judged_note(pair, args.genmt, "--include-human")
+    judged = None if include else reference_judged_note(pair, opts.genmt, "--include-human")
     if judged:
         notes.append(judged)
-    return pair, testset, esa_scores(pair, args.genmt, include_reference=include), notes
+    return pair, testset, esa_scores(pair, opts.genmt, include_reference=include), notes
 
 
 def check_reference_free(metrics: Sequence[Any], specs: Sequence[str]) -> None:

@@ -5,7 +5,6 @@ human scores), and what ``--human`` and ``--genmt`` print: the table of statisti
 
 from __future__ import annotations
 
-import argparse
 from typing import TYPE_CHECKING, Any, Sequence
 
 from ..algorithms.wmt_stats import DEFAULT_RESAMPLES, DEFAULT_SEED
@@ -30,12 +29,15 @@ from ..values.result import Result
 from ..values.testset import TestSet
 from .conflicts import NEEDS, WITH, Conflicts, Option
 from .messages import warn
+from .options import Options
 from .output import Output
 
 if TYPE_CHECKING:
     from ..values.genmt import GenmtPair
 
-__all__ = ["check_document_gold", "warn_unmatched", "check_args", "read_human", "run_metaeval", "row_labels", "metaeval_output", "metaeval_data", "metaeval_text", "spa_text", "ACC_EQ_TEXT", "DOC_TEXT", "PDP_TEXT", "MQM_TEXT"]
+__all__ = ["check_document_gold", "warn_unmatched", "check_args", "read_human", "run_metaeval", "row_labels",
+           "metaeval_output", "metaeval_data", "metaeval_text", "spa_text", "ACC_EQ_TEXT", "DOC_TEXT", "PDP_TEXT",
+           "MQM_TEXT"]
 
 
 #: Options that only mean something with human scores (--doc-level and --pdp: or with --mtme's).
@@ -51,51 +53,51 @@ COMPARING = Conflicts("human scores to judge metrics against (--human FILE, a --
                       "ROOT)", NEEDS, (Option("resamples", "--resamples"),))
 
 
-def check_args(args: argparse.Namespace) -> None:
-    if not getattr(args, "human", None):
-        (HUMAN_ONLY.without("doc_level", "pdp") if getattr(args, "mtme", None) else HUMAN_ONLY).check(args)
-        if not getattr(args, "mtme", None):
-            COMPARING.check(args)
-    resamples = getattr(args, "resamples", None)
+def check_args(opts: Options) -> None:
+    if not getattr(opts, "human", None):
+        (HUMAN_ONLY.without("doc_level", "pdp") if getattr(opts, "mtme", None) else HUMAN_ONLY).check(opts)
+        if not getattr(opts, "mtme", None):
+            COMPARING.check(opts)
+    resamples = getattr(opts, "resamples", None)
     if resamples is not None and resamples < 0:
         raise UserError(f"--resamples must be >= 0, not {resamples}")
 
 
-def read_human(args: argparse.Namespace) -> HumanScores | None:
+def read_human(opts: Options) -> HumanScores | None:
     """The --human scores (None without --human), read and checked (file, columns, numbers) before
     any model is loaded."""
-    if not getattr(args, "human", None):
+    if not getattr(opts, "human", None):
         return None
-    human = load_human(args.human, args.human_column, args.human_lower_better)
+    human = load_human(opts.human, opts.human_column, opts.human_lower_better)
     for text in human.warnings:
         warn(text)
     return human
 
 
-def check_document_gold(args: argparse.Namespace, testset: TestSet | None, human: HumanScores | None) -> None:
+def check_document_gold(opts: Options, testset: TestSet | None, human: HumanScores | None) -> None:
     """``--doc-level``: build the document gold before any model runs, so that a mistake in the human
     scores (a document judged for some systems only, segments beyond the test set) is reported before
     scoring, not after it.  The systems are those of the test set with a human score, not excluded."""
-    if not getattr(args, "doc_level", None) or human is None or testset is None:
+    if not getattr(opts, "doc_level", None) or human is None or testset is None:
         return
-    excluded = set(args.exclude_systems or ()) | (set(human.humans) if args.no_human_systems else set())
+    excluded = set(opts.exclude_systems or ()) | (set(human.humans) if opts.no_human_systems else set())
     mapping = match_systems(list(testset.systems), list(human.system))
     order = [h for s, h in mapping.items() if h not in excluded and s not in excluded]
     if len(order) < 2:
         return  # the meta-evaluation says which systems lack a human score
     rows = segment_rows(human, testset)
-    doc_gold(order, doc_ids=testset.doc_ids, human_seg={h: rows[h] for h in order}, rule=args.doc_level,
+    doc_gold(order, doc_ids=testset.doc_ids, human_seg={h: rows[h] for h in order}, rule=opts.doc_level,
              human_file=str(human.path))
 
 
-def warn_unmatched(args: argparse.Namespace, testset: TestSet | None, human: HumanScores | None,
+def warn_unmatched(opts: Options, testset: TestSet | None, human: HumanScores | None,
                    who: str = "docmetrics") -> None:
     """One warning naming every system (not excluded) that has no human score, each with the human file's
     closest name ("did you mean"): they are left out of the correlations."""
     if human is None or testset is None:
         return
     mapping = match_systems(list(testset.systems), list(human.system))
-    excluded = set(getattr(args, "exclude_systems", None) or ())
+    excluded = set(getattr(opts, "exclude_systems", None) or ())
     missing = [s for s in testset.systems if s not in mapping and s not in excluded]
     if not missing:
         return
@@ -110,27 +112,27 @@ def warn_unmatched(args: argparse.Namespace, testset: TestSet | None, human: Hum
 
 def run_metaeval(
     all_results: list[tuple[str, list[Result]]],
-    args: argparse.Namespace,
+    opts: Options,
     testset: TestSet | None,
     human: HumanScores | None = None,
 ) -> WmtEval:
     """Meta-evaluate every metric's results against ``human`` (default: read from --human) and, with two
     metrics or more, compare them by PERM-BOTH (--resamples, --seed), each named as the table names it."""
-    human = human if human is not None else load_human(args.human, args.human_column, args.human_lower_better)
-    resamples = getattr(args, "resamples", None)
+    human = human if human is not None else load_human(opts.human, opts.human_column, opts.human_lower_better)
+    resamples = getattr(opts, "resamples", None)
     return evaluate_human(
         all_results,
         human,
         names=row_labels([spec for spec, _ in all_results], [rs[0].metric if rs else spec for spec, rs in all_results]),
-        exclude=args.exclude_systems,
-        exclude_humans=args.no_human_systems,
-        seg_level=args.seg_level or bool(getattr(args, "doc_level", None)),
+        exclude=opts.exclude_systems,
+        exclude_humans=opts.no_human_systems,
+        seg_level=opts.seg_level or bool(getattr(opts, "doc_level", None)),
         testset=testset,
-        short=args.short,
-        pdp=bool(getattr(args, "pdp", False)),
-        doc_rule=getattr(args, "doc_level", None),
+        short=opts.short,
+        pdp=bool(getattr(opts, "pdp", False)),
+        doc_rule=getattr(opts, "doc_level", None),
         n_resamples=DEFAULT_RESAMPLES if resamples is None else resamples,
-        seed=getattr(args, "seed", DEFAULT_SEED),
+        seed=getattr(opts, "seed", DEFAULT_SEED),
     )
 
 
@@ -139,11 +141,11 @@ def row_labels(specs: Sequence[str], names: Sequence[str] | None = None) -> list
     return labels.row_labels(specs, names)
 
 
-def metaeval_output(ev: WmtEval, args: argparse.Namespace, human: HumanScores | None = None,
+def metaeval_output(ev: WmtEval, opts: Options, human: HumanScores | None = None,
                     pair: GenmtPair | None = None) -> Output:
     """The meta-evaluation table and its notes (``human``: the scores read, to say how a raw MQM file's
     were computed); in JSON a list, one object per metric (with its clusters where metrics were compared)."""
-    return Output(data=lambda: metaeval_data(ev), text=lambda: metaeval_text(ev, args, human, pair))
+    return Output(data=lambda: metaeval_data(ev), text=lambda: metaeval_text(ev, opts, human, pair))
 
 
 def metaeval_data(ev: WmtEval) -> list[dict[str, Any]]:
@@ -151,13 +153,13 @@ def metaeval_data(ev: WmtEval) -> list[dict[str, Any]]:
     return human_dicts(ev)
 
 
-def metaeval_text(ev: WmtEval, args: argparse.Namespace, human: HumanScores | None = None,
+def metaeval_text(ev: WmtEval, opts: Options, human: HumanScores | None = None,
                   pair: GenmtPair | None = None) -> str:
     """The meta-evaluation's text (:func:`docmetrics.evaluation.metaeval_text.metaeval_text`), the human scores
     described as those of the --genmt language pair ``pair``, or by --human's file, column and direction."""
     if pair is not None and human is not None:
         about = esa_description(pair.path, pair.name, human.segments)
     else:
-        about = human_description(args.human, column=args.human_column, lower_better=args.human_lower_better,
+        about = human_description(opts.human, column=opts.human_column, lower_better=opts.human_lower_better,
                                   raw_mqm=human is not None and human.raw_mqm)
-    return metaeval_text_of(ev, human=about, width=args.width)
+    return metaeval_text_of(ev, human=about, width=opts.width)

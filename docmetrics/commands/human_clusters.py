@@ -4,7 +4,6 @@ pair, and with ``--scores`` how each stored metric orders the systems of differe
 
 from __future__ import annotations
 
-import argparse
 from typing import Any, Sequence, TextIO
 
 from ..evaluation.autorank import PRESETS
@@ -21,6 +20,7 @@ from ..values.errors import InputError, SpecError
 from ..values.stored import StoredMetric
 from .format import num, table
 from .messages import note
+from .options import RankOptions
 from .output import Output, one_or_list, write
 
 __all__ = ["requested", "check_args", "run", "format_ranking", "format_agreement"]
@@ -28,45 +28,45 @@ __all__ = ["requested", "check_args", "run", "format_ranking", "format_agreement
 SOURCES = (("genmt", "--genmt"), ("human", "--human"), ("mtme", "--mtme"))
 
 
-def requested(args: argparse.Namespace) -> bool:
-    return any(getattr(args, attr, None) for attr, _ in SOURCES)
+def requested(opts: RankOptions) -> bool:
+    return any(getattr(opts, attr, None) for attr, _ in SOURCES)
 
 
-def check_args(args: argparse.Namespace) -> None:
-    given = [flag for attr, flag in SOURCES if getattr(args, attr, None)]
+def check_args(opts: RankOptions) -> None:
+    given = [flag for attr, flag in SOURCES if getattr(opts, attr, None)]
     if len(given) > 1:
         raise SpecError(f"{' and '.join(given)}: give one source of human scores")
     needs = {"rule": ("--rule", ()), "human_column": ("--human-column", ("human",)),
              "lower_is_better": ("--lower-is-better", ("human",)), "testset": ("-t", ("mtme",)),
              "gold": ("--gold", ("mtme",))}
     for attr, (flag, sources) in needs.items():
-        if getattr(args, attr, None) and not any(getattr(args, a, None) for a in sources or [a for a, _ in SOURCES]):
+        if getattr(opts, attr, None) and not any(getattr(opts, a, None) for a in sources or [a for a, _ in SOURCES]):
             wanted = " or ".join(f for a, f in SOURCES if not sources or a in sources)
             raise SpecError(f"{flag} needs {wanted}")
-    if args.mtme and not args.testset:
-        raise SpecError(f"--mtme {args.mtme}: name the test set with -t (e.g. -t wmt24)")
-    if args.mtme and not args.lp:
-        raise SpecError(f"--mtme {args.mtme}: name the language pair with -l")
+    if opts.mtme and not opts.testset:
+        raise SpecError(f"--mtme {opts.mtme}: name the test set with -t (e.g. -t wmt24)")
+    if opts.mtme and not opts.lp:
+        raise SpecError(f"--mtme {opts.mtme}: name the language pair with -l")
 
 
-def judgements(args: argparse.Namespace, lps: Sequence[str]) -> list[HumanJudgements]:
+def judgements(opts: RankOptions, lps: Sequence[str]) -> list[HumanJudgements]:
     """The segment-level human scores of each language pair asked for (GenMT: every pair by default)."""
-    if args.genmt:
+    if opts.genmt:
         from ..values.genmt import read_genmt
 
-        data = read_genmt(args.genmt)
+        data = read_genmt(opts.genmt)
         return [HumanJudgements.from_genmt(data.pair(lp)) for lp in (lps or data.language_pairs())]
-    if args.human:
+    if opts.human:
         from ..values.human_tsv import load_human
 
         if len(lps) > 1:
-            raise SpecError(f"--human {args.human}: one file holds one language pair; give at most one -l")
-        h = HumanJudgements.from_human(load_human(args.human, args.human_column, args.lower_is_better))
+            raise SpecError(f"--human {opts.human}: one file holds one language pair; give at most one -l")
+        h = HumanJudgements.from_human(load_human(opts.human, opts.human_column, opts.lower_is_better))
         h.lp = lps[0] if lps else None
         return [h]
     from ..evaluation.mtme import read_mtme
 
-    return [HumanJudgements.from_mtme(read_mtme(args.mtme, args.testset, lp), args.gold) for lp in lps]
+    return [HumanJudgements.from_mtme(read_mtme(opts.mtme, opts.testset, lp), opts.gold) for lp in lps]
 
 
 def _metrics(stored: StoredScores, ranking: HumanRanking, wanted: Sequence[str] | None, preset: str | None,
@@ -97,24 +97,24 @@ def agreements(ranking: HumanRanking, metrics: Sequence[StoredMetric]) -> list[C
     return out
 
 
-def run(args: argparse.Namespace, lps: Sequence[str], stored: StoredScores | None, where: str, choose: Any,
+def run(opts: RankOptions, lps: Sequence[str], stored: StoredScores | None, where: str, choose: Any,
         out: TextIO) -> int:
-    rule = args.rule or "wmt25"
+    rule = opts.rule or "wmt25"
     blocks = []
-    for data in judgements(args, lps):
+    for data in judgements(opts, lps):
         ranking = cluster_rules.rank(data, rule)
-        chosen = _metrics(stored, ranking, args.stored, args.preset, where, choose) if stored else []
+        chosen = _metrics(stored, ranking, opts.stored, opts.preset, where, choose) if stored else []
         agree = agreements(ranking, chosen)
         blocks.append((ranking, agree))
     write(Output(data=lambda: one_or_list([{"ranking": r.to_dict(), "agreement": [a.to_dict() for a in ag]}
                                            for r, ag in blocks]),
-                 text=lambda: "\n".join(format_ranking(r, args.width)
-                                        + ("\n" + format_agreement(ag, args.width) if ag else "") for r, ag in blocks)),
-          args, out)
+                 text=lambda: "\n".join(format_ranking(r, opts.width)
+                                        + ("\n" + format_agreement(ag, opts.width) if ag else "") for r, ag in blocks)),
+          opts, out)
     for ranking, agree in blocks:
         for a in agree:
             if a.left_out:
-                note(args, f"{ranking.lp or 'human'}: {a.metric}: no score of {', '.join(a.left_out)}, left out of "
+                note(opts, f"{ranking.lp or 'human'}: {a.metric}: no score of {', '.join(a.left_out)}, left out of "
                            "its agreement")
     return 0
 

@@ -2,52 +2,52 @@
 
 from __future__ import annotations
 
-import argparse
 import os
 import sys
+from dataclasses import replace
 
 from ..values import io
 from ..values.errors import InputError, UserError
 from ..values.testset import TestSet
 from .messages import warn
+from .options import Options
 
 __all__ = ["load_testset", "check_stdin", "once_each"]
 
 
-def check_stdin(args: argparse.Namespace, who: str = "docmetrics") -> None:
+def check_stdin(opts: Options, who: str = "docmetrics") -> Options:
     """No -i: the one system's output comes from stdin (as sacrebleu reads it), unless stdin is a
-    terminal (nothing piped in: an error, not a wait).  Stdin ('-') can be read by one option only."""
-    if not args.input:
+    terminal (nothing piped in: an error, not a wait); the options then read it (``stdin_implicit``).
+    Stdin ('-') can be read by one option only."""
+    if not opts.input:
         if sys.stdin is None or sys.stdin.isatty():
             raise UserError(f"give the system output with -i HYP [HYP ...], or pipe one system in: "
                             f"cat hyp.txt | {who} -m SPEC -s src.txt --doc-ids ids.txt (stdin is a terminal)")
-        args.input = ["-"]
-        args.stdin_implicit = True  # said if stdin turns out empty
-    named = (("-s", args.source), ("--doc-ids", args.doc_ids), ("--human", getattr(args, "human", None)))
-    references = getattr(args, "references", None) or [args.reference]
-    readers = (["-i"] * args.input.count("-") + ["-r"] * references.count("-")
+        opts = replace(opts, input=["-"], stdin_implicit=True)  # said if stdin turns out empty
+    named = (("-s", opts.source), ("--doc-ids", opts.doc_ids), ("--human", getattr(opts, "human", None)))
+    references = getattr(opts, "references", None) or [opts.reference]
+    readers = (["-i"] * opts.input.count("-") + ["-r"] * references.count("-")
                + [opt for opt, value in named if value == "-"])
     if len(readers) > 1:
         raise UserError(f"{' and '.join(readers)} all read stdin ('-'), which can be read once; give files "
                         "for all but one")
+    return opts
 
 
-def load_testset(args: argparse.Namespace, who: str = "docmetrics", documents: bool = True) -> TestSet:
+def load_testset(opts: Options, who: str = "docmetrics", documents: bool = True) -> TestSet:
     """The test set the input options describe, with its warnings printed (that there are no doc ids
     only where ``documents`` matter: a metric reads neighbouring segments)."""
-    args.input = once_each(args.input, "-i", who)
-    if getattr(args, "references", None):
-        args.references = once_each(args.references, "-r", who)
-        args.reference = args.references[0]
-    references = getattr(args, "references", None) or args.reference
+    inputs = once_each(opts.input or [], "-i", who)
+    references = (once_each(opts.references, "-r", who) if getattr(opts, "references", None)
+                  else opts.reference)
     try:
-        testset = io.read_testset(args.input, args.source, references, args.doc_ids, jsonl=args.jsonl)
+        testset = io.read_testset(inputs, opts.source, references, opts.doc_ids, jsonl=opts.jsonl)
     except InputError as exc:
-        if getattr(args, "stdin_implicit", False) and ("stdin: 0 lines" in str(exc) or "stdin has no" in str(exc)):
+        if getattr(opts, "stdin_implicit", False) and ("stdin: 0 lines" in str(exc) or "stdin has no" in str(exc)):
             raise InputError(f"{exc}; no -i was given, so the system output was read from stdin, which was empty: "
                              "give it with -i HYP [HYP ...], or pipe it in") from None
         raise
-    if getattr(args, "doc_per_line", False):
+    if getattr(opts, "doc_per_line", False):
         testset = doc_per_line(testset)
     for text in testset.warnings:
         warn(text, who)

@@ -3,7 +3,6 @@ and a table per document, unit (chunk) or segment."""
 
 from __future__ import annotations
 
-import argparse
 import io
 from typing import Any
 
@@ -12,6 +11,7 @@ from . import significance
 from .common import width
 from .format import column, metric_labels, num, table, tsv
 from .messages import warn
+from .options import RunOptions
 from .output import Output
 
 #: --level: the system scores alone, or a table per document, per unit (chunk) or per segment
@@ -38,20 +38,20 @@ def check_segment_units(spec: str, results: list[Any]) -> None:
                     "with its first and last line, --level doc every document")
 
 
-def level_table(all_results: list[tuple[str, list[Any]]], args: argparse.Namespace, testset: Any) -> Output:
+def level_table(all_results: list[tuple[str, list[Any]]], opts: RunOptions, testset: Any) -> Output:
     """--level doc|chunk|seg as TSV (a header, one row per document, unit or segment) or, with -f json,
     the results with their documents and units."""
-    level = "doc" if args.level == "doc" else "unit"
-    return Output(data=lambda: [dict(r.to_dict(level=level, short=args.short), spec=spec)
+    level = "doc" if opts.level == "doc" else "unit"
+    return Output(data=lambda: [dict(r.to_dict(level=level, short=opts.short), spec=spec)
                                 for spec, rs in all_results for r in rs],
-                  tsv=lambda: level_tsv(all_results, args, testset))
+                  tsv=lambda: level_tsv(all_results, opts, testset))
 
 
-def level_tsv(all_results: list[tuple[str, list[Any]]], args: argparse.Namespace, testset: Any) -> str:
+def level_tsv(all_results: list[tuple[str, list[Any]]], opts: RunOptions, testset: Any) -> str:
     """The TSV of --level doc|chunk|seg: a header (:data:`COLUMNS`), one row per document, unit or segment."""
     odd = sorted({d.doc_id for d in testset.documents if any(c in d.doc_id for c in "\t\r\n")})
     if odd:  # a TSV cell cannot hold them
-        warn(f"--level {args.level}: {len(odd)} doc id(s) hold a tab or a line break (e.g. {odd[0]!r}), written as "
+        warn(f"--level {opts.level}: {len(odd)} doc id(s) hold a tab or a line break (e.g. {odd[0]!r}), written as "
              "a space in the TSV; -f json keeps them as they are")
     doc_of: dict[int, tuple[int, int]] = {}  # line -> (document number, its first line): ids may reappear
     for k, d in enumerate(testset.documents):
@@ -61,28 +61,28 @@ def level_tsv(all_results: list[tuple[str, list[Any]]], args: argparse.Namespace
     for spec, results in all_results:
         for r in results:
             key = [r.system, r.metric, spec]
-            w = width(args, r)  # the metric's decimals, as in the score table (bleu: 1, as sacrebleu prints)
-            if args.level == "doc":
+            w = width(opts, r)  # the metric's decimals, as in the score table (bleu: 1, as sacrebleu prints)
+            if opts.level == "doc":
                 rows += [key + [d.doc_id, str(d.units), num(d.score, w)] for d in r.docs]
                 continue
             seen: dict[int, int] = {}
             for u in r.units:
                 k, first = doc_of.get(u.start, (-1, 0))
                 seen[k] = seen.get(k, 0) + 1
-                if args.level == "seg":
+                if opts.level == "seg":
                     rows.append(key + [u.doc_id, str(u.start - first + 1), str(u.start + 1), num(u.score, w)])
                 else:
                     rows.append(key + [u.doc_id, str(seen[k]), str(u.start + 1), str(u.end), f"{u.weight:g}", u.group,
                                        str(u.truncated).lower(), str(u.partial).lower(), num(u.score, w)])
-    return tsv(COLUMNS[args.level], rows)
+    return tsv(COLUMNS[opts.level], rows)
 
 
-def results_output(all_results: list[tuple[str, list[Any]]], args: argparse.Namespace,
+def results_output(all_results: list[tuple[str, list[Any]]], opts: RunOptions,
                    cis: list[list[Any]] | None = None) -> Output:
     """The system scores: one line per metric (one system), a table (several), the scores alone
     (-b) or JSON (one object per system and metric, with its documents and units at --level)."""
-    return Output(data=lambda: results_data(all_results, args, cis),
-                  text=lambda: results_text(all_results, args, cis))
+    return Output(data=lambda: results_data(all_results, opts, cis),
+                  text=lambda: results_text(all_results, opts, cis))
 
 
 def flat_results(all_results: list[tuple[str, list[Any]]],
@@ -92,47 +92,47 @@ def flat_results(all_results: list[tuple[str, list[Any]]],
     return flat, [ci for per_metric in cis for ci in per_metric] if cis else [None] * len(flat)
 
 
-def results_data(all_results: list[tuple[str, list[Any]]], args: argparse.Namespace,
+def results_data(all_results: list[tuple[str, list[Any]]], opts: RunOptions,
                  cis: list[list[Any]] | None) -> list[dict]:
     """``-f json``: one object per system and metric (its spec, its CI where asked), with its documents and
     units at --level."""
     flat, flat_cis = flat_results(all_results, cis)
-    level = {"chunk": "unit", "seg": "unit"}.get(args.level, args.level)
+    level = {"chunk": "unit", "seg": "unit"}.get(opts.level, opts.level)
     data = []
     for (spec, r), ci in zip(flat, flat_cis):
-        d = dict(r.to_dict(level=level, short=args.short), spec=spec)
+        d = dict(r.to_dict(level=level, short=opts.short), spec=spec)
         if ci is not None:
             d["ci"] = ci.to_dict()
         data.append(d)
     return data
 
 
-def results_text(all_results: list[tuple[str, list[Any]]], args: argparse.Namespace,
+def results_text(all_results: list[tuple[str, list[Any]]], opts: RunOptions,
                  cis: list[list[Any]] | None) -> str:
     """The score table (or one line per metric for one system, or the scores alone with -b) and each
     metric's signature."""
     out = io.StringIO()
     flat, flat_cis = flat_results(all_results, cis)
     n_systems = len(all_results[0][1]) if all_results else 0
-    if args.score_only:
+    if opts.score_only:
         if n_systems == 1:  # one score per line, as sacrebleu -b prints them
-            out.writelines(num(r.score, width(args, r)) + "\n" for _, r in flat)
+            out.writelines(num(r.score, width(opts, r)) + "\n" for _, r in flat)
             return out.getvalue()
         for i in range(n_systems):  # SYSTEM<TAB>SCORE (a score per -m spec, in order), one line per system
             row = [res[i] for _, res in all_results]
-            out.write("\t".join([row[0].system, *(num(r.score, width(args, r)) for r in row)]) + "\n")
+            out.write("\t".join([row[0].system, *(num(r.score, width(opts, r)) for r in row)]) + "\n")
         return out.getvalue()
 
     def cell(r: Any, ci: Any) -> str:
-        w = width(args, r)
+        w = width(opts, r)
         return num(r.score, w) + (" " + significance.format_ci(ci, w) if ci is not None else "")
 
     if n_systems == 1:
         for (_, r), ci in zip(flat, flat_cis):
             detail = f" {r.detail['text']}" if r.detail.get("text") else ""
             extra = f" ({r.coverage.summary()})" if r.coverage is not None else ""
-            out.write(f"{r.signature.format(short=args.short)} = {cell(r, ci)}{detail}{extra}\n")
-            out.write(unit_signature_line(r, args))
+            out.write(f"{r.signature.format(short=opts.short)} = {cell(r, ci)}{detail}{extra}\n")
+            out.write(unit_signature_line(r, opts))
         if cis:
             out.write(significance.describe_ci(cis, labels=len(cis) > 1))
         return out.getvalue()
@@ -148,15 +148,15 @@ def results_text(all_results: list[tuple[str, list[Any]]], args: argparse.Namesp
     if cis:
         out.write(significance.describe_ci(cis, labels=len(cis) > 1))
     for k, (_, res) in enumerate(all_results):
-        out.write(f"[{k + 1}] {res[0].signature.format(short=args.short)}\n")
-        out.write(unit_signature_line(res[0], args, f"[{k + 1}] "))
+        out.write(f"[{k + 1}] {res[0].signature.format(short=opts.short)}\n")
+        out.write(unit_signature_line(res[0], opts, f"[{k + 1}] "))
     return out.getvalue()
 
 
-def unit_signature_line(r: Any, args: argparse.Namespace, prefix: str = "") -> str:
+def unit_signature_line(r: Any, opts: RunOptions, prefix: str = "") -> str:
     """At --level seg|chunk, the signature of the unit scores where it is not the system score's (BLEU's
     sentence scores: effective order, eff:yes), so the table's scores can be reproduced from it."""
-    if args.level not in ("seg", "chunk") or getattr(r, "unit_signature", None) is None:
+    if opts.level not in ("seg", "chunk") or getattr(r, "unit_signature", None) is None:
         return ""
-    what = "segment" if args.level == "seg" else "unit"
-    return f"{prefix}{what} scores: {r.unit_signature.format(short=args.short)}\n"
+    what = "segment" if opts.level == "seg" else "unit"
+    return f"{prefix}{what} scores: {r.unit_signature.format(short=opts.short)}\n"

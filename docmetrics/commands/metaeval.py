@@ -5,7 +5,6 @@ data, with the WMT23 and WMT24 averages (and ``--average``: any statistics of th
 
 from __future__ import annotations
 
-import argparse
 import json
 import os
 from typing import Sequence, TextIO
@@ -19,28 +18,16 @@ from . import stored as stored_cli
 from .common import check_output_file
 from .format import columns, namer, num, table
 from .mtme import check_common, lp_dict, lp_text, score
+from .options import MetaevalOptions
 from .output import Output, write
 from .plot import plot_main_statistics, pyplot
 
 __all__ = ["run_metaeval", "format_average"]
 
-EPILOG = """\
-example (WMT23 en-de and zh-en, the WMT23 and WMT24 averages, a plot):
-  docmetrics metaeval --mtme ~/.mt-metrics-eval/mt-metrics-eval-v2 -t wmt23 -l en-de,zh-en \\
-      -m doc-comet:k=0 doc-comet:k=2 --plot wmt23.png
-  docmetrics metaeval --mtme ~/.mt-metrics-eval/mt-metrics-eval-v2 -t wmt23 -l en-de,zh-en \\
-      -m doc-comet:k=2 --stored COMET-22 BLEU-refA    # beside MTME's own stored scores
 
-Per language pair: the table of `docmetrics --mtme` (SPA, acc_eq, Pearson, ... with PERM-BOTH
-clusters); then the averages as MTME's WMT23 and WMT24 task sets compute them, and with
---average STAT[,STAT...] the average of those statistics of every language pair (equal weights).
-Errors exit with status 2 and one message; --debug shows the traceback.
-"""
-
-
-def _parse_average(args: argparse.Namespace) -> tuple[str, ...]:
+def _parse_average(opts: MetaevalOptions) -> tuple[str, ...]:
     """The statistics of --average, by their registry names (an unknown name: the names there are)."""
-    text = args.average
+    text = opts.average
     given = [x.strip() for x in text.split(",")]
     if any(not x for x in given):
         raise UserError(f"--average {text}: statistics separated by commas, e.g. pearson,seg_acc_eq")
@@ -50,9 +37,9 @@ def _parse_average(args: argparse.Namespace) -> tuple[str, ...]:
         raise UserError(f"--average {text}: {exc}") from None
     for name in chosen:
         s = stats.get(name)
-        if s.needs == "pdp" and not (args.pdp or args.doc_level):
+        if s.needs == "pdp" and not (opts.pdp or opts.doc_level):
             raise UserError(f"--average {text}: {name} ({s.title}) needs --pdp or --doc-level")
-        if s.needs == "document" and not args.doc_level:
+        if s.needs == "document" and not opts.doc_level:
             raise UserError(f"--average {text}: {name} ({s.title}) needs --doc-level")
     return chosen
 
@@ -66,48 +53,47 @@ def _check_plot(path: str) -> None:
     pyplot()
 
 
-def run_metaeval(args: argparse.Namespace, out: TextIO) -> int:
+def run_metaeval(opts: MetaevalOptions, out: TextIO) -> int:
     who = "docmetrics metaeval"
-    if not args.metrics and not stored_cli.requested(args):
+    if not opts.metrics and not stored_cli.requested(opts):
         raise UserError("give metrics with -m/--metrics SPEC..., or stored ones with --stored NAME...|all (the MTME "
                         "directory's metric-scores) or --scores FILE...")
-    args.metrics = list(args.metrics or [])
-    stored_cli.check_args(args)
-    lps = _parse_lps(args.lps)
-    custom = _parse_average(args) if args.average else None
-    if args.plot:
-        _check_plot(args.plot)
-    if args.report:
-        check_output_file(args.report, "--report", (args.plot,))
-    check_common(args, lps)
+    stored_cli.check_args(opts)
+    lps = _parse_lps(opts.lps)
+    custom = _parse_average(opts) if opts.average else None
+    if opts.plot:
+        _check_plot(opts.plot)
+    if opts.report:
+        check_output_file(opts.report, "--report", (opts.plot,))
+    opts = check_common(opts, lps)
     # compared between metrics in every language pair: the average's clusters
-    runs = score(args, lps, None, who, compare_also=custom or ())
+    opts, runs = score(opts, lps, None, who, compare_also=custom or ())
     evals = [r.evaluation for r in runs if r.evaluation is not None]
     schemes: list[str | tuple[str, ...]] = [*reversed(SCHEMES), *([custom] if custom else [])]
     averages = {avg.scheme: avg for avg in (wmt_average(evals, scheme) for scheme in schemes)} if evals else {}
-    labels = {spec: k + 1 for k, spec in enumerate(args.metrics)}
-    if args.plot:
-        plot_main_statistics(evals, averages, labels, args.plot, title=f"{args.testset}: {', '.join(lps)}",
-                             names=columns(args.metrics))
+    labels = {spec: k + 1 for k, spec in enumerate(opts.metrics)}
+    if opts.plot:
+        plot_main_statistics(evals, averages, labels, opts.plot, title=f"{opts.testset}: {', '.join(lps)}",
+                             names=columns(opts.metrics))
     report = {
-        "testset": args.testset,
-        "root": args.mtme,
-        "lps": [lp_dict(r, args) for r in runs],
+        "testset": opts.testset,
+        "root": opts.mtme,
+        "lps": [lp_dict(r, opts) for r in runs],
         "averages": {k: v.to_dict() for k, v in averages.items()},
-        "plot": args.plot,
+        "plot": opts.plot,
     }
-    if args.report:  # the page holds what -f json prints
-        report_cli.write_for_metaeval(args, json.loads(json.dumps(report)))
-    write(Output(data=lambda: report, text=lambda: metaeval_text(runs, averages, labels, args)), args, out)
+    if opts.report:  # the page holds what -f json prints
+        report_cli.write_for_metaeval(opts, json.loads(json.dumps(report)))
+    write(Output(data=lambda: report, text=lambda: metaeval_text(runs, averages, labels, opts)), opts, out)
     return 0
 
 
 def metaeval_text(runs: Sequence[MtmeRun], averages: dict[str, WmtAverage], labels: dict[str, int],
-                  args: argparse.Namespace) -> str:
+                  opts: MetaevalOptions) -> str:
     """Each language pair's tables (how they are computed under the first), the averages, the plot."""
-    text = "\n".join(lp_text(r, args, labels, explain=k == 0) for k, r in enumerate(runs))
-    text += "".join("\n" + format_average(avg, args.width, labels) for avg in averages.values())
-    return text + (f"\nplot: {args.plot}\n" if args.plot else "")
+    text = "\n".join(lp_text(r, opts, labels, explain=k == 0) for k, r in enumerate(runs))
+    text += "".join("\n" + format_average(avg, opts.width, labels) for avg in averages.values())
+    return text + (f"\nplot: {opts.plot}\n" if opts.plot else "")
 
 
 #: the titles of the WMT schemes' averages (another average is titled by its statistics' registry titles)

@@ -6,10 +6,10 @@ option is checked before a model is loaded."""
 
 from __future__ import annotations
 
-import argparse
 import io
 import os
 import sys
+from dataclasses import replace
 from typing import Any, Collection, Sequence, TextIO
 
 from ..algorithms import wmt_stats as ws
@@ -28,6 +28,7 @@ from .conflicts import CANNOT, NEEDS, Conflicts, Option
 from .format import columns, metric_labels, namer, num, table
 from .inputs import once_each
 from .messages import note, warn
+from .options import Options
 from .output import Output, write
 from .scoring import ScoringReport
 
@@ -64,44 +65,45 @@ REPLACED = Conflicts("--mtme", CANNOT, (
 ))
 
 
-def requested(args: argparse.Namespace) -> bool:
+def requested(opts: Options) -> bool:
     """Whether ``docmetrics`` was given --mtme or one of its options (--ref and --include-human with
     --genmt and no --mtme are the GenMT file's: :func:`docmetrics.cli.genmt.check_args` reads them)."""
-    genmt = bool(getattr(args, "genmt", None)) and not getattr(args, "mtme", None)
+    genmt = bool(getattr(opts, "genmt", None)) and not getattr(opts, "mtme", None)
     only = MTME_ONLY.without("ref", "include_human") if genmt else MTME_ONLY
-    return bool(getattr(args, "mtme", None)) or bool(only.given(args))
+    return bool(getattr(opts, "mtme", None)) or bool(only.given(opts))
 
 
-def check_common(args: argparse.Namespace, lps: Sequence[str]) -> None:
-    """Errors that need no file and no model."""
-    if not args.testset:
+def check_common(opts: Options, lps: Sequence[str]) -> Options:
+    """Errors that need no file and no model; the options with each --ref once."""
+    if not opts.testset:
         raise UserError("--mtme needs -t/--testset TESTSET (a folder of ROOT, e.g. wmt23)")
-    if not os.path.isdir(args.mtme):
-        raise UserError(f"--mtme {args.mtme}: no such directory; give the root of an MTME data directory "
+    if not os.path.isdir(opts.mtme):
+        raise UserError(f"--mtme {opts.mtme}: no such directory; give the root of an MTME data directory "
                         "(the folder that holds TESTSET/)")
-    if args.ref is not None and not all(args.ref):
-        raise UserError(f"--ref {','.join(args.ref)}: an empty reference name; give names separated by commas "
+    if opts.ref is not None and not all(opts.ref):
+        raise UserError(f"--ref {','.join(opts.ref)}: an empty reference name; give names separated by commas "
                         "(--ref refA,refB)")
-    if args.ref:  # as -i and -r: a reference named twice is used once
-        args.ref = once_each(args.ref, f"--ref {','.join(args.ref)}", paths=False)
-    if args.resamples is not None and args.resamples < 0:
-        raise UserError(f"--resamples must be >= 0, not {args.resamples}")
+    if opts.ref:  # as -i and -r: a reference named twice is used once
+        opts = replace(opts, ref=once_each(opts.ref, f"--ref {','.join(opts.ref)}", paths=False))
+    if opts.resamples is not None and opts.resamples < 0:
+        raise UserError(f"--resamples must be >= 0, not {opts.resamples}")
     seen: set[str] = set()
-    for spec in args.metrics:
+    for spec in opts.metrics:
         if spec in seen:
             raise UserError(f"-m: {spec!r} is given twice")
         seen.add(spec)
-    if args.metric_name:
-        if not args.write_mtme:
+    if opts.metric_name:
+        if not opts.write_mtme:
             raise UserError("--metric-name names the MTME score files: it needs --write-mtme OUT")
-        if len(args.metric_name) != len(args.metrics):
-            raise UserError(f"--metric-name: {len(args.metric_name)} name(s) for {len(args.metrics)} metric(s); "
+        if len(opts.metric_name) != len(opts.metrics):
+            raise UserError(f"--metric-name: {len(opts.metric_name)} name(s) for {len(opts.metrics)} metric(s); "
                             "give one name per -m")
-        safe = [mtme_metric_name(n) for n in args.metric_name]
+        safe = [mtme_metric_name(n) for n in opts.metric_name]
         if len(set(safe)) != len(safe):
             raise UserError(f"--metric-name: two names give the same file name ({', '.join(safe)})")
-    if args.write_mtme:
-        _check_out_dir(args.write_mtme, args.testset, lps)
+    if opts.write_mtme:
+        _check_out_dir(opts.write_mtme, opts.testset, lps)
+    return opts
 
 
 def _check_out_dir(out: str, testset: str, lps: Sequence[str]) -> None:
@@ -118,18 +120,18 @@ def _check_out_dir(out: str, testset: str, lps: Sequence[str]) -> None:
             raise UserError(f"--write-mtme {out}: {d} is not writable")
 
 
-def _check_main_args(args: argparse.Namespace) -> None:
-    if not args.mtme:
-        if MTME_ONLY.given(args)[0].attr == "testset":
-            raise UserError(_testset_habit(args.testset))
-        MTME_ONLY.check(args)
-    REPLACED.check(args)
-    if not args.lang:
+def _check_main_args(opts: Options) -> Options:
+    if not opts.mtme:
+        if MTME_ONLY.given(opts)[0].attr == "testset":
+            raise UserError(_testset_habit(opts.testset))
+        MTME_ONLY.check(opts)
+    REPLACED.check(opts)
+    if not opts.lang:
         raise UserError("--mtme needs -l/--lang LP, the language pair of the test set (e.g. en-de)")
-    if "," in args.lang:
-        raise UserError(f"-l {args.lang}: one language pair with --mtme; for several use "
-                        f"docmetrics metaeval --mtme {args.mtme} -t {args.testset or 'TESTSET'} -l {args.lang} -m ...")
-    check_common(args, [args.lang])
+    if "," in opts.lang:
+        raise UserError(f"-l {opts.lang}: one language pair with --mtme; for several use "
+                        f"docmetrics metaeval --mtme {opts.mtme} -t {opts.testset or 'TESTSET'} -l {opts.lang} -m ...")
+    return check_common(opts, [opts.lang])
 
 
 def _testset_habit(testset: str) -> str:
@@ -148,14 +150,14 @@ class _Report(MtmeObserver):
     checks that stop a run before any model is loaded (a language pair that cannot be meta-evaluated, a
     score file name too long)."""
 
-    def __init__(self, args: argparse.Namespace, who: str, stored: dict[str, dict[str, Any]] | None = None) -> None:
-        self.args, self.who, self.stored = args, who, stored or {}
-        self.metric_report = ScoringReport(args, who=who)
+    def __init__(self, opts: Options, who: str, stored: dict[str, dict[str, Any]] | None = None) -> None:
+        self.opts, self.who, self.stored = opts, who, stored or {}
+        self.metric_report = ScoringReport(opts, who=who)
         #: language pair -> the label of each spec (a signature: by its metric's name)
         self.labels: dict[str, list[str]] = {}
 
     def opened(self, run: MtmeRun) -> None:
-        args, lp, data = self.args, run.lp, run.data
+        opts, lp, data = self.opts, run.lp, run.data
         for scorer in self.stored.get(lp, {}).values():  # a stored metric that does not fit stops the run here
             scorer.check(run.testset)
         for path, lines in run.missing.items():
@@ -163,12 +165,12 @@ class _Report(MtmeObserver):
                  "scored as empty", self.who)
         why = run.why_no_metaeval
         if why == NO_HUMAN_SCORES:
-            if not args.write_mtme:
+            if not opts.write_mtme:
                 raise UserError(f"{os.path.join(data.directory, 'human-scores')}: no human scores for {lp}, so "
                                 "nothing to meta-evaluate; --write-mtme OUT writes the metric scores alone")
             warn(f"{os.path.join(data.directory, 'human-scores')}: no human scores for {lp}; scores only", self.who)
         elif why == ONE_SYSTEM:
-            if not args.write_mtme:
+            if not opts.write_mtme:
                 raise UserError(f"{lp}: one system to score ({', '.join(run.testset.systems)}); a meta-evaluation "
                                 "needs two systems or more (--systems); --write-mtme OUT writes the scores of one")
             warn(f"{lp}: one system to score; no meta-evaluation, scores only", self.who)
@@ -182,116 +184,117 @@ class _Report(MtmeObserver):
                                 f"more than a file system takes ({MAX_FILE_NAME}); name the files with --metric-name")
 
     def scoring(self, run: MtmeRun, metric: MtmeMetric) -> None:
-        note(self.args, f"[{run.lp}] {metric.spec}: {len(run.testset.systems)} systems x {run.testset.n_segments} "
+        note(self.opts, f"[{run.lp}] {metric.spec}: {len(run.testset.systems)} systems x {run.testset.n_segments} "
              "segments", self.who)
 
     def scored(self, run: MtmeRun, metric: MtmeMetric, scored: Scored, written: WrittenScores | None) -> None:
         self.metric_report.report(f"[{run.lp}] {self.labels[run.lp][scored.index]}", scored)
         if written is not None and written.negated:
-            note(self.args, f"[{run.lp}] {metric.spec}: lower is better, so its MTME score files hold the scores "
+            note(self.opts, f"[{run.lp}] {metric.spec}: lower is better, so its MTME score files hold the scores "
                  "negated (MTME reads every score as higher-better, as its own MetricX files do)", self.who)
         for level, why in (written.skipped.items() if written is not None else ()):
-            note(self.args, f"[{run.lp}] {metric.spec}: no {level}-level score file: {why}", self.who)
+            note(self.opts, f"[{run.lp}] {metric.spec}: no {level}-level score file: {why}", self.who)
 
 
-def score(args: argparse.Namespace, lps: Sequence[str], systems: Sequence[str] | None, who: str, *,
-          compare_also: Sequence[str] = ()) -> list[MtmeRun]:
+def score(opts: Options, lps: Sequence[str], systems: Sequence[str] | None, who: str, *,
+          compare_also: Sequence[str] = ()) -> tuple[Options, list[MtmeRun]]:
     """Every metric of -m on every language pair of ``lps``, written (--write-mtme) and meta-evaluated,
     in one session (one engine, one cache, each model loaded once per worker for every pair); ``compare_also``:
-    statistics compared between metrics besides the main ones (those of ``docmetrics metaeval --average``)."""
+    statistics compared between metrics besides the main ones (those of ``docmetrics metaeval --average``).
+    Returns the options as scored (``metrics``: -m, then the stored metrics) and the runs."""
     from .. import api
     from ..evaluation.stored import StoredScorer
 
-    stored = stored_cli.for_mtme(args, lps) if stored_cli.requested(args) else {}
+    stored = stored_cli.for_mtme(opts, lps) if stored_cli.requested(opts) else {}
     scorers = {lp: {stored_cli.label(m): StoredScorer(m) for m in ms} for lp, ms in stored.items()}
     if scorers:
-        stored_cli.IN_MTME.check(args)
+        stored_cli.IN_MTME.check(opts)
         names = list(next(iter(scorers.values())))
-        twice = [n for n in names if n in args.metrics]
+        twice = [n for n in names if n in opts.metrics]
         if twice:
             raise UserError(f"--stored: {twice[0][len(stored_cli.PREFIX):]} is given twice")
-        args.metrics = list(args.metrics) + names
+        opts = replace(opts, metrics=[*opts.metrics, *names])
 
-    with session_scope(args, cache=getattr(args, "cache", None)) as session:
+    with session_scope(opts, cache=getattr(opts, "cache", None)) as session:
         def load(spec: str, lp: str) -> Any:
             if spec in scorers.get(lp, {}):
                 return scorers[lp][spec]
             return api.load(spec, defaults={"lang": lp}, session=session)
 
-        runs = run_mtme(args.mtme, args.testset, lps, args.metrics, load, ref=args.ref, human_name=args.human_name,
-                        systems=systems, include_human=args.include_human, include_outliers=args.include_outliers,
-                        out_root=args.write_mtme, metric_names=args.metric_name,
-                        n_resamples=ws.DEFAULT_RESAMPLES if args.resamples is None else args.resamples,
-                        seed=args.seed, short=args.short, observer=_Report(args, who, scorers),
-                        doc_rule=getattr(args, "doc_level", None), pdp=bool(getattr(args, "pdp", False)),
-                        requested=getattr(args, "sacrebleu_signatures", None),
+        runs = run_mtme(opts.mtme, opts.testset, lps, opts.metrics, load, ref=opts.ref, human_name=opts.human_name,
+                        systems=systems, include_human=opts.include_human, include_outliers=opts.include_outliers,
+                        out_root=opts.write_mtme, metric_names=opts.metric_name,
+                        n_resamples=ws.DEFAULT_RESAMPLES if opts.resamples is None else opts.resamples,
+                        seed=opts.seed, short=opts.short, observer=_Report(opts, who, scorers),
+                        doc_rule=getattr(opts, "doc_level", None), pdp=bool(getattr(opts, "pdp", False)),
+                        requested=getattr(opts, "sacrebleu_signatures", None),
                         compare_also=compare_also)
         if session.cache is not None:
-            note(args, f"score cache {session.cache.path}: {session.cache.stats.summary()}", who)
-    return runs
+            note(opts, f"score cache {session.cache.path}: {session.cache.stats.summary()}", who)
+    return opts, runs
 
 
 # -- docmetrics --mtme ROOT -t TESTSET -l LP -m SPEC... ------------------------------------------------------------
-def run(args: argparse.Namespace, out: TextIO | None = None) -> int:
+def run(opts: Options, out: TextIO | None = None) -> int:
     """``docmetrics -m SPEC... --mtme ROOT -t TESTSET -l LP``: score, write, meta-evaluate, print."""
     out = out or sys.stdout
-    _check_main_args(args)
-    (lp_run,) = score(args, [args.lang], args.systems, "docmetrics")
-    labels = {spec: k + 1 for k, spec in enumerate(args.metrics)}
-    if getattr(args, "report", None):
+    opts = _check_main_args(opts)
+    opts, (lp_run,) = score(opts, [opts.lang], opts.systems, "docmetrics")
+    labels = {spec: k + 1 for k, spec in enumerate(opts.metrics)}
+    if getattr(opts, "report", None):
         from .report import write_for_mtme
 
-        write_for_mtme(args, lp_dict(lp_run, args), lp_run)
-    write(Output(data=lambda: lp_dict(lp_run, args), text=lambda: lp_text(lp_run, args, labels)), args, out)
+        write_for_mtme(opts, lp_dict(lp_run, opts), lp_run)
+    write(Output(data=lambda: lp_dict(lp_run, opts), text=lambda: lp_text(lp_run, opts, labels)), opts, out)
     return 0
 
 
-def lp_text(run: MtmeRun, args: argparse.Namespace, labels: dict[str, int], explain: bool = True) -> str:
+def lp_text(run: MtmeRun, opts: Options, labels: dict[str, int], explain: bool = True) -> str:
     """:func:`write_lp` as a string."""
     out = io.StringIO()
-    write_lp(run, args, labels, out, explain)
+    write_lp(run, opts, labels, out, explain)
     return out.getvalue()
 
 
-def lp_dict(run: MtmeRun, args: argparse.Namespace) -> dict[str, Any]:
-    d: dict[str, Any] = {"testset": args.testset, "lp": run.lp, "root": args.mtme, "reference": run.data.ref,
+def lp_dict(run: MtmeRun, opts: Options) -> dict[str, Any]:
+    d: dict[str, Any] = {"testset": opts.testset, "lp": run.lp, "root": opts.mtme, "reference": run.data.ref,
                          "references": list(run.data.refs)}
     if run.evaluation is not None:
         d.update(run.evaluation.to_dict())
     else:
-        d["scores"] = [r.to_dict(level="system", short=args.short) for rs in run.results.values() for r in rs]
+        d["scores"] = [r.to_dict(level="system", short=opts.short) for rs in run.results.values() for r in rs]
     d["written"] = [w.to_dict() for w in run.written]
     if run.data.metadata:  # MTME's metadata/LP/*.jsonl (WMT25): what the records say of documents and domains
         d["metadata"] = run.data.metadata_summary()
     return d
 
 
-def write_lp(run: MtmeRun, args: argparse.Namespace, labels: dict[str, int], out: TextIO, explain: bool = True) -> None:
+def write_lp(run: MtmeRun, opts: Options, labels: dict[str, int], out: TextIO, explain: bool = True) -> None:
     data = run.data
-    head = (f"{args.testset} {run.lp}: {len(run.testset.systems)} systems, {data.n_segments} segments, "
+    head = (f"{opts.testset} {run.lp}: {len(run.testset.systems)} systems, {data.n_segments} segments, "
             f"{len(data.docs)} documents; {_references(data)}")
     if run.evaluation is None:
         out.write(head + ("; no human scores\n" if data.human_name is None else "; no meta-evaluation\n"))
         systems = list(run.testset.systems)
-        rows = [[s] + [num(run.results[spec][i].score, width(args, run.results[spec][i])) for spec in args.metrics]
+        rows = [[s] + [num(run.results[spec][i].score, width(opts, run.results[spec][i])) for spec in opts.metrics]
                 for i, s in enumerate(systems)]
-        named = columns(args.metrics)
-        out.write(table(["System"] + [named[s] for s in args.metrics], rows))
+        named = columns(opts.metrics)
+        out.write(table(["System"] + [named[s] for s in opts.metrics], rows))
     else:
         out.write(head + f"; human scores {run.evaluation.human_name}\n")
-        out.write(format_eval(run.evaluation, args.width, labels, args.rank_by or "spa", run.testset.systems,
+        out.write(format_eval(run.evaluation, opts.width, labels, opts.rank_by or "spa", run.testset.systems,
                               explain))
     not_scored = [f"{s} ({_why_not_scored(data, s)})" for s in sorted(data.system_outputs)
                   if s not in run.testset.systems]
     if not_scored:
         out.write(f"Not scored: {', '.join(not_scored)}\n")
-    for spec, w in zip(args.metrics, run.written):
+    for spec, w in zip(opts.metrics, run.written):
         levels = [lv for lv in ("sys", "doc", "seg") if lv in w.paths]
         where = os.path.dirname(w.paths["sys"])
         out.write(f"[{labels[spec]}] MTME scores: {where}/{w.metric}-{w.ref}.{{{','.join(levels)}}}.score\n")
     out.write("\nSignatures:\n")
-    for spec in args.metrics:
-        out.write(f"[{labels[spec]}] {run.results[spec][0].signature.format(short=args.short)}\n")
+    for spec in opts.metrics:
+        out.write(f"[{labels[spec]}] {run.results[spec][0].signature.format(short=opts.short)}\n")
 
 
 def _references(data: MtmeTestSet) -> str:

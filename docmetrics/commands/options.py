@@ -12,17 +12,18 @@ from dataclasses import dataclass, field
 from typing import Any
 
 __all__ = ["Common", "Shown", "Inputs", "Model", "Human", "Mtme", "Stored", "Paired", "Wmt26",
-           "RunOptions", "SweepOptions", "MetaevalOptions", "RankOptions", "ReportOptions", "SampleOptions"]
+           "RunOptions", "SweepOptions", "MetaevalOptions", "RankOptions", "ReportOptions", "SampleOptions", "Options"]
 
 frozen = dataclass(frozen=True, kw_only=True)
 
 
 @frozen
 class Common:
-    """-q and --debug: every command has them."""
+    """-q and --debug: every command has them; ``argv``: the command as typed (a report names it)."""
 
     quiet: bool = False
     debug: bool = False
+    argv: list[str] | None = None
 
 
 @frozen
@@ -82,7 +83,7 @@ class Human(Common):
 
 @frozen
 class Mtme(Common):
-    """--mtME ROOT: the test set, references and human scores of mt-metrics-eval's data."""
+    """--mtme ROOT: the test set, references and human scores of mt-metrics-eval's data."""
 
     mtme: str | None = None
     testset: str | None = None
@@ -224,3 +225,7 @@ class SampleOptions(Common):
 
     dir: str | None = None
     force: bool = False
+
+
+#: The options a step shared by several commands may be given.
+Options = RunOptions | SweepOptions | MetaevalOptions | RankOptions | ReportOptions

@@ -5,7 +5,6 @@ warnings and notes are printed only when it is written."""
 
 from __future__ import annotations
 
-import argparse
 import json
 import sys
 from dataclasses import dataclass
@@ -13,6 +12,7 @@ from typing import Any, Callable, TextIO
 
 from ..values.errors import UserError
 from .messages import note
+from .options import Options
 
 __all__ = ["Output", "render", "write", "write_output", "json_text", "one_or_list"]
 
@@ -50,19 +50,19 @@ def render(output: Output, fmt: str) -> str:
     return make()
 
 
-def write(output: Output, args: argparse.Namespace, out: TextIO | None = None) -> None:
+def write(output: Output, opts: Options, out: TextIO | None = None) -> None:
     """The output in ``-f``'s format, to ``out`` where given (a command that writes to a stream), else
     to ``-o FILE`` or stdout (:func:`write_output`)."""
-    text = render(output, args.format)
+    text = render(output, opts.format)
     if out is not None:
         out.write(text)
     else:
-        write_output(args, text)
+        write_output(opts, text)
 
 
-def write_output(args: argparse.Namespace, text: str) -> None:
+def write_output(opts: Options, text: str) -> None:
     """The output, to -o FILE (written whole, once everything is computed) or to stdout."""
-    output = getattr(args, "output", None)
+    output = getattr(opts, "output", None)
     if not output or output == "-":
         sys.stdout.write(text)
         return
@@ -71,4 +71,4 @@ def write_output(args: argparse.Namespace, text: str) -> None:
             f.write(text)
     except OSError as exc:
         raise UserError(f"-o {output}: cannot write the file ({exc.strerror})") from None
-    note(args, f"wrote {output}")
+    note(opts, f"wrote {output}")

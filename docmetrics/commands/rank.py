@@ -6,7 +6,6 @@ live metrics (``-m``, :mod:`.rank_live`), one table per language pair (:mod:`doc
 
 from __future__ import annotations
 
-import argparse
 from typing import Sequence, TextIO
 
 from ..evaluation.autorank import PRESETS, AutoRank, rank_stored
@@ -16,41 +15,10 @@ from ..values.stored import StoredMetric, parse_direction
 from . import human_clusters, rank_live
 from .format import column, num, table
 from .messages import note
+from .options import RankOptions
 from .output import Output, one_or_list, write
 
 __all__ = ["run_rank", "format_rank"]
-
-EPILOG = """\
-examples:
-  docmetrics rank --scores wmt25-general-mt/data/automatic_scores/*.jsonl -l en-ar_EG --preset wmt25
-  docmetrics rank --scores scores.tsv -l en-de -f json
-  docmetrics rank --scores mtme/wmt24/metric-scores/en-de/*.seg.score --stored all
-  docmetrics rank -m chrf slide:w=1,s=1 -i sys/*.txt -s src.txt -r ref.txt --doc-ids ids.txt -l en-de --paired-bs
-  docmetrics rank -m chrf --genmt wmt25-genmt.jsonl -l en-cs_CZ --scores automatic_scores/*.jsonl --paired-bs
-  docmetrics rank --genmt wmt24-esa.jsonl -l en-cs --rule wmt25
-  docmetrics rank --genmt wmt25-genmt-humeval.jsonl -l en-cs_CZ --scores automatic_scores/*.jsonl
-
-Scores files: WMT25's automatic-scores JSONL (one file per system, SYSTEM.jsonl), MTME's
-NAME-REF.{seg,doc,sys}.score, or a TSV with a header system<TAB>doc_id<TAB>METRIC... (one segment per line;
-an empty cell or None is a missing score).  Each metric's system score is the mean over its available
-segments; AutoRank scales each metric by (x - median) / max(eps, Q100 - Q25), averages them with equal
-weights and maps the mean linearly to 1 (best) .. N (worst).  A lower-is-better metric (MetricX unless
-stored negated, TER, or --direction NAME=lower) is scaled negated; the table shows its own values.
-
-Live metrics (-m, scored here as docmetrics -m scores them): a metric whose units are segments gets the mean
-of its segment scores (chrf: of sentence chrF, not its corpus chrF); one whose units span several segments
-(SLIDE windows) its own system score, and a note says so.  --paired-bs (docmetrics' own test; WMT25 defines
-none): the documents resampled with replacement (--paired-bs-n, --seed), the same resamples for every system
-and metric, AutoRank recomputed in each; a cluster ends between adjacent systems where the upper one ranks
-strictly better in more than 1 - 0.05 of the resamples.
-
-Human clusters (--genmt, --human or --mtme): systems sorted by their mean human score and split where the
-organisers' tests on segment scores give p < 0.05 (--rule wmt25: the WMT25 findings tables' one-sided
-Wilcoxon; wmt25-adjacent: adjacent systems only; wmt24: WMT24's per-domain two-sided Wilcoxon; wmt26: WMT26's
-paired or independent t-test, with local marks).  With --scores, each
-stored metric's share of the system pairs in different clusters that it orders as the humans do.
-Errors exit with status 2 and one message; --debug shows the traceback.
-"""
 
 
 def _choose(metrics: dict[str, StoredMetric], wanted: Sequence[str] | None, lp: str, where: str) -> list[StoredMetric]:
@@ -64,7 +32,7 @@ def _choose(metrics: dict[str, StoredMetric], wanted: Sequence[str] | None, lp: 
 
 
 def rank(stored: StoredScores, lps: Sequence[str], wanted: Sequence[str] | None, preset: str | None,
-         where: str, resample: argparse.Namespace | None = None) -> list[AutoRank]:
+         where: str, resample: RankOptions | None = None) -> list[AutoRank]:
     """One AutoRank per language pair (``lps``, default: every pair of ``stored``); with ``resample``
     (the --paired-bs options), its clusters."""
     pairs = [stored.pair(lp, where) for lp in lps] if lps else [
@@ -81,49 +49,49 @@ def rank(stored: StoredScores, lps: Sequence[str], wanted: Sequence[str] | None,
     return out
 
 
-def run_rank(args: argparse.Namespace, out: TextIO) -> int:
-    declared = dict(parse_direction(d) for d in args.direction)
-    lps = _lps(args.lp)
-    if args.stored and "all" in args.stored and len(args.stored) > 1:
+def run_rank(opts: RankOptions, out: TextIO) -> int:
+    declared = dict(parse_direction(d) for d in opts.direction)
+    lps = _lps(opts.lp)
+    if opts.stored and "all" in opts.stored and len(opts.stored) > 1:
         raise SpecError("--stored all names every metric; give 'all' or metric names, not both")
-    live = rank_live.requested(args)
+    live = rank_live.requested(opts)
     if not live:
-        human_clusters.check_args(args)
-    rank_live.check_args(args, lps)
-    if not args.scores and not human_clusters.requested(args) and not live:
+        human_clusters.check_args(opts)
+    rank_live.check_args(opts, lps)
+    if not opts.scores and not human_clusters.requested(opts) and not live:
         raise SpecError("give --scores FILE... or -m SPEC... with a test set (AutoRank), or --genmt, --human or "
                         "--mtme (human clusters)")
     if live:
-        if args.mtme and not (args.testset and lps):
-            raise SpecError(f"--mtme {args.mtme}: name the test set with -t and the language pair with -l")
-        return write_ranks(args, rank_live.rank_live(args, lps), out)
+        if opts.mtme and not (opts.testset and lps):
+            raise SpecError(f"--mtme {opts.mtme}: name the test set with -t and the language pair with -l")
+        return write_ranks(opts, rank_live.rank_live(opts, lps), out)
     stored = None
     where = ""
-    if args.scores:
+    if opts.scores:
         tsv_lp = lps[0] if len(lps) == 1 else None
-        stored = read_stored(args.scores, lp=tsv_lp, declared=declared)
+        stored = read_stored(opts.scores, lp=tsv_lp, declared=declared)
         if NO_PAIR in stored.pairs and len(lps) > 1:
-            raise InputError(f"{', '.join(args.scores)}: a TSV names no language pair; rank one with -l LP")
-        where = args.scores[0] if len(args.scores) == 1 else f"{args.scores[0]} (and {len(args.scores) - 1} more)"
-    if human_clusters.requested(args):
-        if args.paired_bs:
+            raise InputError(f"{', '.join(opts.scores)}: a TSV names no language pair; rank one with -l LP")
+        where = opts.scores[0] if len(opts.scores) == 1 else f"{opts.scores[0]} (and {len(opts.scores) - 1} more)"
+    if human_clusters.requested(opts):
+        if opts.paired_bs:
             raise SpecError("--paired-bs clusters AutoRank; the human clusters are drawn by the organisers' tests "
                             "(--rule)")
-        return human_clusters.run(args, lps, stored, where, _choose, out)
+        return human_clusters.run(opts, lps, stored, where, _choose, out)
     assert stored is not None
-    return write_ranks(args, rank(stored, lps, args.stored, args.preset, where,
-                                  args if args.paired_bs else None), out)
+    return write_ranks(opts, rank(stored, lps, opts.stored, opts.preset, where,
+                                  opts if opts.paired_bs else None), out)
 
 
-def write_ranks(args: argparse.Namespace, results: list[AutoRank], out: TextIO) -> int:
+def write_ranks(opts: RankOptions, results: list[AutoRank], out: TextIO) -> int:
     write(Output(data=lambda: one_or_list([r.to_dict() for r in results]),
-                 text=lambda: "\n".join(format_rank(r, args.width) for r in results)), args, out)
+                 text=lambda: "\n".join(format_rank(r, opts.width) for r in results)), opts, out)
     for r in results:
         for m, info in r.metric_info.items():
             if info["missing"]:
                 by = ", ".join(f"{s}: {n}" for s, n in list(info["missing_by_system"].items())[:5])
                 more = "" if len(info["missing_by_system"]) <= 5 else f", {len(info['missing_by_system']) - 5} more"
-                note(args, f"{r.lp or 'scores'}: {m}: {info['missing']} of {info['items'] * len(r.systems)} "
+                note(opts, f"{r.lp or 'scores'}: {m}: {info['missing']} of {info['items'] * len(r.systems)} "
                            f"{info['level']}-level scores missing, left out of the means ({by}{more})")
     return 0
 

@@ -5,7 +5,7 @@
 
 from __future__ import annotations
 
-import argparse
+from dataclasses import replace
 from typing import Sequence
 
 from ..evaluation.autorank import OWN_SCORE, PRESETS, AutoRank, rank_results
@@ -21,6 +21,7 @@ from . import stored as stored_cli
 from .common import session_scope
 from .inputs import load_testset
 from .messages import note
+from .options import RankOptions, RunOptions
 from .scoring import ScoringReport
 
 __all__ = ["requested", "check_args", "rank_live", "rank_stored_resampled", "cluster"]
@@ -31,137 +32,137 @@ HUMAN_ONLY = (("human", "--human"), ("human_column", "--human-column"), ("lower_
               ("gold", "--gold"), ("rule", "--rule"))
 
 
-def requested(args: argparse.Namespace) -> bool:
-    return bool(args.metrics)
+def requested(opts: RankOptions) -> bool:
+    return bool(opts.metrics)
 
 
-def check_args(args: argparse.Namespace, lps: Sequence[str]) -> None:
+def check_args(opts: RankOptions, lps: Sequence[str]) -> None:
     """The combinations, before any file is read or model loaded."""
-    if args.ref and not (args.mtme and requested(args)):
-        raise UserError(f"--ref {','.join(args.ref)}: the references of an MTME directory to score -m metrics against; "
+    if opts.ref and not (opts.mtme and requested(opts)):
+        raise UserError(f"--ref {','.join(opts.ref)}: the references of an MTME directory to score -m metrics against; "
                         "it needs -m SPEC... --mtme ROOT")
-    if not 1 <= args.paired_bs_n <= MAX_N:
-        raise UserError(f"--paired-bs-n must be from 1 to {MAX_N} (resamples kept in memory), not {args.paired_bs_n}")
-    testset_given = bool(args.input or args.source or args.references or args.doc_ids)
-    if (args.wmt26_systems or args.wmt26_ref) and not args.wmt26:
-        raise UserError(f"{'--wmt26-systems' if args.wmt26_systems else '--wmt26-ref'}: names files or references of "
+    if not 1 <= opts.paired_bs_n <= MAX_N:
+        raise UserError(f"--paired-bs-n must be from 1 to {MAX_N} (resamples kept in memory), not {opts.paired_bs_n}")
+    testset_given = bool(opts.input or opts.source or opts.references or opts.doc_ids)
+    if (opts.wmt26_systems or opts.wmt26_ref) and not opts.wmt26:
+        raise UserError(f"{'--wmt26-systems' if opts.wmt26_systems else '--wmt26-ref'}: names files or references of "
                         "the WMT26 release; it needs -m SPEC... --wmt26 TESTFILE")
-    if not requested(args):
-        if args.wmt26:
-            raise UserError(f"--wmt26 {args.wmt26}: the release is ranked by live metrics; give them with -m SPEC...")
+    if not requested(opts):
+        if opts.wmt26:
+            raise UserError(f"--wmt26 {opts.wmt26}: the release is ranked by live metrics; give them with -m SPEC...")
         if testset_given:
-            raise UserError(f"{'-i' if args.input else '-s/-r/--doc-ids'}: a test set is read to score live metrics; "
+            raise UserError(f"{'-i' if opts.input else '-s/-r/--doc-ids'}: a test set is read to score live metrics; "
                             "give them with -m SPEC...")
         return
     for attr, flag in HUMAN_ONLY:
-        if getattr(args, attr, None):
+        if getattr(opts, attr, None):
             raise UserError(f"{flag} with -m: -m ranks live metrics with AutoRank; human clusters are drawn without "
                             "-m (--genmt, --human or --mtme, with --scores for the metrics to compare)")
-    sources = [flag for flag, given in (("-i", testset_given), ("--genmt", args.genmt), ("--mtme", args.mtme),
-                                        ("--wmt26", args.wmt26)) if given]
+    sources = [flag for flag, given in (("-i", testset_given), ("--genmt", opts.genmt), ("--mtme", opts.mtme),
+                                        ("--wmt26", opts.wmt26)) if given]
     if not sources:
-        raise UserError(f"-m {' '.join(args.metrics)}: give the test set to score: -i HYP... -s SRC [-r REF] "
+        raise UserError(f"-m {' '.join(opts.metrics)}: give the test set to score: -i HYP... -s SRC [-r REF] "
                         "--doc-ids IDS, --genmt FILE -l LP, --mtme ROOT -t TESTSET -l LP or --wmt26 FILE "
                         "--wmt26-systems DIR")
     if len(sources) > 1:
         raise UserError(f"{' and '.join(sources)}: give one test set")
-    if args.wmt26:
+    if opts.wmt26:
         from .wmt26 import check_systems_given
 
-        check_systems_given(args)
-    if args.testset and not args.mtme:
-        raise UserError(f"-t {args.testset}: names a test set of an MTME directory; it needs --mtme ROOT")
-    if testset_given and not args.input:
+        check_systems_given(opts)
+    if opts.testset and not opts.mtme:
+        raise UserError(f"-t {opts.testset}: names a test set of an MTME directory; it needs --mtme ROOT")
+    if testset_given and not opts.input:
         raise UserError("-s/-r/--doc-ids without -i: give the system outputs with -i HYP...")
     if testset_given and len(lps) > 1:
         raise UserError(f"-l {' '.join(lps)}: -i files are one language pair; give at most one -l")
     from .specs import check_specs
 
-    check_specs(args.metrics)
+    check_specs(opts.metrics)
 
 
-def _stored_for(args: argparse.Namespace, lp: str | None) -> list[StoredMetric]:
+def _stored_for(opts: RankOptions, lp: str | None) -> list[StoredMetric]:
     """The --scores metrics of ``lp`` (``--stored``, else the preset's, else all)."""
-    if not args.scores:
+    if not opts.scores:
         return []
-    wanted = args.stored
-    if (not wanted or wanted == ["all"]) and args.preset and lp:
-        wanted = list(PRESETS[args.preset].metrics_for(lp))
-    return stored_cli.for_pair(argparse.Namespace(**{**vars(args), "stored": wanted}), lp)
+    wanted = opts.stored
+    if (not wanted or wanted == ["all"]) and opts.preset and lp:
+        wanted = list(PRESETS[opts.preset].metrics_for(lp))
+    return stored_cli.for_pair(replace(opts, stored=wanted), lp)
 
 
-def _testsets(args: argparse.Namespace, lps: Sequence[str]) -> list[tuple[str | None, TestSet, str | None]]:
+def _testsets(opts: RankOptions, lps: Sequence[str]) -> list[tuple[str | None, TestSet, str | None]]:
     """(language pair, test set, the pair as metrics' lang= takes it) of each pair to rank, read before any
     model loads."""
-    if args.input:
-        testset = load_testset(args, WHO)
+    if opts.input:
+        testset = load_testset(opts, WHO)
         return [(lps[0] if lps else None, testset, lps[0] if lps else None)]
-    if args.wmt26:
+    if opts.wmt26:
         from .wmt26 import pair_testset, read_pairs
 
         out = []
         for lp in list(lps) or [None]:
-            for pair in read_pairs(args.wmt26, args.wmt26_systems, lp, args.wmt26_source):
-                testset, _, notes = pair_testset(pair, args.wmt26_ref or ())
+            for pair in read_pairs(opts.wmt26, opts.wmt26_systems, lp, opts.wmt26_source):
+                testset, _, notes = pair_testset(pair, opts.wmt26_ref or ())
                 for text in notes:
-                    note(args, text, WHO)
+                    note(opts, text, WHO)
                 out.append((pair.name, testset, pair.lang))  # lang=en-de for eng_Latn-deu_Latn
         return out
-    if args.genmt:
+    if opts.genmt:
         from ..values.genmt import read_genmt
         from .genmt import prepare
 
-        names = list(lps) or read_genmt(args.genmt).language_pairs()
+        names = list(lps) or read_genmt(opts.genmt).language_pairs()
         out = []
         for lp in names:
-            one = argparse.Namespace(genmt=args.genmt, lang=lp, domains=None)
+            one = RunOptions(genmt=opts.genmt, lang=lp)
             pair, testset, _, notes = prepare(one)
             for text in notes:
-                note(args, text, WHO)
+                note(opts, text, WHO)
             out.append((pair.name, testset, pair.name))
         return out
     from ..evaluation.mtme import load_mtme
 
-    return [(lp, load_mtme(args.mtme, args.testset, lp, ref=args.ref)[1], lp) for lp in lps]
+    return [(lp, load_mtme(opts.mtme, opts.testset, lp, ref=opts.ref)[1], lp) for lp in lps]
 
 
-def rank_live(args: argparse.Namespace, lps: Sequence[str]) -> list[AutoRank]:
+def rank_live(opts: RankOptions, lps: Sequence[str]) -> list[AutoRank]:
     """One AutoRank per language pair: the stored metrics checked against each test set, then every -m
     metric loaded in one session (as the main command loads them) and scored; with --paired-bs, clusters."""
     from .. import api
 
     pairs = []
-    for lp, testset, lang in _testsets(args, lps):
-        stored = [StoredScorer(m) for m in _stored_for(args, lp)]
+    for lp, testset, lang in _testsets(opts, lps):
+        stored = [StoredScorer(m) for m in _stored_for(opts, lp)]
         for scorer in stored:  # a stored metric that does not fit the test set stops the run here
             scorer.check(testset)
-        clash = [s.name for s in stored if s.name in args.metrics]
+        clash = [s.name for s in stored if s.name in opts.metrics]
         if clash:
             raise UserError(f"--scores: a stored metric is named {clash[0]!r} like a -m spec; leave it out with "
                             "--stored NAME...")
         pairs.append((lp, testset, lang, stored))
     out = []
-    with session_scope(args, cache=args.cache) as session:
+    with session_scope(opts, cache=opts.cache) as session:
         for lp, testset, lang, stored in pairs:
-            specs = list(dict.fromkeys(args.metrics))
+            specs = list(dict.fromkeys(opts.metrics))
             metrics = [(spec, api.load(spec, defaults={"lang": lang}, session=session)) for spec in specs]
-            scored = score_metrics(testset, metrics, observer=ScoringReport(args, specs, WHO))
+            scored = score_metrics(testset, metrics, observer=ScoringReport(opts, specs, WHO))
             named: dict[str, list[Result]] = {s.spec: s.results for s in scored}
             for scorer in stored:
                 named[scorer.name] = scorer.compute(testset)
-            result = rank_results(named, lp=lp, preset=args.preset if stored else None)
+            result = rank_results(named, lp=lp, preset=opts.preset if stored else None)
             for scorer in stored:
                 result.metric_info[scorer.name].update(direction=scorer.metric.direction)
             _say_own_scores(result)
-            if args.paired_bs:
-                cluster(args, result, named)
+            if opts.paired_bs:
+                cluster(opts, result, named)
             out.append(result)
         if session.cache is not None:
-            note(args, f"score cache {session.cache.path}: {session.cache.stats.summary()}", WHO)
+            note(opts, f"score cache {session.cache.path}: {session.cache.stats.summary()}", WHO)
     return out
 
 
-def rank_stored_resampled(args: argparse.Namespace, metrics: Sequence[StoredMetric], lp: str | None,
+def rank_stored_resampled(opts: RankOptions, metrics: Sequence[StoredMetric], lp: str | None,
                           preset: str | None) -> AutoRank:
     """--paired-bs over stored metrics alone: AutoRank from their Results, and its clusters."""
     if not metrics:
@@ -170,12 +171,12 @@ def rank_stored_resampled(args: argparse.Namespace, metrics: Sequence[StoredMetr
     result = rank_results(named, lp=lp or None, preset=preset)
     for m in metrics:
         result.metric_info[m.name].update(signature=m.signature().format(), direction=m.direction)
-    cluster(args, result, named)
+    cluster(opts, result, named)
     return result
 
 
-def cluster(args: argparse.Namespace, result: AutoRank, named: dict[str, list[Result]]) -> None:
-    found = autorank_clusters(result, named, n=args.paired_bs_n, seed=args.seed)
+def cluster(opts: RankOptions, result: AutoRank, named: dict[str, list[Result]]) -> None:
+    found = autorank_clusters(result, named, n=opts.paired_bs_n, seed=opts.seed)
     if found.documents < MIN_DOCUMENTS:
         result.notes.append(f"only {found.documents} documents to resample (fewer than {MIN_DOCUMENTS}): the "
                             "clusters are coarse")

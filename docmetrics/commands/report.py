@@ -8,7 +8,6 @@ by :mod:`docmetrics.report`, which imports nothing that scores.
 
 from __future__ import annotations
 
-import argparse
 import os
 import shlex
 from typing import TYPE_CHECKING, Any, Sequence
@@ -20,6 +19,7 @@ from ..values.testset import TestSet
 from .common import check_output_file
 from .inputs import load_testset
 from .messages import note
+from .options import Options
 
 if TYPE_CHECKING:
     from ..values.genmt import GenmtPair
@@ -31,21 +31,21 @@ TYPED = (("-m", "metrics"), ("-m", "metric"), ("--grid", "grid"), ("-i", "input"
          ("--stat", "stat"), ("--spans-tsv", "spans_tsv"))
 
 
-def inputs_typed(args: argparse.Namespace) -> list[tuple[str, str]]:
+def inputs_typed(opts: Options) -> list[tuple[str, str]]:
     """The inputs as the command line named them (--genmt FILE sets --human to the same file itself: not
     listed as --human, which was not typed)."""
     out = []
     for flag, attr in TYPED:
-        value = getattr(args, attr, None)
-        if attr == "human" and value and value == getattr(args, "genmt", None):
+        value = getattr(opts, attr, None)
+        if attr == "human" and value and value == getattr(opts, "genmt", None):
             continue
         if value:
             out.append((flag, shlex.join(value) if isinstance(value, (list, tuple)) else str(value)))
     return out
 
 
-def command_line(args: argparse.Namespace) -> str | None:
-    argv = getattr(args, "argv", None)
+def command_line(opts: Options) -> str | None:
+    argv = getattr(opts, "argv", None)
     return None if argv is None else shlex.join(["docmetrics", *argv])
 
 
@@ -160,24 +160,24 @@ def merge_spans(*found: dict[str, dict[str, list[list[Any]]]] | None) -> dict[st
     return out or None
 
 
-def write_for_sweep(args: argparse.Namespace, output: dict[str, Any], testset: TestSet, human: Any = None) -> None:
+def write_for_sweep(opts: Options, output: dict[str, Any], testset: TestSet, human: Any = None) -> None:
     """``docmetrics sweep ... --report FILE``: the sweep's JSON (as ``-o`` writes it: the heatmap and its
     grid as a table), the test set's texts and human segment scores."""
     payload = report.payload([("docmetrics sweep -o (sweep)", output)], texts=report.texts(testset),
-                             human=human_segments(human, testset), command=command_line(args),
-                             inputs=inputs_typed(args))
-    write_page(args, args.report, payload)
+                             human=human_segments(human, testset), command=command_line(opts),
+                             inputs=inputs_typed(opts))
+    write_page(opts, opts.report, payload)
 
 
-def write_for_metaeval(args: argparse.Namespace, output: dict[str, Any]) -> None:
+def write_for_metaeval(opts: Options, output: dict[str, Any]) -> None:
     """``docmetrics metaeval ... --report FILE``: its JSON (as ``-f json`` prints it): each language pair's
     tables and the WMT averages."""
     payload = report.payload([(f"docmetrics metaeval -f json ({output.get('testset')})", output)],
-                             command=command_line(args), inputs=inputs_typed(args))
-    write_page(args, args.report, payload)
+                             command=command_line(opts), inputs=inputs_typed(opts))
+    write_page(opts, opts.report, payload)
 
 
-def write_for_command(args: argparse.Namespace, output: str, all_results: Sequence[tuple[str, list[Result]]],
+def write_for_command(opts: Options, output: str, all_results: Sequence[tuple[str, list[Result]]],
                       testset: TestSet | None, human: Any = None, cis: Sequence[Sequence[Any]] | None = None,
                       pair: GenmtPair | None = None) -> None:
     """``--report FILE``: the page of a scoring or judging command, from the JSON it prints with ``-f json``
@@ -188,7 +188,7 @@ def write_for_command(args: argparse.Namespace, output: str, all_results: Sequen
     results = [] if carries_units else [
         report.compact_result(r, spec, cis[k][i].to_dict() if cis else None)
         for k, (spec, rs) in enumerate(all_results) for i, r in enumerate(rs)]
-    typed = command_line(args)
+    typed = command_line(opts)
     name = f"this command's output ({layout})"  # not '-f json', which was not typed
     title = None if typed is None else "docmetrics report: " + (typed if len(typed) <= 160 else typed[:159] + "…")
     payload = report.payload(
@@ -196,22 +196,22 @@ def write_for_command(args: argparse.Namespace, output: str, all_results: Sequen
         texts=report.texts(testset) if testset is not None else None,
         human=human_segments(human, testset) if testset is not None else None,
         spans=error_spans(pair, human, testset) if testset is not None else None,
-        command=command_line(args), inputs=inputs_typed(args))
-    write_page(args, args.report, payload)
+        command=command_line(opts), inputs=inputs_typed(opts))
+    write_page(opts, opts.report, payload)
 
 
-def write_page(args: argparse.Namespace, path: str, payload: dict[str, Any]) -> None:
+def write_page(opts: Options, path: str, payload: dict[str, Any]) -> None:
     try:
         size = report.write(path, payload)
     except OSError as exc:
         raise UserError(f"--report {path}: cannot write the file ({exc.strerror})") from None
-    note(args, f"wrote {path} ({size / 1e6:.1f} MB)" if size > 1e6 else f"wrote {path} ({size // 1024 + 1} KB)")
+    note(opts, f"wrote {path} ({size / 1e6:.1f} MB)" if size > 1e6 else f"wrote {path} ({size // 1024 + 1} KB)")
 
 
-def run(args: argparse.Namespace) -> int:
-    check_output_file(args.output, "-o", tuple(args.files))
+def run(opts: Options) -> int:
+    check_output_file(opts.output, "-o", tuple(opts.files))
     sources = []
-    for path in args.files:
+    for path in opts.files:
         try:
             with open(path, encoding="utf-8") as f:
                 text = f.read()
@@ -227,32 +227,32 @@ def run(args: argparse.Namespace) -> int:
             raise InputError(f"{path}: not an output docmetrics report reads ({exc}); it reads {layouts}") from None
         sources.append((path, data))
     testset = human_scores = None
-    if args.spans_tsv and not args.input:
+    if opts.spans_tsv and not opts.input:
         raise UserError("--spans-tsv places spans on the systems' lines: give the texts with -i (and --doc-ids)")
-    if args.input:
-        testset = load_testset(args, "docmetrics report", documents=False)
-    if args.human:
+    if opts.input:
+        testset = load_testset(opts, "docmetrics report", documents=False)
+    if opts.human:
         from ..values.human_tsv import load_human
 
-        human_scores = load_human(args.human, args.human_column, args.human_lower_better)
+        human_scores = load_human(opts.human, opts.human_column, opts.human_lower_better)
     tsv_spans = None
-    if args.spans_tsv:
-        tsv_spans, notes = read_spans_tsv(args.spans_tsv, testset)  # type: ignore[arg-type]
+    if opts.spans_tsv:
+        tsv_spans, notes = read_spans_tsv(opts.spans_tsv, testset)  # type: ignore[arg-type]
         for text in notes:
-            note(args, text, "docmetrics report")
+            note(opts, text, "docmetrics report")
     payload = report.payload(
         sources, texts=report.texts(testset) if testset is not None else None,
         human=human_segments(human_scores, testset) if testset is not None else None,
         spans=merge_spans(error_spans(None, human_scores, testset), tsv_spans) if testset is not None else None,
-        command=command_line(args), inputs=inputs_typed(args), title=args.title)
-    write_page(args, args.output, payload)
+        command=command_line(opts), inputs=inputs_typed(opts), title=opts.title)
+    write_page(opts, opts.output, payload)
     return 0
 
 
-def write_for_mtme(args: argparse.Namespace, output: dict[str, Any], run: Any) -> None:
+def write_for_mtme(opts: Options, output: dict[str, Any], run: Any) -> None:
     """``--mtme ... --report FILE``: the language pair's JSON (as ``-f json`` prints it), its results
     and its test set's texts."""
     results = [report.compact_result(r, spec) for spec, rs in run.results.items() for r in rs]
     payload = report.payload([(f"docmetrics --mtme -f json ({run.lp})", output)], results=results,
-                             texts=report.texts(run.testset), command=command_line(args), inputs=inputs_typed(args))
-    write_page(args, args.report, payload)
+                             texts=report.texts(run.testset), command=command_line(opts), inputs=inputs_typed(opts))
+    write_page(opts, opts.report, payload)

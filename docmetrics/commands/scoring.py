@@ -6,13 +6,13 @@ a warning (or, above ``--max-truncated``, an error) where units were cut at the 
 
 from __future__ import annotations
 
-import argparse
 from typing import Any, Sequence
 
 from ..evaluation.scoring import Scored, ScoringObserver
 from ..values.errors import UserError
 from .format import coverage_lines, units_cut
 from .messages import note, warn
+from .options import RunOptions
 
 __all__ = ["ScoringReport", "check_truncation"]
 
@@ -21,8 +21,8 @@ class ScoringReport(ScoringObserver):
     """Says what a run must hear of each scored metric, named by ``labels`` (one per spec, in the run's
     order; see :func:`~docmetrics.cli.format.metric_labels`) under ``who``."""
 
-    def __init__(self, args: argparse.Namespace, labels: Sequence[str] = (), who: str = "docmetrics") -> None:
-        self.args, self.labels, self.who = args, list(labels), who
+    def __init__(self, opts: RunOptions, labels: Sequence[str] = (), who: str = "docmetrics") -> None:
+        self.opts, self.labels, self.who = opts, list(labels), who
 
     def scored(self, scored: Scored) -> None:
         self.report(self.labels[scored.index], scored)
@@ -31,17 +31,17 @@ class ScoringReport(ScoringObserver):
         """The signature comparison, the coverage lines and the truncation check of one metric, named ``label``."""
         if scored.differences:
             warn("this run differs from the signature it was given in: " + "; ".join(scored.differences), self.who)
-        for line in coverage_lines(label, scored.results, getattr(self.args, "verbose", False)):
-            note(self.args, line, self.who)
-        check_truncation(self.args, label, scored.metric, scored.results, self.who)
+        for line in coverage_lines(label, scored.results, getattr(self.opts, "verbose", False)):
+            note(self.opts, line, self.who)
+        check_truncation(self.opts, label, scored.metric, scored.results, self.who)
 
 
-def check_truncation(args: argparse.Namespace, label: str, metric: Any, results: list[Any],
+def check_truncation(opts: RunOptions, label: str, metric: Any, results: list[Any],
                      who: str = "docmetrics") -> None:
     """One warning per metric naming every system whose units were cut at the model's maximum length
     (their scores miss the end of the input): how many, the tokens cut where the backbone counts them,
     and the fix once; an error (exit 2) naming the systems above --max-truncated."""
-    limit = getattr(args, "max_truncated", None)
+    limit = getattr(opts, "max_truncated", None)
     cut = {r.system: r.coverage for r in results if r.coverage is not None and r.coverage.units_truncated}
     if not cut:
         return

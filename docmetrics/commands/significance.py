@@ -3,9 +3,9 @@ print."""
 
 from __future__ import annotations
 
-import argparse
 import io
 import os
+from dataclasses import replace
 from typing import Any
 
 from ..evaluation.significance import (
@@ -25,88 +25,89 @@ from ..values.result import Result
 from .common import width
 from .format import column, metric_labels, num, table
 from .messages import warn
+from .options import Options
 from .output import Output
 
 
-def requested(args: argparse.Namespace) -> str | None:
+def requested(opts: Options) -> str | None:
     """'bs', 'ar' or None."""
-    if getattr(args, "paired_bs", False):
+    if getattr(opts, "paired_bs", False):
         return "bs"
-    if getattr(args, "paired_ar", False):
+    if getattr(opts, "paired_ar", False):
         return "ar"
     return None
 
 
-def check_args(args: argparse.Namespace) -> None:
+def check_args(opts: Options) -> None:
     """Errors that need no scoring (before any model is loaded)."""
-    check_ci_args(args)
-    test = requested(args)
+    check_ci_args(opts)
+    test = requested(opts)
     if test is None:
-        if getattr(args, "baseline", None) is not None:
-            raise UserError(f"--baseline {args.baseline} names the baseline of a paired test: add --paired-bs or "
+        if getattr(opts, "baseline", None) is not None:
+            raise UserError(f"--baseline {opts.baseline} names the baseline of a paired test: add --paired-bs or "
                             "--paired-ar (or drop --baseline)")
         return
-    n = args.paired_bs_n if test == "bs" else args.paired_ar_n
+    n = opts.paired_bs_n if test == "bs" else opts.paired_ar_n
     if n < 1 or n > MAX_N:
         raise UserError(f"--paired-{test}-n must be from 1 to {MAX_N} (resamples kept in memory), not {n}")
-    if getattr(args, "genmt", None) or getattr(args, "wmt25_tsv", None) or (getattr(args, "scores", None)
-                                                                          and not args.input):
+    if getattr(opts, "genmt", None) or getattr(opts, "wmt25_tsv", None) or (getattr(opts, "scores", None)
+                                                                          and not opts.input):
         return  # the systems of the GenMT file or the stored scores, counted once they are read
-    if not args.input or len(args.input) < 2:
+    if not opts.input or len(opts.input) < 2:
         raise UserError(
             f"--paired-{test} compares systems with the first one (the baseline): give at "
             "least two system files with -i"
         )
 
 
-def find_baseline(args: argparse.Namespace, testset: Any) -> None:
-    """--baseline NAME: the test set's system it names (``args.baseline_system``), by its name, the file
-    it was read from, or the path as typed; before any scoring, an unknown NAME exits 2 listing the systems."""
-    name = getattr(args, "baseline", None)
-    if name is None or not requested(args):
-        return
+def find_baseline(opts: Options, testset: Any) -> Options:
+    """The options with --baseline NAME as the test set's system it names (by its name, the file it was read
+    from, or the path as typed); before any scoring, an unknown NAME exits 2 listing the systems."""
+    name = getattr(opts, "baseline", None)
+    if name is None or not requested(opts):
+        return opts
     wanted = {name, os.path.normpath(name)}
     found = [s for s in testset.systems if wanted & {s, testset.describe(s), os.path.normpath(s)}]
     if not found:
         shown = ", ".join(list(testset.systems)[:20])
         more = f", and {len(testset.systems) - 20} more" if len(testset.systems) > 20 else ""
         raise UserError(f"--baseline {name}: no system has that name; the systems are {shown}{more}")
-    args.baseline_system = found[0]
+    return replace(opts, baseline=found[0])
 
 
-def baseline_first(results: list[Result], args: argparse.Namespace) -> list[Result]:
+def baseline_first(results: list[Result], opts: Options) -> list[Result]:
     """``results`` with the --baseline system first (the paired test compares the others with the first)."""
-    name = getattr(args, "baseline_system", None)
+    name = getattr(opts, "baseline", None)
     return sorted(results, key=lambda r: r.system != name) if name is not None else results
 
 
-def check_ci_args(args: argparse.Namespace) -> None:
+def check_ci_args(opts: Options) -> None:
     """--ci-n and --ci-level in range, and --ci where it has a meaning."""
     given = [opt for attr, opt, default in (("ci_n", "--ci-n", DEFAULT_N["bs"]),
                                             ("ci_level", "--ci-level", DEFAULT_CI_LEVEL))
-             if getattr(args, attr) != default]
-    if given and not args.ci:
+             if getattr(opts, attr) != default]
+    if given and not opts.ci:
         raise UserError(f"{given[0]} sets up --ci: add --ci")
-    if not args.ci:
+    if not opts.ci:
         return
-    if not 1 <= args.ci_n <= MAX_N:
-        raise UserError(f"--ci-n must be from 1 to {MAX_N} (resamples kept in memory), not {args.ci_n}")
-    if not 0 < args.ci_level < 1:
-        hint = f"; for {args.ci_level:g}% give {args.ci_level / 100:g}" if 1 < args.ci_level < 100 else ""
-        raise UserError(f"--ci-level must be between 0 and 1 (e.g. 0.95), not {args.ci_level:g}{hint}")
-    if requested(args):
-        raise UserError(f"--ci with --paired-{requested(args)}: the paired test compares systems; its bootstrap "
+    if not 1 <= opts.ci_n <= MAX_N:
+        raise UserError(f"--ci-n must be from 1 to {MAX_N} (resamples kept in memory), not {opts.ci_n}")
+    if not 0 < opts.ci_level < 1:
+        hint = f"; for {opts.ci_level:g}% give {opts.ci_level / 100:g}" if 1 < opts.ci_level < 100 else ""
+        raise UserError(f"--ci-level must be between 0 and 1 (e.g. 0.95), not {opts.ci_level:g}{hint}")
+    if requested(opts):
+        raise UserError(f"--ci with --paired-{requested(opts)}: the paired test compares systems; its bootstrap "
                         "(--paired-bs) already gives every system's 95% CI; drop one of them")
-    if args.score_only:
+    if opts.score_only:
         raise UserError("--ci with -b/--score-only: -b prints the scores alone; drop -b to see the intervals "
                         "(or use -f json)")
 
 
 def confidence_intervals(
-    all_results: list[tuple[str, list[Result]]], args: argparse.Namespace
+    all_results: list[tuple[str, list[Result]]], opts: Options
 ) -> list[list[ConfidenceInterval]]:
     """--ci: every system's interval, per metric; warnings printed once."""
-    cis = [[bootstrap_ci(r, args.ci_n, args.seed, args.ci_level) for r in results] for _, results in all_results]
+    cis = [[bootstrap_ci(r, opts.ci_n, opts.seed, opts.ci_level) for r in results] for _, results in all_results]
     for text in dict.fromkeys(w for per_metric in cis for ci in per_metric for w in ci.warnings):
         warn(text)
     return cis
@@ -140,17 +141,17 @@ def format_cell(row: PairedResult, width: int) -> str:
     return text
 
 
-def paired_output(all_results: list[tuple[str, list[Result]]], args: argparse.Namespace) -> Output:
+def paired_output(all_results: list[tuple[str, list[Result]]], opts: Options) -> Output:
     """Run the requested test on every metric (its warnings printed once): sacrebleu's table, or JSON."""
-    test = requested(args)
+    test = requested(opts)
     assert test is not None
-    n = args.paired_bs_n if test == "bs" else args.paired_ar_n
-    all_results = [(spec, baseline_first(results, args)) for spec, results in all_results]
-    tests = [(spec, paired_test(results, test, n, args.seed)) for spec, results in all_results]
+    n = opts.paired_bs_n if test == "bs" else opts.paired_ar_n
+    all_results = [(spec, baseline_first(results, opts)) for spec, results in all_results]
+    tests = [(spec, paired_test(results, test, n, opts.seed)) for spec, results in all_results]
     for text in dict.fromkeys(w for _, t in tests for w in t.warnings):
         warn(text)
-    return Output(data=lambda: paired_data(tests, args.short),
-                  text=lambda: paired_text(tests, all_results, args, test, n))
+    return Output(data=lambda: paired_data(tests, opts.short),
+                  text=lambda: paired_text(tests, all_results, opts, test, n))
 
 
 def paired_data(tests: list[tuple[str, PairedTest]], short: bool) -> list[dict]:
@@ -176,11 +177,11 @@ def paired_data(tests: list[tuple[str, PairedTest]], short: bool) -> list[dict]:
 
 
 def paired_text(tests: list[tuple[str, PairedTest]], all_results: list[tuple[str, list[Result]]],
-                args: argparse.Namespace, test: str, n: int) -> str:
+                opts: Options, test: str, n: int) -> str:
     """sacrebleu's table: the baseline first, each cell the score (and with --paired-bs the bootstrap mean
     and CI) and p-value, then how the test was run and each metric's signature."""
     out = io.StringIO()
-    widths = [width(args, results[0]) if results else args.width for _, results in all_results]  # as the score table
+    widths = [width(opts, results[0]) if results else opts.width for _, results in all_results]  # as the score table
     names = [row.system for row in tests[0][1].rows]
     labels = metric_labels([spec for spec, _ in tests], [t.metric for _, t in tests])
     headers = ["System"] + [column(label, k + 1) for k, label in enumerate(labels)]
@@ -215,5 +216,5 @@ def paired_text(tests: list[tuple[str, PairedTest]], all_results: list[tuple[str
     )
     out.write("Signatures:\n")
     for k, (_, t) in enumerate(tests):
-        out.write(f"[{k + 1}] {t.signature_text(short=args.short)}\n")
+        out.write(f"[{k + 1}] {t.signature_text(short=opts.short)}\n")
     return out.getvalue()

@@ -9,7 +9,6 @@ segment are the predictions (:func:`docmetrics.evaluation.spans.metric_predictio
 
 from __future__ import annotations
 
-import argparse
 from dataclasses import dataclass
 
 from ..algorithms.spans import PARTIAL_CREDIT
@@ -32,6 +31,7 @@ from ..values.mqm_tsv import MqmRatings, is_human_name
 from ..values.testset import TestSet
 from .format import metric_labels, num, table
 from .messages import note, warn
+from .options import RunOptions
 from .output import Output
 from .scoring import ScoringReport
 
@@ -44,8 +44,8 @@ _NOT_WITH = (("input", "-i"), ("mtme", "--mtme"), ("error_free", "--error-free")
 UNSCORED = "items the metric scored no unit of (e.g. SLIDE's partial=drop)"
 
 
-def requested(args: argparse.Namespace) -> bool:
-    return getattr(args, "spans", None) is not None
+def requested(opts: RunOptions) -> bool:
+    return getattr(opts, "spans", None) is not None
 
 
 @dataclass
@@ -63,39 +63,39 @@ class _Scored:
     no_reference: str | None = None
 
 
-def _mqm(args: argparse.Namespace) -> MqmRatings:
+def _mqm(opts: RunOptions) -> MqmRatings:
     """The raw MQM file of ``--human`` (an error naming the option where it is another TSV)."""
     from ..values.io import read_lines
     from ..values.mqm_tsv import is_mqm_header, read_mqm
 
-    lines = read_lines(args.human)
+    lines = read_lines(opts.human)
     if not lines or not is_mqm_header([h.strip() for h in lines[0].split("\t")]):
-        raise UserError(f"--spans with --human {args.human}: the file has no error spans; give a raw MQM file "
+        raise UserError(f"--spans with --human {opts.human}: the file has no error spans; give a raw MQM file "
                         "(one line per error, spans marked <v>...</v>) or --genmt FILE")
-    ratings = read_mqm(args.human, lines)
+    ratings = read_mqm(opts.human, lines)
     if ratings.unclosed_note():
         warn(ratings.unclosed_note())
     return ratings
 
 
-def _gold(args: argparse.Namespace, metrics: list[str]) -> tuple[SpanGold, _Scored | None]:
+def _gold(opts: RunOptions, metrics: list[str]) -> tuple[SpanGold, _Scored | None]:
     """The human spans, and with -m what the metrics score (read and checked before any model loads)."""
-    if getattr(args, "genmt", None):
+    if getattr(opts, "genmt", None):
         from .genmt import read_pair
 
-        _, full = read_pair(args)
-        pair = full.select(args.domains)
+        _, full = read_pair(opts)
+        pair = full.select(opts.domains)
         gold = genmt_gold(pair, tuple(full.domains))
         if not metrics:
             return gold, None
         keys = [(gold.positions[(seg.doc_id, seg.position)],) for seg in pair.segments]
         return gold, _Scored(pair.testset(reference=pair.reference is not None), keys, gold, pair.name, [])
-    if getattr(args, "human", None):
-        ratings = _mqm(args)
+    if getattr(opts, "human", None):
+        ratings = _mqm(opts)
         gold = mqm_gold(ratings)
         if not metrics:
             return gold, None
-        ref = _mqm_reference(args, ratings)
+        ref = _mqm_reference(opts, ratings)
         testset = ratings.testset(ref)
         notes = []
         if ref is not None:
@@ -103,12 +103,12 @@ def _gold(args: argparse.Namespace, metrics: list[str]) -> tuple[SpanGold, _Scor
         unrated = sum(len(ratings.unrated(s)) for s in testset.systems)
         if unrated:
             notes.append(f"{unrated} of {len(testset.systems) * testset.n_segments} items (a system's segment) are "
-                         f"not rated in {args.human}: the metrics score them as empty translations, which are "
+                         f"not rated in {opts.human}: the metrics score them as empty translations, which are "
                          "not judged")
         if ref is not None:
-            return gold, _Scored(testset, mqm_keys(ratings), gold.without(ref), args.lang, notes)
-        return gold, _Scored(testset, mqm_keys(ratings), gold, args.lang, notes,
-                             f"--human {args.human} gives none without --ref: give --ref NAME, {_references(ratings)}, "
+            return gold, _Scored(testset, mqm_keys(ratings), gold.without(ref), opts.lang, notes)
+        return gold, _Scored(testset, mqm_keys(ratings), gold, opts.lang, notes,
+                             f"--human {opts.human} gives none without --ref: give --ref NAME, {_references(ratings)}, "
                              f"or use a QE metric, e.g. -m xcomet-qe (the metrics that give error spans: "
                              f"{SPAN_METRICS})")
     raise UserError("--spans needs the human spans: --genmt FILE (-l LP) or --human RAW_MQM.tsv")
@@ -121,9 +121,9 @@ def _references(ratings: MqmRatings) -> str:
             f"a system of {ratings.path} (none is named as a human reference: ref..., Human-...)")
 
 
-def _mqm_reference(args: argparse.Namespace, ratings: MqmRatings) -> str | None:
+def _mqm_reference(opts: RunOptions, ratings: MqmRatings) -> str | None:
     """``--ref NAME`` with a raw MQM file: one system of it, rated on every segment; None without --ref."""
-    names = getattr(args, "ref", None)
+    names = getattr(opts, "ref", None)
     if not names:
         return None
     from .inputs import once_each
@@ -134,59 +134,59 @@ def _mqm_reference(args: argparse.Namespace, ratings: MqmRatings) -> str | None:
         raise UserError(f"--ref {given}: the metrics score against one reference; give {_references(ratings)}")
     name = names[0]
     if name not in ratings.systems():
-        raise UserError(f"--ref {name}: {args.human} rates no system {name}; give {_references(ratings)}")
+        raise UserError(f"--ref {name}: {opts.human} rates no system {name}; give {_references(ratings)}")
     if ratings.systems() == [name]:
-        raise UserError(f"--ref {name}: {name} is the only system {args.human} rates, so no system would be judged; "
+        raise UserError(f"--ref {name}: {name} is the only system {opts.human} rates, so no system would be judged; "
                         "drop --ref and use a QE metric, e.g. -m xcomet-qe")
     missing = ratings.unrated(name)
     if missing:
         complete = [s for s in ratings.systems() if is_human_name(s) and not ratings.unrated(s)]
-        raise UserError(f"--ref {name}: {args.human} does not rate {name} on {len(missing)} of "
+        raise UserError(f"--ref {name}: {opts.human} does not rate {name} on {len(missing)} of "
                         f"{len(ratings.segment_keys())} segments (e.g. doc {missing[0][0]!r}, seg_id "
                         f"{missing[0][1]!r}), which would have no reference; give a reference rated on every segment"
                         f"{' (' + ', '.join(complete) + ')' if complete else ''} or use a QE metric, e.g. -m xcomet-qe")
     return name
 
 
-def run(args: argparse.Namespace) -> Output:
+def run(opts: RunOptions) -> Output:
     """The span judgement of every ``--spans`` file and every ``-m`` metric, as text or JSON (``-f json``)."""
     from . import genmt
 
     for attr, flag in _NOT_WITH:
-        if getattr(args, attr, None):
+        if getattr(opts, attr, None):
             raise UserError(f"--spans judges error spans (from files, or a metric's own with --genmt or --human), not "
                             f"metric scores: drop {flag} (meta-evaluate metrics in a run of their own)")
-    metrics = list(getattr(args, "metrics", None) or [])
-    if not args.spans and not metrics:
+    metrics = list(getattr(opts, "metrics", None) or [])
+    if not opts.spans and not metrics:
         raise UserError("--spans: give the span predictions (JSONL files), or with --genmt FILE or --human "
                         "RAW_MQM.tsv the metrics whose own error spans to judge (-m xcomet-qe)")
-    if metrics and not (getattr(args, "genmt", None) or getattr(args, "human", None)):
+    if metrics and not (getattr(opts, "genmt", None) or getattr(opts, "human", None)):
         raise UserError("--spans with -m judges a metric's own error spans against human spans: give --genmt FILE "
                         "(-l LP) or a raw MQM file, --human RAW_MQM.tsv")
-    for what, given in (("--spans", args.spans), ("-m", metrics)):
+    for what, given in (("--spans", opts.spans), ("-m", metrics)):
         twice = [p for p in dict.fromkeys(given) if given.count(p) > 1]
         if twice:
             raise UserError(f"{what} {twice[0]} given twice; give each predictor once")
-    genmt.check_args(args)  # --genmt's own: its inputs, its one reference
-    if getattr(args, "ref", None) and not metrics:
-        raise UserError(f"--ref {','.join(args.ref)} names the reference the -m metrics score against; span "
+    genmt.check_args(opts)  # --genmt's own: its inputs, its one reference
+    if getattr(opts, "ref", None) and not metrics:
+        raise UserError(f"--ref {','.join(opts.ref)} names the reference the -m metrics score against; span "
                         "files need none: drop --ref (or add -m METRIC)")
     if metrics:
         from .specs import check_specs
 
         check_specs(metrics)
-    gold, scored = _gold(args, metrics)
-    found = [judge(path, gold) for path in args.spans]  # files first: their mistakes before any model loads
+    gold, scored = _gold(opts, metrics)
+    found = [judge(path, gold) for path in opts.spans]  # files first: their mistakes before any model loads
     notes = list(gold.notes)
     if scored is not None:
-        found += _metrics_judged(args, metrics, scored)
+        found += _metrics_judged(opts, metrics, scored)
         notes += scored.notes
     return Output(data=lambda: {"gold": gold.text, "partial_credit": PARTIAL_CREDIT, "notes": notes,
                                 "predictors": [j.to_dict() for j in found]},
-                  text=lambda: format_text(found, gold, getattr(args, "width", None) or 4, notes))
+                  text=lambda: format_text(found, gold, getattr(opts, "width", None) or 4, notes))
 
 
-def _metrics_judged(args: argparse.Namespace, specs: list[str], scored: _Scored) -> list[SpanJudgement]:
+def _metrics_judged(opts: RunOptions, specs: list[str], scored: _Scored) -> list[SpanJudgement]:
     """Each metric scores the test set (with its reference where it has one) and its spans per segment are
     judged as one predictor, named by its -m spec.  Every metric is loaded, and with a raw MQM file
     checked to have the reference it needs, before any scores."""
@@ -195,7 +195,7 @@ def _metrics_judged(args: argparse.Namespace, specs: list[str], scored: _Scored)
     from ..evaluation.scoring import score_metrics
     from .common import session_scope
 
-    with session_scope(args, cache=args.cache) as session:
+    with session_scope(opts, cache=opts.cache) as session:
         metrics = [api.load(spec, defaults={"lang": scored.lang}, session=session) for spec in specs]
         spanless = [spec for spec, metric in zip(specs, metrics) if gives_no_spans(metric)]
         if spanless:  # before any metric scores (-m chrf was refused after scoring)
@@ -204,7 +204,7 @@ def _metrics_judged(args: argparse.Namespace, specs: list[str], scored: _Scored)
             based = [spec for spec, metric in zip(specs, metrics) if uses_reference(metric)]
             if based:
                 raise UserError(f"-m {based[0]} scores against a reference, and {scored.no_reference}")
-        report = _SpanReport(args, metric_labels(specs, [m.name for m in metrics]), scored)
+        report = _SpanReport(opts, metric_labels(specs, [m.name for m in metrics]), scored)
         score_metrics(scored.testset, list(zip(specs, metrics)), observer=report)
     return report.judged
 
@@ -214,8 +214,8 @@ class _SpanReport(ScoringReport):
     none stops the run here), what every scoring run says of it (signature, coverage, truncation), then its
     spans judged as one predictor, before the next metric scores."""
 
-    def __init__(self, args: argparse.Namespace, labels: list[str], scored: _Scored) -> None:
-        super().__init__(args, labels)
+    def __init__(self, opts: RunOptions, labels: list[str], scored: _Scored) -> None:
+        super().__init__(opts, labels)
         self.data, self.judged = scored, []
 
     def scored(self, scored: Scored) -> None:
@@ -225,7 +225,7 @@ class _SpanReport(ScoringReport):
         judged = judge_predicted(spec, predicted, self.data.gold, unpredicted=UNSCORED)
         if results:
             judged.signature = results[0].signature.format()
-            note(self.args, f"{spec}: {judged.signature}")
+            note(self.opts, f"{spec}: {judged.signature}")
         self.judged.append(judged)
 
 

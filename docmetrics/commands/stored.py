@@ -6,14 +6,17 @@ checked against the run's test set before any model loads."""
 
 from __future__ import annotations
 
-import argparse
-from typing import Sequence
+from dataclasses import replace
+from typing import Sequence, TypeVar
 
 from ..evaluation.stored import NO_PAIR, StoredScorer, choose_stored, read_mtme_dir, read_stored
 from ..values.errors import InputError, SpecError, UserError
 from ..values.stored import StoredMetric, parse_direction
 from ..values.testset import TestSet
 from .conflicts import NEEDS_FOR, Conflicts, Option
+from .options import MetaevalOptions, Options, RankOptions, RunOptions
+
+Opts = TypeVar("Opts", RunOptions, MetaevalOptions, RankOptions)
 
 __all__ = ["requested", "check_args", "label", "for_pair", "for_mtme", "testset_of", "scorers"]
 
@@ -36,21 +39,21 @@ IN_MTME = Conflicts("stored metrics (--scores/--stored)", "{option} names the sc
                                                                "signature"),))
 
 
-def requested(args: argparse.Namespace) -> bool:
-    return bool(getattr(args, "scores", None) or getattr(args, "stored", None))
+def requested(opts: Options) -> bool:
+    return bool(getattr(opts, "scores", None) or getattr(opts, "stored", None))
 
 
-def check_args(args: argparse.Namespace) -> dict[str, bool]:
+def check_args(opts: Options) -> dict[str, bool]:
     """The option combinations (before any file is read); the declared directions, name -> higher_is_better."""
-    stored = getattr(args, "stored", None) or []
+    stored = getattr(opts, "stored", None) or []
     if "all" in stored and len(stored) > 1:
         raise UserError("--stored all names every metric; give 'all' or metric names, not both")
-    if not getattr(args, "scores", None) and not getattr(args, "mtme", None):
-        FILES_NEEDED.check(args, names=" ".join(stored))
-    if not requested(args):
-        STORED_ONLY.check(args)
+    if not getattr(opts, "scores", None) and not getattr(opts, "mtme", None):
+        FILES_NEEDED.check(opts, names=" ".join(stored))
+    if not requested(opts):
+        STORED_ONLY.check(opts)
     try:
-        return dict(parse_direction(d) for d in getattr(args, "direction", None) or [])
+        return dict(parse_direction(d) for d in getattr(opts, "direction", None) or [])
     except SpecError as exc:
         raise UserError(f"--direction: {exc}") from None
 
@@ -63,12 +66,12 @@ def _where(files: Sequence[str]) -> str:
     return files[0] if len(files) == 1 else f"{files[0]} (and {len(files) - 1} more)"
 
 
-def for_pair(args: argparse.Namespace, lp: str | None) -> list[StoredMetric]:
+def for_pair(opts: Options, lp: str | None) -> list[StoredMetric]:
     """The stored metrics of ``--scores`` (those ``--stored`` names) for the language pair ``lp`` (the only
     one of the files where None)."""
-    declared = check_args(args)
-    stored = read_stored(args.scores, lp=lp, declared=declared)
-    where = _where(args.scores)
+    declared = check_args(opts)
+    stored = read_stored(opts.scores, lp=lp, declared=declared)
+    where = _where(opts.scores)
     have = stored.language_pairs()
     _check_declared(declared, [m for metrics in stored.pairs.values() for m in metrics], where)
     if lp:
@@ -78,29 +81,29 @@ def for_pair(args: argparse.Namespace, lp: str | None) -> list[StoredMetric]:
     else:
         name = have[0] if have else NO_PAIR
         metrics = stored.pairs[name]
-    return [metrics[m] for m in choose_stored(list(metrics), args.stored, name, where)]
+    return [metrics[m] for m in choose_stored(list(metrics), opts.stored, name, where)]
 
 
-def for_mtme(args: argparse.Namespace, lps: Sequence[str]) -> dict[str, list[StoredMetric]]:
+def for_mtme(opts: Options, lps: Sequence[str]) -> dict[str, list[StoredMetric]]:
     """lp -> the stored metrics of a run on MTME data: ``--scores`` files (any format) and, without them,
     the MTME directory's own metric-scores that ``--stored`` names.  With several language pairs every
     pair has the same metrics: ``--stored all`` keeps those every pair has."""
-    declared = check_args(args)
+    declared = check_args(opts)
     out: dict[str, list[StoredMetric]] = {}
     for lp in lps:
-        if getattr(args, "scores", None):
-            out[lp] = for_pair(args, lp)
+        if getattr(opts, "scores", None):
+            out[lp] = for_pair(opts, lp)
         else:
-            out[lp] = read_mtme_dir(args.mtme, args.testset, lp, args.stored, declared)
+            out[lp] = read_mtme_dir(opts.mtme, opts.testset, lp, opts.stored, declared)
     if len(lps) > 1:
         names = [[m.name for m in ms] for ms in out.values()]
         common = [n for n in names[0] if all(n in other for other in names[1:])]
         if not common:
-            raise InputError(f"--stored {' '.join(args.stored or ['all'])}: no stored metric is in every language "
+            raise InputError(f"--stored {' '.join(opts.stored or ['all'])}: no stored metric is in every language "
                              f"pair ({', '.join(lps)})")
         out = {lp: [m for m in ms if m.name in common] for lp, ms in out.items()}
-    if not getattr(args, "scores", None):
-        _check_declared(declared, [m.name for ms in out.values() for m in ms], f"--mtme {args.mtme}")
+    if not getattr(opts, "scores", None):
+        _check_declared(declared, [m.name for ms in out.values() for m in ms], f"--mtme {opts.mtme}")
     return out
 
 
@@ -127,18 +130,18 @@ def testset_of(metrics: Sequence[StoredMetric]) -> TestSet:
                    names={s: first.file_of(s) for s in first.systems})
 
 
-def scorers(args: argparse.Namespace, stored: Sequence[StoredMetric], testset: TestSet) -> list[StoredScorer]:
+def scorers(opts: Opts, stored: Sequence[StoredMetric], testset: TestSet) -> tuple[Opts, list[StoredScorer]]:
     """A :class:`StoredScorer` per stored metric, each checked against ``testset`` (an InputError naming
-    the file, line and field where it does not fit: called before any model loads), its ``stored:NAME``
-    added to ``args.metrics`` after the live specs."""
-    args.metrics = list(args.metrics or [])
+    the file, line and field where it does not fit: called before any model loads), and the options with
+    each one's ``stored:NAME`` in ``metrics`` after the live specs."""
+    names = list(opts.metrics)
     out = []
     for m in stored:
         name = label(m)
-        if name in args.metrics:
+        if name in names:
             raise UserError(f"--stored: {m.name} is given twice")
         scorer = StoredScorer(m)
         scorer.check(testset)
-        args.metrics.append(name)
+        names.append(name)
         out.append(scorer)
-    return out
+    return replace(opts, metrics=names), out

@@ -3,7 +3,6 @@ progress, the table, the JSON report and the heatmap; the work is :mod:`docmetri
 
 from __future__ import annotations
 
-import argparse
 import dataclasses
 import io
 import json
@@ -31,55 +30,56 @@ from .common import (
 from .format import num, table, units_cut
 from .inputs import load_testset
 from .messages import note, warn
+from .options import SweepOptions
 from .output import Output, write
 from .plot import color_range, pyplot, save
 from .specs import check_specs
 
 
-def run(args: argparse.Namespace, out: TextIO) -> int:
+def run(opts: SweepOptions, out: TextIO) -> int:
     from .. import api
     from ..runtime import cache
 
-    check_specs([args.metric])  # the base spec, before any grid point is built or a model loads
-    human_cli.check_args(args)
-    if args.plot and not args.human:
+    check_specs([opts.metric])  # the base spec, before any grid point is built or a model loads
+    human_cli.check_args(opts)
+    if opts.plot and not opts.human:
         raise UserError("--plot draws a meta-evaluation statistic: give --human FILE")
     try:
-        stat = stats.get(args.stat)
+        stat = stats.get(opts.stat)
     except InputError:
-        raise UserError(f"--stat {args.stat}: no such statistic; one of {', '.join(STAT_CHOICES)} (or a "
+        raise UserError(f"--stat {opts.stat}: no such statistic; one of {', '.join(STAT_CHOICES)} (or a "
                         "plugin statistic's name: docmetrics --list shows them)") from None
     # the levels the statistic needs, beside those asked for
-    doc_rule = args.doc_level or ("mean" if stat.needs == "document" else None)
-    pdp = args.pdp or stat.needs == "pdp"
-    segment = bool(args.seg_level or doc_rule)
+    doc_rule = opts.doc_level or ("mean" if stat.needs == "document" else None)
+    pdp = opts.pdp or stat.needs == "pdp"
+    segment = bool(opts.seg_level or doc_rule)
     if stat.needs == "segment" and not segment:
-        raise UserError(f"--stat {args.stat} needs --seg-level")
-    if args.no_cache and args.cache is not None:
+        raise UserError(f"--stat {opts.stat} needs --seg-level")
+    if opts.no_cache and opts.cache is not None:
         raise UserError("give --cache or --no-cache, not both")
-    if args.cache_chunk is not None and args.cache_chunk < 1:
-        raise UserError(f"--cache-chunk must be >= 1, not {args.cache_chunk}")
-    axes = parse_grid(args.grid)
-    points = make_points(args.metric, axes)
-    inputs = (*(args.input or ()), args.source, args.reference, args.doc_ids, args.human)
-    if args.output:
-        check_output_file(args.output, "-o", inputs)
-    if args.report:
-        check_output_file(args.report, "--report", (*inputs, args.output))
-    if args.plot:  # all before any scoring: a sweep can run for hours
-        check_output_file(args.plot, "--plot", (*inputs, args.output))
+    if opts.cache_chunk is not None and opts.cache_chunk < 1:
+        raise UserError(f"--cache-chunk must be >= 1, not {opts.cache_chunk}")
+    axes = parse_grid(opts.grid)
+    points = make_points(opts.metric, axes)
+    inputs = (*(opts.input or ()), opts.source, opts.reference, opts.doc_ids, opts.human)
+    if opts.output:
+        check_output_file(opts.output, "-o", inputs)
+    if opts.report:
+        check_output_file(opts.report, "--report", (*inputs, opts.output))
+    if opts.plot:  # all before any scoring: a sweep can run for hours
+        check_output_file(opts.plot, "--plot", (*inputs, opts.output))
         pyplot()
-        heatmap_matrix(points, axes, args.stat)
-    human = load_human(args.human, args.human_column, args.human_lower_better) if args.human else None
-    testset = load_testset(args, who="docmetrics sweep")
-    human_cli.warn_unmatched(args, testset, human, who="docmetrics sweep")
+        heatmap_matrix(points, axes, opts.stat)
+    human = load_human(opts.human, opts.human_column, opts.human_lower_better) if opts.human else None
+    testset = load_testset(opts, who="docmetrics sweep")
+    human_cli.warn_unmatched(opts, testset, human, who="docmetrics sweep")
     # without --cache, a temporary file (not the user's home): points share their units, nothing is kept
-    scratch = tempfile.TemporaryDirectory(prefix="docmetrics-sweep-") if args.cache is None and not args.no_cache \
+    scratch = tempfile.TemporaryDirectory(prefix="docmetrics-sweep-") if opts.cache is None and not opts.no_cache \
         else None
-    where = os.path.join(scratch.name, "scores.sqlite") if scratch is not None else args.cache or None
+    where = os.path.join(scratch.name, "scores.sqlite") if scratch is not None else opts.cache or None
     try:
-        score_cache = (None if args.no_cache
-                       else cache.ScoreCache(where, chunk_size=args.cache_chunk or cache.DEFAULT_CHUNK))
+        score_cache = (None if opts.no_cache
+                       else cache.ScoreCache(where, chunk_size=opts.cache_chunk or cache.DEFAULT_CHUNK))
     except BaseException:
         if scratch is not None:
             scratch.cleanup()
@@ -88,7 +88,7 @@ def run(args: argparse.Namespace, out: TextIO) -> int:
     session: Any = None
 
     def load(spec: str):  # type: ignore[no-untyped-def]
-        return api.load(spec, defaults={"lang": args.lang}, session=session)
+        return api.load(spec, defaults={"lang": opts.lang}, session=session)
 
     def progress(k: int, pt: Point) -> None:
         msg = f"[{k}/{len(points)}] {pt.spec}"
@@ -97,40 +97,40 @@ def run(args: argparse.Namespace, out: TextIO) -> int:
         if pt.cache:
             msg += f": {pt.cache['looked_up']} distinct units, {pt.cache['hits']} from cache"
         if pt.metaeval is not None:
-            msg += f"; {args.stat} {num(pt.metaeval.get(args.stat), 4)}"
+            msg += f"; {opts.stat} {num(pt.metaeval.get(opts.stat), 4)}"
         if pt.truncated.get("units_truncated"):
             msg += f"; {pt.truncated['units_truncated']} of {pt.truncated['units']} units cut"
-        note(args, msg, who="docmetrics sweep")
+        note(opts, msg, who="docmetrics sweep")
 
     try:
         # one session for every point: one engine, whose workers keep each model they load
-        with session_scope(args, cache=score_cache if score_cache is not None else False) as session:
-            run_sweep(points, testset, load, human=human, exclude=args.exclude_systems,
-                      exclude_humans=args.no_human_systems, seg_level=segment, short=args.short,
+        with session_scope(opts, cache=score_cache if score_cache is not None else False) as session:
+            run_sweep(points, testset, load, human=human, exclude=opts.exclude_systems,
+                      exclude_humans=opts.no_human_systems, seg_level=segment, short=opts.short,
                       cache=score_cache, on_point=progress, pdp=pdp, doc_rule=doc_rule)
         total = score_cache.stats if score_cache is not None else None
         report = {
-            "metric": args.metric,
-            "grid": args.grid,
+            "metric": opts.metric,
+            "grid": opts.grid,
             "version": __version__,
-            "human": args.human,
-            "stat": args.stat,
+            "human": opts.human,
+            "stat": opts.stat,
             "cache": None if score_cache is None else {"path": None if scratch else str(score_cache.path),
                                                        "kept": scratch is None, **total.to_dict()},  # type: ignore[union-attr]
             "points": [p.to_dict() for p in points],
         }
         warn_truncation(points)
-        if args.output:
-            write_report(args.output, report, kept=args.cache is not None)
-        if args.report:  # the page holds what -o writes
-            report_cli.write_for_sweep(args, json.loads(json.dumps(report)), testset, human)
-        if args.plot:
-            title = heatmap_title(args.stat, points, testset, typed_inputs(args))
-            plot_heatmap(points, axes, args.stat, args.plot, title=title)
+        if opts.output:
+            write_report(opts.output, report, kept=opts.cache is not None)
+        if opts.report:  # the page holds what -o writes
+            report_cli.write_for_sweep(opts, json.loads(json.dumps(report)), testset, human)
+        if opts.plot:
+            title = heatmap_title(opts.stat, points, testset, typed_inputs(opts))
+            plot_heatmap(points, axes, opts.stat, opts.plot, title=title)
         cached = None if total is None else ("(temporary: --cache keeps it)" if scratch
                                              else score_cache.path)  # type: ignore[union-attr]
-        write(Output(data=lambda: report, text=lambda: sweep_text(points, args, cached, total, segment=segment)),
-              args, out)
+        write(Output(data=lambda: report, text=lambda: sweep_text(points, opts, cached, total, segment=segment)),
+              opts, out)
     finally:
         if score_cache is not None:
             score_cache.close()
@@ -169,26 +169,26 @@ def write_report(path: str, report: dict[str, object], kept: bool = True) -> Non
         raise UserError(f"-o {path}: cannot write the file ({exc.strerror}){left}. {again}") from None
 
 
-def sweep_text(points: Sequence[Point], args: argparse.Namespace, cached: Any, total: Any, *,
+def sweep_text(points: Sequence[Point], opts: SweepOptions, cached: Any, total: Any, *,
                segment: bool = False) -> str:
     """The sweep's table, then its score cache (``cached``: its path or why it is temporary; ``total``: its
     counts), the points skipped and the heatmap written (``segment``: judged on segment-level human scores)."""
     out = io.StringIO()
-    write_table(points, args, out, segment=segment)
+    write_table(points, opts, out, segment=segment)
     if total is not None:
         out.write(f"\nscore cache {cached}: {total.summary()}\n")
     skipped = [p for p in points if p.skipped]
     if skipped:
         out.write(f"skipped {len(skipped)} point(s): " + ", ".join(p.spec for p in skipped) + "\n")
-    if args.plot:
-        out.write(f"heatmap: {args.plot}\n")
+    if opts.plot:
+        out.write(f"heatmap: {opts.plot}\n")
     return out.getvalue()
 
 
-def write_table(points: Sequence[Point], args: argparse.Namespace, out: TextIO, *, segment: bool = False) -> None:
+def write_table(points: Sequence[Point], opts: SweepOptions, out: TextIO, *, segment: bool = False) -> None:
     done = [p for p in points if not p.skipped]
     keys = list(done[0].params)
-    w = args.width
+    w = opts.width
     if done[0].metaeval is not None:  # the statistics' columns of --human's table (no clusters: one metric)
         evals = [p.metaeval for p in done]
         cols = stat_columns(evals, segment=segment, leading=False) + [
@@ -199,13 +199,13 @@ def write_table(points: Sequence[Point], args: argparse.Namespace, out: TextIO, 
         from .. import api
         from ..plugin import registry
 
-        w = width(args, registry.load("metric", api.resolve(args.metric)[0]))
+        w = width(opts, registry.load("metric", api.resolve(opts.metric)[0]))
         systems = list(done[0].scores)
         headers = keys + systems
         rows = [[p.params[k] for k in keys] + [num(p.scores[s], w) for s in systems] for p in done]
     out.write(table(headers, rows, align="r" * len(headers)))
     sig = done[0].signature
-    out.write(f"\nmetric: {args.metric}; first point's signature: {sig}\n")
+    out.write(f"\nmetric: {opts.metric}; first point's signature: {sig}\n")
 
 
 def metric_label(signature: str) -> str:
@@ -223,23 +223,23 @@ def metric_label(signature: str) -> str:
     return f"{parsed.metric}, model {model}" + (f" (fp {fingerprint})" if fingerprint else "")
 
 
-def typed_inputs(args: argparse.Namespace, most: int = 4) -> str:
+def typed_inputs(opts: SweepOptions, most: int = 4) -> str:
     """The input options as the user typed them (``-i hyp.txt hypB.txt -s src.txt -r ref.txt``), the
     test set's name in a title; past ``most`` system files, the first ones and their number."""
     q = shlex.quote
-    hyps = [q(h) for h in args.input or ()]
+    hyps = [q(h) for h in opts.input or ()]
     words = ["-i", *(hyps if len(hyps) <= most else [*hyps[:most - 1], "...", f"({len(hyps)} files)"])]
-    if args.source:
-        words += ["-s", q(args.source)]
-    references = getattr(args, "references", None) or ([args.reference] if args.reference else [])
+    if opts.source:
+        words += ["-s", q(opts.source)]
+    references = getattr(opts, "references", None) or ([opts.reference] if opts.reference else [])
     if references:
         words += ["-r", *map(q, references)]
-    if args.doc_ids:
-        words += ["--doc-ids", q(args.doc_ids)]
-    if args.jsonl:
+    if opts.doc_ids:
+        words += ["--doc-ids", q(opts.doc_ids)]
+    if opts.jsonl:
         words.append("--jsonl")
-    if args.lang:
-        words += ["-l", q(args.lang)]
+    if opts.lang:
+        words += ["-l", q(opts.lang)]
     return " ".join(words)
 
 

@@ -5,7 +5,6 @@ FILE`` (a submission in the task's format from any one metric, live or stored, w
 
 from __future__ import annotations
 
-import argparse
 from typing import Sequence
 
 from ..values.errors import UserError
@@ -21,6 +20,7 @@ from ..values.wmt25_tsv import (
 )
 from .conflicts import NEEDS_FOR, WITH, Conflicts, Option
 from .messages import note
+from .options import RunOptions
 
 __all__ = ["requested", "check_args", "prepare", "write"]
 
@@ -39,41 +39,40 @@ WMT25_ONLY = Conflicts("--wmt25-tsv FILE", NEEDS_FOR, (
     Option("wmt25_set", "--wmt25-set", "picks a set of the task's test TSV", default=OFFICIAL)))
 
 
-def signature_output(args: argparse.Namespace) -> tuple[tuple[str, str], ...]:
+def signature_output(opts: RunOptions) -> tuple[tuple[str, str], ...]:
     """The second file --write-submission writes (FILE.signature), for the one check of every output."""
-    path = getattr(args, "write_submission", None)
+    path = getattr(opts, "write_submission", None)
     return ((path + SIGNATURE_SUFFIX, "--write-submission"),) if path else ()
 
 
-def requested(args: argparse.Namespace) -> bool:
-    return bool(getattr(args, "wmt25_tsv", None))
+def requested(opts: RunOptions) -> bool:
+    return bool(getattr(opts, "wmt25_tsv", None))
 
 
-def check_args(args: argparse.Namespace) -> None:
+def check_args(opts: RunOptions) -> None:
     """The option combinations, before anything is read."""
-    if not requested(args):
-        WMT25_ONLY.check(args)
+    if not requested(opts):
+        WMT25_ONLY.check(opts)
         return
-    INPUTS.check(args, file=args.wmt25_tsv)
-    REFUSED.check(args)
-    if args.write_submission:  # the file and FILE.signature are checked with every output (args.check_outputs)
-        named = [*args.metrics, *(s for s in args.stored or () if s != "all")]
+    INPUTS.check(opts, file=opts.wmt25_tsv)
+    REFUSED.check(opts)
+    if opts.write_submission:  # the file and FILE.signature are checked with every output (opts.check_outputs)
+        named = [*opts.metrics, *(s for s in opts.stored or () if s != "all")]
         if len(named) > 1:
             raise UserError(f"--write-submission writes one metric's scores; {len(named)} given ({', '.join(named)}): "
                             "one -m SPEC, or one --scores FILE --stored NAME")
 
 
-def prepare(args: argparse.Namespace) -> tuple[Wmt25Tsv, Wmt25Pair]:
-    """The TSV and its pair (``args.lang`` set to its name), read and checked before any model loads."""
-    data = read_wmt25_tsv(args.wmt25_tsv)
-    pair = data.pair(args.lang, args.wmt25_set)
-    args.lang = pair.lp
+def prepare(opts: RunOptions) -> tuple[Wmt25Tsv, Wmt25Pair]:
+    """The TSV and its pair (the pair's name: ``pair.lp``), read and checked before any model loads."""
+    data = read_wmt25_tsv(opts.wmt25_tsv)
+    pair = data.pair(opts.lang, opts.wmt25_set)
     for text in pair.notes:
-        note(args, text)
+        note(opts, text)
     return data, pair
 
 
-def write(args: argparse.Namespace, data: Wmt25Tsv, pair: Wmt25Pair,
+def write(opts: RunOptions, data: Wmt25Tsv, pair: Wmt25Pair,
           all_results: Sequence[tuple[str, list[Result]]]) -> None:
     """--write-submission: the one metric's segment scores, oriented (a lower-is-better metric's negated, as the
     task reads higher as better), each unit one segment."""
@@ -100,11 +99,11 @@ def write(args: argparse.Namespace, data: Wmt25Tsv, pair: Wmt25Pair,
     if missing:
         about.append(f"# {missing} segment(s) without a score: NaN")
     try:
-        side = write_submission(args.write_submission, data, pair, scores, signature, about=about)
+        side = write_submission(opts.write_submission, data, pair, scores, signature, about=about)
     except OSError as exc:
-        raise UserError(f"--write-submission {args.write_submission}: cannot write ({exc.strerror})") from None
+        raise UserError(f"--write-submission {opts.write_submission}: cannot write ({exc.strerror})") from None
     lost = f", {missing} without a score (NaN)" if missing else ""
-    note(args, f"wrote {args.write_submission} ({sum(len(v) for v in scores.values())} lines{lost}; negated: lower "
-               f"is better)" if negated else f"wrote {args.write_submission} "
+    note(opts, f"wrote {opts.write_submission} ({sum(len(v) for v in scores.values())} lines{lost}; negated: lower "
+               f"is better)" if negated else f"wrote {opts.write_submission} "
                f"({sum(len(v) for v in scores.values())} lines{lost})")
-    note(args, f"wrote {side} (the signature: the task's readers take no comment line)")
+    note(opts, f"wrote {side} (the signature: the task's readers take no comment line)")

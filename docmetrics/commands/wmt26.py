@@ -5,13 +5,12 @@ one segment per paragraph where every text has the source's paragraph count, els
 
 from __future__ import annotations
 
-import argparse
-
 from ..values.errors import UserError
 from ..values.testset import TestSet
 from ..values.wmt26 import DocumentPlan, Wmt26Pair, read_wmt26
 from .conflicts import NEEDS_FOR, Conflicts, Option
 from .messages import note
+from .options import RunOptions
 
 __all__ = ["requested", "check_args", "prepare", "plan_notes", "read_pairs", "pair_testset", "check_systems_given"]
 
@@ -28,38 +27,38 @@ WMT26_ONLY = Conflicts("--wmt26 TESTFILE", NEEDS_FOR, (
     Option("wmt26_source", "--wmt26-source", "picks the test file's source field", default="src_text")))
 
 
-def requested(args: argparse.Namespace) -> bool:
-    return bool(getattr(args, "wmt26", None))
+def requested(opts: RunOptions) -> bool:
+    return bool(getattr(opts, "wmt26", None))
 
 
-def check_args(args: argparse.Namespace) -> None:
+def check_args(opts: RunOptions) -> None:
     """The option combinations, before anything is read."""
-    if not requested(args):
-        WMT26_ONLY.check(args)
+    if not requested(opts):
+        WMT26_ONLY.check(opts)
         return
-    INPUTS.check(args, file=args.wmt26)
-    check_systems_given(args)
+    INPUTS.check(opts, file=opts.wmt26)
+    check_systems_given(opts)
 
 
-def check_systems_given(args: argparse.Namespace) -> None:
+def check_systems_given(opts: RunOptions) -> None:
     """--wmt26 needs --wmt26-systems (the main command's and rank's check)."""
-    if not args.wmt26_systems:
-        raise UserError(f"--wmt26 {args.wmt26}: give the system files with --wmt26-systems DIR (data/systems) or "
+    if not opts.wmt26_systems:
+        raise UserError(f"--wmt26 {opts.wmt26}: give the system files with --wmt26-systems DIR (data/systems) or "
                         "NAME.jsonl...")
 
 
-def prepare(args: argparse.Namespace) -> tuple[Wmt26Pair, TestSet, list[DocumentPlan]]:
+def prepare(opts: RunOptions) -> tuple[Wmt26Pair, TestSet, list[DocumentPlan]]:
     """The pair (``-l``; the only one where the files hold one), its test set and how each document is
-    held, read before any model loads; ``args.lang`` becomes the pair's ISO 639-1 form (``en-is``)."""
-    pairs = read_pairs(args.wmt26, args.wmt26_systems, args.lang, args.wmt26_source)
-    if args.lang is None and len(pairs) > 1:
-        raise UserError(f"--wmt26 {args.wmt26}: {len(pairs)} language pairs ({', '.join(p.name for p in pairs)}); "
+    held, read before any model loads; ``pair.lang`` is the pair's ISO 639-1 form (``en-is``), the
+    metrics' lang."""
+    pairs = read_pairs(opts.wmt26, opts.wmt26_systems, opts.lang, opts.wmt26_source)
+    if opts.lang is None and len(pairs) > 1:
+        raise UserError(f"--wmt26 {opts.wmt26}: {len(pairs)} language pairs ({', '.join(p.name for p in pairs)}); "
                         "name one with -l")
     pair = pairs[0]
-    testset, plans, notes = pair_testset(pair, args.wmt26_ref or ())
-    args.lang = pair.lang
+    testset, plans, notes = pair_testset(pair, opts.wmt26_ref or ())
     for text in notes:
-        note(args, text)
+        note(opts, text)
     return pair, testset, plans
 
 
