@@ -165,6 +165,13 @@ def test_each_builtin_format_is_recognised_and_read(genmt, tmp_path):
                       encoding="utf-8")
     stored = docmetrics.read_human(scores, format="stored", lp="en-de")
     assert stored.format == "stored" and list(stored.stored) == ["M"] and len(stored.results()["M"]) == 5
+    # found without format=: a stored-scores TSV (system, doc_id, a column per metric) is not a human TSV,
+    # whose segment lines carry seg_id too (a human TSV with system, doc_id, seg_id, score stays one)
+    assert docmetrics.read_human(scores, lp="en-de").format == "stored"
+    human = tmp_path / "human.tsv"
+    human.write_text("system\tdoc_id\tseg_id\tscore\n" + "".join(f"{s}\td\t1\t{k}\n" for k, s in enumerate(SYSTEMS)),
+                     encoding="utf-8")
+    assert docmetrics.read_human(human).format == "human-tsv"
 
 
 @pytest.mark.parametrize("call, error, needles", [

@@ -114,6 +114,9 @@ def _is_stored(path: str) -> bool:
     base = os.path.basename(path)
     if base.endswith(".score") and base.count(".") >= 2 and base.rsplit(".", 2)[-2] in LEVELS:
         return True
+    header = _header(path)  # a TSV of stored scores: system, doc_id, a column per metric, no seg_id
+    if len(header) >= 3 and header[:2] == ["system", "doc_id"] and "seg_id" not in header:
+        return True
     obj = _first_json(path)
     return {"language_pair", "document_id"} <= set(obj)
 
