@@ -131,6 +131,30 @@ def test_two_metrics_compared_clusters_and_pvalues(genmt):
     assert ev.to_dict(layout="mtme")["metrics"][1]["metric"] == "bleu"
 
 
+def test_mtme_data_through_the_api_equals_the_mtme_command(tmp_path, capsys):
+    """read_human(MTME root) + meta_evaluate give the numbers ``docmetrics --mtme -f json`` prints (system,
+    segment and SPA/acc_eq statistics), and the text says the scores are MTME's, not a TSV column."""
+    from test_mtme import build_tiny
+
+    from docmetrics.cli.main import main
+
+    build_tiny(tmp_path / "mtme")
+    data = docmetrics.read_human(tmp_path / "mtme", lp="en-de", testset="toy", ref="refA")
+    ev = docmetrics.meta_evaluate({s: docmetrics.load(s).compute(data.testset) for s in ("chrf", "bleu")}, data)
+    assert main(["-m", "chrf", "bleu", "--mtme", str(tmp_path / "mtme"), "-t", "toy", "-l", "en-de", "--ref", "refA",
+                 "-f", "json", "-q"]) == 0
+    printed = json.loads(capsys.readouterr().out)
+    mine = ev.to_dict(layout="mtme")
+    assert [m["metric"] for m in mine["metrics"]] == [m["metric"] for m in printed["metrics"]] == ["chrf", "bleu"]
+    for k, row in enumerate(printed["metrics"]):
+        for level, stats in (("system", ("pearson", "spearman", "kendall", "accuracy", "spa")),
+                             ("segment", ("pearson", "kendall", "acc_eq"))):
+            for stat in stats:
+                assert isinstance(row[level][stat], float), (row["metric"], level, stat)
+                assert mine["metrics"][k][level][stat] == pytest.approx(row[level][stat], abs=1e-12), (level, stat)
+    assert "MTME: segment scores from human-scores/en-de." in ev.to_text() and "column auto" not in ev.to_text()
+
+
 # -- formats ---------------------------------------------------------------------------------------------------
 def _human_tsv(tmp_path: Path) -> Path:
     path = tmp_path / "human.tsv"

@@ -12,8 +12,8 @@ from . import statistics as stats
 from .metaeval import WmtEval
 from .stat_table import significance_lines, stat_table, untested_lines
 
-__all__ = ["metaeval_text", "human_description", "esa_description", "spa_text", "ACC_EQ_TEXT", "DOC_TEXT",
-           "PDP_TEXT", "MQM_TEXT"]
+__all__ = ["metaeval_text", "human_description", "esa_description", "mtme_description", "spa_text", "ACC_EQ_TEXT",
+           "DOC_TEXT", "PDP_TEXT", "MQM_TEXT"]
 
 #: what acc_eq is, in the notes under a table
 ACC_EQ_TEXT = ("acc_eq: pairwise accuracy over the systems' segment scores per source segment, ties in the metric "
@@ -49,6 +49,13 @@ def human_description(path: str, *, column: str | None = None, lower_better: boo
     negated = " after negation" if lower_better else ""
     how = MQM_TEXT if raw_mqm else f"column {column or 'auto'}; higher is better{negated}"
     return f"{path} ({how})"
+
+
+def mtme_description(source: str, lp: str, name: str) -> str:
+    """What the human scores of an MTME test set are, under the table (``name``: its human scores, e.g. mqm)."""
+    return (f"{name} scores of {source} ({lp}, MTME: segment scores from human-scores/{lp}.{name}.seg.score, "
+            f"system scores from {lp}.{name}.sys.score where it has them, else the mean of the segments; higher is "
+            "better)")
 
 
 def esa_description(source: str, lp: str, segments: Mapping[str, Mapping[Any, Any]]) -> str:

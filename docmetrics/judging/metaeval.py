@@ -16,7 +16,7 @@ from ..evaluation.doc_level import DOC_RULES
 from ..evaluation.labels import row_labels
 from ..evaluation.metaeval import MetaEval, WmtEval
 from ..evaluation.metaeval_human import clusters, evaluate_human, human_dicts, pvalues
-from ..evaluation.metaeval_text import esa_description, human_description, metaeval_text
+from ..evaluation.metaeval_text import esa_description, human_description, metaeval_text, mtme_description
 from ..values.errors import InputError, SpecError
 from ..values.human_tsv import HumanScores
 from ..values.result import Result
@@ -187,6 +187,8 @@ def meta_evaluate(
     if isinstance(human, EvalSet):
         if human_text is None and human.format == "genmt" and human.human is not None:
             human_text = esa_description(human.source, human.lp or "", human.human.segments)
+        if human_text is None and human.format == "mtme" and human.human is not None:
+            human_text = mtme_description(human.source, human.lp or "", human.human.path.rsplit(".", 3)[-3])
         if human.human is None:
             raise InputError(f"{human.source}: no human scores to judge metrics against (a {human.format} file "
                              f"{'of ' + human.lp + ' ' if human.lp else ''}holds none)", params=("human",))
