@@ -617,3 +617,18 @@ def test_report_cosmetics_of_issue_37():
     assert meta.index("system-scatter") < meta.index('"Document level"')
     assert '"Per-document difference of " + S.spec + ": A (" + S.a + ")' in js
     assert re.search(r"th\.num \{[^}]*white-space: normal", css) and re.search(r"\.scroll \{[^}]*overflow-x: auto", css)
+
+
+def test_a_saved_span_judgement_is_read_as_its_own_layout(tmp_path, capsys):
+    """--spans -f json saved to a file: docmetrics report reads it (layout spans) and keeps it whole."""
+    from test_span_f1 import PRED, genmt_file, pred_file
+
+    saved, page = tmp_path / "spans.json", tmp_path / "spans.html"
+    code, _, err = run_cli(capsys, "--genmt", genmt_file(tmp_path), "--spans", pred_file(tmp_path, PRED), "-f", "json",
+                           "-o", saved)
+    assert code == 0, err
+    code, _, err = run_cli(capsys, "report", saved, "-o", page)
+    assert code == 0, err
+    d = embedded(page.read_text(encoding="utf-8"))
+    assert [s["layout"] for s in d["sources"]] == ["spans"]
+    assert d["sources"][0]["data"] == json.loads(saved.read_text(encoding="utf-8"))

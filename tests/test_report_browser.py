@@ -494,3 +494,26 @@ def test_readme_screenshots_of_wmt21_ted(browser, tmp_path):
         assert path.stat().st_size > 20_000
     browser.call("Emulation.setDeviceMetricsOverride", session=True, width=1280, height=900, deviceScaleFactor=1,
                  mobile=False)
+
+
+def test_a_span_judgement_makes_a_page_with_each_predictors_f1(browser, tmp_path, capsys):
+    """--spans ... --report FILE (and docmetrics report on its saved -f json): the judging view shows each
+    predictor's span F1, overall and per system, as the JSON has it."""
+    from test_span_f1 import PRED, genmt_file, pred_file
+
+    gold, pred = genmt_file(tmp_path), pred_file(tmp_path, PRED)
+    page, saved = tmp_path / "spans.html", tmp_path / "spans.json"
+    code, _, err = run_cli(capsys, "--genmt", gold, "--spans", pred, "-f", "json", "-o", saved, "--report", page)
+    assert code == 0, err
+    data = json.loads(saved.read_text(encoding="utf-8"))
+    url = page.resolve().as_uri()
+    browser.events.clear()
+    browser.open(url + "#judging")
+    browser.wait("document.querySelector('#judging.active table')")
+    shown = browser.js("[...document.querySelectorAll('#judging table')].filter(t => t.caption && t.caption.textContent"
+                       ".startsWith('Span F1')).map(t => [...t.querySelectorAll('tbody tr')].map(r => [...r.children]"
+                       ".map(c => c.textContent)))")
+    (predictor,) = data["predictors"]
+    assert len(shown) == 1 and [r[0] for r in shown[0]] == ["overall", *predictor["systems"]]
+    assert shown[0][0][1:4] == [f"{predictor['overall'][k]:.4f}" for k in ("precision", "recall", "f1")]
+    assert browser.problems(url) == []

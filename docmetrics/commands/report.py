@@ -24,11 +24,11 @@ from .options import Options
 if TYPE_CHECKING:
     from ..values.genmt import GenmtPair
 
-#: What the page says was typed: (option, attribute of the parsed arguments).
+#: What the page says was typed: (option, field of the options).
 TYPED = (("-m", "metrics"), ("-m", "metric"), ("--grid", "grid"), ("-i", "input"), ("-s", "source"),
          ("-r", "references"), ("--doc-ids", "doc_ids"), ("-l", "lang"), ("-l", "lps"), ("--human", "human"),
          ("--human-column", "human_column"), ("--genmt", "genmt"), ("--mtme", "mtme"), ("-t", "testset"),
-         ("--stat", "stat"), ("--spans-tsv", "spans_tsv"))
+         ("--stat", "stat"), ("--spans", "spans"), ("--spans-tsv", "spans_tsv"))
 
 
 def inputs_typed(opts: Options) -> list[tuple[str, str]]:
@@ -177,6 +177,19 @@ def write_for_metaeval(opts: Options, output: dict[str, Any]) -> None:
     write_page(opts, opts.report, payload)
 
 
+def write_for_spans(opts: Options, output: dict[str, Any]) -> None:
+    """``--spans ... --report FILE``: the span judgement (as ``-f json`` prints it): each predictor's span F1,
+    overall and per system."""
+    payload = report.payload([("this command's output (spans)", output)], title=_title(opts),
+                             command=command_line(opts), inputs=inputs_typed(opts))
+    write_page(opts, opts.report, payload)
+
+
+def _title(opts: Options) -> str | None:
+    typed = command_line(opts)
+    return None if typed is None else "docmetrics report: " + (typed if len(typed) <= 160 else typed[:159] + "…")
+
+
 def write_for_command(opts: Options, output: str, all_results: Sequence[tuple[str, list[Result]]],
                       testset: TestSet | None, human: Any = None, cis: Sequence[Sequence[Any]] | None = None,
                       pair: GenmtPair | None = None) -> None:
@@ -188,11 +201,9 @@ def write_for_command(opts: Options, output: str, all_results: Sequence[tuple[st
     results = [] if carries_units else [
         report.compact_result(r, spec, cis[k][i].to_dict() if cis else None)
         for k, (spec, rs) in enumerate(all_results) for i, r in enumerate(rs)]
-    typed = command_line(opts)
     name = f"this command's output ({layout})"  # not '-f json', which was not typed
-    title = None if typed is None else "docmetrics report: " + (typed if len(typed) <= 160 else typed[:159] + "…")
     payload = report.payload(
-        [(name, data)], results=results, title=title,
+        [(name, data)], results=results, title=_title(opts),
         texts=report.texts(testset) if testset is not None else None,
         human=human_segments(human, testset) if testset is not None else None,
         spans=error_spans(pair, human, testset) if testset is not None else None,

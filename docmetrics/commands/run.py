@@ -47,7 +47,12 @@ def run(opts: RunOptions) -> int:
         return 0
     if spans_cli.requested(opts):  # span predictions from files: no metric is scored
         check_outputs(opts)
-        write(spans_cli.run(opts), opts)
+        output = spans_cli.run(opts)
+        if opts.report:  # the page holds what -f json prints
+            data = output.data()
+            output = Output(data=lambda: data, text=output.text, tsv=output.tsv)
+            report_cli.write_for_spans(opts, data)
+        write(output, opts)
         return 0
     if not opts.metrics and not stored_cli.requested(opts):
         print("docmetrics: error: give metrics with -m (see --list), e.g. -m slide:w=6,s=6", file=sys.stderr)

@@ -39,6 +39,7 @@ LAYOUTS = {
     "mtme": "an object with testset, lp and metrics from --mtme -f json",
     "metaeval": "an object with lps and averages from docmetrics metaeval -f json",
     "sweep": "an object with grid and points from docmetrics sweep -o FILE",
+    "spans": "an object with gold and predictors from --spans -f json (span F1 of each predictor)",
     "alignment": "JSON lines of sentence alignments from --dump-alignment",
     "report": "the data of a report page (its JSON export)",
 }
@@ -65,6 +66,8 @@ def detect(data: Any) -> str:
             return "metaeval"
         if "grid" in data and "points" in data:
             return "sweep"
+        if "gold" in data and "predictors" in data:
+            return "spans"
         raise LayoutError(f"an object with keys {', '.join(sorted(data)[:8])}")
     if isinstance(data, list) and data and all(isinstance(x, dict) for x in data):
         first = data[0]

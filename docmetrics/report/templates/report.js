@@ -54,7 +54,7 @@
 
   // -- the model: results, judging outputs, texts ---------------------------------------------------
   var M = { results: [], specs: [], systems: [], docs: [], paired: [], metaeval: [], errorFree: [], mtme: [], averages: [],
-            sweeps: [], alignments: [], texts: D.texts || null, human: D.human || null, spans: D.spans || null };
+            sweeps: [], alignments: [], spanF1: [], texts: D.texts || null, human: D.human || null, spans: D.spans || null };
   var byKey = {};
   function columnar(units, docs) {
     var idx = {}, out = { doc: [], start: [], end: [], score: [] }, extra = ["weight", "group", "truncated", "partial", "spans", "answer"];
@@ -98,6 +98,7 @@
     else if (src.layout === "metaeval") { (d.lps || []).forEach(function (lp) { M.mtme.push({ lp: lp, source: i }); }); M.averages.push(d); }
     else if (src.layout === "sweep") M.sweeps.push(d);
     else if (src.layout === "alignment") M.alignments = M.alignments.concat(d);
+    else if (src.layout === "spans") M.spanF1.push({ name: src.name, data: d });
   });
   (function () {
     var specs = {}, systems = {};
@@ -692,6 +693,20 @@
         Object.keys(avg.excluded || {}).forEach(function (m) { notes.push(m + " not averaged: " + avg.excluded[m]); });
         notes.forEach(function (t) { add(el, [h("p", { class: "note" }, t)]); });
       });
+    });
+    M.spanF1.forEach(function (g) {  // --spans -f json: character-level span F1 of each predictor, overall and per system
+      var d = g.data, cols = ["precision", "recall", "f1", "items", "gold_chars", "pred_chars"];
+      any = true;
+      add(el, [h("h3", null, "Error spans (" + g.name + ")"), h("p", { class: "note" }, "Gold: " + d.gold + "; partial credit " + d.partial_credit + ".")]);
+      (d.predictors || []).forEach(function (p) {
+        var rows = [["overall", p.overall]].concat(Object.keys(p.systems || {}).map(function (s) { return [s, p.systems[s]]; }));
+        add(el, [h("h4", null, p.predictor), plainTable(["system"].concat(cols), rows.map(function (r) {
+          return [r[0]].concat(cols.map(function (c) { var v = r[1] ? r[1][c] : null; return isNum(v) ? (Number.isInteger(v) ? String(v) : fmt(v)) : "\u2013"; }));
+        }), { caption: "Span F1 of " + p.predictor })]);
+        var left = Object.keys(p.left_out || {});
+        if (left.length) add(el, [h("p", { class: "note" }, "Left out: " + left.map(function (k) { return k + " (" + p.left_out[k] + ")"; }).join("; "))]);
+      });
+      (d.notes || []).forEach(function (t) { add(el, [h("p", { class: "note" }, t)]); });
     });
     M.sweeps.forEach(function (sw, si) { any = true; sweepView(el, sw, si); });
     if (!any) add(el, [h("p", null, "No meta-evaluation in this report (run with --human, --genmt, --mtme, or docmetrics sweep).")]);
