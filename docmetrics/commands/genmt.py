@@ -23,9 +23,8 @@ from ..values.genmt import (
     WMT26_ERROR_FREE_THRESHOLD,
     GenmtData,
     GenmtPair,
-    esa_scores,
+    judged_testset,
     read_genmt,
-    reference_judged_note,
 )
 from ..values.human_tsv import HumanScores
 from ..values.result import Result
@@ -114,13 +113,10 @@ def prepare(opts: RunOptions) -> tuple[GenmtPair, TestSet, HumanScores | None, l
     if include and REFERENCE not in pair.outputs:
         raise UserError(f"--include-human: {opts.genmt} has no reference ({REFERENCE}) for {pair.name} to score as "
                         "a system; drop --include-human")
-    testset = pair.testset(reference=bool(getattr(opts, "ref", None)) or pair.reference is not None,
-                           include_reference=include)
-    notes = list(data.warnings)
-    judged = None if include else reference_judged_note(pair, opts.genmt, "--include-human")
-    if judged:
-        notes.append(judged)
-    return pair, testset, esa_scores(pair, opts.genmt, include_reference=include), notes
+    testset, human, notes = judged_testset(pair, opts.genmt, include_reference=include, option="--include-human",
+                                           warnings=data.warnings,
+                                           reference=bool(getattr(opts, "ref", None)) or pair.reference is not None)
+    return pair, testset, human, notes
 
 
 def check_reference_free(metrics: Sequence[Any], specs: Sequence[str]) -> None:

@@ -157,7 +157,7 @@ def _one_pair(path: str, have: Sequence[str], lp: str | None) -> None:
 def _read_genmt(path: str, lp: str | None, options: Mapping[str, Any]) -> EvalSet:
     from ..evaluation.human_clusters import HumanJudgements
     from ..evaluation.spans import genmt_gold
-    from ..values.genmt import REFERENCE, esa_scores, read_genmt, reference_judged_note
+    from ..values.genmt import REFERENCE, judged_testset, read_genmt
 
     data = read_genmt(path)
     _one_pair(path, data.language_pairs(), lp)
@@ -167,12 +167,9 @@ def _read_genmt(path: str, lp: str | None, options: Mapping[str, Any]) -> EvalSe
     if include and REFERENCE not in pair.outputs:
         raise InputError(f"{path}: no reference ({REFERENCE}) for {pair.name} to score as a system",
                          params=("include_reference",))
-    testset = pair.testset(reference=pair.reference is not None, include_reference=include)
-    notes = list(data.warnings)
-    judged = None if include else reference_judged_note(pair, path, "include_reference=True")
-    if judged:
-        notes.append(judged)
-    return EvalSet(path, "genmt", pair.name, testset, esa_scores(pair, path, include_reference=include),
+    testset, human, notes = judged_testset(pair, path, include_reference=include, option="include_reference=True",
+                                           warnings=data.warnings)
+    return EvalSet(path, "genmt", pair.name, testset, human,
                    notes=tuple(notes), raw=pair, make_judgements=lambda: HumanJudgements.from_genmt(pair),
                    make_spans=lambda: genmt_gold(pair, tuple(full.domains)))
 

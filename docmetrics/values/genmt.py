@@ -47,7 +47,7 @@ from .testset import TestSet
 __all__ = [
     "REFERENCE", "WMT26_ERROR_FREE_THRESHOLD", "ErrorSpan", "Judgement", "GenmtDocument", "GenmtSegment",
     "GenmtPair", "GenmtData", "read_genmt", "exact_mean", "language_pairs", "domains", "build_testset",
-    "target_language", "OMISSION", "ESA_RANGE", "esa_scores",
+    "target_language", "OMISSION", "ESA_RANGE", "esa_scores", "judged_testset",
 ]
 
 #: The key of the reference among ``tgt_text`` (a human post-edit in WMT25/26).
@@ -333,6 +333,22 @@ def reference_judged_note(pair: GenmtPair, where: str, option: str) -> str | Non
     return (f"{REFERENCE} (the reference) was judged as a system in {where} ({judged} segments of {pair.name}); it is "
             f"not scored as one, since reference-based metrics score against it: {option} scores it too "
             "(reference-free metrics only)")
+
+
+def judged_testset(pair: GenmtPair, source: str, *, include_reference: bool, option: str,
+                   warnings: Sequence[str] = (), reference: bool | None = None
+                   ) -> tuple[TestSet, HumanScores | None, list[str]]:
+    """What a judging run reads of a (selected) pair: its test set (``reference``: with the pair's reference;
+    default where it has one; ``include_reference``: the reference scored as a system too), its ESA scores
+    (:func:`esa_scores`) and the notes to show: the file's ``warnings``, then, where the reference was judged
+    as a system and is left out, :func:`reference_judged_note` (``option``: what scores it too)."""
+    testset = pair.testset(reference=pair.reference is not None if reference is None else reference,
+                           include_reference=include_reference)
+    notes = list(warnings)
+    judged = None if include_reference else reference_judged_note(pair, source, option)
+    if judged:
+        notes.append(judged)
+    return testset, esa_scores(pair, source, include_reference=include_reference), notes
 
 
 def esa_scores(pair: GenmtPair, source: str | None = None, *, include_reference: bool = False) -> HumanScores | None:
