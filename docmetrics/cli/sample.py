@@ -7,6 +7,7 @@ import argparse
 import sys
 from typing import Sequence
 
+from ..plugin.sample_models import write_sample_models
 from ..values.samples import SAMPLES, write_samples
 from .errors import guarded
 from .habits import Parser, parse_args
@@ -17,8 +18,14 @@ EPILOG = """\
 examples:
   docmetrics sample docmetrics-data
   cd docmetrics-data && docmetrics -m chrf -i ted/sys/*.txt -r ted/ref.txt --doc-ids ted/docids.txt
+  docmetrics sample sample --models
+  docmetrics -m slide:w=2,s=1,model=sample/models/tiny-cometkiwi -i sample/ted/sys/UEdin.txt -s sample/ted/src.txt \
+      --doc-ids sample/ted/docids.txt
 
-The documentation's examples name docmetrics/data/...: in DIR the same files are under DIR/."""
+The documentation's examples name docmetrics/data/...: in DIR the same files are under DIR/.
+--models also writes tiny randomly initialised models (COMET, XCOMET, mBART-50, MetricX, a chat LLM) under
+DIR/models/, built offline in seconds: they run every model example of the documentation without a model
+hub, but their scores mean nothing (they show the mechanics, not real scores)."""
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -29,6 +36,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("dir", metavar="DIR", help="the folder to write (made if missing; refused if not empty)")
     p.add_argument("--force", action="store_true", help="write into a folder that is not empty (same names "
                                                         "are overwritten)")
+    p.add_argument("--models", action="store_true", help="also write tiny random models of every installed "
+                   "backbone that offers some under DIR/models/ (for the examples; their scores mean nothing)")
     p.add_argument("-q", "--quiet", action="store_true", help="print nothing")
     p.add_argument("--debug", action="store_true", help="tracebacks")
     return p
@@ -41,6 +50,15 @@ def main(argv: Sequence[str] | None = None) -> int:
         written = write_samples(args.dir, force=args.force)
         if not args.quiet:
             print(f"wrote {len(written)} files under {args.dir}: " + ", ".join(f"{k}/" for k in SAMPLES))
+        if args.models:
+            note = None if args.quiet else (lambda line: print(f"docmetrics sample: {line}", file=sys.stderr))
+            models = write_sample_models(args.dir, skipped=note)
+            if not args.quiet:
+                print(f"wrote {len(models)} tiny random models (their scores mean nothing) under "
+                      f"{args.dir.rstrip('/')}/models:")
+                width = max((len(m.name) for m in models), default=0)
+                for m in models:
+                    print(f"  {m.name:<{width}}  {m.backbone}: {m.spec}")
         return 0
 
     return guarded("docmetrics sample", args.debug, run)

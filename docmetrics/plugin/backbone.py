@@ -118,6 +118,10 @@ class Backbone(abc.ABC):
     higher_is_better: ClassVar[bool] = True
     #: The models to suggest where :meth:`languages` leaves the text's language out.
     multilingual_hint: ClassVar[str] = "one its documentation names"
+    #: Tiny randomly initialised models of the right shape that :meth:`write_sample_model` writes offline
+    #: (``docmetrics sample DIR --models``): folder name -> what it mimics.  Their scores mean nothing; they
+    #: run every example of the documentation without a model hub.
+    sample_models: ClassVar[dict[str, str]] = {}
 
     def __init__(
         self,
@@ -164,6 +168,13 @@ class Backbone(abc.ABC):
             allowed = ", ".join(p.name for p in self.all_params())
             raise SpecError(f"backbone '{self.name}': unknown parameter(s) {', '.join(sorted(params))}; "
                             f"allowed: {allowed}")
+
+    @classmethod
+    def write_sample_model(cls, name: str, out_dir: str) -> str:
+        """Write the tiny model ``name`` (a key of :attr:`sample_models`) into the folder ``out_dir`` and return
+        the spec's parameters that name it: ``model=OUT_DIR``, or more where the model has parts (MetricX:
+        ``model=OUT_DIR/model,tokenizer=OUT_DIR/tokenizer``)."""
+        raise NotImplementedError(f"backbone '{cls.name}' writes no sample model")
 
     @property
     def options(self) -> dict[str, Any]:

@@ -9,7 +9,7 @@ from pathlib import Path
 
 from .errors import UserError
 
-__all__ = ["SAMPLES", "sample_root", "sample_files", "write_samples"]
+__all__ = ["SAMPLES", "sample_root", "sample_files", "sample_sentences", "write_samples"]
 
 #: each sample folder and what it holds
 SAMPLES = {
@@ -37,6 +37,16 @@ def sample_files() -> list[Path]:
     """Every shipped sample file, relative to :func:`sample_root`, sorted."""
     root = sample_root()
     return sorted(p.relative_to(root) for p in root.rglob("*") if p.is_file() and "__pycache__" not in p.parts)
+
+
+def sample_sentences() -> list[str]:
+    """Every line of the shipped TED slice's and quickstart's text files (sources, references, systems), in a
+    fixed order: what the tiny sample models' tokenizers are trained on, so they cut these texts into pieces of
+    a realistic length."""
+    root = sample_root()
+    files = [root / rel for rel in sample_files() if rel.parts[0] in ("ted", "quickstart") and rel.suffix == ".txt"
+             and rel.name != "docids.txt"]
+    return [line for f in files for line in f.read_text(encoding="utf-8").splitlines() if line.strip()]
 
 
 def write_samples(dest: str | os.PathLike[str], *, force: bool = False) -> list[Path]:

@@ -59,11 +59,28 @@ class CometBackbone(Backbone):
     description = "COMET models (CometKiwi, COMET-DA, COMET-QE, XCOMET) through unbabel-comet"
     default_model = "Unbabel/wmt22-cometkiwi-da"
     libraries = (("unbabel-comet", "comet"), ("transformers", "tf"), ("torch", "torch"))
+    sample_models = {
+        "tiny-cometkiwi": "a UnifiedMetric over mt+src, like Unbabel/wmt22-cometkiwi-da (QE)",
+        "tiny-comet": "a RegressionMetric over src, mt and ref, like Unbabel/wmt22-comet-da",
+        "tiny-comet-qe": "a ReferencelessRegression over src and mt, like wmt21-comet-qe-mqm",
+        "tiny-xcomet": "an XCOMETMetric with error spans, like Unbabel/XCOMET-XL",
+    }
+    _SAMPLE_KINDS = {"tiny-cometkiwi": "unified", "tiny-comet": "regression", "tiny-comet-qe": "referenceless",
+                     "tiny-xcomet": "xcomet"}
     params = (
         Param("qe", bool, None, "for a model that takes a source, a reference or both (XCOMET): no = always "
               "with the reference (src + mt + ref), yes = never (src + mt); default: the metric chooses "
               "(slide scores such a model without the reference)", short="qe"),
     )
+
+    @classmethod
+    def write_sample_model(cls, name: str, out_dir: str) -> str:
+        from docmetrics.values.samples import sample_sentences
+
+        from .testing import build_tiny_comet
+
+        build_tiny_comet(out_dir, kind=cls._SAMPLE_KINDS[name], seed=0, portable=True, sentences=sample_sentences())
+        return f"model={out_dir}"
 
     def __init__(self, model: str | None = None, **kwargs: Any) -> None:
         super().__init__(model, **kwargs)

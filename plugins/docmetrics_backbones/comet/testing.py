@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
-from typing import Any
+from typing import Any, Sequence
 
 from docmetrics.plugin.models import quiet_libraries
 
@@ -123,6 +123,8 @@ def build_tiny_comet(
     max_position_embeddings: int = 514,
     encoder: str | os.PathLike[str] | None = None,
     encoder_model: str = "BERT",
+    portable: bool = False,
+    sentences: Sequence[str] | None = None,
 ) -> Path:
     """Write a tiny randomly initialised COMET model to ``out_dir`` and return ``out_dir``.
 
@@ -142,13 +144,18 @@ def build_tiny_comet(
     from the ``minilm`` extra) to use instead of the tiny XLM-R, with its pretrained weights and COMET's
     ``encoder_model`` class for it (``BERT`` works for MiniLM): a realistic model of that size, with a
     random head, for benchmarks.
+
+    ``portable``: the checkpoint names its tiny encoder relative to itself (``encoder``), not by absolute path,
+    so the folder is the same bytes (and the same fingerprint) wherever it is built or moved to.
+    ``sentences`` train the tiny encoder's tokenizer (default: :func:`sample_sentences`).
     """
     class_identifier, hparams = _comet_hparams(kind)
     out = Path(out_dir).absolute()
     out.mkdir(parents=True, exist_ok=True)
     if encoder is None:
         encoder_dir = build_tiny_xlmr(
-            out / "encoder", seed=0, max_position_embeddings=max_position_embeddings, weights=False
+            out / "encoder", seed=0, sentences=sentences, max_position_embeddings=max_position_embeddings,
+            weights=False,
         )
     else:
         encoder_dir = Path(encoder).absolute()
@@ -176,7 +183,7 @@ def build_tiny_comet(
                 _spread_tags(model)
     stored = _plain(dict(model.hparams))
     stored["class_identifier"] = class_identifier
-    stored["pretrained_model"] = str(encoder_dir)
+    stored["pretrained_model"] = "./encoder" if portable and encoder is None else str(encoder_dir)
     stored.pop("load_pretrained_weights", None)
     stored.pop("local_files_only", None)
     state = {k: v.detach().clone().contiguous() for k, v in model.state_dict().items()}
@@ -190,8 +197,9 @@ def build_tiny_comet(
     ckpt_dir = out / "checkpoints"
     ckpt_dir.mkdir(exist_ok=True)
     torch.save(checkpoint, ckpt_dir / "model.ckpt")
-    (out / "hparams.yaml").write_text(
-        yaml.safe_dump(stored, sort_keys=True, default_flow_style=False), encoding="utf-8"
+    in_yaml = {**stored, "pretrained_model": "encoder"} if portable and encoder is None else stored
+    (out / "hparams.yaml").write_text(  # a relative pretrained_model in hparams.yaml is read next to it
+        yaml.safe_dump(in_yaml, sort_keys=True, default_flow_style=False), encoding="utf-8"
     )
     return out
 

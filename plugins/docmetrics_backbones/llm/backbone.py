@@ -90,6 +90,8 @@ class LlmBackbone(Backbone):
     description = "LLM judge (GEMBA-DA/MQM/ESA prompts) on a local causal LM or an OpenAI-compatible endpoint"
     default_model = None
     libraries = (("transformers", "tf"), ("torch", "torch"))
+    sample_models = {"tiny-llm": "a chat LM (Llama with a ChatML template and the integers 0-100 as tokens), "
+                                 "like Qwen2.5-7B-Instruct"}
     params = (
         Param("prompt", str, "gemba-da", "the judge's prompt: gemba-da, gemba-mqm, gemba-esa, gemba-esa-wmt25, "
               "an entry point of docmetrics.llm_prompts, or a prompt FILE", short="pt"),
@@ -116,6 +118,13 @@ class LlmBackbone(Backbone):
         Param("api_key_env", str, "OPENAI_API_KEY", "the environment variable holding an endpoint's key",
               in_signature=False),
     )
+
+    @classmethod
+    def write_sample_model(cls, name: str, out_dir: str) -> str:
+        from .testing import build_tiny_llm
+
+        build_tiny_llm(out_dir, seed=0)
+        return f"model={out_dir}"
 
     def __init__(self, model: str | None = None, **kwargs: Any) -> None:
         if model is None and not kwargs.get("model"):

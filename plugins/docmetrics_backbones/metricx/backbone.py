@@ -128,6 +128,8 @@ class MetricxBackbone(Backbone):
     default_model = "google/metricx-24-hybrid-xl-v2p6"
     libraries = (("transformers", "tf"), ("torch", "torch"), ("sentencepiece", "spm"))
     higher_is_better = False
+    sample_models = {"tiny-metricx": "an mT5 MetricX-24 (model/) with its tokenizer (tokenizer/), like "
+                                     "google/metricx-24-hybrid-xl-v2p6 with google/mt5-xl"}
     params = (
         Param("tokenizer", str, DEFAULT_TOKENIZER, "the mT5 tokenizer: a hub id or a local directory (MetricX "
               "checkpoints ship none; MetricX's README uses google/mt5-xl's, the same for every mT5 size)",
@@ -140,6 +142,13 @@ class MetricxBackbone(Backbone):
         Param("max_length", int, None, "input tokens, EOS included, before MetricX drops the EOS (default: "
               "1536 for MetricX-24, 1024 for MetricX-23, as trained)", minimum=2, short="ml"),
     )
+
+    @classmethod
+    def write_sample_model(cls, name: str, out_dir: str) -> str:
+        from .testing import build_tiny_metricx
+
+        built = build_tiny_metricx(out_dir, seed=0)
+        return f"model={out_dir}/{built.model.name},tokenizer={out_dir}/{built.tokenizer.name}"
 
     def __init__(self, model: str | None = None, **kwargs: Any) -> None:
         super().__init__(model, **kwargs)

@@ -119,6 +119,7 @@ class PrismBackbone(Backbone):
     name = "prism"
     description = "Prism scoring (forced-decoding log-probabilities, both directions) on mBART-50"
     default_model = "facebook/mbart-large-50"
+    sample_models = {"tiny-mbart": "an mBART-50 (MBart50Tokenizer, 52 language codes), like facebook/mbart-large-50"}
     libraries = (("transformers", "tf"), ("torch", "torch"), ("sentencepiece", "spm"))
     params = (
         Param("lang", str, None, "language pair src-tgt (set by -l/--lang); both sides use the "
@@ -128,6 +129,13 @@ class PrismBackbone(Backbone):
         Param("scored", str, "current+eos", "which output positions are averaged: current+eos "
               "(Prism) or released-code (the paper's code)", choices=SCORED, short="sc"),
     )
+
+    @classmethod
+    def write_sample_model(cls, name: str, out_dir: str) -> str:
+        from .testing import build_tiny_mbart
+
+        build_tiny_mbart(out_dir, seed=0)
+        return f"model={out_dir}"
 
     def __init__(self, model: str | None = None, **kwargs: Any) -> None:
         super().__init__(model, **kwargs)
