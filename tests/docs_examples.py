@@ -5,7 +5,11 @@ An example must fail (exit 2, one clear line, no traceback) where its fence's in
 ``expected-failure`` or its command ends with the comment ``# exits 2``.  A command that names a file under
 ``../shared`` is left to tests/test_readme_real_data.py (it skips where ../shared is absent).  A ``python`` fence
 whose first line is ``# NAME/...py`` is a plugin's module (tests/test_readme.py installs those); the other Python
-fences of a page run in order, in one namespace, as a notebook's cells do."""
+fences of a page run in order, in one namespace, as a notebook's cells do.
+
+An example's shown output is the ``text`` fence right after its shell fence (nothing but blank lines between;
+it belongs to the fence's last command), or in a ``console`` fence the lines after its ``$ `` line.  A ``text``
+fence after prose is an illustration (say, a real model's output) and is not compared."""
 
 from __future__ import annotations
 
@@ -26,15 +30,17 @@ class Example:
     kind: str          # "command" or "python"
     text: str          # the command (continuations joined) or the Python block
     fails: bool        # must exit 2 with one clear message
+    output: str | None = None   # what the page shows it prints, if it shows anything
+    output_info: str = ""       # the output fence's info string (``approximate``: numbers within a tolerance)
 
     @property
     def id(self) -> str:
         return f"{self.page}:{self.line}"
 
 
-def _commands(body: str, console: bool) -> list[tuple[int, str]]:
-    """(line offset, command) for each docmetrics command of a shell block, and each ``python -c`` (a setup step,
-such as building a tiny model)."""
+def _commands(body: str, console: bool) -> list[tuple[int, str, str | None]]:
+    """(line offset, command, shown output) for each docmetrics command of a shell block, and each ``python -c``
+(a setup step); the output only in a console block (the lines up to the next ``$ ``)."""
     out, lines, k = [], body.splitlines(), 0
     while k < len(lines):
         start, line = k, lines[k]
@@ -46,8 +52,14 @@ such as building a tiny model)."""
         while line.rstrip().endswith("\\") and k < len(lines):
             line = line.rstrip()[:-1] + " " + lines[k].strip()
             k += 1
+        shown = None
+        if console:
+            end = k
+            while end < len(lines) and not lines[end].startswith("$ "):
+                end += 1
+            shown = "\n".join(lines[k:end]) if any(x.strip() for x in lines[k:end]) else None
         if line.strip().startswith(("docmetrics ", "python -c ")) or line.strip() == "docmetrics":
-            out.append((start, line.strip()))
+            out.append((start, line.strip(), shown))
     return out
 
 
@@ -56,17 +68,27 @@ def examples(pages: list[Path] = PAGES) -> list[Example]:
     for page in pages:
         text = page.read_text(encoding="utf-8")
         rel = page.relative_to(ROOT).as_posix()
-        for m in FENCE.finditer(text):
+        fences = list(FENCE.finditer(text))
+        for i, m in enumerate(fences):
             info, body = m.group(1).strip(), m.group(2)
             lang = info.split()[0] if info else ""
             first = text.count("\n", 0, m.start()) + 2  # the fence's first content line
             fails = "expected-failure" in info
+            after = fences[i + 1] if i + 1 < len(fences) else None
+            shown = (after.group(2), after.group(1).strip()) if (
+                after and lang != "console" and not text[m.end():after.start()].strip()
+                and (after.group(1).split() or [""])[0] == "text") else None
             if lang in SHELLS:
-                for offset, command in _commands(body, lang == "console"):
+                commands = _commands(body, lang == "console")
+                for n, (offset, command, output) in enumerate(commands):
                     if "../shared" in command:
                         continue
+                    if shown and n == len(commands) - 1:
+                        output, output_info = shown
+                    else:
+                        output_info = info
                     found.append(Example(rel, first + offset, "command", command,
-                                         fails or command.rstrip().endswith("# exits 2")))
+                                         fails or command.rstrip().endswith("# exits 2"), output, output_info))
             elif lang == "python" and not re.match(r"#\s*[\w./-]+\.py\s*$", body.splitlines()[0] if body else ""):
                 found.append(Example(rel, first, "python", body, fails))
     return found
