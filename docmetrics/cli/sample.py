@@ -7,8 +7,10 @@ import argparse
 import sys
 from typing import Sequence
 
-from ..plugin.sample_models import write_sample_models
-from ..values.samples import SAMPLES, write_samples
+from ..commands.options import SampleOptions
+from ..commands.sample import run
+from ..values.samples import SAMPLES
+from .args import typed
 from .errors import guarded
 from .habits import Parser, parse_args
 
@@ -46,19 +48,5 @@ def build_parser() -> argparse.ArgumentParser:
 def main(argv: Sequence[str] | None = None) -> int:
     args = parse_args(build_parser(), list(sys.argv[1:] if argv is None else argv))
 
-    def run() -> int:
-        written = write_samples(args.dir, force=args.force)
-        if not args.quiet:
-            print(f"wrote {len(written)} files under {args.dir}: " + ", ".join(f"{k}/" for k in SAMPLES))
-        if args.models:
-            note = None if args.quiet else (lambda line: print(f"docmetrics sample: {line}", file=sys.stderr))
-            models = write_sample_models(args.dir, skipped=note)
-            if not args.quiet:
-                print(f"wrote {len(models)} tiny random models (their scores mean nothing) under "
-                      f"{args.dir.rstrip('/')}/models:")
-                width = max((len(m.name) for m in models), default=0)
-                for m in models:
-                    print(f"  {m.name:<{width}}  {m.backbone}: {m.spec}")
-        return 0
 
-    return guarded("docmetrics sample", args.debug, run)
+    return guarded("docmetrics sample", args.debug, lambda: run(typed(SampleOptions, args)))

@@ -225,6 +225,7 @@ class SampleOptions(Common):
 
     dir: str | None = None
     force: bool = False
+    models: bool = False
 
 
 #: The options a step shared by several commands may be given.
