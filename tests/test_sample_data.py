@@ -67,3 +67,42 @@ def test_sample_help_and_list_import_no_torch(argv):
             "print('TORCH' if 'torch' in sys.modules else 'NOTORCH')")
     proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
     assert proc.stdout.strip().splitlines()[-1] == "NOTORCH", proc.stderr
+
+
+def test_sample_models_are_built_once_per_machine_and_copied(tmp_path, monkeypatch):
+    """write_sample_models builds each model into the cache once ($DOCMETRICS_CACHE/sample-models), then copies
+    it: the same bytes in every folder, the spec naming the folder it was copied to; a build left half done
+    (a .building folder) is never taken for a model."""
+    from docmetrics.plugin import registry, sample_models
+
+    built = []
+
+    class Toy:
+        name = "toy"
+        sample_models = {"tiny-toy": "a toy"}
+
+        @classmethod
+        def write_sample_model(cls, name, out_dir):
+            built.append(out_dir)
+            (Path(out_dir) / "weights.bin").write_bytes(bytes(range(256)))
+            (Path(out_dir) / "sub").mkdir()
+            (Path(out_dir) / "sub" / "vocab.txt").write_text("a\nb\n", encoding="utf-8")
+            return f"model={out_dir},tokenizer={out_dir}/sub"
+
+    info = registry.PluginInfo(kind="backbone", name="toy", target="x:Toy", distribution="toy-dist", dist_version="1",
+                               extras=[])
+    monkeypatch.setattr(registry, "plugins", lambda kind: [info])
+    monkeypatch.setattr(registry, "load", lambda kind, name: Toy)
+    monkeypatch.setenv("DOCMETRICS_CACHE", str(tmp_path / "cache"))
+    (first,) = sample_models.write_sample_models(tmp_path / "a")
+    (second,) = sample_models.write_sample_models(tmp_path / "b")
+    assert len(built) == 1 and ".building-" in built[0]
+    for m, folder in ((first, tmp_path / "a"), (second, tmp_path / "b")):
+        out = (folder / "models" / "tiny-toy").as_posix()
+        assert m.spec == f"model={out},tokenizer={out}/sub" and (m.backbone, m.name, m.about) == ("toy", "tiny-toy", "a toy")
+        assert (Path(out) / "weights.bin").read_bytes() == bytes(range(256))
+        assert sorted(p.name for p in Path(out).rglob("*")) == ["sub", "vocab.txt", "weights.bin"]
+    home = next((tmp_path / "cache" / "sample-models").rglob("tiny-toy"))
+    (home / sample_models.SPEC_FILE).unlink()  # as if the build had stopped before its end
+    sample_models.write_sample_models(tmp_path / "c")
+    assert len(built) == 2
