@@ -21,6 +21,7 @@ from .mtme import check_common, lp_dict, lp_text, score
 from .options import MetaevalOptions
 from .output import Output, write
 from .plot import plot_main_statistics, pyplot
+from .specs import language_pairs
 
 __all__ = ["run_metaeval", "format_average"]
 
@@ -59,7 +60,7 @@ def run_metaeval(opts: MetaevalOptions, out: TextIO) -> int:
         raise UserError("give metrics with -m/--metrics SPEC..., or stored ones with --stored NAME...|all (the MTME "
                         "directory's metric-scores) or --scores FILE...")
     stored_cli.check_args(opts)
-    lps = _parse_lps(opts.lps)
+    lps = language_pairs([opts.lps], spaces=False)
     custom = _parse_average(opts) if opts.average else None
     if opts.plot:
         _check_plot(opts.plot)
@@ -132,13 +133,3 @@ def format_average(avg: WmtAverage, width: int = 4, labels: dict[str, int] | Non
     for m, why in avg.excluded.items():
         notes.append(f"{name(m)} not averaged: {why}")
     return text + "\n".join(notes) + "\n"
-
-
-def _parse_lps(text: str) -> list[str]:
-    lps = [x.strip() for x in text.split(",")]
-    if any(not x for x in lps):
-        raise UserError(f"-l {text}: language pairs separated by commas, e.g. en-de,zh-en")
-    dup = sorted({x for x in lps if lps.count(x) > 1})
-    if dup:
-        raise UserError(f"-l {text}: {', '.join(dup)} given twice")
-    return lps

@@ -17,6 +17,7 @@ from .format import column, num, table
 from .messages import note
 from .options import RankOptions
 from .output import Output, one_or_list, write
+from .specs import language_pairs
 
 __all__ = ["run_rank", "format_rank"]
 
@@ -51,7 +52,7 @@ def rank(stored: StoredScores, lps: Sequence[str], wanted: Sequence[str] | None,
 
 def run_rank(opts: RankOptions, out: TextIO) -> int:
     declared = dict(parse_direction(d) for d in opts.direction)
-    lps = _lps(opts.lp)
+    lps = language_pairs(opts.lp or [])
     if opts.stored and "all" in opts.stored and len(opts.stored) > 1:
         raise SpecError("--stored all names every metric; give 'all' or metric names, not both")
     live = rank_live.requested(opts)
@@ -132,13 +133,3 @@ def format_rank(result: AutoRank, width: int = 4) -> str:
                      "resamples")
     lines += result.notes
     return "\n".join(lines) + "\n"
-
-
-def _lps(values: Sequence[str] | None) -> list[str]:
-    out = [x.strip() for v in values or [] for x in v.split(",")]
-    if any(not x for x in out):
-        raise SpecError(f"-l {' '.join(values or [])}: language pairs separated by commas or spaces, e.g. en-de,zh-en")
-    twice = sorted({x for x in out if out.count(x) > 1})
-    if twice:
-        raise SpecError(f"-l: {', '.join(twice)} given twice")
-    return out

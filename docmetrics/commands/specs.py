@@ -8,9 +8,9 @@ import shlex
 import warnings
 from typing import Sequence
 
-from ..values.errors import SpecError
+from ..values.errors import SpecError, UserError
 
-__all__ = ["check_specs", "reference_files", "reference_advice"]
+__all__ = ["check_specs", "reference_files", "reference_advice", "language_pairs"]
 
 
 def reference_files(specs: Sequence[str]) -> list[str]:
@@ -59,3 +59,17 @@ def reference_advice(command: Sequence[str]) -> str:
     """The line for reference files given where sacrebleu takes them (positional), with ``command``:
     the same command with them under -r."""
     return f"docmetrics takes the reference as -r FILE: docmetrics {shlex.join(command)}"
+
+
+def language_pairs(values: Sequence[str], *, spaces: bool = True) -> list[str]:
+    """``-l`` naming several language pairs: separated by commas (``spaces``: or given as several values), each
+    once."""
+    typed = " ".join(values)
+    lps = [x.strip() for v in values for x in v.split(",")]
+    if any(not x for x in lps):
+        raise UserError(f"-l {typed}: language pairs separated by commas{' or spaces' if spaces else ''}, "
+                        "e.g. en-de,zh-en")
+    twice = sorted({x for x in lps if lps.count(x) > 1})
+    if twice:
+        raise UserError(f"-l {typed}: {', '.join(twice)} given twice")
+    return lps
