@@ -108,6 +108,8 @@ SLOW_TESTS = {
     "test_stat_table.py::test_the_three_sources_give_the_same_json",
     "test_stat_table.py::test_the_three_sources_print_the_same_tables",
     "test_unit_records.py::test_worker_processes_carry_the_records",
+    # builds a tiny COMET and scores with it (importing COMET alone takes seconds)
+    "test_xcomet_spans.py::test_other_checkpoints_give_no_spans_and_keep_their_signature",
 }
 #: fixtures that build a model: a test asking for one is slow wherever it lives
 SLOW_FIXTURES = {"tiny_kiwi_dir", "tiny_comet_da_dir", "tiny_comet_qe_dir", "tiny_mbart", "short_mbart", "minilm_dir",
