@@ -2,10 +2,22 @@
 
 from __future__ import annotations
 
+import os
+import sys
 from pathlib import Path
 from typing import Iterator
 
 import pytest
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    """Under pytest-xdist (``-n 2``) each worker, and each process it starts, computes on one thread: two
+    workers of torch's default two threads on two cores would make every small operation wait for a core."""
+    if os.environ.get("PYTEST_XDIST_WORKER"):
+        os.environ.setdefault("OMP_NUM_THREADS", "1")
+        os.environ.setdefault("MKL_NUM_THREADS", "1")
+        if "torch" in sys.modules:  # set before torch is imported, the variables are enough
+            sys.modules["torch"].set_num_threads(1)
 
 
 @pytest.fixture(scope="session", autouse=True)

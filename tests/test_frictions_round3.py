@@ -113,12 +113,14 @@ def test_a_sweep_writes_to_the_home_only_with_cache(files, home, capsys, argv, c
     assert written == ([".cache/docmetrics/scores.sqlite"] if "--cache" in argv and code == 0 else [])
 
 
-def test_a_sweep_without_cache_still_scores_a_unit_once(files, home, capsys):
+def test_a_sweep_without_cache_still_scores_a_unit_once(files, home, capsys, tmp_path, monkeypatch):
     """The temporary cache is shared by the points (SLIDE(2,2)'s chunks are among SLIDE(2,1)'s) and gone after."""
     import json
     import tempfile
     from pathlib import Path
 
+    monkeypatch.setattr(tempfile, "tempdir", str(tmp_path / "tmp"))  # this test's own: no other run's sweeps
+    Path(tempfile.gettempdir()).mkdir()
     before = set(Path(tempfile.gettempdir()).glob("docmetrics-sweep-*"))
     code, out, _ = run(capsys, "sweep", "-m", "slide:backbone=toy", "--grid", "w=2", "s=1..2", *IDS, "-i", "hyp.txt",
                        "-q", "-f", "json")
