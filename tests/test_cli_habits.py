@@ -131,8 +131,11 @@ def test_a_signal_while_it_waits_stops_it_in_one_line(files, sig, code, says):
     import signal
     import time
 
+    # SIGINT as a terminal delivers it: a runner started in the background (bash '&', or an xdist worker
+    # under one) ignores SIGINT, and a child inherits that, so Python would never raise KeyboardInterrupt
     proc = subprocess.Popen([sys.executable, "-m", "docmetrics", "-m", "chrf", "-r", files["src"]],
-                            stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+                            stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                            preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
     try:
         time.sleep(5)  # started and reading stdin, which never ends
         proc.send_signal(getattr(signal, sig))

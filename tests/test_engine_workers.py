@@ -129,7 +129,16 @@ def test_a_backbone_that_cannot_be_built_in_a_worker_is_a_plugin_error_naming_it
 
 
 # -- Ctrl-C -------------------------------------------------------------------------------------------
-def test_ctrl_c_in_the_parent_stops_every_worker_and_is_raised_again(tmp_path, no_process_left):
+@pytest.fixture
+def ctrl_c_raises():
+    """SIGINT raises KeyboardInterrupt here, as in a terminal: a runner started in the background (bash '&', or
+    an xdist worker under one) ignores SIGINT."""
+    previous = signal.signal(signal.SIGINT, signal.default_int_handler)
+    yield
+    signal.signal(signal.SIGINT, previous)
+
+
+def test_ctrl_c_in_the_parent_stops_every_worker_and_is_raised_again(tmp_path, no_process_left, ctrl_c_raises):
     log = tmp_path / "started.log"
 
     def press_ctrl_c_once_a_chunk_runs() -> None:
