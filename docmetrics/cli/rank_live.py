@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import argparse
 
-from ..values.wmt26 import SOURCES
 from .args import Once, References, add_cache_arguments, add_model_arguments
 from .mtme import RefNames
 from .significance import DEFAULT_N, DEFAULT_SEED, parse_seed
+from .wmt26 import RANK_HELP, add_release_arguments
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
@@ -25,14 +25,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     g.add_argument("--doc-ids", metavar="FILE", action=Once,
                    help="document id of each line; a new document starts where the id changes")
     g.add_argument("--jsonl", action="store_true", help="read -i files as JSONL (doc_id, src, mt, ref)")
-    g.add_argument("--wmt26", metavar="JSONL", help="the WMT26 release's test file (data/wmt26-genmt.jsonl): rank "
-                                                    "its systems, each document held as docmetrics --wmt26 holds it")
-    g.add_argument("--wmt26-systems", nargs="+", metavar="PATH",
-                   help="with --wmt26: the system files (their folder, or NAME.jsonl files)")
-    g.add_argument("--wmt26-ref", nargs="+", metavar="NAME",
-                   help="with --wmt26: the references of the test file's refs to score against (default none)")
-    g.add_argument("--wmt26-source", choices=SOURCES, default="src_text",
-                   help="with --wmt26: the source text (default src_text)")
+    add_release_arguments(g, RANK_HELP)
     g.add_argument("--ref", metavar="REF[,REF...]", action=RefNames,
                    help="with --mtme: the reference(s) to score against, as docmetrics --mtme takes them")
     add_model_arguments(p)
