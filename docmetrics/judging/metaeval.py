@@ -188,7 +188,7 @@ def meta_evaluate(
         if human_text is None and human.format == "genmt" and human.human is not None:
             human_text = esa_description(human.source, human.lp or "", human.human.segments)
         if human_text is None and human.format == "mtme" and human.human is not None:
-            human_text = mtme_description(human.source, human.lp or "", human.human.path.rsplit(".", 3)[-3])
+            human_text = mtme_description(human.source, human.lp or "", human.human.column)
         if human.human is None:
             raise InputError(f"{human.source}: no human scores to judge metrics against (a {human.format} file "
                              f"{'of ' + human.lp + ' ' if human.lp else ''}holds none)", params=("human",))
