@@ -207,15 +207,12 @@ class RankOptions(Shown, Inputs, Model, Stored, Wmt26):
 
 
 @frozen
-class ReportOptions(Inputs):
-    """``docmetrics report``: a page from saved -f json output."""
+class ReportOptions(Inputs, Human):
+    """``docmetrics report``: a page from saved -f json output (--human and how to read it: the Human group)."""
 
     files: list[str] | None = None
     output: str | None = None
     title: str | None = None
-    human: str | None = None
-    human_column: str | None = None
-    human_lower_better: bool = False
     spans_tsv: str | None = None
 
 
