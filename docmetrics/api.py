@@ -23,10 +23,16 @@ from .plugin import presets, registry
 from .plugin.backbone import COMMON_PARAMS, Backbone
 from .plugin.metric import Metric
 from .runtime.session import FROM_ENVIRONMENT, Session
-from .values.errors import SpecError
+from .values.errors import DocMetricsWarning, PluginError, SpecError
 from .values.params import Param, check_batch_size, find_param
 from .values.sacrebleu_signature import read_sacrebleu_signature, with_mecab_fact
-from .values.signature import ParsedSignature, looks_like_signature, parse_signature
+from .values.signature import (
+    PLUGINS_KEYS,
+    ParsedSignature,
+    looks_like_signature,
+    parse_plugins_value,
+    parse_signature,
+)
 from .values.spec import parse_spec
 
 
@@ -107,13 +113,58 @@ def load(
                         f"{type(text).__name__}")
     check_batch_size(batch_size)
     name, raw, parsed = resolve(text)
-    metric_cls = registry.load("metric", name)
-    if parsed is not None and read_sacrebleu_signature(text.strip()) is None:  # ours: its fields are the spec
-        raw = _params_from_signature(parsed, metric_cls)
-    metric = build(metric_cls, raw, device=device, batch_size=batch_size, max_tokens=max_tokens,
-                   precision=precision, quiet=quiet, defaults=defaults, cache=cache, session=session)
+    named = _named_plugins(parsed)
+    try:
+        metric_cls = registry.load("metric", name)
+        if parsed is not None and read_sacrebleu_signature(text.strip()) is None:  # ours: its fields are the spec
+            raw = _params_from_signature(parsed, metric_cls)
+        metric = build(metric_cls, raw, device=device, batch_size=batch_size, max_tokens=max_tokens,
+                       precision=precision, quiet=quiet, defaults=defaults, cache=cache, session=session)
+    except PluginError as exc:
+        missing = [f"{d} {v}" for d, v in named.items() if registry.installed_version(d) is None]
+        if not missing:
+            raise
+        raise PluginError(f"{exc}; the signature's field plugins names {', '.join(missing)}, which is not "
+                          f"installed: {_pip_install(named, missing)}") from exc
     metric.requested_signature = parsed
+    differences = _plugin_differences(named, metric) if parsed is not None and named else []
+    if differences:
+        warnings.warn(DocMetricsWarning("this run differs from the signature it was given in: "
+                                        + "; ".join(differences)), stacklevel=2)
     return metric
+
+
+def _named_plugins(parsed: ParsedSignature | None) -> dict[str, str]:
+    """``{distribution: version}`` of a signature's ``plugins`` field; empty where it has none."""
+    value = parsed.get(*PLUGINS_KEYS) if parsed is not None else None
+    return parse_plugins_value(value) if value is not None else {}
+
+
+def _pip_install(named: dict[str, str], which: list[str]) -> str:
+    return "pip install " + " ".join(f"'{d}=={v}'" for d, v in named.items() if f"{d} {v}" in which)
+
+
+def _plugin_differences(named: dict[str, str], metric: Metric) -> list[str]:
+    """Where the third-party distributions a signature names (``named``) are not those this run's plugins
+    come from at those versions (the signature's field ``plugins``), one phrase each."""
+    used = {registry.normalize_dist(d): (d, v) for d, v in metric.plugin_versions().items()}
+    out = []
+    for dist, version in named.items():
+        here = used.pop(registry.normalize_dist(dist), None)
+        fix = f"pip install '{dist}=={version}' reproduces it"
+        if here is not None:
+            if here[1] != version:
+                out.append(f"plugins: signature has {dist} {version}, this run has {here[0]} {here[1]}; {fix}")
+            continue
+        installed = registry.installed_version(dist)
+        if installed is None:
+            out.append(f"plugins: signature has {dist} {version}, which is not installed; {fix}")
+        else:
+            out.append(f"plugins: signature has {dist} {version}; this run uses no plugin of it (installed: "
+                       f"{installed})")
+    for dist, version in used.values():
+        out.append(f"plugins: this run has {dist} {version}, which the signature does not name")
+    return out
 
 
 def build(

@@ -30,7 +30,7 @@ from ..algorithms.scripts import outside_languages
 from ..values.errors import CapabilityError, DocMetricsWarning, InputError, PluginError, SpecError
 from ..values.params import Param, find_param, unknown_params
 from ..values.result import Coverage, DocScore, Result, UnitScore
-from ..values.signature import ParsedSignature, SigField, Signature
+from ..values.signature import ParsedSignature, SigField, Signature, plugins_value
 from ..values.spec import MetricSpec
 from ..values.testset import TestSet
 from ..values.units import BackboneOutput, ScoringUnit, Unit, UnitPlan
@@ -431,7 +431,30 @@ class Metric(abc.ABC):
         fields = self.metric_fields()
         if self.backbone is not None:
             fields += self.backbone.signature_fields()
-        return Signature(self.name, fields, __version__)
+        return Signature(self.name, fields + self.plugin_fields(), __version__)
+
+    def plugins_involved(self) -> list[Any]:
+        """The plugins whose code computes this metric's numbers (classes or instances): the metric and its
+        backbone.  A metric that uses more (ASD: an aligner and a segmenter) adds them."""
+        return [type(self)] + ([self.backbone] if self.backbone is not None else [])
+
+    def plugin_versions(self) -> dict[str, str]:
+        """``{distribution: version}`` of every plugin of :meth:`plugins_involved` that another distribution
+        than docmetrics registers (the registry's record of where each entry point comes from)."""
+        from . import registry
+
+        out: dict[str, str] = {}
+        for plugin in self.plugins_involved():
+            meta = registry.origin_of(plugin)
+            if meta is not None and meta.distribution and not meta.first_party:
+                out[meta.distribution] = meta.dist_version or "unknown"
+        return out
+
+    def plugin_fields(self) -> list[SigField]:
+        """The ``plugins`` field (third-party distributions and their versions), or nothing where every
+        plugin involved is docmetrics' own: first-party signatures stay as they were."""
+        versions = self.plugin_versions()
+        return [SigField("plugins", "pl", plugins_value(versions), is_param=False)] if versions else []
 
     def unit_signature(self) -> Signature | None:
         """The signature of the unit scores, where they are computed otherwise than :meth:`signature`

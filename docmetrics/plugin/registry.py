@@ -26,6 +26,7 @@ import contextlib
 import functools
 import importlib.metadata
 import importlib.util
+import inspect
 import re
 import warnings
 from dataclasses import dataclass, field
@@ -142,6 +143,15 @@ def refresh() -> None:
     tests)."""
     _index.cache_clear()
     _missing_for.cache_clear()
+
+
+def installed_version(dist: str) -> str | None:
+    """The version of distribution ``dist`` installed now, as its metadata gives it (a local part such as
+    ``+cu121`` kept), or None where it is not installed."""
+    try:
+        return importlib.metadata.version(dist)
+    except importlib.metadata.PackageNotFoundError:
+        return None
 
 
 def _distributions() -> Iterator[importlib.metadata.Distribution]:
@@ -420,6 +430,26 @@ def _origin(obj: Any) -> PluginInfo | None:
     """What the registry recorded on ``obj`` itself when it loaded it (not inherited from a base)."""
     meta = getattr(obj, "__dict__", {}).get(ORIGIN_ATTRIBUTE)
     return meta if isinstance(meta, PluginInfo) else None
+
+
+def origin_of(obj: Any) -> PluginInfo | None:
+    """The entry point a plugin (a class, an instance of one, or a function) was registered by: what the
+    registry recorded on its own class when it loaded it, else the entry point whose target is that class
+    (read from metadata; nothing imported).  None for an object no installed distribution registers (a
+    class defined in a script); a subclass is never credited to the distribution of its base."""
+    own = obj if isinstance(obj, type) or inspect.isroutine(obj) else type(obj)  # a class, a tool's function
+    meta = _origin(own)
+    if meta is not None:
+        return meta
+    module, qualname = getattr(own, "__module__", None), getattr(own, "__qualname__", None)
+    if not module or not qualname:
+        return None
+    for infos in _index().values():
+        for p in infos:
+            match = _TARGET.match(p.target)
+            if match and match.group("module") == module and match.group("attr") == qualname:
+                return p
+    return None
 
 
 def check(kind: str, name: str) -> str:

@@ -6,7 +6,9 @@ Format (like sacrebleu's)::
 
 Every parameter that can change the number is present (defaults included); the backbone adds its
 model, a fingerprint of the weights, its own parameters, the precision and the versions of the libraries
-that compute the number.  Values are percent-escaped (``%``, ``|``, ``,``, ``=``, whitespace and control
+that compute the number; where a plugin that took part (metric, backbone, segmenter...) comes from another
+distribution than docmetrics, the ``plugins`` field names each such distribution and its version
+(``plugins:my-dist@1.0``).  Values are percent-escaped (``%``, ``|``, ``,``, ``=``, whitespace and control
 characters), so any model id or path round-trips.  The short form uses short keys (``m`` for ``model``),
 like sacrebleu's ``-sh``.  Both forms parse back with :func:`parse_signature`.
 """
@@ -24,6 +26,11 @@ VERSION_KEY = "v"
 #: Fields a paired significance test adds to a signature (docmetrics.evaluation.significance): they describe the
 #: test, not the metric, so a signature carrying them still recomputes the metric without a warning.
 TEST_KEYS = ("bs", "ar", "seed")
+#: The field naming the third-party distributions whose plugins computed the number (``plugins:my-dist@1.0``;
+#: several joined by ``;``).  Checked against the installed distributions when a signature is loaded
+#: (docmetrics.api.load), so :func:`compare` passes over it.
+PLUGINS_KEYS = ("plugins", "pl")
+_IN_PLUGINS = set("%;@")
 
 
 def escape(value: str) -> str:
@@ -184,8 +191,36 @@ def parse_signature(text: str) -> ParsedSignature:
         if name == "version":
             version = value
         else:
+            if key in PLUGINS_KEYS:
+                parse_plugins_value(value, key)  # a malformed list is told here, naming the field
             items.append((key, value))
     return ParsedSignature(metric, items, version)
+
+
+def plugins_value(versions: dict[str, str]) -> str:
+    """The value of the ``plugins`` field: ``dist@version`` for each distribution, sorted by name, joined by
+    ``;`` (a ``%``, ``;`` or ``@`` inside a name or version is %-escaped first, so any of them round-trips)."""
+    def part(text: str) -> str:
+        return "".join(f"%{ord(ch):02X}" if ch in _IN_PLUGINS else ch for ch in text)
+
+    return ";".join(f"{part(d)}@{part(v)}" for d, v in sorted(versions.items(), key=lambda dv: dv[0].lower()))
+
+
+def parse_plugins_value(value: str, key: str = "plugins") -> dict[str, str]:
+    """``{distribution: version}`` from the value of a ``plugins`` field (:func:`plugins_value`); a SpecError
+    naming the field where a part is not ``DISTRIBUTION@VERSION``."""
+    out: dict[str, str] = {}
+    for piece in value.split(";"):
+        dist, at, version = piece.partition("@")
+        try:
+            dist, version = unescape(dist), unescape(version)
+        except UnicodeDecodeError:
+            raise SpecError(f"signature field {key}: {piece!r} has a bad %-escape") from None
+        if not at or not dist.strip() or not version.strip():
+            raise SpecError(f"signature field {key}: {piece!r} is not DISTRIBUTION@VERSION (e.g. "
+                            f"{key}:my-dist@1.0; several joined by ';')")
+        out[dist] = version
+    return out
 
 
 def compare(expected: ParsedSignature, actual: Signature) -> list[str]:
@@ -194,7 +229,7 @@ def compare(expected: ParsedSignature, actual: Signature) -> list[str]:
     actual_fields = {f.key: f for f in actual.fields}
     by_short = {f.short: f for f in actual.fields}
     for key, value in expected.items:
-        if key in TEST_KEYS or key in actual.folded:
+        if key in TEST_KEYS or key in PLUGINS_KEYS or key in actual.folded:
             continue
         f = actual_fields.get(key) or by_short.get(key)
         if f is None:

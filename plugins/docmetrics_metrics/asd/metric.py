@@ -279,6 +279,10 @@ scored in chunks of at most max(chunks) sentences, none of them cut by a model t
             self._segmenter = load_segmenter(self.p["segmenter"])
         return self._segmenter
 
+    def plugins_involved(self) -> list[Any]:
+        """The scorer, and the aligner and the segmenter, which decide what is scored."""
+        return super().plugins_involved() + [registry.load("backbone", self.p["aligner"]), self.segmenter()]
+
     def _aligner_error(self, exc: ModelError) -> ModelError:
         return ModelError(
             f"asd: the aligner (aligner={self.p['aligner']}, aligner_model={self.p['aligner_model']}) "

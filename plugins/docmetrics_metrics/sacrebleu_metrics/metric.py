@@ -231,7 +231,7 @@ class SacrebleuMetric(Metric):
         if self.sentence_options() == self.sacrebleu_options():
             return None
         sig = super().signature()  # the fields of the corpus score, then those of the sentence scorer
-        sig.fields = self._fields(self.sentence_scorer)
+        sig.fields = self._fields(self.sentence_scorer) + self.plugin_fields()
         sig.folded = self._folded_keys
         return sig
 
