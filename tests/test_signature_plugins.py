@@ -235,3 +235,20 @@ def test_the_field_is_a_fact_not_a_parameter_and_a_subclass_is_not_credited_to_i
         import my_metric
 
         assert registry.origin_of(my_metric.WholeDocument).dist_version == METRIC_VERSION
+
+
+def test_the_signature_docs_plugins_md_shows_is_the_one_printed(tmp_path, capsys):
+    text = PLUGINS_MD.read_text(encoding="utf-8")
+    shown = re.search(r"Its signature names your distribution.*?```text\n(.*?)\n```", text, re.S).group(1)
+    root = write_distribution(tmp_path / "site", "my-backbone", "1.0", {
+        "my_backbone/__init__.py": _block_after("## Writing a backbone")},
+        "[docmetrics.backbones]\nlength-ratio = my_backbone:LengthRatio\n")
+    sys.path.insert(0, str(root))
+    registry.refresh()
+    try:
+        metric = docmetrics.load("slide:w=4,s=2,backbone=length-ratio,power=2", cache=None)
+        assert str(metric.score(HYP * 2, sources=SRC * 2, doc_ids=["d"] * 8).signature) == shown
+    finally:
+        sys.path.remove(str(root))
+        sys.modules.pop("my_backbone", None)
+        registry.refresh()
