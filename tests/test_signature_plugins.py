@@ -252,3 +252,31 @@ def test_the_signature_docs_plugins_md_shows_is_the_one_printed(tmp_path, capsys
         sys.path.remove(str(root))
         sys.modules.pop("my_backbone", None)
         registry.refresh()
+
+
+def test_the_score_cache_never_answers_an_upgraded_plugin_with_its_old_scores(tmp_path):
+    """The signature says 7.7.8: its scores must be 7.7.8's, not 7.7.7's read back from the score cache."""
+    from docmetrics.runtime import cache
+
+    path, spec = tmp_path / "scores.sqlite", "slide:w=1,s=1,backbone=length-ratio"
+
+    def run(site: str, toy: str) -> tuple[int, int, str, dict]:
+        with installed(tmp_path / site, toy=toy), cache.using(path) as c:
+            metric = docmetrics.load(spec, cache=c)
+            metric.score(HYP, sources=SRC, doc_ids=IDS)
+            return c.stats.hits, c.stats.scored, cache.backbone_key(metric.backbone), \
+                cache.backbone_identity(metric.backbone)
+
+    hits, scored, key, identity = run("a", "7.7.7")
+    assert (hits, scored) == (0, 4) and identity["distribution"] == "toy-dist 7.7.7"
+    assert run("b", "7.7.7")[:3] == (4, 0, key)  # the same version: answered from the cache
+    hits, scored, other, identity = run("c", "7.7.8")
+    assert (hits, scored) == (0, 4) and other != key and identity["distribution"] == "toy-dist 7.7.8"
+
+
+def test_a_first_party_backbone_key_has_no_distribution():
+    from docmetrics.runtime import cache
+
+    backbone = docmetrics.load("slide:w=2,s=1,backbone=comet,model=x", cache=None).backbone
+    backbone.fingerprint = lambda: "0" * 10  # no model here: what the key holds is the question, not the weights
+    assert "distribution" not in cache.backbone_identity(backbone)

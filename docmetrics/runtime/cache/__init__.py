@@ -5,7 +5,8 @@ Every unit a backbone scores is stored under two keys:
 * the **backbone key**: a hash of the backbone's identity: its entry-point name and class, the
   fingerprint of the model's weights (:meth:`Backbone.fingerprint`), the precision, its options
   (every backbone parameter, e.g. ``scale`` or ``lang``), the versions of the libraries it
-  records in signatures and the docmetrics version;
+  records in signatures and the docmetrics version (and, for a third party's backbone, its distribution's
+  name and version: the signature's ``plugins`` field);
 * the **unit key**: a hash of the exact :class:`~docmetrics.plugin.backbone.Unit` (``mt``, ``src``,
   ``ref`` and the three context tuples).
 

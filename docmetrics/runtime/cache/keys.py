@@ -38,7 +38,20 @@ def backbone_identity(backbone: Backbone) -> dict[str, Any]:
         "libraries": {dist: dist_version(dist) for dist, _ in backbone.libraries},
         "docmetrics": __version__,
         "state": dict(backbone.cache_state()),
+        **_distribution(backbone),
     }
+
+
+def _distribution(backbone: Backbone) -> dict[str, str]:
+    """``{"distribution": "NAME VERSION"}`` for a backbone another distribution than docmetrics registers (the
+    ``plugins`` field of signatures), so that upgrading the plugin never answers from its old scores; nothing
+    for docmetrics' own, whose version is already in the key (first-party keys stay as they were)."""
+    from ...plugin import registry
+
+    meta = registry.origin_of(backbone)
+    if meta is None or not meta.distribution or meta.first_party:
+        return {}
+    return {"distribution": f"{meta.distribution} {meta.dist_version}"}
 
 
 def identity_text(ident: dict[str, Any]) -> str:
