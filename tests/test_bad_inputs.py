@@ -120,6 +120,13 @@ ROWS = [
      "--baseline nope.txt: no system has that name; the systems are h.txt, s.txt"),
     ("baseline-without-a-test", ["-m", SPEC, "-i", "{h.txt}", "{s.txt}", "-s", "{s.txt}", "--baseline", "{h.txt}"],
      "--baseline {h.txt} names the baseline of a paired test: add --paired-bs or --paired-ar"),
+    # issue 45: a signature's plugins field (the third-party distributions that computed it)
+    ("signature-plugins-not-dist-at-version", ["-m", "slide|w:2|s:1|partial:drop|backbone:toy|plugins:docmetrics-toy|"
+                                               "v:0.3.0", "-i", "{h.txt}", "-s", "{s.txt}"],
+     "signature field plugins: 'docmetrics-toy' is not DISTRIBUTION@VERSION (e.g. plugins:my-dist@1.0"),
+    ("signature-plugins-not-installed", ["-m", "slide|w:2|s:1|partial:drop|backbone:ghost|plugins:ghost-dist@1.0|"
+                                         "v:0.3.0", "-i", "{h.txt}", "-s", "{s.txt}"],
+     "the signature's field plugins names ghost-dist 1.0, which is not installed: pip install 'ghost-dist==1.0'"),
 ]
 
 
