@@ -434,8 +434,10 @@ class Metric(abc.ABC):
         return Signature(self.name, fields + self.plugin_fields(), __version__)
 
     def plugins_involved(self) -> list[Any]:
-        """The plugins whose code computes this metric's numbers (classes or instances): the metric and its
-        backbone.  A metric that uses more (ASD: an aligner and a segmenter) adds them."""
+        """The plugins whose code computes this metric's numbers (classes, instances, or the registry's
+        :class:`~docmetrics.plugin.registry.PluginInfo` of one): the metric and its backbone.  A metric that
+        uses more (ASD: an aligner and a segmenter) adds them, so that the signature's ``plugins`` field
+        names every third-party distribution among them."""
         return [type(self)] + ([self.backbone] if self.backbone is not None else [])
 
     def plugin_versions(self) -> dict[str, str]:

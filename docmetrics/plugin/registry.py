@@ -436,7 +436,10 @@ def origin_of(obj: Any) -> PluginInfo | None:
     """The entry point a plugin (a class, an instance of one, or a function) was registered by: what the
     registry recorded on its own class when it loaded it, else the entry point whose target is that class
     (read from metadata; nothing imported).  None for an object no installed distribution registers (a
-    class defined in a script); a subclass is never credited to the distribution of its base."""
+    class defined in a script); a subclass is never credited to the distribution of its base.  A
+    :class:`PluginInfo` (from :func:`info`) is its own answer."""
+    if isinstance(obj, PluginInfo):
+        return obj
     own = obj if isinstance(obj, type) or inspect.isroutine(obj) else type(obj)  # a class, a tool's function
     meta = _origin(own)
     if meta is not None:

@@ -280,8 +280,9 @@ scored in chunks of at most max(chunks) sentences, none of them cut by a model t
         return self._segmenter
 
     def plugins_involved(self) -> list[Any]:
-        """The scorer, and the aligner and the segmenter, which decide what is scored."""
-        return super().plugins_involved() + [registry.load("backbone", self.p["aligner"]), self.segmenter()]
+        """The scorer, and the aligner and the segmenter, which decide what is scored (the aligner as the
+        registry knows it: nothing is built or imported for the signature)."""
+        return super().plugins_involved() + [registry.info("backbone", self.p["aligner"]), self.segmenter()]
 
     def _aligner_error(self, exc: ModelError) -> ModelError:
         return ModelError(
