@@ -200,6 +200,7 @@ def build(
 
 def _build(metric_cls: type[Metric], raw: dict[str, Any], session: Session, *,
            defaults: dict[str, Any] | None, overrides: dict[str, Any]) -> Metric:
+    given_raw, given_overrides = dict(raw), dict(overrides)
     raw = dict(raw)
     metric_cls.check_params(raw)  # every name first: an unknown one before any check between parameters
     defaults = {k: v for k, v in (defaults or {}).items() if v is not None}
@@ -216,6 +217,9 @@ def _build(metric_cls: type[Metric], raw: dict[str, Any], session: Session, *,
             metric_raw[p.name] = raw.pop(key)
     scorer = session.scorer(label=metric_cls.name)
     metric = metric_cls(None, scorer=scorer, **metric_raw)  # validates the metric's own parameters first
+    # a test set's language pair builds it again with lang= (Metric.for_langpair), in this session
+    metric.rebuild = lambda more: _build(metric_cls, given_raw, session, defaults={**defaults, **more},
+                                         overrides=dict(given_overrides))
     backbone_name = raw.pop("backbone", None) or metric_cls.default_backbone
     if backbone_name is not None and not isinstance(backbone_name, str):
         raise SpecError(f"{metric_cls.name}: parameter 'backbone' must be a backbone's name, not "
@@ -244,6 +248,8 @@ def _build(metric_cls: type[Metric], raw: dict[str, Any], session: Session, *,
         p = find_param(backbone_cls.params, key)
         if p is not None and p.name not in bb_raw:
             bb_raw[p.name] = p.convert(value, owner=f"{metric_cls.name} (backbone {backbone_name})")
+    if bb_raw.get("lang") and metric.stated_lang is None:
+        metric.stated_lang = str(bb_raw["lang"])  # the spec's or defaults': a test set's pair does not override it
     model = bb_raw.pop("model", None)
     if not model and backbone_name == metric_cls.default_backbone:
         model = metric_cls.default_model

@@ -53,6 +53,9 @@ def load_testset(opts: Options, who: str = "docmetrics", documents: bool = True)
         warn(text, who)
     if testset.doc_ids is None and documents:
         warn("no doc ids (--doc-ids): the whole input is scored as ONE document", who)
+    lang = getattr(opts, "lang", None)
+    if isinstance(lang, str) and lang:
+        testset.lp = lang  # -l: the pair these files are in, as a test set read by read_human carries its own
     return testset
 
 
@@ -86,4 +89,4 @@ def doc_per_line(testset: TestSet) -> TestSet:
                 "ids, or drop --doc-per-line to join lines that share an id into one document"
             )
     return TestSet(testset.systems, testset.sources, testset.references, list(ids), names=testset.names,
-                   other_references=testset.other_references)
+                   other_references=testset.other_references, lp=testset.lp)

@@ -463,6 +463,7 @@ def load_mtme(
         list(ts.doc_ids),
         names=names_map,
         other_references=refs[1:],
+        lp=ts.lp,
     )
     return ts, testset_obj
 

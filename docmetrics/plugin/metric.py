@@ -150,6 +150,15 @@ class Metric(abc.ABC):
         for param in self.params:
             raw = params[given[param.name]] if param.name in given else param.default
             self.p[param.name] = param.convert(raw, owner=self.name) if raw is not None else None
+        #: The parameters as given (what :meth:`for_langpair` builds a sibling from).
+        self.given_params: dict[str, Any] = dict(params)
+        #: The language pair the user stated (``lang=`` in the spec, ``-l``, ``defaults={"lang": ...}``; the
+        #: metric's or its backbone's), which a test set's own pair does not override; None where none was.
+        self.stated_lang: str | None = str(self.p["lang"]) if "lang" in given and self.p.get("lang") else None
+        #: Set by :func:`docmetrics.load`: the same metric built again with more defaults (``{"lang": PAIR}``),
+        #: in the same session; None for a metric built directly (then only its own ``lang`` is set).
+        self.rebuild: Callable[[dict[str, Any]], Metric] | None = None
+        self._paired: dict[str, Metric] = {}
         self.validate()
         #: A signature the user asked for (``-m "<signature>"``), to compare with after scoring.
         self.requested_signature: ParsedSignature | None = None
@@ -276,10 +285,50 @@ class Metric(abc.ABC):
         references).  Default: none."""
         return contextlib.nullcontext()
 
+    # -- the language pair a test set carries ---------------------------------------------------------
+    def takes_lang(self) -> bool:
+        """Whether this metric or its backbone has a ``lang`` parameter (a language pair that changes the
+        number: BLEU's tokenizer, BERTScore's model and baseline, Prism's language codes, ASD's rules)."""
+        if find_param(self.params, "lang") is not None:
+            return True
+        return self.backbone is not None and find_param(type(self.backbone).params, "lang") is not None
+
+    def for_langpair(self, lp: str | None) -> Metric:
+        """The metric that scores a test set of language pair ``lp`` (``TestSet.lp``), as ``-l`` makes the
+        command score it: this metric where ``lp`` is None, where it takes no language pair (chrF, TER:
+        sacrebleu gives them no language-dependent default), or where the user stated one (:attr:`stated_lang`:
+        ``lang=`` in the spec, ``-l``, ``defaults=``; it wins, with a warning where its target language is
+        not the test set's); else the same metric built with ``lang=lp`` (once per pair), e.g. BLEU with
+        sacrebleu's tokenizer for the target language (ja-mecab, zh, ko-mecab)."""
+        if not lp or not self.takes_lang():
+            return self
+        if self.stated_lang is not None:
+            stated = _target(self.stated_lang)
+            if stated is not None and stated != _target(lp):
+                warnings.warn(f"{self.name}: lang={self.stated_lang} was given, but the test set's language pair "
+                              f"is {lp}; scored with lang={self.stated_lang} as given (leave lang= and -l out to "
+                              "score with the test set's pair)", DocMetricsWarning, stacklevel=3)
+            return self
+        if lp not in self._paired:
+            if self.rebuild is not None:
+                made = self.rebuild({"lang": lp})
+            elif find_param(self.params, "lang") is not None:
+                made = type(self)(self.backbone, scorer=self.scorer, **{**self.given_params, "lang": lp})
+            else:
+                return self  # only the backbone takes a pair, and there is no session to build it again in
+            made.stated_lang = lp
+            made.requested_signature = self.requested_signature
+            self._paired[lp] = made
+        return self._paired[lp]
+
     # -- the template -------------------------------------------------------------------------------
     def compute(self, testset: TestSet, scorer: Scorer | None = None) -> list[Result]:
         """Score every system of the test set through ``scorer`` (default: :attr:`scorer`); one Result
-        per system, in the test set's order."""
+        per system, in the test set's order.  A test set that carries its language pair is scored with it
+        (:meth:`for_langpair`)."""
+        paired = self.for_langpair(testset.lp)
+        if paired is not self:
+            return paired.compute(testset, scorer)
         scorer = scorer if scorer is not None else self.scorer
         self.check_references(testset)
         self.check_inputs(testset)
@@ -567,3 +616,13 @@ class Metric(abc.ABC):
         if reference and testset.references is None:
             raise InputError(f"{self.name} needs a reference: pass it with references={because} (JSONL input: a "
                              "'ref' in every object)", params=("references",))
+
+
+def _target(lp: str) -> str | None:
+    """The target language of a pair (``en-ja_JP`` -> ``ja``); None where ``lp`` is no pair (ASD's ``auto``)."""
+    from ..values.langpair import parse_langpair
+
+    try:
+        return parse_langpair(lp).target.language
+    except SpecError:
+        return None

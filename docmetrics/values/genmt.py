@@ -233,7 +233,7 @@ class GenmtPair:
                  "doc ids": f"{where} doc_id"}
         label.update({n: f"{where} tgt_text.{n}" for n in names})
         return TestSet({n: [t if t is not None else "" for t in self.outputs[n]] for n in names},
-                       self.sources, ref, self.doc_ids, names=label)
+                       self.sources, ref, self.doc_ids, names=label, lp=self.name)
 
     def human_scores(self, systems: Sequence[str] | None = None) -> dict[str, list[float | None]]:
         """``system -> [ESA score or None per segment]`` (in segment order: the human scores

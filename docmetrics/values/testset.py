@@ -67,6 +67,10 @@ class TestSet:
     other_references: list[list[str]] = field(default_factory=list)
     #: The file line of each segment where it is not its index + 1 (JSONL, whose blank lines are no segment).
     line_numbers: list[int] | None = None
+    #: The language pair the data carries (``en-ja_JP``, as a GenMT/MTME/WMT file names it), None where unknown:
+    #: a metric whose parameters take a pair (``lang=``) and were given none scores with it, as ``-l`` does
+    #: for the command (:meth:`~docmetrics.plugin.metric.Metric.for_langpair`).
+    lp: str | None = None
     documents: list[Document] = field(init=False)
     warnings: list[str] = field(init=False, default_factory=list)
 

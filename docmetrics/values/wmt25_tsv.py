@@ -212,7 +212,7 @@ def _build(data: Wmt25Tsv, lp: str, set_id: str) -> Wmt25Pair:
                          f"reference_segment, first at line {data.lines[k]}); scored without references")
     systems = {s: [unescape(data.rows[k]["hypothesis_segment"]) for k in ks] for s, ks in rows.items()}
     names = {s: f"{path} ({s})" for s in systems}
-    testset = TestSet(systems, sources, references, [doc for doc, _ in order], names=names)
+    testset = TestSet(systems, sources, references, [doc for doc, _ in order], names=names, lp=lp)
     return Wmt25Pair(lp, set_id, testset, rows, notes)
 
 

@@ -193,7 +193,7 @@ class Wmt26Pair:
             label["reference"] = f"{where} refs.{refs[0]}"
             label.update({f"reference {k}": f"{where} refs.{r}" for k, r in enumerate(refs[1:], 2)})
         ts = TestSet(seg_sys, sources, seg_refs[0] if refs else None, doc_ids, names=label,
-                     other_references=seg_refs[1:])
+                     other_references=seg_refs[1:], lp=self.lang)
         return ts, plans
 
     def _chosen(self, systems: Sequence[str] | None) -> list[str]:
