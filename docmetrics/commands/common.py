@@ -7,6 +7,7 @@ import os
 from typing import Any, Iterator
 
 from ..values.errors import UserError
+from ..values.io import same_file
 from .messages import note
 from .options import Options
 
@@ -73,8 +74,7 @@ def check_output_file(path: str, option: str, inputs: tuple[str | None, ...] = (
     for other in inputs:
         if not other or other == "-":
             continue
-        if os.path.abspath(other) == os.path.abspath(path) or (
-                os.path.exists(path) and os.path.exists(other) and os.path.samefile(path, other)):
+        if same_file(path, other):
             raise UserError(f"{option} {path}: is also an input or output ({other}); it would be overwritten")
 
 
@@ -105,8 +105,7 @@ def check_outputs(opts: Options, extra: tuple[tuple[str, str], ...] = ()) -> Non
     for k, (path, option) in enumerate(outputs):
         check_output_file(path, option)
         for other, flag in inputs + outputs[:k]:
-            if os.path.abspath(other) == os.path.abspath(path) or (
-                    os.path.exists(path) and os.path.exists(other) and os.path.samefile(path, other)):
+            if same_file(path, other):
                 role = "read" if (other, flag) in inputs else "written"
                 raise UserError(f"{option} {path}: is the file {flag} names ({other}), which this command "
                                 f"{'reads' if role == 'read' else 'also writes'}; it would be written over: give "

@@ -131,6 +131,12 @@ def autorank(scores: Mapping[str, Mapping[str, float]], higher_is_better: Mappin
     for m in metrics[1:]:
         if set(scores[m]) != set(systems):
             raise ValueError(f"metric {m!r} scores other systems than {metrics[0]!r}")
+    for m in metrics:
+        bad = [(s, v) for s, v in scores[m].items() if not math.isfinite(float(v))]
+        if bad:  # robust scaling would turn one NaN into NaN for every system, ranked silently
+            raise ValueError(f"metric {m!r}: system {bad[0][0]!r} has no finite score ({bad[0][1]!r}"
+                             f"{f'; {len(bad)} systems have none' if len(bad) > 1 else ''}); AutoRank needs a "
+                             "system score of every metric: give its score, or leave the system out of every metric")
     direction = {m: True if higher_is_better is None else bool(higher_is_better.get(m, True)) for m in metrics}
     z: dict[str, list[float]] = {}
     for m in metrics:

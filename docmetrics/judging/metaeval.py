@@ -7,6 +7,7 @@ text ``docmetrics --human`` / ``--genmt`` print.  The work is
 
 from __future__ import annotations
 
+import warnings
 from dataclasses import dataclass
 from typing import Any, Mapping, Sequence, Union
 
@@ -17,7 +18,7 @@ from ..evaluation.labels import row_labels
 from ..evaluation.metaeval import MetaEval, WmtEval
 from ..evaluation.metaeval_human import clusters, evaluate_human, human_dicts, pvalues
 from ..evaluation.metaeval_text import esa_description, human_description, metaeval_text, mtme_description
-from ..values.errors import InputError, SpecError
+from ..values.errors import DocMetricsWarning, InputError, SpecError
 from ..values.human_tsv import HumanScores
 from ..values.result import Result
 from ..values.testset import TestSet
@@ -154,6 +155,44 @@ def _pairs(results_by_metric: ResultsByMetric) -> list[tuple[str, list[Result]]]
     return out
 
 
+def _check_documents(pairs: Sequence[tuple[str, list[Result]]], scores: HumanScores, testset: TestSet | None,
+                     where: str) -> None:
+    """Results scored on other documents than the human data's are refused (an InputError naming both sides:
+    their numbers would be correlated with another test set's human scores); where only some of a metric's
+    documents are the human data's, a warning gives the coverage.  The human data's documents: the test set's
+    (where the segments are placed), else those the segment scores name; none known (system scores only): no check."""
+    if testset is not None and testset.doc_ids is not None:
+        have = [d.doc_id for d in testset.documents]
+    elif scores.segment_level:
+        have = list(dict.fromkeys(key[0] for key in scores.positions))
+    else:
+        return
+    known = set(have)
+    for spec, results in pairs:
+        scored = list(dict.fromkeys(d.doc_id for r in results for d in r.docs))
+        if not scored:
+            continue
+        common = [d for d in scored if d in known]
+        if not common:
+            raise InputError(
+                f"meta_evaluate: the Results of {spec!r} score documents ({', '.join(map(repr, scored[:2]))}"
+                f"{', ...' if len(scored) > 2 else ''}) none of which is in {where} ({len(have)} documents: "
+                f"{', '.join(map(repr, have[:2]))}{', ...' if len(have) > 2 else ''}): they were computed on "
+                f"another test set; score the human data's own (docmetrics.load({spec!r}).compute(data.testset)), "
+                "or read the human data of the test set scored", params=("results_by_metric", "human"))
+        if len(common) < len(scored) or len(common) < len(have):
+            missing = [d for d in scored if d not in known]
+            unscored = [d for d in have if d not in set(scored)]
+            warnings.warn(
+                f"meta_evaluate: the Results of {spec!r} and {where} share {len(common)} documents: "
+                f"{len(common)} of the {len(scored)} scored ({len(common) / len(scored):.1%}"
+                f"{f'; first without a human score: {missing[0]!r}' if missing else ''}), {len(common)} of the "
+                f"{len(have)} judged ({len(common) / len(have):.1%}"
+                f"{f'; first not scored: {unscored[0]!r}' if unscored else ''}); the segment and document levels "
+                "read the shared ones only, the system scores are each side's over its own documents: score the "
+                "human data's own test set", DocMetricsWarning, stacklevel=3)
+
+
 def meta_evaluate(
     results_by_metric: ResultsByMetric,
     human: EvalSet | HumanScores,
@@ -217,6 +256,7 @@ def meta_evaluate(
     if significance is not None and significance < 0:
         raise SpecError(f"significance={significance}: the number of PERM-BOTH resamples, 0 or more",
                         params=("significance",))
+    _check_documents(pairs, scores, testset, human.source if isinstance(human, EvalSet) else str(scores.path))
     specs = [spec for spec, _ in pairs]
     names = row_labels(specs, [rs[0].metric if rs else spec for spec, rs in pairs])
     ev = evaluate_human(

@@ -121,6 +121,23 @@ def compare_systems(results: Sequence[Result], *, test: str = "bs", n: int | Non
 Source = Union[MetaEvaluation, Mapping[str, Any], Sequence[Any]]
 
 
+def _check_not_read(path: str | os.PathLike[str], sources: Sequence[Source], testset: TestSet | None) -> None:
+    """Refuse to write the page over a file its data was read from (the human scores of a meta-evaluation, a
+    file of the test set), as the command refuses ``--report`` over an input: the same check
+    (:func:`~docmetrics.values.io.same_file`)."""
+    from ..values.io import same_file
+
+    read = [(s.human.path, "the human scores of meta-evaluation " + str(k)) for k, s in enumerate(sources, 1)
+            if isinstance(s, MetaEvaluation) and s.human.path]
+    if testset is not None:
+        read += [(name, f"the test set's {key}") for key, name in testset.names.items()
+                 if isinstance(name, str) and os.path.isfile(name)]
+    for other, what in read:
+        if same_file(path, other):
+            raise InputError(f"write_report: {os.fspath(path)} is {other}, {what}, which was read; writing the page "
+                             "there would replace it: give another file name (e.g. report.html)", params=("path",))
+
+
 def write_report(path: str | os.PathLike[str], *sources: Source, results: Mapping[str, Sequence[Result]] | None
                  = None, testset: TestSet | None = None, title: str | None = None) -> int:
     """Write the self-contained HTML report to ``path`` (its size in bytes): one section per source, each a
@@ -129,6 +146,7 @@ def write_report(path: str | os.PathLike[str], *sources: Source, results: Mappin
     from ..report import LayoutError, compact_result, detect, payload, texts
     from ..report import write as write_page
 
+    _check_not_read(path, sources, testset)
     named: list[tuple[str, Any]] = []
     for k, source in enumerate(sources, 1):
         if isinstance(source, MetaEvaluation):

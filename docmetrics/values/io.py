@@ -251,3 +251,15 @@ def load_jsonl(paths: Sequence[str]) -> TestSet:
 
 def is_jsonl(path: str) -> bool:
     return path.endswith((".jsonl", ".jsonl.gz", ".ndjson"))
+
+
+def same_file(path: str | os.PathLike[str], other: str | os.PathLike[str]) -> bool:
+    """Whether writing ``path`` would write over ``other`` (the same name, or one file under two names or a
+    link): the one check of every writer against the files it read (the command's outputs, ``write_report``)."""
+    a, b = os.fspath(path), os.fspath(other)
+    if os.path.abspath(a) == os.path.abspath(b):
+        return True
+    try:
+        return os.path.exists(a) and os.path.exists(b) and os.path.samefile(a, b)
+    except OSError:
+        return False
