@@ -49,14 +49,20 @@ def load_testset(opts: Options, who: str = "docmetrics", documents: bool = True)
         raise
     if getattr(opts, "doc_per_line", False):
         testset = doc_per_line(testset)
-    for text in testset.warnings:
-        warn(text, who)
+    show_warnings(testset, who)
     if testset.doc_ids is None and documents:
         warn("no doc ids (--doc-ids): the whole input is scored as ONE document", who)
     lang = getattr(opts, "lang", None)
     if isinstance(lang, str) and lang:
         testset.lp = lang  # -l: the pair these files are in, as a test set read by read_human carries its own
     return testset
+
+
+def show_warnings(testset: TestSet, who: str = "docmetrics") -> None:
+    """What the test set found odd in its text (a system whose every line is empty, empty reference lines), on
+    stderr: every command path that reads a test set (-i, --genmt, --wmt25-tsv, --wmt26) says it the same way."""
+    for text in testset.warnings:
+        warn(text, who)
 
 
 def once_each(files: list[str], option: str, who: str = "docmetrics", *, paths: bool = True) -> list[str]:

@@ -19,7 +19,7 @@ from ..values.stored import StoredMetric, to_results
 from ..values.testset import TestSet
 from . import stored as stored_cli
 from .common import session_scope
-from .inputs import load_testset
+from .inputs import load_testset, show_warnings
 from .messages import note
 from .options import RankOptions, RunOptions
 from .scoring import ScoringReport
@@ -106,6 +106,7 @@ def _testsets(opts: RankOptions, lps: Sequence[str]) -> list[tuple[str | None, T
                 testset, _, notes = pair_testset(pair, opts.wmt26_ref or ())
                 for text in notes:
                     note(opts, text, WHO)
+                show_warnings(testset, WHO)
                 out.append((pair.name, testset, pair.lang))  # lang=en-de for eng_Latn-deu_Latn
         return out
     if opts.genmt:
@@ -119,6 +120,7 @@ def _testsets(opts: RankOptions, lps: Sequence[str]) -> list[tuple[str | None, T
             pair, testset, _, notes = prepare(one)
             for text in notes:
                 note(opts, text, WHO)
+            show_warnings(testset, WHO)
             out.append((pair.name, testset, pair.name))
         return out
     from ..evaluation.mtme import load_mtme

@@ -21,7 +21,7 @@ from . import wmt25 as wmt25_cli
 from . import wmt26 as wmt26_cli
 from .common import check_outputs, session_scope
 from .format import metric_labels
-from .inputs import check_stdin, load_testset
+from .inputs import check_stdin, load_testset, show_warnings
 from .levels import check_segment_units, level_table, results_output
 from .messages import note, warn
 from .options import RunOptions
@@ -107,6 +107,7 @@ def genmt_run(opts: RunOptions) -> int:
     significance.check_args(opts)
     genmt.REFUSED.check(opts)
     pair, testset, human, notes = genmt.prepare(opts)
+    show_warnings(testset)
     if significance.requested(opts) and len(testset.systems) < 2:
         raise UserError(f"--paired-{significance.requested(opts)}: {opts.genmt} has {len(testset.systems)} system for "
                         f"{pair.name}; a paired test needs two or more")
@@ -141,6 +142,7 @@ def wmt25_run(opts: RunOptions) -> int:
     human_cli.check_args(opts)
     data, pair = wmt25_cli.prepare(opts)
     testset = pair.testset
+    show_warnings(testset)
     if significance.requested(opts) and len(testset.systems) < 2:
         raise UserError(f"--paired-{significance.requested(opts)}: {opts.wmt25_tsv} has one system for {pair.lp}; "
                         "a paired test needs two or more")
@@ -160,6 +162,7 @@ def wmt26_run(opts: RunOptions) -> int:
     significance.check_args(opts)
     human_cli.check_args(opts)
     pair, testset, _ = wmt26_cli.prepare(opts)
+    show_warnings(testset)
     if significance.requested(opts) and len(testset.systems) < 2:
         raise UserError(f"--paired-{significance.requested(opts)}: {opts.wmt26} has {len(testset.systems)} complete "
                         f"system for {pair.name}; a paired test needs two or more")
