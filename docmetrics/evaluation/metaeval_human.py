@@ -158,6 +158,9 @@ def evaluate_human(
     systems = [h for h in every if all(h in c for c in chosen.values())]
     left_out = [f"{h} (no score from {', '.join(n for n in names if h not in chosen[n])})"
                 for h in every if h not in systems]
+    # judged by the humans, scored by no metric (MTME's human reference): said, as --mtme says it
+    left_out += [f"{h} (no score from {', '.join(spec for spec, _ in all_results)})" for h in sorted(human.system)
+                 if h not in every and h not in exclude and not (exclude_humans and h in human.humans)]
     wanted = tuple(compared_statistics(pdp, doc_rule) if significance is None else significance)
     comparisons: dict[str, Comparison] = {}
     if len(metrics) >= 2 and n_resamples > 0 and wanted and len(systems) >= 2:

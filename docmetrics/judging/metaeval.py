@@ -7,6 +7,7 @@ text ``docmetrics --human`` / ``--genmt`` print.  The work is
 
 from __future__ import annotations
 
+import dataclasses
 import warnings
 from dataclasses import dataclass
 from typing import Any, Mapping, Sequence, Union
@@ -139,8 +140,22 @@ class MetaEvaluation:
         if layout == "human":
             return human_dicts(self.evaluation)
         if layout == "mtme":
-            return self.evaluation.to_dict()
+            out = self.evaluation.to_dict()
+            if len(set(self.specs)) == len(self.specs):  # --mtme names each metric by its spec, not its row label
+                out["comparisons"] = _renamed(out["comparisons"], dict(zip(self.metrics, self.specs)))
+            return out
         raise SpecError(f"layout={layout!r}: human or mtme", params=("layout",))
+
+
+def _renamed(value: Any, names: Mapping[str, str]) -> Any:
+    """``value`` (JSON-ready) with every string that is a key of ``names`` replaced by its value."""
+    if isinstance(value, str):
+        return names.get(value, value)
+    if isinstance(value, dict):
+        return {k: _renamed(v, names) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_renamed(v, names) for v in value]
+    return value
 
 
 def _pairs(results_by_metric: ResultsByMetric) -> list[tuple[str, list[Result]]]:
@@ -265,6 +280,9 @@ def meta_evaluate(
         doc_rule=doc_rule if document else None, significance=wanted,
         n_resamples=DEFAULT_RESAMPLES if significance is None else significance, seed=seed,
     )
+    if isinstance(human, EvalSet):  # named as the command names them: the pair, and MTME's name of its human scores
+        ev = dataclasses.replace(ev, lp=human.lp or "",
+                                 human_name=scores.column if human.format == "mtme" else ev.human_name)
     if human_text is None:
         human_text = human_description(scores.path, lower_better=scores.lower_is_better, raw_mqm=scores.raw_mqm)
     return MetaEvaluation(ev, tuple(specs), scores, human_text)
