@@ -16,6 +16,7 @@ same model share one loaded model::
 
 from __future__ import annotations
 
+import functools
 import warnings
 from typing import Any
 
@@ -218,8 +219,7 @@ def _build(metric_cls: type[Metric], raw: dict[str, Any], session: Session, *,
     scorer = session.scorer(label=metric_cls.name)
     metric = metric_cls(None, scorer=scorer, **metric_raw)  # validates the metric's own parameters first
     # a test set's language pair builds it again with lang= (Metric.for_langpair), in this session
-    metric.rebuild = lambda more: _build(metric_cls, given_raw, session, defaults={**defaults, **more},
-                                         overrides=dict(given_overrides))
+    metric.rebuild = functools.partial(_rebuild, metric_cls, given_raw, session, defaults, given_overrides)
     backbone_name = raw.pop("backbone", None) or metric_cls.default_backbone
     if backbone_name is not None and not isinstance(backbone_name, str):
         raise SpecError(f"{metric_cls.name}: parameter 'backbone' must be a backbone's name, not "
@@ -260,6 +260,12 @@ def _build(metric_cls: type[Metric], raw: dict[str, Any], session: Session, *,
             bb_raw[p.name] = p.default
     metric.backbone = session.backbone(backbone_cls, model, precision=prec, **overrides, **bb_raw)
     return metric
+
+
+def _rebuild(metric_cls: type[Metric], raw: dict[str, Any], session: Session, defaults: dict[str, Any],
+             overrides: dict[str, Any], more: dict[str, Any]) -> Metric:
+    """The metric ``_build`` made from ``raw``, built again in ``session`` with ``more`` defaults."""
+    return _build(metric_cls, raw, session, defaults={**defaults, **more}, overrides=dict(overrides))
 
 
 def _once(metric_cls: type[Metric], given: dict[str, str], name: str, key: str) -> None:

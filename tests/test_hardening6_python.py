@@ -242,3 +242,70 @@ def test_the_python_reader_warns_the_same(tmp_path):
                                      references=["refA"])
     assert data.testset.lp == "en-de" and any("every line is empty" in w for w in data.testset.warnings)
 
+
+
+def test_a_raw_mqm_file_read_with_lp_carries_it(tmp_path):
+    data = docmetrics.read_human(ROOT / "docmetrics" / "data" / "ted" / "mqm.tsv", lp="en-de")
+    assert data.testset.lp == "en-de"
+    assert docmetrics.read_human(ROOT / "docmetrics" / "data" / "ted" / "mqm.tsv").testset.lp is None
+
+
+# -- a backbone's lang= takes the pair too (a third party's, registered as pip would lay it out) -------------------
+LANG_BACKBONE = '''
+from docmetrics.plugin.backbone import QE, Backbone, BackboneOutput
+from docmetrics.values.params import Param
+
+
+class LangBackbone(Backbone):
+    """Scores every unit with the length of its lang= (0 for none): which pair it was built with."""
+    description = "toy: the pair it was built with, as a score"
+    default_model = "lang-v1"
+    params = (Param("lang", str, None, "language pair SRC-TGT"),)
+
+    def load(self):
+        pass
+
+    @property
+    def capabilities(self):
+        return frozenset({QE})
+
+    def score(self, units):
+        lang = self.options.get("lang") or ""
+        return BackboneOutput([float(len(lang)) for _ in units], [False for _ in units])
+
+    def fingerprint(self):
+        return "lang0"
+'''
+
+
+@pytest.fixture(scope="module")
+def lang_backbone(tmp_path_factory: pytest.TempPathFactory):
+    import sys
+
+    from plugin_fixtures import write_distribution
+
+    from docmetrics.plugin import registry
+
+    root = write_distribution(tmp_path_factory.mktemp("site"), "docmetrics-langtoy", "1.0",
+                              {"docmetrics_langtoy/__init__.py": LANG_BACKBONE},
+                              "[docmetrics.backbones]\nlangtoy = docmetrics_langtoy:LangBackbone\n")
+    sys.path.insert(0, str(root))
+    registry.refresh()
+    yield "slide:w=1,s=1,backbone=langtoy"
+    sys.path.remove(str(root))
+    sys.modules.pop("docmetrics_langtoy", None)
+    registry.refresh()
+
+
+@pytest.mark.parametrize("spec, expected", [("", len("en-ja_JP")), (",lang=en-de", len("en-de"))],
+                         ids=["the test set's pair", "a stated pair wins"])
+def test_a_backbones_lang_takes_the_pair_as_the_command_gives_it(lang_backbone, tmp_path, capsys, spec, expected):
+    path = write_cjk_genmt(tmp_path / "ja.jsonl", "en-ja_JP")
+    data = docmetrics.read_human(path)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", DocMetricsWarning)
+        results = docmetrics.load(lang_backbone + spec).compute(data.testset)
+    assert {r.score for r in results} == {float(expected)}
+    code, out, err = run_cli(capsys, "--genmt", path, "-m", lang_backbone + spec, "--resamples", "0", "-f", "json")
+    assert code == 0, err
+    assert json.loads(out)[0]["metric_scores"] == [r.score for r in results]

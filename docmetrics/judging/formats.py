@@ -395,4 +395,7 @@ def read_human(path: PathLike | Sequence[PathLike], *, lp: str | None = None, fo
         raise SpecError(f"read_human: format {fmt.name!r} takes no option {unknown[0]!r}; its options: "
                         f"{', '.join(fmt.options) or 'none'}", params=tuple(unknown))
     where: Any = os.fspath(path) if isinstance(path, (str, os.PathLike)) else [os.fspath(p) for p in path]
-    return fmt.read(where, lp, options)
+    found = fmt.read(where, lp, options)
+    if found.testset is not None and found.testset.lp is None and found.lp:
+        found.testset.lp = found.lp  # the pair the file names or lp= gave: metrics score with it (Metric.for_langpair)
+    return found
