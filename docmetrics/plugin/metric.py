@@ -302,24 +302,28 @@ class Metric(abc.ABC):
         sacrebleu's tokenizer for the target language (ja-mecab, zh, ko-mecab)."""
         if not lp or not self.takes_lang():
             return self
-        if self.stated_lang is not None:
-            stated = _target(self.stated_lang)
+        stated_lang = getattr(self, "stated_lang", None)  # a subclass may skip Metric.__init__
+        if stated_lang is not None:
+            stated = _target(stated_lang)
             if stated is not None and stated != _target(lp):
-                warnings.warn(f"{self.name}: lang={self.stated_lang} was given, but the test set's language pair "
-                              f"is {lp}; scored with lang={self.stated_lang} as given (leave lang= and -l out to "
+                warnings.warn(f"{self.name}: lang={stated_lang} was given, but the test set's language pair "
+                              f"is {lp}; scored with lang={stated_lang} as given (leave lang= and -l out to "
                               "score with the test set's pair)", DocMetricsWarning, stacklevel=3)
             return self
-        if lp not in self._paired:
-            if self.rebuild is not None:
-                made = self.rebuild({"lang": lp})
+        paired = self.__dict__.setdefault("_paired", {})
+        if lp not in paired:
+            rebuild = getattr(self, "rebuild", None)
+            if rebuild is not None:
+                made = rebuild({"lang": lp})
             elif find_param(self.params, "lang") is not None:
-                made = type(self)(self.backbone, scorer=self.scorer, **{**self.given_params, "lang": lp})
+                given = {**getattr(self, "given_params", {}), "lang": lp}
+                made = type(self)(self.backbone, scorer=self.scorer, **given)
             else:
                 return self  # only the backbone takes a pair, and there is no session to build it again in
             made.stated_lang = lp
-            made.requested_signature = self.requested_signature
-            self._paired[lp] = made
-        return self._paired[lp]
+            made.requested_signature = getattr(self, "requested_signature", None)
+            paired[lp] = made
+        return paired[lp]
 
     # -- the template -------------------------------------------------------------------------------
     def compute(self, testset: TestSet, scorer: Scorer | None = None) -> list[Result]:
