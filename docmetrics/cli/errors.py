@@ -13,7 +13,7 @@ import sys
 import warnings
 from typing import Any, Callable
 
-from ..commands.messages import note, printable, warn
+from ..commands.messages import bounded, note, printable, warn
 from ..values.errors import DocMetricsWarning, UserError
 
 __all__ = ["guarded", "setup_warnings", "warn", "note", "FLAGS", "in_flags", "printable"]
@@ -40,7 +40,7 @@ def in_flags(exc: UserError) -> str:
 
 def setup_warnings(debug: bool) -> None:
     def show(message: Any, category: Any, filename: str, lineno: int, file: Any = None, line: Any = None) -> None:
-        print(f"docmetrics: warning: {message}", file=sys.stderr)
+        print(f"docmetrics: warning: {bounded(str(message))}", file=sys.stderr)
 
     if not debug:
         # transformers' own logging ("Token indices sequence length is longer than...", "Some weights
@@ -93,7 +93,7 @@ def guarded(who: str, debug: bool, run: Callable[[], int], *, interrupted: str |
     except UserError as exc:
         if debug:
             raise
-        print(f"{who}: error: {printable(in_flags(exc))}", file=sys.stderr)
+        print(f"{who}: error: {printable(bounded(in_flags(exc)))}", file=sys.stderr)
         return exc.exit_code
     except KeyboardInterrupt as exc:
         said = interrupted() if callable(interrupted) else interrupted

@@ -195,7 +195,7 @@ class MtmeTestSet:
     def human(self, name: str | None = None, level: str = "seg") -> dict[str, list[Score]]:
         """Human scores by name and level (the standard ones when name is None)."""
         if level not in LEVELS:
-            raise InputError(f"unknown level {level!r}; one of {', '.join(LEVELS)}")
+            raise InputError(f"unknown level {shown(level)}; one of {', '.join(LEVELS)}")
         chosen = name if name is not None else self.default_human_name(level)
         if chosen is None or (chosen, level) not in self.human_scores:
             have = ", ".join(f"{n}.{lv}" for n, lv in sorted(self.human_scores)) or "none"
@@ -283,7 +283,7 @@ def read_mtme(root: str | os.PathLike[str], testset: str, lp: str) -> MtmeTestSe
     for lineno, line in enumerate(read_lines(docs_path), 1):
         parts = line.split()
         if len(parts) < 2:
-            raise InputError(f"{docs_path}, line {lineno}: expected 'DOMAIN DOCNAME', found {line!r}")
+            raise InputError(f"{docs_path}, line {lineno}: expected 'DOMAIN DOCNAME', found {shown(line)}")
         domains.append(parts[0])
         doc_ids.append(parts[1])
     if len(doc_ids) != n:
@@ -308,7 +308,7 @@ def read_mtme(root: str | os.PathLike[str], testset: str, lp: str) -> MtmeTestSe
                 "'-' or '.' and not 'all' or 'src'"
             )
         if name in references:
-            raise InputError(f"{path}: reference {name!r} appears twice (as .txt and .jsonl?)")
+            raise InputError(f"{path}: reference {shown(name)} appears twice (as .txt and .jsonl?)")
         references[name] = _read_segments(path, "target", missing)
         paths[f"ref:{name}"] = path
         if len(references[name]) != n:
@@ -321,7 +321,7 @@ def read_mtme(root: str | os.PathLike[str], testset: str, lp: str) -> MtmeTestSe
     for path in _files(sys_dir, "*.*"):
         name = os.path.splitext(os.path.basename(path))[0]
         if name in outputs:
-            raise InputError(f"{path}: system {name!r} appears twice (as .txt and .jsonl?)")
+            raise InputError(f"{path}: system {shown(name)} appears twice (as .txt and .jsonl?)")
         outputs[name] = _read_segments(path, "hypothesis", missing)
         paths[f"sys:{name}"] = path
         if len(outputs[name]) != n:
@@ -353,7 +353,7 @@ def _read_metadata(ts: MtmeTestSet, meta_dir: str) -> None:
     for path in _files(meta_dir, "*.jsonl"):
         name = os.path.basename(path)[: -len(".jsonl")]
         if name not in ts.system_outputs:
-            raise InputError(f"{path}: metadata for system {name!r}, which has no file in "
+            raise InputError(f"{path}: metadata for system {shown(name)}, which has no file in "
                              f"system-outputs/{ts.lp} (systems: {', '.join(sorted(ts.system_outputs))})")
         records = []
         for i, line in enumerate(read_lines(path), 1):
@@ -361,7 +361,7 @@ def _read_metadata(ts: MtmeTestSet, meta_dir: str) -> None:
             doc = record.get(METADATA_DOC_FIELD)
             if doc is not None and str(doc) not in docs:
                 raise InputError(
-                    f"{path}, line {i}: field {METADATA_DOC_FIELD!r} names document {shown(doc)}, which is not in "
+                    f"{path}, line {i}: field {shown(METADATA_DOC_FIELD)} names document {shown(doc)}, which is not in "
                     f"{ts.paths['documents']}"
                 )
             records.append(record)
@@ -383,7 +383,7 @@ def _choose_refs(ts: MtmeTestSet, ref: str | Sequence[str] | None) -> list[str]:
             raise InputError("ref=: no reference named; give one name or several")
         for name in names:
             if name not in ts.references:
-                raise InputError(f"{where}: no reference {name!r} for {ts.lp} "
+                raise InputError(f"{where}: no reference {shown(name)} for {ts.lp} "
                                  f"(references: {', '.join(refs) or 'none'})")
         twice = sorted({n for n in names if names.count(n) > 1})
         if twice:
@@ -424,7 +424,7 @@ def load_mtme(
     if human_name is not None and human_name not in ts.human_score_names:
         have = ", ".join(sorted(ts.human_score_names)) or "none"
         raise InputError(
-            f"{os.path.join(ts.directory, 'human-scores')}: no human scores named {human_name!r} "
+            f"{os.path.join(ts.directory, 'human-scores')}: no human scores named {shown(human_name)} "
             f"for {lp} (available: {have})"
         )
     if human_name is None:
@@ -435,9 +435,9 @@ def load_mtme(
         names = list(systems)
         for s in names:
             if s not in ts.system_outputs:
-                raise InputError(f"{sys_dir}: no system {s!r} (systems: {', '.join(sorted(ts.system_outputs))})")
+                raise InputError(f"{sys_dir}: no system {shown(s)} (systems: {', '.join(sorted(ts.system_outputs))})")
             if s in chosen:
-                raise InputError(f"{sys_dir}: {s!r} is a reference in use; it cannot be scored against itself")
+                raise InputError(f"{sys_dir}: {shown(s)} is a reference in use; it cannot be scored against itself")
     else:
         outliers = ts.standard.outliers if ts.standard is not None else frozenset()
         names = [

@@ -13,7 +13,7 @@ import os
 from dataclasses import dataclass, field
 from typing import Mapping, Sequence
 
-from ..values.errors import InputError
+from ..values.errors import InputError, shown
 from ..values.io import read_lines
 from ..values.mtme_scores import LEVELS, parse_metric_filename, read_score_file
 from ..values.result import Result
@@ -66,14 +66,15 @@ class StoredScores:
             metrics[metric.name] = metric
             return
         if old.level == metric.level:
-            raise InputError(f"{metric.file_of(metric.systems[0])}: metric {metric.name!r} of {lp or 'the scores'} "
+            raise InputError(f"{metric.file_of(metric.systems[0])}: metric {shown(metric.name)} of "
+                             f"{lp or 'the scores'} "
                              f"again (also in {old.file_of(old.systems[0])}); give each metric once")
         keep, drop = sorted((old, metric), key=lambda m: _FINEST.index(m.level))
         moved = {drop.level: drop, **drop.coarser}
         again = [lv for lv in moved if lv in keep.coarser]
         if again:
             raise InputError(f"{metric.file_of(metric.systems[0])}: {again[0]}-level scores of metric "
-                             f"{metric.name!r} of {lp or 'the scores'} again; give each file once")
+                             f"{shown(metric.name)} of {lp or 'the scores'} again; give each file once")
         drop.coarser = {}
         keep.coarser.update(moved)
         keep.fingerprint = file_fingerprint(list(dict.fromkeys(
@@ -100,7 +101,7 @@ def read_mtme_stored(path: str, declared: Mapping[str, bool] | None = None) -> S
         for lineno, line in enumerate(read_lines(docs_path), 1):
             parts = line.split()
             if len(parts) != 2:
-                raise InputError(f"{docs_path}, line {lineno}: expected 'DOMAIN DOCNAME', found {line!r}")
+                raise InputError(f"{docs_path}, line {lineno}: expected 'DOMAIN DOCNAME', found {shown(line)}")
             names.append(parts[1])
         doc_ids = names if level == "seg" else list(dict.fromkeys(names))
     lines: dict[str, list[int]] = {}
@@ -112,7 +113,7 @@ def read_mtme_stored(path: str, declared: Mapping[str, bool] | None = None) -> S
             except ValueError:
                 nan = False
             if nan:
-                raise InputError(f"{path}, line {lineno}, field SCORE: {parts[1]!r} is not a number; write None "
+                raise InputError(f"{path}, line {lineno}, field SCORE: {shown(parts[1])} is not a number; write None "
                                  "where a score is missing")
             lines.setdefault(parts[0], []).append(lineno)
     n_items = 1 if level == "sys" else (len(doc_ids) if doc_ids is not None else None)
@@ -123,7 +124,8 @@ def read_mtme_stored(path: str, declared: Mapping[str, bool] | None = None) -> S
     first = next(iter(sizes))
     for s, k in sizes.items():
         if k != sizes[first]:
-            raise InputError(f"{path}, line {lines[s][-1]}: system {s!r} has {k} scores, system {first!r} has "
+            raise InputError(f"{path}, line {lines[s][-1]}: system {shown(s)} has {k} scores, system "
+                             f"{shown(first)} has "
                              f"{sizes[first]}; every system has one score per item, in order")
     metric = f"{name}-{ref}"
     files = {s: path for s in scores}
@@ -170,7 +172,7 @@ def choose_stored(names: Sequence[str], wanted: Sequence[str] | None, lp: str, w
             raise InputError(f"{where}: --stored {name} names {', '.join(close)} for {lp or 'these scores'}; "
                              "give one as NAME-REF")
         if not close:
-            raise InputError(f"{where}: no metric {name!r} for {lp or 'these scores'}; the files have "
+            raise InputError(f"{where}: no metric {shown(name)} for {lp or 'these scores'}; the files have "
                              f"{', '.join(names) or 'none'}")
         out += [c for c in close if c not in out]
     return out

@@ -27,7 +27,7 @@ import os
 from dataclasses import dataclass
 from typing import Any, Callable, Mapping, Sequence, Union
 
-from ..values.errors import InputError, SpecError
+from ..values.errors import InputError, SpecError, shown
 from .evalset import EvalSet
 
 __all__ = ["HumanFormat", "BUILTIN", "formats", "get", "names", "detect", "read_human", "PathLike"]
@@ -184,7 +184,8 @@ def _read_mqm(path: str, lp: str | None, options: Mapping[str, Any]) -> EvalSet:
     human = load_human(path)
     reference = options.get("reference")
     if reference is not None and reference not in ratings.systems():
-        raise InputError(f"{path}: rates no system {reference!r}; a reference is one of {', '.join(ratings.systems())}",
+        raise InputError(f"{path}: rates no system {shown(reference)}; a reference is one of "
+                         f"{', '.join(ratings.systems())}",
                          params=("reference",))
     testset = ratings.testset(reference)
 
@@ -321,7 +322,8 @@ def _plugins(problems: list[str] | None = None) -> list[HumanFormat]:
         try:
             fmt = registry.load("human_format", name)
             if fmt.name in taken:
-                raise PluginError(f"human-data format {name!r} (a plugin): its name {fmt.name!r} is taken; a plugin "
+                raise PluginError(f"human-data format {shown(name)} (a plugin): its name {shown(fmt.name)} is "
+                                  f"taken; a plugin "
                                   "format takes a name of its own")
         except PluginError as exc:
             if problems is None:
@@ -353,7 +355,7 @@ def get(name: str) -> HumanFormat:
             return f
     if name in registry.names("human_format"):
         formats()  # a broken plugin of that name: its own error
-    raise SpecError(f"unknown human-data format {name!r}; one of {', '.join(f.name for f in found)}",
+    raise SpecError(f"unknown human-data format {shown(name)}; one of {', '.join(f.name for f in found)}",
                     params=("format",))
 
 
@@ -392,7 +394,7 @@ def read_human(path: PathLike | Sequence[PathLike], *, lp: str | None = None, fo
     fmt = get(format) if format is not None else detect(path)
     unknown = sorted(set(options) - set(fmt.options))
     if unknown:
-        raise SpecError(f"read_human: format {fmt.name!r} takes no option {unknown[0]!r}; its options: "
+        raise SpecError(f"read_human: format {shown(fmt.name)} takes no option {shown(unknown[0])}; its options: "
                         f"{', '.join(fmt.options) or 'none'}", params=tuple(unknown))
     where: Any = os.fspath(path) if isinstance(path, (str, os.PathLike)) else [os.fspath(p) for p in path]
     found = fmt.read(where, lp, options)

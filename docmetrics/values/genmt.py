@@ -318,9 +318,9 @@ class GenmtData:
             return self.pairs[matches[0]]
         have = ", ".join(self.pairs) or "none"
         if matches:
-            raise InputError(f"{self.path}: language pair {name!r} is ambiguous here: {', '.join(matches)}; "
+            raise InputError(f"{self.path}: language pair {shown(name)} is ambiguous here: {', '.join(matches)}; "
                              "give one of them", params=("lp",))
-        raise InputError(f"{self.path}: no language pair {name!r} (field doc_id, its first part); the file "
+        raise InputError(f"{self.path}: no language pair {shown(name)} (field doc_id, its first part); the file "
                          f"has {have}", params=("lp",))
 
 
@@ -449,7 +449,7 @@ def _parse_doc_id(obj: Mapping[str, Any], where: str, segment_number: bool) -> t
     number = None
     if len(parts) == 4:
         if not parts[3].isdigit():
-            raise InputError(f"{where}, field doc_id: the segment number {parts[3]!r} of {shown(doc_id)} is not a "
+            raise InputError(f"{where}, field doc_id: the segment number {shown(parts[3])} of {shown(doc_id)} is not a "
                              "non-negative integer")
         number = int(parts[3])
     return parts[0], parts[1], SEP.join(parts[:3]), number
@@ -470,7 +470,7 @@ def _segment_row(obj: Mapping[str, Any], where: str, line: int) -> _Row:
                              '{"SYSTEM": {"human": ESA score, "errors": [...]}, ...}')
         for system, raw in scores.items():
             if system not in outputs:
-                raise InputError(f"{where}, field scores.{system}: system {system!r} has human scores but no "
+                raise InputError(f"{where}, field scores.{system}: system {shown(system)} has human scores but no "
                                  f"output in tgt_text (which has {', '.join(outputs) or 'none'})")
             judged = _judgement(raw, f"{where}, field scores.{system}", line, outputs[system])
             if judged is not None:
@@ -588,7 +588,7 @@ def _spans(errors: Any, where: str, text: str | None) -> list[ErrorSpan]:
             continue
         for key, v in (("start_i", start), ("end_i", end)):
             if v == OMISSION:
-                raise InputError(f"{where}[{k}].{key}: {OMISSION!r} on one side only; an omission has "
+                raise InputError(f"{where}[{k}].{key}: {shown(OMISSION)} on one side only; an omission has "
                                  f'"start_i": "{OMISSION}" and "end_i": "{OMISSION}", a span two offsets')
             if v is not None and (isinstance(v, bool) or not isinstance(v, int)):
                 raise InputError(f"{where}[{k}].{key}: {json.dumps(v)[:40]} is not a character offset (an "
@@ -617,7 +617,7 @@ def _assemble(path: str, rows: list[_Row], found: list[str]) -> dict[str, GenmtP
         if row.doc in docs and last[row.pair] != row.doc:
             order = "by its segment numbers" if row.number is not None else "in file order"
             found.append(f"{path}, line {row.line}: document {shown(row.doc)} reappears after document "
-                         f"{last[row.pair]!r}; its lines are read as one document ({order}), not as a new one")
+                         f"{shown(last[row.pair])}; its lines are read as one document ({order}), not as a new one")
         docs.setdefault(row.doc, []).append(row)
         last[row.pair] = row.doc
     pairs: dict[str, GenmtPair] = {}
@@ -648,7 +648,7 @@ def _assemble(path: str, rows: list[_Row], found: list[str]) -> dict[str, GenmtP
             if have != len(ordered):
                 first = next(r for r in ordered if name not in r.outputs)
                 raise InputError(
-                    f"{path}, line {first.line}, field tgt_text: system {name!r} has no output for this segment "
+                    f"{path}, line {first.line}, field tgt_text: system {shown(name)} has no output for this segment "
                     f"of {shown(first.doc)}; it has {have} segments of {pair} where the pair has {len(ordered)}: "
                     "every system needs one output per segment")
         segments, position, current = [], 0, None

@@ -22,7 +22,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass, field
 
-from .errors import InputError
+from .errors import InputError, shown
 from .io import read_lines
 from .mqm_tsv import MqmSpan, is_human_name, is_mqm_header, read_mqm
 
@@ -66,9 +66,9 @@ def _float(text: str, where: str) -> float | None:
     try:
         value = float(text)
     except ValueError:
-        raise InputError(f"{where}: {text!r} is not a number") from None
+        raise InputError(f"{where}: {shown(text)} is not a number") from None
     if math.isinf(value):
-        raise InputError(f"{where}: {text!r} is not a finite number; give a score, or leave the entry "
+        raise InputError(f"{where}: {shown(text)} is not a finite number; give a score, or leave the entry "
                          f"empty (or {'/'.join(sorted(MISSING - {''}))}) for a missing one")
     return None if math.isnan(value) else value
 
@@ -110,7 +110,7 @@ def load_human(path: str, column: str | None = None, lower_is_better: bool = Fal
                 f"is present (columns: {', '.join(header)}); name it with --human-column"
             )
     elif column not in cols:
-        raise InputError(f"{path}: no column {column!r} (columns: {', '.join(header)})")
+        raise InputError(f"{path}: no column {shown(column)} (columns: {', '.join(header)})")
     seg_level = "doc_id" in cols and "seg_id" in cols
     sign = -1.0 if lower_is_better else 1.0
     system: dict[str, float] = {}
@@ -140,7 +140,7 @@ def load_human(path: str, column: str | None = None, lower_is_better: bool = Fal
                     )
             mine = segments.setdefault(name, {})
             if key in mine:
-                raise InputError(f"{path}, line {lineno}: system {name!r} has segment {key} twice")
+                raise InputError(f"{path}, line {lineno}: system {shown(name)} has segment {key} twice")
             if value is not None:
                 mine[key] = sign * value
                 sums.setdefault(name, []).append(sign * value)
@@ -148,7 +148,7 @@ def load_human(path: str, column: str | None = None, lower_is_better: bool = Fal
                 sums.setdefault(name, [])
         else:
             if name in system or name in sums:
-                raise InputError(f"{path}, line {lineno}: system {name!r} appears twice")
+                raise InputError(f"{path}, line {lineno}: system {shown(name)} appears twice")
             if value is None:
                 sums[name] = []
                 continue
@@ -161,7 +161,7 @@ def load_human(path: str, column: str | None = None, lower_is_better: bool = Fal
     else:
         positions = {}
     if not system:
-        raise InputError(f"{path}: no human score in column {column!r}")
+        raise InputError(f"{path}: no human score in column {shown(column)}")
     # systems listed without any score are reported as such by evaluate() (no human score)
     return HumanScores(path, column, system, segments, positions, humans, lower_is_better=lower_is_better)
 
@@ -174,7 +174,7 @@ def _load_mqm(path: str, lines: list[str], column: str | None) -> HumanScores:
     """A raw MQM file's penalties (negated: lower is better), positions, human systems and spans."""
     if column not in (None, MQM_COLUMN):
         raise InputError(f"{path}: a raw MQM file (one line per error) has one score, the penalty computed from "
-                         f"its errors ({MQM_COLUMN}), not a column {column!r}: drop --human-column")
+                         f"its errors ({MQM_COLUMN}), not a column {shown(column)}: drop --human-column")
     ratings = read_mqm(path, lines)
     segments: dict[str, dict[tuple[str, str], float]] = {}
     spans: dict[str, dict[tuple[str, str], list[MqmSpan]]] = {}

@@ -19,7 +19,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
-from .errors import InputError
+from .errors import InputError, shown
 from .io import read_lines
 from .testset import TestSet
 
@@ -138,7 +138,8 @@ class MqmRatings:
             missing = self.unrated(reference)
             if missing:
                 raise InputError(f"{self.path}: {reference} is not rated on {len(missing)} of {len(keys)} segments "
-                                 f"(e.g. doc {missing[0][0]!r}, seg_id {missing[0][1]!r}), which would have no "
+                                 f"(e.g. doc {shown(missing[0][0])}, seg_id {shown(missing[0][1])}), which would "
+                                 f"have no "
                                  "reference")
             refs = [self.segments[(reference, *k)].target for k in keys]
         outputs = {s: [self.segments[(s, *k)].target if (s, *k) in self.segments else "" for k in keys]
@@ -245,7 +246,7 @@ def read_mqm(path: str, lines: list[str] | None = None) -> MqmRatings:
         row = {c: parts[col[c]] for c in MQM_COLUMNS}
         severity = row["severity"].strip().lower()
         if severity not in SEVERITIES:
-            raise _bad(path, lineno, "severity", f"unknown severity {row['severity']!r}; the MQM files use "
+            raise _bad(path, lineno, "severity", f"unknown severity {shown(row['severity'])}; the MQM files use "
                        "Major, Minor, Neutral, No-error and HOTW-test (any case): correct the line")
         for c in ("system", "doc", "seg_id", "rater"):
             if not row[c].strip():
@@ -253,12 +254,12 @@ def read_mqm(path: str, lines: list[str] | None = None) -> MqmRatings:
         text = row["doc_id"].strip()
         doc_pos = int(text) if text.isascii() and text.isdigit() else 0
         if doc_pos < 1:
-            raise _bad(path, lineno, "doc_id", f"{row['doc_id']!r} is not a 1-based position in the document "
+            raise _bad(path, lineno, "doc_id", f"{shown(row['doc_id'])} is not a 1-based position in the document "
                        "(the column holds the segment's position in its document, as score_mqm.py reads it)")
         seg_key = (row["doc"], row["seg_id"])
         first = positions.setdefault(seg_key, (doc_pos, lineno))
         if first[0] != doc_pos:
-            raise _bad(path, lineno, "doc_id", f"segment {row['seg_id']} of document {row['doc']!r} is at "
+            raise _bad(path, lineno, "doc_id", f"segment {row['seg_id']} of document {shown(row['doc'])} is at "
                        f"position {doc_pos} here and {first[0]} on line {first[1]}: one position per segment")
         texts = {}
         for side in ("source", "target"):

@@ -8,7 +8,7 @@ import math
 import os
 from typing import Optional, Sequence
 
-from .errors import InputError
+from .errors import InputError, shown
 from .io import read_lines
 from .stored import check_magnitude
 
@@ -26,9 +26,9 @@ def _parse_score(text: str, where: str, allow_none: bool) -> Score:
     try:
         value = float(text)
     except ValueError:
-        raise InputError(f"{where}: {text!r} is not a number (or None)") from None
+        raise InputError(f"{where}: {shown(text)} is not a number (or None)") from None
     if math.isinf(value):
-        raise InputError(f"{where}: {text!r} is not a finite number" + ("; write None for a missing score"
+        raise InputError(f"{where}: {shown(text)} is not a finite number" + ("; write None for a missing score"
                                                                      if allow_none else ""))
     if math.isnan(value):
         if not allow_none:
@@ -52,7 +52,7 @@ def read_score_file(
     ``systems``: the known systems (others are an error); ``domains``: the domain order (domain level).
     """
     if level not in LEVELS:
-        raise InputError(f"{path}: unknown level {level!r}; one of {', '.join(LEVELS)}")
+        raise InputError(f"{path}: unknown level {shown(level)}; one of {', '.join(LEVELS)}")
     if level == "domain" and domains is None:
         raise InputError(f"{path}: domain-level scores need the domain names")
     known = set(systems) if systems is not None else None
@@ -68,17 +68,18 @@ def read_score_file(
             raise InputError(f"{where}: expected {fields} fields ({expected}), found {len(parts)}")
         name = parts[-2]
         if known is not None and name not in known:
-            raise InputError(f"{where}: unknown system {name!r}; it has no file in system-outputs")
+            raise InputError(f"{where}: unknown system {shown(name)}; it has no file in system-outputs")
         value = _parse_score(parts[-1], where, allow_none)
         last_line[name] = lineno
         if level == "domain":
             if parts[0] not in dom_index:
-                raise InputError(f"{where}: unknown domain {parts[0]!r} (domains: {', '.join(dom_index)})")
+                raise InputError(f"{where}: unknown domain {shown(parts[0])} (domains: {', '.join(dom_index)})")
             row = scores.setdefault(name, [None] * len(dom_index))
             row[dom_index[parts[0]]] = value
         elif level == "sys":
             if name in scores:
-                raise InputError(f"{where}: system {name!r} appears twice; a sys-level file has one line per system")
+                raise InputError(f"{where}: system {shown(name)} appears twice; a sys-level file has one line "
+                                 f"per system")
             scores[name] = [value]
         else:
             scores.setdefault(name, []).append(value)
@@ -87,7 +88,7 @@ def read_score_file(
         for name, vals in scores.items():
             if len(vals) != n_items:
                 raise InputError(
-                    f"{path}, line {last_line[name]}: system {name!r} has {len(vals)} scores; "
+                    f"{path}, line {last_line[name]}: system {shown(name)} has {len(vals)} scores; "
                     f"expected {n_items} (one per {unit}, in order)"
                 )
     return scores
@@ -100,7 +101,7 @@ def parse_human_filename(path: str, lp: str) -> tuple[str, str]:
         raise InputError(f"{path}: a human score file is named LP.NAME.LEVEL.score (e.g. {lp}.mqm.seg.score)")
     level = toks[-2]
     if level not in LEVELS:
-        raise InputError(f"{path}: unknown level {level!r} in the file name; one of {', '.join(LEVELS)}")
+        raise InputError(f"{path}: unknown level {shown(level)} in the file name; one of {', '.join(LEVELS)}")
     return ".".join(toks[1:-2]), level
 
 

@@ -133,6 +133,19 @@ class StoredMetric:
         return _runs(self.doc_ids) if self.doc_ids is not None else [("all", 0, self.n_items)]
 
 
+def _segments(n: int) -> str:
+    return f"{n} segment{'' if n == 1 else 's'}"
+
+
+def _majority(shapes: Mapping[str, Any]) -> str:
+    """The system whose shape (its documents, their sizes) most systems share, the first such on a tie: the
+    one a mismatch is measured against, so that the message names the odd system's line, not a good one's."""
+    counts: dict[Any, int] = {}
+    for shape in shapes.values():
+        counts[shape] = counts.get(shape, 0) + 1
+    return max(shapes, key=lambda system: counts[shapes[system]])
+
+
 def _runs(doc_ids: Sequence[str]) -> list[tuple[str, int, int]]:
     out: list[tuple[str, int, int]] = []
     start = 0
@@ -148,7 +161,7 @@ def parse_direction(text: str) -> tuple[str, bool]:
     """``NAME=higher`` / ``NAME=lower`` -> (NAME, higher_is_better); a SpecError otherwise."""
     name, eq, value = text.rpartition("=")
     if not eq or not name or value not in ("higher", "lower"):
-        raise SpecError(f"direction {text!r}: write METRIC=higher or METRIC=lower (e.g. MetricX-24=lower)")
+        raise SpecError(f"direction {shown(text)}: write METRIC=higher or METRIC=lower (e.g. MetricX-24=lower)")
     return name, value == "higher"
 
 
@@ -228,10 +241,10 @@ def _cell(text: str, where: str) -> float | None:
     try:
         value = float(text)
     except ValueError:
-        raise InputError(f"{where}: {text!r} is not a number; leave the cell empty (or write None) where a "
+        raise InputError(f"{where}: {shown(text)} is not a number; leave the cell empty (or write None) where a "
                          "score is missing") from None
     if not math.isfinite(value):
-        raise InputError(f"{where}: {text!r} is not a finite number; leave the cell empty (or write None) "
+        raise InputError(f"{where}: {shown(text)} is not a finite number; leave the cell empty (or write None) "
                          "where a score is missing")
     return check_magnitude(value, repr(text), where, "leave the cell empty")
 
@@ -252,9 +265,9 @@ def find_pair(wanted: str, have: Sequence[str], where: str) -> str:
     if len(matches) == 1:
         return matches[0]
     if matches:
-        raise InputError(f"{where}: language pair {wanted!r} is ambiguous here: {', '.join(matches)}; give one",
+        raise InputError(f"{where}: language pair {shown(wanted)} is ambiguous here: {', '.join(matches)}; give one",
                          params=("lp",))
-    raise InputError(f"{where}: no language pair {wanted!r} (field language_pair); the files have "
+    raise InputError(f"{where}: no language pair {shown(wanted)} (field language_pair); the files have "
                      f"{', '.join(have) or 'none'}", params=("lp",))
 
 
@@ -332,7 +345,8 @@ def read_wmt25_scores(paths: Sequence[str], declared: Mapping[str, bool] | None 
     for path in paths:
         name = (systems or {}).get(path) or os.path.basename(path).rsplit(".", 1)[0]
         if name in names:
-            raise InputError(f"{path}: system {name!r} again (also {names[name]}); WMT25's automatic scores are one "
+            raise InputError(f"{path}: system {shown(name)} again (also {names[name]}); WMT25's automatic scores "
+                             f"are one "
                              "file per system, named after it")
         names[name] = path
     read = {name: _read_wmt25_file(path) for name, path in names.items()}
@@ -345,7 +359,7 @@ def read_wmt25_scores(paths: Sequence[str], declared: Mapping[str, bool] | None 
 
 def _wmt25_pair(lp: str, docs: dict[str, list[_Doc]], files: dict[str, str],
                 declared: Mapping[str, bool] | None) -> dict[str, StoredMetric]:
-    first = next(iter(docs))
+    first = _majority({s: frozenset((d.doc_id, d.size) for d in ds) for s, ds in docs.items()})
     ref_docs = docs[first]
     order = [d.doc_id for d in ref_docs]
     ref_by_id = {d.doc_id: d for d in ref_docs}
@@ -367,8 +381,9 @@ def _wmt25_pair(lp: str, docs: dict[str, list[_Doc]], files: dict[str, str],
                                  f"{shown(d.doc_id)} of {lp}, but {ref_file}, line {ref.line} has {ref.size}; every "
                                  "system has the same segments")
             if d.domain != ref.domain:
-                raise InputError(f"{where}, field domain: {d.domain!r} for document {shown(d.doc_id)} of {lp}, but "
-                                 f"{ref_file}, line {ref.line} has {ref.domain!r}")
+                raise InputError(f"{where}, field domain: {shown(d.domain)} for document {shown(d.doc_id)} of "
+                                 f"{lp}, but "
+                                 f"{ref_file}, line {ref.line} has {shown(ref.domain)}")
             extra = [m for m in d.scores if m not in scores]
             lacking = [m for m in metrics if m not in d.scores]
             if extra or lacking:
@@ -378,7 +393,7 @@ def _wmt25_pair(lp: str, docs: dict[str, list[_Doc]], files: dict[str, str],
                                  "language pair has the same metrics")
         absent = [doc for doc in order if doc not in by_id]
         if absent:
-            raise InputError(f"{path}: no line for document {absent[0]!r} of {lp} (field document_id), which "
+            raise InputError(f"{path}: no line for document {shown(absent[0])} of {lp} (field document_id), which "
                              f"{ref_file}, line {ref_by_id[absent[0]].line} has; every system has the same "
                              "documents")
         for m in metrics:
@@ -406,11 +421,11 @@ def read_score_tsv(path: str, lp: str | None = None,
     header = rows[0].split("\t")
     if len(header) < 3 or header[0] != "system" or header[1] != "doc_id" or not all(h.strip() for h in header[2:]):
         raise InputError(f"{path}, line 1: the header must be system<TAB>doc_id<TAB>METRIC[<TAB>METRIC...] (each "
-                         f"score column named), found {rows[0]!r}")
+                         f"score column named), found {shown(rows[0])}")
     metrics = header[2:]
     twice = sorted({m for m in metrics if metrics.count(m) > 1})
     if twice:
-        raise InputError(f"{path}, line 1: column {twice[0]!r} appears twice in the header")
+        raise InputError(f"{path}, line 1: column {shown(twice[0])} appears twice in the header")
     scores: dict[str, dict[str, list[float | None]]] = {m: {} for m in metrics}
     lines: dict[str, list[int]] = {}
     docs: dict[str, list[str]] = {}
@@ -429,7 +444,7 @@ def read_score_tsv(path: str, lp: str | None = None,
             raise InputError(f"{where}, field doc_id: empty; every line names its document")
         ids = docs.setdefault(system, [])
         if ids and ids[-1] != doc and doc in ids:
-            raise InputError(f"{where}, field doc_id: document {shown(doc)} of system {system!r} reappears after "
+            raise InputError(f"{where}, field doc_id: document {shown(doc)} of system {shown(system)} reappears after "
                              "another document; a document's segments are consecutive")
         ids.append(doc)
         lines.setdefault(system, []).append(lineno)
@@ -437,22 +452,23 @@ def read_score_tsv(path: str, lp: str | None = None,
             scores[m].setdefault(system, []).append(_cell(text, f"{where}, field {m}"))
     if not docs:
         raise InputError(f"{path}: no scores after the header")
-    first = next(iter(docs))
+    first = _majority({system: tuple(_runs(ids)) for system, ids in docs.items()})
     ref = _runs(docs[first])
+    agree = sum(_runs(ids) == ref for ids in docs.values()) - 1
+    others = f" (and {agree} other system{'s' if agree != 1 else ''})" if agree else ""
     for system, ids in docs.items():
         runs = _runs(ids)
         if runs == ref:
             continue
         for k, ((d, s, e), (rd, rs, re_)) in enumerate(zip(runs, ref)):
             if d != rd or e - s != re_ - rs:
-                line = lines[system][s]
-                raise InputError(f"{path}, line {line}, field doc_id: system {system!r} has document {d!r} "
-                                 f"({e - s} segments) as its document {k + 1}, system {first!r} has {rd!r} "
-                                 f"({re_ - rs} segments); every system has the same documents and segments in "
-                                 "the same order")
+                raise InputError(f"{path}, line {lines[system][s]}, field doc_id: system {shown(system)} has document "
+                                 f"{shown(d)} ({_segments(e - s)}) as its document {k + 1}, where system {shown(first)}"
+                                 f"{others} has {shown(rd)} ({_segments(re_ - rs)}, line {lines[first][rs]}); every "
+                                 "system has the same documents and segments in the same order")
         line = lines[system][-1]
-        raise InputError(f"{path}, line {line}, field doc_id: system {system!r} has {len(runs)} documents, "
-                         f"system {first!r} has {len(ref)}; every system has the same documents")
+        raise InputError(f"{path}, line {line}, field doc_id: system {shown(system)} has {len(runs)} documents, "
+                         f"system {shown(first)}{others} has {len(ref)}; every system has the same documents")
     fp = file_fingerprint([path])
     files = {s: path for s in docs}
     out: dict[str, StoredMetric] = {}
@@ -475,7 +491,7 @@ def check_order(metric: StoredMetric, order: TestSet | Sequence[str]) -> list[st
             missing = [s for s in order.systems if s not in m.scores]
             if missing:
                 first = m.systems[0]
-                raise InputError(f"{m.file_of(first)}, field system: no {m.name} scores of system {missing[0]!r}, "
+                raise InputError(f"{m.file_of(first)}, field system: no {m.name} scores of system {shown(missing[0])}, "
                                  f"which the test set has (the file has {', '.join(m.systems)})")
         if m.scores and all(v is None for vals in m.scores.values() for v in vals):
             first = m.systems[0]
@@ -488,7 +504,7 @@ def check_order(metric: StoredMetric, order: TestSet | Sequence[str]) -> list[st
             first = m.systems[0]
             what = {"seg": "segments", "doc": "documents", "sys": "system score"}[m.level]
             raise InputError(f"{m.file_of(first)}, line {m.lines[first][-1] if m.lines.get(first) else 1}, field "
-                             f"{m.name}: {m.n_items} {m.level}-level scores of system {first!r}, the test set has "
+                             f"{m.name}: {m.n_items} {m.level}-level scores of system {shown(first)}, the test set has "
                              f"{want} {what}; the stored scores belong to another test set (or a subset of it)")
     doc_ids = metric.doc_ids
     if doc_ids is not None and metric.level == "seg" and _runs(doc_ids) != _runs(ids):
@@ -497,9 +513,9 @@ def check_order(metric: StoredMetric, order: TestSet | Sequence[str]) -> list[st
         system = metric.systems[0]
         line = metric.lines[system][ours[k][1]] if k < len(ours) else metric.lines[system][-1]
         raise InputError(f"{metric.file_of(system)}, line {line}, field doc_id: the stored documents differ from "
-                         f"the test set's at document {k + 1} ({ours[k][0] if k < len(ours) else 'none'!r}, "
+                         f"the test set's at document {k + 1} ({shown(ours[k][0] if k < len(ours) else 'none')}, "
                          f"{ours[k][2] - ours[k][1] if k < len(ours) else 0} segments, vs "
-                         f"{theirs[k][0] if k < len(theirs) else 'none'!r}, "
+                         f"{shown(theirs[k][0] if k < len(theirs) else 'none')}, "
                          f"{theirs[k][2] - theirs[k][1] if k < len(theirs) else 0} segments)")
     return ids
 

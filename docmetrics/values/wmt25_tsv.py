@@ -92,7 +92,7 @@ class Wmt25Tsv:
         have = self.pairs(set_id)
         if not have:
             sets = sorted({r["set_id"] for r in self.rows})
-            raise InputError(f"{self.path}: no line with set_id {set_id!r} (field set_id; the file has "
+            raise InputError(f"{self.path}: no line with set_id {shown(set_id)} (field set_id; the file has "
                              f"{', '.join(sets) or 'no lines'})")
         if wanted is None:
             if len(have) > 1:
@@ -124,7 +124,7 @@ def read_wmt25_tsv(path: str | os.PathLike[str]) -> Wmt25Tsv:
                 raise InputError(f"{path}: empty file; the first line is the header ({', '.join(TSV_FIELDS)})")
             lacking = [k for k in TSV_FIELDS if k not in header]
             if lacking:
-                raise InputError(f"{path}, line 1: no field {lacking[0]!r} in the header (found "
+                raise InputError(f"{path}, line 1: no field {shown(lacking[0])} in the header (found "
                                  f"{', '.join(header)}); WMT25's test TSV has {', '.join(TSV_FIELDS)}")
             start = reader.line_num + 1
             for parts in reader:
@@ -162,7 +162,7 @@ def _build(data: Wmt25Tsv, lp: str, set_id: str) -> Wmt25Pair:
         if index[key] != i:
             k = by_system[first][i]
             raise InputError(f"{path}, line {data.lines[k]}, field segment_id: segment {key[1]} of document "
-                             f"{key[0]!r} of system {first!r} appears twice")
+                             f"{shown(key[0])} of system {shown(first)} appears twice")
     seen: dict[str, int] = {}
     for i, (doc, _) in enumerate(order):
         if doc in seen and order[i - 1][0] != doc:
@@ -179,24 +179,25 @@ def _build(data: Wmt25Tsv, lp: str, set_id: str) -> Wmt25Pair:
             i = index.get((row["doc_id"], row["segment_id"]))
             if i is None:
                 raise InputError(f"{where}, field segment_id: segment {row['segment_id']} of document "
-                                 f"{row['doc_id']!r} ({system}) is not one of system {first!r}'s; every system "
+                                 f"{shown(row['doc_id'])} ({system}) is not one of system {shown(first)}'s; "
+                                 f"every system "
                                  f"of {lp} has the same segments")
             if placed[i] is not None:
                 raise InputError(f"{where}, field segment_id: segment {row['segment_id']} of document "
-                                 f"{row['doc_id']!r} of system {system!r} appears twice (first at line "
+                                 f"{shown(row['doc_id'])} of system {shown(system)} appears twice (first at line "
                                  f"{data.lines[placed[i]]})")
             placed[i] = k
             ref = data.rows[by_system[first][i]]
             for key in ("source_segment", "reference_segment", "domain_name"):
                 if row[key] != ref[key]:
                     raise InputError(f"{where}, field {key}: differs from line {data.lines[by_system[first][i]]} "
-                                     f"(system {first!r}) for segment {row['segment_id']} of document "
-                                     f"{row['doc_id']!r}; every system has the same {key}")
+                                     f"(system {shown(first)}) for segment {row['segment_id']} of document "
+                                     f"{shown(row['doc_id'])}; every system has the same {key}")
         if None in placed:
             i = placed.index(None)
-            raise InputError(f"{path}, field segment_id: system {system!r} of {lp} has no line for segment "
-                             f"{order[i][1]} of document {order[i][0]!r} (line {data.lines[by_system[first][i]]} "
-                             f"for {first!r}); every system has every segment")
+            raise InputError(f"{path}, field segment_id: system {shown(system)} of {lp} has no line for segment "
+                             f"{order[i][1]} of document {shown(order[i][0])} (line {data.lines[by_system[first][i]]} "
+                             f"for {shown(first)}); every system has every segment")
         rows[system] = [k for k in placed if k is not None]
     firsts = [data.rows[k] for k in rows[first]]
     sources = [unescape(r["source_segment"]) for r in firsts]

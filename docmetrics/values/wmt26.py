@@ -208,11 +208,11 @@ class Wmt26Pair:
         out = []
         for s in dict.fromkeys(systems):
             if s not in self.hypotheses:
-                raise InputError(f"{self.testfile}: no system {s!r} translated a document of {self.name}; "
+                raise InputError(f"{self.testfile}: no system {shown(s)} translated a document of {self.name}; "
                                  f"systems there: {', '.join(self.systems) or 'none'}", params=("systems",))
             missing = self.skipped(s)
             if missing:
-                raise InputError(f"{next(iter(self.hypotheses[s].values())).path}: system {s!r} skipped "
+                raise InputError(f"{next(iter(self.hypotheses[s].values())).path}: system {shown(s)} skipped "
                                  f"{len(missing)} of the {len(self.documents)} documents of {self.name} "
                                  f"(first: {missing[0]}); a test set holds systems that translated every "
                                  "document (missing ones are not filled in)", params=("systems",))
@@ -224,7 +224,7 @@ class Wmt26Pair:
         if lacking:
             d = lacking[0]
             raise InputError(f"{self.testfile}, line {d.line}, field refs: document {shown(d.doc_id)} has no "
-                             f"reference {name!r} ({len(lacking)} of the {len(self.documents)} documents of "
+                             f"reference {shown(name)} ({len(lacking)} of the {len(self.documents)} documents of "
                              f"{self.name} lack it; references there: {', '.join(self.reference_names) or 'none'}"
                              "); use a reference-free metric or another reference", params=("references",))
         return name
@@ -256,9 +256,9 @@ class Wmt26Data:
             return self.pairs[matches[0]]
         have = ", ".join(self.pairs) or "none"
         if matches:
-            raise InputError(f"{self.testfile}: language pair {name!r} is ambiguous here: {', '.join(matches)}",
+            raise InputError(f"{self.testfile}: language pair {shown(name)} is ambiguous here: {', '.join(matches)}",
                              params=("lp",))
-        raise InputError(f"{self.testfile}: no language pair {name!r} (fields src_lang, tgt_lang); the file has "
+        raise InputError(f"{self.testfile}: no language pair {shown(name)} (fields src_lang, tgt_lang); the file has "
                          f"{have}", params=("lp",))
 
 
@@ -269,7 +269,7 @@ def read_wmt26(testfile: str | os.PathLike[str], systems: str | os.PathLike[str]
     ``lp``: keep that language pair only (its name or ``en-is``); ``source``: ``src_text`` or
     ``gold_transcript`` (:data:`SOURCES`)."""
     if source not in SOURCES:
-        raise InputError(f"source={source!r}: one of {', '.join(SOURCES)}", params=("source",))
+        raise InputError(f"source={shown(source)}: one of {', '.join(SOURCES)}", params=("source",))
     name = str(testfile)
     documents: dict[str, Wmt26Document] = {}
     for i, where, obj in json_lines(name, _lines(name), TEST_LINE):
@@ -319,7 +319,7 @@ def _system_files(systems: str | os.PathLike[str] | Sequence[str | os.PathLike[s
             raise InputError(f"{p}: a system file is NAME.jsonl (the system's name, then .jsonl)")
         system = base[: -len(".jsonl")]
         if system in out:
-            raise InputError(f"{p}: system {system!r} given twice (also {out[system]})")
+            raise InputError(f"{p}: system {shown(system)} given twice (also {out[system]})")
         out[system] = p
     return out
 
@@ -348,13 +348,14 @@ def _document(obj: Mapping[str, Any], where: str, line: int, source: str) -> Wmt
                          f"SET{SEP}DOMAIN{SEP}SRCLANG{SEP}TGTLANG{SEP}DOC (five parts joined by '{SEP}', none empty "
                          "or padded)")
     if (parts[1], parts[2], parts[3]) != (domain, src, tgt):
-        raise InputError(f"{where}, field doc_id: {shown(doc_id)} names domain {parts[1]!r} and {parts[2]}-{parts[3]}, "
-                         f"but the fields say {domain!r} and {src}-{tgt}; fix the line")
+        raise InputError(f"{where}, field doc_id: {shown(doc_id)} names domain {shown(parts[1])} and "
+                         f"{parts[2]}-{parts[3]}, "
+                         f"but the fields say {shown(domain)} and {src}-{tgt}; fix the line")
     pair = f"{src}-{tgt}"
     try:
         parse_langpair(pair)
     except Exception as exc:
-        raise InputError(f"{where}, fields src_lang, tgt_lang: {pair!r} is not a language pair ({exc})") from None
+        raise InputError(f"{where}, fields src_lang, tgt_lang: {shown(pair)} is not a language pair ({exc})") from None
     fields: dict[str, Any] = {}
     for key in OPTIONAL_STRINGS:
         if key in obj:
