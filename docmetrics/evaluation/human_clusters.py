@@ -482,8 +482,14 @@ def _ranking(rule: str, data: HumanJudgements, order: list[str], means: Mapping[
     nan = [t for t in tests if math.isnan(t.p)]
     if nan:
         how = "separates them" if rule == "wmt24" else "does not separate them"
-        result.notes.append(f"{len(nan)} test(s) without a p-value (no paired scores, e.g. {nan[0].better} and "
-                            f"{nan[0].worse}): the rule {how}")
+        few = [t for t in nan if t.pairs < 2]
+        flat = [t for t in nan if t.pairs >= 2]
+        where = " (in a domain)" if rule == "wmt24" else ""
+        causes = [f"{len(ts)} with {what}, e.g. {ts[0].better} and {ts[0].worse}" for ts, what in (
+            (few, "fewer than 2 paired scores"),
+            (flat, f"zero variance: every paired difference{where} is 0, the scores do not vary"),
+        ) if ts]
+        result.notes.append(f"{len(nan)} test(s) without a p-value ({'; '.join(causes)}): the rule {how}")
     return result
 
 
