@@ -23,6 +23,7 @@ from .inputs import load_testset, show_warnings
 from .messages import note
 from .options import RankOptions, RunOptions
 from .scoring import ScoringReport
+from .wmt26 import check_no_reference_files, references_from_release
 
 __all__ = ["requested", "check_args", "rank_live", "rank_stored_resampled", "cluster"]
 
@@ -58,6 +59,7 @@ def check_args(opts: RankOptions, lps: Sequence[str]) -> None:
         if getattr(opts, attr, None):
             raise UserError(f"{flag} with -m: -m ranks live metrics with AutoRank; human clusters are drawn without "
                             "-m (--genmt, --human or --mtme, with --scores for the metrics to compare)")
+    check_no_reference_files(opts)
     sources = [flag for flag, given in (("-i", testset_given), ("--genmt", opts.genmt), ("--mtme", opts.mtme),
                                         ("--wmt26", opts.wmt26)) if given]
     if not sources:
@@ -148,7 +150,8 @@ def rank_live(opts: RankOptions, lps: Sequence[str]) -> list[AutoRank]:
         for lp, testset, lang, stored in pairs:
             specs = list(dict.fromkeys(opts.metrics))
             metrics = [(spec, api.load(spec, defaults={"lang": lang}, session=session)) for spec in specs]
-            scored = score_metrics(testset, metrics, observer=ScoringReport(opts, specs, WHO))
+            with references_from_release(opts):
+                scored = score_metrics(testset, metrics, observer=ScoringReport(opts, specs, WHO))
             named: dict[str, list[Result]] = {s.spec: s.results for s in scored}
             for scorer in stored:
                 named[scorer.name] = scorer.compute(testset)

@@ -170,7 +170,8 @@ def wmt26_run(opts: RunOptions) -> int:
                     else (opts, []))
     with session_scope(opts, cache=opts.cache) as session:
         metrics = [api.load(spec, defaults={"lang": pair.lang}, session=session) for spec in opts.metrics]
-        return score_and_write(opts, metrics + stored, testset, session.cache, None)
+        with wmt26_cli.references_from_release(opts, [pair]):
+            return score_and_write(opts, metrics + stored, testset, session.cache, None)
 
 
 def score_run(opts: RunOptions, human: Any, session: Any) -> int:

@@ -5,26 +5,49 @@ one segment per paragraph where every text has the source's paragraph count, els
 
 from __future__ import annotations
 
-from ..values.errors import UserError
+import contextlib
+from typing import Any, Iterator, Sequence
+
+from ..values.errors import InputError, UserError
 from ..values.testset import TestSet
 from ..values.wmt26 import DocumentPlan, Wmt26Pair, read_wmt26
 from .conflicts import NEEDS_FOR, Conflicts, Option
 from .messages import note
 from .options import RunOptions
 
-__all__ = ["requested", "check_args", "prepare", "plan_notes", "read_pairs", "pair_testset", "check_systems_given"]
+__all__ = ["references_from_release", "requested", "check_args", "prepare", "plan_notes", "read_pairs", "pair_testset",
+           "check_systems_given", "check_no_reference_files", "REFERENCE_ADVICE"]
 
+#: How a reference of the release is chosen (where -r is given, or a metric needs a reference).
+REFERENCE_ADVICE = "name one of the test file's references with --wmt26-ref NAME (e.g. --wmt26-ref refA)"
 #: Options that the release replaces.
 INPUTS = Conflicts("--wmt26", "--wmt26 reads the sources, outputs, references and documents from {file}: drop "
-                   "{option}", tuple(Option(attr, flag) for attr, flag in (
-                       ("input", "-i"), ("source", "-s"), ("references", "-r"), ("doc_ids", "--doc-ids"),
-                       ("jsonl", "--jsonl"), ("doc_per_line", "--doc-per-line"), ("genmt", "--genmt"),
-                       ("mtme", "--mtme"), ("human", "--human"), ("wmt25_tsv", "--wmt25-tsv"))))
+                   "{option}{instead}", tuple(Option(attr, flag, instead) for attr, flag, instead in (
+                       ("input", "-i", ""), ("source", "-s", ""), ("references", "-r", f" and {REFERENCE_ADVICE}"),
+                       ("doc_ids", "--doc-ids", ""), ("jsonl", "--jsonl", ""), ("doc_per_line", "--doc-per-line", ""),
+                       ("genmt", "--genmt", ""), ("mtme", "--mtme", ""), ("human", "--human", ""),
+                       ("wmt25_tsv", "--wmt25-tsv", ""))))
 #: Options that only mean something with the release.
 WMT26_ONLY = Conflicts("--wmt26 TESTFILE", NEEDS_FOR, (
     Option("wmt26_systems", "--wmt26-systems", "names the system files"),
     Option("wmt26_ref", "--wmt26-ref", "names references of the test file"),
     Option("wmt26_source", "--wmt26-source", "picks the test file's source field", default="src_text")))
+
+
+@contextlib.contextmanager
+def references_from_release(opts: Any, pairs: Sequence[Wmt26Pair] = ()) -> Iterator[None]:
+    """A metric that needs a reference where no --wmt26-ref is given: its error names --wmt26-ref and the
+    test file's references (not -r, which --wmt26 refuses)."""
+    try:
+        yield
+    except InputError as exc:
+        if "references" not in exc.params or not requested(opts) or opts.wmt26_ref:
+            raise
+        who = str(exc).split(" needs a reference", 1)[0] if " needs a reference" in str(exc) else "a metric"
+        names = list(dict.fromkeys(n for p in pairs for n in p.reference_names))
+        there = f"its references: {', '.join(names) or 'none'}" if pairs else "e.g. --wmt26-ref refA"
+        raise InputError(f"{who} needs a reference: --wmt26 takes it from {opts.wmt26}: name one with --wmt26-ref "
+                         f"NAME ({there})") from None
 
 
 def requested(opts: RunOptions) -> bool:
@@ -38,6 +61,13 @@ def check_args(opts: RunOptions) -> None:
         return
     INPUTS.check(opts, file=opts.wmt26)
     check_systems_given(opts)
+
+
+def check_no_reference_files(opts: Any) -> None:
+    """-r with --wmt26 (rank's check; the main command's is :data:`INPUTS`): the release's references are
+    named with --wmt26-ref."""
+    if requested(opts):
+        INPUTS.without(*(row.attr for row in INPUTS.rows if row.attr != "references")).check(opts, file=opts.wmt26)
 
 
 def check_systems_given(opts: RunOptions) -> None:
