@@ -66,6 +66,25 @@ def _names(value: Any) -> str | None:
     return None
 
 
+def _endpoint(value: Any) -> str | None:
+    """An endpoint is an http(s) URL with a host: anything else (file:, ftp:, a bare path) would be handed
+    to urllib, which reads files and other schemes as readily as a server."""
+    from urllib.parse import urlsplit
+
+    try:
+        url = urlsplit(str(value))
+        host = url.hostname
+    except ValueError as exc:
+        return f"it is not a URL ({exc}); give the server's base URL, e.g. endpoint=http://HOST:8000/v1"
+    if url.scheme.lower() not in ("http", "https"):
+        scheme = f"scheme {url.scheme!r}" if url.scheme else "no scheme"
+        return (f"{scheme}: an endpoint is an http:// or https:// URL (an OpenAI-compatible server), e.g. "
+                "endpoint=http://HOST:8000/v1")
+    if not host:
+        return "no host: give the server's base URL, e.g. endpoint=http://HOST:8000/v1"
+    return None
+
+
 def _download(hub_id: str) -> str:
     from huggingface_hub import snapshot_download
 
@@ -102,8 +121,8 @@ class LlmBackbone(Backbone):
               check=check_langpair),
         Param("names", str, "", "language names for codes the prompt cannot name: CODE:Name joined by '+'",
               check=_names, short="nm"),
-        Param("endpoint", str, None, "an OpenAI-compatible base URL (vllm serve: http://HOST:8000/v1); model= "
-              "is then the served model's name", short="ep"),
+        Param("endpoint", str, None, "an OpenAI-compatible base URL, http:// or https:// (vllm serve: "
+              "http://HOST:8000/v1); model= is then the served model's name", short="ep", check=_endpoint),
         Param("chat_template", str, None, "a Jinja chat-template file, for a model whose tokenizer has none",
               short="ct"),
         Param("max_new_tokens", int, 512, "the most tokens an answer may have (the rest is cut, counted)",
