@@ -113,7 +113,29 @@ def _describe_tool(name: str) -> str:
 
 
 LIST_KINDS = (("metric", "Metrics"), ("backbone", "Backbones"), ("segmenter", "Segmenters"),
-              ("tool", "Tools (docmetrics TOOL --help)"), ("statistic", "Meta-evaluation statistics (plugins)"))
+              ("tool", "Tools (docmetrics TOOL --help)"), ("statistic", "Meta-evaluation statistics (plugins)"),
+              ("human_format", "Human-data formats (read_human(format=NAME); --human, rank --human)"),
+              ("cluster_rule", "Cluster rules (human_clusters(rule=NAME); rank --rule NAME)"))
+#: Where a plugin of a kind is an object made by a call (``RULE = ClusterRule("alpha", "what it does", f)``):
+#: the keyword and position of the argument that describes it.
+DESCRIBED_BY = {"human_format": ("title", 1), "cluster_rule": ("definition", 1), "statistic": ("title", 2)}
+#: What --list says of a plugin whose source describes it nowhere.
+NO_DESCRIPTION = "(no description: its source gives none)"
+
+
+def _builtin_rows(kind: str) -> list[tuple[str, str, str]]:
+    """docmetrics' own formats and rules, which are no entry points: (name, distribution, description)."""
+    from ..values.versions import __version__
+
+    if kind == "human_format":
+        from ..judging.formats import BUILTIN
+
+        return [(f.name, f"docmetrics {__version__}", f.title) for f in BUILTIN]
+    if kind == "cluster_rule":
+        from ..evaluation.human_clusters import RULES
+
+        return [(name, f"docmetrics {__version__}", text) for name, text in RULES.items()]
+    return []
 
 
 def plugin_status(p: registry.PluginInfo, check: bool = False) -> str:
@@ -130,27 +152,29 @@ def plugin_status(p: registry.PluginInfo, check: bool = False) -> str:
 
 
 def write_list(out: TextIO, check: bool = False) -> int:
-    """``docmetrics --list``: every metric, backbone, segmenter and tool with the distribution that
-    provides it and what stands in its way (broken, unavailable, in conflict), then the presets.
+    """``docmetrics --list``: every metric, backbone, segmenter, tool, plugin statistic, human-data format and
+    cluster rule with the distribution that provides it and what stands in its way (broken, unavailable, in
+    conflict), then the presets.
     Reads metadata only and imports no plugin, unless ``check`` (``--check-plugins``) asks to import
     each one and report those that fail.  Returns the number of broken plugins."""
     conflicts = broken = 0
     for kind, title in LIST_KINDS:
         infos = registry.plugins(kind)
-        if not infos and kind in ("segmenter", "tool", "statistic"):
+        rows: list[tuple[str, str, str]] = _builtin_rows(kind)
+        if not infos and not rows and kind in ("segmenter", "tool", "statistic"):
             continue
         out.write(f"{title}:\n")
-        if not infos:
+        if not infos and not rows:
             out.write("  (none installed)\n")
             continue
-        rows: list[tuple[str, str, str]] = []
         for p in infos:
             dist = f"{p.distribution or '?'} {p.dist_version or ''}".strip()
             status = plugin_status(p, check)
             conflicts += bool(p.conflict)
             broken += status.startswith("broken")
             # what stands in its way, else what it is (read from its source: --list imports no plugin)
-            rows.append((p.listed_name, dist, status or static_description(p.target)))
+            rows.append((p.listed_name, dist,
+                         status or static_description(p.target, DESCRIBED_BY.get(kind)) or NO_DESCRIPTION))
         width = max(26, *(len(r[0]) + 1 for r in rows))
         dwidth = max(24, *(len(r[1]) + 1 for r in rows))
         out.write(f"  {'NAME':<{width}} {'DISTRIBUTION':<{dwidth}} STATUS / DESCRIPTION\n")

@@ -4,10 +4,12 @@ pair, and with ``--scores`` how each stored metric orders the systems of differe
 
 from __future__ import annotations
 
+import math
 from typing import Any, Sequence, TextIO
 
 from ..evaluation.autorank import PRESETS
 from ..evaluation.human_clusters import (
+    ALPHA,
     RULES,
     ClusterAgreement,
     HumanJudgements,
@@ -123,6 +125,14 @@ def _ranks(r: tuple[int, int] | None) -> str:
     return "" if r is None else str(r[0]) if r[0] == r[1] else f"{r[0]}-{r[1]}"
 
 
+def _definition(ranking: HumanRanking) -> str:
+    """What the rule does, as the header says it: docmetrics' own rules test at p < 0.05; a plugin rule's
+    definition is its own word (it may run no test)."""
+    if ranking.rule in RULES:
+        return f"{ranking.definition or RULES[ranking.rule]}; p < {ALPHA}"
+    return ranking.definition or "a plugin rule"
+
+
 def format_ranking(ranking: HumanRanking, width: int = 4) -> str:
     """The systems best first, a rule line between clusters (as the findings tables draw them)."""
     with_ranks = any(s.ranks for s in ranking.systems)
@@ -142,8 +152,9 @@ def format_ranking(ranking: HumanRanking, width: int = 4) -> str:
     n = len(ranking.systems)
     title = (f"Human clusters{' ' + ranking.lp if ranking.lp else ''}: {n} systems, {ranking.n_clusters} cluster"
              f"{'s' if ranking.n_clusters != 1 else ''}, rule {ranking.rule} "
-             f"({ranking.definition or RULES[ranking.rule]}; p < 0.05)")
-    tail = [f"from {ranking.source} (p-values by scipy {ranking.scipy})"] + ranking.notes
+             f"({_definition(ranking)})")
+    tested = any(not math.isnan(t.p) for t in ranking.tests)
+    tail = [f"from {ranking.source}" + (f" (p-values by scipy {ranking.scipy})" if tested else "")] + ranking.notes
     if any(s.mark == "local" for s in ranking.systems):
         tail.insert(1, "a dotted line: only the systems on either side of it differ (the script's local mark)")
     return "\n".join([title, *lines, *tail]) + "\n"

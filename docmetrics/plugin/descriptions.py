@@ -15,12 +15,14 @@ from pathlib import Path
 __all__ = ["static_description"]
 
 
-def static_description(target: str) -> str:
+def static_description(target: str, argument: tuple[str, int] | None = None) -> str:
     """The description of the plugin at ``target`` (``package.module:Name``), or "" where its source
-    cannot be read or says none."""
+    cannot be read or says none.  ``argument``: where the object is made by a call at module level
+    (``FORMAT = HumanFormat("toyh", "a toy human-score file", ...)``), the keyword and the position of the
+    argument that describes it (``("title", 1)``), read where it is a literal string."""
     module, _, attr = target.split("[", 1)[0].partition(":")  # an entry point's extras: [comet]
     try:
-        return _describe(module.strip(), attr.strip(), depth=0)
+        return _describe(module.strip(), attr.strip(), depth=0, argument=argument)
     except (OSError, SyntaxError, ValueError, ImportError, UnicodeDecodeError):
         return ""
 
@@ -44,12 +46,32 @@ def _source(module: str) -> tuple[Path, bool] | None:
     return None
 
 
-def _describe(module: str, attr: str, depth: int) -> str:
+def _call_argument(node: ast.AST, attr: str, argument: tuple[str, int]) -> str | None:
+    """The literal string ``argument`` names in ``attr = Call(...)`` at module level; None where ``node`` is
+    not that assignment or the argument is no literal string."""
+    if not (isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name)
+            and node.targets[0].id == attr and isinstance(node.value, ast.Call)):
+        return None
+    keyword, position = argument
+    given = next((k.value for k in node.value.keywords if k.arg == keyword), None)
+    if given is None and len(node.value.args) > position:
+        given = node.value.args[position]
+    if isinstance(given, ast.Constant) and isinstance(given.value, str):
+        return " ".join(given.value.split())
+    return None
+
+
+def _describe(module: str, attr: str, depth: int, argument: tuple[str, int] | None = None) -> str:
     found = _source(module)
     if found is None or depth > 3:
         return ""
     path, is_package = found
     tree = ast.parse(path.read_text(encoding="utf-8"))
+    if argument is not None:
+        for node in tree.body:
+            text = _call_argument(node, attr, argument)
+            if text:
+                return text
     for node in tree.body:
         if isinstance(node, ast.ClassDef) and node.name == attr:
             return _class_description(node) or _first_line(ast.get_docstring(tree))
@@ -64,7 +86,7 @@ def _describe(module: str, attr: str, depth: int) -> str:
                 target = ".".join(base + ([node.module] if node.module else []))
             else:
                 target = node.module or ""
-            return _describe(target, name, depth + 1)
+            return _describe(target, name, depth + 1, argument)
     return _first_line(ast.get_docstring(tree))
 
 
