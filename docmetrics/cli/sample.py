@@ -35,9 +35,10 @@ def build_parser() -> argparse.ArgumentParser:
                description="Write the sample data shipped in the package (docmetrics/data) into DIR.",
                epilog=EPILOG + "\n\nfolders:\n" + "".join(f"  {k:<11} {v}\n" for k, v in SAMPLES.items()),
                formatter_class=argparse.RawDescriptionHelpFormatter)
-    p.add_argument("dir", metavar="DIR", help="the folder to write (made if missing; refused if not empty)")
-    p.add_argument("--force", action="store_true", help="write into a folder that is not empty (same names "
-                                                        "are overwritten)")
+    p.add_argument("dir", metavar="DIR", help="the folder to write (made if missing; refused if it holds anything "
+                   "sample did not write, so that the same command runs again)")
+    p.add_argument("--force", action="store_true", help="write into a folder that holds other files (same "
+                                                        "names are overwritten)")
     p.add_argument("--models", action="store_true", help="also write tiny random models of every installed "
                    "backbone that offers some under DIR/models/ (for the examples; their scores mean nothing)")
     p.add_argument("-q", "--quiet", action="store_true", help="print nothing")

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import sys
 
-from ..plugin.sample_models import write_sample_models
+from ..plugin.sample_models import sample_model_folders, write_sample_models
 from ..values.samples import SAMPLES, write_samples
 from .options import SampleOptions
 
@@ -14,7 +14,7 @@ __all__ = ["run"]
 
 def run(opts: SampleOptions) -> int:
     """Write the sample files (and the models) into ``opts.dir`` and say what was written."""
-    written = write_samples(opts.dir, force=opts.force)
+    written = write_samples(opts.dir, force=opts.force, others=sample_model_folders())
     if not opts.quiet:
         print(f"wrote {len(written)} files under {opts.dir}: " + ", ".join(f"{k}/" for k in SAMPLES))
     if opts.models:

@@ -18,7 +18,7 @@ from ..values.versions import __version__
 from . import registry
 from .models import cache_dir
 
-__all__ = ["SampleModel", "write_sample_models"]
+__all__ = ["SampleModel", "write_sample_models", "sample_model_folders"]
 
 
 @dataclass(frozen=True)
@@ -27,6 +27,17 @@ class SampleModel:
     name: str         # its folder under DIR/models
     about: str        # what real model it mimics
     spec: str         # the spec's parameters that name it (model=DIR/models/NAME, ...)
+
+
+def sample_model_folders() -> list[str]:
+    """The folders ``write_sample_models`` writes under its ``dest`` (``models/NAME``), of every installed
+    backbone that offers sample models (their classes are read, no model library imported)."""
+    out = []
+    for info in registry.plugins("backbone"):
+        if info.available and not info.conflict:
+            cls = registry.load("backbone", info.name)
+            out += [f"models/{name}" for name in getattr(cls, "sample_models", {})]
+    return out
 
 
 def write_sample_models(dest: str | os.PathLike[str], *,

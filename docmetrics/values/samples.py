@@ -6,10 +6,11 @@ from __future__ import annotations
 import os
 import shutil
 from pathlib import Path
+from typing import Collection
 
 from .errors import UserError
 
-__all__ = ["SAMPLES", "sample_root", "sample_files", "sample_sentences", "write_samples"]
+__all__ = ["SAMPLES", "sample_root", "sample_files", "sample_sentences", "write_samples", "not_written_by_sample"]
 
 #: each sample folder and what it holds
 SAMPLES = {
@@ -49,17 +50,42 @@ def sample_sentences() -> list[str]:
     return [line for f in files for line in f.read_text(encoding="utf-8").splitlines() if line.strip()]
 
 
-def write_samples(dest: str | os.PathLike[str], *, force: bool = False) -> list[Path]:
+def not_written_by_sample(dest: str | os.PathLike[str], others: Collection[str] = ()) -> tuple[Path, str] | None:
+    """The first entry of the folder ``dest`` that ``docmetrics sample`` did not write, and why (None where it
+    holds only the sample files, each unchanged, and the folders ``others`` names: relative paths such as
+    ``models/tiny-cometkiwi``, what ``--models`` wrote)."""
+    target, root = Path(dest), sample_root()
+    shipped = {rel.as_posix() for rel in sample_files()}
+    for path in target.rglob("*"):
+        rel = path.relative_to(target)
+        if any(rel.as_posix() == o or rel.as_posix().startswith(o.rstrip("/") + "/") for o in others):
+            continue
+        if path.is_dir():
+            if not any(s.startswith(rel.as_posix() + "/") for s in (*shipped, *others)):
+                return path, "not a folder of the sample data"
+            continue
+        if rel.as_posix() not in shipped or path.is_symlink():
+            return path, "not a file of the sample data"
+        if path.read_bytes() != (root / rel).read_bytes():
+            return path, "changed since docmetrics sample wrote it"
+    return None
+
+
+def write_samples(dest: str | os.PathLike[str], *, force: bool = False, others: Collection[str] = ()) -> list[Path]:
     """Copy the sample data into ``dest`` (made if missing) and return the files written.
 
-    A ``dest`` that exists and is not an empty folder is refused (a :class:`UserError`) unless ``force``:
-    then files of the same name are overwritten and nothing else there is touched."""
+    A ``dest`` that exists and is not an empty folder is refused (a :class:`UserError`) unless it holds only
+    what ``docmetrics sample`` writes (:func:`not_written_by_sample`: the sample files unchanged and the folders
+    ``others`` names), so that running the same command again (a second page of the docs) works and changes
+    nothing; or unless ``force``: then files of the same name are overwritten and nothing else there is
+    touched."""
     target = Path(dest)
     if target.exists() and not target.is_dir():
         raise UserError(f"{target} is a file, not a folder: name a new folder for the sample data")
-    if target.is_dir() and any(target.iterdir()) and not force:
-        raise UserError(f"{target} exists and is not empty: name a new folder, or add --force to write the sample "
-                        "data into it (files of the same name are overwritten)")
+    foreign = not_written_by_sample(target, others) if target.is_dir() and not force else None
+    if foreign:
+        raise UserError(f"{target} exists and holds {foreign[0]} ({foreign[1]}): name a new folder, or add --force "
+                        "to write the sample data into it (files of the same name are overwritten)")
     root = sample_root()
     written = []
     for rel in sample_files():
