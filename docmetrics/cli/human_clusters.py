@@ -11,8 +11,9 @@ from ..judging import rules as cluster_rules
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
-    g = p.add_argument_group("human clusters (without -m, instead of AutoRank; --scores then gives the metrics to "
-                             "compare)")
+    g = p.add_argument_group("human clusters (without -m: instead of AutoRank, --scores then gives the metrics to "
+                             "compare; with -m on --genmt or --mtme: after AutoRank, from the test set's own human "
+                             "scores, with the live metrics' agreement)")
     g.add_argument("--genmt", metavar="JSONL", help="the human ranking of a GenMT humeval file (ESA per segment); "
                                                     "with -m, the test set the metrics score for AutoRank")
     g.add_argument("--human", metavar="TSV", help="the human ranking of a --human file with segment scores "

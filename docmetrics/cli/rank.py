@@ -42,7 +42,9 @@ Human clusters (--genmt, --human or --mtme): systems sorted by their mean human 
 organisers' tests on segment scores give p < 0.05 (--rule wmt25: the WMT25 findings tables' one-sided
 Wilcoxon; wmt25-adjacent: adjacent systems only; wmt24: WMT24's per-domain two-sided Wilcoxon; wmt26: WMT26's
 paired or independent t-test, with local marks).  With --scores, each
-stored metric's share of the system pairs in different clusters that it orders as the humans do.
+stored metric's share of the system pairs in different clusters that it orders as the humans do.  With -m on
+--genmt or --mtme data, both in one run: AutoRank of the live metrics, then the human clusters of the same
+file (--rule) and each live metric's agreement with them (-f json: each AutoRank's "human_clusters").
 Errors exit with status 2 and one message; --debug shows the traceback.
 """
 

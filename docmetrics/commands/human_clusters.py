@@ -7,7 +7,7 @@ from __future__ import annotations
 import math
 from typing import Any, Sequence, TextIO
 
-from ..evaluation.autorank import PRESETS
+from ..evaluation.autorank import PRESETS, AutoRank
 from ..evaluation.human_clusters import (
     ALPHA,
     RULES,
@@ -25,7 +25,7 @@ from .messages import note
 from .options import RankOptions
 from .output import Output, one_or_list, write
 
-__all__ = ["requested", "check_args", "run", "format_ranking", "format_agreement"]
+__all__ = ["requested", "check_args", "run", "format_ranking", "format_agreement", "beside_autorank"]
 
 SOURCES = (("genmt", "--genmt"), ("human", "--human"), ("mtme", "--mtme"))
 
@@ -96,6 +96,33 @@ def agreements(ranking: HumanRanking, metrics: Sequence[StoredMetric]) -> list[C
         a = cluster_agreement(ranking, m.name, m.system_scores(), m.higher_is_better)
         a.info = {"signature": m.signature().format(), "direction": m.direction}
         out.append(a)
+    return out
+
+
+def beside_autorank(opts: RankOptions, results: Sequence[AutoRank]) -> list[tuple[HumanRanking, list[ClusterAgreement]]
+                                                                           | None]:
+    """With -m on a test set that carries human scores (--genmt, --mtme): per AutoRank, the human clusters of its
+    language pair by --rule (default wmt25) and how each ranked metric agrees with them (None where the file
+    has no human scores for the pair: a note says so)."""
+    if not (opts.genmt or opts.mtme):
+        return [None] * len(results)
+    rule = opts.rule or "wmt25"
+    out: list[tuple[HumanRanking, list[ClusterAgreement]] | None] = []
+    for result in results:
+        try:
+            data = judgements(opts, [result.lp] if result.lp else [])[0]
+        except InputError as exc:  # a GenMT file without human scores: AutoRank alone, and said
+            note(opts, f"no human clusters beside AutoRank: {exc}", "docmetrics rank")
+            out.append(None)
+            continue
+        ranking = cluster_rules.rank(data, rule)
+        agree = []
+        for m in result.metrics:
+            a = cluster_agreement(ranking, m, {r.system: r.scores.get(m) for r in result.systems},
+                                  result.higher_is_better[m])
+            a.info = {k: v for k, v in result.metric_info.get(m, {}).items() if k in ("signature", "direction")}
+            agree.append(a)
+        out.append((ranking, agree))
     return out
 
 

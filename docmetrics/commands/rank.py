@@ -6,9 +6,10 @@ live metrics (``-m``, :mod:`.rank_live`), one table per language pair (:mod:`doc
 
 from __future__ import annotations
 
-from typing import Sequence, TextIO
+from typing import Any, Sequence, TextIO
 
 from ..evaluation.autorank import PRESETS, AutoRank, rank_stored
+from ..evaluation.human_clusters import ClusterAgreement, HumanRanking
 from ..evaluation.stored import NO_PAIR, StoredScores, read_stored
 from ..values.errors import InputError, SpecError
 from ..values.stored import StoredMetric, parse_direction
@@ -65,7 +66,8 @@ def run_rank(opts: RankOptions, out: TextIO) -> int:
     if live:
         if opts.mtme and not (opts.testset and lps):
             raise SpecError(f"--mtme {opts.mtme}: name the test set with -t and the language pair with -l")
-        return write_ranks(opts, rank_live.rank_live(opts, lps), out)
+        results = rank_live.rank_live(opts, lps)
+        return write_ranks(opts, results, out, human_clusters.beside_autorank(opts, results))
     stored = None
     where = ""
     if opts.scores:
@@ -84,9 +86,26 @@ def run_rank(opts: RankOptions, out: TextIO) -> int:
                                   opts if opts.paired_bs else None), out)
 
 
-def write_ranks(opts: RankOptions, results: list[AutoRank], out: TextIO) -> int:
-    write(Output(data=lambda: one_or_list([r.to_dict() for r in results]),
-                 text=lambda: "\n".join(format_rank(r, opts.width) for r in results)), opts, out)
+def write_ranks(opts: RankOptions, results: list[AutoRank], out: TextIO,
+                humans: Sequence[tuple[HumanRanking, list[ClusterAgreement]] | None] = ()) -> int:
+    """Each AutoRank; where ``humans`` gives one (``rank -m`` on --genmt or --mtme data), the human clusters of
+    its language pair and each metric's agreement with them after it (JSON: its ``human_clusters``)."""
+    beside = list(humans) or [None] * len(results)
+
+    def data(r: AutoRank, h: tuple[HumanRanking, list[ClusterAgreement]] | None) -> dict[str, Any]:
+        d = r.to_dict()
+        if h is not None:
+            d["human_clusters"] = {"ranking": h[0].to_dict(), "agreement": [a.to_dict() for a in h[1]]}
+        return d
+
+    def text(r: AutoRank, h: tuple[HumanRanking, list[ClusterAgreement]] | None) -> str:
+        if h is None:
+            return format_rank(r, opts.width)
+        return (format_rank(r, opts.width) + "\n" + human_clusters.format_ranking(h[0], opts.width) + "\n"
+                + human_clusters.format_agreement(h[1], opts.width))
+
+    write(Output(data=lambda: one_or_list([data(r, h) for r, h in zip(results, beside)]),
+                 text=lambda: "\n".join(text(r, h) for r, h in zip(results, beside))), opts, out)
     for r in results:
         for m, info in r.metric_info.items():
             if info["missing"]:

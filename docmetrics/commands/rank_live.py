@@ -29,8 +29,9 @@ __all__ = ["requested", "check_args", "rank_live", "rank_stored_resampled", "clu
 
 WHO = "docmetrics rank"
 #: Options of human clusters that mean nothing to AutoRank over live metrics.
-HUMAN_ONLY = (("human", "--human"), ("human_column", "--human-column"), ("lower_is_better", "--lower-is-better"),
-              ("gold", "--gold"), ("rule", "--rule"))
+HUMAN_ONLY = (("human", "--human"), ("human_column", "--human-column"), ("lower_is_better", "--lower-is-better"))
+#: With -m, options of the human clusters drawn beside AutoRank from the test set's own human scores.
+BESIDE = (("gold", "--gold", ("mtme",)), ("rule", "--rule", ("genmt", "mtme")))
 
 
 def requested(opts: RankOptions) -> bool:
@@ -57,8 +58,13 @@ def check_args(opts: RankOptions, lps: Sequence[str]) -> None:
         return
     for attr, flag in HUMAN_ONLY:
         if getattr(opts, attr, None):
-            raise UserError(f"{flag} with -m: -m ranks live metrics with AutoRank; human clusters are drawn without "
-                            "-m (--genmt, --human or --mtme, with --scores for the metrics to compare)")
+            raise UserError(f"{flag} with -m: -m ranks live metrics with AutoRank on a test set; a --human file holds "
+                            "no test set: rank it without -m (with --scores for the metrics to compare), or give -m a "
+                            "--genmt or --mtme test set, whose human clusters are drawn beside AutoRank")
+    for attr, flag, sources in BESIDE:
+        if getattr(opts, attr, None) and not any(getattr(opts, s, None) for s in sources):
+            raise UserError(f"{flag} with -m: the human clusters beside AutoRank are drawn from the test set's own "
+                            f"human scores: {' or '.join('--' + s for s in sources)}")
     check_no_reference_files(opts)
     sources = [flag for flag, given in (("-i", testset_given), ("--genmt", opts.genmt), ("--mtme", opts.mtme),
                                         ("--wmt26", opts.wmt26)) if given]
