@@ -273,7 +273,7 @@ BAD = [
     ("tsv-text", lambda t: [_write(t / "s.tsv", "system\tdoc_id\tm\nA\td1\tgood\n")], [],
      ["s.tsv, line 2, field m", "'good'"]),
     ("tsv-segments", lambda t: [_write(t / "s.tsv", "system\tdoc_id\tm\nA\td1\t1\nA\td1\t2\nB\td1\t3\n")], [],
-     ["s.tsv, line 4, field doc_id", "system 'B'", "(1 segments)"]),
+     ["s.tsv, line 4, field doc_id", "system 'B'", "(1 segment)"]),
     ("tsv-fields", lambda t: [_write(t / "s.tsv", "system\tdoc_id\tm\nA\td1\n")], [], ["s.tsv, line 2", "2 fields"]),
     ("tsv-header", lambda t: [_write(t / "s.tsv", "sys\tdoc\tm\nA\td1\t1\n")], [], ["s.tsv, line 1", "header"]),
     ("mtme-nan", lambda t: [_write(t / "m" / "en-de" / "X-refA.seg.score", "A\tnan\n")], [],
