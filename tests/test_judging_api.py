@@ -317,7 +317,9 @@ def test_autorank_and_compare_systems_equal_the_command(one_pair):
     ranked = docmetrics.autorank({"chrf": chrf, "bleu": bleu}, lp=data.lp).to_dict()
     printed = cli_json("rank", "-m", "chrf", "bleu", "--genmt", one_pair, "-l", "en-de")
     assert {k: v for k, v in json.loads(json.dumps(ranked)).items() if k != "notes"} == \
-        {k: v for k, v in printed.items() if k != "notes"}  # the command adds notes on segment means
+        {k: v for k, v in printed.items() if k not in ("notes", "human_clusters")}  # + notes on segment means
+    # the human clusters the command draws beside AutoRank are the judging API's
+    assert printed["human_clusters"]["ranking"] == json.loads(json.dumps(docmetrics.human_clusters(data).to_dict()))
     by_dict = docmetrics.autorank({"chrf": {r.system: r.score for r in chrf}})
     assert [s.system for s in by_dict.systems][0] == "sysA"
     paired = docmetrics.compare_systems(chrf)
