@@ -1,6 +1,7 @@
 """The sample data shipped in the package (docmetrics/data) and ``docmetrics sample DIR`` (issue 39): the folders
-the documentation names are there and small, each is read by the reader the docs use, ``sample`` writes them, refuses
-a folder that is not empty (exit 2, one line) unless --force, and its --help and --list import no torch."""
+the documentation names are there and small, each is read by the reader the docs use, ``sample`` writes them, runs
+again in a folder that holds only what it wrote (issue 45), refuses one with anything else or a changed file (exit 2,
+one line) unless --force, and its --help and --list import no torch."""
 
 from __future__ import annotations
 
