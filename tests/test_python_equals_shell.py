@@ -155,7 +155,9 @@ ROWS: list[tuple[str, Call, Argv, Part]] = [
      lambda data, f, tmp: {k: v for k, v in docmetrics.autorank(results(data), lp=data.lp).to_dict().items()
                            if k != "notes"},
      lambda f, tmp: ["rank", "-m", "chrf", "bleu", "--genmt", f],
-     lambda printed: {k: v for k, v in printed.items() if k != "notes"}),  # the command adds notes on segment means
+     # the command adds notes on segment means, and the file's human clusters beside AutoRank (compared with
+     # human_clusters() by test_judging_api's rank -m row)
+     lambda printed: {k: v for k, v in printed.items() if k not in ("notes", "human_clusters")}),
     ("compare_systems",
      lambda data, f, tmp: [{"system": r.system, "score": r.score, "mean": r.mean, "ci": r.ci, "p_value": r.p_value}
                            for r in docmetrics.compare_systems(results(data)["bleu"]).rows],
