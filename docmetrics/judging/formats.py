@@ -28,6 +28,7 @@ from dataclasses import dataclass
 from typing import Any, Callable, Mapping, Sequence, Union
 
 from ..values.errors import InputError, SpecError, shown
+from ..values.jsonl import json_object
 from .evalset import EvalSet
 
 __all__ = ["HumanFormat", "BUILTIN", "formats", "get", "names", "detect", "read_human", "PathLike"]
@@ -55,20 +56,26 @@ class HumanFormat:
 # -- recognising files ----------------------------------------------------------------------------------------
 def _first_line(path: str, limit: int = 1 << 20) -> str:
     """The first non-blank line of a text file ("" for a directory, an unreadable or an empty file)."""
+    return _first_numbered_line(path, limit)[1]
+
+
+def _first_numbered_line(path: str, limit: int = 1 << 20) -> tuple[int, str]:
+    """(its number from 1, the text) of the first non-blank line of a text file ((0, "") where :func:`_first_line`
+    gives "")."""
     if not os.path.isfile(path):
-        return ""
+        return 0, ""
     try:
         with open(path, encoding="utf-8", errors="replace") as f:
             read = 0
-            for line in f:
+            for number, line in enumerate(f, 1):
                 read += len(line)
                 if line.strip():
-                    return line.strip("\r\n").lstrip("\ufeff")
+                    return number, line.strip("\r\n").lstrip("\ufeff")
                 if read > limit:
                     break
     except OSError:
-        return ""
-    return ""
+        return 0, ""
+    return 0, ""
 
 
 def _first_json(path: str) -> dict[str, Any]:
@@ -77,9 +84,22 @@ def _first_json(path: str) -> dict[str, Any]:
         return {}
     try:
         obj = json.loads(line)
-    except ValueError:
+    except (ValueError, RecursionError):  # RecursionError: nested deeper than the parser goes
         return {}
     return obj if isinstance(obj, dict) else {}
+
+
+def _json_fault(path: str) -> str | None:
+    """Why the first line of ``path``, where it looks like JSON (``{`` or ``[``), is no JSON object docmetrics
+    reads (too deep, invalid, not an object), as ``PATH, line N: ...``; None otherwise."""
+    number, line = _first_numbered_line(path)
+    if not line.lstrip().startswith(("{", "[")):
+        return None
+    try:
+        json_object(line, f"{path}, line {number}", "one JSON object (a segment, a document or a system's scores)")
+    except InputError as exc:
+        return str(exc)
+    return None
 
 
 def _header(path: str) -> list[str]:
@@ -373,6 +393,11 @@ def detect(path: PathLike | Sequence[PathLike]) -> HumanFormat:
         if f.recognise(where):
             return f
     broken = f" (broken: {'; '.join(problems)})" if problems else ""
+    fault = _json_fault(where)
+    if fault is not None:
+        raise InputError(f"{fault}; so it is no form of judging data docmetrics recognises "
+                         f"({', '.join(f.name for f in found)}){broken}: fix the line, or name its format, e.g. "
+                         "format='genmt'", params=("format",))
     raise InputError(f"{where}: not a form of judging data docmetrics recognises ({', '.join(f.name for f in found)})"
                      f"{broken}; name its format, e.g. format='human-tsv', or install the plugin that reads it",
                      params=("format",))

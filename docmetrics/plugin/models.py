@@ -307,7 +307,7 @@ def _load_fingerprints() -> dict[str, str]:
         with open(_fingerprint_file(), encoding="utf-8") as f:
             data = json.load(f)
         return data if isinstance(data, dict) else {}
-    except (OSError, ValueError):
+    except (OSError, ValueError, RecursionError):
         return {}
 
 
@@ -384,7 +384,7 @@ def declared_token(directory: str | os.PathLike[str], role: str) -> str | None:
     for name in ("special_tokens_map.json", "tokenizer_config.json"):
         try:
             token = json.loads((root / name).read_text(encoding="utf-8")).get(role)
-        except (OSError, ValueError, AttributeError):
+        except (OSError, ValueError, AttributeError, RecursionError):
             continue
         token = token.get("content") if isinstance(token, dict) else token
         if isinstance(token, str) and token:

@@ -142,7 +142,7 @@ def read_selection(paths: Sequence[str]) -> Selection | None:
             continue
         try:
             data = json.loads(record.read_text(encoding="utf-8"))
-        except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
+        except (OSError, UnicodeDecodeError, json.JSONDecodeError, RecursionError) as exc:
             raise InputError(f"{record}: the record of the VAT selection next to {path} cannot be read "
                              f"({exc}); write it again with docmetrics vat, or move {path} elsewhere") from None
         if not isinstance(data, dict):

@@ -184,7 +184,7 @@ class Endpoint:
             raise EndpointError(late)
         try:
             return json.loads(raw)
-        except ValueError:
+        except (ValueError, RecursionError):  # RecursionError: nested deeper than the parser goes
             raise EndpointError(f"{where} answered with something that is not JSON: {raw[:120]!r}") from None
 
 

@@ -82,7 +82,7 @@ class LocalModel:
         file = path / "config.json"
         try:
             config = json.loads(file.read_text(encoding="utf-8"))
-        except (OSError, UnicodeDecodeError, ValueError) as exc:
+        except (OSError, UnicodeDecodeError, ValueError, RecursionError) as exc:
             raise ModelError(f"model '{given}': {file} cannot be read as JSON ({exc})") from None
         archs = config.get("architectures") or []
         from transformers.models.auto.modeling_auto import MODEL_FOR_CAUSAL_LM_MAPPING_NAMES

@@ -210,7 +210,7 @@ class MetricxBackbone(Backbone):
         file = path / "config.json"
         try:
             config = json.loads(file.read_text(encoding="utf-8"))
-        except (OSError, UnicodeDecodeError, ValueError) as exc:
+        except (OSError, UnicodeDecodeError, ValueError, RecursionError) as exc:
             raise ModelError(f"model '{self.model}': {file} cannot be read as JSON ({exc})") from None
         if not isinstance(config, dict) or config.get("model_type") != "mt5":
             kind = config.get("model_type") if isinstance(config, dict) else None

@@ -256,7 +256,7 @@ class PrismBackbone(Backbone):
         try:
             hint = str(json.loads((path / "tokenizer_config.json").read_text(encoding="utf-8"))
                        .get("tokenizer_class") or "")
-        except (OSError, ValueError):
+        except (OSError, ValueError, AttributeError, RecursionError):
             pass
         if hint.startswith("MBart50"):
             classes: list[Any] = [MBart50Tokenizer]
