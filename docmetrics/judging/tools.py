@@ -40,8 +40,12 @@ def autorank(scores: Mapping[str, Sequence[Result]] | Mapping[str, Mapping[str, 
         if not scores.stored:
             raise InputError(f"{scores.source}: no stored scores to rank with (a {scores.format} file)")
         return rank_stored(list(scores.stored.values()), lp=lp or scores.lp, eps=eps, preset=preset)
+    if not isinstance(scores, Mapping):
+        raise InputError(f"autorank: scores= takes {{metric: [Result per system]}}, {{metric: {{system: score}}}} "
+                         f"or an EvalSet of stored scores, not {type(scores).__name__}", params=("scores",))
     if not scores:
         raise InputError("autorank: no metric to rank with")
+    _check_forms(scores)
     first = next(iter(scores.values()))
     if isinstance(first, Mapping):
         try:
@@ -51,6 +55,31 @@ def autorank(scores: Mapping[str, Sequence[Result]] | Mapping[str, Mapping[str, 
         result.preset = preset
         return result
     return rank_results(scores, lp=lp, eps=eps, preset=preset)  # type: ignore[arg-type]
+
+
+def _check_forms(scores: Mapping[str, Any]) -> None:
+    """Each metric of ``autorank``'s ``scores`` is given in one of its two forms, the same for every metric, and
+    scores at least one system; an InputError naming the metric otherwise."""
+    forms = "[Result per system] (what load(...).compute gives) or {system: score}"
+    kinds = set()
+    for name, value in scores.items():
+        if isinstance(value, Mapping):
+            kinds.add("mapping")
+        elif isinstance(value, Sequence) and not isinstance(value, (str, bytes)):
+            kinds.add("results")
+            wrong = next((v for v in value if not isinstance(v, Result)), None)
+            if wrong is not None:
+                raise InputError(f"autorank: metric {name!r}: {type(wrong).__name__} {wrong!r:.60} is not a Result; "
+                                 f"give each metric {forms}", params=("scores",))
+        else:
+            raise InputError(f"autorank: metric {name!r}: a {type(value).__name__}; give each metric {forms}",
+                             params=("scores",))
+        if not value:
+            raise InputError(f"autorank: metric {name!r} scores no system (an empty {type(value).__name__}); give "
+                             f"each metric {forms}, one score for every system", params=("scores",))
+    if len(kinds) > 1:
+        raise InputError("autorank: some metrics are given as Results and others as {system: score}; give every "
+                         "metric in the same form", params=("scores",))
 
 
 def _gold(gold: EvalSet | SpanGold) -> tuple[SpanGold, EvalSet | None]:
