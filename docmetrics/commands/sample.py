@@ -13,8 +13,10 @@ __all__ = ["run"]
 
 
 def run(opts: SampleOptions) -> int:
-    """Write the sample files (and the models) into ``opts.dir`` and say what was written."""
-    written = write_samples(opts.dir, force=opts.force, others=sample_model_folders())
+    """Write the sample files (and the models) into ``opts.dir`` and say what was written; where any of them
+    cannot be written, a UserError naming the path before anything is."""
+    others = sample_model_folders()  # what an earlier --models wrote, recognised as the sample's own
+    written = write_samples(opts.dir, force=opts.force, folders=others if opts.models else [], others=others)
     if not opts.quiet:
         print(f"wrote {len(written)} files under {opts.dir}: " + ", ".join(f"{k}/" for k in SAMPLES))
     if opts.models:

@@ -12,13 +12,14 @@ import os
 import shutil
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Callable
+from typing import Callable, Iterator
 
+from ..values.errors import UserError
 from ..values.versions import __version__
 from . import registry
 from .models import cache_dir
 
-__all__ = ["SampleModel", "write_sample_models", "sample_model_folders"]
+__all__ = ["SampleModel", "sample_model_folders", "write_sample_models"]
 
 
 @dataclass(frozen=True)
@@ -29,15 +30,10 @@ class SampleModel:
     spec: str         # the spec's parameters that name it (model=DIR/models/NAME, ...)
 
 
-def sample_model_folders() -> list[str]:
-    """The folders ``write_sample_models`` writes under its ``dest`` (``models/NAME``), of every installed
-    backbone that offers sample models (their classes are read, no model library imported)."""
-    out = []
-    for info in registry.plugins("backbone"):
-        if info.available and not info.conflict:
-            cls = registry.load("backbone", info.name)
-            out += [f"models/{name}" for name in getattr(cls, "sample_models", {})]
-    return out
+def sample_model_folders() -> list[Path]:
+    """The folders :func:`write_sample_models` writes, relative to its ``dest`` (``models/NAME``); nothing is
+    written: what ``docmetrics sample --models`` checks before it writes anything."""
+    return [Path("models") / name for _, _, name, _ in _planned()]
 
 
 def write_sample_models(dest: str | os.PathLike[str], *,
@@ -45,6 +41,19 @@ def write_sample_models(dest: str | os.PathLike[str], *,
     """Write every installed backbone's sample models under ``dest/models`` and return them.  A backbone whose
     extra is not installed is left out; ``skipped`` is told why, in one line."""
     written = []
+    for cls, info, name, about in _planned(skipped):
+        out = Path(dest) / "models" / name
+        try:
+            spec = _copy(_built(cls, info, name), out)
+        except OSError as exc:
+            raise UserError(f"{exc.filename or out}: cannot be written ({exc.strerror or exc}); the sample model "
+                            f"{name} goes to {out}: name a folder you can write to") from None
+        written.append(SampleModel(info.name, name, about, spec))
+    return written
+
+
+def _planned(skipped: Callable[[str], None] | None = None) -> Iterator[tuple[type, registry.PluginInfo, str, str]]:
+    """(backbone class, its plugin info, model name, what it mimics) of every sample model to write."""
     for info in registry.plugins("backbone"):
         if not info.available or info.conflict:
             if skipped and info.missing:
@@ -52,10 +61,7 @@ def write_sample_models(dest: str | os.PathLike[str], *,
             continue
         cls = registry.load("backbone", info.name)
         for name, about in getattr(cls, "sample_models", {}).items():
-            out = Path(dest) / "models" / name
-            spec = _copy(_built(cls, info, name), out)
-            written.append(SampleModel(info.name, name, about, spec))
-    return written
+            yield cls, info, name, about
 
 
 #: In a built model's folder: the spec with ``{dir}`` for the folder it is copied to.
