@@ -30,6 +30,7 @@ from typing import Any, Callable, Mapping, Sequence, Union
 from ..values.errors import InputError, SpecError, shown
 from ..values.jsonl import json_object
 from .evalset import EvalSet
+from .params import name_list, path_param
 
 __all__ = ["HumanFormat", "BUILTIN", "formats", "get", "names", "detect", "read_human", "PathLike"]
 
@@ -416,6 +417,10 @@ def read_human(path: PathLike | Sequence[PathLike], *, lp: str | None = None, fo
     >>> data = read_human("wmt24-esa.jsonl", lp="en-cs")         # doctest: +SKIP
     >>> data.testset.systems[:2], data.human.system["GPT-4"]     # doctest: +SKIP
     """
+    path = path_param(path, "path", "read_human")
+    for key in ("domains", "references"):  # several names: one string is one name
+        if key in options:
+            options[key] = name_list(options[key], key, "read_human")
     fmt = get(format) if format is not None else detect(path)
     unknown = sorted(set(options) - set(fmt.options))
     if unknown:

@@ -24,6 +24,7 @@ from ..values.human_tsv import HumanScores
 from ..values.result import Result
 from ..values.testset import TestSet
 from .evalset import EvalSet
+from .params import name_list
 
 __all__ = ["MetaEvaluation", "meta_evaluate", "LEVELS"]
 
@@ -253,6 +254,9 @@ def meta_evaluate(
     else:
         raise TypeError(f"meta_evaluate: human= takes what read_human returns (or HumanScores), not "
                         f"{type(human).__name__}")
+    levels = name_list(levels, "levels", "meta_evaluate")
+    statistics = name_list(statistics, "statistics", "meta_evaluate")
+    exclude = name_list(exclude, "exclude", "meta_evaluate") or ()
     if levels is None:
         levels = ("system", "segment") if scores.segment_level and testset is not None else ("system",)
     unknown = [lv for lv in levels if lv not in LEVELS]

@@ -18,6 +18,7 @@ from ..values.result import Result
 from ..values.testset import TestSet
 from .evalset import EvalSet
 from .metaeval import MetaEvaluation
+from .params import path_param
 
 __all__ = ["autorank", "span_f1", "compare_systems", "write_report", "UNSCORED"]
 
@@ -114,7 +115,9 @@ def span_f1(predicted: str | os.PathLike[str] | Sequence[Result], gold: EvalSet 
     >>> span_f1("predictions.jsonl", read_human("genmt.jsonl", lp="en-cs")).overall.scores().f1   # doctest: +SKIP
     """
     spans, data = _gold(gold)
-    if isinstance(predicted, (str, os.PathLike)):
+    if isinstance(predicted, (str, os.PathLike, bytes, bytearray)):
+        predicted = path_param(predicted, "predicted", "span_f1")
+    if isinstance(predicted, str):
         return judge(os.fspath(predicted), spans)
     results = list(predicted)
     if not results:
