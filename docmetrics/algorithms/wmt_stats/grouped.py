@@ -34,12 +34,16 @@ def grouped_correlation(
     """MTME's ``average_by='item'`` (``Correlation.Pearson/Kendall``, macro): ``corr`` within each row
     (an item: the systems' scores of one segment or document), averaged with equal weight over the rows
     with at least two scored entries and a defined (non-NaN) correlation; entries missing on either side
-    are left out.  Returns (average, rows averaged); NaN and 0 when no row counts."""
+    are left out.  Returns (average, rows averaged); NaN and 0 when no row counts.
+
+    Each row reaches ``corr`` as a list of floats, not an array: :func:`~docmetrics.algorithms.correlation.pearson`
+    then sums with ``math.fsum`` (correctly rounded, so the same bits on every machine) where on an array it takes
+    numpy's dot product, whose order of summation depends on the CPU and the BLAS build."""
     vals = []
     for g, m in _row_pairs(gold_rows, metric_rows):
         if len(g) < 2:
             continue
-        v = corr(m, g)
+        v = corr(m.tolist(), g.tolist())
         if not math.isnan(v):
             vals.append(v)
     return (math.fsum(vals) / len(vals), len(vals)) if vals else (math.nan, 0)
@@ -71,9 +75,11 @@ def pdp(
     dg, dm = dg[keep], dm[keep]
     if len(dg) < 2:
         return math.nan
+    # np.sum of elementwise products (numpy's pairwise summation, the same order on every machine), not ``@``:
+    # BLAS picks its dot-product kernel, and so its order of summation, by CPU
     dg, dm = dg - dg.mean(), dm - dm.mean()
-    den = math.sqrt(float(dg @ dg) * float(dm @ dm))
+    den = math.sqrt(float(np.sum(dg * dg)) * float(np.sum(dm * dm)))
     if den == 0:
         return math.nan
-    return max(-1.0, min(1.0, float(dg @ dm) / den))
+    return max(-1.0, min(1.0, float(np.sum(dg * dm)) / den))
 
