@@ -212,6 +212,15 @@ def test_the_command_line_names_the_line_nested_too_deep(tmp_path, capsys, argv)
     assert "deep.jsonl, line 1" in err and "nested more than 64 levels" in err
 
 
+def test_report_names_the_json_line_nested_too_deep(tmp_path, capsys):
+    """``docmetrics report`` of saved JSON lines (--dump-alignment's form): the line too deep is named."""
+    saved = tmp_path / "lines.json"
+    saved.write_text('{"a": 1}\n\n' + "[" * DEEP + "]" * DEEP + "\n", encoding="utf-8")
+    code, _, err = run_cli(capsys, "report", saved, "-o", tmp_path / "page.html")
+    assert code == 2 and "Traceback" not in err
+    assert f"{saved}: not an output docmetrics report reads: line 3: its JSON nests" in err, err
+
+
 # -- 5: docmetrics sample where it cannot write, one row per case ---------------------------------------------------
 def _under_a_file(t: Path) -> list[str]:
     (t / "file").write_text("x\n")

@@ -86,17 +86,22 @@ def detect(data: Any) -> str:
 def parse(text: str) -> Any:
     """A saved output: one JSON document, or JSON lines (``--dump-alignment``) as a list.  JSON nested
     deeper than Python's parser can follow is :class:`TooDeep` (no output of docmetrics nests past a dozen)."""
+    deep = "nests arrays or objects about a thousand levels deep or more, which no output of docmetrics does"
+    numbered = [(n, line) for n, line in enumerate(text.splitlines(), 1) if line.strip()]
     try:
+        return json.loads(text)
+    except RecursionError:  # one document: the file is the culprit
+        raise TooDeep(f"its JSON {deep}") from None
+    except json.JSONDecodeError:
+        if len(numbered) < 2:
+            raise
+    out = []
+    for number, line in numbered:  # JSON lines: the line that is too deep is named
         try:
-            return json.loads(text)
-        except json.JSONDecodeError:
-            lines = [line for line in text.splitlines() if line.strip()]
-            if len(lines) < 2:
-                raise
-            return [json.loads(line) for line in lines]
-    except RecursionError:
-        raise TooDeep("its JSON nests arrays or objects about a thousand levels deep or more, which no output of "
-                          "docmetrics does") from None
+            out.append(json.loads(line))
+        except RecursionError:
+            raise TooDeep(f"line {number}: its JSON {deep}") from None
+    return out
 
 
 def compact_result(result: Result, spec: str, ci: Mapping[str, Any] | None = None) -> dict[str, Any]:
