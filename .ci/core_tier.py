@@ -115,6 +115,7 @@ def commands(out: Path, as_core: bool = False) -> list[list[str]]:
         ["-m", "chrf", "bleu", *ted],
         ["-m", "chrf", "bleu", "d-chrf", *ted, "-f", "json", "-o", str(out / "scores.json")],
         ["-m", "chrf", *ted, "--paired-bs", "--paired-bs-n", "100"],
+        ["-m", "chrf", "-i", systems[0], "-r", f"{TED}/ref.txt", "--doc-ids", f"{TED}/docids.txt", "--workers", "2"],
         ["-m", "chrf", "bleu", *ted, "-s", f"{TED}/src.txt", "--human", f"{TED}/human_seg.tsv", "--seg-level"],
         ["-m", "chrf", *ted, "--human", f"{TED}/mqm.tsv"],
         ["-m", "chrf", "bleu", *genmt, "--doc-level", "--error-free"],
