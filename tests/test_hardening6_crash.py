@@ -171,6 +171,21 @@ API_ROWS = [
      UserError, ["meta_evaluate: exclude=", "1 is int"]),
     ("span_f1-bytes", lambda t: docmetrics.span_f1(b"pred.jsonl", _chrf()[0]), UserError,
      ["span_f1: predicted=", "not bytes"]),
+    ("span_f1-list-of-paths", lambda t: docmetrics.span_f1([str(DATA / "genmt" / "predicted-spans.jsonl")],
+                                                            _chrf()[0]),
+     UserError, ["span_f1: predicted= takes one metric's Results", "is str, not a Result"]),
+    ("read_human-lp-list", lambda t: docmetrics.read_human(GENMT, lp=["en-de"]), UserError,
+     ["read_human: lp= takes one name (a str), not list"]),
+    ("human_clusters-rule-list", lambda t: docmetrics.human_clusters(_chrf()[0], rule=["wmt25"]), UserError,
+     ["human_clusters: rule= takes one rule's name", "wmt25, wmt25-adjacent"]),
+    ("human_clusters-lp-list", lambda t: docmetrics.human_clusters(_chrf()[0], lp=["en-de"]), UserError,
+     ["human_clusters: lp= takes one name"]),
+    ("compare_systems-a-mapping", lambda t: docmetrics.compare_systems({"chrf": _chrf()[1]}), UserError,
+     ["compare_systems: results= takes one metric's Results", "not dict"]),
+    ("compare_systems-baseline-list", lambda t: docmetrics.compare_systems(_chrf()[1], baseline=["Nemo"]), UserError,
+     ["compare_systems: baseline= takes one name (a str), not list"]),
+    ("write_report-bytes", lambda t: docmetrics.write_report(bytes(t / "r.html"), results={"chrf": _chrf()[1]}),
+     UserError, ["write_report: path= takes a path (str or pathlib.Path), not bytes"]),
 ]
 
 

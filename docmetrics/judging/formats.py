@@ -30,7 +30,7 @@ from typing import Any, Callable, Mapping, Sequence, Union
 from ..values.errors import InputError, SpecError, shown
 from ..values.jsonl import json_object
 from .evalset import EvalSet
-from .params import name_list, path_param
+from .params import name_list, one_name, path_param
 
 __all__ = ["HumanFormat", "BUILTIN", "formats", "get", "names", "detect", "read_human", "PathLike"]
 
@@ -418,6 +418,7 @@ def read_human(path: PathLike | Sequence[PathLike], *, lp: str | None = None, fo
     >>> data.testset.systems[:2], data.human.system["GPT-4"]     # doctest: +SKIP
     """
     path = path_param(path, "path", "read_human")
+    lp = one_name(lp, "lp", "read_human")
     for key in ("domains", "references"):  # several names: one string is one name
         if key in options:
             options[key] = name_list(options[key], key, "read_human")

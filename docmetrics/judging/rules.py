@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING, Any, Callable, Mapping
 
 from ..evaluation import human_clusters as hc
 from ..values.errors import PluginError, SpecError
+from .params import one_name
 
 if TYPE_CHECKING:
     from ..evaluation.human_clusters import HumanJudgements, HumanRanking
@@ -123,6 +124,9 @@ def human_clusters(human: Any, rule: str = "wmt25", *, lp: str | None = None) ->
     >>> ranking = human_clusters(read_human("wmt24-esa.jsonl", lp="en-cs"), rule="wmt25")   # doctest: +SKIP
     >>> ranking.clusters()[0]                                                                 # doctest: +SKIP
     """
-    return rank(_judgements(human, lp), rule)
+    if not isinstance(rule, str):
+        raise SpecError(f"human_clusters: rule= takes one rule's name (a str: {', '.join(names())}), not "
+                        f"{type(rule).__name__} {rule!r:.60}", params=("rule",))
+    return rank(_judgements(human, one_name(lp, "lp", "human_clusters")), rule)
 
 

@@ -18,7 +18,7 @@ from ..values.result import Result
 from ..values.testset import TestSet
 from .evalset import EvalSet
 from .metaeval import MetaEvaluation
-from .params import path_param
+from .params import one_name, path_param, results_param
 
 __all__ = ["autorank", "span_f1", "compare_systems", "write_report", "UNSCORED"]
 
@@ -119,7 +119,7 @@ def span_f1(predicted: str | os.PathLike[str] | Sequence[Result], gold: EvalSet 
         predicted = path_param(predicted, "predicted", "span_f1")
     if isinstance(predicted, str):
         return judge(os.fspath(predicted), spans)
-    results = list(predicted)
+    results = results_param(predicted, "predicted", "span_f1")
     if not results:
         raise InputError("span_f1: no Results to judge")
     if data is None:
@@ -140,7 +140,8 @@ def compare_systems(results: Sequence[Result], *, test: str = "bs", n: int | Non
 
     >>> compare_systems(docmetrics.load("chrf").compute(testset), test="ar").rows[0].p_value   # doctest: +SKIP
     """
-    ordered = list(results)
+    ordered = results_param(results, "results", "compare_systems")
+    baseline = one_name(baseline, "baseline", "compare_systems")
     if baseline is not None:
         names = [r.system for r in ordered]
         if baseline not in names:
@@ -178,6 +179,7 @@ def write_report(path: str | os.PathLike[str], *sources: Source, results: Mappin
     from ..report import LayoutError, compact_result, detect, payload, texts
     from ..report import write as write_page
 
+    path = path_param(path, "path", "write_report", many=False)
     _check_not_read(path, sources, testset)
     named: list[tuple[str, Any]] = []
     for k, source in enumerate(sources, 1):
