@@ -10,7 +10,8 @@ from typing import Iterable
 
 from .errors import UserError
 
-__all__ = ["SAMPLES", "sample_root", "sample_files", "sample_sentences", "write_samples", "not_written_by_sample", "check_target"]
+__all__ = ["SAMPLES", "sample_root", "sample_files", "sample_sentences", "write_samples", "not_written_by_sample",
+           "check_target"]
 
 #: each sample folder and what it holds
 SAMPLES = {
@@ -50,7 +51,8 @@ def sample_sentences() -> list[str]:
     return [line for f in files for line in f.read_text(encoding="utf-8").splitlines() if line.strip()]
 
 
-def not_written_by_sample(dest: str | os.PathLike[str], others: Iterable[str | os.PathLike[str]] = ()) -> tuple[Path, str] | None:
+def not_written_by_sample(dest: str | os.PathLike[str],
+                          others: Iterable[str | os.PathLike[str]] = ()) -> tuple[Path, str] | None:
     """The first entry of the folder ``dest`` that ``docmetrics sample`` did not write, and why (None where it
     holds only the sample files, each unchanged, and the folders ``others`` names: relative paths such as
     ``models/tiny-cometkiwi``, what ``--models`` wrote)."""
@@ -103,9 +105,10 @@ def check_target(dest: str | os.PathLike[str], files: Iterable[str | os.PathLike
                  folders: Iterable[str | os.PathLike[str]] = (), *, force: bool = False,
                  others: Iterable[str | os.PathLike[str]] = ()) -> None:
     """Refuse, with a :class:`UserError` naming the path, a ``dest`` where the ``files`` (paths relative to it) and
-    the ``folders`` (the same, folders) cannot all be written: ``dest`` is a file, or a folder that is not empty
-    (unless ``force``) holding anything ``docmetrics sample`` did not write (``others``: folders it wrote); a path on the way is a file; a file to write is a folder (or a folder a file); a folder
-    to write into is not writable.  Nothing is written."""
+    the ``folders`` (the same, folders) cannot all be written: ``dest`` is a file, or a folder holding anything
+    ``docmetrics sample`` did not write (unless ``force``; ``others``: folders it wrote); a path on the way is a
+    file; a file to write is a folder (or a folder a file); a folder to write into is not writable.  Nothing is
+    written."""
     target = Path(dest)
     if target.exists() and not target.is_dir():
         raise UserError(f"{target} is a file, not a folder: name a new folder for the sample data")
