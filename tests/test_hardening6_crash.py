@@ -378,3 +378,21 @@ def test_pdp_equals_the_pearson_of_the_pairwise_differences():
     dg = [g[j] - g[i] for g in gold.tolist() for i in range(6) for j in range(6)]
     dm = [m[j] - m[i] for m in metric.tolist() for i in range(6) for j in range(6)]
     assert ws.pdp(gold, metric) == pytest.approx(_fsum_pearson(dm, dg), rel=1e-13)
+
+
+@pytest.mark.parametrize("lp", ["en-de", "en-de_DE"])
+def test_rank_genmt_with_a_scores_tsv_naming_the_pair_without_its_locale(capsys, lp):
+    """The GenMT release names en-de_DE and the stored-scores TSV (no language_pair column) was read as -l en-de:
+    `rank --genmt F -l en-de --scores S` said "no language pair 'en-de_DE'; the files have en-de" (the core tier
+    found it).  A pair written without locales names the one with them, where that names one."""
+    from docmetrics.values.stored import find_pair
+
+    data = Path(docmetrics.__file__).parent / "data" / "genmt"
+    code, out, err = run_cli(capsys, "rank", "--genmt", data / "ted-ende.jsonl", "-l", lp,
+                             "--scores", data / "scores.tsv")
+    assert code in (0, None), err
+    assert "no language pair" not in err and "Facebook-AI" in out
+    assert find_pair("en-de_DE", ["en-de"], "x") == "en-de"
+    assert find_pair("en-de", ["en-de_DE"], "x") == "en-de_DE"
+    with pytest.raises(UserError, match="ambiguous"):
+        find_pair("en-de", ["en-de_DE", "en-de_AT"], "x")

@@ -261,7 +261,9 @@ def find_pair(wanted: str, have: Sequence[str], where: str) -> str:
     bare = f"{lp.src}-{lp.tgt}"
     matches = [p for p in have if p == lp.code or p.lower() == wanted.lower()]
     if not matches:
-        matches = [p for p in have if _bare(p) == bare and lp.code == bare]
+        # a pair written without locales names the pair with them and the other way round (-l en-de_DE and a
+        # TSV's en-de; -l en-de and a release's en-de_DE), where that names one
+        matches = [p for p in have if _bare(p) == bare and (lp.code == bare or p == bare)]
     if len(matches) == 1:
         return matches[0]
     if matches:
