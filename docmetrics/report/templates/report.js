@@ -163,15 +163,17 @@
   function docLink(id, label) { return h("a", { href: "#doc=" + encodeURIComponent(id) }, label === undefined ? id : label); }
 
   // -- tables: sortable headers with aria-sort ---------------------------------------------------------
-  /* cols: [{label, num, key(row) -> sortable value, cell(row) -> node or text}]; rows: data objects */
+  /* cols: [{label, num, key(row) -> sortable value, cell(row) -> node or text, title(row) -> hover text}]; rows: data
+     objects.  opts.page: rows per page (a pager below; else the first 500 rows and "show all"); opts.onSort(col, dir):
+     told of each sort, so that a table drawn again keeps it. */
   function sortable(cols, rows, opts) {
     opts = opts || {};
-    var state = { col: opts.sortCol === undefined ? -1 : opts.sortCol, dir: opts.sortDir || 1 }, limit = opts.limit || 500, showAll = false;
+    var state = { col: opts.sortCol === undefined ? -1 : opts.sortCol, dir: opts.sortDir || 1, page: 0 }, limit = opts.limit || 500, showAll = false;
     var caption = opts.caption ? h("caption", { class: "visually-hidden" }, opts.caption) : null;
     var thead = h("thead"), tbody = h("tbody"), table = h("table", { class: opts.cls || null }, caption, thead, tbody);
-    var more = h("p");
+    var more = h("div", { class: "pager" });
     var ths = cols.map(function (c, i) {
-      var th = h("th", { scope: "col", class: c.num ? "num" : null });
+      var th = h("th", { scope: "col", class: c.num ? "num" : null, title: c.label });
       if (c.key) {
         th.setAttribute("aria-sort", "none");
         th.appendChild(h("button", { type: "button", onclick: function () { sortBy(i); } }, c.label));
@@ -180,7 +182,8 @@
     });
     add(thead, [h("tr", null, ths)]);
     function sortBy(i) {
-      state.dir = state.col === i ? -state.dir : (cols[i].num ? -1 : 1); state.col = i; draw();
+      state.dir = state.col === i ? -state.dir : (cols[i].num ? -1 : 1); state.col = i; state.page = 0; draw();
+      if (opts.onSort) opts.onSort(i, state.dir);
     }
     function draw() {
       ths.forEach(function (th, i) {
@@ -189,27 +192,42 @@
       });
       var shown = rows.slice();
       if (state.col >= 0) {
-        var key = cols[state.col].key, dir = state.dir;
+        var key = cols[state.col].key, dir = state.dir, keys = new Map();
+        shown.forEach(function (x) { keys.set(x, key(x)); });
         shown.sort(function (x, y) {
-          var a = key(x), b = key(y);
+          var a = keys.get(x), b = keys.get(y);
           if (a === null || a === undefined || (typeof a === "number" && !isFinite(a))) return 1;
           if (b === null || b === undefined || (typeof b === "number" && !isFinite(b))) return -1;
           return (typeof a === "number" && typeof b === "number" ? a - b : String(a).localeCompare(String(b))) * dir;
         });
       }
       clear(tbody);
-      var frag = document.createDocumentFragment(), n = showAll ? shown.length : Math.min(limit, shown.length);
-      for (var r = 0; r < n; r++) {
+      var first = 0, n = showAll ? shown.length : Math.min(limit, shown.length);
+      if (opts.page) {
+        var pages = Math.max(1, Math.ceil(shown.length / opts.page));
+        state.page = Math.max(0, Math.min(state.page, pages - 1));
+        first = state.page * opts.page; n = Math.min(shown.length, first + opts.page);
+      }
+      var frag = document.createDocumentFragment();
+      for (var r = first; r < n; r++) {
         var tr = h("tr", opts.rowAttrs ? opts.rowAttrs(shown[r]) : null);
-        cols.forEach(function (c) { var v = c.cell(shown[r]); tr.appendChild(h(c.head ? "th" : "td", { class: c.num ? "num" : null, scope: c.head ? "row" : null }, v)); });
+        cols.forEach(function (c) { var v = c.cell(shown[r]); tr.appendChild(h(c.head ? "th" : "td", { class: c.num ? "num" : null, scope: c.head ? "row" : null, title: c.title ? c.title(shown[r]) : null }, v)); });
         frag.appendChild(tr);
       }
       tbody.appendChild(frag);
       clear(more);
-      if (n < shown.length) add(more, [shown.length - n + " more rows ", h("button", { type: "button", onclick: function () { showAll = true; draw(); } }, "show all")]);
+      if (opts.page) {
+        var go = function (p) { return function () { state.page = p; draw(); }; };
+        if (shown.length > opts.page) add(more, [h("button", { type: "button", onclick: go(0), disabled: state.page === 0 }, "\u00ab first"),
+          h("button", { type: "button", onclick: go(state.page - 1), disabled: state.page === 0 }, "\u2039 previous"),
+          h("span", { class: "pages", role: "status" }, "rows " + (first + 1) + "\u2013" + n + " of " + shown.length + " (page " + (state.page + 1) + " of " + pages + ")"),
+          h("button", { type: "button", onclick: go(state.page + 1), disabled: state.page >= pages - 1 }, "next \u203a"),
+          h("button", { type: "button", onclick: go(pages - 1), disabled: state.page >= pages - 1 }, "last \u00bb")]);
+        else add(more, [h("span", { class: "pages" }, shown.length + " row" + (shown.length === 1 ? "" : "s"))]);
+      } else if (n < shown.length) add(more, [shown.length - n + " more rows ", h("button", { type: "button", onclick: function () { showAll = true; draw(); } }, "show all")]);
     }
     draw();
-    return { el: h("div", { class: "scroll" }, table, more), table: table, redraw: function (newRows) { if (newRows) rows = newRows; draw(); } };
+    return { el: opts.page ? h("div", { class: "paged" }, more, h("div", { class: "scroll box" }, table)) : h("div", { class: "scroll" }, table, more), table: table, redraw: function (newRows) { if (newRows) rows = newRows; draw(); } };
   }
   function plainTable(headers, rows, opts) {
     opts = opts || {};
@@ -353,7 +371,8 @@
     }
     function drawTable() {
       var spec = S.spec, higher = M.specOf[spec].higher;
-      var cols = [{ label: "document", head: true, key: function (k) { return M.docs[k].id; }, cell: function (k) { return docLink(M.docs[k].id); } },
+      var cols = [{ label: "document", head: true, key: function (k) { return M.docs[k].id; }, title: function (k) { return M.docs[k].id; },
+                    cell: function (k) { var a = docLink(M.docs[k].id); a.className = "id"; return a; } },
                   { label: "position", num: true, key: function (k) { return k; }, cell: function (k) { return String(k + 1); } }];
       systemsOpts.forEach(function (n) {
         cols.push({ label: n, num: true, key: function (k) { return docScore(spec, n, k); }, cell: function (k) { return fmt(docScore(spec, n, k)); } });
@@ -373,11 +392,16 @@
         cols.push({ label: "metric-human \u03c4", num: true, key: agree, cell: function (k) { return fmt(agree(k), 3); } });
         sortCol = cols.length - 1; sortDir = 1;
       }
+      if (S.docSort) {  // the sort chosen before the table was drawn again (a new metric, pair or filter)
+        var at = cols.map(function (c) { return c.label; }).indexOf(S.docSort.label);
+        if (at >= 0) { sortCol = at; sortDir = S.docSort.dir; }
+      }
       clear(tableBox);
-      table = sortable(cols, rowsNow(), { sortCol: sortCol, sortDir: sortDir, caption: "Per-document scores", cls: "docs",
+      table = sortable(cols, rowsNow(), { sortCol: sortCol, sortDir: sortDir, caption: "Per-document scores", cls: "docs", page: 100,
+                                          onSort: function (i, dir) { S.docSort = { label: cols[i].label, dir: dir }; },
                                           rowAttrs: function (k) { return { "data-doc": M.docs[k].id, class: S.picked[k] ? "selected" : null }; } });
       add(tableBox, [table.el]);
-      if (hasHuman) add(tableBox, [h("p", { class: "note" }, "metric-human \u03c4: Kendall's tau (tau-a) between the metric's and the humans' scores of the systems on the document (human: the mean of the document's judged segments); sorted lowest first: the documents where metric and humans disagree most.")]);
+      if (hasHuman) add(tableBox, [h("p", { class: "note" }, "metric-human \u03c4: Kendall's tau (tau-a) between the metric's and the humans' scores of the systems on the document (human: the mean of the document's judged segments); first sorted lowest first: the documents where metric and humans disagree most.")]);
     }
     function redraw() { drawChart(); drawTable(); }
     redraw();
