@@ -255,12 +255,99 @@
     });
     return out;
   }
+  // -- the systems in the human ranking's order, each metric's rank beside it --------------------------
+  var KIND = { scores: "scores", paired: "paired tests", human: "meta-evaluation against human scores", genmt: "meta-evaluation against human scores",
+               mtme: "MTME meta-evaluation", metaeval: "meta-evaluation", sweep: "sweep", spans: "span judging", alignment: "alignments", report: "report data" };
+  /* A source's name is what was typed (a file); the command's own output has no file name (it is named in words by
+     the command: not shown as if it were a file). */
+  function fileName(src) { return /^this command's output/.test(src.name) ? null : src.name; }
+  function humanKind() { return D.human && D.human.column ? "human " + D.human.column : "human"; }
+  /* The human ranking: the page's (clusters by a WMT rule), else the human system scores of the first meta-evaluation. */
+  function humanRanking() {
+    if (D.human_ranking && D.human_ranking.systems && D.human_ranking.systems.length) return D.human_ranking;
+    var row = M.metaeval.length && M.metaeval[0].rows[0], sys = null, hs = null, lower = !!(D.human && D.human.lower_is_better);
+    if (row && row.systems) { sys = row.systems; hs = row.human_scores; }
+    else if (M.mtme.length && M.mtme[0].lp.metrics && M.mtme[0].lp.metrics.length) { sys = M.mtme[0].lp.metrics[0].system.systems; hs = M.mtme[0].lp.metrics[0].system.human_scores; }
+    if (!sys || !hs) return null;
+    var out = sys.map(function (n, i) { return { system: n, score: hs[i], cluster: null }; }).filter(function (x) { return isNum(x.score); });
+    out.sort(function (a, b) { return lower ? a.score - b.score : b.score - a.score; });
+    return out.length ? { systems: out, rule: null, note: "no clusters in this report's data" } : null;
+  }
+  /* Each metric's score of each system: its results, else the system scores of its meta-evaluation row. */
+  function metricColumns() {
+    var cols = [], at = {};
+    function col(spec, higher) { if (!(spec in at)) { at[spec] = cols.length; cols.push({ spec: spec, higher: higher, score: {} }); } return cols[at[spec]]; }
+    M.specs.forEach(function (sp) { var c = col(sp.spec, sp.higher); Object.keys(sp.bySystem).forEach(function (n) { c.score[n] = sp.bySystem[n].score; }); });
+    M.metaeval.forEach(function (g) { g.rows.forEach(function (r) {
+      var c = col(r.spec || r.metric, r.higher_is_better !== false);
+      (r.systems || []).forEach(function (n, i) { if (!(n in c.score) && isNum(r.metric_scores[i])) c.score[n] = r.metric_scores[i]; });
+    }); });
+    M.mtme.slice(0, 1).forEach(function (x) { (x.lp.metrics || []).forEach(function (e) {
+      var c = col(e.metric, true);
+      (e.system.systems || []).forEach(function (n, i) { if (!(n in c.score) && isNum(e.system.metric_scores[i])) c.score[n] = e.system.metric_scores[i]; });
+    }); });
+    return cols;
+  }
+  function ranksOf(names, value, higher) { // competition ranks (1 = best; ties share the better rank)
+    var v = names.map(function (n) { var x = value(n); return isNum(x) ? (higher ? x : -x) : null; });
+    return v.map(function (x) { return x === null ? null : 1 + v.filter(function (y) { return y !== null && y > x; }).length; });
+  }
+  function rankCell(rank, base, score) {
+    if (rank === null) return h("td", { class: "num" }, "\u2013");
+    var d = base === null || base === undefined ? 0 : base - rank;
+    return h("td", { class: "num rankcell " + (d > 0 ? "up" : d < 0 ? "down" : "same"), title: d > 0 ? "ranked " + d + " place(s) higher than by the reference ranking" : d < 0 ? "ranked " + (-d) + " place(s) lower than by the reference ranking" : "the same rank" },
+             h("span", { class: "rank" }, String(rank)), h("span", { class: "move" }, d > 0 ? "\u25b2" + d : d < 0 ? "\u25bc" + (-d) : "="), " ", h("span", { class: "val" }, fmt(score)));
+  }
+  function rankingView() {
+    var hr = humanRanking(), cols = metricColumns(), box = h("div", { class: "ranking-view" });
+    if (!cols.length && !hr) return null;
+    var names, base, heads, lead = [];
+    if (hr) {
+      names = hr.systems.map(function (x) { return x.system; });
+      base = hr.systems.map(function (_, i) { return i + 1; });
+      heads = ["cluster", "rank", "system", humanKind()];
+      add(box, [h("h3", null, "Systems in the human ranking's order" + (D.human && D.human.name ? " (" + D.human.name + ")" : ""))]);
+    } else {
+      var first = cols[0];
+      names = Object.keys(first.score);
+      M.systems.forEach(function (n) { cols.forEach(function (c) { if (n in c.score && names.indexOf(n) < 0) names.push(n); }); });
+      names.sort(function (a, b) { var x = first.score[a], y = first.score[b]; if (!isNum(x)) return 1; if (!isNum(y)) return -1; return first.higher ? y - x : x - y; });
+      base = ranksOf(names, function (n) { return first.score[n]; }, first.higher);
+      heads = ["rank", "system"];
+      add(box, [h("h3", null, "The metrics' rankings side by side (no human scores in this report)")]);
+    }
+    var metricRanks = cols.map(function (c) { return ranksOf(names, function (n) { return c.score[n]; }, c.higher); });
+    var rows = names.map(function (n, i) {
+      var x = hr ? hr.systems[i] : null, cells = [];
+      if (hr) cells.push(h("td", { class: "num cluster" }, x.cluster === null || x.cluster === undefined ? "\u2013" : String(x.cluster)));
+      cells.push(h("td", { class: "num" }, String(base[i])), h("th", { scope: "row" }, n));
+      if (hr) cells.push(h("td", { class: "num" }, fmt(x.score)));
+      cols.forEach(function (c, j) { cells.push(rankCell(metricRanks[j][i], hr || j > 0 ? base[i] : null, c.score[n])); });
+      var start = hr && i > 0 && x.cluster !== hr.systems[i - 1].cluster;
+      return h("tr", { class: start ? "cluster-start" : null, "data-system": n }, cells);
+    });
+    add(box, [h("div", { class: "scroll" }, h("table", { class: "ranking" }, h("caption", { class: "visually-hidden" }, "Systems and each metric's rank"),
+      h("thead", null, h("tr", null, heads.map(function (x) { return h("th", { scope: "col", class: x === "system" ? null : "num" }, x); }),
+        cols.map(function (c) { return h("th", { scope: "col", class: "num metric" }, c.spec, h("span", { class: "sub" }, "rank, score")); }))),
+      h("tbody", null, rows)))]);
+    lead.push(hr ? "Rank: the place by the " + humanKind() + " scores (their mean per system)" + (hr.rule ? "; cluster: the " + hr.rule.toUpperCase() + " rule (" + hr.definition + "), double lines between clusters" : "; " + (hr.note || "no clusters")) + "."
+                 : "Rank by " + cols[0].spec + " first.");
+    lead.push("In each metric's column its rank and score; \u25b2n: the metric ranks the system n places higher than " + (hr ? "the humans do" : cols[0].spec + " does") + ", \u25bcn: lower, =: the same.");
+    lead.forEach(function (x) { add(box, [h("p", { class: "note" }, x)]); });
+    if (M.metaeval.length) {
+      var g = M.metaeval[0], head = STAT_COLS.filter(function (c) { return ["pearson", "kendall", "accuracy", "spa", "seg_pearson"].indexOf(c[0]) >= 0; });
+      add(box, [h("h3", null, "How each metric agrees with the " + humanKind() + " scores"), statTable(g.rows, head, function (r) { return r; }, "Meta-evaluation headline"), clustersNote(g.rows),
+                h("p", null, "The whole meta-evaluation, the significance between metrics and the scatter plots: ", h("a", { href: "#judging" }, "Judging"), ".")]);
+    }
+    return box;
+  }
   function overview(el) {
-    add(el, [h("h3", null, "What was run")]);
     var facts = [["docmetrics", D.docmetrics]];
     if (D.command) facts.push(["command", h("code", null, D.command)]);
     (D.inputs || []).forEach(function (x) { facts.push([x[0], h("code", null, x[1])]); });
-    D.sources.forEach(function (x) { facts.push(["read", [h("code", null, x.name), " (" + x.layout + ")"]]); });
+    D.sources.forEach(function (x) { facts.push(["read", fileName(x) ? [h("code", null, x.name), " (" + KIND[x.layout] + ")"] : "the output of the command above (" + KIND[x.layout] + ")"]); });
+    if (D.human && D.human.name) facts.push(["human scores", [h("code", null, D.human.name), D.human.column ? " (" + D.human.column + ")" : ""]]);
+    add(el, [rankingView()]);
     add(el, [plainTable(["", "value"], facts, { caption: "What was run" })]);
     if (M.specs.length) {
       add(el, [h("h3", null, "Metrics and signatures")]);
