@@ -89,10 +89,10 @@
     else if (src.layout === "paired") M.paired.push({ name: src.name, rows: d });
     else if (src.layout === "human") {  // --error-free: each metric's detection under error_free
       M.metaeval.push({ name: src.name, rows: d, source: i });
-      M.errorFree.push({ name: src.name, rows: d.filter(function (r) { return r.error_free; }).map(function (r) { return r.error_free; }) });
+      M.errorFree.push({ name: src.name, source: i, rows: d.filter(function (r) { return r.error_free; }).map(function (r) { return r.error_free; }) });
     }
     else if (src.layout === "genmt") {  // the object --error-free -f json wrote before issue 37
-      M.metaeval.push({ name: src.name, rows: d.metaeval, source: i }); M.errorFree.push({ name: src.name, rows: d.error_free || [] });
+      M.metaeval.push({ name: src.name, rows: d.metaeval, source: i }); M.errorFree.push({ name: src.name, source: i, rows: d.error_free || [] });
     }
     else if (src.layout === "mtme") M.mtme.push({ lp: d, source: i });
     else if (src.layout === "metaeval") { (d.lps || []).forEach(function (lp) { M.mtme.push({ lp: lp, source: i }); }); M.averages.push(d); }
@@ -739,36 +739,78 @@
       h("tbody", null, rows)),
       skipped.length ? h("p", { class: "note" }, "Not compared: " + skipped.map(function (k) { return k + " (" + x.skipped[k] + ")"; }).join("; ") + ".") : null);
   }
-  function scatter(title, xs, ys, names, xl, yl) {
-    var W = 360, H = 260, p = 40, pts = [];
+  function pearsonR(xs, ys) {
+    var n = xs.length, mx = mean(xs), my = mean(ys), sxy = 0, sxx = 0, syy = 0;
+    for (var i = 0; i < n; i++) { sxy += (xs[i] - mx) * (ys[i] - my); sxx += (xs[i] - mx) * (xs[i] - mx); syy += (ys[i] - my) * (ys[i] - my); }
+    return sxx > 0 && syy > 0 ? sxy / Math.sqrt(sxx * syy) : null;
+  }
+  /* A scatter of system scores: every point labelled with its system's name where a label fits without touching
+     another label or point (tried right, left, above, below), else numbered and named in the legend below;
+     r (Pearson, over the points drawn) and what the meta-evaluation said of its significance in the caption. */
+  function scatter(title, xs, ys, names, xl, yl, said) {
+    var W = 520, H = 360, L = 52, B = 44, T = 12, R = 12, pts = [];
     for (var i = 0; i < xs.length; i++) if (isNum(xs[i]) && isNum(ys[i])) pts.push(i);
     if (!pts.length) return null;
-    function range(v) { var a = Math.min.apply(null, v), b = Math.max.apply(null, v); return a === b ? [a - 1, b + 1] : [a, b]; }
+    function range(v) { var a = Math.min.apply(null, v), b = Math.max.apply(null, v), m = a === b ? 1 : (b - a) * 0.04; return [a - m, b + m]; }
     var rx = range(pts.map(function (i) { return xs[i]; })), ry = range(pts.map(function (i) { return ys[i]; }));
-    function X(v) { return p + (v - rx[0]) / (rx[1] - rx[0]) * (W - p - 10); } function Y(v) { return H - p - (v - ry[0]) / (ry[1] - ry[0]) * (H - p - 10); }
-    var svg = s("svg", { viewBox: "0 0 " + W + " " + H, width: W, role: "img", "aria-label": title },
+    function X(v) { return L + (v - rx[0]) / (rx[1] - rx[0]) * (W - L - R); } function Y(v) { return H - B - (v - ry[0]) / (ry[1] - ry[0]) * (H - B - T); }
+    var r = pearsonR(pts.map(function (i) { return xs[i]; }), pts.map(function (i) { return ys[i]; }));
+    var svg = s("svg", { viewBox: "0 0 " + W + " " + H, width: W, role: "img", class: "scatter", "aria-label": title + ": " + pts.length + " systems, r = " + fmt(r, 3) },
       s("title", null, title),
-      s("line", { class: "axis", x1: p, x2: W - 5, y1: H - p, y2: H - p }), s("line", { class: "axis", x1: p, x2: p, y1: 5, y2: H - p }),
-      s("text", { x: p, y: H - p + 14 }, fmt(rx[0])), s("text", { x: W - 60, y: H - p + 14 }, fmt(rx[1])),
-      s("text", { x: W / 2 - 40, y: H - 6 }, xl), s("text", { x: 2, y: 12 }, fmt(ry[1])), s("text", { x: 2, y: H - p - 2 }, fmt(ry[0])),
-      s("text", { x: 2, y: H / 2, transform: "rotate(-90 10 " + H / 2 + ")" }, yl));
-    pts.forEach(function (i) { svg.appendChild(s("circle", { class: "dot", cx: X(xs[i]), cy: Y(ys[i]), r: 4 }, s("title", null, names[i] + ": " + fmt(xs[i]) + ", " + fmt(ys[i])))); });
-    return h("figure", null, svg, h("figcaption", null, title));
+      s("line", { class: "axis", x1: L, x2: W - R, y1: H - B, y2: H - B }), s("line", { class: "axis", x1: L, x2: L, y1: T, y2: H - B }),
+      s("text", { x: L, y: H - B + 14 }, fmt(rx[0])), s("text", { x: W - R, y: H - B + 14, "text-anchor": "end" }, fmt(rx[1])),
+      s("text", { class: "axis-name", x: (L + W - R) / 2, y: H - 8, "text-anchor": "middle" }, xl),
+      s("text", { x: L - 4, y: T + 10, "text-anchor": "end" }, fmt(ry[1], 1)), s("text", { x: L - 4, y: H - B, "text-anchor": "end" }, fmt(ry[0], 1)),
+      s("text", { class: "axis-name", x: 14, y: (T + H - B) / 2, "text-anchor": "middle", transform: "rotate(-90 14 " + (T + H - B) / 2 + ")" }, yl));
+    var boxes = pts.map(function (i) { return [X(xs[i]) - 4, Y(ys[i]) - 4, X(xs[i]) + 4, Y(ys[i]) + 4]; }), legend = [], CH = 6.4;
+    function free(bx) {
+      if (bx[0] < L + 2 || bx[2] > W - 2 || bx[1] < 0 || bx[3] > H - B - 2) return false;
+      return boxes.every(function (o) { return bx[2] <= o[0] || bx[0] >= o[2] || bx[3] <= o[1] || bx[1] >= o[3]; });
+    }
+    // place the labels of the most crowded points last: first the points far from the others
+    var order = pts.slice().sort(function (a, b) { return Y(ys[a]) - Y(ys[b]) || X(xs[a]) - X(xs[b]); });
+    order.forEach(function (i) {
+      var x = X(xs[i]), y = Y(ys[i]), w = String(names[i]).length * CH + 2, hgt = 12, placed = null;
+      [[x + 6, y - 6, "start"], [x - 6 - w, y - 6, "end"], [x - w / 2, y - 18, "middle"], [x - w / 2, y + 6, "middle"]].some(function (c) {
+        var bx = [c[0], c[1], c[0] + w, c[1] + hgt];
+        if (free(bx)) { placed = bx; return true; } return false;
+      });
+      var label = null;
+      if (placed) { boxes.push(placed); label = s("text", { class: "label", x: placed[0] + 1, y: placed[1] + 10 }, names[i]); }
+      else {
+        legend.push(i);
+        var num = String(legend.length), nb = [x + 5, y - 5, x + 5 + num.length * CH + 2, y + 7];
+        if (free(nb)) boxes.push(nb);
+        label = s("text", { class: "label num", x: x + 6, y: y + 4 }, num);
+      }
+      svg.appendChild(s("g", { class: "point", "data-system": names[i] }, s("circle", { class: "dot", cx: x, cy: y, r: 4 }, s("title", null, names[i] + ": " + fmt(xs[i]) + ", " + fmt(ys[i]))), label));
+    });
+    var cap = [h("strong", null, title), ": r = " + fmt(r, 3) + " over " + pts.length + " systems" + (said ? "; " + said : "") + "."];
+    return h("figure", { class: "scatter-fig" }, svg, h("figcaption", null, cap,
+      legend.length ? h("ol", { class: "legend-list" }, legend.map(function (i, j) { return h("li", { value: j + 1 }, names[i]); })) : null));
+  }
+  /* What a meta-evaluation row says of its system-level Pearson: the value, its cluster by PERM-BOTH among the metrics. */
+  function pearsonSaid(row, perm) {
+    var c = row.clusters && row.clusters.pearson;
+    if (c === null || c === undefined) return "no significance test between metrics in this report";
+    return "significance cluster " + c + " of the metrics by PERM-BOTH on Pearson (" + (perm ? perm.n_resamples + " resamples, alpha " + perm.alpha : "") + "; cluster 1: no metric significantly better)";
   }
   function judging(el) {
     var any = false;
     M.metaeval.forEach(function (g) {
       any = true;
-      add(el, [h("h3", null, "Meta-evaluation (" + g.name + "): system and segment level"), statTable(g.rows, STAT_COLS, function (r) { return r; }, "Meta-evaluation"), clustersNote(g.rows),
+      var named = fileName(D.sources[g.source]), perm = g.rows.map(function (r) { return r.perm_both; }).filter(Boolean)[0];
+      add(el, [h("h3", null, "Meta-evaluation against the " + humanKind() + " scores" + (named ? " (" + named + ")" : "") + ": system and segment level"), statTable(g.rows, STAT_COLS, function (r) { return r; }, "Meta-evaluation"), clustersNote(g.rows),
                significance(g.source, null)]);
       // the system scores against the human ones belong to the system level, above the document level's table
-      var figs = g.rows.map(function (r) { return scatter((r.spec || r.metric) + " vs human, per system", r.metric_scores, r.human_scores, r.systems, "metric", "human"); });
-      add(el, [h("h4", null, "System scores against human scores"), h("div", { class: "cards system-scatter" }, figs)]);
+      var figs = g.rows.map(function (r) { return scatter((r.spec || r.metric) + " against " + humanKind() + ", per system", r.metric_scores, r.human_scores, r.systems,
+                                                          (r.spec || r.metric) + " (system score)", humanKind() + " (system mean)", pearsonSaid(r, perm)); });
+      add(el, [h("h4", null, "System scores against " + humanKind() + " scores"), h("div", { class: "cards system-scatter" }, figs)]);
       if (g.rows.some(function (r) { return r.document; })) add(el, [h("h3", null, "Document level"), statTable(g.rows.filter(function (r) { return r.document; }), DOC_COLS, function (r) { return r.document; }, "Document level")]);
     });
     M.errorFree.forEach(function (g) {
       if (!g.rows.length) return; any = true;
-      add(el, [h("h3", null, "Error-free detection (" + g.name + ")"), statTable(g.rows, [["mcc", "MCC"], ["precision", "precision"], ["recall", "recall"], ["f1", "F1"],
+      add(el, [h("h3", null, "Error-free detection" + (fileName(D.sources[g.source]) ? " (" + g.name + ")" : "")), statTable(g.rows, [["mcc", "MCC"], ["precision", "precision"], ["recall", "recall"], ["f1", "F1"],
         ["average_precision", "AP"], ["threshold", "threshold"], ["chosen_by", "chosen by"], ["error_free", "error-free"], ["n", "items"], ["note", "note"]], function (r) { return r; }, "Error-free detection")]);
     });
     M.mtme.forEach(function (x) {
@@ -787,7 +829,8 @@
       }), { caption: "MTME meta-evaluation", rowClass: function (i) { return i > 0 && spaRanks[i] !== spaRanks[i - 1] ? "cluster-start" : null; } }),
         h("p", { class: "note" }, "(n): the significance cluster of the statistic by PERM-BOTH" + (m.perm_both ? " (" + m.perm_both.n_resamples + " resamples, alpha " + m.perm_both.alpha + ")" : "") + "; double lines between the SPA clusters."),
         significance(x.source, m.lp)]);
-      var figs = (m.metrics || []).map(function (e) { return scatter(e.metric + " vs human, per system", e.system.metric_scores, e.system.human_scores, e.system.systems, "metric", "human"); });
+      var figs = (m.metrics || []).map(function (e) { var c = rankOf("pearson", e.metric); return scatter(e.metric + " against human " + m.human + ", per system", e.system.metric_scores, e.system.human_scores, e.system.systems,
+                                                                       e.metric + " (system score)", "human " + m.human, c ? "significance cluster " + c + " by PERM-BOTH on Pearson" : "no significance test on Pearson in this report"); });
       add(el, [h("div", { class: "cards" }, figs)]);
     });
     M.averages.forEach(function (d) {
@@ -808,7 +851,7 @@
     M.spanF1.forEach(function (g) {  // --spans -f json: character-level span F1 of each predictor, overall and per system
       var d = g.data, cols = ["precision", "recall", "f1", "items", "gold_chars", "pred_chars"];
       any = true;
-      add(el, [h("h3", null, "Error spans (" + g.name + ")"), h("p", { class: "note" }, "Gold: " + d.gold + "; partial credit " + d.partial_credit + ".")]);
+      add(el, [h("h3", null, "Error spans" + (fileName(g) ? " (" + g.name + ")" : "")), h("p", { class: "note" }, "Gold: " + d.gold + "; partial credit " + d.partial_credit + ".")]);
       (d.predictors || []).forEach(function (p) {
         var rows = [["overall", p.overall]].concat(Object.keys(p.systems || {}).map(function (s) { return [s, p.systems[s]]; }));
         add(el, [h("h4", null, p.predictor), plainTable(["system"].concat(cols), rows.map(function (r) {
@@ -902,7 +945,7 @@
   }
   function exportsView(el) {
     var items = [["report-data.json", "application/json", "The data this page was built from (rebuild it: docmetrics report report-data.json -o FILE.html)", function () { return document.getElementById("docmetrics-data").textContent; }]];
-    D.sources.forEach(function (src, i) { items.push([(src.name.replace(/^.*[\/\\]/, "").replace(/\.[^.]*$/, "") || "output") + "-" + i + ".json", "application/json", "The " + src.layout + " output (" + src.name + ") as it was read", function () { return JSON.stringify(src.data, null, 1) + "\n"; }]); });
+    D.sources.forEach(function (src, i) { items.push([((fileName(src) || "output").replace(/^.*[\/\\]/, "").replace(/\.[^.]*$/, "") || "output") + "-" + i + ".json", "application/json", "The " + KIND[src.layout] + " " + (fileName(src) ? "read from " + src.name : "the command wrote") + ", as it was read", function () { return JSON.stringify(src.data, null, 1) + "\n"; }]); });
     if (M.results.some(function (r) { return r.hasDocs; })) items.push(["docs.tsv", "text/tab-separated-values", "Per-document scores (the columns of --level doc)", function () { return tsv("doc"); }]);
     if (M.results.some(function (r) { return r.units && r.units.doc.length; })) {
       items.push(["chunks.tsv", "text/tab-separated-values", "Per-unit scores (the columns of --level chunk)", function () { return tsv("chunk"); }]);
