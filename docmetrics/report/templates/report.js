@@ -598,9 +598,19 @@
       var rs = chosen.map(function (n) { return specHere ? M.specOf[specHere].bySystem[n] : null; });
       var seg = rs.map(function (r) { return segScores(r, k); });
       var headers = ["line"].concat(T.source ? ["source"] : []).concat(chosen).concat(refs.map(function (_, i) { return refNames[i] || "reference " + (i + 1); }));
+      // where the metric and the humans disagree: Kendall's tau over every system with both scores on the line
+      var allSeg = specHere && hasHuman ? M.systems.map(function (n) { return segScores(bySystemOf(M.specOf[specHere], n), k); }) : null;
+      var higherHere = specHere ? M.specOf[specHere].higher : true, lineTau = {}, lines = [];
+      for (var ln = d.start; ln < d.end; ln++) {
+        lines.push(ln);
+        if (allSeg) lineTau[ln] = tau(M.systems.map(function (n, j) { var v = allSeg[j][ln]; return isNum(v) ? (higherHere ? v : -v) : null; }),
+                                      M.systems.map(function (n) { var hm = humanSystem(n); return hm ? hm[ln] : null; }));
+      }
+      var canOrder = lines.some(function (x) { return isNum(lineTau[x]); }), order = canOrder ? (S.segOrder || "disagree") : "document";
+      if (order === "disagree") lines.sort(function (a, b) { var x = lineTau[a], y = lineTau[b]; if (!isNum(x)) return isNum(y) ? 1 : a - b; if (!isNum(y)) return -1; return x - y || a - b; });
       var rows = [];
-      for (var line = d.start; line < d.end; line++) {
-        var cells = [h("th", { scope: "row", class: "num" }, String(line + 1))];
+      lines.forEach(function (line) {
+        var cells = [h("th", { scope: "row", class: "num" }, String(line + 1), canOrder ? h("span", { class: "score", title: "Kendall's tau between " + specHere + " and the " + humanKind() + " scores of the systems on this line" }, "\u03c4 " + fmt(lineTau[line], 2)) : null)];
         if (T.source) cells.push(h("td", { lang: "" }, T.source[line]));
         chosen.forEach(function (n, j) {
           var text = (T.systems[n] || [])[line];
@@ -613,12 +623,15 @@
           cells.push(h("td", null, text === undefined || text === null ? h("span", { class: "muted" }, "(no output)")
                          : layers.length ? h("div", { class: "layer" }, h("span", { class: "who" }, spans ? "human" : "text"), " ", withSpans(text, spans)) : withSpans(text, spans), layers, said,
             isNum(seg[j][line]) ? h("span", { class: "score" }, specHere + ": " + fmt(seg[j][line])) : null,
-            hum && isNum(hum[line]) ? h("span", { class: "score" }, "human: " + fmt(hum[line])) : null));
+            hum && isNum(hum[line]) ? h("span", { class: "score" }, humanKind() + ": " + fmt(hum[line])) : null));
         });
         refs.forEach(function (ref) { cells.push(h("td", null, ref[line])); });
         rows.push(h("tr", { "data-line": line }, cells));
-      }
-      add(el, [h("h3", null, "Segments"), h("div", { class: "scroll" }, h("table", { class: "segs", id: "segments" },
+      });
+      add(el, [h("h3", null, "Segments"), canOrder ? h("div", { class: "controls" }, select("order", [["disagree", "where " + specHere + " and the humans disagree most first"], ["document", "the document's order"]], order,
+        function (v) { S.segOrder = v; redraw(); })) : null,
+        canOrder ? h("p", { class: "note" }, "\u03c4 under each line number: Kendall's tau between " + specHere + "'s and the " + humanKind() + " scores of the systems on the line (all systems, not only those shown); lowest first: where they disagree most.") : null,
+        h("div", { class: "scroll" }, h("table", { class: "segs", id: "segments" },
         h("caption", { class: "visually-hidden" }, "Segments of " + d.id),
         h("thead", null, h("tr", null, headers.map(function (x) { return h("th", { scope: "col" }, x); }))), h("tbody", null, rows)))]);
       if (M.spans || spanSpecs.length) add(el, [h("p", { class: "legend" }, "Error spans" + (spanSpecs.length ? " (human" + (M.spans ? "" : ": none here") + "; below them, labelled, each metric's own: " + spanSpecs.map(function (sp) { return sp.spec; }).join(", ") + ")" : "") + ": ", h("mark", { class: "span sev-minor" }, "minor", h("span", { class: "sev" }, "min")),
