@@ -36,6 +36,7 @@ def system_names(n: int) -> list[str]:
 
 def page_data(systems: int = 30, documents: int = 500, seed: int = 7) -> dict[str, Any]:
     """The page's data (:func:`docmetrics.report.data.payload`)."""
+    from docmetrics.judging.rules import report_ranking
     from docmetrics.report.data import payload
 
     rng = random.Random(seed)
@@ -92,7 +93,8 @@ def page_data(systems: int = 30, documents: int = 500, seed: int = 7) -> dict[st
     texts = {"documents": docs, "source": source, "references": [reference], "reference_names": ["refA"],
              "systems": outputs}
     return payload([("human.json", rows)], results=results, texts=texts,
-                   human={"name": "esa.jsonl", "column": "ESA", "lower_is_better": False, "segments": human},
+                   human={"name": "esa.jsonl", "column": "ESA", "lower_is_better": False, "segments": human,
+                          "ranking": report_ranking(human)},
                    spans=spans, command=f"docmetrics -m chrf bleu --genmt esa.jsonl -l en-xx --report page.html "
                                         f"-f json -o human.json  # {systems} systems, {documents} documents",
                    inputs=[("--genmt", "esa.jsonl"), ("-m", "chrf bleu")])

@@ -59,7 +59,10 @@ def human_segments(human: Any, testset: TestSet) -> dict[str, Any] | None:
         rows = segment_rows(human, testset)
     except UserError:
         return None
-    return {"name": human.path, "column": human.column, "lower_is_better": human.lower_is_better, "segments": rows}
+    from ..judging.rules import report_ranking
+
+    return {"name": human.path, "column": human.column, "lower_is_better": human.lower_is_better, "segments": rows,
+            "ranking": report_ranking(rows, lower_is_better=human.lower_is_better)}
 
 
 def error_spans(pair: GenmtPair | None, human: Any, testset: TestSet) -> dict[str, Any] | None:

@@ -17,7 +17,7 @@ from .params import one_name
 if TYPE_CHECKING:
     from ..evaluation.human_clusters import HumanJudgements, HumanRanking
 
-__all__ = ["ClusterRule", "BUILTIN", "rules", "names", "get", "rank", "human_clusters"]
+__all__ = ["ClusterRule", "BUILTIN", "rules", "names", "get", "rank", "human_clusters", "report_ranking", "REPORT_RULE"]
 
 
 @dataclass(frozen=True)
@@ -130,3 +130,37 @@ def human_clusters(human: Any, rule: str = "wmt25", *, lp: str | None = None) ->
     return rank(_judgements(human, one_name(lp, "lp", "human_clusters")), rule)
 
 
+#: The rule that draws the human clusters of the report's overview (WMT25's findings tables).
+REPORT_RULE = "wmt25"
+
+
+def report_ranking(segments: Mapping[str, Any], *, lower_is_better: bool = False,
+                   rule: str = REPORT_RULE) -> dict[str, Any] | None:
+    """The human ranking the report's overview shows: ``segments`` (``{system: [score or None per line]}``, the
+    page's human segment scores) best first, each with its mean and its cluster by ``rule``
+    (:func:`human_clusters`): ``{"rule", "definition", "note", "systems": [{"system", "score", "cluster"}]}``.
+    Clusters are null, with a note saying why, where lower scores are better (the rules test higher-is-better
+    scores) or the rule cannot run on the scores; None without two systems' scores."""
+    import math
+
+    from ..values.errors import UserError
+
+    if len(segments) < 2:
+        return None
+    if not lower_is_better:
+        try:
+            ranking = human_clusters(dict(segments), rule).to_dict()
+        except (UserError, ValueError, ArithmeticError) as exc:
+            note = f"no clusters: {exc}"
+        else:
+            return {"rule": ranking["rule"], "definition": ranking["definition"], "note": None,
+                    "systems": [{"system": s["system"], "score": s["score"], "cluster": s["cluster"]}
+                                for s in ranking["systems"]]}
+    else:
+        note = "no clusters: lower human scores are better here, and the clustering rules test higher-is-better scores"
+    values = {name: [v for v in row if isinstance(v, (int, float)) and math.isfinite(v)]
+              for name, row in segments.items()}
+    means = {name: sum(v) / len(v) for name, v in values.items() if v}
+    ordered = sorted(means, key=means.__getitem__, reverse=not lower_is_better)
+    return {"rule": None, "definition": None, "note": note,
+            "systems": [{"system": n, "score": means[n], "cluster": None} for n in ordered]}

@@ -8,11 +8,12 @@ The object, ``{"report": 1, ...}``:
   command that prints system scores or a meta-evaluation), units column by column to keep the page small;
 * ``texts``: the test set (documents, source, references, every system's output), ``human``: the human
   segment scores on its lines, ``spans``: the human error spans of each system's lines, where they were
-  read (GenMT's, a raw MQM file's, a span TSV's); a metric's own spans and an LLM judge's answers stay in
-  its results (``units[].spans``, ``units[].answer``, SLIDE's ``detail.segment_spans``);
+  read (GenMT's, a raw MQM file's, a span TSV's), and ``human.ranking`` where the caller gave it: the systems
+  in the human ranking's order with its clusters (:func:`docmetrics.judging.rules.report_ranking`); a metric's
+  own spans and an LLM judge's answers stay in its results (``units[].spans``, ``units[].answer``, SLIDE's
+  ``detail.segment_spans``);
 * ``significance``: the PERM-BOTH p-values between metrics of each meta-evaluation in ``sources``, as one
   matrix per compared statistic (:func:`significance`);
-* ``human_ranking``: the systems in the human ranking's order with its clusters (:func:`human_ranking`), or null;
 * ``command``, ``inputs``: what was run, as typed.
 
 Nothing here scores: it reads JSON and value types.
@@ -25,7 +26,6 @@ import math
 import re
 from typing import Any, Iterable, Mapping, Sequence
 
-from ..values.errors import UserError
 from ..values.result import Result
 from ..values.testset import TestSet
 from ..values.versions import __version__
@@ -174,43 +174,7 @@ def payload(sources: Sequence[tuple[str, Any]], *, results: Sequence[dict[str, A
         out["title"] = "docmetrics report: " + ", ".join(s["name"] for s in out["sources"]) if out["sources"] \
             else "docmetrics report"
     out["significance"] = significance(out["sources"])
-    out["human_ranking"] = human_ranking(out["human"])
     return out
-
-
-#: The rule that draws the human clusters of the overview (WMT25's findings tables).
-HUMAN_RULE = "wmt25"
-
-
-def human_ranking(human: Mapping[str, Any] | None) -> dict[str, Any] | None:
-    """The systems of ``human`` (the page's human segment scores) best first, each with its mean and its cluster
-    by :data:`HUMAN_RULE` (:func:`docmetrics.judging.human_clusters`): ``{"rule", "definition", "systems":
-    [{"system", "score", "cluster"}], "note"}``; clusters are null, with a note saying why, where lower human
-    scores are better (the rules test higher-is-better scores) or the rule cannot run.  None without two
-    systems' scores."""
-    segments = (human or {}).get("segments") or {}
-    if len(segments) < 2:
-        return None
-    from ..judging.rules import human_clusters  # scipy's tests: only when a page has human scores
-
-    lower = bool((human or {}).get("lower_is_better"))
-    if not lower:
-        try:
-            ranking = human_clusters(dict(segments), HUMAN_RULE).to_dict()
-        except (UserError, ValueError, ArithmeticError) as exc:
-            note = f"no clusters: {exc}"
-        else:
-            return {"rule": ranking["rule"], "definition": ranking["definition"], "note": None,
-                    "systems": [{"system": s["system"], "score": s["score"], "cluster": s["cluster"]}
-                                for s in ranking["systems"]]}
-    else:
-        note = "no clusters: lower human scores are better here, and the clustering rules test higher-is-better scores"
-    means = {name: [v for v in row if isinstance(v, (int, float)) and math.isfinite(v)]
-             for name, row in segments.items()}
-    ordered = sorted((name for name in means if means[name]), key=lambda n: sum(means[n]) / len(means[n]),
-                     reverse=not lower)
-    return {"rule": None, "definition": None, "note": note,
-            "systems": [{"system": n, "score": sum(means[n]) / len(means[n]), "cluster": None} for n in ordered]}
 
 
 def significance(sources: Sequence[Mapping[str, Any]]) -> list[dict[str, Any]]:

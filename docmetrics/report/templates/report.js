@@ -262,9 +262,11 @@
      the command: not shown as if it were a file). */
   function fileName(src) { return /^this command's output/.test(src.name) ? null : src.name; }
   function humanKind() { return D.human && D.human.column ? "human " + D.human.column : "human"; }
-  /* The human ranking: the page's (clusters by a WMT rule), else the human system scores of the first meta-evaluation. */
+  /* The human ranking: the page's (human.ranking: clusters by a WMT rule), else the human system scores of the first
+     meta-evaluation, with no clusters. */
   function humanRanking() {
-    if (D.human_ranking && D.human_ranking.systems && D.human_ranking.systems.length) return D.human_ranking;
+    var given = D.human && D.human.ranking;
+    if (given && given.systems && given.systems.length) return given;
     var row = M.metaeval.length && M.metaeval[0].rows[0], sys = null, hs = null, lower = !!(D.human && D.human.lower_is_better);
     if (row && row.systems) { sys = row.systems; hs = row.human_scores; }
     else if (M.mtme.length && M.mtme[0].lp.metrics && M.mtme[0].lp.metrics.length) { sys = M.mtme[0].lp.metrics[0].system.systems; hs = M.mtme[0].lp.metrics[0].system.human_scores; }
