@@ -61,7 +61,7 @@ SLOW_MODULES = {
     "test_asd", "test_bench_gpu", "test_bertscore_backbone", "test_comet_backbone", "test_doc_bertscore",
     "test_doc_comet", "test_doc_prism", "test_embed", "test_engine_workers", "test_engines", "test_frictions_round3",
     "test_hostile_checkpoints", "test_llm_backbone", "test_metricx_backbone", "test_prism_backbone",
-    "test_quickstart", "test_readme", "test_report_browser", "test_slide", "test_startup", "test_testing",
+    "test_quickstart", "test_readme", "test_report_browser", "test_report_browser_views", "test_slide", "test_startup", "test_testing",
     "test_wheel_contents", "test_docs_examples", "test_golden", "test_quiet",
 }
 #: single tests that took about 3 s or more in `-m "not slow" --durations` runs on 2 busy cores (2026-11-27): real

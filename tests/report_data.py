@@ -113,7 +113,10 @@ def pearson(x: list[float], y: list[float]) -> float:
 
 def kendall(x: list[float], y: list[float]) -> float:
     pairs = [(i, j) for i in range(len(x)) for j in range(i + 1, len(x))]
-    return sum(math.copysign(1, (x[i] - x[j]) * (y[i] - y[j])) for i, j in pairs) / len(pairs)
+    def sign(v: float) -> int:
+        return (v > 0) - (v < 0)
+
+    return sum(sign(x[i] - x[j]) * sign(y[i] - y[j]) for i, j in pairs) / len(pairs)  # tau-a: a tie counts 0
 
 
 def accuracy(x: list[float], y: list[float]) -> float:

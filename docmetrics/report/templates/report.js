@@ -777,7 +777,18 @@
       s("text", { class: "axis-name", x: (L + W - R) / 2, y: H - 8, "text-anchor": "middle" }, xl),
       s("text", { x: L - 4, y: T + 10, "text-anchor": "end" }, fmt(ry[1], 1)), s("text", { x: L - 4, y: H - B, "text-anchor": "end" }, fmt(ry[0], 1)),
       s("text", { class: "axis-name", x: 14, y: (T + H - B) / 2, "text-anchor": "middle", transform: "rotate(-90 14 " + (T + H - B) / 2 + ")" }, yl));
-    var boxes = pts.map(function (i) { return [X(xs[i]) - 4, Y(ys[i]) - 4, X(xs[i]) + 4, Y(ys[i]) + 4]; }), legend = [], CH = 6.4;
+    var boxes = pts.map(function (i) { return [X(xs[i]) - 4, Y(ys[i]) - 4, X(xs[i]) + 4, Y(ys[i]) + 4]; }), legend = [];
+    var ctx = document.createElement("canvas").getContext("2d");
+    if (ctx) ctx.font = "10.5px system-ui, -apple-system, 'Segoe UI', sans-serif";
+    function textWidth(x) { return (ctx ? ctx.measureText(x).width : x.length * 6.5) + 3; }
+    function spots(x, y, w) { return [[x + 6, y - 6], [x - 6 - w, y - 6], [x - w / 2, y - 18], [x - w / 2, y + 6], [x + 5, y - 16], [x - 5 - w, y - 16], [x + 5, y + 4], [x - 5 - w, y + 4]]; }
+    function place(x, y, w, far) {  // far: also further out (a number, which must find room), joined to its point by a line
+      var at = null, cands = spots(x, y, w);
+      if (far) for (var rad = 14; rad <= 90; rad += 8) for (var a = 0; a < 16; a++) cands.push([x + rad * Math.cos(a * Math.PI / 8) - w / 2, y + rad * Math.sin(a * Math.PI / 8) - 7]);
+      cands.some(function (c) { var bx = [c[0], c[1], c[0] + w, c[1] + 14]; if (free(bx)) { at = bx; return true; } return false; });
+      if (at) boxes.push(at);
+      return at;
+    }
     function free(bx) {
       if (bx[0] < L + 2 || bx[2] > W - 2 || bx[1] < 0 || bx[3] > H - B - 2) return false;
       return boxes.every(function (o) { return bx[2] <= o[0] || bx[0] >= o[2] || bx[3] <= o[1] || bx[1] >= o[3]; });
@@ -785,20 +796,16 @@
     // place the labels of the most crowded points last: first the points far from the others
     var order = pts.slice().sort(function (a, b) { return Y(ys[a]) - Y(ys[b]) || X(xs[a]) - X(xs[b]); });
     order.forEach(function (i) {
-      var x = X(xs[i]), y = Y(ys[i]), w = String(names[i]).length * CH + 2, hgt = 12, placed = null;
-      [[x + 6, y - 6, "start"], [x - 6 - w, y - 6, "end"], [x - w / 2, y - 18, "middle"], [x - w / 2, y + 6, "middle"]].some(function (c) {
-        var bx = [c[0], c[1], c[0] + w, c[1] + hgt];
-        if (free(bx)) { placed = bx; return true; } return false;
-      });
-      var label = null;
-      if (placed) { boxes.push(placed); label = s("text", { class: "label", x: placed[0] + 1, y: placed[1] + 10 }, names[i]); }
-      else {
+      var x = X(xs[i]), y = Y(ys[i]), placed = place(x, y, textWidth(String(names[i]))), label;
+      if (placed) label = s("text", { class: "label", x: placed[0] + 1, y: placed[1] + 11 }, names[i]);
+      else {  // no room for the name: a number, named in the legend below the plot
         legend.push(i);
-        var num = String(legend.length), nb = [x + 5, y - 5, x + 5 + num.length * CH + 2, y + 7];
-        if (free(nb)) boxes.push(nb);
-        label = s("text", { class: "label num", x: x + 6, y: y + 4 }, num);
+        var num = String(legend.length), nb = place(x, y, textWidth(num) + 2, true) || [x + 5, y - 7, x + 12, y + 7];
+        label = [Math.abs((nb[0] + nb[2]) / 2 - x) > 12 || Math.abs((nb[1] + nb[3]) / 2 - y) > 12 ? s("line", { class: "leader", x1: x, y1: y, x2: (nb[0] + nb[2]) / 2, y2: (nb[1] + nb[3]) / 2 }) : null,
+                 s("text", { class: "label num", x: nb[0] + 1, y: nb[1] + 11 }, num)];
       }
-      svg.appendChild(s("g", { class: "point", "data-system": names[i] }, s("circle", { class: "dot", cx: x, cy: y, r: 4 }, s("title", null, names[i] + ": " + fmt(xs[i]) + ", " + fmt(ys[i]))), label));
+      var g = s("g", { class: "point", "data-system": names[i] }, label, s("circle", { class: "dot", cx: x, cy: y, r: 4 }, s("title", null, names[i] + ": " + fmt(xs[i]) + ", " + fmt(ys[i]))));
+      svg.appendChild(g);
     });
     var cap = [h("strong", null, title), ": r = " + fmt(r, 3) + " over " + pts.length + " systems" + (said ? "; " + said : "") + "."];
     return h("figure", { class: "scatter-fig" }, svg, h("figcaption", null, cap,
