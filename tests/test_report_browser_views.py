@@ -90,8 +90,9 @@ def test_the_documents_table_at_30_systems_keeps_ids_readable_and_rows_short(bro
         assert b.js("document.querySelectorAll('#documents table.docs thead th').length") >= 32  # id, position, 30
         # an id cut by the column's width says so (ellipsis) and shows the whole id on hover
         cell = b.js("(() => { const t = document.querySelector('#documents table.docs tbody th'); const a = "
-                    "t.querySelector('a'); return [t.title, a.textContent, getComputedStyle(a).textOverflow]; })()")
-        assert cell[0] == cell[1] and cell[2] == "ellipsis"
+                    "t.querySelector('a'); return [t.title, a.textContent, getComputedStyle(a).textOverflow, "
+                    "decodeURIComponent(a.hash.slice(5))]; })()")
+        assert cell[0] == cell[1] == cell[3] and cell[2] == "ellipsis"
         assert b.problems(big[0].resolve().as_uri()) == []
     finally:
         b.call("Emulation.setDeviceMetricsOverride", session=True, width=1280, height=900, deviceScaleFactor=1,

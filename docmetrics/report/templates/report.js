@@ -401,6 +401,8 @@
     }));
     return h("label", null, label, sel);
   }
+  // a long id keeps its start and its end (where WMT's ids differ), the whole id on hover; CSS cuts what still does not fit
+  function shortId(id) { return id.length > 36 ? id.slice(0, 14) + "\u2026" + id.slice(-21) : id; }
   function documents(el) {
     if (!docSpecs.length) {
       add(el, [h("p", null, "No per-document scores in this report: score with --report FILE.html, or save -f json with --level doc (or chunk) and rebuild with docmetrics report.")]);
@@ -412,10 +414,16 @@
     var filterInput = h("input", { type: "search", value: S.filter, placeholder: "document id contains\u2026",
                                    oninput: function () { S.filter = filterInput.value; drawTable(); } });
     var systemsOpts = M.systems.filter(function (n) { return docSpecs.some(function (sp) { return sp.bySystem[n]; }); });
+    var hr = humanRanking();
+    if (hr) {  // the systems in the human ranking's order, those it does not rank after them; A and B: its first two
+      var place = {}; hr.systems.forEach(function (x, i) { place[x.system] = i; });
+      systemsOpts = systemsOpts.map(function (n, i) { return [n in place ? place[n] : hr.systems.length + i, n]; }).sort(function (x, y) { return x[0] - y[0]; }).map(function (x) { return x[1]; });
+      if (!S.pairChosen && systemsOpts.length > 1) { S.a = systemsOpts[0]; S.b = systemsOpts[1]; }
+    }
     add(el, [h("div", { class: "controls" },
       select("metric", docSpecs.map(function (sp) { return sp.spec; }), S.spec, function (v) { S.spec = v; S.picked = {}; redraw(); }),
-      select("system A", systemsOpts, S.a, function (v) { S.a = v; S.picked = {}; redraw(); }),
-      select("system B", systemsOpts, S.b, function (v) { S.b = v; S.picked = {}; redraw(); }),
+      select("system A", systemsOpts, S.a, function (v) { S.a = v; S.pairChosen = true; S.picked = {}; redraw(); }),
+      select("system B", systemsOpts, S.b, function (v) { S.b = v; S.pairChosen = true; S.picked = {}; redraw(); }),
       h("label", null, "filter", filterInput),
       h("button", { type: "button", onclick: function () { S.picked = {}; S.filter = ""; filterInput.value = ""; redraw(); } }, "clear filters")),
       diffHead, chartBox, status, h("h3", null, "Documents"), tableBox]);
@@ -461,7 +469,7 @@
     function drawTable() {
       var spec = S.spec, higher = M.specOf[spec].higher;
       var cols = [{ label: "document", head: true, key: function (k) { return M.docs[k].id; }, title: function (k) { return M.docs[k].id; },
-                    cell: function (k) { var a = docLink(M.docs[k].id); a.className = "id"; return a; } },
+                    cell: function (k) { var id = M.docs[k].id, a = docLink(id, shortId(id)); a.className = "id"; if (a.textContent !== id) a.setAttribute("aria-label", id); return a; } },
                   { label: "position", num: true, key: function (k) { return k; }, cell: function (k) { return String(k + 1); } }];
       systemsOpts.forEach(function (n) {
         cols.push({ label: n, num: true, key: function (k) { return docScore(spec, n, k); }, cell: function (k) { return fmt(docScore(spec, n, k)); } });
