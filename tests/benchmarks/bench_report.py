@@ -2,12 +2,13 @@
 metrics on toy data (chrF, BLEU and TER, no model), as the README states them.
 
     python tests/benchmarks/bench_report.py [--systems 30 --segments 2000 --metrics chrf bleu ter]
+    python tests/benchmarks/bench_report.py --systems 30 --documents 2000     # the generated page, no scoring
 
 writes the toy test set to a temporary folder, runs ``docmetrics -m ... --report page.html`` (every result's
 documents and units go into the page, with the texts), then opens the page in headless Chromium (the DevTools
 client of tests/test_report_browser.py) and times: the load until the page has drawn its first view, then the
-Documents view, a document and the Judging view (hash changes), and a sort of the documents table.  Prints one
-JSON object.
+Documents view, a document and the Judging view (hash changes), and a sort of the documents table; and the
+first contentful paint by the browser's clock.  Prints one JSON object.
 """
 
 from __future__ import annotations
@@ -55,6 +56,9 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--segments", type=int, default=2000)
     ap.add_argument("--metrics", nargs="+", default=["chrf", "bleu", "ter"])
     ap.add_argument("--keep", type=Path, help="also keep the page here")
+    ap.add_argument("--documents", type=int, help="instead of scoring: the generated page of tests/report_data.py "
+                                                  "(--systems systems x this many documents of 2-6 segments, chrF- "
+                                                  "and BLEU-like scores, ESA-like human scores and spans)")
     a = ap.parse_args(argv)
     from test_report_browser import Browser
 
@@ -62,17 +66,29 @@ def main(argv: list[str] | None = None) -> int:
 
     work = Path(tempfile.mkdtemp(prefix="docmetrics-bench-report-"))
     try:
-        systems = write_testset(work, a.systems, a.segments)
         page = work / "page.html"
         t0 = time.perf_counter()
-        code = cli(["-m", *a.metrics, "-i", *systems, "-s", str(work / "src.txt"), "-r", str(work / "ref.txt"),
-                    "--doc-ids", str(work / "ids.txt"), "-q", "-f", "json", "-o", str(work / "scores.json"),
-                    "--report", str(page)])
-        scored = time.perf_counter() - t0
-        if code:
-            raise SystemExit(f"docmetrics exit {code}")
-        out = {"systems": a.systems, "segments": a.segments, "metrics": a.metrics, "command_s": round(scored, 1),
-               "page_bytes": page.stat().st_size}
+        if a.documents:
+            from report_data import page_data
+
+            from docmetrics.report import write
+
+            data = page_data(a.systems, a.documents)
+            write(page, data)
+            out = {"systems": a.systems, "documents": a.documents, "segments": len(data["texts"]["source"]),
+                   "metrics": ["chrf", "bleu"], "generated": True, "write_s": round(time.perf_counter() - t0, 1)}
+            first_doc = data["texts"]["documents"][a.documents // 2][0]
+        else:
+            systems = write_testset(work, a.systems, a.segments)
+            code = cli(["-m", *a.metrics, "-i", *systems, "-s", str(work / "src.txt"), "-r", str(work / "ref.txt"),
+                        "--doc-ids", str(work / "ids.txt"), "-q", "-f", "json", "-o", str(work / "scores.json"),
+                        "--report", str(page)])
+            if code:
+                raise SystemExit(f"docmetrics exit {code}")
+            out = {"systems": a.systems, "segments": a.segments, "metrics": a.metrics,
+                   "command_s": round(time.perf_counter() - t0, 1)}
+            first_doc = "doc0050"
+        out["page_bytes"] = page.stat().st_size
         browser = Browser()
         try:
             url = page.resolve().as_uri()
@@ -80,9 +96,12 @@ def main(argv: list[str] | None = None) -> int:
             browser.call("Page.navigate", session=True, url=url + "#overview")
             browser.wait("document.documentElement.getAttribute('data-ready') === '1'", timeout=120)
             out["load_s"] = round(time.perf_counter() - t0, 2)
+            # the browser's own clock, from the navigation's start: first contentful paint, and the page drawn
+            out["first_paint_s"] = browser.js("(() => { const p = performance.getEntriesByName('first-contentful-paint')[0]; "
+                                              "return p ? Math.round(p.startTime) / 1000 : null; })()")
             for name, hash_, ready in (
                     ("documents_s", "documents", "#documents.active table.docs tbody tr"),
-                    ("document_s", "doc=doc0050", "#document.active #segments tbody tr"),
+                    ("document_s", "doc=" + first_doc, "#document.active #segments tbody tr"),
                     ("judging_s", "judging", "#judging.active .body > *")):
                 t0 = time.perf_counter()
                 browser.js(f"location.hash = {json.dumps(hash_)}")

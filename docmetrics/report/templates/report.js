@@ -146,7 +146,12 @@
 
   // -- state and routing -------------------------------------------------------------------------------
   var S = { spec: docSpecs.length ? docSpecs[0].spec : null, a: M.systems[0] || null, b: M.systems[1] || M.systems[0] || null,
-            filter: "", picked: {}, doc: M.docs.length ? M.docs[0].id : null, chosen: M.systems.slice(0, 2) };
+            filter: "", picked: {}, doc: M.docs.length ? M.docs[0].id : null, chosen: firstTwo() };
+  function firstTwo() { // the human ranking's first two systems with texts, else the first two
+    var hr = D.human && D.human.ranking, out = [];
+    if (hr && hr.systems) hr.systems.forEach(function (x) { if (out.length < 2 && M.systems.indexOf(x.system) >= 0) out.push(x.system); });
+    return out.length === 2 ? out : M.systems.slice(0, 2);
+  }
   var drawn = {};
   function route() {
     var hash = decodeURIComponent(location.hash.slice(1)), view = "overview";
