@@ -117,6 +117,9 @@ def screenshots(browser, page: Path, out: Path, width: int = 1600, height: int =
         browser.js("window.scrollTo(0, 0)")
         if name == "document":  # the segments, with their error spans, below the sticky header
             browser.js("window.scrollTo(0, document.querySelector('#segments').getBoundingClientRect().top - 130)")
+        if name == "judging" and browser.js("!!document.querySelector('#judging .system-scatter')"):  # the scatters
+            browser.js("window.scrollTo(0, document.querySelector('#judging .system-scatter').getBoundingClientRect()"
+                       ".top - 500)")
         path = out / f"{name}.png"
         browser.screenshot(path)
         written.append(path)

@@ -407,7 +407,7 @@
     return h("label", null, label, sel);
   }
   // a long id keeps its start and its end (where WMT's ids differ), the whole id on hover; CSS cuts what still does not fit
-  function shortId(id) { return id.length > 36 ? id.slice(0, 14) + "\u2026" + id.slice(-21) : id; }
+  function shortId(id) { return id.length > 32 ? id.slice(0, 12) + "\u2026" + id.slice(-19) : id; }
   function documents(el) {
     if (!docSpecs.length) {
       add(el, [h("p", null, "No per-document scores in this report: score with --report FILE.html, or save -f json with --level doc (or chunk) and rebuild with docmetrics report.")]);
