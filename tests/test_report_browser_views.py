@@ -290,3 +290,26 @@ def test_the_generated_page_size(big):
     assert size <= BIG_PAGE_MB * 1e6
     empty = len(render(dict(data, texts=None, results=[], sources=[], human=None, spans=None)).encode("utf-8"))
     assert empty <= PAGE_BUDGET + 4000  # the page adds its code and little else
+
+
+def test_without_human_scores_the_metrics_rankings_side_by_side(browser, big, tmp_path):
+    from docmetrics.report import write
+
+    _, data = big
+    path = tmp_path / "no-human.html"
+    write(path, dict(data, human=None, sources=[], significance=[], spans=None))
+    show(browser, path, "overview")
+    assert "rankings side by side" in browser.js("document.querySelector('#overview .ranking-view h3').textContent")
+    table = browser.js("[...document.querySelectorAll('#overview table.ranking tr')].map(r => [...r.children].map(c => "
+                       "c.textContent))")
+    head, rows = table[0], table[1:]
+    assert head[:2] == ["rank", "system"] and head[2].startswith("chrf") and head[3].startswith("bleu")
+    chrf = {r["system"]: r["score"] for r in data["results"] if r["spec"] == "chrf"}
+    bleu = {r["system"]: r["score"] for r in data["results"] if r["spec"] == "bleu"}
+    order = sorted(chrf, key=chrf.__getitem__, reverse=True)
+    assert [r[1] for r in rows] == order
+    ranks = competition_ranks([bleu[n] for n in order])
+    for i, (row, rank) in enumerate(zip(rows, ranks)):
+        move = i + 1 - rank
+        assert row[3].startswith(f"{rank}{'▲' + str(move) if move > 0 else '▼' + str(-move) if move < 0 else '='}")
+    assert browser.problems(path.resolve().as_uri()) == []

@@ -303,7 +303,7 @@
     if (rank === null) return h("td", { class: "num" }, "\u2013");
     var d = base === null || base === undefined ? 0 : base - rank;
     return h("td", { class: "num rankcell " + (d > 0 ? "up" : d < 0 ? "down" : "same"), title: d > 0 ? "ranked " + d + " place(s) higher than by the reference ranking" : d < 0 ? "ranked " + (-d) + " place(s) lower than by the reference ranking" : "the same rank" },
-             h("span", { class: "rank" }, String(rank)), h("span", { class: "move" }, d > 0 ? "\u25b2" + d : d < 0 ? "\u25bc" + (-d) : "="), " ", h("span", { class: "val" }, fmt(score)));
+             h("span", { class: "rank" }, String(rank)), h("span", { class: "move" }, base === null || base === undefined ? "" : d > 0 ? "\u25b2" + d : d < 0 ? "\u25bc" + (-d) : "="), " ", h("span", { class: "val" }, fmt(score)));
   }
   function rankingView() {
     var hr = humanRanking(), cols = metricColumns(), box = h("div", { class: "ranking-view" });
