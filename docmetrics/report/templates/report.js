@@ -266,7 +266,8 @@
   /* A source's name is what was typed (a file); the command's own output has no file name (it is named in words by
      the command: not shown as if it were a file). */
   function fileName(src) { return /^this command's output/.test(src.name) ? null : src.name; }
-  function humanKind() { return D.human && D.human.column ? "human " + D.human.column : "human"; }
+  // "human ESA", "human mqm_score"; a column named only "score" or "human" says no more than "human"
+  function humanKind() { var c = D.human && D.human.column; return c && !/^(human|scores?|human[ _]scores?)$/i.test(c) ? "human " + c : "human"; }
   /* The human ranking: the page's (human.ranking: clusters by a WMT rule), else the human system scores of the first
      meta-evaluation, with no clusters. */
   function humanRanking() {
@@ -323,6 +324,9 @@
       heads = ["rank", "system"];
       add(box, [h("h3", null, "The metrics' rankings side by side (no human scores in this report)")]);
     }
+    cols.forEach(function (c) { names.forEach(function (n) {  // a ranking that names a system by its file's stem
+      if (!(n in c.score)) { var k = Object.keys(c.score).filter(function (m) { return m.replace(/^.*[\/\\]/, "").replace(/\.[^.]*$/, "") === n; }); if (k.length === 1) c.score[n] = c.score[k[0]]; }
+    }); });
     var metricRanks = cols.map(function (c) { return ranksOf(names, function (n) { return c.score[n]; }, c.higher); });
     var rows = names.map(function (n, i) {
       var x = hr ? hr.systems[i] : null, cells = [];
@@ -828,7 +832,7 @@
   function pearsonSaid(row, perm) {
     var c = row.clusters && row.clusters.pearson;
     if (c === null || c === undefined) return "no significance test between metrics in this report";
-    return "significance cluster " + c + " of the metrics by PERM-BOTH on Pearson (" + (perm ? perm.n_resamples + " resamples, alpha " + perm.alpha : "") + "; cluster 1: no metric significantly better)";
+    return "significance cluster " + c + " of the metrics by PERM-BOTH on Pearson (" + (perm ? perm.n_resamples + " resamples, alpha " + perm.alpha + "; " : "") + "cluster 1: no metric significantly better)";
   }
   function judging(el) {
     var any = false;
