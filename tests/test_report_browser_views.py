@@ -9,8 +9,8 @@ from __future__ import annotations
 
 import itertools
 import json
-import re
 import os
+import re
 import statistics
 from pathlib import Path
 from typing import Any
