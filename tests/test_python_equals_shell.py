@@ -195,3 +195,46 @@ def test_mtme_meta_evaluation_equals_the_mtme_command(capsys):
     # the command adds what its run read and wrote (testset, root, reference, references, written)
     assert set(printed) - set(python) == {"testset", "root", "reference", "references", "written"}
     assert differences(python, {k: printed[k] for k in python}) == []
+
+
+def _embedded(page: Path) -> dict[str, Any]:
+    import re
+
+    found = re.search(r'<script type="application/json" id="docmetrics-data">(.*?)</script>',
+                      page.read_text(encoding="utf-8"), re.S)
+    assert found, f"{page}: no embedded data"
+    return json.loads(found.group(1))
+
+
+@pytest.mark.parametrize("lp", ["en-de", "en-ja"])
+def test_write_report_from_python_carries_what_the_commands_page_carries(files, tmp_path, capsys, lp):
+    """write_report(..., data=EvalSet) embeds the human segment scores with the human ranking, the gold error
+    spans, the texts, the results and the PERM-BOTH matrices the command's --report embeds (issue 48 item 6);
+    what differs is only what names the run: the title, the command typed, its inputs and the source's name."""
+    data = docmetrics.read_human(files[lp])
+    found = results(data)
+    judged = docmetrics.meta_evaluate(found, data)
+    docmetrics.write_report(tmp_path / "python.html", judged, results=found, data=data)
+    code, _, err = run_cli(capsys, "--genmt", files[lp], "-m", "chrf", "bleu", "--report", tmp_path / "shell.html")
+    assert code in (0, None), err
+    python, shell = _embedded(tmp_path / "python.html"), _embedded(tmp_path / "shell.html")
+    assert python["human"] and python["human"]["ranking"] and python["spans"] is not None
+    for key in ("results", "texts", "human", "spans", "significance"):
+        assert differences(python[key], shell[key]) == [], key
+    assert [s["layout"] for s in python["sources"]] == [s["layout"] for s in shell["sources"]]
+    assert differences(python["sources"][0]["data"], shell["sources"][0]["data"]) == []
+    assert python["sources"][0]["name"] == f"meta_evaluate against {data.human.path}"
+
+
+def test_write_report_without_data_takes_the_meta_evaluations_human_scores(files, tmp_path):
+    data = docmetrics.read_human(files["en-de"])
+    found = results(data)
+    docmetrics.write_report(tmp_path / "p.html", docmetrics.meta_evaluate(found, data), results=found,
+                            testset=data.testset)
+    page = _embedded(tmp_path / "p.html")
+    assert page["human"]["segments"] and page["human"]["ranking"]
+
+
+def test_write_report_refuses_data_of_another_type(tmp_path):
+    with pytest.raises(docmetrics.values.errors.UserError, match="data= takes the EvalSet"):
+        docmetrics.write_report(tmp_path / "p.html", results={}, data="docmetrics/data/genmt/ted-ende.jsonl")

@@ -13,6 +13,7 @@ import shlex
 from typing import TYPE_CHECKING, Any, Sequence
 
 from .. import report
+from ..judging.tools import error_spans, human_segments
 from ..values.errors import InputError, UserError
 from ..values.result import Result
 from ..values.testset import TestSet
@@ -47,47 +48,6 @@ def inputs_typed(opts: Options) -> list[tuple[str, str]]:
 def command_line(opts: Options) -> str | None:
     argv = getattr(opts, "argv", None)
     return None if argv is None else shlex.join(["docmetrics", *argv])
-
-
-def human_segments(human: Any, testset: TestSet) -> dict[str, Any] | None:
-    """Each system's human segment scores on the test set's lines, where the file has segment scores."""
-    if human is None or not getattr(human, "segment_level", False):
-        return None
-    from ..evaluation.human import segment_rows
-
-    try:
-        rows = segment_rows(human, testset)
-    except UserError:
-        return None
-    from ..judging.rules import report_ranking
-
-    return {"name": human.path, "column": human.column, "lower_is_better": human.lower_is_better, "segments": rows,
-            "ranking": report_ranking(rows, lower_is_better=human.lower_is_better)}
-
-
-def error_spans(pair: GenmtPair | None, human: Any, testset: TestSet) -> dict[str, Any] | None:
-    """``system -> {line: [[start, end, severity, category], ...]}``: GenMT's ESA spans (``pair``: the --genmt
-    language pair), or a raw MQM file's (an omission without a place has start and end null)."""
-    out: dict[str, dict[str, list[list[Any]]]] = {}
-    if pair is not None:
-        for system, judgements in pair.human.items():
-            for line, j in enumerate(judgements):
-                if j is not None and j.errors:
-                    out.setdefault(system, {})[str(line)] = [[e.start, e.end, e.severity or "", ""] for e in j.errors]
-    elif human is not None and getattr(human, "spans", None):
-        first: dict[str, int] = {}
-        for d in testset.documents:
-            first.setdefault(d.doc_id, d.start)
-        for system, by_segment in human.spans.items():
-            for key, spans in by_segment.items():
-                pos = human.positions.get(key)
-                if pos is None or key[0] not in first:
-                    continue
-                line = first[key[0]] + pos - 1
-                out.setdefault(system, {})[str(line)] = [
-                    [sp.start if sp.side != "source" else None, sp.end if sp.side != "source" else None,
-                     sp.severity, sp.category] for sp in spans]
-    return out or None
 
 
 def read_spans_tsv(path: str, testset: TestSet) -> tuple[dict[str, dict[str, list[list[Any]]]], list[str]]:

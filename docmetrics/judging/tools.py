@@ -13,14 +13,14 @@ from ..evaluation.autorank import EPS, AutoRank, rank_results, rank_stored
 from ..evaluation.autorank import autorank as autorank_scores
 from ..evaluation.significance import PairedTest, paired_test
 from ..evaluation.spans import SpanGold, SpanJudgement, judge, judge_predicted, metric_predictions, mqm_keys
-from ..values.errors import InputError, SpecError
+from ..values.errors import InputError, SpecError, UserError
 from ..values.result import Result
 from ..values.testset import TestSet
 from .evalset import EvalSet
 from .metaeval import MetaEvaluation
 from .params import one_name, path_param, results_param
 
-__all__ = ["autorank", "span_f1", "compare_systems", "write_report", "UNSCORED"]
+__all__ = ["autorank", "span_f1", "compare_systems", "write_report", "human_segments", "error_spans", "UNSCORED"]
 
 #: Why a metric has no span prediction for an item: it scored no unit covering the segment.
 UNSCORED = "items the metric scored no unit of (e.g. SLIDE's partial=drop)"
@@ -154,7 +154,8 @@ def compare_systems(results: Sequence[Result], *, test: str = "bs", n: int | Non
 Source = Union[MetaEvaluation, Mapping[str, Any], Sequence[Any]]
 
 
-def _check_not_read(path: str | os.PathLike[str], sources: Sequence[Source], testset: TestSet | None) -> None:
+def _check_not_read(path: str | os.PathLike[str], sources: Sequence[Source], testset: TestSet | None,
+                    *also: str) -> None:
     """Refuse to write the page over a file its data was read from (the human scores of a meta-evaluation, a
     file of the test set), as the command refuses ``--report`` over an input: the same check
     (:func:`~docmetrics.values.io.same_file`)."""
@@ -162,6 +163,7 @@ def _check_not_read(path: str | os.PathLike[str], sources: Sequence[Source], tes
 
     read = [(s.human.path, "the human scores of meta-evaluation " + str(k)) for k, s in enumerate(sources, 1)
             if isinstance(s, MetaEvaluation) and s.human.path]
+    read += [(name, "the judged data read_human read") for name in also if os.path.isfile(name)]
     if testset is not None:
         read += [(name, f"the test set's {key}") for key, name in testset.names.items()
                  if isinstance(name, str) and os.path.isfile(name)]
@@ -172,19 +174,33 @@ def _check_not_read(path: str | os.PathLike[str], sources: Sequence[Source], tes
 
 
 def write_report(path: str | os.PathLike[str], *sources: Source, results: Mapping[str, Sequence[Result]] | None
-                 = None, testset: TestSet | None = None, title: str | None = None) -> int:
+                 = None, testset: TestSet | None = None, data: EvalSet | None = None,
+                 title: str | None = None) -> int:
     """Write the self-contained HTML report to ``path`` (its size in bytes): one section per source, each a
     :class:`MetaEvaluation` or a saved ``-f json`` output (parsed JSON of any layout ``docmetrics report``
-    reads); ``results`` (``{spec: [Result per system]}``) their documents and units, ``testset`` the texts."""
+    reads); ``results`` (``{spec: [Result per system]}``) their documents and units, ``testset`` the texts.
+
+    ``data``, the :class:`EvalSet` judged, gives the page what the command's ``--report`` gives it: the test
+    set's texts (where ``testset`` is not given), each system's human segment scores with the human ranking, and
+    the gold error spans (GenMT's ESA spans, a raw MQM file's).  Without it the human scores of the first
+    :class:`MetaEvaluation` among ``sources`` are used where the test set is known."""
     from ..report import LayoutError, compact_result, detect, payload, texts
     from ..report import write as write_page
 
     path = path_param(path, "path", "write_report", many=False)
-    _check_not_read(path, sources, testset)
+    if data is not None and not isinstance(data, EvalSet):
+        raise SpecError(f"write_report: data= takes the EvalSet read_human gives, not {type(data).__name__}",
+                        params=("data",))
+    if testset is None and data is not None:
+        testset = data.testset
+    _check_not_read(path, sources, testset, *([data.source] if data is not None else []))
+    human = data.human if data is not None else next(
+        (s.human for s in sources if isinstance(s, MetaEvaluation)), None)
     named: list[tuple[str, Any]] = []
     for k, source in enumerate(sources, 1):
         if isinstance(source, MetaEvaluation):
-            named.append((f"meta-evaluation {k}", source.to_dict()))
+            named.append((f"meta_evaluate against {source.human.path}" if source.human.path
+                          else f"meta-evaluation {k}", source.to_dict()))
             continue
         try:
             detect(source)
@@ -195,5 +211,50 @@ def write_report(path: str | os.PathLike[str], *sources: Source, results: Mappin
         raise SpecError("write_report: give what to report (a meta-evaluation, saved output, or results=)",
                         params=("sources",))
     compact = [compact_result(r, spec) for spec, rs in (results or {}).items() for r in rs]
-    data = payload(named, results=compact, texts=texts(testset) if testset is not None else None, title=title)
-    return write_page(path, data)
+    page = payload(named, results=compact, texts=texts(testset) if testset is not None else None, title=title,
+                   human=human_segments(human, testset) if testset is not None else None,
+                   spans=error_spans(getattr(data, "raw", None) if data is not None and data.format == "genmt"
+                                     else None, human, testset) if testset is not None else None)
+    return write_page(path, page)
+
+
+def human_segments(human: Any, testset: TestSet) -> dict[str, Any] | None:
+    """Each system's human segment scores on the test set's lines, where the file has segment scores."""
+    if human is None or not getattr(human, "segment_level", False):
+        return None
+    from ..evaluation.human import segment_rows
+
+    try:
+        rows = segment_rows(human, testset)
+    except UserError:
+        return None
+    from .rules import report_ranking
+
+    return {"name": human.path, "column": human.column, "lower_is_better": human.lower_is_better, "segments": rows,
+            "ranking": report_ranking(rows, lower_is_better=human.lower_is_better)}
+
+
+def error_spans(pair: Any, human: Any, testset: TestSet) -> dict[str, Any] | None:
+    """``system -> {line: [[start, end, severity, category], ...]}``: GenMT's ESA spans (``pair``: the --genmt
+    language pair), or a raw MQM file's (an omission without a place has start and end null)."""
+    out: dict[str, dict[str, list[list[Any]]]] = {}
+    if pair is not None:
+        for system, judgements in pair.human.items():
+            for line, j in enumerate(judgements):
+                if j is not None and j.errors:
+                    out.setdefault(system, {})[str(line)] = [[e.start, e.end, e.severity or "", ""] for e in j.errors]
+    elif human is not None and getattr(human, "spans", None):
+        first: dict[str, int] = {}
+        for d in testset.documents:
+            first.setdefault(d.doc_id, d.start)
+        for system, by_segment in human.spans.items():
+            for key, spans in by_segment.items():
+                pos = human.positions.get(key)
+                if pos is None or key[0] not in first:
+                    continue
+                line = first[key[0]] + pos - 1
+                out.setdefault(system, {})[str(line)] = [
+                    [sp.start if sp.side != "source" else None, sp.end if sp.side != "source" else None,
+                     sp.severity, sp.category] for sp in spans]
+    return out or None
+
