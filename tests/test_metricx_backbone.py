@@ -99,7 +99,8 @@ def test_score_equals_independent_computation(tiny, loaded, version, qe):
     want = [by_hand(model, tok, text, bb.max_length) for text in texts]
     assert out.scores == pytest.approx(want, abs=1e-6)
     batched = backbone(tiny, mx_version=version, qe=qe).score(units)  # the token budget: padded batches
-    assert batched.scores == pytest.approx(want, rel=2e-6)
+    # other batch shapes sum in another order: 2.1e-6 relative (3e-6 on the 0-25 scale) with issue 50's batches
+    assert batched.scores == pytest.approx(want, rel=5e-6)
     assert sum(0.0 < s < 25.0 for s in out.scores) > len(units) * 0.8  # the clamp does not hide the comparison
     assert len({round(s, 4) for s in out.scores}) > len(units) // 2
 
