@@ -11,6 +11,7 @@ property, never a timing.  The same arms with the budget alone (the padding rule
 from __future__ import annotations
 
 import functools
+import json
 import random
 import sys
 from pathlib import Path
@@ -126,3 +127,29 @@ def test_every_arm_runs_at_most_1_10_tokens_per_token_needed(bench, key, monkeyp
 def test_the_arms_cover_every_backbone_of_the_smoke_run(bench):
     bench_gpu, _ = bench
     assert set(ARM_KEYS) == set(bench_gpu.ARM_KEYS)
+
+
+# -- the device's A/B arms (bench_ab.py, run by gpu_ab.sh): their CPU path -------------------------------------------
+@pytest.mark.slow
+def test_the_ab_arms_encode_as_transformers_does(tmp_path):
+    """bench_ab.py --smoke: the packed forward (no padding at all, attention per sequence through nested tensors
+    here, varlen kernels on a GPU) and the CUDA graphs' forward (run without graphs on a CPU) give transformers'
+    own pooled states to rounding; the padded baseline stays within the bound; what needs CUDA is listed."""
+    pytest.importorskip("transformers")
+    sys.path.insert(0, str(BENCH))
+    import bench_ab
+
+    assert bench_ab.main(["--smoke", "--out", str(tmp_path), "--workloads", "bertscore", "--repeats", "1",
+                          "--variants", "sdpa,packed,cudagraph,pad64,flash_attention_2,compile"]) == 0
+    report = json.loads((tmp_path / "bench_ab.json").read_text())
+    assert report["errors"] == []
+    rows = {r["variant"]: r for r in report["rows"]}
+    assert set(rows) == {"sdpa", "packed", "cudagraph", "pad64"}
+    assert rows["sdpa"]["padded"] <= FLOOR and rows["sdpa"]["max_diff"] == 0.0
+    assert rows["packed"]["tokens_run"] == rows["packed"]["tokens_needed"]
+    assert rows["pad64"]["tokens_run"] > rows["sdpa"]["tokens_run"]  # widths rounded up to 64
+    for name in ("packed", "cudagraph", "pad64"):
+        assert rows[name]["max_diff"] <= 1e-5, name  # fp32: rounding only
+        assert rows[name]["tokens_needed"] == rows["sdpa"]["tokens_needed"] > 0
+    assert {s["variant"] for s in report["skipped"]} == {"flash_attention_2", "compile"}
+    assert (tmp_path / "bench_ab.md").read_text().count("| bertscore |") == 6
