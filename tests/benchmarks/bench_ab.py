@@ -14,7 +14,8 @@ skipped with the reason):
   of docmetrics' ``token_batches`` (length-sorted, at most 10% padding) at ``--max-tokens``;
   ``flash_attention_2`` where transformers and flash-attn allow it (transformers 4.57's XLM-R does not);
 * ``pad64``: ``sdpa`` with every batch's width rounded up to a multiple of 64 (tensor-core tiles);
-* ``compile``: ``sdpa`` after ``torch.compile(model, dynamic=True)`` (the compile is the warm-up's time);
+* ``compile``: ``sdpa`` after ``torch.compile(model, dynamic=True)`` (the compile is the warm-up's time), on the
+  first workload only (compiling XLM-R large takes a minute or more);
 * ``packed``: no padding at all: the batch's tokens in one (tokens, hidden) tensor through the same weights,
   attention per sequence by ``torch.nn.attention.varlen.varlen_attn`` (CUDA, fp16/bf16), flash-attn's
   ``flash_attn_varlen_func`` where installed, else nested (jagged) tensors through SDPA;
@@ -149,6 +150,7 @@ class AB:
     def __init__(self, torch: Any, device: str, dtype: Any, enc: Path, pad: int, budget: int) -> None:
         self.torch, self.device, self.dtype, self.enc, self.pad, self.budget = torch, device, dtype, enc, pad, budget
         self.models: dict[str, Any] = {}
+        self.compiled_on = ""  # the workload the compile variant runs on (once: compiling takes a minute or more)
 
     def model(self, attn: str) -> Any:
         if attn not in self.models:
@@ -337,10 +339,13 @@ def prepare(ab: AB, seqs: list[list[int]], workload: str, variants: list[str], b
             add(name, lambda: ab.hf("pad64", ab.model("sdpa"), seqs, budget, round_to=64))
         elif name == "compile":
             def compiled() -> Variant | str:
+                if "compiled" in ab.models and workload != ab.compiled_on:
+                    return f"compiled once, on {ab.compiled_on} (its compile takes a minute or more)"
                 if device != "cuda" and not compile_on_cpu:
                     return "CPU: inductor's compile of the encoder takes minutes here (--compile-on-cpu runs it)"
                 if "compiled" not in ab.models:
                     ab.models["compiled"] = torch.compile(ab.model("sdpa"), dynamic=True)
+                    ab.compiled_on = workload
                 return ab.hf("compile", ab.models["compiled"], seqs, budget)
             add(name, compiled)
         elif name == "packed":
@@ -407,7 +412,7 @@ def run_ab(args: argparse.Namespace) -> dict[str, Any]:
                 del built[name]
         times: dict[str, list[float]] = {n: [] for n in built}
         order = list(built)
-        for r in range(args.repeats):
+        for r in range(args.repeats if order else 0):  # nothing built (time budget, errors): listed above
             if r and time.perf_counter() > deadline:
                 report["skipped"].append({"workload": workload, "variant": "*", "why": f"rounds after {r}: time budget"})
                 break
