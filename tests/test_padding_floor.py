@@ -140,16 +140,17 @@ def test_the_ab_arms_encode_as_transformers_does(tmp_path):
     import bench_ab
 
     assert bench_ab.main(["--smoke", "--out", str(tmp_path), "--workloads", "bertscore", "--repeats", "1",
-                          "--variants", "sdpa,packed,cudagraph,pad64,flash_attention_2,compile"]) == 0
+                          "--variants", "sdpa,rule-before,packed,cudagraph,pad64,flash_attention_2,compile"]) == 0
     report = json.loads((tmp_path / "bench_ab.json").read_text())
     assert report["errors"] == []
     rows = {r["variant"]: r for r in report["rows"]}
-    assert set(rows) == {"sdpa", "packed", "cudagraph", "pad64"}
+    assert set(rows) == {"sdpa", "rule-before", "packed", "cudagraph", "pad64"}
     assert rows["sdpa"]["padded"] <= FLOOR and rows["sdpa"]["max_diff"] == 0.0
     assert rows["packed"]["tokens_run"] == rows["packed"]["tokens_needed"]
     assert rows["pad64"]["tokens_run"] > rows["sdpa"]["tokens_run"]  # widths rounded up to 64
-    for name in ("packed", "cudagraph", "pad64"):
+    assert rows["rule-before"]["padded"] > FLOOR and rows["rule-before"]["batches"] < rows["sdpa"]["batches"]
+    for name in ("rule-before", "packed", "cudagraph", "pad64"):
         assert rows[name]["max_diff"] <= 1e-5, name  # fp32: rounding only
         assert rows[name]["tokens_needed"] == rows["sdpa"]["tokens_needed"] > 0
     assert {s["variant"] for s in report["skipped"]} == {"flash_attention_2", "compile"}
-    assert (tmp_path / "bench_ab.md").read_text().count("| bertscore |") == 6
+    assert (tmp_path / "bench_ab.md").read_text().count("| bertscore |") == 7

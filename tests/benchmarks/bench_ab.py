@@ -13,6 +13,8 @@ skipped with the reason):
 * ``sdpa`` (the baseline), ``eager``: transformers' XLMRobertaModel with that ``attn_implementation``, batches
   of docmetrics' ``token_batches`` (length-sorted, at most 10% padding) at ``--max-tokens``;
   ``flash_attention_2`` where transformers and flash-attn allow it (transformers 4.57's XLM-R does not);
+* ``rule-before``: ``sdpa`` batched by the rule before issue 50 (fewer, larger batches, up to a quarter padding
+  each: bench_padding.py), so that the device says what the 10% bound costs or gains;
 * ``pad64``: ``sdpa`` with every batch's width rounded up to a multiple of 64 (tensor-core tiles);
 * ``compile``: ``sdpa`` after ``torch.compile(model, dynamic=True)`` (the compile is the warm-up's time), on the
   first workload only (compiling XLM-R large takes a minute or more);
@@ -47,7 +49,7 @@ HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 import bench_gpu  # noqa: E402  (the models, the texts, the arithmetic)
 
-VARIANTS = ("sdpa", "eager", "flash_attention_2", "pad64", "packed", "cudagraph", "compile")  # the compile last: slow
+VARIANTS = ("sdpa", "rule-before", "eager", "flash_attention_2", "pad64", "packed", "cudagraph", "compile")  # the compile last: slow
 WORKLOADS = ("slide66", "slide21", "bertscore")  # issue 50's goals first
 
 
@@ -175,11 +177,12 @@ class AB:
             out.append((b, ids.to(self.device), mask.to(self.device)))
         return out
 
-    def hf(self, name: str, model: Any, seqs: list[list[int]], max_tokens: int, round_to: int = 1) -> Variant:
+    def hf(self, name: str, model: Any, seqs: list[list[int]], max_tokens: int, round_to: int = 1,
+           rule: Callable[..., list[list[int]]] | None = None) -> Variant:
         from docmetrics.algorithms.batching import token_batches
 
         torch = self.torch
-        batches = token_batches([-(-len(s) // round_to) * round_to for s in seqs], max_tokens=max_tokens)
+        batches = (rule or token_batches)([-(-len(s) // round_to) * round_to for s in seqs], max_tokens=max_tokens)
         inputs = self.padded_inputs(seqs, batches, round_to)
 
         def run() -> Any:
@@ -335,6 +338,10 @@ def prepare(ab: AB, seqs: list[list[int]], workload: str, variants: list[str], b
                     return f"{type(exc).__name__}: {str(exc).splitlines()[0][:300]}"
                 return ab.hf("flash_attention_2", model, seqs, budget)
             add(name, fa2)
+        elif name == "rule-before":
+            from bench_padding import token_batches_before
+
+            add(name, lambda: ab.hf("rule-before", ab.model("sdpa"), seqs, budget, rule=token_batches_before))
         elif name == "pad64":
             add(name, lambda: ab.hf("pad64", ab.model("sdpa"), seqs, budget, round_to=64))
         elif name == "compile":
