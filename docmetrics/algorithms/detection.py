@@ -34,6 +34,8 @@ import math
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Mapping, Sequence
 
+from .ties import TIE_TOLERANCE
+
 if TYPE_CHECKING:
     import numpy as np
 
@@ -43,7 +45,7 @@ __all__ = ["OBJECTIVES", "Detection", "items", "confusion", "precision_recall_f1
 #: What a threshold chosen on the data maximises.
 OBJECTIVES = ("mcc", "f1")
 #: Objective values this close count as a tie (broken towards the lower threshold).
-TIE = 1e-12
+TIE = TIE_TOLERANCE
 
 
 @dataclass(frozen=True)

@@ -48,6 +48,7 @@ from typing import TYPE_CHECKING, Any, Sequence
 
 from ..algorithms import aggregation
 from ..algorithms.aggregation import Aggregation, WeightedMean
+from ..algorithms.ties import at_least, exceeds
 from ..algorithms.wmt_stats import DEFAULT_SEED
 from ..values.errors import InputError, UserError, shown
 from ..values.result import Result
@@ -228,13 +229,13 @@ def _p_value(null: np.ndarray, observed: float) -> float:
     """sacrebleu's (multeval's) estimate, ``(count(null > observed) + 1) / (n + 1)`` ('+1' keeps the
     false-rejection rate at or below the level), except that no difference at all (``observed ==
     0``, e.g. a system compared with a copy of itself) gives p = 1 instead of 1 / (n + 1).  A null
-    value equal to the observed one up to float rounding (1e-12 relative: e.g. the trial that swaps
-    every document) is not greater."""
+    value equal to the observed one up to float rounding (:func:`~docmetrics.algorithms.ties.tie_slack`:
+    e.g. the trial that swaps every document) is not greater."""
     import numpy as np
 
     if observed == 0:
         return 1.0
-    return (int(np.sum(null > observed + 1e-12 * max(1.0, abs(observed)))) + 1) / (len(null) + 1)
+    return (int(np.sum(exceeds(null, observed, observed))) + 1) / (len(null) + 1)
 
 
 def paired_bootstrap(
@@ -287,7 +288,7 @@ def paired_randomization(
         b = base.combine(swap @ base.num + keep @ s.num, swap @ base.den + keep @ s.den)
         observed = abs(s.score - base.score)
         if exact:  # the exact permutation p-value: the share of all swaps at least as extreme
-            p = 1.0 if observed == 0 else float(np.mean(np.abs(a - b) >= observed * (1 - 1e-12)))
+            p = 1.0 if observed == 0 else float(np.mean(at_least(np.abs(a - b), observed, observed)))
         else:
             p = _p_value(np.abs(a - b), observed)
         rows.append(PairedResult(s.system, s.score, p_value=p))

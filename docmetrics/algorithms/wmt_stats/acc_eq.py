@@ -13,6 +13,7 @@ import math
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Mapping, Sequence
 
+from ..ties import at_least
 from .rows import Score, as_rows, pair_indices, score_rows, systems_of
 
 if TYPE_CHECKING:
@@ -154,7 +155,7 @@ def calibrate(p: Pairs) -> TieCalibration:
     thresholds = np.unique(np.concatenate([[0.0], sorted_abs]))
     upto = np.searchsorted(sorted_abs, thresholds, side="right")
     acc = (base + np.where(upto > 0, gain[np.maximum(upto - 1, 0)], 0.0)) * scale
-    best = int(np.flatnonzero(acc >= acc.max() - 1e-12)[0])
+    best = int(np.flatnonzero(at_least(acc, acc.max()))[0])
     eps = float(thresholds[best])
     return TieCalibration(
         [float(t) for t in thresholds], [float(a) for a in acc], eps, _accuracy(p, eps), p.n_groups, p.n

@@ -22,6 +22,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Iterable, Mapping, Sequence
 
 from ..correlation import check_pair, pairwise_accuracy
+from ..ties import at_least
 from .rows import Score, pair_indices, systems_of, to_matrix
 
 if TYPE_CHECKING:
@@ -85,8 +86,7 @@ def upper_pvalues(mat: np.ndarray, signs: np.ndarray) -> np.ndarray:
     null = partial[:, first] - partial[:, second]
     observed = mat.sum(axis=1)
     test = observed[first] - observed[second]
-    tol = 1e-12 * np.maximum(1.0, np.abs(mat[first] - mat[second]).sum(axis=1))
-    return (null >= test - tol).mean(axis=0)
+    return at_least(null, test, np.abs(mat[first] - mat[second]).sum(axis=1)).mean(axis=0)
 
 
 @dataclass

@@ -12,6 +12,7 @@ import math
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Callable, Mapping, Sequence
 
+from ..ties import at_least
 from .acc_eq import Pairs, calibrate, pairs_of
 from .rows import Score, score_rows, systems_of
 
@@ -95,7 +96,7 @@ def perm_both(
         side_a = np.where(swap, b, a)
         side_b = np.where(swap, a, b)
         null[r] = _stat0(statistic(side_a)) - _stat0(statistic(side_b))
-    p = float((null >= delta).mean())
+    p = float(at_least(null, delta, delta).mean())
     return PermResult(p, float(delta), n_resamples, seed, null)
 
 
@@ -140,6 +141,6 @@ def perm_both_acc_eq(
         k = min(chunk, n_resamples - start)
         signs = rng.integers(0, 2, size=(k, len(moving))) * 2.0 - 1.0
         null[start : start + k] = signs @ moving
-    pval = float((null >= delta - 1e-12).mean())
+    pval = float(at_least(null, delta).mean())
     return PermResult(pval, delta, n_resamples, seed, null, {"epsilon_a": eps_a, "epsilon_b": eps_b})
 

@@ -8,6 +8,7 @@ from __future__ import annotations
 import math
 from typing import TYPE_CHECKING, Mapping, Sequence
 
+from ..ties import at_least
 from .ranking import rank_order
 
 if TYPE_CHECKING:
@@ -91,6 +92,6 @@ def combined_pvalue(
             raise ValueError("a task has no resampling draws")
         arr = np.tile(arr, int(np.ceil(length / len(arr))))[:length]
         total += wk * arr / (hi - lo)
-    return float((total >= observed).mean())
+    return float(at_least(total, observed, observed).mean())
 
 
