@@ -20,8 +20,8 @@ from typing import Any, Sequence
 
 from ..values.units import as_score
 
-__all__ = ["pearson", "ranks", "spearman", "kendall", "pairwise_accuracy", "sign", "check_pair",
-           "KENDALL_NUMPY_FROM"]
+__all__ = ["clamp_correlation", "is_constant", "has_nan", "pearson", "ranks", "spearman", "kendall",
+           "pairwise_accuracy", "sign", "check_pair", "KENDALL_NUMPY_FROM"]
 
 #: Kendall's tau-b counts pairs with numpy (row by row) above this many items: the same integers, faster
 KENDALL_NUMPY_FROM = 64
@@ -36,11 +36,31 @@ def _is_array(x: Any) -> bool:
     return hasattr(x, "dtype")
 
 
+def clamp_correlation(r: float) -> float:
+    """``r`` limited to [-1, 1] (float rounding may step just past them); NaN stays NaN (``max(-1, min(1,
+    nan))`` would give 1.0)."""
+    if math.isnan(r):
+        return math.nan
+    return max(-1.0, min(1.0, r))
+
+
+def is_constant(x: Sequence[float]) -> bool:
+    """Whether every value of ``x`` equals the first, exactly (as MTME's ``is_constant_array``): a
+    correlation with a constant input is undefined.  Tested on the values themselves, not after
+    subtracting a mean, which rounding leaves a hair away from 0 (``[0.1] * 3``)."""
+    if _is_array(x):
+        import numpy as np
+
+        a = np.asarray(x, dtype=float)
+        return bool(a.size == 0 or np.all(a == a[0]))
+    return all(v == x[0] for v in x)
+
+
 def pearson(x: Sequence[float], y: Sequence[float]) -> float:
-    """Pearson's r (NaN if fewer than 2 values or a constant input)."""
+    """Pearson's r (NaN if fewer than 2 values, a constant input, or a NaN among the values)."""
     check_pair(x, y)
     n = len(x)
-    if n < 2:
+    if n < 2 or is_constant(x) or is_constant(y):
         return math.nan
     x, y = _tamed(x), _tamed(y)
     if _is_array(x) or _is_array(y):
@@ -51,7 +71,7 @@ def pearson(x: Sequence[float], y: Sequence[float]) -> float:
         den = math.sqrt(float(np.dot(dxa, dxa)) * float(np.dot(dya, dya)))
         if den == 0:
             return math.nan
-        return max(-1.0, min(1.0, float(np.dot(dxa, dya)) / den))
+        return clamp_correlation(float(np.dot(dxa, dya)) / den)
     mx = math.fsum(x) / n
     my = math.fsum(y) / n
     dx = [a - mx for a in x]
@@ -60,8 +80,7 @@ def pearson(x: Sequence[float], y: Sequence[float]) -> float:
     syy = math.fsum(b * b for b in dy)
     if sxx == 0 or syy == 0:
         return math.nan
-    r = math.fsum(a * b for a, b in zip(dx, dy)) / math.sqrt(sxx * syy)
-    return max(-1.0, min(1.0, r))
+    return clamp_correlation(math.fsum(a * b for a, b in zip(dx, dy)) / math.sqrt(sxx * syy))
 
 
 #: Beyond this magnitude squares and sums of products overflow a float: such values are scaled first.
@@ -102,9 +121,20 @@ def ranks(x: Sequence[float]) -> list[float]:
     return out
 
 
+def has_nan(x: Sequence[Any]) -> bool:
+    """Whether ``x`` holds a NaN (its correlations are then NaN, as scipy's with ``nan_policy='propagate'``)."""
+    if _is_array(x):
+        import numpy as np
+
+        return bool(np.isnan(np.asarray(x, dtype=float)).any())
+    return any(v != v for v in x)  # NaN is the one value unequal to itself
+
+
 def spearman(x: Sequence[float], y: Sequence[float]) -> float:
-    """Spearman's rho: Pearson's r of the (average) ranks."""
+    """Spearman's rho: Pearson's r of the (average) ranks; NaN with a NaN among the values."""
     check_pair(x, y)
+    if has_nan(x) or has_nan(y):
+        return math.nan
     return pearson(ranks(x), ranks(y))
 
 
@@ -113,8 +143,11 @@ def sign(v: float) -> int:
 
 
 def kendall(x: Sequence[float], y: Sequence[float]) -> float:
-    """Kendall's tau-b over every pair of items (exact; O(n^2), vectorized row by row for long inputs)."""
+    """Kendall's tau-b over every pair of items (exact; O(n^2), vectorized row by row for long inputs); NaN with
+    a NaN among the values."""
     check_pair(x, y)
+    if has_nan(x) or has_nan(y):
+        return math.nan
     n = len(x)
     s = nx = ny = 0
     if n > KENDALL_NUMPY_FROM or _is_array(x) or _is_array(y):

@@ -5,6 +5,7 @@ from __future__ import annotations
 import math
 from typing import TYPE_CHECKING, Any, Callable, Sequence
 
+from ..correlation import clamp_correlation
 from .rows import Score, as_rows
 
 if TYPE_CHECKING:
@@ -81,5 +82,5 @@ def pdp(
     den = math.sqrt(float(np.sum(dg * dg)) * float(np.sum(dm * dm)))
     if den == 0:
         return math.nan
-    return max(-1.0, min(1.0, float(np.sum(dg * dm)) / den))
+    return clamp_correlation(float(np.sum(dg * dm)) / den)
 
