@@ -130,3 +130,17 @@ def test_perm_both_with_a_constant_metric():
     res = perm_both([2.5] * 5, b, lambda v: pearson(v, human), n_resamples=200, seed=3)
     assert res.delta == pytest.approx(-scipy.stats.pearsonr(b, human)[0], abs=1e-12)
     assert not np.isnan(res.null).any()
+
+
+# -- 4. docmetrics' conventions where MTME differs, stated in the JSON -------------------------------------------
+def test_acc_eq_states_its_epsilon_rule_and_takes_the_smallest_epsilon():
+    """Two groups; epsilon 0 and epsilon 1 give the same accuracy (hand count: 3/4 either way), so the reported
+    epsilon is the smallest, 0, and the JSON says which rule chose it."""
+    from docmetrics.algorithms.wmt_stats import acc_eq_rows
+    from docmetrics.algorithms.wmt_stats.acc_eq import EPSILON_RULE
+
+    # group 1: metric [0, 1], human [0, 0] (tie in human); group 2: metric [0, 1], human [0, 1]
+    # eps 0: group 1 wrong (metric orders, human ties), group 2 right -> 1/2;  eps 1: group 1 right, group 2 wrong
+    res = acc_eq_rows([[0.0, 1.0], [0.0, 1.0]], [[0.0, 0.0], [0.0, 1.0]])
+    assert res.accuracy == 0.5 and res.epsilon == 0.0
+    assert res.to_dict()["epsilon_rule"] == EPSILON_RULE == "smallest of equal accuracy"

@@ -29,6 +29,7 @@ from typing import TYPE_CHECKING, Any, Callable, Mapping, Optional, Sequence
 
 from ..algorithms import wmt_stats as ws
 from ..algorithms.correlation import kendall, pearson
+from ..algorithms.wmt_stats.acc_eq import EPSILON_RULE, ITEM_RULE
 from ..values.errors import InputError
 from ..values.result import Result
 from ..values.units import as_score
@@ -181,6 +182,7 @@ class DocEval:
             "documents_left_out": self.docs_left_out,
             "acc_eq": as_score(self.acc_eq),
             "epsilon": self.epsilon,
+            "epsilon_rule": EPSILON_RULE,
             "acc_eq_items": self.acc_eq_items,
             "acc_eq_pairs": self.acc_eq_pairs,
             "pearson": as_score(self.pearson),
@@ -189,6 +191,7 @@ class DocEval:
             "pearson_item": as_score(self.pearson_item),
             "kendall_item": as_score(self.kendall_item),
             "items": self.items,
+            "item_rule": ITEM_RULE,
             "spa": as_score(self.spa),
             "spa_items": self.spa_items,
             "pdp": as_score(self.pdp),

@@ -39,6 +39,7 @@ from typing import Any, Mapping, Sequence
 
 from ..algorithms import wmt_stats as ws
 from ..algorithms.correlation import kendall, pairwise_accuracy, pearson, spearman
+from ..algorithms.wmt_stats.acc_eq import EPSILON_RULE
 from ..values.errors import InputError
 from ..values.result import Result
 from ..values.units import as_score
@@ -221,6 +222,7 @@ class MetaEval:
                     "seg_pearson": as_score(self.seg_pearson),
                     "acc_eq": as_score(self.seg_acc_eq),
                     "epsilon": self.seg_epsilon,
+                    "epsilon_rule": EPSILON_RULE,
                     "acc_eq_items": self.seg_groups,
                     "acc_eq_pairs": self.seg_pairs,
                     "seg_note": self.seg_note,
@@ -268,6 +270,7 @@ class MetaEval:
             "segment": None if self.seg_note is not None and self.seg_acc_eq is None else {
                 "acc_eq": as_score(self.seg_acc_eq),
                 "epsilon": self.seg_epsilon,
+                "epsilon_rule": EPSILON_RULE,
                 "items": self.seg_groups,
                 "pairs": self.seg_pairs,
                 "pearson": as_score(self.seg_pearson),

@@ -19,8 +19,17 @@ from .rows import Score, as_rows, pair_indices, score_rows, systems_of
 if TYPE_CHECKING:
     import numpy as np
 
-__all__ = ["MAX_PAIRS", "TieCalibration", "AccEqResult", "Pairs", "pairs_of", "calibrate", "tie_calibration",
-           "acc_eq_rows", "acc_eq"]
+__all__ = ["EPSILON_RULE", "ITEM_RULE", "MAX_PAIRS", "TieCalibration", "AccEqResult", "Pairs", "pairs_of",
+           "calibrate", "tie_calibration", "acc_eq_rows", "acc_eq"]
+
+#: Which epsilon acc_eq reports among those of equal accuracy (every JSON with an ``epsilon`` says it beside):
+#: the smallest, equal meaning within the tie tolerance of :mod:`docmetrics.algorithms.ties`.  MTME's
+#: ``tau_optimization`` takes the float maximum of running sums, which rounding may put at a later epsilon.
+EPSILON_RULE = "smallest of equal accuracy"
+#: How an average over items treats an item without a defined correlation (constant scores, fewer than 2
+#: entries): left out; with no item left the average is undefined (null in JSON).  MTME averages the same
+#: items but reports 0 when none is left.
+ITEM_RULE = "undefined items left out; none left: null"
 
 #: at most this many pairs are formed in one acc_eq call (memory: a few arrays of this length)
 MAX_PAIRS = 30_000_000
@@ -70,6 +79,7 @@ class AccEqResult:
         return {
             "accuracy": None if math.isnan(self.accuracy) else self.accuracy,
             "epsilon": self.epsilon,
+            "epsilon_rule": EPSILON_RULE,
             "groups": self.n_groups,
             "pairs": self.n_pairs,
             "calibrated": self.calibrated,
