@@ -7,10 +7,9 @@ meta-evaluation (``--human``, ``--mtme``, sweeps) and the WMT statistics of
 :mod:`~docmetrics.algorithms.wmt_stats`.
 
 Lists are summed exactly (``math.fsum``); numpy arrays (PERM-BOTH's resamples) with numpy.  Kendall's
-counts are integers, so its numpy path (long inputs) gives the same number as the plain one.
+pairs are counted by :mod:`docmetrics.stats.kendall` (exact integers; imported inside the function).
 
-stdlib only, but for numpy inputs and Kendall over more than :data:`KENDALL_NUMPY_FROM` items (numpy,
-imported inside).
+stdlib only at import; numpy for numpy inputs and Kendall.
 """
 
 from __future__ import annotations
@@ -21,10 +20,7 @@ from typing import Any, Sequence
 from ..values.units import as_score
 
 __all__ = ["clamp_correlation", "is_constant", "has_nan", "pearson", "ranks", "spearman", "kendall",
-           "pairwise_accuracy", "sign", "check_pair", "KENDALL_NUMPY_FROM"]
-
-#: Kendall's tau-b counts pairs with numpy (row by row) above this many items: the same integers, faster
-KENDALL_NUMPY_FROM = 64
+           "pairwise_accuracy", "sign", "check_pair"]
 
 
 def check_pair(x: Sequence[Any], y: Sequence[Any]) -> None:
@@ -143,35 +139,23 @@ def sign(v: float) -> int:
 
 
 def kendall(x: Sequence[float], y: Sequence[float]) -> float:
-    """Kendall's tau-b over every pair of items (exact; O(n^2), vectorized row by row for long inputs); NaN with
-    a NaN among the values."""
+    """Kendall's tau-b over every pair of items: ``(C - D) / sqrt((P - Tx) * (P - Ty))``, the counts of pairs
+    from :func:`docmetrics.stats.kendall.sufficient_statistics` (exact integers, O(n log n)); NaN with a
+    NaN among the values or a constant input."""
     check_pair(x, y)
     if has_nan(x) or has_nan(y):
         return math.nan
     n = len(x)
-    s = nx = ny = 0
-    if n > KENDALL_NUMPY_FROM or _is_array(x) or _is_array(y):
-        import numpy as np
+    if n < 2:
+        return math.nan
+    from ..stats.kendall import sufficient_statistics
 
-        xa = np.asarray(x, dtype=float)
-        ya = np.asarray(y, dtype=float)
-        for i in range(n - 1):
-            a = np.sign(xa[i] - xa[i + 1 :])
-            b = np.sign(ya[i] - ya[i + 1 :])
-            s += int(np.dot(a, b))
-            nx += int(np.count_nonzero(a))
-            ny += int(np.count_nonzero(b))
-    else:
-        for i in range(n):
-            for j in range(i + 1, n):
-                a = sign(x[i] - x[j])
-                b = sign(y[i] - y[j])
-                s += a * b
-                nx += a != 0
-                ny += b != 0
+    con, dis, x_only, y_only, both = sufficient_statistics(x, y)
+    pairs = n * (n - 1) // 2
+    nx, ny = pairs - x_only - both, pairs - y_only - both
     if nx == 0 or ny == 0:
         return math.nan
-    return s / math.sqrt(nx * ny)
+    return (con - dis) / math.sqrt(nx * ny)
 
 
 def pairwise_accuracy(metric: Sequence[Any], human: Sequence[Any]) -> tuple[float, int, int]:
