@@ -12,8 +12,8 @@ import pytest
 import scipy.stats
 
 from docmetrics.algorithms.correlation import kendall, pairwise_accuracy, pearson, spearman
-from docmetrics.algorithms.ties import TIE_TOLERANCE, at_least, exceeds
 from docmetrics.algorithms.wmt_stats import combined_pvalue, grouped_correlation, pdp, perm_both
+from docmetrics.stats.ties import TIE_TOLERANCE, at_least, exceeds
 
 # -- 1. an undefined correlation is NaN, never clamped to 1, and a constant input is found exactly -------------
 NAN = float("nan")

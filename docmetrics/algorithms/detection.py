@@ -34,7 +34,7 @@ import math
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Mapping, Sequence
 
-from .ties import TIE_TOLERANCE
+from ..stats.ties import TIE_TOLERANCE
 
 if TYPE_CHECKING:
     import numpy as np

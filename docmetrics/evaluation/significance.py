@@ -48,8 +48,8 @@ from typing import TYPE_CHECKING, Any, Sequence
 
 from ..algorithms import aggregation
 from ..algorithms.aggregation import Aggregation, WeightedMean
-from ..algorithms.ties import at_least, exceeds
 from ..algorithms.wmt_stats import DEFAULT_SEED
+from ..stats.ties import at_least, exceeds
 from ..values.errors import InputError, UserError, shown
 from ..values.result import Result
 from ..values.signature import SigField, Signature
@@ -229,7 +229,7 @@ def _p_value(null: np.ndarray, observed: float) -> float:
     """sacrebleu's (multeval's) estimate, ``(count(null > observed) + 1) / (n + 1)`` ('+1' keeps the
     false-rejection rate at or below the level), except that no difference at all (``observed ==
     0``, e.g. a system compared with a copy of itself) gives p = 1 instead of 1 / (n + 1).  A null
-    value equal to the observed one up to float rounding (:func:`~docmetrics.algorithms.ties.tie_slack`:
+    value equal to the observed one up to float rounding (:func:`~docmetrics.stats.ties.tie_slack`:
     e.g. the trial that swaps every document) is not greater."""
     import numpy as np
 

@@ -20,35 +20,40 @@ generator, as MTME; an int: a new seeded generator).  numpy and scipy only; no t
 
 from __future__ import annotations
 
-from . import pce, tau_optimization
-from .base import COMPATS, StatsError, filter_gold_nones, is_constant_array, reshape
-from .correlation import (
-    Agreement,
-    AverageCorrelation,
-    Correlation,
-    KendallLike,
-    PairwiseConfidenceError,
-    enumerate_pairwise_diffs,
-)
-from .kendall import KendallPreproc, KendallVariants, KendallWithTiesOpt, PairwiseDiffs
-from .sample import AssignWeights, Sample
-from .significance import (
-    PairwisePermutationSigDiff,
-    PermutationSigDiff,
-    PermutationSigDiffParams,
-    WilliamsSigDiff,
-    WilliamsTest,
-    reshape_and_filter,
-)
+import importlib
+from typing import Any
 
-#: MTME's private helpers, for code that reaches them
-_Reshape = reshape
-_ReshapeAndFilter = reshape_and_filter
+#: each public name -> the submodule that defines it (loaded on first use: importing docmetrics.stats, or
+#: its light submodules ties / pce / base, does not import scipy)
+_HOMES = {
+    "Correlation": "correlation", "AverageCorrelation": "correlation", "KendallLike": "correlation",
+    "Agreement": "correlation", "PairwiseConfidenceError": "correlation", "enumerate_pairwise_diffs": "correlation",
+    "KendallPreproc": "kendall", "PairwiseDiffs": "kendall", "KendallVariants": "kendall",
+    "KendallWithTiesOpt": "kendall",
+    "PermutationSigDiff": "significance", "PermutationSigDiffParams": "significance",
+    "PairwisePermutationSigDiff": "significance", "WilliamsSigDiff": "significance", "WilliamsTest": "significance",
+    "reshape_and_filter": "significance", "_ReshapeAndFilter": "significance",
+    "Sample": "sample", "AssignWeights": "sample",
+    "COMPATS": "base", "StatsError": "base", "filter_gold_nones": "base", "is_constant_array": "base",
+    "reshape": "base", "_Reshape": "base",
+    "pce": None, "tau_optimization": None, "ties": None,
+}
+#: MTME's private helpers, under their MTME names, for code that reaches them
+_ALIASES = {"_Reshape": "reshape", "_ReshapeAndFilter": "reshape_and_filter"}
 
-__all__ = [
-    "Correlation", "AverageCorrelation", "KendallLike", "Agreement", "PairwiseConfidenceError",
-    "KendallPreproc", "PairwiseDiffs", "KendallVariants", "KendallWithTiesOpt",
-    "PermutationSigDiff", "PermutationSigDiffParams", "PairwisePermutationSigDiff", "WilliamsSigDiff", "WilliamsTest",
-    "Sample", "AssignWeights", "filter_gold_nones", "is_constant_array", "enumerate_pairwise_diffs", "reshape",
-    "reshape_and_filter", "pce", "tau_optimization", "COMPATS", "StatsError",
-]
+__all__ = [n for n in _HOMES if not n.startswith("_")]
+
+
+def __getattr__(name: str) -> Any:
+    if name not in _HOMES:
+        raise AttributeError(f"module 'docmetrics.stats' has no attribute {name!r}")
+    home = _HOMES[name]
+    if home is None:
+        return importlib.import_module(f"{__name__}.{name}")
+    value = getattr(importlib.import_module(f"{__name__}.{home}"), _ALIASES.get(name, name))
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted(list(globals()) + list(_HOMES))

@@ -1,19 +1,20 @@
 """What the modules of :mod:`docmetrics.stats` share: the error, the ``compat`` switch, packed vectors
-reshaped into rows, gold ``None`` filtering, and where random draws come from."""
+reshaped into rows, gold ``None`` filtering, and where random draws come from (numpy imported inside)."""
 
 from __future__ import annotations
 
-from typing import Any, Sequence
-
-import numpy as np
+from typing import TYPE_CHECKING, Any, Sequence
 
 from ..values.errors import InputError
+
+if TYPE_CHECKING:
+    import numpy as np
 
 __all__ = ["StatsError", "COMPATS", "check_compat", "reshape", "filter_gold_nones", "is_constant_array",
            "generator"]
 
 #: ``compat="docmetrics"`` (the default): docmetrics' conventions (NaN for an undefined average, the tie
-#: tolerance of :mod:`docmetrics.algorithms.ties`, float64 and the smallest epsilon among equal accuracies);
+#: tolerance of :mod:`docmetrics.stats.ties`, float64 and the smallest epsilon among equal accuracies);
 #: ``compat="mtme"``: mt-metrics-eval's numbers bit for bit (0, exact comparisons, float32 in PCE, the float
 #: maximum).
 COMPATS = ("docmetrics", "mtme")
@@ -34,6 +35,8 @@ def check_compat(compat: str) -> bool:
 def reshape(vector: Any, num_sys: int, average_by: str) -> np.ndarray:
     """A vector packed by system (system 0's items, then system 1's, ...) as rows: ``'none'`` one row,
     ``'sys'`` one row per system, ``'item'`` one row per item (the systems' scores of it)."""
+    import numpy as np
+
     arr = np.asarray(vector)
     if average_by == "none":
         return arr.reshape(1, -1)
@@ -56,6 +59,8 @@ def filter_gold_nones(gold: Sequence[Any], model: Sequence[Any]) -> tuple[Sequen
 
 def is_constant_array(arr: Any) -> bool:
     """Whether every element equals the first (a correlation with such an input is undefined)."""
+    import numpy as np
+
     a = np.asarray(arr)
     return bool(np.all(a == a[0]))
 
@@ -65,6 +70,8 @@ def generator(rng: Any) -> Any:
     mt-metrics-eval draws, so ``np.random.seed`` makes a run repeatable), an int -> a new
     ``numpy.random.default_rng(int)``, a ``numpy.random.Generator`` -> itself.  Each answers ``random``,
     ``binomial`` and ``permutation``."""
+    import numpy as np
+
     if rng is None:
         return np.random
     if isinstance(rng, np.random.Generator):

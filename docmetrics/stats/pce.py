@@ -1,30 +1,80 @@
 """Pairwise confidence error (PCE) and soft pairwise accuracy (Thompson et al., 2024), with
 mt-metrics-eval's names: for every pair of systems, the one-sided p-value of a paired permutation test of
 "system i is better than system j" on per-segment scores; ``1 - PCE`` compares the humans' p-values with a
-metric's.
+metric's.  The test statistic is the sum of the per-item differences; each of R random sign vectors flips
+the sign of each item's difference; ``p = #{null >= observed} / R`` (no +1 correction).
 
-The sign vectors are drawn as MTME draws them (``numpy.random.default_rng(seed).random((R, n),
-dtype=float32)`` rounded to 0/1), so a seed gives MTME's permutations.  ``compat="docmetrics"`` (the default)
-sums in float64 and counts a permutation that ties the observed difference up to float rounding
-(:mod:`docmetrics.algorithms.ties`); ``compat="mtme"`` sums in float32 and compares exactly, as MTME does.
+The sign vectors are drawn as MTME draws them (:func:`sign_vectors`: ``numpy.random.default_rng(seed)
+.random((R, n), dtype=float32)`` rounded to 0/1), so a seed gives MTME's permutations; :func:`all_sign_vectors`
+enumerates all 2^n for an exact test.  ``compat="docmetrics"`` (the default) sums in float64 and counts a
+permutation that ties the observed difference up to float rounding (:mod:`docmetrics.stats.ties`);
+``compat="mtme"`` sums in float32 and compares exactly, as MTME does.
+
+numpy is imported inside the functions: importing this module stays light.
 """
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import numpy as np
-
-from ..algorithms.wmt_stats.pairwise import sign_vectors, upper_pvalues
 from .base import StatsError, check_compat
+from .ties import at_least
 
-__all__ = ["compute_pairwise_p_values", "compute_one_minus_pce"]
+if TYPE_CHECKING:
+    import numpy as np
+
+__all__ = ["DEFAULT_PERMUTATIONS", "SPA_SEED", "MAX_EXACT_ITEMS", "sign_vectors", "all_sign_vectors", "upper_pvalues",
+           "compute_pairwise_p_values", "compute_one_minus_pce"]
+
+#: resamples of the permutation test and the seed of its sign vectors (MTME's pce.py defaults)
+DEFAULT_PERMUTATIONS = 1000
+SPA_SEED = 4
+#: the exact permutation test enumerates 2^n sign vectors: up to this many items
+MAX_EXACT_ITEMS = 20
+
+
+def sign_vectors(n_items: int, n_permutations: int = DEFAULT_PERMUTATIONS, seed: int = SPA_SEED) -> np.ndarray:
+    """R x n matrix of +1/-1, drawn as MTME draws them: uniform float32 in [0, 1) rounded to 0 or 1."""
+    import numpy as np
+
+    if n_items < 1 or n_permutations < 1:
+        raise StatsError(f"need at least one item and one permutation (got {n_items} and {n_permutations})")
+    u = np.random.default_rng(seed).random(size=(n_permutations, n_items), dtype=np.float32)
+    return np.where(np.rint(u) > 0, 1.0, -1.0)
+
+
+def all_sign_vectors(n_items: int) -> np.ndarray:
+    """All 2^n sign vectors (row k: bit b of k set -> +1 for item b)."""
+    import numpy as np
+
+    if not 1 <= n_items <= MAX_EXACT_ITEMS:
+        raise StatsError(
+            f"the exact permutation test enumerates 2^n sign vectors: n must be 1..{MAX_EXACT_ITEMS}, got {n_items}"
+        )
+    codes = np.arange(2**n_items, dtype=np.int64)[:, None]
+    bits = (codes >> np.arange(n_items, dtype=np.int64)) & 1
+    return np.where(bits == 1, 1.0, -1.0)
+
+
+def upper_pvalues(mat: np.ndarray, signs: np.ndarray) -> np.ndarray:
+    """p-values of "row i > row j" for the pairs i < j (row-major order) of a systems x items matrix
+    (no missing entry), given R x n sign vectors; float64, ties within the tolerance counted."""
+    import numpy as np
+
+    first, second = np.triu_indices(mat.shape[0], 1)
+    partial = signs @ mat.T  # R x systems: signed sums
+    null = partial[:, first] - partial[:, second]
+    observed = mat.sum(axis=1)
+    test = observed[first] - observed[second]
+    return at_least(null, test, np.abs(mat[first] - mat[second]).sum(axis=1)).mean(axis=0)
 
 
 def compute_pairwise_p_values(seg_scores: Any, num_permutations: int = 1000, seed: int = 4, *,
                               compat: str = "docmetrics") -> np.ndarray:
     """A systems x systems matrix whose upper triangle holds the p-value of "system i > system j" (the rest
     NaN), from ``seg_scores`` (systems x segments, no missing entry)."""
+    import numpy as np
+
     mtme = check_compat(compat)
     scores = np.asarray(seg_scores, dtype=float)
     if scores.ndim != 2 or scores.shape[1] == 0:
@@ -49,6 +99,8 @@ def compute_pairwise_p_values(seg_scores: Any, num_permutations: int = 1000, see
 def compute_one_minus_pce(human_pairwise_p_vals: Any, metric_pairwise_p_vals: Any) -> float:
     """1 - the mean over system pairs (the upper triangles) of ``|p_human - p_metric|``: soft pairwise
     accuracy, in [0, 1], higher is better."""
+    import numpy as np
+
     h = np.asarray(human_pairwise_p_vals, dtype=float)
     m = np.asarray(metric_pairwise_p_vals, dtype=float)
     if h.shape != m.shape or h.ndim != 2 or h.shape[0] != h.shape[1]:

@@ -6,7 +6,7 @@ dependent correlations, Graham and Baldwin, 2014; WMT17-20).
 
 Resamples are drawn from ``rng`` (None: numpy's global generator, as MTME; an int seeds a new one).  A
 resample counts as "at least the observed difference" up to the tie tolerance of
-:mod:`docmetrics.algorithms.ties` (``compat="mtme"``: exactly).  An undefined statistic counts as 0 in a
+:mod:`docmetrics.stats.ties` (``compat="mtme"``: exactly).  An undefined statistic counts as 0 in a
 resample, as in MTME.  Early stopping: every ``block_size`` resamples, stop when the p-value so far is
 below ``early_min`` or above ``early_max``.
 """
@@ -21,10 +21,10 @@ from typing import Any, Callable
 import numpy as np
 import scipy.stats
 
-from ..algorithms.ties import at_least
 from .base import StatsError, check_compat, generator, reshape
 from .correlation import UNDEFINED_WHEN_CONSTANT, Correlation
 from .kendall import KendallPreproc, KendallVariants, KendallWithTiesOpt, PairwiseDiffs
+from .ties import at_least
 
 __all__ = ["PermutationSigDiffParams", "PermutationSigDiff", "PairwisePermutationSigDiff", "WilliamsSigDiff",
            "WilliamsTest", "reshape_and_filter"]

@@ -6,7 +6,7 @@ returns the tau of every one and the best.
 The average over rows is kept as a running sum, pair by pair in order of increasing difference (the
 numbers are those of MTME's ``tau_optimization`` to the last bit).  The best threshold: with
 ``compat="docmetrics"`` the smallest epsilon whose tau is within the tie tolerance of the maximum
-(:mod:`docmetrics.algorithms.ties`); with ``compat="mtme"`` the first exact float maximum (rounding of the
+(:mod:`docmetrics.stats.ties`); with ``compat="mtme"`` the first exact float maximum (rounding of the
 running sum may then pick a later epsilon of the same accuracy).  A missing score is ``None`` (or NaN,
 which MTME would compare as a number: here it is missing too).
 """
@@ -19,8 +19,8 @@ from typing import Any, Callable
 
 import numpy as np
 
-from ..algorithms.ties import at_least
 from .base import StatsError, check_compat, generator
+from .ties import at_least
 
 __all__ = ["TauSufficientStats", "TauOptimizationResult", "tau_optimization"]
 

@@ -12,7 +12,7 @@ Written from the definitions (and checked against MTME's own test vectors in the
 * :mod:`.rows`: the score rows they share.
 
 Differences from MTME, on purpose: comparisons of permutation statistics use float64 and the one tie
-tolerance of :mod:`docmetrics.algorithms.ties` (``1e-12 * max(1, sum |differences|)``; MTME compares float32
+tolerance of :mod:`docmetrics.stats.ties` (``1e-12 * max(1, sum |differences|)``; MTME compares float32
 sums exactly, so an exact tie may or may not count), in every test here; the best epsilon is the smallest
 of equal accuracy (:data:`.acc_eq.EPSILON_RULE`); an average over items with no defined correlation is NaN
 (MTME: 0; :data:`.acc_eq.ITEM_RULE`); PERM-BOTH has no early stopping and takes a seed (MTME draws from

@@ -13,7 +13,7 @@ import math
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Mapping, Sequence
 
-from ..ties import at_least
+from ...stats.ties import at_least
 from .rows import Score, as_rows, pair_indices, score_rows, systems_of
 
 if TYPE_CHECKING:
@@ -23,7 +23,7 @@ __all__ = ["EPSILON_RULE", "ITEM_RULE", "MAX_PAIRS", "TieCalibration", "AccEqRes
            "calibrate", "tie_calibration", "acc_eq_rows", "acc_eq"]
 
 #: Which epsilon acc_eq reports among those of equal accuracy (every JSON with an ``epsilon`` says it beside):
-#: the smallest, equal meaning within the tie tolerance of :mod:`docmetrics.algorithms.ties`.  MTME's
+#: the smallest, equal meaning within the tie tolerance of :mod:`docmetrics.stats.ties`.  MTME's
 #: ``tau_optimization`` takes the float maximum of running sums, which rounding may put at a later epsilon.
 EPSILON_RULE = "smallest of equal accuracy"
 #: How an average over items treats an item without a defined correlation (constant scores, fewer than 2

@@ -12,7 +12,8 @@
   correction).  The sign vectors are drawn exactly as MTME's ``pce.compute_pairwise_p_values``
   draws them (``numpy.random.default_rng(seed).random((R, n), dtype=float32)`` rounded to 0/1; R =
   1000, seed 4), so the same inputs give MTME's p-values; :func:`perm_test_pvalues` with
-  ``exact=True`` enumerates all 2^n sign vectors instead.
+  ``exact=True`` enumerates all 2^n sign vectors instead.  The sign vectors and the p-values of a matrix are
+  :mod:`docmetrics.stats.pce`'s.
 """
 
 from __future__ import annotations
@@ -21,8 +22,8 @@ import math
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Iterable, Mapping, Sequence
 
+from ...stats.pce import DEFAULT_PERMUTATIONS, MAX_EXACT_ITEMS, SPA_SEED, all_sign_vectors, sign_vectors, upper_pvalues
 from ..correlation import check_pair, pairwise_accuracy
-from ..ties import at_least
 from .rows import Score, pair_indices, systems_of, to_matrix
 
 if TYPE_CHECKING:
@@ -34,11 +35,6 @@ __all__ = [
     "spa_from_pvalues",
 ]
 
-#: SPA: resamples of the permutation test and the seed of its sign vectors (MTME's pce.py defaults)
-DEFAULT_PERMUTATIONS = 1000
-SPA_SEED = 4
-#: the exact permutation test enumerates 2^n sign vectors: up to this many items
-MAX_EXACT_ITEMS = 20
 
 
 def pooled_pairwise_accuracy(groups: Iterable[tuple[Sequence[Score], Sequence[Score]]]) -> tuple[float, int, int]:
@@ -50,43 +46,6 @@ def pooled_pairwise_accuracy(groups: Iterable[tuple[Sequence[Score], Sequence[Sc
         agree += a
         total += t
     return (agree / total if total else math.nan), agree, total
-
-
-# -- permutation tests of system pairs (SPA) ---------------------------------------------------------------
-def sign_vectors(n_items: int, n_permutations: int = DEFAULT_PERMUTATIONS, seed: int = SPA_SEED) -> np.ndarray:
-    """R x n matrix of +1/-1, drawn as MTME draws them: uniform float32 in [0, 1) rounded to 0 or 1."""
-    import numpy as np
-
-    if n_items < 1 or n_permutations < 1:
-        raise ValueError(f"need at least one item and one permutation (got {n_items} and {n_permutations})")
-    u = np.random.default_rng(seed).random(size=(n_permutations, n_items), dtype=np.float32)
-    return np.where(np.rint(u) > 0, 1.0, -1.0)
-
-
-def all_sign_vectors(n_items: int) -> np.ndarray:
-    """All 2^n sign vectors (row k: bit b of k set -> +1 for item b)."""
-    import numpy as np
-
-    if not 1 <= n_items <= MAX_EXACT_ITEMS:
-        raise ValueError(
-            f"the exact permutation test enumerates 2^n sign vectors: n must be 1..{MAX_EXACT_ITEMS}, got {n_items}"
-        )
-    codes = np.arange(2**n_items, dtype=np.int64)[:, None]
-    bits = (codes >> np.arange(n_items, dtype=np.int64)) & 1
-    return np.where(bits == 1, 1.0, -1.0)
-
-
-def upper_pvalues(mat: np.ndarray, signs: np.ndarray) -> np.ndarray:
-    """p-values of "row i > row j" for the pairs i < j (row-major order) of a systems x items matrix
-    (no missing entry), given R x n sign vectors."""
-    import numpy as np
-
-    first, second = pair_indices(mat.shape[0])
-    partial = signs @ mat.T  # R x systems: signed sums
-    null = partial[:, first] - partial[:, second]
-    observed = mat.sum(axis=1)
-    test = observed[first] - observed[second]
-    return at_least(null, test, np.abs(mat[first] - mat[second]).sum(axis=1)).mean(axis=0)
 
 
 @dataclass

@@ -12,7 +12,7 @@ import math
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Callable, Mapping, Sequence
 
-from ..ties import at_least
+from ...stats.ties import at_least
 from .acc_eq import Pairs, calibrate, pairs_of
 from .rows import Score, score_rows, systems_of
 

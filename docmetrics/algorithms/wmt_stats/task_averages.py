@@ -8,7 +8,7 @@ from __future__ import annotations
 import math
 from typing import TYPE_CHECKING, Mapping, Sequence
 
-from ..ties import at_least
+from ...stats.ties import at_least
 from .ranking import rank_order
 
 if TYPE_CHECKING:
