@@ -14,6 +14,8 @@ from fractions import Fraction
 import numpy as np
 import pytest
 import scipy.stats
+from cli_fixtures import run_cli
+from test_golden_cli import MTME, TEXTS, folder  # noqa: F401 - the golden commands' input files, a fixture
 
 from docmetrics import stats
 from docmetrics.stats import pce, tau_optimization
@@ -313,3 +315,71 @@ def test_imports_without_torch():
            "print(any(m == 'torch' or m.startswith('torch.') for m in sys.modules))"
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "False"
+
+
+# -- Williams' test between metrics (--metric-test williams) --------------------------------------------------
+def _williams_by_hand(r12, r13, r23, n):
+    """Steiger (1980) / Graham and Baldwin (2014), eq. (2)-(3), written out here: one-sided p of r12 > r13."""
+    det = 1 - r12 * r12 - r13 * r13 - r23 * r23 + 2 * r12 * r13 * r23
+    t = (r12 - r13) * math.sqrt((n - 1) * (1 + r23)) / math.sqrt(
+        2 * (n - 1) / (n - 3) * det + ((r12 + r13) / 2) ** 2 * (1 - r23) ** 3)
+    return scipy.stats.t.sf(abs(t), n - 3)
+
+
+def test_williams_between_two_metrics_equals_the_formula():
+    from docmetrics.evaluation.comparisons import williams
+
+    human = [1.0, 2.0, 3.0, 4.0, 5.0, 7.0]
+    a, b = [1.1, 2.0, 3.1, 4.0, 5.1, 6.0], [1.5, 2.0, 3.1, 4.0, 5.5, 9.0]
+    res = williams(a, b, human)
+    r = scipy.stats.pearsonr
+    assert res.p_value == pytest.approx(_williams_by_hand(r(a, human)[0], r(b, human)[0], r(a, b)[0], 6))
+    assert res.details["test"] == "williams" and res.n_resamples == 0
+
+
+def test_metric_test_williams_from_the_command_line(monkeypatch, capsys, folder):
+    """--human with two metrics: system- and segment-level Pearson are clustered by Williams' test (named in the
+    notes and the JSON), each p-value the formula's on the printed scores; the other statistics keep PERM-BOTH."""
+    import json
+
+    monkeypatch.chdir(folder)
+    code, out, err = run_cli(capsys, "-m", "chrf", "bleu", *TEXTS, "--human", "human.tsv", "--seg-level",
+                             "--metric-test", "williams", "-f", "json")
+    assert code == 0, err
+    rows = {d["metric"]: d for d in json.loads(out)}
+    assert rows["chrf"]["williams"] == ["pearson", "seg_pearson"]
+    first, second = sorted(rows, key=lambda m: -rows[m]["pearson"])
+    ra, rb = rows[first]["metric_scores"], rows[second]["metric_scores"]
+    human = rows[first]["human_scores"]
+    r = scipy.stats.pearsonr
+    expected = _williams_by_hand(r(ra, human)[0], r(rb, human)[0], r(ra, rb)[0], len(human))
+    assert rows[first]["pvalues"]["pearson"][second] == pytest.approx(expected)
+    code, out, _ = run_cli(capsys, "-m", "chrf", "bleu", *TEXTS, "--human", "human.tsv", "--seg-level",
+                           "--metric-test", "williams")
+    assert "pearson, seg_pearson: clusters by Williams' test" in out
+
+
+def test_metric_test_needs_human_scores(monkeypatch, capsys, folder):
+    monkeypatch.chdir(folder)
+    code, _, err = run_cli(capsys, "-m", "chrf", *TEXTS, "--metric-test", "williams")
+    assert code == 2 and "--metric-test" in err and "Traceback" not in err
+
+
+def test_metric_test_williams_over_language_pairs_states_why_the_average_has_no_test(monkeypatch, capsys, folder):
+    """metaeval averages PERM-BOTH's resamples over language pairs; Williams' test has none: the average is
+    ranked without clusters, and says why; with 3 systems (n - 3 = 0 degrees of freedom) Williams' test refuses."""
+    monkeypatch.chdir(folder)
+    code, out, err = run_cli(capsys, "metaeval", *MTME, "-l", "en-de,zh-en", "-m", "chrf", "bleu", "--resamples", "20",
+                             "--metric-test", "williams")
+    assert code == 0, err
+    assert "no test on the average: Williams' test has no resamples to average" in out
+    assert "Williams' test needs more than 3 scores, got 3" in out
+
+
+def test_meta_evaluate_refuses_an_unknown_metric_test():
+    from docmetrics.judging.metaeval import meta_evaluate
+    from docmetrics.values.errors import SpecError
+    from docmetrics.values.human_tsv import HumanScores
+
+    with pytest.raises(SpecError, match="metric_test='bootstrap': one of perm-both, williams"):
+        meta_evaluate({"chrf": []}, HumanScores.__new__(HumanScores), metric_test="bootstrap")

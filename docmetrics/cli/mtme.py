@@ -45,6 +45,10 @@ def add_data_arguments(g: argparse._ArgumentGroup, *, single: bool) -> None:
     g.add_argument("--resamples", type=int, metavar="N",
                    help=f"PERM-BOTH resamples between metrics, the significance clusters of --mtme, --human and "
                         f"--genmt (default: {ws.DEFAULT_RESAMPLES}; 0: no tests)")
+    g.add_argument("--metric-test", choices=("perm-both", "williams"),
+                   help="the test between metrics: perm-both (default: PERM-BOTH on every statistic) or williams "
+                        "(Williams' test of two dependent correlations for system- and segment-level Pearson, as "
+                        "WMT17-20; PERM-BOTH for the others)")
     g.add_argument("--rank-by", choices=MAIN_STATISTICS,
                    help="the statistic the table is sorted by (default: spa)")
 

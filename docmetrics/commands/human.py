@@ -50,7 +50,7 @@ REFUSED = Conflicts("--human", WITH, (
     Option("ci", "--ci", "the meta-evaluation prints correlations, not system scores; drop --ci"),))
 #: The PERM-BOTH tests between metrics: a meta-evaluation's, with any source of human scores.
 COMPARING = Conflicts("human scores to judge metrics against (--human FILE, a --genmt FILE with scores, or --mtme "
-                      "ROOT)", NEEDS, (Option("resamples", "--resamples"),))
+                      "ROOT)", NEEDS, (Option("resamples", "--resamples"), Option("metric_test", "--metric-test")))
 
 
 def check_args(opts: Options) -> None:
@@ -133,6 +133,7 @@ def run_metaeval(
         doc_rule=getattr(opts, "doc_level", None),
         n_resamples=DEFAULT_RESAMPLES if resamples is None else resamples,
         seed=getattr(opts, "seed", DEFAULT_SEED),
+        metric_test=getattr(opts, "metric_test", None) or "perm-both",
     )
 
 

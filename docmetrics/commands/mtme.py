@@ -228,7 +228,7 @@ def score(opts: Options, lps: Sequence[str], systems: Sequence[str] | None, who:
                         seed=opts.seed, short=opts.short, observer=_Report(opts, who, scorers),
                         doc_rule=getattr(opts, "doc_level", None), pdp=bool(getattr(opts, "pdp", False)),
                         requested=getattr(opts, "sacrebleu_signatures", None),
-                        compare_also=compare_also)
+                        compare_also=compare_also, metric_test=opts.metric_test or "perm-both")
         if session.cache is not None:
             note(opts, f"score cache {session.cache.path}: {session.cache.stats.summary()}", who)
     return opts, runs

@@ -94,6 +94,7 @@ class Mtme(Common):
     write_mtme: str | None = None
     metric_name: list[str] | None = None
     resamples: int | None = None
+    metric_test: str | None = None
     rank_by: str | None = None
     seed: int = 12345
 

@@ -86,7 +86,8 @@ def _oriented_null(comp: Comparison | None, a: str, b: str) -> Any:
     if (a, b) in comp.tests:
         return comp.tests[(a, b)].null
     if (b, a) in comp.tests:
-        return -comp.tests[(b, a)].null
+        null = comp.tests[(b, a)].null
+        return None if null is None else -null  # Williams' test draws no resamples
     return None
 
 
@@ -202,7 +203,9 @@ def wmt_average(evals: Sequence[WmtEval], scheme: Scheme = "wmt24", alpha: float
         for b in order[i + 1 :]:
             nulls = [get(a, b) for get in task_nulls]
             if any(n is None for n in nulls):
-                note = "no test on the average: evaluate_wmt needs significance on every averaged statistic"
+                note = ("no test on the average: Williams' test has no resamples to average (use PERM-BOTH)"
+                        if any(c.metric_test == "williams" for e in evals for c in e.comparisons.values()) else
+                        "no test on the average: evaluate_wmt needs significance on every averaged statistic")
                 break
             pvalues[(a, b)] = ws.combined_pvalue(avg[a] - avg[b], nulls, weights, ranges)
         if note:

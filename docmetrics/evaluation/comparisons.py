@@ -21,7 +21,13 @@ from .doc_level import doc_cells
 if TYPE_CHECKING:
     import numpy as np
 
-__all__ = ["Comparison", "compare"]
+__all__ = ["Comparison", "compare", "METRIC_TESTS", "WILLIAMS_STATISTICS"]
+
+#: The tests between two metrics: PERM-BOTH (every statistic), or Williams' test of two dependent correlations
+#: (WMT17-20; Pearson's r only: the other statistics keep PERM-BOTH).
+METRIC_TESTS = ("perm-both", "williams")
+#: the statistics Williams' test compares (Pearson's r over the system or the (system, segment) scores)
+WILLIAMS_STATISTICS = ("pearson", "seg_pearson")
 
 
 @dataclass
@@ -36,6 +42,8 @@ class Comparison:
     n_resamples: int
     seed: int | None
     skipped: dict[str, str] = field(default_factory=dict)
+    #: the test between metrics: "perm-both" or "williams" (see :data:`METRIC_TESTS`)
+    metric_test: str = "perm-both"
 
     def pvalue(self, a: str, b: str) -> float:
         return self.tests[(a, b)].p_value
@@ -49,6 +57,7 @@ class Comparison:
             "n_resamples": self.n_resamples,
             "seed": self.seed,
             "skipped": self.skipped,
+            **({"test": self.metric_test} if self.metric_test != "perm-both" else {}),
         }
 
 
@@ -202,6 +211,28 @@ def _spa_cells(
     return ma.ravel(), mb.ravel(), spa_of
 
 
+def williams(a: Sequence[float], b: Sequence[float], human: Sequence[float]) -> ws.PermResult:
+    """Williams' test that metric a correlates better with ``human`` than metric b (Pearson's r; one-sided, n - 3
+    degrees of freedom: :func:`docmetrics.stats.WilliamsTest`), as a result beside PERM-BOTH's (no resamples)."""
+    from ..stats import WilliamsTest
+
+    r_a, r_b, r_ab = pearson(a, human), pearson(b, human), pearson(a, b)
+    if any(math.isnan(r) for r in (r_a, r_b, r_ab)):
+        raise ValueError("Williams' test needs defined correlations (a metric or the humans are constant)")
+    if len(human) <= 3:
+        raise ValueError(f"Williams' test needs more than 3 scores, got {len(human)}")
+    p = WilliamsTest(r_a, r_b, r_ab, len(human))
+    return ws.PermResult(p, r_a - r_b, 0, None, None, {"test": "williams", "r_ab": r_ab, "n": len(human)})
+
+
+def _williams_cells(stat: str, a: Aligned, b: Aligned, order: Sequence[str], human_sys: Sequence[float],
+                    human_seg: Mapping[str, Sequence[Score]] | None) -> tuple[list[float], list[float], list[float]]:
+    if stat == "pearson":
+        return list(a.sys), list(b.sys), list(human_sys)
+    xa, xb, hh, _ = _segment_cells(a, b, order, human_seg)
+    return xa, xb, hh
+
+
 def compare(
     stat: str,
     values: Mapping[str, float],
@@ -219,14 +250,19 @@ def compare(
     alpha: float,
     doc_scores: Mapping[str, Mapping[str, Sequence[Score]]] | None = None,
     doc_gold: Mapping[str, Sequence[Score]] | None = None,
+    metric_test: str = "perm-both",
 ) -> Comparison:
     """``stat`` of the metrics in ``values`` compared by PERM-BOTH between every pair (``aligned``: each
     metric's scores; ``epsilons``: each metric's acc_eq epsilon, kept over the resamples), and the metrics
     ranked in WMT's clusters; ``skipped``: the metrics without the statistic and why.  A pair that cannot
     be tested (two metrics scoring different items) is named in ``skipped`` and the ranking has no
     clusters.  The document-level statistics read ``doc_scores`` (metric -> system -> per-document
-    scores) and ``doc_gold`` (system -> per-document human scores)."""
+    scores) and ``doc_gold`` (system -> per-document human scores).  ``metric_test="williams"``: Williams' test
+    instead of PERM-BOTH for the statistics of :data:`WILLIAMS_STATISTICS` (the others keep PERM-BOTH)."""
+    if metric_test not in METRIC_TESTS:
+        raise ValueError(f"metric_test={metric_test!r}: one of {', '.join(METRIC_TESTS)}")
     statistic = stats.get(stat)
+    use_williams = metric_test == "williams" and stat in WILLIAMS_STATISTICS
     skipped = dict(skipped)
     ranked = ws.rank_order(values)
     tests: dict[tuple[str, str], ws.PermResult] = {}
@@ -234,7 +270,10 @@ def compare(
     for i, a in enumerate(ranked):
         for b in ranked[i + 1 :]:
             try:
-                if statistic.cells in ("document", "document pair"):
+                if use_williams:
+                    tests[(a, b)] = williams(*_williams_cells(stat, aligned[a], aligned[b], order, human_sys,
+                                                              human_seg))
+                elif statistic.cells in ("document", "document pair"):
                     if doc_scores is None or doc_gold is None:
                         raise ValueError("no document level")
                     if statistic.cells == "document pair":
@@ -267,4 +306,5 @@ def compare(
         skipped.update(failed)
     else:
         ranking = ws.significance_clusters(values, {k: t.p_value for k, t in tests.items()}, alpha)
-    return Comparison(stat, ranking, tests, alpha, n_resamples, seed, skipped)
+    return Comparison(stat, ranking, tests, alpha, 0 if use_williams else n_resamples, None if use_williams else seed,
+                      skipped, "williams" if use_williams else "perm-both")

@@ -527,6 +527,7 @@ def evaluate_wmt(
     human_doc: Mapping[str, Sequence[Any]] | None = None,
     doc_names: Sequence[str] | None = None,
     human_file: str = "human scores",
+    metric_test: str = "perm-both",
 ) -> WmtEval:
     """WMT statistics of each metric (``results``: metric label -> its Results, one per system; or a
     list of Results grouped by metric name) against human scores (``human_sys``: system -> score;
@@ -639,7 +640,7 @@ def evaluate_wmt(
                 stat, *_values(metrics, stat), aligned, doc_eps if stat == "doc_acc_eq" else epsilons, order,
                 human_vec, human_seg,
                 n_resamples=n_resamples, seed=seed, n_permutations=n_permutations, spa_seed=spa_seed, alpha=alpha,
-                doc_scores=doc_scores or None, doc_gold=None if gold is None else gold.scores,
+                doc_scores=doc_scores or None, doc_gold=None if gold is None else gold.scores, metric_test=metric_test,
             )
     return WmtEval(
         lp, human_name, order, left_out, metrics, comparisons, n_resamples, seed, n_permutations, spa_seed, alpha,

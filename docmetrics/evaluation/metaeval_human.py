@@ -129,6 +129,7 @@ def evaluate_human(
     n_resamples: int = ws.DEFAULT_RESAMPLES,
     seed: int | None = ws.DEFAULT_SEED,
     alpha: float = 0.05,
+    metric_test: str = "perm-both",
 ) -> WmtEval:
     """Meta-evaluate every metric of ``all_results`` ((spec, its results) per metric) against ``human``.
 
@@ -137,7 +138,8 @@ def evaluate_human(
     must differ), in the order given.  ``comparisons``: with two metrics or more and ``n_resamples`` > 0, each
     statistic of ``significance`` (default: :func:`~docmetrics.evaluation.metaeval.compared_statistics`, as
     ``--mtme`` compares them) compared between every pair of metrics
-    by PERM-BOTH and clustered, by :func:`evaluate_wmt` on the systems every metric scored (``systems``);
+    by PERM-BOTH (``metric_test="williams"``: Williams' test for Pearson's r) and clustered, by
+    :func:`evaluate_wmt` on the systems every metric scored (``systems``);
     ``left_out`` names those some metric did not score, left out of the comparisons only.  ``n_segments``
     is set where segment-level human scores were given (``seg_level``)."""
     if not all_results:
@@ -169,6 +171,7 @@ def evaluate_human(
             {name: [_named(chosen[name][h], h) for h in systems] for name in names},
             {h: human.system[h] for h in systems}, None if rows is None else {h: rows[h] for h in systems},
             significance=wanted, n_resamples=n_resamples, seed=seed, alpha=alpha, unit_level=True,
+            metric_test=metric_test,
             human_file=str(human.path),
             doc_ids=testset.doc_ids if doc_rule is not None and testset is not None else None,
             **common,
@@ -205,7 +208,8 @@ def pvalues(ev: WmtEval, name: str) -> dict[str, dict[str, float]]:
 def human_dicts(ev: WmtEval) -> list[dict[str, Any]]:
     """``--human -f json``: each metric's :meth:`MetaEval.to_dict`, in order; where metrics were compared, with
     its ``clusters`` (statistic -> cluster), ``pvalues`` (statistic -> each metric it ranks above -> the
-    p-value of that, :func:`pvalues`) and ``perm_both`` (``n_resamples``, ``seed``, ``alpha``)."""
+    p-value of that, :func:`pvalues`) and ``perm_both`` (``n_resamples``, ``seed``, ``alpha``), and ``williams`` (the
+    statistics compared by Williams' test instead, with ``metric_test="williams"``)."""
     out = []
     for name, e in ev.metrics.items():
         d = e.to_dict()
@@ -213,6 +217,9 @@ def human_dicts(ev: WmtEval) -> list[dict[str, Any]]:
             d["clusters"] = clusters(ev, name)
             d["pvalues"] = pvalues(ev, name)
             d["perm_both"] = {"n_resamples": ev.n_resamples, "seed": ev.seed, "alpha": ev.alpha}
+            williams = [s for s, c in ev.comparisons.items() if c.metric_test == "williams"]
+            if williams:  # --metric-test williams: these statistics' clusters and p-values are Williams' test's
+                d["williams"] = williams
         out.append(d)
     return out
 

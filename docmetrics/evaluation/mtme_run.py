@@ -174,6 +174,7 @@ def run_mtme(
     pdp: bool = False,
     requested: Mapping[int, ParsedSignature] | None = None,
     compare_also: Sequence[str] = (),
+    metric_test: str = "perm-both",
 ) -> list[MtmeRun]:
     """Score ``specs`` on every language pair of ``lps`` of ``ROOT/TESTSET`` and meta-evaluate them.
 
@@ -220,5 +221,6 @@ def run_mtme(
         if run.why_no_metaeval is None:
             compared = compared_statistics(pdp, doc_rule, also=compare_also) if n_resamples else ()
             run.evaluation = evaluate_mtme(run.results, run.data, n_resamples=n_resamples, seed=seed,
-                                           significance=compared, short=short, doc_rule=doc_rule, pdp=pdp)
+                                           significance=compared, short=short, doc_rule=doc_rule, pdp=pdp,
+                                           metric_test=metric_test)
     return runs

@@ -151,7 +151,10 @@ def significance_lines(comparisons: Mapping[str, Comparison], n_metrics: int, n_
     """The notes on the clusters under a table of ``n_metrics`` metrics: what ``(n)`` is (``explain``), or
     that no test ran (0 resamples)."""
     if comparisons:
-        return ([clusters_text(n_resamples, seed, alpha)] if explain else []) + tie_lines(comparisons)
+        williams = [s for s, c in comparisons.items() if c.metric_test == "williams"]
+        note = ([f"{', '.join(williams)}: clusters by Williams' test of two dependent correlations (one-sided, "
+                 f"alpha {alpha}) instead of PERM-BOTH"] if williams else [])
+        return ([clusters_text(n_resamples, seed, alpha)] if explain else []) + note + tie_lines(comparisons)
     return [NO_TESTS] if n_metrics > 1 and n_resamples == 0 else []
 
 

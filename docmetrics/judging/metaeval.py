@@ -14,6 +14,7 @@ from typing import Any, Mapping, Sequence, Union
 
 from ..algorithms.wmt_stats import DEFAULT_RESAMPLES, DEFAULT_SEED
 from ..evaluation import statistics as stats
+from ..evaluation.comparisons import METRIC_TESTS
 from ..evaluation.doc_level import DOC_RULES
 from ..evaluation.labels import row_labels
 from ..evaluation.metaeval import MetaEval, WmtEval
@@ -222,6 +223,7 @@ def meta_evaluate(
     exclude_humans: bool = False,
     doc_rule: str = "mean",
     human_text: str | None = None,
+    metric_test: str = "perm-both",
 ) -> MetaEvaluation:
     """Judge each metric's Results (``{spec: [Result per system]}``, or (spec, results) pairs, in order) against
     ``human`` (what :func:`~docmetrics.judging.formats.read_human` returns, or HumanScores with ``testset``).
@@ -231,13 +233,16 @@ def meta_evaluate(
     adds the document level (gold per (system, document) by ``doc_rule``: ``mean`` or ``sum`` of its segments)
     and system-level PDP.  ``statistics``: those PERM-BOTH compares between metrics (names of the statistics
     registry; default the main ones, as the command compares them); ``significance``: the number of PERM-BOTH
-    resamples (default 1000 as the command, 0: no comparison), with ``seed``.  ``exclude``: systems left out;
+    resamples (default 1000 as the command, 0: no comparison), with ``seed``; ``metric_test="williams"``: Williams'
+    test instead of PERM-BOTH for Pearson's r (``--metric-test williams``).  ``exclude``: systems left out;
     ``exclude_humans``: leave out those the human file marks as human.  ``human_text``: what the human scores
     are, in :meth:`MetaEvaluation.to_text` (default: as the command says it of a GenMT file or a ``--human`` file).
 
     >>> ev = meta_evaluate({"chrf": results}, data)                                   # doctest: +SKIP
     >>> ev.value("chrf", "pearson"), ev.value("chrf", "seg-kendall", level="segment")  # doctest: +SKIP
     """
+    if metric_test not in METRIC_TESTS:
+        raise SpecError(f"metric_test={metric_test!r}: one of {', '.join(METRIC_TESTS)}", params=("metric_test",))
     pairs = _pairs(results_by_metric)
     if isinstance(human, EvalSet):
         if human_text is None and human.format == "genmt" and human.human is not None:
@@ -282,7 +287,7 @@ def meta_evaluate(
         pairs, scores, names=names, exclude=exclude, exclude_humans=exclude_humans,
         seg_level="segment" in levels or document, testset=testset, pdp=document or "pdp" in (wanted or ()),
         doc_rule=doc_rule if document else None, significance=wanted,
-        n_resamples=DEFAULT_RESAMPLES if significance is None else significance, seed=seed,
+        n_resamples=DEFAULT_RESAMPLES if significance is None else significance, seed=seed, metric_test=metric_test,
     )
     if isinstance(human, EvalSet):  # named as the command names them: the pair, and MTME's name of its human scores
         ev = dataclasses.replace(ev, lp=human.lp or "",
