@@ -13,7 +13,6 @@ import shlex
 from typing import TYPE_CHECKING, Any, Sequence
 
 from .. import report
-from ..judging.tools import error_spans, human_segments
 from ..values.errors import InputError, UserError
 from ..values.result import Result
 from ..values.testset import TestSet
@@ -43,6 +42,18 @@ def inputs_typed(opts: Options) -> list[tuple[str, str]]:
         if value:
             out.append((flag, shlex.join(value) if isinstance(value, (list, tuple)) else str(value)))
     return out
+
+
+def human_segments(human: Any, testset: TestSet) -> dict[str, Any] | None:
+    from ..judging.tools import human_segments  # judging reads numpy: not at --help
+
+    return human_segments(human, testset)
+
+
+def error_spans(pair: Any, human: Any, testset: TestSet) -> dict[str, Any] | None:
+    from ..judging.tools import error_spans
+
+    return error_spans(pair, human, testset)
 
 
 def command_line(opts: Options) -> str | None:
