@@ -10,7 +10,8 @@ Every string (signatures, fingerprints, names), integer and structure must still
 Changed on purpose since 0.3.0, each by an issue: the reason a PERM-BOTH test was skipped in
 ``mtme.json`` names what each metric scores (issue 22: the old note spoke of windows for any mismatch),
 and ``mtme.json`` lists the references in use (``references``, beside MTME's ``reference`` name; issue
-22's ``--ref refA,refB``)."""
+22's ``--ref refA,refB``); the segment level states which epsilon it reports among equal accuracies
+(``epsilon_rule``; issue 45: MTME reports a later one)."""
 
 from __future__ import annotations
 
