@@ -68,15 +68,17 @@ __all__ = [
     "find_model", "model_not_found", "fingerprint", "hub_offline", "looks_like_hub_id", "looks_like_path",
     "quiet_libraries", "declared_token",
     "read_human", "EvalSet", "HumanFormat", "meta_evaluate", "MetaEvaluation", "human_clusters", "ClusterRule",
-    "autorank", "span_f1", "compare_systems", "write_report",
+    "autorank", "span_f1", "compare_systems", "write_report", "mbr", "rerank", "CandidateSelection",
 ]
 
 #: The judging API (:mod:`docmetrics.judging`), imported when first used: ``import docmetrics`` stays light.
 _JUDGING = ("read_human", "EvalSet", "HumanFormat", "meta_evaluate", "MetaEvaluation", "human_clusters",
-            "ClusterRule", "autorank", "span_f1", "compare_systems", "write_report")
+            "ClusterRule", "autorank", "span_f1", "compare_systems", "write_report", "mbr", "rerank",
+            "CandidateSelection")
 
 if TYPE_CHECKING:
     from .judging import (
+        CandidateSelection,
         ClusterRule,
         EvalSet,
         HumanFormat,
@@ -84,8 +86,10 @@ if TYPE_CHECKING:
         autorank,
         compare_systems,
         human_clusters,
+        mbr,
         meta_evaluate,
         read_human,
+        rerank,
         span_f1,
         write_report,
     )

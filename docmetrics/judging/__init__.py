@@ -6,6 +6,7 @@ as importable calls).  Nothing here imports torch, parses arguments or prints.
   entry-point group ``docmetrics.human_formats``);
 * :func:`meta_evaluate` -> :class:`MetaEvaluation`;
 * :func:`human_clusters` (rules: :mod:`docmetrics.judging.rules`, entry-point group ``docmetrics.cluster_rules``);
+* :func:`mbr`, :func:`rerank` -> :class:`CandidateSelection` (:mod:`docmetrics.judging.mbr`);
 * :func:`autorank`, :func:`span_f1`, :func:`compare_systems`, :func:`write_report` (:mod:`docmetrics.judging.tools`).
 """
 
@@ -13,9 +14,11 @@ from __future__ import annotations
 
 from .evalset import EvalSet
 from .formats import HumanFormat, read_human
+from .mbr import CandidateSelection, UnitChoice, mbr, rerank
 from .metaeval import MetaEvaluation, meta_evaluate
 from .rules import ClusterRule, human_clusters
 from .tools import autorank, compare_systems, span_f1, write_report
 
 __all__ = ["EvalSet", "HumanFormat", "read_human", "MetaEvaluation", "meta_evaluate", "ClusterRule",
-           "human_clusters", "autorank", "span_f1", "compare_systems", "write_report"]
+           "human_clusters", "autorank", "span_f1", "compare_systems", "write_report",
+           "mbr", "rerank", "CandidateSelection", "UnitChoice"]
