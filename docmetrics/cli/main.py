@@ -25,7 +25,8 @@ from .parser import build_parser
 #: Subcommands built in: ``docmetrics sweep ...``; tools (``docmetrics vat ...``) come from plugins
 #: registered under the entry-point group ``docmetrics.tools`` (a callable ``main(argv) -> int``).
 SUBCOMMANDS = {"sweep": "docmetrics.cli.sweep", "metaeval": "docmetrics.cli.metaeval", "rank": "docmetrics.cli.rank",
-               "report": "docmetrics.cli.report", "sample": "docmetrics.cli.sample"}
+               "report": "docmetrics.cli.report", "sample": "docmetrics.cli.sample", "mbr": "docmetrics.cli.mbr",
+               "rerank": "docmetrics.cli.rerank"}
 TOOLS_GROUP = "docmetrics.tools"
 
 

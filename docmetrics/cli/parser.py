@@ -34,6 +34,8 @@ subcommands (each has --help):
   docmetrics metaeval ... metrics on several language pairs of MTME data, WMT23/WMT24 averages, a plot
   docmetrics rank ...    AutoRank over live (-m) and stored (--scores) metrics, with clusters; human clusters
   docmetrics report ...  a report page (one HTML file) from saved -f json output, without any model
+  docmetrics mbr ...     MBR decoding: choose among N candidates per document or segment with any metric
+  docmetrics rerank ...  choose among N candidates by a QE metric, or against -r (an oracle)
   docmetrics vat ...     variance-aware test sets (a tool plugin, entry-point group docmetrics.tools)
 
 A new document starts wherever the doc id changes (as `sacrebleu --echo docid` writes them).

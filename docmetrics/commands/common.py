@@ -81,7 +81,8 @@ def check_output_file(path: str, option: str, inputs: tuple[str | None, ...] = (
 #: The options of ``docmetrics`` that name files it reads, and those that name files it writes.
 INPUT_OPTIONS = (("input", "-i"), ("source", "-s"), ("references", "-r"), ("doc_ids", "--doc-ids"),
                  ("human", "--human"), ("scores", "--scores"), ("genmt", "--genmt"), ("wmt25_tsv", "--wmt25-tsv"),
-                 ("spans", "--spans"), ("wmt26", "--wmt26"), ("wmt26_systems", "--wmt26-systems"))
+                 ("spans", "--spans"), ("wmt26", "--wmt26"), ("wmt26_systems", "--wmt26-systems"),
+                 ("candidates", "-c"))
 OUTPUT_OPTIONS = (("output", "-o"), ("report", "--report"), ("dump_alignment", "--dump-alignment"),
                   ("write_submission", "--write-submission"))
 

@@ -12,7 +12,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 __all__ = ["Common", "Shown", "Inputs", "Model", "Human", "Mtme", "Stored", "Paired", "Wmt26",
-           "RunOptions", "SweepOptions", "MetaevalOptions", "RankOptions", "ReportOptions", "SampleOptions", "Options"]
+           "RunOptions", "SweepOptions", "MetaevalOptions", "RankOptions", "ReportOptions", "SampleOptions",
+           "RerankOptions", "MbrOptions", "Options"]
 
 frozen = dataclass(frozen=True, kw_only=True)
 
@@ -226,5 +227,25 @@ class SampleOptions(Common):
     models: bool = False
 
 
+@frozen
+class RerankOptions(Shown, Inputs, Model):
+    """``docmetrics rerank``: the best of N candidates (-c) per unit by a QE metric, or against -r (an oracle)."""
+
+    metric: str | None = None
+    candidates: list[str] | None = None
+    unit: str = "document"
+    output: str | None = None
+
+
+@frozen
+class MbrOptions(RerankOptions):
+    """``docmetrics mbr``: MBR decoding among N candidates per unit (--matrix: the pairwise scores in the JSON;
+    --prune-top-k K --prune-metric QE: the K best by QE enter MBR)."""
+
+    matrix: bool = False
+    prune_top_k: int | None = None
+    prune_metric: str | None = None
+
+
 #: The options a step shared by several commands may be given.
-Options = RunOptions | SweepOptions | MetaevalOptions | RankOptions | ReportOptions
+Options = RunOptions | SweepOptions | MetaevalOptions | RankOptions | ReportOptions | RerankOptions

@@ -176,13 +176,13 @@ def rerank(metric: str | Metric, candidates: Candidates, *, sources: Sequence[st
     qe = not _needs_reference(scorer, _without_references(testset))
     if testset.references is None and not qe:
         raise SpecError(f"rerank: {scorer.name} is reference-based and no reference was given: give the "
-                        "reference (-r FILE, references=) for an oracle rerank, or use a QE metric (e.g. slide "
-                        "with CometKiwi, doc-comet-qe)")
+                        "reference (references=FILE) for an oracle rerank, or use a QE metric (e.g. slide "
+                        "with CometKiwi, doc-comet-qe)", params=("references",))
     if testset.references is not None and not _uses_reference(scorer, testset):
         ref = testset.names.get("reference", "the reference")
-        raise SpecError(f"rerank: {scorer.name} is a QE metric and does not read the reference {ref}; drop the "
-                        "reference (-r, references=) to rerank by QE, or use a reference-based metric for an "
-                        "oracle rerank")
+        raise SpecError(f"rerank: {scorer.name} is a QE metric and does not read the reference {ref}; drop "
+                        "references= to rerank by QE, or use a reference-based metric for an "
+                        "oracle rerank", params=("references",))
     results = scorer.compute(testset)
     per = [_unit_scores(r, spans, 1, unit, scorer.spec())[0] for r in results]
     higher = results[0].higher_is_better
@@ -234,8 +234,8 @@ def _check_unit(unit: str) -> None:
 def _at_least_two(testset: TestSet, who: str) -> None:
     if len(testset.systems) < 2:
         given = ", ".join(testset.describe(n) for n in testset.systems)
-        raise InputError(f"{who} chooses among candidates and 1 was given ({given}): give N >= 2 candidate files "
-                         "(-c A.txt B.txt ..., candidates=), line-parallel with the source", params=("candidates",))
+        raise InputError(f"{who} chooses among candidates and 1 was given ({given}): give N >= 2 candidates, "
+                         "line-parallel with the source (candidates=A.txt B.txt ...)", params=("candidates",))
 
 
 def _spans(testset: TestSet, unit: str) -> list[tuple[str, int, int]]:
@@ -331,7 +331,7 @@ def _pruned(testset: TestSet, spans: list[tuple[str, int, int]], unit: str, k: i
     """The K best candidates of each unit by the QE metric (in candidate order within the best K' scores:
     ties to the first), and that metric's signature."""
     if k is None or qe is None:
-        raise SpecError("prune: give both prune_top_k=K and prune_metric=QE_SPEC (--prune-top-k, --prune-metric)",
+        raise SpecError("pruning needs both prune_top_k=K and prune_metric=QE_SPEC",
                         params=("prune_top_k", "prune_metric"))
     n = len(testset.systems)
     if not 2 <= k <= n:

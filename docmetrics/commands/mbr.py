@@ -1,0 +1,59 @@
+"""``docmetrics mbr`` and ``docmetrics rerank``: read the candidates, call :func:`docmetrics.mbr` or
+:func:`docmetrics.rerank`, print what they return (-f text: its summary, -f json: its ``to_dict()``) and write
+the chosen lines to -o FILE."""
+
+from __future__ import annotations
+
+import sys
+
+from ..judging.mbr import CandidateSelection, mbr, rerank
+from ..values import io
+from ..values.errors import UserError
+from ..values.testset import TestSet
+from .common import check_outputs, session_scope
+from .inputs import once_each
+from .messages import note, warn
+from .options import MbrOptions, RerankOptions
+from .output import json_text
+
+__all__ = ["run_mbr", "run_rerank"]
+
+
+def _testset(opts: RerankOptions, who: str) -> TestSet:
+    check_outputs(opts)
+    candidates = once_each(opts.candidates or [], "-c", who)
+    testset = io.read_testset(candidates, opts.source, opts.reference, opts.doc_ids)
+    for text in testset.warnings:
+        warn(text, who)
+    if testset.doc_ids is None and opts.unit == "document":
+        warn("no doc ids (--doc-ids): the whole input is ONE document, so one candidate is chosen for all of it", who)
+    return testset
+
+
+def _print(selection: CandidateSelection, opts: RerankOptions, who: str) -> int:
+    sys.stdout.write(json_text(selection.to_dict()) if opts.format == "json" else selection.to_text())
+    if opts.output:
+        try:
+            with open(opts.output, "w", encoding="utf-8") as f:
+                f.writelines(line + "\n" for line in selection.lines)
+        except OSError as exc:
+            raise UserError(f"-o {opts.output}: cannot write the file ({exc.strerror})") from None
+        note(opts, f"wrote the {len(selection.lines)} chosen lines to {opts.output}", who)
+    return 0
+
+
+def run_mbr(opts: MbrOptions) -> int:
+    who = "docmetrics mbr"
+    testset = _testset(opts, who)
+    with session_scope(opts, cache=opts.cache) as session:
+        selection = mbr(opts.metric or "", testset, unit=opts.unit, matrix=opts.matrix,
+                        prune_top_k=opts.prune_top_k, prune_metric=opts.prune_metric, session=session)
+    return _print(selection, opts, who)
+
+
+def run_rerank(opts: RerankOptions) -> int:
+    who = "docmetrics rerank"
+    testset = _testset(opts, who)
+    with session_scope(opts, cache=opts.cache) as session:
+        selection = rerank(opts.metric or "", testset, unit=opts.unit, session=session)
+    return _print(selection, opts, who)
