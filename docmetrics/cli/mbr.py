@@ -48,8 +48,8 @@ def _parser(command: str, description: str, epilog: str) -> Parser:
                    help="N >= 2 candidate files, line-parallel with the source (-c given again adds candidates)")
     g.add_argument("-s", "--source", metavar="FILE", action=Once, help="source sentences, line-parallel")
     g.add_argument("-r", "--reference", metavar="FILE", action=Once,
-                   help="a true reference" + (": scored beside each candidate, never used to choose"
-                                              if command == "mbr" else ": an oracle rerank by a reference-based metric"))
+                   help="a true reference: " + ("scored beside each candidate, never used to choose" if command == "mbr"
+                                                else "an oracle rerank by a reference-based metric"))
     g.add_argument("--doc-ids", metavar="FILE", action=Once,
                    help="document id of each line; a new document starts where the id changes")
     add_model_arguments(p)
