@@ -284,7 +284,7 @@ def _score_blocks(metric: Metric, testset: TestSet, spans: list[tuple[str, int, 
     ids = testset.doc_ids if testset.doc_ids is not None else [""] * n_lines
     refs = [assemble(b) for b in blocks] + ([list(truth)] if truth is not None else [])
     systems = {f"slot {i}": assemble(b) * len(refs) for i, b in enumerate(blocks)}
-    stacked_ids = [f"{j}\x1f{d}" for j in range(len(refs)) for d in ids]
+    stacked_ids = [f"{j}|{d}" for j in range(len(refs)) for d in ids]  # block j's copy of each document
     src = testset.sources * len(refs) if testset.sources is not None else None
     with warnings.catch_warnings():  # the candidates' own warnings were given when they were read
         warnings.simplefilter("ignore")
@@ -302,7 +302,7 @@ def _unit_scores(result: Result, spans: list[tuple[str, int, int]], n_blocks: in
         docs = result.docs
         values = [d.score for d in docs]
         if any(v is None for v in values):
-            missing = next(d.doc_id.split("\x1f", 1)[-1] for d in docs if d.score is None)
+            missing = next(d.doc_id.split("|", 1)[-1] for d in docs if d.score is None)
             raise InputError(f"{spec}: document {missing!r} has no score (no unit to score in it), so its "
                              "candidates cannot be compared")
         return [[float(v) for v in values[j * n_units:(j + 1) * n_units]] for j in range(n_blocks)]  # type: ignore[arg-type]
