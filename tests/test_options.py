@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from docmetrics.cli import metaeval, rank, report, sample, sweep
+from docmetrics.cli import mbr, metaeval, rank, report, rerank, sample, sweep
 from docmetrics.cli.args import typed
 from docmetrics.cli.parser import build_parser
 from docmetrics.commands import options as o
@@ -23,6 +23,8 @@ COMMANDS = {
     "rank": (rank.build_parser, o.RankOptions),
     "report": (report.build_parser, o.ReportOptions),
     "sample": (sample.build_parser, o.SampleOptions),
+    "mbr": (mbr.build_parser, o.MbrOptions),
+    "rerank": (rerank.build_parser, o.RerankOptions),
 }
 
 
