@@ -101,6 +101,10 @@ class CandidateSelection:
         width = max(len(n) for n in self.candidates)
         for name, n in self.counts().items():
             out.append(f"  {name:<{width}}  chosen in {n} of {len(self.units)}")
+        out.append("unit\tlines\tchosen\t" + ("utility" if self.method == "mbr" else "score"))
+        for u in self.units:
+            lines = f"{u.start + 1}-{u.end}" if u.end - u.start > 1 else str(u.end)
+            out.append(f"{u.doc_id}\t{lines}\t{self.candidates[u.chosen]}\t{u.utilities[u.chosen]:.4f}")
         return "\n".join(out + self.notes) + "\n"
 
 
