@@ -302,16 +302,19 @@ def test_pruning_keeps_the_k_best_by_qe_then_runs_mbr_among_them(tiny_comet_da_d
 
 
 QE_BAD = [
-    ("QE metric given -r in rerank", "rerank", ["-r", "{ref}"], ["QE metric", "{ref}", "drop -r/--reference"]),
-    ("QE metric in mbr", "mbr", [], ["scores without a reference", "rerank"]),
+    ("QE metric given -r in rerank", "rerank", "doc-comet-qe:k=0,model={qe}", ["-r", "{ref}"],
+     ["QE metric", "{ref}", "drop -r/--reference"]),
+    ("QE metric in mbr", "mbr", "doc-comet-qe:k=0,model={qe}", [], ["scores without a reference", "rerank"]),
+    ("windows of 2 segments per segment", "rerank", "slide:w=2,s=1,model={kiwi}", ["--unit", "segment"],
+     ["--unit segment", "several segments", "--unit document"]),
 ]
 
 
-@pytest.mark.parametrize("case, command, extra, said", QE_BAD, ids=[row[0] for row in QE_BAD])
-def test_qe_metric_misuse_exits_2(case, command, extra, said, tiny_comet_qe_dir, capsys, tmp_path):
-    names = {"ref": str(TED / "ref.txt")}
+@pytest.mark.parametrize("case, command, spec, extra, said", QE_BAD, ids=[row[0] for row in QE_BAD])
+def test_qe_metric_misuse_exits_2(case, command, spec, extra, said, tiny_comet_qe_dir, tiny_kiwi_dir, capsys):
+    names = {"ref": str(TED / "ref.txt"), "qe": str(tiny_comet_qe_dir), "kiwi": str(tiny_kiwi_dir)}
     src = TED / "src.txt"
-    code, out, err = run_cli(capsys, command, "-m", f"doc-comet-qe:k=0,model={tiny_comet_qe_dir}", "-c",
+    code, out, err = run_cli(capsys, command, "-m", spec.format(**names), "-c",
                              SYSTEMS[0], SYSTEMS[1], "-s", src, "--doc-ids", TED / "docids.txt",
                              *[a.format(**names) for a in extra])
     assert code == 2, (out, err)

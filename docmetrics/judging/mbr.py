@@ -315,8 +315,8 @@ def _unit_scores(result: Result, spans: list[tuple[str, int, int]], n_blocks: in
     for us in result.units:
         if us.end - us.start != 1:
             raise SpecError(f"unit=segment: {spec} scores units of several segments (lines {us.start % n_lines + 1}-"
-                            f"{(us.end - 1) % n_lines + 1}), so it has no per-segment scores; use unit=document, "
-                            "or a metric that scores one segment per unit (slide with w=1, doc-* with any k)",
+                            f"{(us.end - 1) % n_lines + 1}), so it has no per-segment scores; use unit=document "
+                            "(per document), or a metric that scores one segment per unit (slide with w=1, doc-* with any k)",
                             params=("unit",))
         by_line[us.start] = us.score
     out = []
