@@ -222,6 +222,7 @@ def test_python_errors_are_docmetrics_errors(ted):
         docmetrics.mbr("chrf", {"a": cands[0], "b": cands[1]}, unit="page")
 
 
+@pytest.mark.slow  # a fresh process
 def test_the_api_and_help_import_no_torch():
     code = ("import sys, contextlib, io\nimport docmetrics\nassert callable(docmetrics.mbr) and "
             "callable(docmetrics.rerank)\nfrom docmetrics.cli import main\nfor cmd in ('mbr', 'rerank'):\n"
@@ -321,3 +322,27 @@ def test_qe_metric_misuse_exits_2(case, command, spec, extra, said, tiny_comet_q
     assert "Traceback" not in err and [": error: " in line for line in err.splitlines()].count(True) == 1, err
     for text in said:
         assert text.format(**names) in err, err
+
+
+@pytest.mark.slow  # builds a tiny MetricX (mT5)
+def test_mbr_with_metricx_chooses_the_lowest_expected_error(tmp_path, sentence_candidates):
+    """MetricX's Result says lower is better: the candidate with the lowest mean error against the others wins,
+    each pair's score the one a separate scoring of that pair gives."""
+    from docmetrics_backbones.metricx.testing import build_tiny_metricx
+
+    tiny = build_tiny_metricx(tmp_path / "metricx", seed=0)
+    spec = f"metricx24:model={tiny.model},tokenizer={tiny.tokenizer}"
+    src, cands = sentence_candidates
+    n = len(cands)
+    selection = docmetrics.mbr(spec, {f"c{k}": c for k, c in enumerate(cands)}, sources=src, unit="segment")
+    assert selection.higher_is_better is False
+    metric = docmetrics.load(spec)
+    pair = {(i, j): metric.score(cands[i], sources=src, references=cands[j]) for i in range(n) for j in range(n)
+            if i != j}
+    lowest_differs = False
+    for s, unit in enumerate(selection.units):
+        utilities = [math.fsum(pair[i, j].units[s].score for j in range(n) if j != i) / (n - 1) for i in range(n)]
+        assert unit.utilities == pytest.approx(utilities, abs=1e-5)
+        assert unit.chosen == first_best(utilities, higher=False)
+        lowest_differs |= first_best(utilities, higher=True) != unit.chosen
+    assert lowest_differs, "the test must tell the directions apart"
