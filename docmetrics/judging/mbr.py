@@ -10,10 +10,11 @@ not N^2.  Nothing here imports torch, parses arguments or prints.
 
 from __future__ import annotations
 
+import contextlib
 import math
 import warnings
 from dataclasses import dataclass, field
-from typing import Any, Mapping, Sequence, Union
+from typing import Any, Iterator, Mapping, Sequence, Union
 
 from ..api import load
 from ..plugin.metric import Metric
@@ -119,9 +120,14 @@ def mbr(metric: str | Metric, candidates: Candidates, *, sources: Sequence[str] 
     line-parallel with ``sources``).  ``references``: a true reference, scored beside (``reference_scores``),
     never used to choose.  ``prune_top_k`` with a QE ``prune_metric``: only the K best candidates of each unit
     by QE enter MBR (``comet-mbr --rerank_top_k K --qe_model``)."""
-    testset = _testset(candidates, sources, references, doc_ids)
+    with _own_session(session) as session:
+        return _mbr(metric, _testset(candidates, sources, references, doc_ids), unit, matrix, prune_top_k,
+                    prune_metric, session)
+
+
+def _mbr(metric: str | Metric, testset: TestSet, unit: str, matrix: bool, prune_top_k: int | None,
+         prune_metric: str | Metric | None, session: Session) -> CandidateSelection:
     _check_unit(unit)
-    session = session if session is not None else Session(cache=None)
     scorer = metric if isinstance(metric, Metric) else load(metric, session=session)
     names = list(testset.systems)
     _at_least_two(testset, "mbr")
@@ -171,9 +177,12 @@ def rerank(metric: str | Metric, candidates: Candidates, *, sources: Sequence[st
     """Reranking: in each unit, the candidate with the best score, by a QE metric (no ``references``) or by a
     reference-based metric against ``references`` (an oracle); the direction is the Result's, ties go to the
     first candidate."""
-    testset = _testset(candidates, sources, references, doc_ids)
+    with _own_session(session) as session:
+        return _rerank(metric, _testset(candidates, sources, references, doc_ids), unit, session)
+
+
+def _rerank(metric: str | Metric, testset: TestSet, unit: str, session: Session) -> CandidateSelection:
     _check_unit(unit)
-    session = session if session is not None else Session(cache=None)
     scorer = metric if isinstance(metric, Metric) else load(metric, session=session)
     _at_least_two(testset, "rerank")
     spans = _spans(testset, unit)
@@ -213,6 +222,16 @@ def best(utilities: Sequence[float | None], higher_is_better: bool) -> int:
 
 
 # -- the pieces -----------------------------------------------------------------------------------------------
+@contextlib.contextmanager
+def _own_session(session: Session | None) -> Iterator[Session]:
+    """``session``, or one of the call's own (no score cache), closed at the end."""
+    if session is not None:
+        yield session
+        return
+    with Session(cache=None) as own:
+        yield own
+
+
 def _testset(candidates: Candidates, sources: Sequence[str] | None, references: Sequence[str] | None,
              doc_ids: Sequence[str] | None) -> TestSet:
     if isinstance(candidates, TestSet):
@@ -316,7 +335,8 @@ def _unit_scores(result: Result, spans: list[tuple[str, int, int]], n_blocks: in
         if us.end - us.start != 1:
             raise SpecError(f"unit=segment: {spec} scores units of several segments (lines {us.start % n_lines + 1}-"
                             f"{(us.end - 1) % n_lines + 1}), so it has no per-segment scores; use unit=document "
-                            "(per document), or a metric that scores one segment per unit (slide with w=1, doc-* with any k)",
+                            "(per document), or a metric that scores one segment per unit (slide with w=1, doc-* "
+                            "with any k)",
                             params=("unit",))
         by_line[us.start] = us.score
     out = []
@@ -341,7 +361,7 @@ def _pruned(testset: TestSet, spans: list[tuple[str, int, int]], unit: str, k: i
     if not 2 <= k <= n:
         raise SpecError(f"prune_top_k={k}: keep from 2 to {n} (the number of candidates) per unit",
                         params=("prune_top_k",))
-    ranked = rerank(qe, _without_references(testset), unit=unit, session=session)
+    ranked = _rerank(qe, _without_references(testset), unit, session)
     higher = ranked.higher_is_better
     slots = []
     for u in ranked.units:
