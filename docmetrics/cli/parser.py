@@ -6,6 +6,7 @@ import argparse
 
 from ..commands.levels import LEVELS
 from ..values.versions import __version__
+from . import data as data_cli
 from . import genmt, mtme, significance
 from . import human as human_cli
 from . import report as report_cli
@@ -102,5 +103,6 @@ def build_parser() -> argparse.ArgumentParser:
     mtme.add_arguments(p)
     wmt25_cli.add_arguments(p)
     wmt26_cli.add_arguments(p)
+    data_cli.add_arguments(p)
     add_cache_arguments(p)
     return p

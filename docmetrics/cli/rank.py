@@ -9,6 +9,7 @@ from typing import Sequence
 from ..commands.options import RankOptions
 from ..commands.rank import run_rank
 from ..evaluation.autorank import PRESETS
+from . import data as data_cli
 from . import human_clusters, rank_live
 from .args import add_output_arguments, typed
 from .errors import guarded
@@ -69,6 +70,7 @@ def build_parser() -> argparse.ArgumentParser:
                         "score is <= 0, as stored negated)")
     human_clusters.add_arguments(p)
     rank_live.add_arguments(p)
+    data_cli.add_arguments(p)
     add_output_arguments(p.add_argument_group("output"))
     return p
 
@@ -76,5 +78,14 @@ def build_parser() -> argparse.ArgumentParser:
 def main(argv: Sequence[str] | None = None) -> int:
     parser = build_parser()
     args = parse_args(parser, list(sys.argv[1:] if argv is None else argv))
-    return guarded("docmetrics rank", args.debug, lambda: run_rank(typed(RankOptions, args), sys.stdout))
+    return guarded("docmetrics rank", args.debug, lambda: _run(typed(RankOptions, args)))
+
+
+def _run(opts: RankOptions) -> int:
+    """``--data`` through the library (:mod:`..commands.data`), else :func:`..commands.rank.run_rank`."""
+    if opts.data or opts.data_format or opts.data_option:
+        from ..commands import data
+
+        return data.run_rank(opts, sys.stdout)
+    return run_rank(opts, sys.stdout)
 

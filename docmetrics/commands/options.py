@@ -11,7 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-__all__ = ["Common", "Shown", "Inputs", "Model", "Human", "Mtme", "Stored", "Paired", "Wmt26",
+__all__ = ["Common", "Shown", "Inputs", "Model", "Human", "Mtme", "Stored", "Paired", "Wmt26", "Data",
            "RunOptions", "SweepOptions", "MetaevalOptions", "RankOptions", "ReportOptions", "SampleOptions",
            "RerankOptions", "MbrOptions", "Options"]
 
@@ -135,7 +135,16 @@ class Wmt26(Common):
 
 
 @frozen
-class RunOptions(Shown, Inputs, Model, Human, Mtme, Stored, Paired, Wmt26):
+class Data(Common):
+    """--data PATH: judged data in any registered format (--data-format NAME, --data-option KEY=VALUE...)."""
+
+    data: str | None = None
+    data_format: str | None = None
+    data_option: list[str] | None = None
+
+
+@frozen
+class RunOptions(Shown, Inputs, Model, Human, Mtme, Stored, Paired, Wmt26, Data):
     """``docmetrics``: what to score and how to judge it.  ``sacrebleu_signatures``: for the index of each
     -m given as sacrebleu's signature, the options that signature names (read, not given)."""
 
@@ -175,7 +184,7 @@ class SweepOptions(Shown, Inputs, Model, Human):
 
 
 @frozen
-class MetaevalOptions(Shown, Model, Mtme, Stored):
+class MetaevalOptions(Shown, Model, Mtme, Stored, Data):
     """``docmetrics metaeval``: metrics on several language pairs of MTME data."""
 
     metrics: list[str] = field(default_factory=list)
@@ -188,7 +197,7 @@ class MetaevalOptions(Shown, Model, Mtme, Stored):
 
 
 @frozen
-class RankOptions(Shown, Inputs, Model, Stored, Wmt26):
+class RankOptions(Shown, Inputs, Model, Stored, Wmt26, Data):
     """``docmetrics rank``: AutoRank over stored and live metrics, with clusters; human clusters."""
 
     lp: list[str] | None = None
@@ -209,7 +218,7 @@ class RankOptions(Shown, Inputs, Model, Stored, Wmt26):
 
 
 @frozen
-class ReportOptions(Inputs, Human):
+class ReportOptions(Inputs, Human, Data):
     """``docmetrics report``: a page from saved -f json output (--human and how to read it: the Human group)."""
 
     files: list[str] | None = None

@@ -1,0 +1,149 @@
+"""``--data PATH``: judged data in any registered format, through the public library only.  The data is read by
+:func:`docmetrics.read_human`; ``rank`` prints :func:`docmetrics.human_clusters`, the main command scores each
+``-m`` with ``load(spec).compute(data.testset)`` and prints :func:`docmetrics.meta_evaluate`'s result (and
+``--report``: :func:`docmetrics.write_report` with ``data=``).  ``--genmt``, ``--mtme``, ``--wmt25-tsv``,
+``--wmt26`` and ``--human`` keep their own paths (their output is unchanged); with ``--data`` they conflict."""
+
+from __future__ import annotations
+
+import dataclasses
+import re
+from typing import Any, Sequence, TextIO
+
+from ..values.errors import SpecError, UserError
+from .options import Options, RankOptions, RunOptions
+from .output import Output, one_or_list, write
+
+__all__ = ["requested", "options", "read", "run_rank", "run_main"]
+
+#: The aliases of --data: each option's field and flag.
+ALIASES = (("genmt", "--genmt"), ("mtme", "--mtme"), ("wmt25_tsv", "--wmt25-tsv"), ("wmt26", "--wmt26"),
+           ("human", "--human"))
+#: What --data combines with, per command (every other option given is refused, never ignored).
+DATA = {"data", "data_format", "data_option"}
+SHOWN = {"quiet", "debug", "argv", "format", "short", "width", "width_given", "verbose"}
+WITH = {"rank": DATA | SHOWN | {"lp", "rule"},
+        "main": DATA | SHOWN | {"metrics", "lang", "device", "batch_size", "max_tokens", "precision", "cache",
+                                "report", "sacrebleu_signatures", "stdin_implicit"}}
+FLAGS = {"lp": "-l", "lang": "-l", "metrics": "-m", "scores": "--scores", "input": "-i", "source": "-s",
+         "reference": "-r", "references": "-r", "doc_ids": "--doc-ids", "human_column": "--human-column",
+         "level": "--level", "output": "-o", "testset": "-t"}
+
+
+def requested(opts: Options) -> bool:
+    return bool(getattr(opts, "data", None))
+
+
+def _flag(name: str) -> str:
+    return FLAGS.get(name, "--" + name.replace("_", "-"))
+
+
+def check(opts: Options, command: str) -> None:
+    """--data without its aliases, and only with the options it honours (a SpecError naming the one refused);
+    --data-format and --data-option only with --data."""
+    if not requested(opts):
+        for name in ("data_format", "data_option"):
+            if getattr(opts, name, None):
+                raise SpecError(f"{_flag(name)} needs --data PATH (the judged data it reads)")
+        return
+    given = [flag for attr, flag in ALIASES if getattr(opts, attr, None)]
+    if given:
+        raise SpecError(f"--data and {given[0]}: give the judged data once (--data PATH, or its alias {given[0]}; "
+                        "with --data name a format with --data-format)")
+    defaults = type(opts)()
+    for f in dataclasses.fields(opts):
+        if f.name not in WITH[command] and getattr(opts, f.name) != getattr(defaults, f.name):
+            raise SpecError(f"--data does not take {_flag(f.name)} here; it takes "
+                            f"{', '.join(sorted({_flag(n) for n in WITH[command] - SHOWN - DATA}))} and the output "
+                            "options (or use the alias of a built-in format)")
+
+
+def _value(text: str) -> Any:
+    for kind in (int, float):
+        try:
+            return kind(text)
+        except ValueError:
+            pass
+    return text
+
+
+def options(given: Sequence[str] | None) -> dict[str, Any]:
+    """--data-option KEY=VALUE...: ``{key: value}`` (a number as a number; a key repeated: a list)."""
+    out: dict[str, Any] = {}
+    for item in given or ():
+        key, eq, value = item.partition("=")
+        if not eq or not key.strip():
+            raise SpecError(f"--data-option {item!r}: give KEY=VALUE (e.g. --data-option column=mqm)")
+        key = key.strip()
+        if key in out:
+            out[key] = [*(out[key] if isinstance(out[key], list) else [out[key]]), _value(value)]
+        else:
+            out[key] = _value(value)
+    return out
+
+
+def _worded(exc: UserError) -> UserError:
+    """The library's error as the command line words it: ``format='X'`` as ``--data-format X``, the option the
+    format lacks as ``--data-option``."""
+    text = re.sub(r"\bformat='([^']*)'", r"--data-format \1", str(exc))
+    text = re.sub(r"^read_human: ", "--data-option: ", text)
+    worded = type(exc)(text, params=exc.params)
+    return worded
+
+
+def read(path: str, fmt: str | None, given: Sequence[str] | None, lp: str | None) -> Any:
+    """``docmetrics.read_human(path, format=fmt, lp=lp, **options)``, its errors worded as the options."""
+    import docmetrics
+
+    kwargs = options(given)
+    try:
+        return docmetrics.read_human(path, format=fmt, lp=lp, **kwargs)
+    except UserError as exc:
+        raise _worded(exc) from None
+
+
+def run_rank(opts: RankOptions, out: TextIO) -> int:
+    """``docmetrics rank --data PATH``: ``human_clusters(read_human(...), rule)`` per -l (default: the file's one
+    pair), printed as ``rank --genmt`` prints its rankings."""
+    import docmetrics
+
+    from .human_clusters import format_ranking
+    from .specs import language_pairs
+
+    check(opts, "rank")
+    assert opts.data is not None
+    rule = opts.rule or "wmt25"
+    rankings = [docmetrics.human_clusters(read(opts.data, opts.data_format, opts.data_option, lp), rule)
+                for lp in (language_pairs(opts.lp or []) or [None])]
+    write(Output(data=lambda: one_or_list([{"ranking": r.to_dict(), "agreement": []} for r in rankings]),
+                 text=lambda: "\n".join(format_ranking(r, opts.width) for r in rankings)), opts, out)
+    return 0
+
+
+def run_main(opts: RunOptions, out: TextIO) -> int:
+    """``docmetrics -m SPEC... --data PATH``: each spec scores the data's test set (``load(spec).compute``), and
+    ``meta_evaluate`` judges them against its human scores; ``--report``: ``write_report(..., data=)``."""
+    import docmetrics
+
+    check(opts, "main")
+    assert opts.data is not None
+    if not opts.metrics:
+        raise SpecError(f"--data {opts.data}: give the metrics to judge with -m SPEC...")
+    data = read(opts.data, opts.data_format, opts.data_option, opts.lang)
+    if data.testset is None:
+        raise SpecError(f"--data {opts.data}: a {data.format} file carries no texts to score with -m; judge stored "
+                        "scores or use a format with the test set's texts")
+    cache: dict[str, Any] = {} if opts.cache is None else {"cache": opts.cache or None}
+    if opts.cache == "":
+        from .common import default_cache_path
+
+        cache = {"cache": str(default_cache_path())}
+    results = [(spec, docmetrics.load(spec, device=opts.device, batch_size=opts.batch_size,
+                                      max_tokens=opts.max_tokens, precision=opts.precision, quiet=opts.quiet,
+                                      **cache).compute(data.testset))
+               for spec in opts.metrics]
+    ev = docmetrics.meta_evaluate(results, data)
+    if opts.report:
+        docmetrics.write_report(opts.report, ev, results=dict(results), data=data)
+    write(Output(data=ev.to_dict, text=lambda: ev.to_text(opts.width)), opts, out)
+    return 0
