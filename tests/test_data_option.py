@@ -1,0 +1,160 @@
+"""``--data PATH`` (issue 46, item 2): judged data in any registered human-data format, read from the shell
+through the public library.  The toy format of docs/plugins.md, installed as a distribution, works from the shell:
+``docmetrics rank --data judged.toyh`` prints what ``human_clusters(read_human(...))`` gives; ``-m chrf --data F``
+on a format that carries texts prints ``meta_evaluate(...).to_dict()``; bad input is one message, exit 2."""
+
+from __future__ import annotations
+
+import json
+import re
+import sys
+from pathlib import Path
+
+import pytest
+from cli_fixtures import run_cli
+from plugin_fixtures import write_distribution
+from test_judging_api import ESA, genmt  # noqa: F401  (the GenMT fixture: texts, ESA scores)
+
+import docmetrics
+from docmetrics.plugin import registry
+
+PLUGINS_MD = Path(__file__).resolve().parents[1] / "docs" / "plugins.md"
+
+
+def docs_toy_format() -> str:
+    """The toy format's module exactly as docs/plugins.md prints it."""
+    text = PLUGINS_MD.read_text(encoding="utf-8")
+    match = re.search(r"```python\n(# toy_judging/__init__\.py\n.*?)```", text, re.S)
+    assert match, "docs/plugins.md: the toy human-data format's module"
+    return match.group(1)
+
+
+@pytest.fixture()
+def toyh(tmp_path):
+    """The docs' toy format, installed as the distribution docmetrics-toy-judging (entry point toyh)."""
+    root = write_distribution(tmp_path / "site", "docmetrics-toy-judging", "1.0",
+                              {"toy_judging/__init__.py": docs_toy_format()},
+                              "[docmetrics.human_formats]\ntoyh = toy_judging:FORMAT\n")
+    sys.path.insert(0, str(root))
+    registry.refresh()
+    yield root
+    sys.path.remove(str(root))
+    sys.modules.pop("toy_judging", None)
+    registry.refresh()
+
+
+def judged(path: Path) -> Path:
+    """A toy judged file (SYSTEM ITEM SCORE per line): five systems, eight items, the ESA fixture's scores."""
+    path.write_text("".join(f"{s} {i + 1} {ESA[s][i]}\n" for s in ESA for i in range(8)), encoding="utf-8")
+    return path
+
+
+def printed_json(capsys, *argv):
+    code, out, err = run_cli(capsys, *argv, "-f", "json")
+    assert code == 0, err
+    return json.loads(out)
+
+
+def as_json(value):
+    return json.loads(json.dumps(value))
+
+
+def test_rank_data_with_the_docs_toy_format_prints_human_clusters_of_read_human(toyh, tmp_path, capsys):
+    path = judged(tmp_path / "judged.toyh")
+    ranking = docmetrics.human_clusters(docmetrics.read_human(path))
+    assert ranking.clusters()[0] == ["sysA"] and ranking.clusters()[-1] == ["sysE"]  # real clusters, not one
+    assert printed_json(capsys, "rank", "--data", path) == {"ranking": as_json(ranking.to_dict()), "agreement": []}
+    # the same file under another name: the format named
+    other = judged(tmp_path / "judged.txt")
+    named = docmetrics.human_clusters(docmetrics.read_human(other, format="toyh"), rule="wmt24")
+    got = printed_json(capsys, "rank", "--data", other, "--data-format", "toyh", "--rule", "wmt24")
+    assert got["ranking"] == as_json(named.to_dict()) and got["ranking"]["rule"] == "wmt24"
+    # the text is the rank command's table of the same ranking
+    code, out, err = run_cli(capsys, "rank", "--data", path)
+    assert code == 0 and out.startswith("Human clusters: 5 systems, ") and f"from {path}" in out
+
+
+def test_data_option_reaches_the_format_as_read_human_options(toyh, tmp_path, capsys):
+    path = judged(tmp_path / "judged.toyh")
+    scaled = docmetrics.read_human(path, scale=2)
+    assert scaled.human.system["sysA"] == pytest.approx(2 * sum(ESA["sysA"]) / 8)
+    got = printed_json(capsys, "rank", "--data", path, "--data-option", "scale=2")
+    assert got["ranking"] == as_json(docmetrics.human_clusters(scaled).to_dict())
+    scores = {s["system"]: s["score"] for s in got["ranking"]["systems"]}
+    assert scores["sysA"] == pytest.approx(2 * sum(ESA["sysA"]) / 8)  # 2 x the mean: the option was applied
+
+
+def test_main_command_data_on_a_format_with_texts_prints_meta_evaluate(genmt, capsys):  # noqa: F811
+    data = docmetrics.read_human(genmt, lp="en-de")
+    ev = docmetrics.meta_evaluate([("chrf", docmetrics.load("chrf").compute(data.testset))], data)
+    for extra in ([], ["--data-format", "genmt"]):
+        assert printed_json(capsys, "-m", "chrf", "--data", genmt, "-l", "en-de", *extra) == as_json(ev.to_dict())
+    code, out, _ = run_cli(capsys, "-m", "chrf", "--data", genmt, "-l", "en-de")
+    assert code == 0 and out == ev.to_text()
+    # a built-in format through --data prints what its alias prints, byte for byte
+    for fmt in ("text", "json"):
+        via_data = run_cli(capsys, "-m", "chrf", "--data", genmt, "-l", "en-de", "-f", fmt)[1]
+        via_alias = run_cli(capsys, "-m", "chrf", "--genmt", genmt, "-l", "en-de", "-f", fmt)[1]
+        assert via_data == via_alias
+    via_data = run_cli(capsys, "rank", "--data", genmt, "-l", "en-de", "-f", "json")[1]
+    assert via_data == run_cli(capsys, "rank", "--genmt", genmt, "-l", "en-de", "-f", "json")[1]
+
+
+def test_main_command_data_report_is_write_report_with_data(genmt, tmp_path, capsys):  # noqa: F811
+    page = tmp_path / "page.html"
+    code, _, err = run_cli(capsys, "-m", "chrf", "--data", genmt, "-l", "en-de", "--report", page)
+    assert code == 0, err
+    data = docmetrics.read_human(genmt, lp="en-de")
+    results = docmetrics.load("chrf").compute(data.testset)
+    mine = tmp_path / "mine.html"
+    docmetrics.write_report(mine, docmetrics.meta_evaluate([("chrf", results)], data), results={"chrf": results},
+                            data=data)
+    assert page.read_text(encoding="utf-8") == mine.read_text(encoding="utf-8")
+
+
+# -- bad input: one row per case; exit 2, one message naming the option and the fix ----------------------------
+BAD = [
+    ("unknown --data-format lists the formats",
+     ["rank", "--data", "{toyh}", "--data-format", "nope"],
+     ["unknown human-data format 'nope'", "genmt", "human-tsv", "toyh"]),
+    ("--data-option the format does not take",
+     ["rank", "--data", "{toyh}", "--data-option", "column=x"],
+     ["--data-option", "'toyh' takes no option 'column'", "its options: scale"]),
+    ("--data-option not KEY=VALUE",
+     ["rank", "--data", "{toyh}", "--data-option", "scale"],
+     ["--data-option 'scale'", "KEY=VALUE"]),
+    ("--data and an alias at once (rank)",
+     ["rank", "--data", "{toyh}", "--genmt", "{toyh}"],
+     ["--data and --genmt", "give the judged data once"]),
+    ("--data and an alias at once (main command)",
+     ["-m", "chrf", "--data", "{toyh}", "--human", "{toyh}"],
+     ["--data and --human", "give the judged data once"]),
+    ("a file no format recognises names the formats tried",
+     ["rank", "--data", "{unknown}"],
+     ["not a form of judging data docmetrics recognises", "mtme", "genmt", "human-tsv", "toyh",
+      "--data-format human-tsv"]),
+    ("--data-format without --data",
+     ["rank", "--data-format", "toyh"],
+     ["--data-format needs --data PATH"]),
+    ("--data with an option it does not honour is refused, not ignored",
+     ["rank", "--data", "{toyh}", "--scores", "{toyh}"],
+     ["--data does not take --scores"]),
+    ("-m on a format without texts",
+     ["-m", "chrf", "--data", "{toyh}"],
+     ["carries no texts to score"]),
+    ("--data on the main command without -m",
+     ["--data", "{toyh}"],
+     ["give the metrics to judge with -m"]),
+]
+
+
+@pytest.mark.parametrize("argv, needles", [row[1:] for row in BAD], ids=[row[0] for row in BAD])
+def test_bad_data_input_exits_2_with_one_message(toyh, tmp_path, capsys, argv, needles):
+    files = {"toyh": judged(tmp_path / "judged.toyh"), "unknown": tmp_path / "judged.xyz"}
+    files["unknown"].write_text("nothing any format reads\n", encoding="utf-8")
+    code, out, err = run_cli(capsys, *(a.format(**files) for a in argv))
+    assert code == 2, (code, out, err)
+    lines = err.strip().splitlines()
+    assert len(lines) == 1 and "error:" in lines[0] and "Traceback" not in err, err
+    for needle in needles:
+        assert needle in lines[0], (needle, lines[0])
