@@ -145,12 +145,24 @@ BAD = [
     ("--data on the main command without -m",
      ["--data", "{toyh}"],
      ["give the metrics to judge with -m"]),
+    ("metaeval: --data and --mtme at once",
+     ["metaeval", "-m", "chrf", "--data", "{toyh}", "--mtme", "{toyh}"],
+     ["--data and --mtme", "give the judged data once"]),
+    ("metaeval: -m on a format without texts",
+     ["metaeval", "-m", "chrf", "--data", "{toyh}"],
+     ["carries no texts to score"]),
+    ("report: --data with --human is refused, not ignored",
+     ["report", "{toyh}", "-o", "{page}", "--data", "{toyh}", "--human", "{toyh}"],
+     ["--data and --human"]),
+    ("report: --data with -i is refused, not ignored",
+     ["report", "{toyh}", "-o", "{page}", "--data", "{toyh}", "-i", "{toyh}"],
+     ["--data does not take -i"]),
 ]
 
 
 @pytest.mark.parametrize("argv, needles", [row[1:] for row in BAD], ids=[row[0] for row in BAD])
 def test_bad_data_input_exits_2_with_one_message(toyh, tmp_path, capsys, argv, needles):
-    files = {"toyh": judged(tmp_path / "judged.toyh"), "unknown": tmp_path / "judged.xyz"}
+    files = {"toyh": judged(tmp_path / "judged.toyh"), "unknown": tmp_path / "judged.xyz", "page": tmp_path / "p.html"}
     files["unknown"].write_text("nothing any format reads\n", encoding="utf-8")
     code, out, err = run_cli(capsys, *(a.format(**files) for a in argv))
     assert code == 2, (code, out, err)
@@ -158,3 +170,36 @@ def test_bad_data_input_exits_2_with_one_message(toyh, tmp_path, capsys, argv, n
     assert len(lines) == 1 and "error:" in lines[0] and "Traceback" not in err, err
     for needle in needles:
         assert needle in lines[0], (needle, lines[0])
+
+
+def test_metaeval_data_prints_meta_evaluate_per_language_pair(genmt, capsys):  # noqa: F811
+    expected = []
+    for lp in ("en-de", "en-cs"):
+        data = docmetrics.read_human(genmt, lp=lp)
+        results = [(s, docmetrics.load(s).compute(data.testset)) for s in ("chrf", "bleu")]
+        ev = docmetrics.meta_evaluate(results, data, significance=20, seed=7)
+        expected.append({"lp": data.lp, "metrics": ev.to_dict()})
+    got = printed_json(capsys, "metaeval", "-m", "chrf", "bleu", "--data", genmt, "-l", "en-de,en-cs",
+                       "--resamples", "20", "--seed", "7")
+    assert got == {"data": str(genmt), "lps": as_json(expected)}
+    assert [p["lp"] for p in got["lps"]] == ["en-de_DE", "en-cs_CZ"] and len(got["lps"][0]["metrics"]) == 2
+
+
+def test_metaeval_without_data_still_needs_mtme_and_lps(capsys):
+    code, out, err = run_cli(capsys, "metaeval", "-m", "chrf")
+    assert code == 2 and "the following arguments are required: --mtme, -l/--lps" in err
+    code, out, err = run_cli(capsys, "metaeval", "-m", "chrf", "--mtme", "somewhere")
+    assert code == 2 and "the following arguments are required: -l/--lps" in err
+
+
+def test_report_data_is_write_report_of_the_saved_output_with_data(genmt, tmp_path, capsys):  # noqa: F811
+    saved = tmp_path / "saved.json"
+    code, out, err = run_cli(capsys, "-m", "chrf", "--genmt", genmt, "-l", "en-de", "-f", "json")
+    saved.write_text(out, encoding="utf-8")
+    page = tmp_path / "page.html"
+    code, _, err = run_cli(capsys, "report", saved, "-o", page, "--data", genmt, "-l", "en-de", "--title", "T")
+    assert code == 0, err
+    mine = tmp_path / "mine.html"
+    docmetrics.write_report(mine, json.loads(out), data=docmetrics.read_human(genmt, lp="en-de"), title="T")
+    html = page.read_text(encoding="utf-8")
+    assert html == mine.read_text(encoding="utf-8") and "Quelle Satz 3." in html  # the data's texts are on it

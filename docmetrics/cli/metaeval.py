@@ -9,6 +9,7 @@ from typing import Sequence
 from ..algorithms import wmt_stats as ws
 from ..commands.metaeval import run_metaeval
 from ..commands.options import MetaevalOptions
+from . import data as data_cli
 from . import report as report_cli
 from . import stored as stored_cli
 from .args import add_cache_arguments, add_model_arguments, add_output_arguments, typed
@@ -43,14 +44,15 @@ def build_parser() -> argparse.ArgumentParser:
                    help="metric specs NAME[:key=value,...], preset names, or signatures (-m given again adds "
                         "metrics); optional with stored metrics (--stored, --scores)")
     g = p.add_argument_group("MTME data")
-    g.add_argument("--mtme", required=True, metavar="ROOT", help="an MTME data directory")
-    g.add_argument("-l", "--lps", required=True, metavar="LP1,LP2",
-                   help="language pairs, comma-separated (e.g. en-de,zh-en)")
+    g.add_argument("--mtme", metavar="ROOT", help="an MTME data directory (required, unless --data)")
+    g.add_argument("-l", "--lps", metavar="LP1,LP2",
+                   help="language pairs, comma-separated (e.g. en-de,zh-en; required with --mtme)")
     add_data_arguments(g, single=False)
     g.add_argument("--seed", type=parse_seed, default=ws.DEFAULT_SEED, metavar="INT",
                    help="seed of the PERM-BOTH resampling (default: %(default)s; 'none': not reproducible)")
     add_level_arguments(g)
     stored_cli.add_arguments(p.add_argument_group("stored scores, judged like metrics"))
+    data_cli.add_arguments(p)
     add_model_arguments(p)
     g = p.add_argument_group("output")
     g.add_argument("--average", metavar="STAT[,STAT...]",
@@ -68,5 +70,18 @@ def build_parser() -> argparse.ArgumentParser:
 def main(argv: Sequence[str] | None = None) -> int:
     parser = build_parser()
     args = parse_args(parser, argv, command="metaeval")
-    return guarded("docmetrics metaeval", args.debug, lambda: run_metaeval(typed(MetaevalOptions, args), sys.stdout))
+    if not (args.data or args.data_format or args.data_option):
+        missing = [flag for flag, given in (("--mtme", args.mtme), ("-l/--lps", args.lps)) if given is None]
+        if missing:  # what argparse said when they were required (--data needs neither)
+            parser.error(f"the following arguments are required: {', '.join(missing)}")
+    return guarded("docmetrics metaeval", args.debug, lambda: _run(typed(MetaevalOptions, args)))
+
+
+def _run(opts: MetaevalOptions) -> int:
+    """``--data`` through the library (:mod:`..commands.data`), else :func:`..commands.metaeval.run_metaeval`."""
+    if opts.data or opts.data_format or opts.data_option:
+        from ..commands import data
+
+        return data.run_metaeval(opts, sys.stdout)
+    return run_metaeval(opts, sys.stdout)
 

@@ -7,6 +7,7 @@ from typing import Sequence
 
 from ..commands.options import ReportOptions
 from ..commands.report import run
+from . import data as data_cli
 from .args import add_input_arguments, typed
 from .errors import guarded
 from .habits import Parser, parse_args
@@ -40,6 +41,7 @@ def build_parser() -> argparse.ArgumentParser:
                    help="human error spans to show in the document view: a TSV with the columns system, doc_id, "
                         "doc_pos, start, end (character offsets in the system's line), severity (and category, "
                         "rater, span_text), as ../shared/data's spans.tsv")
+    data_cli.add_arguments(p)
     p.add_argument("-q", "--quiet", action="store_true", help="no notes")
     p.add_argument("--debug", action="store_true", help="tracebacks")
     return p
@@ -47,5 +49,14 @@ def build_parser() -> argparse.ArgumentParser:
 
 def main(argv: Sequence[str] | None = None) -> int:
     args = parse_args(build_parser(), argv, command="report")
-    return guarded("docmetrics report", args.debug, lambda: run(typed(ReportOptions, args)))
+    return guarded("docmetrics report", args.debug, lambda: _run(typed(ReportOptions, args)))
+
+
+def _run(opts: ReportOptions) -> int:
+    """``--data`` through the library (:mod:`..commands.data`), else :func:`..commands.report.run`."""
+    if opts.data or opts.data_format or opts.data_option:
+        from ..commands import data
+
+        return data.run_report(opts)
+    return run(opts)
 

@@ -11,10 +11,10 @@ import re
 from typing import Any, Sequence, TextIO
 
 from ..values.errors import SpecError, UserError
-from .options import Options, RankOptions, RunOptions
+from .options import MetaevalOptions, Options, RankOptions, ReportOptions, RunOptions
 from .output import Output, one_or_list, write
 
-__all__ = ["requested", "options", "read", "run_rank", "run_main"]
+__all__ = ["requested", "options", "read", "run_rank", "run_main", "run_metaeval", "run_report"]
 
 #: The aliases of --data: each option's field and flag.
 ALIASES = (("genmt", "--genmt"), ("mtme", "--mtme"), ("wmt25_tsv", "--wmt25-tsv"), ("wmt26", "--wmt26"),
@@ -24,10 +24,13 @@ DATA = {"data", "data_format", "data_option"}
 SHOWN = {"quiet", "debug", "argv", "format", "short", "width", "width_given", "verbose"}
 WITH = {"rank": DATA | SHOWN | {"lp", "rule"},
         "main": DATA | SHOWN | {"metrics", "lang", "device", "batch_size", "max_tokens", "precision", "cache",
-                                "report", "sacrebleu_signatures", "stdin_implicit"}}
+                                "report", "sacrebleu_signatures", "stdin_implicit"},
+        "metaeval": DATA | SHOWN | {"metrics", "lps", "device", "batch_size", "max_tokens", "precision", "cache",
+                                    "seed", "resamples"},
+        "report": DATA | {"quiet", "debug", "argv", "files", "output", "title", "lang"}}
 FLAGS = {"lp": "-l", "lang": "-l", "metrics": "-m", "scores": "--scores", "input": "-i", "source": "-s",
          "reference": "-r", "references": "-r", "doc_ids": "--doc-ids", "human_column": "--human-column",
-         "level": "--level", "output": "-o", "testset": "-t"}
+         "level": "--level", "output": "-o", "testset": "-t", "lps": "-l"}
 
 
 def requested(opts: Options) -> bool:
@@ -120,6 +123,25 @@ def run_rank(opts: RankOptions, out: TextIO) -> int:
     return 0
 
 
+def _scored(opts: RunOptions | MetaevalOptions, data: Any) -> list[tuple[str, Any]]:
+    """``(spec, load(spec, ...).compute(data.testset))`` for each -m, loaded with the command's model options."""
+    import docmetrics
+
+    if not opts.metrics:
+        raise SpecError(f"--data {opts.data}: give the metrics to judge with -m SPEC...")
+    if data.testset is None:
+        raise SpecError(f"--data {opts.data}: a {data.format} file carries no texts to score with -m; give a format "
+                        "that carries the test set's texts")
+    cache: dict[str, Any] = {}  # --cache not given: the session reads $DOCMETRICS_SCORE_CACHE, as load() does
+    if opts.cache is not None:
+        from .common import default_cache_path
+
+        cache = {"cache": opts.cache or str(default_cache_path())}
+    return [(spec, docmetrics.load(spec, device=opts.device, batch_size=opts.batch_size, max_tokens=opts.max_tokens,
+                                   precision=opts.precision, quiet=opts.quiet, **cache).compute(data.testset))
+            for spec in opts.metrics]
+
+
 def run_main(opts: RunOptions, out: TextIO) -> int:
     """``docmetrics -m SPEC... --data PATH``: each spec scores the data's test set (``load(spec).compute``), and
     ``meta_evaluate`` judges them against its human scores; ``--report``: ``write_report(..., data=)``."""
@@ -130,20 +152,48 @@ def run_main(opts: RunOptions, out: TextIO) -> int:
     if not opts.metrics:
         raise SpecError(f"--data {opts.data}: give the metrics to judge with -m SPEC...")
     data = read(opts.data, opts.data_format, opts.data_option, opts.lang)
-    if data.testset is None:
-        raise SpecError(f"--data {opts.data}: a {data.format} file carries no texts to score with -m; judge stored "
-                        "scores or use a format with the test set's texts")
-    cache: dict[str, Any] = {} if opts.cache is None else {"cache": opts.cache or None}
-    if opts.cache == "":
-        from .common import default_cache_path
-
-        cache = {"cache": str(default_cache_path())}
-    results = [(spec, docmetrics.load(spec, device=opts.device, batch_size=opts.batch_size,
-                                      max_tokens=opts.max_tokens, precision=opts.precision, quiet=opts.quiet,
-                                      **cache).compute(data.testset))
-               for spec in opts.metrics]
+    results = _scored(opts, data)
     ev = docmetrics.meta_evaluate(results, data)
     if opts.report:
         docmetrics.write_report(opts.report, ev, results=dict(results), data=data)
     write(Output(data=ev.to_dict, text=lambda: ev.to_text(opts.width)), opts, out)
+    return 0
+
+
+def run_metaeval(opts: MetaevalOptions, out: TextIO) -> int:
+    """``docmetrics metaeval -m SPEC... --data PATH [-l LP,LP...]``: per language pair (default: the file's one),
+    ``meta_evaluate(results, read_human(...), significance=--resamples, seed=--seed)``, printed one after another,
+    each under its pair's name (JSON: ``{"data": PATH, "lps": [{"lp": LP, "metrics": to_dict()}, ...]}``)."""
+    import docmetrics
+
+    from .specs import language_pairs
+
+    check(opts, "metaeval")
+    assert opts.data is not None
+    if not opts.metrics:
+        raise SpecError(f"--data {opts.data}: give the metrics to judge with -m SPEC...")
+    evs = []
+    for lp in language_pairs([opts.lps], spaces=False) if opts.lps else [None]:
+        data = read(opts.data, opts.data_format, opts.data_option, lp)
+        evs.append((data.lp, docmetrics.meta_evaluate(_scored(opts, data), data, significance=opts.resamples,
+                                                      seed=opts.seed)))
+    write(Output(data=lambda: {"data": opts.data, "lps": [{"lp": lp, "metrics": ev.to_dict()} for lp, ev in evs]},
+                 text=lambda: "\n".join(f"{lp or opts.data}:\n{ev.to_text(opts.width)}" for lp, ev in evs)), opts, out)
+    return 0
+
+
+def run_report(opts: ReportOptions) -> int:
+    """``docmetrics report RESULTS.json... -o PAGE.html --data PATH``: ``write_report(PAGE, *outputs, data=
+    read_human(...))``: the saved outputs with the data's texts, human segment scores and gold error spans."""
+    import docmetrics
+
+    from .common import check_output_file
+    from .report import read_outputs
+
+    check(opts, "report")
+    assert opts.data is not None and opts.output is not None
+    check_output_file(opts.output, "-o", tuple(opts.files or ()))
+    sources = [parsed for _, parsed in read_outputs(opts.files or [])]
+    data = read(opts.data, opts.data_format, opts.data_option, opts.lang)
+    docmetrics.write_report(opts.output, *sources, data=data, title=opts.title)
     return 0

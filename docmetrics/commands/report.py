@@ -193,10 +193,10 @@ def write_page(opts: Options, path: str, payload: dict[str, Any]) -> None:
     note(opts, f"wrote {path} ({size / 1e6:.1f} MB)" if size > 1e6 else f"wrote {path} ({size // 1024 + 1} KB)")
 
 
-def run(opts: Options) -> int:
-    check_output_file(opts.output, "-o", tuple(opts.files))
+def read_outputs(files: Sequence[str]) -> list[tuple[str, Any]]:
+    """(path, parsed JSON) of each saved ``-f json`` output; an InputError naming a file no layout reads."""
     sources = []
-    for path in opts.files:
+    for path in files:
         try:
             with open(path, encoding="utf-8") as f:
                 text = f.read()
@@ -211,6 +211,12 @@ def run(opts: Options) -> int:
             layouts = "; ".join(f"{k}: {v}" for k, v in report.LAYOUTS.items())
             raise InputError(f"{path}: not an output docmetrics report reads ({exc}); it reads {layouts}") from None
         sources.append((path, data))
+    return sources
+
+
+def run(opts: Options) -> int:
+    check_output_file(opts.output, "-o", tuple(opts.files))
+    sources = read_outputs(opts.files)
     testset = human_scores = None
     if opts.spans_tsv and not opts.input:
         raise UserError("--spans-tsv places spans on the systems' lines: give the texts with -i (and --doc-ids)")
