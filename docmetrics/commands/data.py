@@ -62,6 +62,9 @@ def check(opts: Options, command: str) -> None:
 
 
 def _value(text: str) -> Any:
+    """A --data-option value: a number as a number, true/false (yes/no) as a bool, else the text."""
+    if text.strip().lower() in ("true", "yes", "false", "no"):
+        return text.strip().lower() in ("true", "yes")
     for kind in (int, float):
         try:
             return kind(text)
@@ -71,7 +74,8 @@ def _value(text: str) -> Any:
 
 
 def options(given: Sequence[str] | None) -> dict[str, Any]:
-    """--data-option KEY=VALUE...: ``{key: value}`` (a number as a number; a key repeated: a list)."""
+    """--data-option KEY=VALUE...: ``{key: value}`` (a number as a number, true/false as a bool; a key repeated:
+    a list)."""
     out: dict[str, Any] = {}
     for item in given or ():
         key, eq, value = item.partition("=")
