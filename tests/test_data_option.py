@@ -203,3 +203,11 @@ def test_report_data_is_write_report_of_the_saved_output_with_data(genmt, tmp_pa
     docmetrics.write_report(mine, json.loads(out), data=docmetrics.read_human(genmt, lp="en-de"), title="T")
     html = page.read_text(encoding="utf-8")
     assert html == mine.read_text(encoding="utf-8") and "Quelle Satz 3." in html  # the data's texts are on it
+
+
+def test_data_option_values_are_typed_and_a_repeated_key_is_a_list():
+    from docmetrics.commands.data import options
+
+    assert options(["scale=2", "x=0.5", "column=mqm", "lower_is_better=false", "domains=news", "domains=talk"]) == {
+        "scale": 2, "x": 0.5, "column": "mqm", "lower_is_better": False, "domains": ["news", "talk"]}
+    assert options(["include_reference=Yes"]) == {"include_reference": True} and options(None) == {}

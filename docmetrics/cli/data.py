@@ -18,4 +18,4 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     g.add_argument("--data-format", metavar="NAME", help="with --data: its format, by name (default: recognised)")
     g.add_argument("--data-option", nargs="+", action="extend", metavar="KEY=VALUE",
                    help="with --data: an option of its format (e.g. column=mqm, testset=wmt24); repeat the key for "
-                        "a list; a number is passed as a number, true/false as a bool)")
+                        "a list; a number is passed as a number, true/false as a bool")
