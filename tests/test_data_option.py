@@ -29,17 +29,49 @@ def docs_toy_format() -> str:
     return match.group(1)
 
 
+#: A plugin format that carries texts: one TSV line per (system, segment): system, doc, seg, src, ref, mt, score.
+TOY_TEXTS = '''
+from docmetrics import TestSet
+from docmetrics.judging import EvalSet, HumanFormat
+from docmetrics.values.human_tsv import HumanScores
+
+
+def recognise(path):
+    return path.endswith(".toyt")
+
+
+def read(path, lp, options):
+    rows = [line.rstrip("\\n").split("\\t") for line in open(path, encoding="utf-8") if line.strip()]
+    order = list(dict.fromkeys((doc, seg) for _, doc, seg, *_ in rows))
+    texts, segments = {}, {}
+    for system, doc, seg, src, ref, mt, score in rows:
+        texts.setdefault(system, {})[(doc, seg)] = (src, ref, mt)
+        segments.setdefault(system, {})[(doc, seg)] = float(score)
+    first = texts[rows[0][0]]
+    testset = TestSet({s: [t[k][2] for k in order] for s, t in texts.items()}, sources=[first[k][0] for k in order],
+                      references=[first[k][1] for k in order], doc_ids=[doc for doc, _ in order], lp=lp)
+    positions = {k: [d for d, _ in order[:n + 1]].count(k[0]) for n, k in enumerate(order)}
+    system = {s: sum(v.values()) / len(v) for s, v in segments.items()}
+    return EvalSet(path, "toyt", lp, testset=testset, human=HumanScores(path, "toy", system, segments, positions))
+
+
+FORMAT = HumanFormat("toyt", "a toy file of texts and human scores", recognise, read)
+'''
+
+
 @pytest.fixture()
 def toyh(tmp_path):
-    """The docs' toy format, installed as the distribution docmetrics-toy-judging (entry point toyh)."""
+    """The docs' toy format, installed as the distribution docmetrics-toy-judging (entry point toyh), beside a toy
+    format that carries texts (toyt)."""
     root = write_distribution(tmp_path / "site", "docmetrics-toy-judging", "1.0",
-                              {"toy_judging/__init__.py": docs_toy_format()},
-                              "[docmetrics.human_formats]\ntoyh = toy_judging:FORMAT\n")
+                              {"toy_judging/__init__.py": docs_toy_format(), "toy_texts/__init__.py": TOY_TEXTS},
+                              "[docmetrics.human_formats]\ntoyh = toy_judging:FORMAT\ntoyt = toy_texts:FORMAT\n")
     sys.path.insert(0, str(root))
     registry.refresh()
     yield root
     sys.path.remove(str(root))
     sys.modules.pop("toy_judging", None)
+    sys.modules.pop("toy_texts", None)
     registry.refresh()
 
 
@@ -98,6 +130,25 @@ def test_main_command_data_on_a_format_with_texts_prints_meta_evaluate(genmt, ca
         assert via_data == via_alias
     via_data = run_cli(capsys, "rank", "--data", genmt, "-l", "en-de", "-f", "json")[1]
     assert via_data == run_cli(capsys, "rank", "--genmt", genmt, "-l", "en-de", "-f", "json")[1]
+
+
+def test_main_command_data_on_a_plugin_format_with_texts_prints_meta_evaluate(toyh, genmt, tmp_path,  # noqa: F811
+                                                                              capsys):
+    pair = docmetrics.read_human(genmt, lp="en-de")  # the GenMT fixture's texts and scores, as a toyt file
+    ts, docs = pair.testset, pair.testset.doc_ids
+    keys = list(pair.human.positions)
+    path = tmp_path / "judged.toyt"
+    path.write_text("".join(f"{s}\t{docs[i]}\t{keys[i][1]}\t{ts.sources[i]}\t{ts.references[i]}\t{ts.systems[s][i]}"
+                            f"\t{ESA[s][i]}\n" for s in ts.systems for i in range(len(docs))), encoding="utf-8")
+    data = docmetrics.read_human(path, lp="en-de")
+    assert data.format == "toyt" and data.testset.systems["sysB"] == ts.systems["sysB"]
+    ev = docmetrics.meta_evaluate([("chrf", docmetrics.load("chrf").compute(data.testset))], data)
+    got = printed_json(capsys, "-m", "chrf", "--data", path, "-l", "en-de")
+    assert got == as_json(ev.to_dict()) and got[0]["seg_kendall"] is not None  # the segment level too
+    # the same texts and scores read as GenMT: the same statistics
+    alias = printed_json(capsys, "-m", "chrf", "--genmt", genmt, "-l", "en-de")
+    for key in ("pearson", "kendall", "accuracy", "seg_kendall", "seg_pearson", "acc_eq", "spa"):
+        assert got[0][key] == pytest.approx(alias[0][key]), key
 
 
 def test_main_command_data_report_is_write_report_with_data(genmt, tmp_path, capsys):  # noqa: F811
