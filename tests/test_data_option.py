@@ -52,7 +52,8 @@ def read(path, lp, options):
                       references=[first[k][1] for k in order], doc_ids=[doc for doc, _ in order], lp=lp)
     positions = {k: [d for d, _ in order[:n + 1]].count(k[0]) for n, k in enumerate(order)}
     system = {s: sum(v.values()) / len(v) for s, v in segments.items()}
-    return EvalSet(path, "toyt", lp, testset=testset, human=HumanScores(path, "toy", system, segments, positions))
+    return EvalSet(path, "toyt", lp, testset=testset, human=HumanScores(path, "toy", system, segments, positions),
+                   notes=(f"{path}: read by the toy, {len(rows)} lines",))
 
 
 FORMAT = HumanFormat("toyt", "a toy file of texts and human scores", recognise, read)
@@ -143,8 +144,11 @@ def test_main_command_data_on_a_plugin_format_with_texts_prints_meta_evaluate(to
     data = docmetrics.read_human(path, lp="en-de")
     assert data.format == "toyt" and data.testset.systems["sysB"] == ts.systems["sysB"]
     ev = docmetrics.meta_evaluate([("chrf", docmetrics.load("chrf").compute(data.testset))], data)
-    got = printed_json(capsys, "-m", "chrf", "--data", path, "-l", "en-de")
+    code, out, err = run_cli(capsys, "-m", "chrf", "--data", path, "-l", "en-de", "-f", "json")
+    got = json.loads(out)
     assert got == as_json(ev.to_dict()) and got[0]["seg_kendall"] is not None  # the segment level too
+    assert f"docmetrics: {path}: read by the toy, 40 lines" in err.splitlines()  # the reader's note, said
+    assert "read by the toy" not in run_cli(capsys, "-m", "chrf", "--data", path, "-l", "en-de", "-q")[2]
     # the same texts and scores read as GenMT: the same statistics
     alias = printed_json(capsys, "-m", "chrf", "--genmt", genmt, "-l", "en-de")
     for key in ("pearson", "kendall", "accuracy", "seg_kendall", "seg_pearson", "acc_eq", "spa"):

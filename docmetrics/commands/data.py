@@ -98,15 +98,21 @@ def _worded(exc: UserError) -> UserError:
     return worded
 
 
-def read(path: str, fmt: str | None, given: Sequence[str] | None, lp: str | None) -> Any:
-    """``docmetrics.read_human(path, format=fmt, lp=lp, **options)``, its errors worded as the options."""
+def read(opts: RunOptions | RankOptions | MetaevalOptions | ReportOptions, lp: str | None, who: str) -> Any:
+    """``docmetrics.read_human(--data, format=--data-format, lp=lp, **--data-option)``, its errors worded as the
+    options; the reader's notes (what it found odd but read) said on stderr (-q: not)."""
     import docmetrics
 
-    kwargs = options(given)
+    from .messages import note
+
+    kwargs = options(opts.data_option)
     try:
-        return docmetrics.read_human(path, format=fmt, lp=lp, **kwargs)
+        data = docmetrics.read_human(opts.data, format=opts.data_format, lp=lp, **kwargs)
     except UserError as exc:
         raise _worded(exc) from None
+    for text in data.notes:
+        note(opts, text, who)
+    return data
 
 
 def run_rank(opts: RankOptions, out: TextIO) -> int:
@@ -120,7 +126,7 @@ def run_rank(opts: RankOptions, out: TextIO) -> int:
     check(opts, "rank")
     assert opts.data is not None
     rule = opts.rule or "wmt25"
-    rankings = [docmetrics.human_clusters(read(opts.data, opts.data_format, opts.data_option, lp), rule)
+    rankings = [docmetrics.human_clusters(read(opts, lp, "docmetrics rank"), rule)
                 for lp in (language_pairs(opts.lp or []) or [None])]
     write(Output(data=lambda: one_or_list([{"ranking": r.to_dict(), "agreement": []} for r in rankings]),
                  text=lambda: "\n".join(format_ranking(r, opts.width) for r in rankings)), opts, out)
@@ -131,8 +137,6 @@ def _scored(opts: RunOptions | MetaevalOptions, data: Any) -> list[tuple[str, An
     """``(spec, load(spec, ...).compute(data.testset))`` for each -m, loaded with the command's model options."""
     import docmetrics
 
-    if not opts.metrics:
-        raise SpecError(f"--data {opts.data}: give the metrics to judge with -m SPEC...")
     if data.testset is None:
         raise SpecError(f"--data {opts.data}: a {data.format} file carries no texts to score with -m; give a format "
                         "that carries the test set's texts")
@@ -155,7 +159,7 @@ def run_main(opts: RunOptions, out: TextIO) -> int:
     assert opts.data is not None
     if not opts.metrics:
         raise SpecError(f"--data {opts.data}: give the metrics to judge with -m SPEC...")
-    data = read(opts.data, opts.data_format, opts.data_option, opts.lang)
+    data = read(opts, opts.lang, "docmetrics")
     results = _scored(opts, data)
     ev = docmetrics.meta_evaluate(results, data)
     if opts.report:
@@ -178,7 +182,7 @@ def run_metaeval(opts: MetaevalOptions, out: TextIO) -> int:
         raise SpecError(f"--data {opts.data}: give the metrics to judge with -m SPEC...")
     evs = []
     for lp in language_pairs([opts.lps], spaces=False) if opts.lps else [None]:
-        data = read(opts.data, opts.data_format, opts.data_option, lp)
+        data = read(opts, lp, "docmetrics metaeval")
         evs.append((data.lp, docmetrics.meta_evaluate(_scored(opts, data), data, significance=opts.resamples,
                                                       seed=opts.seed)))
     write(Output(data=lambda: {"data": opts.data, "lps": [{"lp": lp, "metrics": ev.to_dict()} for lp, ev in evs]},
@@ -198,6 +202,6 @@ def run_report(opts: ReportOptions) -> int:
     assert opts.data is not None and opts.output is not None
     check_output_file(opts.output, "-o", tuple(opts.files or ()))
     sources = [parsed for _, parsed in read_outputs(opts.files or [])]
-    data = read(opts.data, opts.data_format, opts.data_option, opts.lang)
+    data = read(opts, opts.lang, "docmetrics report")
     docmetrics.write_report(opts.output, *sources, data=data, title=opts.title)
     return 0
