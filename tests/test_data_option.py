@@ -212,6 +212,9 @@ BAD = [
     ("report: --data with -i is refused, not ignored",
      ["report", "{toyh}", "-o", "{page}", "--data", "{toyh}", "-i", "{toyh}"],
      ["--data does not take -i"]),
+    ("--report that would overwrite the data, refused before scoring",
+     ["-m", "chrf", "--data", "{toyh}", "--report", "{toyh}"],
+     ["--report", "judged.toyh"]),
 ]
 
 

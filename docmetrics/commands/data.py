@@ -94,8 +94,7 @@ def _worded(exc: UserError) -> UserError:
     format lacks as ``--data-option``."""
     text = re.sub(r"\bformat='([^']*)'", r"--data-format \1", str(exc))
     text = re.sub(r"^read_human: ", "--data-option: ", text)
-    worded = type(exc)(text, params=exc.params)
-    return worded
+    return type(exc)(text, params=exc.params)
 
 
 def read(opts: RunOptions | RankOptions | MetaevalOptions | ReportOptions, lp: str | None, who: str) -> Any:
@@ -159,6 +158,10 @@ def run_main(opts: RunOptions, out: TextIO) -> int:
     assert opts.data is not None
     if not opts.metrics:
         raise SpecError(f"--data {opts.data}: give the metrics to judge with -m SPEC...")
+    if opts.report:  # refused before anything is scored
+        from .common import check_output_file
+
+        check_output_file(opts.report, "--report", (opts.data,))
     data = read(opts, opts.lang, "docmetrics")
     results = _scored(opts, data)
     ev = docmetrics.meta_evaluate(results, data)
@@ -200,7 +203,7 @@ def run_report(opts: ReportOptions) -> int:
 
     check(opts, "report")
     assert opts.data is not None and opts.output is not None
-    check_output_file(opts.output, "-o", tuple(opts.files or ()))
+    check_output_file(opts.output, "-o", (*(opts.files or ()), opts.data))
     sources = [parsed for _, parsed in read_outputs(opts.files or [])]
     data = read(opts, opts.lang, "docmetrics report")
     docmetrics.write_report(opts.output, *sources, data=data, title=opts.title)
