@@ -155,6 +155,20 @@ def test_main_command_data_on_a_plugin_format_with_texts_prints_meta_evaluate(to
         assert got[0][key] == pytest.approx(alias[0][key]), key
 
 
+def test_rank_m_with_data_prints_autorank_then_the_human_clusters(genmt, capsys):  # noqa: F811
+    data = docmetrics.read_human(genmt, lp="en-de")
+    results = {s: docmetrics.load(s).compute(data.testset) for s in ("chrf", "bleu")}
+    got = printed_json(capsys, "rank", "-m", "chrf", "bleu", "--data", genmt, "-l", "en-de")
+    beside = got.pop("human_clusters")
+    assert got == as_json(docmetrics.autorank(results, lp=data.lp).to_dict())
+    assert beside["ranking"] == as_json(docmetrics.human_clusters(data).to_dict())
+    assert [a["metric"] for a in beside["agreement"]] == ["chrf", "bleu"]
+    # as rank -m --genmt prints it, but for the notes the command adds (the library's AutoRank has none)
+    alias = printed_json(capsys, "rank", "-m", "chrf", "bleu", "--genmt", genmt, "-l", "en-de")
+    assert alias.pop("notes") and got.pop("notes") == []
+    assert {**got, "human_clusters": beside} == alias
+
+
 def test_main_command_data_report_is_write_report_with_data(genmt, tmp_path, capsys):  # noqa: F811
     page = tmp_path / "page.html"
     code, _, err = run_cli(capsys, "-m", "chrf", "--data", genmt, "-l", "en-de", "--report", page)

@@ -22,7 +22,7 @@ ALIASES = (("genmt", "--genmt"), ("mtme", "--mtme"), ("wmt25_tsv", "--wmt25-tsv"
 #: What --data combines with, per command (every other option given is refused, never ignored).
 DATA = {"data", "data_format", "data_option"}
 SHOWN = {"quiet", "debug", "argv", "format", "short", "width", "width_given", "verbose"}
-WITH = {"rank": DATA | SHOWN | {"lp", "rule"},
+WITH = {"rank": DATA | SHOWN | {"lp", "rule", "metrics", "device", "batch_size", "max_tokens", "precision", "cache"},
         "main": DATA | SHOWN | {"metrics", "lang", "device", "batch_size", "max_tokens", "precision", "cache",
                                 "report", "sacrebleu_signatures", "stdin_implicit"},
         "metaeval": DATA | SHOWN | {"metrics", "lps", "device", "batch_size", "max_tokens", "precision", "cache",
@@ -116,23 +116,30 @@ def read(opts: RunOptions | RankOptions | MetaevalOptions | ReportOptions, lp: s
 
 def run_rank(opts: RankOptions, out: TextIO) -> int:
     """``docmetrics rank --data PATH``: ``human_clusters(read_human(...), rule)`` per -l (default: the file's one
-    pair), printed as ``rank --genmt`` prints its rankings."""
+    pair), printed as ``rank --genmt`` prints its rankings.  With ``-m SPEC...`` (a format with texts):
+    ``autorank({spec: load(spec).compute(data.testset)})``, then the human clusters and each metric's agreement
+    with them, as ``rank -m ... --genmt`` prints them."""
     import docmetrics
 
-    from .human_clusters import format_ranking
+    from .human_clusters import autorank_agreements, format_ranking
+    from .rank import write_ranks
     from .specs import language_pairs
 
     check(opts, "rank")
     assert opts.data is not None
     rule = opts.rule or "wmt25"
-    rankings = [docmetrics.human_clusters(read(opts, lp, "docmetrics rank"), rule)
-                for lp in (language_pairs(opts.lp or []) or [None])]
+    found = [read(opts, lp, "docmetrics rank") for lp in (language_pairs(opts.lp or []) or [None])]
+    if opts.metrics:
+        ranks = [docmetrics.autorank(dict(_scored(opts, data)), lp=data.lp) for data in found]
+        rankings = [docmetrics.human_clusters(data, rule) for data in found]
+        return write_ranks(opts, ranks, out, [(h, autorank_agreements(h, r)) for h, r in zip(rankings, ranks)])
+    rankings = [docmetrics.human_clusters(data, rule) for data in found]
     write(Output(data=lambda: one_or_list([{"ranking": r.to_dict(), "agreement": []} for r in rankings]),
                  text=lambda: "\n".join(format_ranking(r, opts.width) for r in rankings)), opts, out)
     return 0
 
 
-def _scored(opts: RunOptions | MetaevalOptions, data: Any) -> list[tuple[str, Any]]:
+def _scored(opts: RunOptions | MetaevalOptions | RankOptions, data: Any) -> list[tuple[str, Any]]:
     """``(spec, load(spec, ...).compute(data.testset))`` for each -m, loaded with the command's model options."""
     import docmetrics
 

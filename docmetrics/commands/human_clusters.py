@@ -116,14 +116,19 @@ def beside_autorank(opts: RankOptions, results: Sequence[AutoRank]) -> list[tupl
             out.append(None)
             continue
         ranking = cluster_rules.rank(data, rule)
-        agree = []
-        for m in result.metrics:
-            a = cluster_agreement(ranking, m, {r.system: r.scores.get(m) for r in result.systems},
-                                  result.higher_is_better[m])
-            a.info = {k: v for k, v in result.metric_info.get(m, {}).items() if k in ("signature", "direction")}
-            agree.append(a)
-        out.append((ranking, agree))
+        out.append((ranking, autorank_agreements(ranking, result)))
     return out
+
+
+def autorank_agreements(ranking: HumanRanking, result: AutoRank) -> list[ClusterAgreement]:
+    """How each metric AutoRank ranked with agrees with the human clusters ``ranking`` (its system scores)."""
+    agree = []
+    for m in result.metrics:
+        a = cluster_agreement(ranking, m, {r.system: r.scores.get(m) for r in result.systems},
+                              result.higher_is_better[m])
+        a.info = {k: v for k, v in result.metric_info.get(m, {}).items() if k in ("signature", "direction")}
+        agree.append(a)
+    return agree
 
 
 def run(opts: RankOptions, lps: Sequence[str], stored: StoredScores | None, where: str, choose: Any,
