@@ -49,6 +49,10 @@ def add_data_arguments(g: argparse._ArgumentGroup, *, single: bool) -> None:
                    help="the test between metrics: perm-both (default: PERM-BOTH on every statistic) or williams "
                         "(Williams' test of two dependent correlations for system- and segment-level Pearson, as "
                         "WMT17-20; PERM-BOTH for the others)")
+    g.add_argument("--stat", metavar="NAME[,NAME...]", action=RefNames, dest="statistics",
+                   help="also compute these statistics of the registry and compare them between metrics (the opt-in "
+                        "ones of mt-metrics-eval: kendall_c, seg_kendall_c, seg_kendall_23, seg_kendall_like, "
+                        "seg_pearson_micro; docs/stats.md); repeatable")
     g.add_argument("--rank-by", choices=MAIN_STATISTICS,
                    help="the statistic the table is sorted by (default: spa)")
 

@@ -69,7 +69,9 @@ def build_parser() -> argparse.ArgumentParser:
         "--stat",
         default="accuracy",
         metavar="STAT",
-        help=f"the statistic of the heatmap: {', '.join(STAT_CHOICES)}, or a plugin statistic's name (default: "
+        help=f"the statistic of the heatmap: {', '.join(STAT_CHOICES)}, an opt-in one of mt-metrics-eval's "
+        "(kendall_c; seg_kendall_c, seg_kendall_23, seg_kendall_like, seg_pearson_micro with --seg-level) or a "
+        "plugin statistic's name (default: "
         f"accuracy = pairwise system accuracy; {', '.join(SEG_STATS)} need --seg-level; pdp: system-level Pairwise "
         "Difference Pearson; doc_*: the document level, --doc-level mean unless given)",
     )

@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING, Any, Sequence
 
 from ..algorithms.wmt_stats import DEFAULT_RESAMPLES, DEFAULT_SEED
 from ..evaluation import labels
+from ..evaluation import statistics as stats
 from ..evaluation.doc_level import doc_gold
 from ..evaluation.human import closest_system, match_systems, segment_rows
 from ..evaluation.metaeval import WmtEval
@@ -23,7 +24,7 @@ from ..evaluation.metaeval_text import (
     spa_text,
 )
 from ..evaluation.metaeval_text import metaeval_text as metaeval_text_of
-from ..values.errors import UserError
+from ..values.errors import InputError, UserError
 from ..values.human_tsv import HumanScores, load_human
 from ..values.result import Result
 from ..values.testset import TestSet
@@ -35,7 +36,8 @@ from .output import Output
 if TYPE_CHECKING:
     from ..values.genmt import GenmtPair
 
-__all__ = ["check_document_gold", "warn_unmatched", "check_args", "read_human", "run_metaeval", "row_labels",
+__all__ = ["asked_statistics", "check_document_gold", "warn_unmatched", "check_args", "read_human", "run_metaeval",
+           "row_labels",
            "metaeval_output", "metaeval_data", "metaeval_text", "spa_text", "ACC_EQ_TEXT", "DOC_TEXT", "PDP_TEXT",
            "MQM_TEXT"]
 
@@ -50,10 +52,26 @@ REFUSED = Conflicts("--human", WITH, (
     Option("ci", "--ci", "the meta-evaluation prints correlations, not system scores; drop --ci"),))
 #: The PERM-BOTH tests between metrics: a meta-evaluation's, with any source of human scores.
 COMPARING = Conflicts("human scores to judge metrics against (--human FILE, a --genmt FILE with scores, or --mtme "
-                      "ROOT)", NEEDS, (Option("resamples", "--resamples"), Option("metric_test", "--metric-test")))
+                      "ROOT)", NEEDS, (Option("resamples", "--resamples"), Option("metric_test", "--metric-test"),
+                                      Option("statistics", "--stat")))
+
+
+def asked_statistics(opts: Options) -> tuple[str, ...]:
+    """The statistics of --stat by their registry names (an unknown name: the one message naming those there
+    are); each is computed for every metric and compared between metrics."""
+    out: list[str] = []
+    for name in getattr(opts, "statistics", None) or ():
+        try:
+            found = stats.get(name.strip()).name
+        except InputError as exc:
+            raise UserError(f"--stat {name}: {exc}") from None
+        if found not in out:
+            out.append(found)
+    return tuple(out)
 
 
 def check_args(opts: Options) -> None:
+    asked_statistics(opts)  # an unknown --stat before anything is scored
     if not getattr(opts, "human", None):
         (HUMAN_ONLY.without("doc_level", "pdp") if getattr(opts, "mtme", None) else HUMAN_ONLY).check(opts)
         if not getattr(opts, "mtme", None):
@@ -134,6 +152,7 @@ def run_metaeval(
         n_resamples=DEFAULT_RESAMPLES if resamples is None else resamples,
         seed=getattr(opts, "seed", DEFAULT_SEED),
         metric_test=getattr(opts, "metric_test", None) or "perm-both",
+        statistics=asked_statistics(opts),
     )
 
 

@@ -26,6 +26,7 @@ from . import stored as stored_cli
 from .common import session_scope, width
 from .conflicts import CANNOT, NEEDS, Conflicts, Option
 from .format import columns, metric_labels, namer, num, table
+from .human import asked_statistics
 from .inputs import once_each
 from .messages import note, warn
 from .options import Options
@@ -228,7 +229,8 @@ def score(opts: Options, lps: Sequence[str], systems: Sequence[str] | None, who:
                         seed=opts.seed, short=opts.short, observer=_Report(opts, who, scorers),
                         doc_rule=getattr(opts, "doc_level", None), pdp=bool(getattr(opts, "pdp", False)),
                         requested=getattr(opts, "sacrebleu_signatures", None),
-                        compare_also=compare_also, metric_test=opts.metric_test or "perm-both")
+                        compare_also=compare_also, metric_test=opts.metric_test or "perm-both",
+                        statistics=(*asked_statistics(opts), *compare_also))
         if session.cache is not None:
             note(opts, f"score cache {session.cache.path}: {session.cache.stats.summary()}", who)
     return opts, runs

@@ -96,6 +96,7 @@ class Mtme(Common):
     metric_name: list[str] | None = None
     resamples: int | None = None
     metric_test: str | None = None
+    statistics: list[str] | None = None
     rank_by: str | None = None
     seed: int = 12345
 

@@ -111,7 +111,7 @@ def panels(evals: Sequence[WmtEval], averages: Mapping[str, WmtAverage]) -> list
     averages computed, then the main statistics of the registry, then the plugin statistics that have a
     value for a metric on a language pair."""
     shown = stats.names(main=True)
-    plugins = [s.name for s in stats.statistics() if s.compute is not None and s.name not in shown]
+    plugins = [s.name for s in stats.statistics(opt_in=True) if s.compute is not None and s.name not in shown]
     valued = [n for n in plugins if any(mw.get(n) is not None for e in evals for mw in e.metrics.values())]
     return [("average", k) for k in averages] + [("statistic", n) for n in (*shown, *valued)]
 

@@ -107,7 +107,8 @@ def run(opts: SweepOptions, out: TextIO) -> int:
         with session_scope(opts, cache=score_cache if score_cache is not None else False) as session:
             run_sweep(points, testset, load, human=human, exclude=opts.exclude_systems,
                       exclude_humans=opts.no_human_systems, seg_level=segment, short=opts.short,
-                      cache=score_cache, on_point=progress, pdp=pdp, doc_rule=doc_rule)
+                      cache=score_cache, on_point=progress, pdp=pdp, doc_rule=doc_rule,
+                      statistics=(stat.name,) if stat.opt_in else ())
         total = score_cache.stats if score_cache is not None else None
         report = {
             "metric": opts.metric,

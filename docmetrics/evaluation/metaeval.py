@@ -394,10 +394,11 @@ def _unit_pairs(results: Sequence[Result], order: Sequence[str], human: Mapping[
 
 
 def _plugin_stats(out: MetaEval, al: Aligned, order: Sequence[str], human_sys: Sequence[float],
-                  human_seg: Mapping[str, Sequence[Score]] | None) -> MetaEval:
-    """The plugin statistics of one metric (:mod:`docmetrics.evaluation.statistics`), each computed on
-    the oriented scores; a segment-level one without segment scores is None, with the reason."""
-    found = [s for s in stats.statistics() if s.compute is not None]
+                  human_seg: Mapping[str, Sequence[Score]] | None, asked: frozenset[str] = frozenset()) -> MetaEval:
+    """The statistics of one metric that bring their own ``compute`` (:mod:`docmetrics.evaluation.statistics`:
+    the plugins', and the opt-in ones named in ``asked``), each computed on the oriented scores; a segment-level
+    one without segment scores is None, with the reason."""
+    found = [s for s in stats.statistics(opt_in=True) if s.compute is not None and (not s.opt_in or s.name in asked)]
     data = stats.StatInput(list(order), list(al.sys), list(human_sys), al.seg, human_seg)
     for s in found:
         if s.level == "segment" and (human_seg is None or al.seg is None):
@@ -528,6 +529,7 @@ def evaluate_wmt(
     doc_names: Sequence[str] | None = None,
     human_file: str = "human scores",
     metric_test: str = "perm-both",
+    statistics: Sequence[str] = (),
 ) -> WmtEval:
     """WMT statistics of each metric (``results``: metric label -> its Results, one per system; or a
     list of Results grouped by metric name) against human scores (``human_sys``: system -> score;
@@ -541,7 +543,9 @@ def evaluate_wmt(
     ``doc_rule`` (``mean`` or ``sum``) adds it and the document level (:mod:`docmetrics.evaluation.
     doc_level`): gold from ``human_doc`` (system -> one score per document of ``doc_names``) where given,
     else from ``human_seg`` by ``doc_rule`` over the documents of ``doc_ids`` (the document of each
-    segment; default: read from the metrics' units); ``human_file`` names the human scores in errors."""
+    segment; default: read from the metrics' units); ``human_file`` names the human scores in errors.
+    ``statistics``: the opt-in statistics of the registry to compute too (mt-metrics-eval's tau-c, tau_23, ...;
+    any name or alias); an opt-in statistic of ``significance`` is computed as well."""
     raw = _group(results)
     groups = {name: [r.oriented() for r in rs] for name, rs in raw.items()}  # judged higher-better
     if doc_rule is not None and doc_rule not in DOC_RULES:
@@ -550,10 +554,11 @@ def evaluate_wmt(
         raise InputError("no human scores: give system-level or segment-level human scores")
     if significance is None:
         significance = compared_statistics()
-    known = ALL_STATISTICS + stats.names(level="system") + stats.names(level="segment")
+    known = ALL_STATISTICS + stats.names(level="system", opt_in=True) + stats.names(level="segment", opt_in=True)
     for stat in significance:
         if stat not in known:
             raise InputError(f"unknown statistic {stat!r} for significance; one of {', '.join(dict.fromkeys(known))}")
+    asked = frozenset(stats.get(n).name for n in (*statistics, *significance))
     n_segments = None
     if human_seg is not None:
         lengths = {len(v) for v in human_seg.values()}
@@ -620,7 +625,7 @@ def evaluate_wmt(
         aligned[name] = al
         metrics[name] = _plugin_stats(_metric_stats(
             name, rs, al, order, human_vec, human_seg, spa, n_permutations, spa_seed, short, unit_level
-        ), al, order, human_vec, human_seg)
+        ), al, order, human_vec, human_seg, asked)
         if not all(r.higher_is_better for r in raw[name]):  # judged oriented, shown as the metric gives them
             metrics[name].higher_is_better = False
             metrics[name].metric_scores = [-x for x in al.sys]

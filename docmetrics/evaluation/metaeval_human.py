@@ -70,6 +70,7 @@ def evaluate(
     spa_seed: int = ws.SPA_SEED,
     pdp: bool = False,
     doc_rule: str | None = None,
+    statistics: Sequence[str] = (),
 ) -> MetaEval:
     """Meta-evaluate one metric's results (one per system) against human scores read from a TSV file
     (``--human``, sweeps): :func:`evaluate_wmt` on the systems with a metric and a human score, not
@@ -78,7 +79,8 @@ def evaluate(
     Pearson, Kendall) and, for a metric whose units span several segments, Kendall over its units.
     The result lists the systems as given, with those left out and why.  ``pdp`` / ``doc_rule``: the
     opt-in system-level PDP and document level of :func:`evaluate_wmt` (the document level needs the
-    segment-level human scores, hence ``seg_level``)."""
+    segment-level human scores, hence ``seg_level``); ``statistics``: the opt-in statistics of the registry to
+    compute too."""
     if not results:
         raise InputError("no results to meta-evaluate")
     chosen, left_out = _chosen(results, human, exclude, exclude_humans)
@@ -98,7 +100,7 @@ def evaluate(
     ev = evaluate_wmt(
         {label: [_named(r, h) for r, h in chosen]}, {h: human.system[h] for _, h in chosen}, human_seg,
         significance=(), n_permutations=n_permutations, spa_seed=spa_seed, short=short, unit_level=True,
-        pdp=pdp, doc_rule=doc_rule, human_file=str(human.path),
+        pdp=pdp, doc_rule=doc_rule, human_file=str(human.path), statistics=statistics,
         doc_ids=testset.doc_ids if doc_rule is not None and testset is not None else None,
     ).metrics[label]
     if seg_level and (ev.seg_n or 0) < 2:
@@ -130,6 +132,7 @@ def evaluate_human(
     seed: int | None = ws.DEFAULT_SEED,
     alpha: float = 0.05,
     metric_test: str = "perm-both",
+    statistics: Sequence[str] = (),
 ) -> WmtEval:
     """Meta-evaluate every metric of ``all_results`` ((spec, its results) per metric) against ``human``.
 
@@ -141,14 +144,15 @@ def evaluate_human(
     by PERM-BOTH (``metric_test="williams"``: Williams' test for Pearson's r) and clustered, by
     :func:`evaluate_wmt` on the systems every metric scored (``systems``);
     ``left_out`` names those some metric did not score, left out of the comparisons only.  ``n_segments``
-    is set where segment-level human scores were given (``seg_level``)."""
+    is set where segment-level human scores were given (``seg_level``).  ``statistics``: the opt-in statistics of
+    the registry to compute too (and compare, beside ``significance``)."""
     if not all_results:
         raise InputError("no results to meta-evaluate")
     names = list(names) if names is not None else [spec for spec, _ in all_results]
     if len(names) != len(all_results) or len(set(names)) != len(names):
         raise InputError(f"metrics to meta-evaluate: name each once ({', '.join(names)})")
     common: dict[str, Any] = dict(spa_seed=spa_seed, n_permutations=n_permutations, short=short, pdp=pdp,
-                                  doc_rule=doc_rule)
+                                  doc_rule=doc_rule, statistics=statistics)
     metrics = {
         name: evaluate(results, human, spec=spec, exclude=exclude, exclude_humans=exclude_humans,
                        seg_level=seg_level, testset=testset, **common)
@@ -163,7 +167,7 @@ def evaluate_human(
     # judged by the humans, scored by no metric (MTME's human reference): said, as --mtme says it
     left_out += [f"{h} (no score from {', '.join(spec for spec, _ in all_results)})" for h in sorted(human.system)
                  if h not in every and h not in exclude and not (exclude_humans and h in human.humans)]
-    wanted = tuple(compared_statistics(pdp, doc_rule) if significance is None else significance)
+    wanted = tuple(compared_statistics(pdp, doc_rule, also=statistics) if significance is None else significance)
     comparisons: dict[str, Comparison] = {}
     if len(metrics) >= 2 and n_resamples > 0 and wanted and len(systems) >= 2:
         rows = segment_rows(human, testset) if seg_level else None

@@ -90,7 +90,9 @@ def metaeval_text(ev: WmtEval, *, human: str, width: int = 4) -> str:
             if e.acc_eq_note:
                 out.write(f"[{k + 1}] acc_eq: {e.acc_eq_note}\n")
     for name in dict.fromkeys(p for e in evals for p in e.plugin_statistics()):
-        out.write(f"{stats.get(name).header}: {stats.get(name).title} (a plugin statistic).\n")
+        found = stats.get(name)
+        whose = "mt-metrics-eval's, by docmetrics.stats" if found.opt_in else "a plugin statistic"
+        out.write(f"{found.header}: {found.title} ({whose}).\n")
         for k, e in enumerate(evals):
             if name in e.notes:
                 out.write(f"[{k + 1}] no {name}: {e.notes[name]}\n")

@@ -175,6 +175,7 @@ def run_mtme(
     requested: Mapping[int, ParsedSignature] | None = None,
     compare_also: Sequence[str] = (),
     metric_test: str = "perm-both",
+    statistics: Sequence[str] = (),
 ) -> list[MtmeRun]:
     """Score ``specs`` on every language pair of ``lps`` of ``ROOT/TESTSET`` and meta-evaluate them.
 
@@ -192,7 +193,8 @@ def run_mtme(
     (compared by PERM-BOTH too).  ``requested``: the signature the ``k``-th spec was given in where its
     metric holds none itself (sacrebleu's), as :func:`~docmetrics.evaluation.scoring.score_metrics` takes it.
     PERM-BOTH compares :func:`~docmetrics.evaluation.metaeval.compared_statistics` (the registry's main
-    statistics, a plugin's marked main too), and ``compare_also`` (e.g. the statistics of an average).
+    statistics, a plugin's marked main too), and ``compare_also`` (e.g. the statistics of an average);
+    ``statistics``: the opt-in statistics of the registry to compute (and compare) too.
     """
     observer = observer or MtmeObserver()
     runs = []
@@ -219,8 +221,8 @@ def run_mtme(
         score_metrics(run.testset, [(m.spec, m.metric) for m in metrics], requested=requested,
                       observer=_PairScoring(run, metrics, observer, testset, out_root, metric_names))
         if run.why_no_metaeval is None:
-            compared = compared_statistics(pdp, doc_rule, also=compare_also) if n_resamples else ()
+            compared = compared_statistics(pdp, doc_rule, also=(*compare_also, *statistics)) if n_resamples else ()
             run.evaluation = evaluate_mtme(run.results, run.data, n_resamples=n_resamples, seed=seed,
                                            significance=compared, short=short, doc_rule=doc_rule, pdp=pdp,
-                                           metric_test=metric_test)
+                                           metric_test=metric_test, statistics=statistics)
     return runs

@@ -100,7 +100,7 @@ def shown(evals: Iterable[MetaEval], block: str = "statistics", *, segment: bool
     the run had segment-level human scores)."""
     evals = list(evals)
     levels = BLOCKS[block].levels
-    return [s for s in stats.statistics() if s.level in levels and (segment or not needs_segments(s))
+    return [s for s in stats.statistics(opt_in=True) if s.level in levels and (segment or not needs_segments(s))
             and any(_given(e, s) for e in evals)]
 
 

@@ -26,7 +26,7 @@ from typing import Callable, Mapping, Optional, Sequence
 
 from ..values.errors import InputError
 
-__all__ = ["Statistic", "StatInput", "BUILTIN", "CELLS", "statistics", "get", "names", "stat_range", "LEVELS"]
+__all__ = ["Statistic", "StatInput", "BUILTIN", "MTME", "CELLS", "statistics", "get", "names", "stat_range", "LEVELS"]
 
 Score = Optional[float]
 LEVELS = ("system", "segment", "document")
@@ -81,6 +81,9 @@ class Statistic:
     compute: Callable[[StatInput], float | None] | None = None
     #: its permutation cells (a key of :data:`CELLS`); "" (the default): the cells of its level
     cells: str = ""
+    #: computed only where asked for by name (``--stat NAME``, ``meta_evaluate(statistics=[...])``): the default
+    #: tables and JSON do not change
+    opt_in: bool = False
 
     def __post_init__(self) -> None:
         if not self.cells:
@@ -132,6 +135,84 @@ BUILTIN: tuple[Statistic, ...] = (
 )
 
 
+# -- mt-metrics-eval's statistics, opt-in, computed through docmetrics.stats ----------------------------------
+def _cells(data: StatInput, *, drop_unscored: bool) -> tuple[list[float | None], list[float | None]]:
+    """(gold, metric) packed by system (system 0's segments, then system 1's, ...), as docmetrics.stats takes
+    them: a cell the humans or the metric did not score is gold None (MTME drops it), or left out with
+    ``drop_unscored``."""
+    gold: list[float | None] = []
+    metric: list[float | None] = []
+    assert data.metric_seg is not None and data.human_seg is not None
+    for s in data.systems:
+        for m, h in zip(data.metric_seg[s], data.human_seg[s]):
+            if m is None or h is None:
+                if drop_unscored:
+                    continue
+                m, h = 0.0, None
+            gold.append(h)
+            metric.append(m)
+    return gold, metric
+
+
+def _kendall_c(data: StatInput) -> float:
+    """Kendall's tau-c of the system scores (scipy's variant 'c'), by docmetrics.stats.KendallVariants."""
+    from .. import stats as mtme
+
+    return float(mtme.KendallVariants(list(data.human_sys), list(data.metric_sys), variant="c")[0])
+
+
+def _seg_kendall(variant: str) -> Callable[[StatInput], float]:
+    def compute(data: StatInput) -> float:
+        from .. import stats as mtme
+
+        gold, metric = _cells(data, drop_unscored=True)
+        return float(mtme.KendallVariants(gold, metric, variant=variant)[0])
+
+    compute.__doc__ = (f"Kendall variant {variant!r} over every (system, segment) pair the metric and the humans score "
+                       "(no grouping), by docmetrics.stats.KendallVariants.")
+    return compute
+
+
+def _seg_kendall_like(data: StatInput) -> float:
+    """WMT20's Kendall-like statistic within each segment (pairs of systems whose human scores differ by 25 or
+    more; a metric tie counts against), averaged over the segments by docmetrics.stats.Correlation."""
+    from .. import stats as mtme
+
+    gold, metric = _cells(data, drop_unscored=False)
+    return float(mtme.Correlation(len(data.systems), gold, metric).KendallLike(average_by="item", thresh=25)[0])
+
+
+def _seg_pearson_micro(data: StatInput) -> float:
+    """Pearson's r within each segment (across systems), averaged weighted by each segment's number of scored
+    systems (MTME's micro average, ``macro=False``), by docmetrics.stats.AverageCorrelation."""
+    import scipy.stats
+
+    from .. import stats as mtme
+
+    gold, metric = _cells(data, drop_unscored=False)
+    corr = mtme.Correlation(len(data.systems), gold, metric)
+    return float(corr.AverageCorrelation(scipy.stats.pearsonr, "item", macro=False)(gold, metric)[0])
+
+
+#: mt-metrics-eval's statistics beside docmetrics' own, computed through :mod:`docmetrics.stats` on the oriented
+#: scores and compared by PERM-BOTH on the cells of their level; opt-in: asked for by name.
+MTME: tuple[Statistic, ...] = (
+    _correlation("kendall_c", "system", "system-level Kendall tau-c (MTME KendallVariants 'c')", "tau-c",
+                 compute=_kendall_c, opt_in=True, aliases=("tau_c",)),
+    _correlation("seg_kendall_c", "segment", "segment-level Kendall tau-c (no grouping)", "seg-tau-c",
+                 needs="segment", compute=_seg_kendall("c"), opt_in=True, aliases=("seg-tau-c",)),
+    _correlation("seg_kendall_23", "segment", "segment-level Kendall tau_23 (no grouping; Deutsch et al., 2023)",
+                 "seg-tau23", needs="segment", compute=_seg_kendall("23"), opt_in=True,
+                 aliases=("tau_23", "seg-tau23")),
+    _correlation("seg_kendall_like", "segment", "segment-level WMT20 Kendall-like (by segment, threshold 25)",
+                 "kendall-like", needs="segment", compute=_seg_kendall_like, opt_in=True,
+                 aliases=("kendall_like", "wmt20_kendall")),
+    _correlation("seg_pearson_micro", "segment", "segment-level Pearson by segment, micro average (size-weighted)",
+                 "pearson-micro", needs="segment", compute=_seg_pearson_micro, opt_in=True,
+                 aliases=("pearson_micro",)),
+)
+
+
 def _plugins() -> list[Statistic]:
     """The statistics installed distributions register (entry-point group ``docmetrics.statistics``)."""
     from ..plugin import registry
@@ -141,7 +222,7 @@ def _plugins() -> list[Statistic]:
         stat = registry.load("statistic", name)
         if stat.compute is None:
             raise InputError(f"statistic {name!r} (a plugin) has no compute: a plugin statistic brings its own")
-        if stat.name in {s.name for s in BUILTIN} or stat.level not in ("system", "segment"):
+        if stat.name in {s.name for s in (*BUILTIN, *MTME)} or stat.level not in ("system", "segment"):
             raise InputError(f"statistic {name!r} (a plugin): its name is taken or its level {stat.level!r} is not "
                              "system or segment")
         if stat.cells != stat.level:
@@ -151,15 +232,16 @@ def _plugins() -> list[Statistic]:
     return out
 
 
-def statistics(level: str | None = None, *, plugins: bool = True) -> list[Statistic]:
-    """Every statistic (docmetrics' own, then the plugins'), or those of ``level``."""
-    found = list(BUILTIN) + (_plugins() if plugins else [])
+def statistics(level: str | None = None, *, plugins: bool = True, opt_in: bool = False) -> list[Statistic]:
+    """Every statistic (docmetrics' own, the opt-in ones of mt-metrics-eval with ``opt_in``, then the plugins'),
+    or those of ``level``."""
+    found = list(BUILTIN) + (list(MTME) if opt_in else []) + (_plugins() if plugins else [])
     return [s for s in found if level is None or s.level == level]
 
 
 def get(name: str, *, plugins: bool = True) -> Statistic:
     """The statistic called ``name`` (or one of its aliases); an InputError naming every name there is."""
-    found = statistics(plugins=plugins)
+    found = statistics(plugins=plugins, opt_in=True)
     for s in found:
         if name == s.name or name in s.aliases:
             return s
@@ -167,9 +249,10 @@ def get(name: str, *, plugins: bool = True) -> Statistic:
 
 
 def names(level: str | None = None, *, main: bool | None = None, needs: str | None = None,
-          plugins: bool = True) -> tuple[str, ...]:
-    """The names of the statistics of ``level`` (all levels: None), main or not, needing ``needs``."""
-    return tuple(s.name for s in statistics(level, plugins=plugins)
+          plugins: bool = True, opt_in: bool = False) -> tuple[str, ...]:
+    """The names of the statistics of ``level`` (all levels: None), main or not, needing ``needs`` (``opt_in``:
+    the opt-in ones too)."""
+    return tuple(s.name for s in statistics(level, plugins=plugins, opt_in=opt_in)
                  if (main is None or s.main == main) and (needs is None or s.needs == needs))
 
 

@@ -110,13 +110,15 @@ def run_sweep(
     on_point: Callable[[int, Point], None] | None = None,
     pdp: bool = False,
     doc_rule: str | None = None,
+    statistics: Sequence[str] = (),
 ) -> list[Point]:
     """Score every point (``load(spec)`` builds its metric, with the score cache in use) and, with
     human scores, meta-evaluate it.  A point the metric rejects (a bad parameter combination, or
     no unit to score) is marked skipped, not fatal.  ``cache``: the score cache the loader uses, to
     record its hits per point.  ``on_point(k, point)`` is called after each point (1-based k).
     ``pdp`` / ``doc_rule``: the opt-in system-level PDP and document level of
-    :func:`~docmetrics.evaluation.metaeval_human.evaluate` (``doc_rule`` needs ``seg_level``)."""
+    :func:`~docmetrics.evaluation.metaeval_human.evaluate` (``doc_rule`` needs ``seg_level``); ``statistics``: the
+    registry's opt-in statistics to compute too (``--stat kendall_c``)."""
     for k, pt in enumerate(points, 1):
         try:
             metric = load(pt.spec)
@@ -142,7 +144,8 @@ def run_sweep(
                 if human is not None:
                     pt.metaeval = evaluate(results, human, spec=pt.spec, exclude=exclude,
                                            exclude_humans=exclude_humans, seg_level=seg_level,
-                                           testset=testset, short=short, pdp=pdp, doc_rule=doc_rule)
+                                           testset=testset, short=short, pdp=pdp, doc_rule=doc_rule,
+                                           statistics=statistics)
         if on_point is not None:
             on_point(k, pt)
     if not any(not p.skipped for p in points):

@@ -232,7 +232,9 @@ def meta_evaluate(
     the human scores are per segment and the test set is known (as ``docmetrics --genmt`` does).  ``document``
     adds the document level (gold per (system, document) by ``doc_rule``: ``mean`` or ``sum`` of its segments)
     and system-level PDP.  ``statistics``: those PERM-BOTH compares between metrics (names of the statistics
-    registry; default the main ones, as the command compares them); ``significance``: the number of PERM-BOTH
+    registry; default the main ones, as the command compares them); an opt-in statistic named there (MTME's
+    ``kendall_c``, ``seg_kendall_23``, ``seg_kendall_like``, ``seg_pearson_micro``, ...) is computed too, as
+    ``--stat NAME`` asks for it; ``significance``: the number of PERM-BOTH
     resamples (default 1000 as the command, 0: no comparison), with ``seed``; ``metric_test="williams"``: Williams'
     test instead of PERM-BOTH for Pearson's r (``--metric-test williams``).  ``exclude``: systems left out;
     ``exclude_humans``: leave out those the human file marks as human.  ``human_text``: what the human scores
@@ -288,6 +290,7 @@ def meta_evaluate(
         seg_level="segment" in levels or document, testset=testset, pdp=document or "pdp" in (wanted or ()),
         doc_rule=doc_rule if document else None, significance=wanted,
         n_resamples=DEFAULT_RESAMPLES if significance is None else significance, seed=seed, metric_test=metric_test,
+        statistics=wanted or (),
     )
     if isinstance(human, EvalSet):  # named as the command names them: the pair, and MTME's name of its human scores
         ev = dataclasses.replace(ev, lp=human.lp or "",
