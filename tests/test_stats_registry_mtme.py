@@ -222,3 +222,23 @@ def test_micro_averaging_weights_each_segment_by_its_scored_systems():
     assert registry.get("tau_23").compute(data) == pytest.approx(tau_23_by_hand(g, m), rel=1e-12)
     assert registry.get("seg_kendall_c").compute(data) == pytest.approx(
         scipy.stats.kendalltau(g, m, variant="c")[0], rel=1e-12)
+
+
+def test_metaeval_averages_an_opt_in_statistic(folder, monkeypatch, capsys):
+    monkeypatch.chdir(folder)
+    code, out, err = run_cli(capsys, "metaeval", "-m", "chrf", "bleu", "--mtme", "mtme", "-t", "toy", "-l",
+                             "en-de,zh-en", "--ref", "refA", "--resamples", "20", "--average", "kendall_c,pearson",
+                             "-f", "json")
+    assert code == 0, err
+    report = json.loads(out)
+    by_metric: dict[str, list[float]] = {}
+    for lp in report["lps"]:
+        assert "kendall_c" in lp["comparisons"]
+        for ev in lp["metrics"]:
+            system = ev["system"]
+            tau_c = scipy.stats.kendalltau(system["human_scores"], system["metric_scores"], variant="c")[0]
+            assert ev["kendall_c"] == pytest.approx(tau_c, rel=1e-12)
+            by_metric.setdefault(ev["metric"], []).extend([(tau_c + 1) / 2, (system["pearson"] + 1) / 2])
+    avg = report["averages"]["kendall_c,pearson"]
+    assert {r["metric"]: r["value"] for r in avg["ranking"]} == pytest.approx(
+        {m: sum(v) / len(v) for m, v in by_metric.items()})
