@@ -7,7 +7,8 @@ meta-evaluation (``--human``, ``--mtme``, sweeps) and the WMT statistics of
 :mod:`~docmetrics.algorithms.wmt_stats`.
 
 Lists are summed exactly (``math.fsum``); numpy arrays (PERM-BOTH's resamples) with numpy.  Kendall's
-pairs are counted by :mod:`docmetrics.stats.kendall` (exact integers; imported inside the function).
+pairs and pairwise accuracy's agreeing pairs are counted by :mod:`docmetrics.stats.kendall` (``sufficient_statistics``,
+``Agreement``: exact integers; imported inside the functions).
 
 stdlib only at import; numpy for numpy inputs and Kendall.
 """
@@ -20,7 +21,7 @@ from typing import Any, Sequence
 from ..values.units import as_score
 
 __all__ = ["clamp_correlation", "is_constant", "has_nan", "pearson", "ranks", "spearman", "kendall",
-           "pairwise_accuracy", "sign", "check_pair"]
+           "pairwise_accuracy", "check_pair"]
 
 
 def check_pair(x: Sequence[Any], y: Sequence[Any]) -> None:
@@ -134,10 +135,6 @@ def spearman(x: Sequence[float], y: Sequence[float]) -> float:
     return pearson(ranks(x), ranks(y))
 
 
-def sign(v: float) -> int:
-    return int(v > 0) - int(v < 0)
-
-
 def kendall(x: Sequence[float], y: Sequence[float]) -> float:
     """Kendall's tau-b over every pair of items: ``(C - D) / sqrt((P - Tx) * (P - Ty))``, the counts of pairs
     from :func:`docmetrics.stats.kendall.sufficient_statistics` (exact integers, O(n log n)); NaN with a
@@ -162,15 +159,11 @@ def pairwise_accuracy(metric: Sequence[Any], human: Sequence[Any]) -> tuple[floa
     """(accuracy, agreeing pairs, pairs) over every pair of systems (Kocmi et al., 2021): a pair agrees
     when ``sign(metric_i - metric_j) == sign(human_i - human_j)`` (so a pair tied in both agrees); a
     pair with a missing score (None or NaN) on either side is skipped; NaN when no pair is left."""
+    from ..stats.kendall import Agreement
+
     check_pair(metric, human)
     m = [as_score(v) for v in metric]
     h = [as_score(v) for v in human]
-    agree = total = 0
-    for i in range(len(m)):
-        for j in range(i + 1, len(m)):
-            mi, mj, hi, hj = m[i], m[j], h[i], h[j]
-            if mi is None or mj is None or hi is None or hj is None:
-                continue
-            total += 1
-            agree += sign(mi - mj) == sign(hi - hj)
+    # a pair with a missing score on either side is skipped: Agreement skips a None gold score
+    agree, total = Agreement([hv if mv is not None else None for mv, hv in zip(m, h)], m)
     return (agree / total if total else math.nan), agree, total

@@ -3,8 +3,8 @@
 ``tau_optimization`` with ``from docmetrics.stats import pce, tau_optimization``).
 
 * :mod:`.correlation`: :class:`Correlation`, :class:`AverageCorrelation`, :func:`KendallLike` (WMT20),
-  :func:`Agreement`, :func:`PairwiseConfidenceError`;
-* :mod:`.kendall`: :func:`KendallVariants` (tau-b, tau-c, tau_23, acc_23), :class:`KendallPreproc`,
+  :func:`PairwiseConfidenceError`;
+* :mod:`.kendall`: :func:`KendallVariants` (tau-b, tau-c, tau_23, acc_23), :func:`Agreement`, :class:`KendallPreproc`,
   :class:`PairwiseDiffs`, :func:`KendallWithTiesOpt`;
 * :mod:`.significance`: :func:`PermutationSigDiff`, :class:`PermutationSigDiffParams`,
   :func:`PairwisePermutationSigDiff`, :func:`WilliamsSigDiff`, :func:`WilliamsTest`;
@@ -27,8 +27,8 @@ from typing import Any
 #: its light submodules ties / pce / base, does not import scipy)
 _HOMES = {
     "Correlation": "correlation", "AverageCorrelation": "correlation", "KendallLike": "correlation",
-    "Agreement": "correlation", "PairwiseConfidenceError": "correlation", "enumerate_pairwise_diffs": "correlation",
-    "KendallPreproc": "kendall", "PairwiseDiffs": "kendall", "KendallVariants": "kendall",
+    "PairwiseConfidenceError": "correlation", "enumerate_pairwise_diffs": "correlation",
+    "Agreement": "kendall", "KendallPreproc": "kendall", "PairwiseDiffs": "kendall", "KendallVariants": "kendall",
     "KendallWithTiesOpt": "kendall",
     "PermutationSigDiff": "significance", "PermutationSigDiffParams": "significance",
     "PairwisePermutationSigDiff": "significance", "WilliamsSigDiff": "significance", "WilliamsTest": "significance",

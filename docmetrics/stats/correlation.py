@@ -1,7 +1,8 @@
 """Correlations of gold and metric scores with mt-metrics-eval's names: :class:`Correlation` (the scores and
 every statistic of them), :class:`AverageCorrelation` (a vector correlation applied to the rows of packed
 matrices and averaged), and the statistics scipy does not have: :func:`KendallLike` (WMT20),
-:func:`Agreement` (pairwise accuracy), :func:`PairwiseConfidenceError` (soft pairwise accuracy).
+:func:`PairwiseConfidenceError` (soft pairwise accuracy); :func:`Agreement` (pairwise accuracy) is
+:mod:`.kendall`'s, re-exported.
 
 Scores are packed by system (system 0's items, then system 1's, ...); ``average_by`` 'none' correlates
 the whole vectors, 'sys' each system's row and 'item' each item's column, then averages (macro: equal
@@ -22,7 +23,7 @@ import scipy.stats
 
 from . import pce
 from .base import StatsError, check_compat, filter_gold_nones, is_constant_array, reshape
-from .kendall import KendallVariants, KendallWithTiesOpt
+from .kendall import Agreement, KendallVariants, KendallWithTiesOpt
 
 __all__ = ["Correlation", "AverageCorrelation", "KendallLike", "Agreement", "PairwiseConfidenceError",
            "enumerate_pairwise_diffs", "UNDEFINED_WHEN_CONSTANT"]
@@ -191,18 +192,6 @@ def KendallLike(gold_scores: Any, metric_scores: Any, thresh: float = 25.0) -> t
                 dis += 1
     pairs = con + dis
     return ((con - dis) / pairs if pairs else 0), 0, pairs, con, dis
-
-
-def Agreement(gold_vect: Any, metric_vect: Any) -> tuple[int, int]:
-    """(agreeing pairs, pairs) of pairwise accuracy (Kocmi et al., 2021): a pair agrees when the signs of its
-    gold and metric differences are equal (tied in both: agrees); a gold None skips the pair."""
-    agree = pairs = 0
-    for (g1, m1), (g2, m2) in itertools.combinations(zip(gold_vect, metric_vect), 2):
-        if g1 is None or g2 is None:
-            continue
-        agree += int(np.sign(g1 - g2) == np.sign(m1 - m2))
-        pairs += 1
-    return agree, pairs
 
 
 def PairwiseConfidenceError(gold_scores: Any, metric_scores: Any, num_sys: int, num_permutations: int = 1000,

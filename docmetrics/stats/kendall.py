@@ -18,7 +18,7 @@ from . import tau_optimization as tau_opt
 from .base import StatsError, reshape
 
 __all__ = ["KendallPreproc", "PairwiseDiffs", "KendallVariants", "KendallWithTiesOpt", "sufficient_statistics",
-           "VARIANTS"]
+           "VARIANTS", "Agreement"]
 
 #: the variants of :func:`KendallVariants`
 VARIANTS = ("b", "c", "23", "acc23")
@@ -201,3 +201,28 @@ def KendallWithTiesOpt(
     metric = reshape(metric_scores, num_sys, average_by)
     res = tau_opt.tau_optimization(metric, gold, fn, sample_rate, rng=rng, compat=compat)
     return res.best_tau, res.best_threshold, res
+
+
+def _sign(v: float) -> int:
+    return (v > 0) - (v < 0)
+
+
+def Agreement(gold_vect: Any, metric_vect: Any) -> tuple[int, int]:
+    """(agreeing pairs, pairs) of pairwise accuracy (Kocmi et al., 2021): a pair agrees when the signs of its
+    gold and metric differences are equal (tied in both: agrees; a NaN difference never agrees, as numpy's
+    sign of NaN equals nothing); a gold None skips the pair.  The one count of pairwise accuracy:
+    :func:`docmetrics.algorithms.correlation.pairwise_accuracy` is this with the missing entries made None."""
+    agree = pairs = 0
+    gold, metric = list(gold_vect), list(metric_vect)
+    for i in range(len(gold)):
+        g1, m1 = gold[i], metric[i]
+        if g1 is None:
+            continue
+        for j in range(i + 1, len(gold)):
+            g2 = gold[j]
+            if g2 is None:
+                continue
+            dg, dm = g1 - g2, m1 - metric[j]
+            agree += dg == dg and dm == dm and _sign(dg) == _sign(dm)
+            pairs += 1
+    return agree, pairs
