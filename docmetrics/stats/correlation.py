@@ -149,7 +149,9 @@ class AverageCorrelation:
             hd, md = enumerate_pairwise_diffs(gold, metric)
             gold = np.asarray(hd, dtype=object).reshape(1, -1)
             metric = np.asarray(md).reshape(1, -1)
-        total = total_p = weight = 0.0
+        terms: list[float] = []
+        terms_p: list[float] = []
+        weight = 0.0
         k: Any = 1
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
@@ -164,15 +166,26 @@ class AverageCorrelation:
                 if not self._macro:
                     k = ret[2] if len(ret) > 2 else len(g)
                 if not math.isnan(ret[0]):
-                    total += k * ret[0]
-                    total_p += k * ret[1]
+                    terms.append(k * ret[0])
+                    terms_p.append(k * ret[1])
                     weight += k
                 elif self._replace_nans_with_zeros:
                     weight += k
         if not weight:
             return (0, 0, 0) if self._mtme else (math.nan, math.nan, 0)
         n = int(weight) if float(weight).is_integer() else weight
-        return total / n, total_p / n, n
+        return _sum(terms, self._mtme) / n, _sum(terms_p, self._mtme) / n, n
+
+
+def _sum(terms: list[float], mtme: bool) -> float:
+    """MTME's running sum (``compat="mtme"``), else the correctly rounded sum (``math.fsum``: the same bits
+    whatever the order, as docmetrics' own averages)."""
+    if not mtme:
+        return math.fsum(terms)
+    total = 0.0
+    for t in terms:
+        total += t
+    return total
 
 
 def KendallLike(gold_scores: Any, metric_scores: Any, thresh: float = 25.0) -> tuple[float, float, int, int, int]:

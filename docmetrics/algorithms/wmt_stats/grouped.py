@@ -14,40 +14,40 @@ if TYPE_CHECKING:
 __all__ = ["grouped_correlation", "pdp"]
 
 
-def _row_pairs(gold_rows: Sequence[Sequence[Score]] | np.ndarray, metric_rows: Sequence[Sequence[Score]] | np.ndarray):
-    """Each row as (gold, metric) float vectors without the entries missing on either side."""
-    import numpy as np
-
-    g = as_rows(gold_rows, "gold scores")
-    m = as_rows(metric_rows, "metric scores")
-    if g.shape != m.shape:
-        raise ValueError(f"gold and metric rows have different shapes ({g.shape} and {m.shape})")
-    for gr, mr in zip(g, m):
-        keep = ~np.isnan(gr) & ~np.isnan(mr)
-        yield gr[keep], mr[keep]
-
-
 def grouped_correlation(
     gold_rows: Sequence[Sequence[Score]] | np.ndarray,
     metric_rows: Sequence[Sequence[Score]] | np.ndarray,
     corr: Callable[[Any, Any], float],
 ) -> tuple[float, int]:
-    """MTME's ``average_by='item'`` (``Correlation.Pearson/Kendall``, macro): ``corr`` within each row
-    (an item: the systems' scores of one segment or document), averaged with equal weight over the rows
-    with at least two scored entries and a defined (non-NaN) correlation; entries missing on either side
-    are left out.  Returns (average, rows averaged); NaN and 0 when no row counts.
+    """MTME's ``average_by='item'`` (``Correlation.Pearson/Kendall``, macro), by
+    :class:`docmetrics.stats.AverageCorrelation`: ``corr`` within each row (an item: the systems' scores of one
+    segment or document), averaged with equal weight over the rows with at least two scored entries and a
+    defined (non-NaN) correlation; entries missing on either side are left out.  Returns (average, rows
+    averaged); NaN and 0 when no row counts.
 
     Each row reaches ``corr`` as a list of floats, not an array: :func:`~docmetrics.algorithms.correlation.pearson`
     then sums with ``math.fsum`` (correctly rounded, so the same bits on every machine) where on an array it takes
     numpy's dot product, whose order of summation depends on the CPU and the BLAS build."""
-    vals = []
-    for g, m in _row_pairs(gold_rows, metric_rows):
-        if len(g) < 2:
-            continue
-        v = corr(m.tolist(), g.tolist())
-        if not math.isnan(v):
-            vals.append(v)
-    return (math.fsum(vals) / len(vals), len(vals)) if vals else (math.nan, 0)
+    import numpy as np
+
+    from ...stats.correlation import AverageCorrelation
+
+    g = as_rows(gold_rows, "gold scores")
+    m = as_rows(metric_rows, "metric scores")
+    if g.shape != m.shape:
+        raise ValueError(f"gold and metric rows have different shapes ({g.shape} and {m.shape})")
+    if g.size == 0:
+        return math.nan, 0
+    # packed by system as docmetrics.stats takes them; an entry missing on either side is a missing gold score
+    missing = np.isnan(g) | np.isnan(m)
+    gold = [None if x else float(v) for v, x in zip(g.T.ravel(), missing.T.ravel())]
+    metric = [float(v) for v in m.T.ravel()]
+
+    def within(gold_row: Sequence[float], metric_row: Sequence[float]) -> tuple[float, float]:
+        return corr([float(v) for v in metric_row], [float(v) for v in gold_row]), 0.0
+
+    average, _, rows = AverageCorrelation(within, g.shape[1], "item")(gold, metric)
+    return (float(average), int(rows)) if rows else (math.nan, 0)
 
 
 def pdp(
