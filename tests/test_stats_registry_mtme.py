@@ -179,16 +179,22 @@ def test_sweep_draws_an_opt_in_statistic(folder, tmp_path, capsys):
 
 
 BAD = [
-    # (--stat value, what the one message says)
-    ("nope", "--stat nope: unknown statistic 'nope'; one of pearson"),
+    # (the arguments, what the one message says)
+    ([*HUMAN, "--stat", "nope"], "--stat nope: unknown statistic 'nope'; one of pearson"),
+    (["-m", "chrf", *TEXTS, "--stat", "kendall_c"], "--stat"),  # no human scores to judge against
 ]
 
 
-@pytest.mark.parametrize("value,message", BAD, ids=[b[0] for b in BAD])
-def test_a_bad_stat_exits_2_before_scoring(folder, monkeypatch, capsys, value, message):
+@pytest.mark.parametrize("argv,message", BAD, ids=["unknown", "no-human-scores"])
+def test_a_bad_stat_exits_2_before_scoring(folder, monkeypatch, capsys, argv, message):
+    from docmetrics.commands import scoring
+
     monkeypatch.chdir(folder)
-    code, out, err = run_cli(capsys, *HUMAN, "--stat", value)
+    scored = []
+    monkeypatch.setattr(scoring.ScoringReport, "scored", lambda self, s: scored.append(s))
+    code, out, err = run_cli(capsys, *argv)
     assert code == 2 and out == "" and message in err and err.count("\n") == 1, err
+    assert "Traceback" not in err and scored == []
 
 
 def test_an_unknown_statistic_is_an_input_error_from_python(chrf_bleu):
