@@ -11,7 +11,7 @@ if TYPE_CHECKING:
     import numpy as np
 
 __all__ = ["StatsError", "COMPATS", "check_compat", "reshape", "filter_gold_nones", "is_constant_array",
-           "generator"]
+           "generator", "pairwise_diff_arrays"]
 
 #: ``compat="docmetrics"`` (the default): docmetrics' conventions (NaN for an undefined average, the tie
 #: tolerance of :mod:`docmetrics.stats.ties`, float64 and the smallest epsilon among equal accuracies);
@@ -79,3 +79,13 @@ def generator(rng: Any) -> Any:
     if isinstance(rng, (int, np.integer)) and not isinstance(rng, bool):
         return np.random.default_rng(int(rng))
     raise StatsError(f"rng={rng!r}: give None (numpy's global generator), a seed (int) or a numpy Generator")
+
+
+def pairwise_diff_arrays(human: np.ndarray, metric: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """For each row of the 2-D float arrays, the R x R differences ``row[j] - row[i]`` (i the slower index, the
+    diagonal included), one row per row: what Pairwise Difference Pearson correlates (NaN where an entry is
+    missing).  The one enumeration of them: :func:`.correlation.enumerate_pairwise_diffs` and
+    :func:`docmetrics.algorithms.wmt_stats.pdp` take theirs from here."""
+    hd = (human[:, None, :] - human[:, :, None]).reshape(human.shape[0], -1)
+    md = (metric[:, None, :] - metric[:, :, None]).reshape(metric.shape[0], -1)
+    return hd, md

@@ -22,7 +22,7 @@ import numpy as np
 import scipy.stats
 
 from . import pce
-from .base import StatsError, check_compat, filter_gold_nones, is_constant_array, reshape
+from .base import StatsError, check_compat, filter_gold_nones, is_constant_array, pairwise_diff_arrays, reshape
 from .kendall import Agreement, KendallVariants, KendallWithTiesOpt
 
 __all__ = ["Correlation", "AverageCorrelation", "KendallLike", "Agreement", "PairwiseConfidenceError",
@@ -98,8 +98,7 @@ def enumerate_pairwise_diffs(human_scores: Any, metric_scores: Any) -> tuple[lis
         raise StatsError(f"human and metric rows must have one 2-D shape, got {h.shape} and {m.shape}")
     if h.shape[1] < 2:
         raise StatsError("Pairwise diffs cannot be calculated for less than 2 systems.")
-    hd = (h[:, None, :] - h[:, :, None]).reshape(h.shape[0], -1)
-    md = (m[:, None, :] - m[:, :, None]).reshape(m.shape[0], -1)
+    hd, md = pairwise_diff_arrays(h, m)
     hd_obj = hd.astype(object)
     hd_obj[np.isnan(hd)] = None
     return hd_obj.tolist(), md.tolist()

@@ -5,6 +5,7 @@ from __future__ import annotations
 import math
 from typing import TYPE_CHECKING, Any, Callable, Sequence
 
+from ...stats.base import pairwise_diff_arrays
 from ..correlation import clamp_correlation
 from .rows import Score, as_rows
 
@@ -70,8 +71,7 @@ def pdp(
         raise ValueError(f"gold and metric rows have different shapes ({g.shape} and {m.shape})")
     if g.shape[1] < 2:
         raise ValueError("pairwise differences need at least 2 systems")
-    dg = (g[:, None, :] - g[:, :, None]).ravel()
-    dm = (m[:, None, :] - m[:, :, None]).ravel()
+    dg, dm = (d.ravel() for d in pairwise_diff_arrays(g, m))
     keep = ~np.isnan(dg) & ~np.isnan(dm)
     dg, dm = dg[keep], dm[keep]
     if len(dg) < 2:
