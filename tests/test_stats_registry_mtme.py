@@ -11,6 +11,7 @@ from __future__ import annotations
 import itertools
 import json
 import math
+import warnings
 
 import pytest
 import scipy.stats
@@ -248,3 +249,24 @@ def test_metaeval_averages_an_opt_in_statistic(folder, monkeypatch, capsys):
     avg = report["averages"]["kendall_c,pearson"]
     assert {r["metric"]: r["value"] for r in avg["ranking"]} == pytest.approx(
         {m: sum(v) / len(v) for m, v in by_metric.items()})
+
+
+def test_the_shared_pieces_are_the_references_bit_for_bit():
+    """The pieces the old places now take from docmetrics.stats: PERM-BOTH's z-scores are scipy's, bit for bit
+    (constant input: NaN); pairwise accuracy's counts are Agreement's, missing entries skipped."""
+    import numpy as np
+
+    from docmetrics.algorithms.correlation import pairwise_accuracy
+    from docmetrics.stats.base import zscore
+
+    rng = np.random.default_rng(3)
+    for n in (2, 7, 50):
+        x = rng.normal(size=n) * 37.5
+        np.testing.assert_array_equal(zscore(x), scipy.stats.zscore(x))
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # scipy warns of the constant input it answers NaN to
+        assert np.isnan(zscore([2.0, 2.0, 2.0])).all() and np.isnan(scipy.stats.zscore([2.0, 2.0, 2.0])).all()
+    metric, human = [1.0, 1.0, 2.0, None, 2.0, float("nan")], [1.0, 2.0, 3.0, 3.0, 4.0, 5.0]
+    kept = [(m, h) for m, h in zip(metric, human) if m is not None and m == m]
+    by_hand = sum((m1 > m2) - (m1 < m2) == (h1 > h2) - (h1 < h2) for (m1, h1), (m2, h2) in itertools.combinations(kept, 2))
+    assert pairwise_accuracy(metric, human) == (by_hand / 6, by_hand, 6)

@@ -11,7 +11,7 @@ if TYPE_CHECKING:
     import numpy as np
 
 __all__ = ["StatsError", "COMPATS", "check_compat", "reshape", "filter_gold_nones", "is_constant_array",
-           "generator", "pairwise_diff_arrays"]
+           "generator", "pairwise_diff_arrays", "zscore"]
 
 #: ``compat="docmetrics"`` (the default): docmetrics' conventions (NaN for an undefined average, the tie
 #: tolerance of :mod:`docmetrics.stats.ties`, float64 and the smallest epsilon among equal accuracies);
@@ -89,3 +89,15 @@ def pairwise_diff_arrays(human: np.ndarray, metric: np.ndarray) -> tuple[np.ndar
     hd = (human[:, None, :] - human[:, :, None]).reshape(human.shape[0], -1)
     md = (metric[:, None, :] - metric[:, :, None]).reshape(metric.shape[0], -1)
     return hd, md
+
+
+def zscore(x: Any) -> np.ndarray:
+    """(x - mean) / std (population std): scipy.stats.zscore's numbers bit for bit (constant x gives NaN), without
+    importing scipy.  What PERM-BOTH standardises each metric's scores with (:func:`.significance.PermutationSigDiff`
+    and :func:`docmetrics.algorithms.wmt_stats.perm_both`)."""
+    import numpy as np
+
+    a = np.asarray(x, dtype=float)
+    sd = a.std()
+    with np.errstate(invalid="ignore", divide="ignore"):
+        return (a - a.mean()) / sd

@@ -21,7 +21,7 @@ from typing import Any, Callable
 import numpy as np
 import scipy.stats
 
-from .base import StatsError, check_compat, generator, reshape
+from .base import StatsError, check_compat, generator, reshape, zscore
 from .correlation import UNDEFINED_WHEN_CONSTANT, Correlation
 from .kendall import KendallPreproc, KendallVariants, KendallWithTiesOpt, PairwiseDiffs
 from .ties import at_least
@@ -106,8 +106,8 @@ def PermutationSigDiff(
         raise StatsError(f"k must be >= 1, got {k}")
     draw = generator(rng)
     lens, gold, m1, m2 = reshape_and_filter(corr1, corr2, average_by)
-    m1 = scipy.stats.zscore(m1.astype(float))
-    m2 = scipy.stats.zscore(m2.astype(float))
+    m1 = zscore(m1.astype(float))
+    m2 = zscore(m2.astype(float))
     starts = np.r_[0, np.cumsum(lens)].astype(int)
     bounds = list(zip(starts[:-1], starts[1:]))
     preprocs: list[KendallPreproc] = []
@@ -115,8 +115,8 @@ def PermutationSigDiff(
         preprocs = [KendallPreproc(gold[b:e]) for b, e in bounds]
     elif corr_fcn is KendallWithTiesOpt:  # it filters and groups by itself: the whole vectors
         gold = corr1.gold_scores  # type: ignore[assignment]
-        m1 = scipy.stats.zscore(np.asarray(corr1.metric_scores, dtype=float))
-        m2 = scipy.stats.zscore(np.asarray(corr2.metric_scores, dtype=float))
+        m1 = zscore(np.asarray(corr1.metric_scores, dtype=float))
+        m2 = zscore(np.asarray(corr2.metric_scores, dtype=float))
 
     def statistic(scores: np.ndarray) -> float:
         with warnings.catch_warnings():

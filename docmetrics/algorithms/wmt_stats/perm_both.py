@@ -12,6 +12,7 @@ import math
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Callable, Mapping, Sequence
 
+from ...stats.base import zscore
 from ...stats.ties import at_least
 from .acc_eq import Pairs, calibrate, pairs_of
 from .rows import Score, score_rows, systems_of
@@ -45,16 +46,6 @@ class PermResult:
         d = {"p_value": self.p_value, "delta": self.delta, "n_resamples": self.n_resamples, "seed": self.seed}
         d.update(self.details)
         return d
-
-
-def zscore(x: Sequence[float] | np.ndarray) -> np.ndarray:
-    """(x - mean) / std (population std, as scipy.stats.zscore); constant x gives NaN (as scipy)."""
-    import numpy as np
-
-    a = np.asarray(x, dtype=float)
-    sd = a.std()
-    with np.errstate(invalid="ignore", divide="ignore"):
-        return (a - a.mean()) / sd
 
 
 def _stat0(value: float) -> float:
