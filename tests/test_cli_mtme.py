@@ -17,6 +17,7 @@ from docmetrics.evaluation.averages import wmt_average
 from docmetrics.evaluation.metaeval import evaluate_mtme
 from docmetrics.evaluation.mtme import load_mtme, read_metric_scores
 from docmetrics.evaluation.mtme_write import mtme_metric_name
+from docmetrics.judging.formats import mtme_evalset
 from docmetrics.values.result import Result, UnitScore
 from docmetrics.values.signature import Signature
 
@@ -327,14 +328,16 @@ def test_run_mtme_reads_every_pair_then_loads_then_scores_with_the_callers_loade
         return docmetrics.load(spec, defaults={"lang": lp})
 
     runs = run_mtme(str(root), "toy", ["en-de", "zh-en"], [QE, REF], load, ref="refA", out_root=str(tiny / "out"),
-                    metric_names=["q", "r"], n_resamples=40, observer=Ear())
+                    metric_names=["q", "r"], observer=Ear())
     assert loads == [(QE, "en-de"), (REF, "en-de"), (QE, "zh-en"), (REF, "zh-en")]
     assert heard[:4] == [("opened", "en-de"), ("opened", "zh-en"), ("loaded", "en-de", [("q", "src"), ("r", "refA")]),
                          ("loaded", "zh-en", [("q", "src"), ("r", "refA")])]
     assert heard[4:6] == [("scoring", "en-de", QE), ("scored", "en-de", QE, ["doc", "seg", "sys"])]
-    for lp_run in runs:
+    for lp_run in runs:  # run_mtme scores and writes; the meta-evaluation is the library's (meta_evaluate)
+        assert lp_run.evaluation is None
         expected = library(root, lp_run.lp, [QE, REF], n_resamples=40)[3]
-        assert json.dumps(lp_run.evaluation.to_dict()) == json.dumps(expected.to_dict())
+        mine = docmetrics.meta_evaluate(lp_run.results, mtme_evalset(lp_run.data, lp_run.testset), significance=40)
+        assert json.dumps(mine.evaluation.to_dict()) == json.dumps(expected.to_dict())
         assert [w.metric for w in lp_run.written] == ["q", "r"] and lp_run.why_no_metaeval is None
 
     class Stop(MtmeObserver):

@@ -133,7 +133,7 @@ def test_two_metrics_compared_clusters_and_pvalues(genmt):
 
 def test_mtme_data_through_the_api_equals_the_mtme_command(tmp_path, capsys):
     """read_human(MTME root) + meta_evaluate give the numbers ``docmetrics --mtme -f json`` prints (system,
-    segment and SPA/acc_eq statistics), and the text says the scores are MTME's, not a TSV column."""
+    segment and SPA/acc_eq statistics), and to_text() is the text the command prints."""
     from test_mtme import build_tiny
 
     from docmetrics.cli.main import main
@@ -152,7 +152,11 @@ def test_mtme_data_through_the_api_equals_the_mtme_command(tmp_path, capsys):
             for stat in stats:
                 assert isinstance(row[level][stat], float), (row["metric"], level, stat)
                 assert mine["metrics"][k][level][stat] == pytest.approx(row[level][stat], abs=1e-12), (level, stat)
-    assert "MTME: segment scores from human-scores/en-de." in ev.to_text() and "column auto" not in ev.to_text()
+    # the text is the command's (one renderer): MTME's human scores named, not a TSV column
+    assert main(["-m", "chrf", "bleu", "--mtme", str(tmp_path / "mtme"), "-t", "toy", "-l", "en-de", "--ref", "refA",
+                 "-q"]) == 0
+    assert ev.to_text() == capsys.readouterr().out
+    assert "; human scores mqm\n" in ev.to_text() and "column auto" not in ev.to_text()
 
 
 # -- formats ---------------------------------------------------------------------------------------------------

@@ -1,8 +1,10 @@
 """Meta-evaluation at the WMT standard straight from mt-metrics-eval (MTME) data: the ``--mtme`` options of
 ``docmetrics`` (one language pair; ``docmetrics metaeval``, in :mod:`docmetrics.cli.metaeval`, shares the
 data options), what is said while a test set is scored, and the table of a language pair.  The work is
-:func:`docmetrics.evaluation.mtme_run.run_mtme` (read, score, write, meta-evaluate); every path and
-option is checked before a model is loaded."""
+:func:`docmetrics.evaluation.mtme_run.run_mtme` (read, score, write), then the library's
+:func:`docmetrics.meta_evaluate` on what :func:`docmetrics.judging.formats.mtme_evalset` makes of the data read (the
+one MTME meta-evaluation), printed by :func:`docmetrics.evaluation.metaeval_text.mtme_text` (as
+``MetaEvaluation.to_text()``); every path and option is checked before a model is loaded."""
 
 from __future__ import annotations
 
@@ -10,22 +12,18 @@ import io
 import os
 import sys
 from dataclasses import replace
-from typing import Any, Collection, Sequence, TextIO
+from typing import Any, Sequence, TextIO
 
 from ..algorithms import wmt_stats as ws
-from ..evaluation import statistics as stats
-from ..evaluation.metaeval import MetaEval, WmtEval
-from ..evaluation.metaeval_text import ACC_EQ_TEXT, DOC_TEXT, PDP_TEXT, spa_text
-from ..evaluation.mtme import MtmeTestSet
+from ..evaluation.metaeval_text import mtme_text
 from ..evaluation.mtme_run import NO_HUMAN_SCORES, ONE_SYSTEM, MtmeMetric, MtmeObserver, MtmeRun, run_mtme
 from ..evaluation.mtme_write import WrittenScores, mtme_metric_name
 from ..evaluation.scoring import Scored
-from ..evaluation.stat_table import significance_lines, stat_table, untested_lines
-from ..values.errors import InputError, UserError
+from ..values.errors import UserError
 from . import stored as stored_cli
 from .common import session_scope, width
 from .conflicts import CANNOT, NEEDS, Conflicts, Option
-from .format import columns, metric_labels, namer, num, table
+from .format import columns, metric_labels, num, table
 from .human import asked_statistics
 from .inputs import once_each
 from .messages import note, warn
@@ -33,7 +31,7 @@ from .options import Options
 from .output import Output, write
 from .scoring import ScoringReport
 
-__all__ = ["check_common", "requested", "run", "score", "lp_dict", "lp_text", "write_lp", "format_eval"]
+__all__ = ["check_common", "requested", "run", "score", "lp_dict", "lp_text", "write_lp"]
 
 #: the longest file name most file systems take (bytes)
 MAX_FILE_NAME = 255
@@ -205,6 +203,8 @@ def score(opts: Options, lps: Sequence[str], systems: Sequence[str] | None, who:
     Returns the options as scored (``metrics``: -m, then the stored metrics) and the runs."""
     from .. import api
     from ..evaluation.stored import StoredScorer
+    from ..judging.formats import mtme_evalset
+    from ..judging.metaeval import LEVELS, meta_evaluate
 
     stored = stored_cli.for_mtme(opts, lps) if stored_cli.requested(opts) else {}
     scorers = {lp: {stored_cli.label(m): StoredScorer(m) for m in ms} for lp, ms in stored.items()}
@@ -224,15 +224,21 @@ def score(opts: Options, lps: Sequence[str], systems: Sequence[str] | None, who:
 
         runs = run_mtme(opts.mtme, opts.testset, lps, opts.metrics, load, ref=opts.ref, human_name=opts.human_name,
                         systems=systems, include_human=opts.include_human, include_outliers=opts.include_outliers,
-                        out_root=opts.write_mtme, metric_names=opts.metric_name,
-                        n_resamples=ws.DEFAULT_RESAMPLES if opts.resamples is None else opts.resamples,
-                        seed=opts.seed, short=opts.short, observer=_Report(opts, who, scorers),
-                        doc_rule=getattr(opts, "doc_level", None), pdp=bool(getattr(opts, "pdp", False)),
-                        requested=getattr(opts, "sacrebleu_signatures", None),
-                        compare_also=compare_also, metric_test=opts.metric_test or "perm-both",
-                        statistics=(*asked_statistics(opts), *compare_also))
+                        out_root=opts.write_mtme, metric_names=opts.metric_name, observer=_Report(opts, who, scorers),
+                        doc_rule=getattr(opts, "doc_level", None),
+                        requested=getattr(opts, "sacrebleu_signatures", None))
         if session.cache is not None:
             note(opts, f"score cache {session.cache.path}: {session.cache.stats.summary()}", who)
+    doc_rule = getattr(opts, "doc_level", None)
+    for run in runs:  # the library's meta-evaluation of what the library's MTME reader reads
+        if run.why_no_metaeval is None:
+            run.evaluation = meta_evaluate(
+                run.results, mtme_evalset(run.data, run.testset, opts.human_name),
+                levels=LEVELS if doc_rule is not None else None, doc_rule=doc_rule or "mean",
+                statistics=(*asked_statistics(opts), *compare_also),
+                significance=ws.DEFAULT_RESAMPLES if opts.resamples is None else opts.resamples, seed=opts.seed,
+                metric_test=opts.metric_test or "perm-both", pdp=bool(getattr(opts, "pdp", False)),
+                short=opts.short).evaluation
     return opts, runs
 
 
@@ -272,107 +278,18 @@ def lp_dict(run: MtmeRun, opts: Options) -> dict[str, Any]:
 
 
 def write_lp(run: MtmeRun, opts: Options, labels: dict[str, int], out: TextIO, explain: bool = True) -> None:
-    data = run.data
-    head = (f"{opts.testset} {run.lp}: {len(run.testset.systems)} systems, {data.n_segments} segments, "
-            f"{len(data.docs)} documents; {_references(data)}")
+    table_text = ""
     if run.evaluation is None:
-        out.write(head + ("; no human scores\n" if data.human_name is None else "; no meta-evaluation\n"))
-        systems = list(run.testset.systems)
         rows = [[s] + [num(run.results[spec][i].score, width(opts, run.results[spec][i])) for spec in opts.metrics]
-                for i, s in enumerate(systems)]
+                for i, s in enumerate(run.testset.systems)]
         named = columns(opts.metrics)
-        out.write(table(["System"] + [named[s] for s in opts.metrics], rows))
-    else:
-        out.write(head + f"; human scores {run.evaluation.human_name}\n")
-        out.write(format_eval(run.evaluation, opts.width, labels, opts.rank_by or "spa", run.testset.systems,
-                              explain))
-    not_scored = [f"{s} ({_why_not_scored(data, s)})" for s in sorted(data.system_outputs)
-                  if s not in run.testset.systems]
-    if not_scored:
-        out.write(f"Not scored: {', '.join(not_scored)}\n")
+        table_text = table(["System"] + [named[s] for s in opts.metrics], rows)
+    written = []
     for spec, w in zip(opts.metrics, run.written):
         levels = [lv for lv in ("sys", "doc", "seg") if lv in w.paths]
         where = os.path.dirname(w.paths["sys"])
-        out.write(f"[{labels[spec]}] MTME scores: {where}/{w.metric}-{w.ref}.{{{','.join(levels)}}}.score\n")
-    out.write("\nSignatures:\n")
-    for spec in opts.metrics:
-        out.write(f"[{labels[spec]}] {run.results[spec][0].signature.format(short=opts.short)}\n")
-
-
-def _references(data: MtmeTestSet) -> str:
-    if len(data.refs) > 1:
-        return f"references {', '.join(data.refs)}"
-    return f"reference {data.ref or 'none'}"
-
-
-def _why_not_scored(data: MtmeTestSet, system: str) -> str:
-    if system in data.refs:
-        return "the reference in use" if len(data.refs) == 1 else "a reference in use"
-    if system in data.human_systems:
-        return "human translation; --include-human"
-    if data.standard is not None and system in data.standard.outliers:
-        return "outlier; --include-outliers"
-    return "not in --systems"
-
-
-def _format_doc_block(ev: WmtEval, metrics: dict[str, MetaEval], labels: dict[str, str], width: int) -> str:
-    """The document-level block, only when asked for (--doc-level)."""
-    first = next((mw.document for mw in metrics.values() if mw.document is not None), None)
-    if first is None:
-        return ""
-    left = f", {first.docs_left_out} without a judged segment left out" if first.docs_left_out else ""
-    return (f"\nDocument level: {first.n_docs} documents{left}; gold: {first.gold}\n"
-            + stat_table(metrics, ev.comparisons, width, segment=ev.n_segments is not None, labels=labels,
-                         block="document"))
-
-
-def _title(name: str) -> str:
-    """A statistic's title as the registry gives it (a name it does not know: the name)."""
-    try:
-        return stats.get(name).title
-    except InputError:
-        return name
-
-
-def format_eval(ev: WmtEval, width: int = 4, labels: dict[str, int] | None = None, rank_by: str = "spa",
-                scored: Collection[str] | None = None, explain: bool = True) -> str:
-    """The table of statistics (:mod:`docmetrics.cli.stat_table`): the metrics sorted by ``rank_by`` (those
-    without it last), each statistic with its significance cluster in parentheses, then what the columns
-    mean, notes and the systems left out (of ``scored``, the systems scored, where given); ``explain``: say
-    what the columns mean."""
-    labels = labels or {name: k + 1 for k, name in enumerate(ev.metrics)}
-    named = namer(labels)
-    have = {m: v for m in ev.metrics if (v := ev.metrics[m].get(rank_by)) is not None}
-    order = ws.rank_order(have) + [m for m in ev.metrics if m not in have]
-    metrics = {m: ev.metrics[m] for m in order}
-    shown = {m: named(m) for m in order}
-    text = (stat_table(metrics, ev.comparisons, width, segment=ev.n_segments is not None, labels=shown)
-            + _format_doc_block(ev, metrics, shown, width))
-    lines = [f"Sorted by {rank_by}: {_title(rank_by)}."]
-    lines += significance_lines(ev.comparisons, len(ev.metrics), ev.n_resamples, ev.seed, ev.alpha, explain)
-    if explain:
-        lines.append(spa_text(ev.n_permutations, ev.spa_seed))
-        lines.append(ACC_EQ_TEXT)
-        lines.append("accuracy: pairwise system accuracy (pairs ordered as the humans order them / all pairs); "
-                     "seg-pearson and seg-kendall over all (system, segment) pairs.")
-        if any(mw.document is not None for mw in metrics.values()):
-            lines.append(DOC_TEXT)
-        elif any(mw.with_pdp for mw in metrics.values()):
-            lines.append(PDP_TEXT)
-    for m in order:
-        mw = ev.metrics[m]
-        if mw.document is not None and mw.document.note:
-            lines.append(f"[{labels.get(m, '?')}] document level: {mw.document.note}")
-        for what, text_note in (("SPA", mw.spa_note), ("segment level", mw.seg_note)):
-            if text_note:
-                lines.append(f"[{labels.get(m, '?')}] no {what}: {text_note}")
-        if mw.acc_eq_note:
-            lines.append(f"[{labels.get(m, '?')}] acc_eq: {mw.acc_eq_note}")
-        for p in mw.plugin_statistics():
-            if p in mw.notes:
-                lines.append(f"[{labels.get(m, '?')}] no {p}: {mw.notes[p]}")
-    lines += untested_lines(ev.comparisons)
-    left_out = [x for x in ev.left_out if scored is None or x.split(" (")[0] in scored]
-    if left_out:
-        lines.append(f"Left out of the meta-evaluation: {', '.join(left_out)}")
-    return text + "\n" + "\n".join(lines) + "\n"
+        written.append(f"[{labels[spec]}] MTME scores: {where}/{w.metric}-{w.ref}.{{{','.join(levels)}}}.score")
+    signatures = {spec: run.results[spec][0].signature.format(short=opts.short) for spec in opts.metrics}
+    out.write(mtme_text(run.evaluation, run.data, list(run.testset.systems), signatures, width=opts.width,
+                        labels=labels, rank_by=opts.rank_by or "spa", explain=explain, written=written,
+                        scores_table=table_text))

@@ -1,19 +1,24 @@
-"""The text ``docmetrics --human`` / ``--genmt`` print under and around the table of statistics (and the notes
-``--mtme`` shares): :func:`metaeval_text` renders a :class:`~docmetrics.evaluation.metaeval.WmtEval`; the library's
-``MetaEvaluation.to_text`` and the command line both call it."""
+"""The text of a meta-evaluation: :func:`metaeval_text` renders a :class:`~docmetrics.evaluation.metaeval.WmtEval`
+as ``docmetrics --human`` / ``--genmt`` print it, :func:`mtme_text` one language pair of MTME data as ``--mtme`` and
+``docmetrics metaeval`` print it; the library's ``MetaEvaluation.to_text`` and the command line both call them."""
 
 from __future__ import annotations
 
 import io
-from typing import Any, Mapping
+from typing import TYPE_CHECKING, Any, Collection, Mapping, Sequence
 
-from ..algorithms.wmt_stats import DEFAULT_PERMUTATIONS, SPA_SEED
+from ..algorithms.wmt_stats import DEFAULT_PERMUTATIONS, SPA_SEED, rank_order
+from ..values.errors import InputError
 from . import statistics as stats
-from .metaeval import WmtEval
+from .labels import column, metric_labels
+from .metaeval import MetaEval, WmtEval
 from .stat_table import significance_lines, stat_table, untested_lines
 
-__all__ = ["metaeval_text", "human_description", "esa_description", "mtme_description", "spa_text", "ACC_EQ_TEXT",
-           "DOC_TEXT", "PDP_TEXT", "MQM_TEXT"]
+if TYPE_CHECKING:
+    from .mtme import MtmeTestSet
+
+__all__ = ["metaeval_text", "mtme_text", "human_description", "esa_description", "mtme_description", "spa_text",
+           "ACC_EQ_TEXT", "DOC_TEXT", "PDP_TEXT", "MQM_TEXT"]
 
 #: what acc_eq is, in the notes under a table
 ACC_EQ_TEXT = ("acc_eq: pairwise accuracy over the systems' segment scores per source segment, ties in the metric "
@@ -119,3 +124,106 @@ def metaeval_text(ev: WmtEval, *, human: str, width: int = 4) -> str:
         if e.unit_signature:
             out.write(f"[{k + 1}] segment scores: {e.unit_signature}\n")
     return out.getvalue()
+
+
+# -- MTME: one language pair, as --mtme and docmetrics metaeval print it ------------------------------------------
+def mtme_text(ev: WmtEval | None, data: MtmeTestSet, systems: Sequence[str], signatures: Mapping[str, str], *,
+              width: int = 4, labels: Mapping[str, int] | None = None, rank_by: str = "spa", explain: bool = True,
+              written: Sequence[str] = (), scores_table: str = "") -> str:
+    """One language pair of MTME data (``data``, its ``systems`` scored): the line naming the test set, then the
+    meta-evaluation ``ev`` (:func:`_mtme_table`; None: not meta-evaluated, and ``scores_table``, the scores, in its
+    place), the systems not scored and why, the lines of ``written`` (the score files a run wrote), and
+    ``signatures`` (spec -> its signature, in the order given).  ``labels``: spec -> k of ``LABEL [k]`` (default:
+    the order of ``signatures``); ``rank_by``: the statistic the metrics are sorted by; ``explain``: say what the
+    columns mean.  What ``docmetrics --mtme`` prints and ``MetaEvaluation.to_text()`` gives on MTME data."""
+    labels = dict(labels) if labels is not None else {spec: k + 1 for k, spec in enumerate(signatures)}
+    refs = (f"references {', '.join(data.refs)}" if len(data.refs) > 1 else f"reference {data.ref or 'none'}")
+    out = io.StringIO()
+    out.write(f"{data.testset} {data.lp}: {len(systems)} systems, {data.n_segments} segments, "
+              f"{len(data.docs)} documents; {refs}")
+    if ev is None:
+        out.write(("; no human scores\n" if data.human_name is None else "; no meta-evaluation\n") + scores_table)
+    else:
+        out.write(f"; human scores {ev.human_name}\n")
+        out.write(_mtme_table(ev, width, labels, rank_by, systems, explain))
+    not_scored = [f"{s} ({_why_not_scored(data, s)})" for s in sorted(data.system_outputs) if s not in systems]
+    if not_scored:
+        out.write(f"Not scored: {', '.join(not_scored)}\n")
+    out.writelines(line + "\n" for line in written)
+    out.write("\nSignatures:\n")
+    for spec, signature in signatures.items():
+        out.write(f"[{labels[spec]}] {signature}\n")
+    return out.getvalue()
+
+
+def _why_not_scored(data: MtmeTestSet, system: str) -> str:
+    if system in data.refs:
+        return "the reference in use" if len(data.refs) == 1 else "a reference in use"
+    if system in data.human_systems:
+        return "human translation; --include-human"
+    if data.standard is not None and system in data.standard.outliers:
+        return "outlier; --include-outliers"
+    return "not in --systems"
+
+
+def _mtme_doc_block(ev: WmtEval, metrics: dict[str, MetaEval], labels: dict[str, str], width: int) -> str:
+    """The document-level block, only when asked for (--doc-level)."""
+    first = next((mw.document for mw in metrics.values() if mw.document is not None), None)
+    if first is None:
+        return ""
+    left = f", {first.docs_left_out} without a judged segment left out" if first.docs_left_out else ""
+    return (f"\nDocument level: {first.n_docs} documents{left}; gold: {first.gold}\n"
+            + stat_table(metrics, ev.comparisons, width, segment=ev.n_segments is not None, labels=labels,
+                         block="document"))
+
+
+def _title(name: str) -> str:
+    """A statistic's title as the registry gives it (a name it does not know: the name)."""
+    try:
+        return stats.get(name).title
+    except InputError:
+        return name
+
+
+def _mtme_table(ev: WmtEval, width: int, labels: Mapping[str, int], rank_by: str, scored: Collection[str] | None,
+                explain: bool) -> str:
+    """The table of statistics (:mod:`docmetrics.evaluation.stat_table`): the metrics sorted by ``rank_by`` (those
+    without it last), each statistic with its significance cluster in parentheses, then what the columns
+    mean, notes and the systems left out (of ``scored``, the systems scored, where given); ``explain``: say
+    what the columns mean."""
+    ordered = sorted(labels, key=labels.__getitem__)
+    known = {spec: column(label, labels[spec]) for spec, label in zip(ordered, metric_labels(ordered))}
+    have = {m: v for m in ev.metrics if (v := ev.metrics[m].get(rank_by)) is not None}
+    order = rank_order(have) + [m for m in ev.metrics if m not in have]
+    metrics = {m: ev.metrics[m] for m in order}
+    shown = {m: known.get(m, f"{m} [?]") for m in order}
+    text = (stat_table(metrics, ev.comparisons, width, segment=ev.n_segments is not None, labels=shown)
+            + _mtme_doc_block(ev, metrics, shown, width))
+    lines = [f"Sorted by {rank_by}: {_title(rank_by)}."]
+    lines += significance_lines(ev.comparisons, len(ev.metrics), ev.n_resamples, ev.seed, ev.alpha, explain)
+    if explain:
+        lines.append(spa_text(ev.n_permutations, ev.spa_seed))
+        lines.append(ACC_EQ_TEXT)
+        lines.append("accuracy: pairwise system accuracy (pairs ordered as the humans order them / all pairs); "
+                     "seg-pearson and seg-kendall over all (system, segment) pairs.")
+        if any(mw.document is not None for mw in metrics.values()):
+            lines.append(DOC_TEXT)
+        elif any(mw.with_pdp for mw in metrics.values()):
+            lines.append(PDP_TEXT)
+    for m in order:
+        mw = ev.metrics[m]
+        if mw.document is not None and mw.document.note:
+            lines.append(f"[{labels.get(m, '?')}] document level: {mw.document.note}")
+        for what, text_note in (("SPA", mw.spa_note), ("segment level", mw.seg_note)):
+            if text_note:
+                lines.append(f"[{labels.get(m, '?')}] no {what}: {text_note}")
+        if mw.acc_eq_note:
+            lines.append(f"[{labels.get(m, '?')}] acc_eq: {mw.acc_eq_note}")
+        for p in mw.plugin_statistics():
+            if p in mw.notes:
+                lines.append(f"[{labels.get(m, '?')}] no {p}: {mw.notes[p]}")
+    lines += untested_lines(ev.comparisons)
+    left_out = [x for x in ev.left_out if scored is None or x.split(" (")[0] in scored]
+    if left_out:
+        lines.append(f"Left out of the meta-evaluation: {', '.join(left_out)}")
+    return text + "\n" + "\n".join(lines) + "\n"

@@ -1,9 +1,9 @@
 """Scoring mt-metrics-eval (MTME) data: :func:`run_mtme` reads each language pair of a test set and builds
 its test set (:func:`~docmetrics.evaluation.mtme.load_mtme`), loads every metric with the caller's loader,
 scores every system (:func:`~docmetrics.evaluation.scoring.score_metrics`, the loop every run scores
-with), writes MTME score files (:func:`~docmetrics.evaluation.mtme_write.write_mtme_scores`) and
-meta-evaluates the metrics (:func:`~docmetrics.evaluation.metaeval.evaluate_mtme`): what
-``docmetrics --mtme`` and ``docmetrics metaeval`` run.
+with) and writes MTME score files (:func:`~docmetrics.evaluation.mtme_write.write_mtme_scores`): what
+``docmetrics --mtme`` and ``docmetrics metaeval`` run before they meta-evaluate the metrics with the library's
+``docmetrics.meta_evaluate`` (the one MTME meta-evaluation).
 
 Every language pair is read before any metric is loaded, and every metric is loaded (and checked
 against the references in use) before anything is scored, so a bad file, a bad spec or a metric that
@@ -16,14 +16,13 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Callable, Mapping, Sequence
 
-from ..algorithms import wmt_stats as ws
 from ..plugin.backbone import REFERENCE
 from ..plugin.metric import Metric
 from ..values.errors import InputError
 from ..values.result import Result
 from ..values.signature import ParsedSignature
 from ..values.testset import TestSet
-from .metaeval import WmtEval, compared_statistics, evaluate_mtme
+from .metaeval import WmtEval
 from .mtme import MtmeTestSet, load_mtme
 from .mtme_write import WrittenScores, mtme_metric_name, write_mtme_scores
 from .scoring import Scored, ScoringObserver, score_metrics
@@ -48,7 +47,7 @@ class MtmeMetric:
 
 @dataclass
 class MtmeRun:
-    """One language pair: its data, what was scored and written, and the meta-evaluation."""
+    """One language pair: its data, what was scored and written, and the meta-evaluation (set by the caller)."""
 
     lp: str
     data: MtmeTestSet
@@ -166,18 +165,11 @@ def run_mtme(
     include_outliers: bool = False,
     out_root: str | None = None,
     metric_names: Sequence[str] | None = None,
-    n_resamples: int = ws.DEFAULT_RESAMPLES,
-    seed: int | None = ws.DEFAULT_SEED,
-    short: bool = False,
     observer: MtmeObserver | None = None,
     doc_rule: str | None = None,
-    pdp: bool = False,
     requested: Mapping[int, ParsedSignature] | None = None,
-    compare_also: Sequence[str] = (),
-    metric_test: str = "perm-both",
-    statistics: Sequence[str] = (),
 ) -> list[MtmeRun]:
-    """Score ``specs`` on every language pair of ``lps`` of ``ROOT/TESTSET`` and meta-evaluate them.
+    """Score ``specs`` on every language pair of ``lps`` of ``ROOT/TESTSET``.
 
     ``load(spec, lp)`` gives the metric of a spec for a language pair.  ``ref`` (a reference or
     several), ``human_name``, ``systems``, ``include_human`` and ``include_outliers`` choose as
@@ -186,15 +178,11 @@ def run_mtme(
     With ``out_root`` every metric's scores are written under ``OUT_ROOT/TESTSET/metric-scores/LP``
     (NAME: ``metric_names``, one per spec, or the short signature of its results made file-safe; REF: the
     references in use as MTME names them, :attr:`~docmetrics.evaluation.mtme.MtmeTestSet.ref`, ``src``
-    for a metric that uses none).  A language pair with human scores and two
-    systems or more is meta-evaluated (PERM-BOTH with ``n_resamples`` and ``seed``; 0 resamples: no
-    test); the others are scored only (:attr:`MtmeRun.why_no_metaeval`).  ``doc_rule`` / ``pdp``: the
-    opt-in document level and system-level PDP of :func:`~docmetrics.evaluation.metaeval.evaluate_wmt`
-    (compared by PERM-BOTH too).  ``requested``: the signature the ``k``-th spec was given in where its
-    metric holds none itself (sacrebleu's), as :func:`~docmetrics.evaluation.scoring.score_metrics` takes it.
-    PERM-BOTH compares :func:`~docmetrics.evaluation.metaeval.compared_statistics` (the registry's main
-    statistics, a plugin's marked main too), and ``compare_also`` (e.g. the statistics of an average);
-    ``statistics``: the opt-in statistics of the registry to compute (and compare) too.
+    for a metric that uses none).  A language pair with human scores and two systems or more can be
+    meta-evaluated; the others are scored only (:attr:`MtmeRun.why_no_metaeval`).  ``doc_rule``: the
+    document level is to be judged by that rule, so its gold is checked before any model loads.
+    ``requested``: the signature the ``k``-th spec was given in where its metric holds none itself
+    (sacrebleu's), as :func:`~docmetrics.evaluation.scoring.score_metrics` takes it.
     """
     observer = observer or MtmeObserver()
     runs = []
@@ -220,9 +208,4 @@ def run_mtme(
     for run, metrics in zip(runs, loaded):
         score_metrics(run.testset, [(m.spec, m.metric) for m in metrics], requested=requested,
                       observer=_PairScoring(run, metrics, observer, testset, out_root, metric_names))
-        if run.why_no_metaeval is None:
-            compared = compared_statistics(pdp, doc_rule, also=(*compare_also, *statistics)) if n_resamples else ()
-            run.evaluation = evaluate_mtme(run.results, run.data, n_resamples=n_resamples, seed=seed,
-                                           significance=compared, short=short, doc_rule=doc_rule, pdp=pdp,
-                                           metric_test=metric_test, statistics=statistics)
     return runs

@@ -25,14 +25,17 @@ import glob
 import json
 import os
 from dataclasses import dataclass
-from typing import Any, Callable, Mapping, Sequence, Union
+from typing import TYPE_CHECKING, Any, Callable, Mapping, Sequence, Union
 
 from ..values.errors import InputError, SpecError, shown
 from ..values.jsonl import json_object
 from .evalset import EvalSet
 from .params import name_list, one_name, path_param
 
-__all__ = ["HumanFormat", "BUILTIN", "formats", "get", "names", "detect", "read_human", "PathLike"]
+if TYPE_CHECKING:
+    from ..values.testset import TestSet
+
+__all__ = ["HumanFormat", "BUILTIN", "formats", "get", "names", "detect", "read_human", "mtme_evalset", "PathLike"]
 
 PathLike = Union[str, "os.PathLike[str]"]
 
@@ -276,10 +279,7 @@ def _read_stored(path: str | Sequence[str], lp: str | None, options: Mapping[str
 
 
 def _read_mtme(path: str, lp: str | None, options: Mapping[str, Any]) -> EvalSet:
-    from ..evaluation.human_clusters import HumanJudgements
     from ..evaluation.mtme import load_mtme
-    from ..values.genmt import exact_mean
-    from ..values.human_tsv import HumanScores
 
     found = _mtme_root(path)
     root, named = found if found is not None else (path, None)
@@ -287,9 +287,22 @@ def _read_mtme(path: str, lp: str | None, options: Mapping[str, Any]) -> EvalSet
     if not testset_name or lp is None:
         raise InputError(f"{path}: an MTME directory is read one test set and language pair at a time: give "
                          "testset=NAME (e.g. wmt24) and lp=", params=("testset", "lp"))
-    human_name = options.get("human_name")
-    data, testset = load_mtme(root, testset_name, lp, ref=options.get("ref"), human_name=human_name,
+    data, testset = load_mtme(root, testset_name, lp, ref=options.get("ref"), human_name=options.get("human_name"),
                               include_human=bool(options.get("include_human", False)))
+    return mtme_evalset(data, testset, options.get("human_name"))
+
+
+def mtme_evalset(data: Any, testset: TestSet, human_name: str | None = None) -> EvalSet:
+    """The EvalSet of one language pair of MTME data as :func:`~docmetrics.evaluation.mtme.load_mtme` read it
+    (``data``, an MtmeTestSet, and the TestSet of the systems chosen; ``human_name``: the human scores asked for,
+    None for MTME's standard ones): its human segment scores (and system scores, MTME's where it has them, else the
+    mean of the segments) as HumanScores; what ``read_human`` of an MTME directory returns, and what
+    ``docmetrics --mtme`` meta-evaluates."""
+    from ..evaluation.human_clusters import HumanJudgements
+    from ..values.genmt import exact_mean
+    from ..values.human_tsv import HumanScores
+
+    lp = data.lp
     seg_name = human_name or data.default_human_name("seg")
     human = None
     if seg_name is not None and (seg_name, "seg") in data.human_scores:
@@ -306,7 +319,7 @@ def _read_mtme(path: str, lp: str | None, options: Mapping[str, Any]) -> EvalSet
                   else exact_mean(list(v.values())) for s, v in segments.items() if v}
         human = HumanScores(f"{data.directory}/human-scores/{lp}.{seg_name}.seg.score", seg_name, system,
                             {s: v for s, v in segments.items() if v}, positions, set(data.human_systems))
-    return EvalSet(os.path.join(root, testset_name), "mtme", data.lp, testset, human, raw=data,
+    return EvalSet(os.path.join(data.root, data.testset), "mtme", data.lp, testset, human, raw=data,
                    make_judgements=lambda: HumanJudgements.from_mtme(data, human_name))
 
 

@@ -2,8 +2,9 @@
 (what :func:`~docmetrics.judging.formats.read_human` returns) at the system, segment and document level,
 compares two metrics or more by PERM-BOTH with WMT's clusters, and returns a :class:`MetaEvaluation` whose
 values are read by the statistics registry's names and whose ``to_dict()`` and ``to_text()`` are the JSON and the
-text ``docmetrics --human`` / ``--genmt`` print.  The work is
-:func:`docmetrics.evaluation.metaeval_human.evaluate_human`, exactly as the command runs it."""
+text ``docmetrics --human`` / ``--genmt`` / ``--mtme`` print.  The work is
+:func:`docmetrics.evaluation.metaeval_human.evaluate_human` (MTME data:
+:func:`docmetrics.evaluation.metaeval.evaluate_mtme`); the command line calls :func:`meta_evaluate` itself."""
 
 from __future__ import annotations
 
@@ -17,9 +18,9 @@ from ..evaluation import statistics as stats
 from ..evaluation.comparisons import METRIC_TESTS
 from ..evaluation.doc_level import DOC_RULES
 from ..evaluation.labels import row_labels
-from ..evaluation.metaeval import MetaEval, WmtEval
+from ..evaluation.metaeval import MetaEval, WmtEval, compared_statistics, evaluate_mtme
 from ..evaluation.metaeval_human import clusters, evaluate_human, human_dicts, pvalues
-from ..evaluation.metaeval_text import esa_description, human_description, metaeval_text, mtme_description
+from ..evaluation.metaeval_text import esa_description, human_description, metaeval_text, mtme_description, mtme_text
 from ..values.errors import DocMetricsWarning, InputError, SpecError
 from ..values.human_tsv import HumanScores
 from ..values.result import Result
@@ -44,13 +45,15 @@ class MetaEvaluation:
     ``metrics``: each metric's name, ``LABEL [k]`` as the tables name it (``chrf [1]``); ``specs`` the specs
     they were given under; ``evaluation``: the :class:`~docmetrics.evaluation.metaeval.WmtEval` behind it (each
     metric's :class:`~docmetrics.evaluation.metaeval.MetaEval`, the PERM-BOTH comparisons); ``human``: the human
-    scores judged against."""
+    scores judged against (None for MTME data with system scores only); ``data``: what :func:`meta_evaluate` was
+    given, where it was read data (MTME data is printed as ``--mtme`` prints it)."""
 
     evaluation: WmtEval
     specs: tuple[str, ...]
-    human: HumanScores
+    human: HumanScores | None
     #: what the human scores are, in the text under the table (the command's ``Human scores: ...``)
     human_text: str = ""
+    data: EvalSet | None = dataclasses.field(default=None, repr=False, compare=False)
 
     @property
     def metrics(self) -> list[str]:
@@ -132,8 +135,14 @@ class MetaEvaluation:
 
     def to_text(self, width: int = 4) -> str:
         """The text ``docmetrics --human FILE`` / ``--genmt FILE ...`` prints on stdout (``-w width``): the table of
-        statistics, what each is, the clusters, what was left out, the signatures."""
-        return metaeval_text(self.evaluation, human=self.human_text or self.human.path, width=width)
+        statistics, what each is, the clusters, what was left out, the signatures; on MTME data what ``docmetrics
+        --mtme ROOT -t TESTSET -l LP -m ...`` prints (:func:`~docmetrics.evaluation.metaeval_text.mtme_text`)."""
+        data = self.data
+        if data is not None and data.format == "mtme" and data.raw is not None and data.testset is not None:
+            signatures = {spec: e.signature for spec, e in self.evaluation.metrics.items()}
+            return mtme_text(self.evaluation, data.raw, list(data.testset.systems), signatures, width=width)
+        human = self.human_text or (str(self.human.path) if self.human is not None else "")
+        return metaeval_text(self.evaluation, human=human, width=width)
 
     def to_dict(self, layout: str = "human") -> Any:
         """JSON-ready: ``layout="human"`` the list ``docmetrics --human FILE`` / ``--genmt FILE ... -f json`` prints
@@ -224,6 +233,8 @@ def meta_evaluate(
     doc_rule: str = "mean",
     human_text: str | None = None,
     metric_test: str = "perm-both",
+    pdp: bool = False,
+    short: bool = False,
 ) -> MetaEvaluation:
     """Judge each metric's Results (``{spec: [Result per system]}``, or (spec, results) pairs, in order) against
     ``human`` (what :func:`~docmetrics.judging.formats.read_human` returns, or HumanScores with ``testset``).
@@ -239,6 +250,13 @@ def meta_evaluate(
     test instead of PERM-BOTH for Pearson's r (``--metric-test williams``).  ``exclude``: systems left out;
     ``exclude_humans``: leave out those the human file marks as human.  ``human_text``: what the human scores
     are, in :meth:`MetaEvaluation.to_text` (default: as the command says it of a GenMT file or a ``--human`` file).
+    ``pdp``: system-level PDP without the document level (``--pdp``); ``short``: the signatures in short form
+    (``--short``).
+
+    MTME data (``read_human`` of an mt-metrics-eval directory) is judged as ``docmetrics --mtme`` judges it (the
+    command calls this function): each metric named by its spec (give each spec once), the segment level wherever
+    the test set has segment scores, system scores from MTME's ``.sys.score`` files where it has them, the
+    document level with ``levels`` naming it (from MTME's ``.doc.score`` files where there are some).
 
     >>> ev = meta_evaluate({"chrf": results}, data)                                   # doctest: +SKIP
     >>> ev.value("chrf", "pearson"), ev.value("chrf", "seg-kendall", level="segment")  # doctest: +SKIP
@@ -246,11 +264,26 @@ def meta_evaluate(
     if metric_test not in METRIC_TESTS:
         raise SpecError(f"metric_test={metric_test!r}: one of {', '.join(METRIC_TESTS)}", params=("metric_test",))
     pairs = _pairs(results_by_metric)
+    levels = name_list(levels, "levels", "meta_evaluate")
+    statistics = name_list(statistics, "statistics", "meta_evaluate")
+    exclude = name_list(exclude, "exclude", "meta_evaluate") or ()
+    unknown = [lv for lv in levels or () if lv not in LEVELS]
+    if unknown:
+        raise SpecError(f"levels: {unknown[0]!r} is not a level; of {', '.join(LEVELS)}", params=("levels",))
+    if doc_rule not in DOC_RULES:
+        raise SpecError(f"doc_rule={doc_rule!r}: one of {', '.join(DOC_RULES)}", params=("doc_rule",))
+    if significance is not None and significance < 0:
+        raise SpecError(f"significance={significance}: the number of PERM-BOTH resamples, 0 or more",
+                        params=("significance",))
+    wanted = None if statistics is None else tuple(stats.get(s).name for s in statistics)
+    n_resamples = DEFAULT_RESAMPLES if significance is None else significance
+    if isinstance(human, EvalSet) and human.format == "mtme" and human.raw is not None:
+        return _mtme(pairs, human, levels=levels, wanted=wanted or (), n_resamples=n_resamples, seed=seed,
+                     exclude=exclude, exclude_humans=exclude_humans, doc_rule=doc_rule, metric_test=metric_test,
+                     pdp=pdp, short=short, human_text=human_text)
     if isinstance(human, EvalSet):
         if human_text is None and human.format == "genmt" and human.human is not None:
             human_text = esa_description(human.source, human.lp or "", human.human.segments)
-        if human_text is None and human.format == "mtme" and human.human is not None:
-            human_text = mtme_description(human.source, human.lp or "", human.human.column)
         if human.human is None:
             raise InputError(f"{human.source}: no human scores to judge metrics against (a {human.format} file "
                              f"{'of ' + human.lp + ' ' if human.lp else ''}holds none)", params=("human",))
@@ -261,16 +294,8 @@ def meta_evaluate(
     else:
         raise TypeError(f"meta_evaluate: human= takes what read_human returns (or HumanScores), not "
                         f"{type(human).__name__}")
-    levels = name_list(levels, "levels", "meta_evaluate")
-    statistics = name_list(statistics, "statistics", "meta_evaluate")
-    exclude = name_list(exclude, "exclude", "meta_evaluate") or ()
     if levels is None:
         levels = ("system", "segment") if scores.segment_level and testset is not None else ("system",)
-    unknown = [lv for lv in levels if lv not in LEVELS]
-    if unknown:
-        raise SpecError(f"levels: {unknown[0]!r} is not a level; of {', '.join(LEVELS)}", params=("levels",))
-    if doc_rule not in DOC_RULES:
-        raise SpecError(f"doc_rule={doc_rule!r}: one of {', '.join(DOC_RULES)}", params=("doc_rule",))
     document = "document" in levels
     if ("segment" in levels or document) and not scores.segment_level:
         raise InputError(f"{scores.path}: the segment and document levels need segment-level human scores; this "
@@ -278,23 +303,42 @@ def meta_evaluate(
     if ("segment" in levels or document) and testset is None:
         raise InputError(f"{scores.path}: the segment and document levels place the human scores on the test set's "
                          "lines: give testset=", params=("testset",))
-    wanted = None if statistics is None else tuple(stats.get(s).name for s in statistics)
-    if significance is not None and significance < 0:
-        raise SpecError(f"significance={significance}: the number of PERM-BOTH resamples, 0 or more",
-                        params=("significance",))
     _check_documents(pairs, scores, testset, human.source if isinstance(human, EvalSet) else str(scores.path))
     specs = [spec for spec, _ in pairs]
     names = row_labels(specs, [rs[0].metric if rs else spec for spec, rs in pairs])
     ev = evaluate_human(
         pairs, scores, names=names, exclude=exclude, exclude_humans=exclude_humans,
-        seg_level="segment" in levels or document, testset=testset, pdp=document or "pdp" in (wanted or ()),
-        doc_rule=doc_rule if document else None, significance=wanted,
-        n_resamples=DEFAULT_RESAMPLES if significance is None else significance, seed=seed, metric_test=metric_test,
-        statistics=wanted or (),
+        seg_level="segment" in levels or document, testset=testset,
+        pdp=pdp or document or "pdp" in (wanted or ()), doc_rule=doc_rule if document else None, significance=wanted,
+        n_resamples=n_resamples, seed=seed, metric_test=metric_test,
+        statistics=wanted or (), short=short,
     )
-    if isinstance(human, EvalSet):  # named as the command names them: the pair, and MTME's name of its human scores
-        ev = dataclasses.replace(ev, lp=human.lp or "",
-                                 human_name=scores.column if human.format == "mtme" else ev.human_name)
+    if isinstance(human, EvalSet):  # named as the command names them: the pair
+        ev = dataclasses.replace(ev, lp=human.lp or "")
     if human_text is None:
         human_text = human_description(scores.path, lower_better=scores.lower_is_better, raw_mqm=scores.raw_mqm)
-    return MetaEvaluation(ev, tuple(specs), scores, human_text)
+    return MetaEvaluation(ev, tuple(specs), scores, human_text, human if isinstance(human, EvalSet) else None)
+
+
+def _mtme(pairs: Sequence[tuple[str, list[Result]]], data: EvalSet, *, levels: Sequence[str] | None,
+          wanted: tuple[str, ...], n_resamples: int, seed: int | None, exclude: Sequence[str], exclude_humans: bool,
+          doc_rule: str, metric_test: str, pdp: bool, short: bool, human_text: str | None) -> MetaEvaluation:
+    """:func:`meta_evaluate` on MTME data: :func:`~docmetrics.evaluation.metaeval.evaluate_mtme` on its own human
+    scores, what ``docmetrics --mtme`` and ``docmetrics metaeval`` print."""
+    specs = [spec for spec, _ in pairs]
+    twice = [spec for k, spec in enumerate(specs) if spec in specs[:k]]
+    if twice:
+        raise InputError(f"meta_evaluate: MTME data names each metric by its spec, and {twice[0]!r} is given twice: "
+                         "give each spec once", params=("results_by_metric",))
+    raw = data.raw
+    if data.human is not None:
+        _check_documents(pairs, data.human, data.testset, data.source)
+    left = set(exclude) | (set(raw.human_systems) if exclude_humans else set())
+    results = {spec: [r for r in rs if r.system not in left] for spec, rs in pairs}
+    rule = doc_rule if levels is not None and "document" in levels else None
+    compared = compared_statistics(pdp, rule, also=wanted) if n_resamples else ()
+    ev = evaluate_mtme(results, raw, n_resamples=n_resamples, seed=seed, significance=compared, short=short,
+                       doc_rule=rule, pdp=pdp, metric_test=metric_test, statistics=wanted)
+    if human_text is None and data.human is not None:
+        human_text = mtme_description(data.source, data.lp or "", data.human.column)
+    return MetaEvaluation(ev, tuple(specs), data.human, human_text or "", data)

@@ -162,7 +162,7 @@ def _check_not_read(path: str | os.PathLike[str], sources: Sequence[Source], tes
     from ..values.io import same_file
 
     read = [(s.human.path, "the human scores of meta-evaluation " + str(k)) for k, s in enumerate(sources, 1)
-            if isinstance(s, MetaEvaluation) and s.human.path]
+            if isinstance(s, MetaEvaluation) and s.human is not None and s.human.path]
     read += [(name, "the judged data read_human read") for name in also if os.path.isfile(name)]
     if testset is not None:
         read += [(name, f"the test set's {key}") for key, name in testset.names.items()
@@ -199,7 +199,7 @@ def write_report(path: str | os.PathLike[str], *sources: Source, results: Mappin
     named: list[tuple[str, Any]] = []
     for k, source in enumerate(sources, 1):
         if isinstance(source, MetaEvaluation):
-            named.append((f"meta_evaluate against {source.human.path}" if source.human.path
+            named.append((f"meta_evaluate against {source.human.path}" if source.human is not None and source.human.path
                           else f"meta-evaluation {k}", source.to_dict()))
             continue
         try:
