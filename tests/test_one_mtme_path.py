@@ -79,7 +79,7 @@ def test_one_function_computes_the_mtme_meta_evaluation(monkeypatch, capsys, dat
     assert not hasattr(mtme_run, "evaluate_mtme")  # the scoring run no longer meta-evaluates on its own
     (given, judged), options = front[0]
     assert list(given) == list(SPECS) and judged.format == "mtme" and judged.lp == "en-de"
-    assert options["significance"] == 1000 and options["levels"] is None
+    assert options["significance"] is None and options["levels"] is None
     # the library call is that same call: the same function, the same text
     assert lib.meta_evaluate(results, data).to_text() == printed
     assert len(front) == 2 and len(work) == 2 and other == []
@@ -105,6 +105,7 @@ BAD = [
     ("a spec twice", lambda r: [("chrf", r["chrf"]), ("chrf", r["chrf"])], {}, InputError, "'chrf' is given twice"),
     ("a level that is none", lambda r: r, {"levels": ["paragraph"]}, SpecError, "not a level"),
     ("negative resamples", lambda r: r, {"significance": -1}, SpecError, "0 or more"),
+    ("a text for the human scores", lambda r: r, {"human_text": "mine"}, SpecError, "leave human_text out"),
 ]
 
 

@@ -14,7 +14,6 @@ import sys
 from dataclasses import replace
 from typing import Any, Sequence, TextIO
 
-from ..algorithms import wmt_stats as ws
 from ..evaluation.metaeval_text import mtme_text
 from ..evaluation.mtme_run import NO_HUMAN_SCORES, ONE_SYSTEM, MtmeMetric, MtmeObserver, MtmeRun, run_mtme
 from ..evaluation.mtme_write import WrittenScores, mtme_metric_name
@@ -236,7 +235,7 @@ def score(opts: Options, lps: Sequence[str], systems: Sequence[str] | None, who:
                 run.results, mtme_evalset(run.data, run.testset, opts.human_name),
                 levels=LEVELS if doc_rule is not None else None, doc_rule=doc_rule or "mean",
                 statistics=(*asked_statistics(opts), *compare_also),
-                significance=ws.DEFAULT_RESAMPLES if opts.resamples is None else opts.resamples, seed=opts.seed,
+                significance=opts.resamples, seed=opts.seed,
                 metric_test=opts.metric_test or "perm-both", pdp=bool(getattr(opts, "pdp", False)),
                 short=opts.short).evaluation
     return opts, runs

@@ -17,7 +17,7 @@ from .stat_table import significance_lines, stat_table, untested_lines
 if TYPE_CHECKING:
     from .mtme import MtmeTestSet
 
-__all__ = ["metaeval_text", "mtme_text", "human_description", "esa_description", "mtme_description", "spa_text",
+__all__ = ["metaeval_text", "mtme_text", "human_description", "esa_description", "spa_text",
            "ACC_EQ_TEXT", "DOC_TEXT", "PDP_TEXT", "MQM_TEXT"]
 
 #: what acc_eq is, in the notes under a table
@@ -54,13 +54,6 @@ def human_description(path: str, *, column: str | None = None, lower_better: boo
     negated = " after negation" if lower_better else ""
     how = MQM_TEXT if raw_mqm else f"column {column or 'auto'}; higher is better{negated}"
     return f"{path} ({how})"
-
-
-def mtme_description(source: str, lp: str, name: str) -> str:
-    """What the human scores of an MTME test set are, under the table (``name``: its human scores, e.g. mqm)."""
-    return (f"{name} scores of {source} ({lp}, MTME: segment scores from human-scores/{lp}.{name}.seg.score, "
-            f"system scores from {lp}.{name}.sys.score where it has them, else the mean of the segments; higher is "
-            "better)")
 
 
 def esa_description(source: str, lp: str, segments: Mapping[str, Mapping[Any, Any]]) -> str:

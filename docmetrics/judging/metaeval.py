@@ -20,7 +20,7 @@ from ..evaluation.doc_level import DOC_RULES
 from ..evaluation.labels import row_labels
 from ..evaluation.metaeval import MetaEval, WmtEval, compared_statistics, evaluate_mtme
 from ..evaluation.metaeval_human import clusters, evaluate_human, human_dicts, pvalues
-from ..evaluation.metaeval_text import esa_description, human_description, metaeval_text, mtme_description, mtme_text
+from ..evaluation.metaeval_text import esa_description, human_description, metaeval_text, mtme_text
 from ..values.errors import DocMetricsWarning, InputError, SpecError
 from ..values.human_tsv import HumanScores
 from ..values.result import Result
@@ -249,7 +249,8 @@ def meta_evaluate(
     resamples (default 1000 as the command, 0: no comparison), with ``seed``; ``metric_test="williams"``: Williams'
     test instead of PERM-BOTH for Pearson's r (``--metric-test williams``).  ``exclude``: systems left out;
     ``exclude_humans``: leave out those the human file marks as human.  ``human_text``: what the human scores
-    are, in :meth:`MetaEvaluation.to_text` (default: as the command says it of a GenMT file or a ``--human`` file).
+    are, in :meth:`MetaEvaluation.to_text` (default: as the command says it of a GenMT file or a ``--human`` file;
+    not for MTME data).
     ``pdp``: system-level PDP without the document level (``--pdp``); ``short``: the signatures in short form
     (``--short``).
 
@@ -278,9 +279,12 @@ def meta_evaluate(
     wanted = None if statistics is None else tuple(stats.get(s).name for s in statistics)
     n_resamples = DEFAULT_RESAMPLES if significance is None else significance
     if isinstance(human, EvalSet) and human.format == "mtme" and human.raw is not None:
+        if human_text is not None:
+            raise SpecError("human_text: the text of MTME data names its human scores in its first line, as --mtme "
+                            "prints it; leave human_text out", params=("human_text",))
         return _mtme(pairs, human, levels=levels, wanted=wanted or (), n_resamples=n_resamples, seed=seed,
                      exclude=exclude, exclude_humans=exclude_humans, doc_rule=doc_rule, metric_test=metric_test,
-                     pdp=pdp, short=short, human_text=human_text)
+                     pdp=pdp, short=short)
     if isinstance(human, EvalSet):
         if human_text is None and human.format == "genmt" and human.human is not None:
             human_text = esa_description(human.source, human.lp or "", human.human.segments)
@@ -322,7 +326,7 @@ def meta_evaluate(
 
 def _mtme(pairs: Sequence[tuple[str, list[Result]]], data: EvalSet, *, levels: Sequence[str] | None,
           wanted: tuple[str, ...], n_resamples: int, seed: int | None, exclude: Sequence[str], exclude_humans: bool,
-          doc_rule: str, metric_test: str, pdp: bool, short: bool, human_text: str | None) -> MetaEvaluation:
+          doc_rule: str, metric_test: str, pdp: bool, short: bool) -> MetaEvaluation:
     """:func:`meta_evaluate` on MTME data: :func:`~docmetrics.evaluation.metaeval.evaluate_mtme` on its own human
     scores, what ``docmetrics --mtme`` and ``docmetrics metaeval`` print."""
     specs = [spec for spec, _ in pairs]
@@ -339,6 +343,4 @@ def _mtme(pairs: Sequence[tuple[str, list[Result]]], data: EvalSet, *, levels: S
     compared = compared_statistics(pdp, rule, also=wanted) if n_resamples else ()
     ev = evaluate_mtme(results, raw, n_resamples=n_resamples, seed=seed, significance=compared, short=short,
                        doc_rule=rule, pdp=pdp, metric_test=metric_test, statistics=wanted)
-    if human_text is None and data.human is not None:
-        human_text = mtme_description(data.source, data.lp or "", data.human.column)
-    return MetaEvaluation(ev, tuple(specs), data.human, human_text or "", data)
+    return MetaEvaluation(ev, tuple(specs), data.human, "", data)
