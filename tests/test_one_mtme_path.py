@@ -93,6 +93,13 @@ def test_metaeval_command_also_goes_through_meta_evaluate(monkeypatch, capsys):
     assert len(front) == 1 and front[0][0][1].format == "mtme" and front[0][1]["significance"] == 20
 
 
+def test_metrics_are_named_by_spec_and_by_their_table_labels(data, results):
+    ev = docmetrics.meta_evaluate(results, data, significance=0)
+    assert ev.metrics == list(SPECS)
+    assert ev.value("chrf [1]", "pearson") == ev.value("chrf", "pearson") == ev.value(0, "pearson")
+    assert ev.value("bleu [2]", "pearson") == ev.evaluation.metrics["bleu"].pearson != ev.value(0, "pearson")
+
+
 def test_exclude_leaves_a_system_out_as_systems_would(data, results):
     every = docmetrics.meta_evaluate(results, data, significance=0)
     left = docmetrics.meta_evaluate(results, data, significance=0, exclude=[every.evaluation.systems[0]])

@@ -60,8 +60,8 @@ class MetaEvaluation:
         return list(self.evaluation.metrics)
 
     def metric(self, metric: str | int) -> MetaEval:
-        """One metric's meta-evaluation, named by its label (``chrf [1]``), its spec (``chrf``), its metric's
-        name, or its index (from 0, in the order given)."""
+        """One metric's meta-evaluation, named by its label (``chrf [1]``; on MTME data the metrics are keyed by
+        their specs), its spec (``chrf``), its metric's name, or its index (from 0, in the order given)."""
         return self.evaluation.metrics[self._label(metric)]
 
     def _label(self, metric: str | int) -> str:
@@ -72,7 +72,8 @@ class MetaEvaluation:
             return labels[metric]
         if metric in self.evaluation.metrics:
             return metric
-        for by in (list(self.specs), [e.metric for e in self.evaluation.metrics.values()]):
+        # MTME data keys its metrics by spec, as --mtme does: its tables' ``LABEL [k]`` names them too
+        for by in (list(self.specs), [e.metric for e in self.evaluation.metrics.values()], row_labels(self.specs)):
             found = [label for label, name in zip(labels, by) if name == metric]
             if len(found) == 1:
                 return found[0]
