@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from typing import Callable, Mapping, Sequence
+from typing import Sequence
 
-from ..evaluation.labels import column, metric_labels
+from ..evaluation.labels import column, metric_labels, namer
 from ..evaluation.text import num, table
 
 __all__ = ["num", "table", "tsv", "metric_labels", "column", "columns", "namer", "units_cut", "coverage_lines"]
@@ -13,14 +13,6 @@ __all__ = ["num", "table", "tsv", "metric_labels", "column", "columns", "namer",
 def columns(specs: Sequence[str]) -> dict[str, str]:
     """spec -> ``LABEL [k]`` for the ``-m`` specs in order (``k`` from 1)."""
     return {spec: column(label, k + 1) for k, (spec, label) in enumerate(zip(specs, metric_labels(specs)))}
-
-
-def namer(labels: Mapping[str, int]) -> Callable[[str], str]:
-    """spec -> ``LABEL [k]`` for specs numbered by ``labels`` (spec -> k), as :func:`columns` names them;
-    a spec not in ``labels`` is ``spec [?]``."""
-    ordered = sorted(labels, key=labels.__getitem__)
-    known = {spec: column(label, labels[spec]) for spec, label in zip(ordered, metric_labels(ordered))}
-    return lambda spec: known.get(spec, f"{spec} [?]")
 
 
 def tsv(headers: Sequence[str], rows: Sequence[Sequence[str]]) -> str:

@@ -5,9 +5,9 @@ these names, so the library and the command line name them alike."""
 
 from __future__ import annotations
 
-from typing import Sequence
+from typing import Callable, Mapping, Sequence
 
-__all__ = ["metric_labels", "column", "row_labels"]
+__all__ = ["metric_labels", "column", "row_labels", "namer"]
 
 
 def metric_labels(specs: Sequence[str], names: Sequence[str] | None = None) -> list[str]:
@@ -32,3 +32,11 @@ def column(label: str, k: int) -> str:
 def row_labels(specs: Sequence[str], names: Sequence[str] | None = None) -> list[str]:
     """``LABEL [k]`` of each metric, as every table names it (:func:`metric_labels`, :func:`column`)."""
     return [column(label, k + 1) for k, label in enumerate(metric_labels(specs, names))]
+
+
+def namer(labels: Mapping[str, int]) -> Callable[[str], str]:
+    """spec -> ``LABEL [k]`` for specs numbered by ``labels`` (spec -> k), as the command line's columns name them;
+    a spec not in ``labels`` is ``spec [?]``."""
+    ordered = sorted(labels, key=labels.__getitem__)
+    known = {spec: column(label, labels[spec]) for spec, label in zip(ordered, metric_labels(ordered))}
+    return lambda spec: known.get(spec, f"{spec} [?]")

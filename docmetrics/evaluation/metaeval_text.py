@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING, Any, Collection, Mapping, Sequence
 from ..algorithms.wmt_stats import DEFAULT_PERMUTATIONS, SPA_SEED, rank_order
 from ..values.errors import InputError
 from . import statistics as stats
-from .labels import column, metric_labels
+from .labels import namer
 from .metaeval import MetaEval, WmtEval
 from .stat_table import significance_lines, stat_table, untested_lines
 
@@ -184,12 +184,11 @@ def _mtme_table(ev: WmtEval, width: int, labels: Mapping[str, int], rank_by: str
     without it last), each statistic with its significance cluster in parentheses, then what the columns
     mean, notes and the systems left out (of ``scored``, the systems scored, where given); ``explain``: say
     what the columns mean."""
-    ordered = sorted(labels, key=labels.__getitem__)
-    known = {spec: column(label, labels[spec]) for spec, label in zip(ordered, metric_labels(ordered))}
+    named = namer(labels)
     have = {m: v for m in ev.metrics if (v := ev.metrics[m].get(rank_by)) is not None}
     order = rank_order(have) + [m for m in ev.metrics if m not in have]
     metrics = {m: ev.metrics[m] for m in order}
-    shown = {m: known.get(m, f"{m} [?]") for m in order}
+    shown = {m: named(m) for m in order}
     text = (stat_table(metrics, ev.comparisons, width, segment=ev.n_segments is not None, labels=shown)
             + _mtme_doc_block(ev, metrics, shown, width))
     lines = [f"Sorted by {rank_by}: {_title(rank_by)}."]
