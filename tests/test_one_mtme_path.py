@@ -112,6 +112,7 @@ BAD = [
     ("a spec twice", lambda r: [("chrf", r["chrf"]), ("chrf", r["chrf"])], {}, InputError, "'chrf' is given twice"),
     ("a level that is none", lambda r: r, {"levels": ["paragraph"]}, SpecError, "not a level"),
     ("negative resamples", lambda r: r, {"significance": -1}, SpecError, "0 or more"),
+    ("no segment level", lambda r: r, {"levels": ["system"]}, SpecError, "name 'segment' in levels"),
     ("a text for the human scores", lambda r: r, {"human_text": "mine"}, SpecError, "leave human_text out"),
 ]
 

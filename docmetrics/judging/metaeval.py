@@ -257,8 +257,9 @@ def meta_evaluate(
 
     MTME data (``read_human`` of an mt-metrics-eval directory) is judged as ``docmetrics --mtme`` judges it (the
     command calls this function): each metric named by its spec (give each spec once), the segment level wherever
-    the test set has segment scores, system scores from MTME's ``.sys.score`` files where it has them, the
-    document level with ``levels`` naming it (from MTME's ``.doc.score`` files where there are some).
+    the test set has segment scores (``levels`` must name it there), system scores from MTME's ``.sys.score``
+    files where it has them, the document level with ``levels`` naming it (from MTME's ``.doc.score`` files where
+    there are some).
 
     >>> ev = meta_evaluate({"chrf": results}, data)                                   # doctest: +SKIP
     >>> ev.value("chrf", "pearson"), ev.value("chrf", "seg-kendall", level="segment")  # doctest: +SKIP
@@ -335,6 +336,10 @@ def _mtme(pairs: Sequence[tuple[str, list[Result]]], data: EvalSet, *, levels: S
     if twice:
         raise InputError(f"meta_evaluate: MTME data names each metric by its spec, and {twice[0]!r} is given twice: "
                          "give each spec once", params=("results_by_metric",))
+    if levels is not None and "segment" not in levels and data.human is not None:
+        raise SpecError(f"levels={tuple(levels)!r}: MTME data is judged at the segment level wherever it has segment "
+                        "scores, as --mtme judges it; name 'segment' in levels (or leave levels out)",
+                        params=("levels",))
     raw = data.raw
     if data.human is not None:
         _check_documents(pairs, data.human, data.testset, data.source)
