@@ -190,7 +190,7 @@ BAD = [
      ["1 was given", "N >= 2"]),
     ("rerank by a reference-based metric without -r", ["rerank", "-m", "chrf", "-c", "{sys0}", "{sys1}"],
      ["reference-based", "-r/--reference FILE", "QE metric"]),
-    ("an unknown unit", ["mbr", "-m", "chrf", "-c", "{sys0}", "{sys1}", "--unit", "paragraph"],
+    ("an unknown unit", ["mbr", "-m", "chrf", "-c", "{sys0}", "{sys1}", "--unit", "page"],
      ["--unit", "invalid choice"]),
     ("prune-top-k without a prune metric", ["mbr", "-m", "chrf", "-c", "{sys0}", "{sys1}", "--prune-top-k", "2"],
      ["--prune-top-k K", "--prune-metric QE_SPEC"]),

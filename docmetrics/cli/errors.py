@@ -23,7 +23,8 @@ FLAGS = {
     "cache": "--cache", "workers": "--workers", "engine": "--engine", "ray_address": "--ray-address",
     "device": "--device", "max_tokens": "--max-tokens", "batch_size": "--batch-size", "sources": "-s/--source",
     "references": "-r/--reference", "doc_ids": "--doc-ids", "precision": "--precision", "lang": "-l",
-    "candidates": "-c", "unit": "--unit", "prune_top_k": "--prune-top-k", "prune_metric": "--prune-metric",
+    "candidates": "-c", "unit": "--unit", "paragraph_ids": "--paragraph-ids", "prune_top_k": "--prune-top-k",
+    "prune_metric": "--prune-metric",
 }
 
 

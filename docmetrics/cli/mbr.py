@@ -42,7 +42,7 @@ def _parser(command: str, description: str, epilog: str) -> Parser:
                    help="the metric: a spec NAME[:key=value,...], a preset or a signature")
     g.add_argument("--unit", choices=UNITS, default="document",
                    help="choose per document (default: a document's candidate is one candidate file's translation "
-                        "of it) or per segment")
+                        "of it), per paragraph (--paragraph-ids) or per segment")
     g = p.add_argument_group("input")
     g.add_argument("-c", "--candidates", nargs="+", action="extend", required=True, metavar="CAND",
                    help="N >= 2 candidate files, line-parallel with the source (-c given again adds candidates)")
@@ -52,6 +52,9 @@ def _parser(command: str, description: str, epilog: str) -> Parser:
                                                 else "an oracle rerank by a reference-based metric"))
     g.add_argument("--doc-ids", metavar="FILE", action=Once,
                    help="document id of each line; a new document starts where the id changes")
+    g.add_argument("--paragraph-ids", metavar="FILE", action=Once,
+                   help="with --unit paragraph: paragraph id of each line; a new paragraph starts where the id "
+                        "changes within a document")
     add_model_arguments(p)
     g = p.add_argument_group("output")
     add_output_arguments(g)

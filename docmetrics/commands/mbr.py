@@ -19,15 +19,20 @@ from .output import json_text
 __all__ = ["run_mbr", "run_rerank"]
 
 
-def _testset(opts: RerankOptions, who: str) -> TestSet:
+def _testset(opts: RerankOptions, who: str) -> tuple[TestSet, list[str] | None]:
+    """The candidates as a test set, and the paragraph ids (--paragraph-ids) where given."""
     check_outputs(opts)
     candidates = once_each(opts.candidates or [], "-c", who)
     testset = io.read_testset(candidates, opts.source, opts.reference, opts.doc_ids)
+    paragraph_ids = None
+    if opts.paragraph_ids:
+        paragraph_ids = io.read_lines(opts.paragraph_ids)
+        testset.names["paragraph ids"] = opts.paragraph_ids  # the library's messages name the file
     for text in testset.warnings:
         warn(text, who)
     if testset.doc_ids is None and opts.unit == "document":
         warn("no doc ids (--doc-ids): the whole input is ONE document, so one candidate is chosen for all of it", who)
-    return testset
+    return testset, paragraph_ids
 
 
 def _print(selection: CandidateSelection, opts: RerankOptions, who: str) -> int:
@@ -44,16 +49,17 @@ def _print(selection: CandidateSelection, opts: RerankOptions, who: str) -> int:
 
 def run_mbr(opts: MbrOptions) -> int:
     who = "docmetrics mbr"
-    testset = _testset(opts, who)
+    testset, paragraph_ids = _testset(opts, who)
     with session_scope(opts, cache=opts.cache) as session:
-        selection = mbr(opts.metric or "", testset, unit=opts.unit, matrix=opts.matrix,
+        selection = mbr(opts.metric or "", testset, unit=opts.unit, paragraph_ids=paragraph_ids, matrix=opts.matrix,
                         prune_top_k=opts.prune_top_k, prune_metric=opts.prune_metric, session=session)
     return _print(selection, opts, who)
 
 
 def run_rerank(opts: RerankOptions) -> int:
     who = "docmetrics rerank"
-    testset = _testset(opts, who)
+    testset, paragraph_ids = _testset(opts, who)
     with session_scope(opts, cache=opts.cache) as session:
-        selection = rerank(opts.metric or "", testset, unit=opts.unit, session=session)
+        selection = rerank(opts.metric or "", testset, unit=opts.unit, paragraph_ids=paragraph_ids,
+                           session=session)
     return _print(selection, opts, who)

@@ -244,6 +244,7 @@ class RerankOptions(Shown, Inputs, Model):
     metric: str | None = None
     candidates: list[str] | None = None
     unit: str = "document"
+    paragraph_ids: str | None = None
     output: str | None = None
 
 

@@ -25,8 +25,9 @@ from ..values.testset import TestSet
 
 __all__ = ["mbr", "rerank", "CandidateSelection", "UnitChoice", "UNITS", "TIES"]
 
-#: --unit: one choice per document (a document's candidate is one system's translation of it) or per segment.
-UNITS = ("document", "segment")
+#: --unit: one choice per document (a document's candidate is one system's translation of it), per paragraph
+#: (a maximal run of lines of one document with the same paragraph id: ``paragraph_ids``) or per segment.
+UNITS = ("document", "paragraph", "segment")
 #: How ties are broken, as the results state it.
 TIES = "first candidate in the given order"
 
@@ -46,10 +47,19 @@ class UnitChoice:
     chosen: int
     matrix: list[list[float | None]] | None = None
     reference_scores: list[float] | None = None  # every candidate against the true reference (mbr with -r)
+    paragraph_id: str | None = None  # unit="paragraph": the paragraph's id (from paragraph_ids)
+
+    @property
+    def label(self) -> str:
+        """How the text output names the unit: its doc id, and ``#PARAGRAPH`` per paragraph."""
+        return self.doc_id if self.paragraph_id is None else f"{self.doc_id}#{self.paragraph_id}"
 
     def to_dict(self) -> dict[str, Any]:
-        d: dict[str, Any] = {"doc_id": self.doc_id, "first_line": self.start + 1, "last_line": self.end,
-                             "utilities": self.utilities, "chosen": self.chosen}
+        d: dict[str, Any] = {"doc_id": self.doc_id}
+        if self.paragraph_id is not None:
+            d["paragraph_id"] = self.paragraph_id
+        d.update({"first_line": self.start + 1, "last_line": self.end, "utilities": self.utilities,
+                  "chosen": self.chosen})
         if self.reference_scores is not None:
             d["reference_scores"] = self.reference_scores
         if self.matrix is not None:
@@ -105,33 +115,48 @@ class CandidateSelection:
         out.append("unit\tlines\tchosen\t" + ("utility" if self.method == "mbr" else "score"))
         for u in self.units:
             lines = f"{u.start + 1}-{u.end}" if u.end - u.start > 1 else str(u.end)
-            out.append(f"{u.doc_id}\t{lines}\t{self.candidates[u.chosen]}\t{u.utilities[u.chosen]:.4f}")
+            out.append(f"{u.label}\t{lines}\t{self.candidates[u.chosen]}\t{u.utilities[u.chosen]:.4f}")
         return "\n".join(out + self.notes) + "\n"
 
 
 # -- the public calls ---------------------------------------------------------------------------------------
 def mbr(metric: str | Metric, candidates: Candidates, *, sources: Sequence[str] | None = None,
         references: Sequence[str] | None = None, doc_ids: Sequence[str] | None = None, unit: str = "document",
-        matrix: bool = False, prune_top_k: int | None = None, prune_metric: str | Metric | None = None,
-        session: Session | None = None) -> CandidateSelection:
+        paragraph_ids: Sequence[str] | None = None, matrix: bool = False, prune_top_k: int | None = None,
+        prune_metric: str | Metric | None = None, session: Session | None = None) -> CandidateSelection:
     """MBR decoding: in each unit, the candidate whose mean score against every other candidate (as the
     reference) is best, in the direction of the metric's Result (MetricX: lowest).  ``candidates``: a mapping
     name -> lines, a list of line lists, or a :class:`TestSet` whose systems are the candidates (N >= 2,
     line-parallel with ``sources``).  ``references``: a true reference, scored beside (``reference_scores``),
-    never used to choose.  ``prune_top_k`` with a QE ``prune_metric``: only the K best candidates of each unit
-    by QE enter MBR (``comet-mbr --rerank_top_k K --qe_model``)."""
+    never used to choose.  ``unit="paragraph"`` with ``paragraph_ids`` (one id per line): a paragraph is a
+    maximal run of lines of one document with the same id, scored as a document of its own.
+    ``prune_top_k`` with a QE ``prune_metric``: only the K best candidates of each unit by QE enter MBR
+    (``comet-mbr --rerank_top_k K --qe_model``)."""
     with _own_session(session) as session:
-        return _mbr(metric, _testset(candidates, sources, references, doc_ids), unit, matrix, prune_top_k,
-                    prune_metric, session)
+        units = _units(_testset(candidates, sources, references, doc_ids), unit, paragraph_ids)
+        return _mbr(metric, units, matrix, prune_top_k, prune_metric, session)
 
 
-def _mbr(metric: str | Metric, testset: TestSet, unit: str, matrix: bool, prune_top_k: int | None,
+@dataclass(frozen=True)
+class _Units:
+    """The units to choose in: ``spans`` (doc id, first line, end line) and each one's paragraph id (None but
+    per paragraph); ``scored``: the test set as the metric scores it, ``by``: ``document`` or ``segment`` (per
+    paragraph, ``scored`` has one document per paragraph, scored as documents)."""
+
+    testset: TestSet
+    unit: str
+    spans: list[tuple[str, int, int]]
+    paragraphs: list[str | None]
+    scored: TestSet
+    by: str
+
+
+def _mbr(metric: str | Metric, units: _Units, matrix: bool, prune_top_k: int | None,
          prune_metric: str | Metric | None, session: Session) -> CandidateSelection:
-    _check_unit(unit)
     scorer = metric if isinstance(metric, Metric) else load(metric, session=session)
+    testset, spans, unit = units.scored, units.spans, units.unit
     names = list(testset.systems)
     _at_least_two(testset, "mbr")
-    spans = _spans(testset, unit)
     if not _uses_reference(scorer, _without_references(testset)):
         raise SpecError(f"mbr: {scorer.name} scores without a reference (a QE metric), so the other candidates "
                         "cannot serve as references; use a reference-based metric (e.g. chrf, doc-comet with a "
@@ -139,13 +164,13 @@ def _mbr(metric: str | Metric, testset: TestSet, unit: str, matrix: bool, prune_
     slots = [list(range(len(names))) for _ in spans]
     prune_signature = None
     if prune_top_k is not None or prune_metric is not None:
-        slots, prune_signature = _pruned(testset, spans, unit, prune_top_k, prune_metric, session)
+        slots, prune_signature = _pruned(units, prune_top_k, prune_metric, session)
     k = len(slots[0])
     blocks = [[s[j] for s in slots] for j in range(k)]
     truth = testset.references
     results = _score_blocks(scorer, testset, spans, slots, blocks, truth)
     higher = results[0].higher_is_better
-    scores = [_unit_scores(r, spans, len(blocks) + (truth is not None), unit, scorer.spec()) for r in results]
+    scores = [_unit_scores(r, spans, len(blocks) + (truth is not None), units.by, scorer.spec()) for r in results]
     chosen_units = []
     for u, (doc_id, a, b) in enumerate(spans):
         m: list[list[float | None]] = [[None] * len(names) for _ in names]
@@ -164,28 +189,28 @@ def _mbr(metric: str | Metric, testset: TestSet, unit: str, matrix: bool, prune_
                 ref_scores[slots[u][i]] = scores[i][k][u]
             ref_scores = [s if not math.isnan(s) else None for s in ref_scores]  # type: ignore[misc]
         chosen_units.append(UnitChoice(doc_id, a, b, utilities, best(utilities, higher),
-                                       m if matrix else None, ref_scores))
+                                       m if matrix else None, ref_scores, units.paragraphs[u]))
     signature = f"{results[0].signature}|mbr|n:{len(names)}|unit:{unit}|utility:mean"
     if prune_top_k is not None:
         signature += f"|prune-top-k:{k}"
-    return _selection("mbr", scorer, results[0], testset, unit, chosen_units, signature, prune_signature)
+    return _selection("mbr", scorer, results[0], units.testset, unit, chosen_units, signature, prune_signature)
 
 
 def rerank(metric: str | Metric, candidates: Candidates, *, sources: Sequence[str] | None = None,
            references: Sequence[str] | None = None, doc_ids: Sequence[str] | None = None, unit: str = "document",
-           session: Session | None = None) -> CandidateSelection:
+           paragraph_ids: Sequence[str] | None = None, session: Session | None = None) -> CandidateSelection:
     """Reranking: in each unit, the candidate with the best score, by a QE metric (no ``references``) or by a
     reference-based metric against ``references`` (an oracle); the direction is the Result's, ties go to the
-    first candidate."""
+    first candidate.  ``unit`` and ``paragraph_ids`` as for :func:`mbr`."""
     with _own_session(session) as session:
-        return _rerank(metric, _testset(candidates, sources, references, doc_ids), unit, session)
+        units = _units(_testset(candidates, sources, references, doc_ids), unit, paragraph_ids)
+        return _rerank(metric, units, session)
 
 
-def _rerank(metric: str | Metric, testset: TestSet, unit: str, session: Session) -> CandidateSelection:
-    _check_unit(unit)
+def _rerank(metric: str | Metric, units: _Units, session: Session) -> CandidateSelection:
     scorer = metric if isinstance(metric, Metric) else load(metric, session=session)
+    testset, spans, unit = units.scored, units.spans, units.unit
     _at_least_two(testset, "rerank")
-    spans = _spans(testset, unit)
     qe = not _needs_reference(scorer, _without_references(testset))
     if testset.references is None and not qe:
         raise SpecError(f"rerank: {scorer.name} is reference-based and no reference was given: give the "
@@ -197,15 +222,16 @@ def _rerank(metric: str | Metric, testset: TestSet, unit: str, session: Session)
                         "references= to rerank by QE, or use a reference-based metric for an "
                         "oracle rerank", params=("references",))
     results = scorer.compute(testset)
-    per = [_unit_scores(r, spans, 1, unit, scorer.spec())[0] for r in results]
+    per = [_unit_scores(r, spans, 1, units.by, scorer.spec())[0] for r in results]
     higher = results[0].higher_is_better
-    units = []
+    chosen_units = []
     for u, (doc_id, a, b) in enumerate(spans):
         utilities: list[float | None] = [per[i][u] for i in range(len(results))]
-        units.append(UnitChoice(doc_id, a, b, utilities, best(utilities, higher)))
+        chosen_units.append(UnitChoice(doc_id, a, b, utilities, best(utilities, higher),
+                                       paragraph_id=units.paragraphs[u]))
     oracle = "yes" if testset.references is not None else "no"
     signature = f"{results[0].signature}|rerank|n:{len(results)}|unit:{unit}|oracle:{oracle}"
-    return _selection("rerank", scorer, results[0], testset, unit, units, signature, None)
+    return _selection("rerank", scorer, results[0], units.testset, unit, chosen_units, signature, None)
 
 
 def best(utilities: Sequence[float | None], higher_is_better: bool) -> int:
@@ -249,11 +275,6 @@ def _testset(candidates: Candidates, sources: Sequence[str] | None, references: 
     return TestSet.from_lists(systems, sources, references, doc_ids)
 
 
-def _check_unit(unit: str) -> None:
-    if unit not in UNITS:
-        raise SpecError(f"unit={unit!r}: choose one of {', '.join(UNITS)}", params=("unit",))
-
-
 def _at_least_two(testset: TestSet, who: str) -> None:
     if len(testset.systems) < 2:
         given = ", ".join(testset.describe(n) for n in testset.systems)
@@ -261,11 +282,58 @@ def _at_least_two(testset: TestSet, who: str) -> None:
                          "line-parallel with the source (candidates=A.txt B.txt ...)", params=("candidates",))
 
 
-def _spans(testset: TestSet, unit: str) -> list[tuple[str, int, int]]:
-    """(doc id, first line, end line) of every unit."""
-    if unit == "document":
-        return [(d.doc_id, d.start, d.end) for d in testset.documents]
-    return [(d.doc_id, i, i + 1) for d in testset.documents for i in range(d.start, d.end)]
+def _units(testset: TestSet, unit: str, paragraph_ids: Sequence[str] | None) -> _Units:
+    """The units of ``testset`` for ``unit``; per paragraph, the test set as scored has one document per
+    paragraph (its id: the paragraph's index, so the metric sees each paragraph as a document of its own)."""
+    if unit not in UNITS:
+        raise SpecError(f"unit={unit!r}: choose one of {', '.join(UNITS)}", params=("unit",))
+    if unit != "paragraph":
+        if paragraph_ids is not None:
+            raise SpecError(f"paragraph_ids= given with unit={unit}: paragraph ids only say where the units of "
+                            "unit=paragraph are; give unit=paragraph, or drop paragraph_ids=",
+                            params=("paragraph_ids", "unit"))
+        if unit == "document":
+            spans = [(d.doc_id, d.start, d.end) for d in testset.documents]
+        else:
+            spans = [(d.doc_id, i, i + 1) for d in testset.documents for i in range(d.start, d.end)]
+        return _Units(testset, unit, spans, [None] * len(spans), testset, unit)
+    where = testset.names.get("paragraph ids", "paragraph_ids")
+    if paragraph_ids is None:
+        raise SpecError("unit=paragraph needs paragraph_ids=FILE: the id of each line's paragraph, line-parallel "
+                        "with the candidates (a new paragraph starts where the id changes within a document)",
+                        params=("unit", "paragraph_ids"))
+    if isinstance(paragraph_ids, str) or not all(isinstance(p, str) for p in paragraph_ids):
+        raise InputError(f"{where}: give a list of strings, one paragraph id per line", params=("paragraph_ids",))
+    ids = list(paragraph_ids)
+    n = testset.n_segments
+    if len(ids) != n:
+        raise InputError(f"{where}: {len(ids)} paragraph ids for {n} lines of candidates; give one paragraph id "
+                         "per line, line-parallel with the candidates (like the doc ids)", params=("paragraph_ids",))
+    spans: list[tuple[str, int, int]] = []
+    paragraphs: list[str | None] = []
+    for d in testset.documents:
+        seen: set[str] = set()
+        start = d.start
+        for i in range(d.start, d.end + 1):
+            if i < d.end and not ids[i].strip():
+                raise InputError(f"{where}, line {testset.line_of(i)}: empty paragraph id; every line needs the "
+                                 "id of its paragraph", params=("paragraph_ids",))
+            if i == d.end or ids[i] != ids[start]:
+                if ids[start] in seen:
+                    raise InputError(f"{where}, line {testset.line_of(start)}: paragraph {ids[start]!r} of "
+                                     f"document {d.doc_id!r} reappears after another paragraph; a paragraph's "
+                                     "lines must be consecutive (give the second run its own id)",
+                                     params=("paragraph_ids",))
+                seen.add(ids[start])
+                spans.append((d.doc_id, start, i))
+                paragraphs.append(ids[start])
+                start = i
+    per_paragraph = [str(k) for k, (_, a, b) in enumerate(spans) for _ in range(a, b)]
+    with warnings.catch_warnings():  # the candidates' own warnings were given when they were read
+        warnings.simplefilter("ignore")
+        scored = TestSet(dict(testset.systems), testset.sources, testset.references, per_paragraph,
+                         names=dict(testset.names), line_numbers=testset.line_numbers, lp=testset.lp)
+    return _Units(testset, "paragraph", spans, paragraphs, scored, "document")
 
 
 def _without_references(testset: TestSet) -> TestSet:
@@ -350,18 +418,20 @@ def _unit_scores(result: Result, spans: list[tuple[str, int, int]], n_blocks: in
     return out
 
 
-def _pruned(testset: TestSet, spans: list[tuple[str, int, int]], unit: str, k: int | None,
-            qe: str | Metric | None, session: Session) -> tuple[list[list[int]], str]:
+def _pruned(units: _Units, k: int | None, qe: str | Metric | None,
+            session: Session) -> tuple[list[list[int]], str]:
     """The K best candidates of each unit by the QE metric (in candidate order within the best K' scores:
     ties to the first), and that metric's signature."""
     if k is None or qe is None:
         raise SpecError("pruning needs both prune_top_k=K and prune_metric=QE_SPEC",
                         params=("prune_top_k", "prune_metric"))
-    n = len(testset.systems)
+    n = len(units.testset.systems)
     if not 2 <= k <= n:
         raise SpecError(f"prune_top_k={k}: keep from 2 to {n} (the number of candidates) per unit",
                         params=("prune_top_k",))
-    ranked = _rerank(qe, _without_references(testset), unit, session)
+    no_refs = _Units(units.testset, units.unit, units.spans, units.paragraphs, _without_references(units.scored),
+                     units.by)
+    ranked = _rerank(qe, no_refs, session)
     higher = ranked.higher_is_better
     slots = []
     for u in ranked.units:

@@ -1,0 +1,162 @@
+"""MBR and rerank per paragraph (--unit paragraph with --paragraph-ids) and with the candidates in one JSONL file
+(-c cands.jsonl), issue 49: the choices checked against sacrebleu computed here per paragraph independently (a
+paragraph's chrF = corpus chrF of its segments), and the bad inputs as table rows."""
+
+from __future__ import annotations
+
+import json
+import math
+from pathlib import Path
+
+import pytest
+from cli_fixtures import run_cli
+
+import docmetrics
+from docmetrics.values.io import read_lines
+
+TED = Path(__file__).resolve().parents[1] / "docmetrics" / "data" / "ted"
+SYSTEMS = sorted((TED / "sys").glob("*.txt"))
+
+
+def corpus_chrf(hyps, refs):
+    from sacrebleu.metrics import CHRF
+
+    return CHRF().corpus_score(hyps, [refs]).score
+
+
+def first_best(values, higher=True):
+    target = max(values) if higher else min(values)
+    return values.index(target)
+
+
+def paragraph_ids(doc_ids):
+    """Paragraphs of 3 lines within each document (the last one shorter), restarting at "p0" in each document:
+    the same id in two documents is two paragraphs."""
+    out, k, prev = [], 0, None
+    for d in doc_ids:
+        k = 0 if d != prev else k + 1
+        prev = d
+        out.append(f"p{k // 3}")
+    return out
+
+
+@pytest.fixture(scope="module")
+def ted():
+    cands = [read_lines(p) for p in SYSTEMS]
+    ids = read_lines(TED / "docids.txt")
+    pids = paragraph_ids(ids)
+    spans = []  # (doc id, paragraph id, start, end), by hand
+    for i, key in enumerate(zip(ids, pids)):
+        if spans and spans[-1][:2] == key:
+            spans[-1] = (*key, spans[-1][2], i + 1)
+        else:
+            spans.append((*key, i, i + 1))
+    return cands, ids, pids, spans, read_lines(TED / "ref.txt")
+
+
+@pytest.fixture()
+def pid_file(ted, tmp_path):
+    path = tmp_path / "paragraphs.txt"
+    path.write_text("".join(p + "\n" for p in ted[2]), encoding="utf-8")
+    return path
+
+
+# -- per paragraph --------------------------------------------------------------------------------------------------
+def test_paragraph_mbr_with_chrf_chooses_what_sacrebleu_computes_per_paragraph(ted, pid_file, capsys, tmp_path):
+    cands, ids, pids, spans, _ = ted
+    assert len(spans) == 9 and len({p for p in pids}) == 3  # 3 documents x 3 paragraphs, ids reused across docs
+    expected = []
+    for _, _, a, b in spans:
+        texts = [c[a:b] for c in cands]
+        n = len(texts)
+        utilities = [math.fsum(corpus_chrf(texts[i], texts[j]) for j in range(n) if j != i) / (n - 1)
+                     for i in range(n)]
+        expected.append((utilities, first_best(utilities)))
+    out_file = tmp_path / "chosen.txt"
+    code, out, err = run_cli(capsys, "mbr", "-m", "chrf", "-c", *SYSTEMS, "--doc-ids", TED / "docids.txt",
+                             "--unit", "paragraph", "--paragraph-ids", pid_file, "-f", "json", "-o", out_file)
+    assert code == 0, err
+    got = json.loads(out)
+    assert got["signature"].endswith("|mbr|n:6|unit:paragraph|utility:mean") and got["unit"] == "paragraph"
+    assert [(u["doc_id"], u["paragraph_id"], u["first_line"], u["last_line"]) for u in got["units"]] == \
+        [(d, p, a + 1, b) for d, p, a, b in spans]
+    for unit, (utilities, chosen) in zip(got["units"], expected):
+        assert unit["utilities"] == pytest.approx(utilities, abs=1e-9)
+        assert unit["chosen"] == chosen
+    assert len({u["chosen"] for u in got["units"]}) > 1  # the paragraphs do not all choose alike: a real test
+    lines = []
+    for (_, _, a, b), (_, c) in zip(spans, expected):
+        lines += cands[c][a:b]
+    assert read_lines(out_file) == lines
+
+
+def test_paragraph_rerank_against_the_reference_and_the_python_call_agree(ted, pid_file, capsys):
+    cands, ids, pids, spans, ref = ted
+    expected = [first_best([corpus_chrf(c[a:b], ref[a:b]) for c in cands]) for _, _, a, b in spans]
+    names = [p.name for p in SYSTEMS]
+    selection = docmetrics.rerank("chrf", dict(zip(names, cands)), references=ref, doc_ids=ids, unit="paragraph",
+                                  paragraph_ids=pids)
+    assert selection.chosen == expected
+    assert [(u.doc_id, u.paragraph_id) for u in selection.units] == [(d, p) for d, p, _, _ in spans]
+    code, out, err = run_cli(capsys, "rerank", "-m", "chrf", "-c", *SYSTEMS, "--doc-ids", TED / "docids.txt",
+                             "-r", TED / "ref.txt", "--unit", "paragraph", "--paragraph-ids", pid_file, "-f", "json")
+    assert code == 0, err
+    assert [u["chosen"] for u in json.loads(out)["units"]] == expected
+    assert "talk.1#p0\t1-3\t" in selection.to_text()
+
+
+def test_one_paragraph_per_document_is_the_document_unit(ted):
+    cands, ids, _, _, _ = ted
+    systems = {f"s{k}": c for k, c in enumerate(cands)}
+    by_doc = docmetrics.mbr("chrf", systems, doc_ids=ids)
+    by_par = docmetrics.mbr("chrf", systems, doc_ids=ids, unit="paragraph", paragraph_ids=["x"] * len(ids))
+    assert by_par.chosen == by_doc.chosen
+    assert [u.utilities for u in by_par.units] == [u.utilities for u in by_doc.units]
+
+
+PY_BAD = [
+    ("paragraph without ids", dict(unit="paragraph"), docmetrics.SpecError, "unit=paragraph needs paragraph_ids="),
+    ("ids without unit paragraph", dict(paragraph_ids="ids"), docmetrics.SpecError, "given with unit=document"),
+    ("too few ids", dict(unit="paragraph", paragraph_ids=["a"] * 5), docmetrics.InputError, "5 paragraph ids for 24"),
+    ("a string, not a list", dict(unit="paragraph", paragraph_ids="a" * 24), docmetrics.InputError,
+     "a list of strings"),
+]
+
+
+@pytest.mark.parametrize("case, kwargs, error, said", PY_BAD, ids=[r[0] for r in PY_BAD])
+def test_python_bad_paragraph_arguments(ted, case, kwargs, error, said):
+    cands, ids, _, _, _ = ted
+    if kwargs.get("paragraph_ids") == "ids":
+        kwargs = dict(kwargs, paragraph_ids=ted[2])
+    with pytest.raises(error, match=said):
+        docmetrics.mbr("chrf", {"a": cands[0], "b": cands[1]}, doc_ids=ids, **kwargs)
+
+
+# -- bad input from the command line: one row per case --------------------------------------------------------------
+BAD = [
+    ("--unit paragraph without --paragraph-ids", ["mbr", "-m", "chrf", "-c", "{sys0}", "{sys1}", "--unit", "paragraph"],
+     ["--unit paragraph needs --paragraph-ids FILE"]),
+    ("--paragraph-ids without --unit paragraph", ["mbr", "-m", "chrf", "-c", "{sys0}", "{sys1}", "--paragraph-ids",
+                                                  "{pids}"], ["--paragraph-ids given with --unit document"]),
+    ("--paragraph-ids of another length", ["rerank", "-m", "chrf", "-c", "{sys0}", "{sys1}", "-r", "{ref}", "--unit",
+                                           "paragraph", "--paragraph-ids", "{short}"],
+     ["{short}: 3 paragraph ids for 24 lines", "line-parallel"]),
+    ("a paragraph id reappears", ["mbr", "-m", "chrf", "-c", "{sys0}", "{sys1}", "--unit", "paragraph",
+                                  "--paragraph-ids", "{split}"], ["{split}, line 3", "'a'", "reappears"]),
+    ("an empty paragraph id", ["mbr", "-m", "chrf", "-c", "{sys0}", "{sys1}", "--unit", "paragraph",
+                               "--paragraph-ids", "{blank}"], ["{blank}, line 2", "empty paragraph id"]),
+]
+
+
+@pytest.mark.parametrize("case, argv, said", BAD, ids=[row[0] for row in BAD])
+def test_bad_input_exits_2_with_one_message(case, argv, said, capsys, tmp_path, pid_file):
+    files = {"short": "a\nb\nc\n", "split": "a\nb\na\n" + "c\n" * 21, "blank": "a\n \n" + "a\n" * 22}
+    names = {"sys0": str(SYSTEMS[0]), "sys1": str(SYSTEMS[1]), "ref": str(TED / "ref.txt"), "pids": str(pid_file)}
+    for key, text in files.items():
+        (tmp_path / f"{key}.txt").write_text(text, encoding="utf-8")
+        names[key] = str(tmp_path / f"{key}.txt")
+    code, out, err = run_cli(capsys, *[a.format(**names) for a in argv])
+    assert code == 2, (out, err)
+    assert "Traceback" not in err and [": error: " in line for line in err.splitlines()].count(True) == 1, err
+    for text in said:
+        assert text.format(**names) in err, err
