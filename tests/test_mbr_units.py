@@ -160,3 +160,100 @@ def test_bad_input_exits_2_with_one_message(case, argv, said, capsys, tmp_path, 
     assert "Traceback" not in err and [": error: " in line for line in err.splitlines()].count(True) == 1, err
     for text in said:
         assert text.format(**names) in err, err
+
+
+# -- candidates in one JSONL file -----------------------------------------------------------------------------------
+def write_jsonl(path, rows):
+    path.write_text("".join((r if isinstance(r, str) else json.dumps(r)) + "\n" for r in rows), encoding="utf-8")
+    return path
+
+
+def segment_rows(ted, with_paragraphs=False):
+    cands, ids, pids, _, ref = ted
+    rows = []
+    for i in range(len(ids)):
+        row = {"doc_id": ids[i], "ref": ref[i], "candidates": [c[i] for c in cands]}
+        if with_paragraphs:
+            row["paragraph_id"] = pids[i]
+        rows.append(row)
+    return rows
+
+
+def document_rows(ted):
+    cands, ids, _, _, ref = ted
+    rows = []
+    for d in dict.fromkeys(ids):
+        lines = [i for i, x in enumerate(ids) if x == d]
+        rows.append({"doc_id": d, "ref": [ref[i] for i in lines], "candidates": [[c[i] for i in lines] for c in cands]})
+    return rows
+
+
+@pytest.mark.parametrize("layout", ["segment", "document"])
+def test_a_jsonl_of_candidates_chooses_as_the_text_files_do(ted, layout, capsys, tmp_path):
+    path = write_jsonl(tmp_path / "cands.jsonl", segment_rows(ted) if layout == "segment" else document_rows(ted))
+    code, out, err = run_cli(capsys, "mbr", "-m", "chrf", "-c", path, "-f", "json", "-o", tmp_path / "a.txt")
+    assert code == 0, err
+    from_jsonl = json.loads(out)
+    code, out, err = run_cli(capsys, "mbr", "-m", "chrf", "-c", *SYSTEMS, "--doc-ids", TED / "docids.txt",
+                             "-r", TED / "ref.txt", "-f", "json", "-o", tmp_path / "b.txt")
+    assert code == 0, err
+    from_text = json.loads(out)
+    assert from_jsonl["candidates"] == [f"{path} candidate {k}" for k in range(len(SYSTEMS))]
+    assert from_jsonl["units"] == from_text["units"]  # utilities, choices and reference scores (ref read from JSONL)
+    assert "reference_scores" in from_jsonl["units"][0]
+    assert read_lines(tmp_path / "a.txt") == read_lines(tmp_path / "b.txt")
+
+
+def test_a_jsonl_carries_paragraph_ids_for_the_paragraph_unit(ted, capsys, tmp_path):
+    from docmetrics.values.candidates import read_candidates
+
+    path = write_jsonl(tmp_path / "cands.jsonl", segment_rows(ted, with_paragraphs=True))
+    read = read_candidates(str(path))
+    assert read.layout == "segment" and read.paragraph_ids == ted[2] and len(read.testset.systems) == 6
+    code, out, err = run_cli(capsys, "rerank", "-m", "chrf", "-c", path, "--unit", "paragraph", "-f", "json")
+    assert code == 0, err
+    cands, _, _, spans, ref = ted
+    expected = [first_best([corpus_chrf(c[a:b], ref[a:b]) for c in cands]) for _, _, a, b in spans]
+    assert [u["chosen"] for u in json.loads(out)["units"]] == expected
+    code, out, err = run_cli(capsys, "rerank", "-m", "chrf", "-c", path, "-f", "json")  # per document: ids unused
+    assert code == 0, err
+    assert len(json.loads(out)["units"]) == 3
+
+
+SEG = {"doc_id": "d", "src": "s", "candidates": ["a", "b", "c"]}
+DOC = {"doc_id": "d", "candidates": [["a", "b"], ["c", "d"]]}
+JSONL_BAD = [
+    ("missing candidates", [SEG, {"doc_id": "d", "src": "s"}], [], ["{f}, line 2, field candidates: missing"]),
+    ("ragged candidate counts", [SEG, dict(SEG, candidates=["a", "b"])], [],
+     ["{f}, line 2, field candidates: 2 candidates, and line 1 has 3"]),
+    ("a non-string candidate", [SEG, dict(SEG, candidates=["a", 5, "c"])], [],
+     ["{f}, line 2, field candidates[1]: 5 is not a string"]),
+    ("one candidate", [dict(SEG, candidates=["a"])], [], ["{f}, line 1, field candidates: 1 candidate;", "N >= 2"]),
+    ("candidates not a list", [dict(SEG, candidates="a b")], [], ["{f}, line 1, field candidates: \"a b\" is not a list"]),
+    ("a field on some lines only", [SEG, {"doc_id": "d", "candidates": ["a", "b", "c"]}], [],
+     ["{f}, line 2, field src: missing here but given on line 1"]),
+    ("a non-string source", [SEG, dict(SEG, src=["s"])], [], ["{f}, line 2, field src:", "is not a string"]),
+    ("layouts mixed", [SEG, dict(DOC, candidates=[["a"], ["b"], ["c"]])], [],
+     ["{f}, line 2, field candidates: a document's candidates, and line 1 has a segment's"]),
+    ("a document's candidates of different lengths", [DOC, dict(DOC, doc_id="e", candidates=[["a", "b"], ["c"]])],
+     [], ["{f}, line 2, field candidates[1]: 1 lines, and candidates[0] has 2"]),
+    ("a document without doc_id", [{"candidates": [["a"], ["b"]]}], [], ["{f}, line 1, field doc_id: missing"]),
+    ("a document's src of another length", [dict(DOC, src=["x"])], [], ["{f}, line 1, field src: 1 lines"]),
+    ("a document's line not a string", [dict(DOC, candidates=[["a", None], ["c", "d"]])], [],
+     ["{f}, line 1, field candidates[0][1]: null is not a string"]),
+    ("not JSON", [SEG, "{oops"], [], ["{f}, line 2"]),
+    ("-s beside the JSONL", [SEG], ["-s", "{f}"], ["is JSONL", "drop -s"]),
+    ("two JSONL files", [SEG], ["{f}"], ["ONE JSONL file"]),
+]
+
+
+@pytest.mark.parametrize("case, rows, extra, said", JSONL_BAD, ids=[r[0] for r in JSONL_BAD])
+def test_a_bad_jsonl_of_candidates_exits_2_naming_file_line_and_field(case, rows, extra, said, capsys, tmp_path):
+    path = write_jsonl(tmp_path / "cands.jsonl", rows)
+    other = write_jsonl(tmp_path / "other.jsonl", rows)
+    extra = [str(other) if e == "{f}" and "-s" not in extra else e.format(f=path) for e in extra]
+    code, out, err = run_cli(capsys, "mbr", "-m", "chrf", "-c", path, *extra)
+    assert code == 2, (out, err)
+    assert "Traceback" not in err and [": error: " in line for line in err.splitlines()].count(True) == 1, err
+    for text in said:
+        assert text.format(f=path) in err, err

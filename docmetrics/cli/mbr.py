@@ -45,7 +45,8 @@ def _parser(command: str, description: str, epilog: str) -> Parser:
                         "of it), per paragraph (--paragraph-ids) or per segment")
     g = p.add_argument_group("input")
     g.add_argument("-c", "--candidates", nargs="+", action="extend", required=True, metavar="CAND",
-                   help="N >= 2 candidate files, line-parallel with the source (-c given again adds candidates)")
+                   help="N >= 2 candidate files, line-parallel with the source (-c given again adds candidates), "
+                        "or ONE JSONL file with all N candidates on each line (see docs/mbr.md)")
     g.add_argument("-s", "--source", metavar="FILE", action=Once, help="source sentences, line-parallel")
     g.add_argument("-r", "--reference", metavar="FILE", action=Once,
                    help="a true reference: " + ("scored beside each candidate, never used to choose" if command == "mbr"

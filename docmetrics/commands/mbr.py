@@ -8,6 +8,7 @@ import sys
 
 from ..judging.mbr import CandidateSelection, mbr, rerank
 from ..values import io
+from ..values.candidates import read_candidates
 from ..values.errors import UserError
 from ..values.testset import TestSet
 from .common import check_outputs, session_scope
@@ -23,8 +24,22 @@ def _testset(opts: RerankOptions, who: str) -> tuple[TestSet, list[str] | None]:
     """The candidates as a test set, and the paragraph ids (--paragraph-ids) where given."""
     check_outputs(opts)
     candidates = once_each(opts.candidates or [], "-c", who)
-    testset = io.read_testset(candidates, opts.source, opts.reference, opts.doc_ids)
     paragraph_ids = None
+    if any(io.is_jsonl(c) for c in candidates):
+        if len(candidates) > 1:
+            raise UserError(f"-c {' '.join(candidates)}: give the candidates as ONE JSONL file (-c cands.jsonl, "
+                            "all N candidates on each line) or as N text files, not both")
+        given = [flag for flag, value in (("-s", opts.source), ("-r", opts.reference), ("--doc-ids", opts.doc_ids),
+                                          ("--paragraph-ids", opts.paragraph_ids)) if value]
+        if given:
+            raise UserError(f"-c {candidates[0]} is JSONL: its sources, reference, doc ids and paragraph ids come "
+                            f"from its fields (src, ref, doc_id, paragraph_id); drop {' '.join(given)}")
+        read = read_candidates(candidates[0])
+        testset = read.testset
+        if opts.unit == "paragraph":  # the JSONL's paragraph_id fields serve --unit paragraph only
+            paragraph_ids = read.paragraph_ids
+    else:
+        testset = io.read_testset(candidates, opts.source, opts.reference, opts.doc_ids)
     if opts.paragraph_ids:
         paragraph_ids = io.read_lines(opts.paragraph_ids)
         testset.names["paragraph ids"] = opts.paragraph_ids  # the library's messages name the file
