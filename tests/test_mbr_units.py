@@ -257,3 +257,63 @@ def test_a_bad_jsonl_of_candidates_exits_2_naming_file_line_and_field(case, rows
     assert "Traceback" not in err and [": error: " in line for line in err.splitlines()].count(True) == 1, err
     for text in said:
         assert text.format(f=path) in err, err
+
+
+# -- encoder rows at N = 16: the pass's chunks keep a source's units together -----------------------------------
+def test_plan_chunks_end_where_the_key_changes():
+    from docmetrics.plugin.backbone import Backbone, Unit
+    from docmetrics.runtime import engines
+
+    class BySource(Backbone):
+        capabilities = frozenset()
+
+        def load(self): ...
+        def score(self, units): ...
+        def fingerprint(self): return "x"
+        def chunk_key(self, item): return item.src
+
+    sizes = [5, 3, 7, 4, 12, 1, 6]  # units per source; 12 alone is more than a chunk of 8
+    units = [Unit(mt=f"m{k}", src=f"s{g:02d}") for g, n in enumerate(sizes) for k in range(n)]
+    units = units[::-1]  # given out of order: the key sorts them
+    chunks = engines.plan_chunks(BySource("m"), units, 8)
+    assert sorted(i for c in chunks for i in c) == list(range(len(units)))
+    assert all(len(c) <= 8 for c in chunks)
+    groups = [[units[i].src for i in c] for c in chunks]
+    assert [sorted(set(g)) for g in groups] == [["s00", "s01"], ["s02"], ["s03"], ["s04"], ["s04", "s05"], ["s06"]]
+    assert [len(g) for g in groups] == [8, 7, 4, 8, 5, 6]
+
+
+def test_mbr_at_n_16_embeds_each_distinct_text_once_across_chunks(tiny_comet_da_dir, ted, monkeypatch):
+    """16 candidates per line of the TED slice: more than one chunk (1024 units) of N x N pairs; the encoder
+    still embeds each distinct source and candidate once (it embedded some twice when chunks cut a line's
+    pairs apart)."""
+    import random
+
+    from comet.models import RegressionMetric
+
+    _, _, _, _, ref = ted
+    src = read_lines(TED / "src.txt")
+    rng = random.Random(5)
+    cands = []
+    for _ in range(16):
+        out = []
+        for line in ref:
+            words = line.split()
+            for _ in range(2):
+                if len(words) > 3 and rng.random() < 0.6:
+                    del words[rng.randrange(len(words))]
+            out.append(" ".join(words))
+        cands.append(out)
+    pairs = sum(len({c[i] for c in cands}) ** 2 for i in range(len(src)))
+    assert pairs > 1024  # the premise: several chunks
+    rows = []
+    original = RegressionMetric.get_sentence_embedding
+
+    def counted(self, input_ids, attention_mask, **kw):
+        rows.append(int(input_ids.shape[0]))
+        return original(self, input_ids, attention_mask, **kw)
+
+    monkeypatch.setattr(RegressionMetric, "get_sentence_embedding", counted)
+    docmetrics.mbr(f"doc-comet:k=0,model={tiny_comet_da_dir}", {f"c{k}": c for k, c in enumerate(cands)},
+                   sources=src, unit="segment")
+    assert sum(rows) == len(set(src) | {t for c in cands for t in c})

@@ -19,9 +19,23 @@ DEFAULT_CHUNK = 1024
 
 def plan_chunks(backbone: Backbone, items: Sequence[Any], size: int = DEFAULT_CHUNK) -> list[list[int]]:
     """Positions of ``items`` in chunks of at most ``size``, ordered by the backbone's chunk key (ties
-    in the order given), so that every engine scores the same chunks."""
-    order = sorted(range(len(items)), key=lambda i: (backbone.chunk_key(items[i]), i))
-    return [order[k:k + size] for k in range(0, len(order), size)]
+    in the order given), so that every engine scores the same chunks.  A chunk ends where the key changes
+    when it can: the units of one key (say, every system's units of one source) stay in one chunk unless
+    they alone are more than ``size``, so what they share is embedded once, not once per chunk."""
+    keys = [backbone.chunk_key(item) for item in items]
+    order = sorted(range(len(items)), key=lambda i: (keys[i], i))
+    chunks: list[list[int]] = []
+    start = 0
+    while start < len(order):
+        end = min(start + size, len(order))
+        if end < len(order) and keys[order[end]] == keys[order[end - 1]]:  # the cut would split a key's units
+            cut = end - 1
+            while cut > start and keys[order[cut]] == keys[order[cut - 1]]:
+                cut -= 1
+            end = cut if cut > start else end  # back to where the key changes, if it does in this chunk
+        chunks.append(order[start:end])
+        start = end
+    return chunks
 
 
 def call_backbone(backbone: Backbone, method: str, items: list[Any]) -> BackboneOutput:

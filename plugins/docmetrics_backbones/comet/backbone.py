@@ -212,6 +212,15 @@ class CometBackbone(Backbone):
         """True when the model cannot score without a reference (COMET-DA)."""
         return bool(self._loaded().requires_references())
 
+    def chunk_key(self, item: Any) -> Any:
+        """Units of the same source (and its context) together: every system's units of one segment share a
+        chunk (in MBR, every candidate against every pseudo-reference of the segment: N x N units over N + 1
+        texts), so each of their distinct texts is embedded once, not once per chunk it falls in; within a
+        chunk the texts are batched by length all the same (:meth:`score`)."""
+        if isinstance(item, Unit):
+            return (item.src_context, item.src or "")
+        return super().chunk_key(item)
+
     def fingerprint(self) -> str:
         return fingerprint(self.checkpoint_path())
 
