@@ -317,3 +317,40 @@ def test_mbr_at_n_16_embeds_each_distinct_text_once_across_chunks(tiny_comet_da_
     docmetrics.mbr(f"doc-comet:k=0,model={tiny_comet_da_dir}", {f"c{k}": c for k, c in enumerate(cands)},
                    sources=src, unit="segment")
     assert sum(rows) == len(set(src) | {t for c in cands for t in c})
+
+
+def test_pruning_per_paragraph_keeps_each_paragraphs_k_best_by_qe(tiny_comet_qe_dir, ted):
+    """--prune-top-k per paragraph: the QE rerank is per paragraph too, and MBR runs among its K best (chrF of
+    the paragraph's lines, against sacrebleu)."""
+    cands, ids, pids, spans, _ = ted
+    src = read_lines(TED / "src.txt")
+    named = {f"c{k}": c for k, c in enumerate(cands)}
+    qe_spec = f"doc-comet-qe:k=0,model={tiny_comet_qe_dir}"
+    qe = docmetrics.rerank(qe_spec, named, sources=src, doc_ids=ids, unit="paragraph", paragraph_ids=pids)
+    pruned = docmetrics.mbr("chrf", named, sources=src, doc_ids=ids, unit="paragraph", paragraph_ids=pids,
+                            prune_top_k=3, prune_metric=qe_spec)
+    assert pruned.prune_signature == qe.signature and len(pruned.units) == len(spans) == 9
+    for unit, q, (_, _, a, b) in zip(pruned.units, qe.units, spans):
+        kept = sorted(sorted(range(len(cands)), key=lambda c: (-q.utilities[c], c))[:3])
+        assert [k for k, u in enumerate(unit.utilities) if u is not None] == kept
+        for i in kept:
+            mine = [corpus_chrf(cands[i][a:b], cands[j][a:b]) for j in kept if j != i]
+            assert unit.utilities[i] == pytest.approx(math.fsum(mine) / 2, abs=1e-9)
+        assert unit.chosen in kept
+
+
+def test_a_per_document_jsonl_carries_paragraph_id_lists(ted, capsys, tmp_path):
+    cands, ids, pids, spans, _ = ted
+    rows = []
+    for d in dict.fromkeys(ids):
+        lines = [i for i, x in enumerate(ids) if x == d]
+        rows.append({"doc_id": d, "paragraph_id": [pids[i] for i in lines],
+                     "candidates": [[c[i] for i in lines] for c in cands]})
+    path = write_jsonl(tmp_path / "docs.jsonl", rows)
+    code, out, err = run_cli(capsys, "mbr", "-m", "chrf", "-c", path, "--unit", "paragraph", "-f", "json")
+    assert code == 0, err
+    text = docmetrics.mbr("chrf", {f"c{k}": c for k, c in enumerate(cands)}, doc_ids=ids, unit="paragraph",
+                          paragraph_ids=pids)
+    got = json.loads(out)["units"]
+    assert [(u["doc_id"], u["paragraph_id"]) for u in got] == [(d, p) for d, p, _, _ in spans]
+    assert [u["utilities"] for u in got] == [u.utilities for u in text.units]
