@@ -1,10 +1,8 @@
 """The plugin-author model API (docmetrics.plugin.models): finding a model (a local directory, a hub id in
-the Hugging Face cache, offline), the one not-found message, hub-id checks, and the deprecated
-docmetrics.runtime.hub / docmetrics.runtime.fingerprint modules that still give the same functions."""
+the Hugging Face cache, offline), the one not-found message and hub-id checks."""
 
 from __future__ import annotations
 
-import importlib
 from pathlib import Path
 
 import pytest
@@ -217,7 +215,7 @@ def test_quiet_libraries_swallows_prints_and_warnings(capsys):
     assert logging.getLogger("transformers").level == level
 
 
-# -- the public names and the deprecated modules ---------------------------------------------------------
+# -- the public names -------------------------------------------------------------------------------------
 PUBLIC = ["find_model", "model_not_found", "fingerprint", "hub_offline", "looks_like_hub_id", "looks_like_path",
           "quiet_libraries"]
 
@@ -226,26 +224,6 @@ PUBLIC = ["find_model", "model_not_found", "fingerprint", "hub_offline", "looks_
 def test_public_names_are_exported_by_the_top_level_package(name):
     assert name in docmetrics.__all__
     assert getattr(docmetrics, name) is getattr(models, name)
-
-
-@pytest.mark.parametrize("module, names", [
-    ("docmetrics.runtime.fingerprint", ["fingerprint", "cache_dir", "FINGERPRINT_LENGTH", "WEIGHT_SUFFIXES"]),
-    ("docmetrics.runtime.hub", ["hub_offline", "looks_like_hub_id", "looks_like_path", "quiet_libraries",
-                                "HUB_ID", "NOISY_LOGGERS"]),
-])
-def test_the_deprecated_modules_give_the_same_functions(module, names):
-    """A plugin written against 0.3.0's README imports docmetrics.runtime.fingerprint: it keeps working."""
-    mod = importlib.import_module(module)
-    for name in names:
-        assert getattr(mod, name) is getattr(models, name)
-
-
-def test_a_0_3_0_plugin_fingerprints_as_before(tmp_path):
-    from docmetrics.runtime.fingerprint import fingerprint
-
-    weights = tmp_path / "model.ckpt"
-    weights.write_bytes(b"\x00\x01" * 100)
-    assert fingerprint(weights) == docmetrics.fingerprint(weights) == models.fingerprint(weights, use_cache=False)
 
 
 @pytest.mark.parametrize("files,expected", [
