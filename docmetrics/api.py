@@ -288,11 +288,3 @@ def get_backbone(backbone_cls: type[Backbone], model: str | None = None, *, sess
     where one is given, else a new one."""
     _check_session(session, "docmetrics.get_backbone")
     return (session if session is not None else Session(cache=None)).backbone(backbone_cls, model, **settings)
-
-
-def clear_cache() -> None:
-    """Deprecated (0.4): backbones belong to a :class:`~docmetrics.runtime.session.Session` now, not to
-    the process; ``session.clear_backbones()`` forgets a session's.  This does nothing."""
-    warnings.warn("docmetrics.clear_cache() is deprecated and does nothing: backbones belong to a "
-                  "docmetrics.Session since 0.4 (session.clear_backbones() forgets them)",
-                  DeprecationWarning, stacklevel=2)

@@ -194,11 +194,6 @@ def test_load_refuses_a_cache_beside_a_session(tmp_path):
         docmetrics.load("bleu", session=session, cache=None)
 
 
-def test_clear_cache_is_a_deprecated_name():
-    with pytest.warns(DeprecationWarning, match="clear_backbones"):
-        docmetrics.clear_cache()
-
-
 def test_a_metric_declaring_uses_neighbours_is_told_the_new_name_and_still_honoured():
     from docmetrics.values.units import UnitPlan
 
