@@ -194,18 +194,12 @@ def test_load_refuses_a_cache_beside_a_session(tmp_path):
         docmetrics.load("bleu", session=session, cache=None)
 
 
-def test_a_metric_declaring_uses_neighbours_is_told_the_new_name_and_still_honoured():
-    from docmetrics.values.units import UnitPlan
-
-    with pytest.warns(DeprecationWarning, match="reads_neighbours"):
+def test_a_metric_declaring_uses_neighbours_is_refused_with_the_new_name():
+    """0.3.0's class attribute is no longer honoured: refused, so that it is never silently ignored."""
+    with pytest.raises(docmetrics.PluginError, match=r"Old: 'uses_neighbours' .* reads_neighbours\(self\)"):
         class Old(docmetrics.Metric):
             name = "old"
             uses_neighbours = True
-
-            def units(self, testset):
-                return UnitPlan({}, [], 0)
-
-    assert Old().reads_neighbours() is True
 
 
 @pytest.mark.parametrize("params, message, shown", [

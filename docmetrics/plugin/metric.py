@@ -134,9 +134,9 @@ class Metric(abc.ABC):
 
     def __init_subclass__(cls, **kwargs: Any) -> None:
         super().__init_subclass__(**kwargs)
-        if "uses_neighbours" in vars(cls):  # 0.3.0's class attribute: still honoured, under one name now
-            warnings.warn(f"metric class {cls.__qualname__}: 'uses_neighbours' is replaced by the method "
-                          "reads_neighbours(self) -> bool (docmetrics 0.4)", DeprecationWarning, stacklevel=2)
+        if "uses_neighbours" in vars(cls):  # 0.3.0's class attribute: refused, never silently ignored
+            raise PluginError(f"metric class {cls.__qualname__}: 'uses_neighbours' was replaced by the method "
+                              "reads_neighbours(self) -> bool in docmetrics 0.4; define that method instead")
 
     def __init__(self, backbone: Backbone | None = None, *, scorer: Scorer | None = None, **params: Any) -> None:
         self.backbone = backbone
@@ -240,7 +240,7 @@ class Metric(abc.ABC):
         """Whether this configuration's units read segments other than their own (windows, previous
         sentences as context, an alignment over the document; a metric whose context is a parameter
         says k > 0).  Default: no."""
-        return bool(getattr(self, "uses_neighbours", False))
+        return False
 
     def check_neighbours(self, testset: TestSet) -> None:
         """Refuse a test set whose neighbouring segments were not neighbours in the original (a VAT
