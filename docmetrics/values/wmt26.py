@@ -52,7 +52,6 @@ ASSETS = ("video", "screenshot")
 #: ``source=`` choices: the field whose text is the source (gold_transcript: where a document has one,
 #: src_text elsewhere).
 SOURCES = ("src_text", "gold_transcript")
-SYSTEM_FIELDS = ("doc_id", "hypothesis", "metadata")
 #: ISO 639-3 codes of WMT26's languages -> ISO 639-1, where there is one (what ``lang=`` parameters take).
 ISO639_1 = {"eng": "en", "ces": "cs", "deu": "de", "ukr": "uk", "vie": "vi", "jpn": "ja", "hye": "hy", "bel": "be",
             "kaz": "kk", "rus": "ru", "arz": "ar", "zho": "zh", "ekk": "et", "est": "et", "isl": "is", "ind": "id",
