@@ -125,9 +125,6 @@ class AverageCorrelation:
     def __call__(self, gold_vect: Any, metric_vect: Any) -> tuple[float, float, Any]:
         return self.Corr(gold_vect, metric_vect)
 
-    def _enumerate_pairwise_diffs(self, human_scores: Any, metric_scores: Any) -> tuple[list[Any], list[Any]]:
-        return enumerate_pairwise_diffs(human_scores, metric_scores)
-
     def Corr(self, gold_vect: Any, metric_vect: Any) -> tuple[float, float, Any]:
         """(average correlation, average p-value, total weight) of the packed vectors."""
         args = dict(self._corr_fcn_args)
