@@ -24,7 +24,7 @@ if TYPE_CHECKING:
 
 @dataclass
 class CacheStats:
-    """Counts since the cache was opened (or since :meth:`ScoreCache.reset_stats`)."""
+    """Counts since the cache was opened."""
 
     looked_up: int = 0  # distinct units asked for
     hits: int = 0  # of those, found in the cache
@@ -141,9 +141,6 @@ class ScoreCache(CacheFile):
             raise
         except (sqlite3.DatabaseError, OSError) as exc:
             raise self.failure(exc, "counting stored scores") from None
-
-    def reset_stats(self) -> None:
-        self.stats = CacheStats()
 
     def close(self) -> None:
         """Close the file; warn once if tampered rows were ignored."""
