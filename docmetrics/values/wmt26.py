@@ -42,11 +42,10 @@ from .paragraphs import FAULTS, MarkupError, Paragraphs, paragraphs
 from .testset import TestSet
 
 __all__ = ["Wmt26Document", "Hypothesis", "Wmt26Pair", "Wmt26Data", "DocumentPlan", "read_wmt26",
-           "SOURCES", "ISO639_1", "SEP", "REQUIRED", "OPTIONAL_STRINGS", "ASSETS"]
+           "SOURCES", "ISO639_1", "SEP", "OPTIONAL_STRINGS", "ASSETS"]
 
 #: The separator of the parts of a WMT26 doc id.
 SEP = "_###_"
-REQUIRED = ("doc_id", "domain", "src_lang", "tgt_lang", "src_text", "refs")
 OPTIONAL_STRINGS = ("prompt_instruction", "multimodal_instruction", "evaluation_instruction", "gold_transcript")
 ASSETS = ("video", "screenshot")
 #: ``source=`` choices: the field whose text is the source (gold_transcript: where a document has one,
