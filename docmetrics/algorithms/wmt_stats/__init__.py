@@ -36,7 +36,6 @@ from .pairwise import (
     pooled_pairwise_accuracy,
     sign_vectors,
     soft_pairwise_accuracy,
-    spa_from_pvalues,
     upper_pvalues,
 )
 from .perm_both import DEFAULT_RESAMPLES, DEFAULT_SEED, PermResult, perm_both, perm_both_acc_eq, zscore
@@ -48,7 +47,7 @@ __all__ = [
     "DEFAULT_PERMUTATIONS", "SPA_SEED", "DEFAULT_RESAMPLES", "DEFAULT_SEED", "MAX_EXACT_ITEMS",
     "pooled_pairwise_accuracy",
     "sign_vectors", "all_sign_vectors", "upper_pvalues", "PairPValues", "perm_test_pvalues", "SpaResult",
-    "soft_pairwise_accuracy", "spa_from_pvalues",
+    "soft_pairwise_accuracy",
     "TieCalibration", "AccEqResult", "tie_calibration", "acc_eq_rows", "acc_eq", "score_rows",
     "PermResult", "perm_both", "perm_both_acc_eq", "zscore",
     "assign_ranks", "RankedMetric", "rank_order", "significance_clusters",

@@ -23,7 +23,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Iterable, Mapping, Sequence
 
 from ...stats.pce import DEFAULT_PERMUTATIONS, MAX_EXACT_ITEMS, SPA_SEED, all_sign_vectors, sign_vectors, upper_pvalues
-from ..correlation import check_pair, pairwise_accuracy
+from ..correlation import pairwise_accuracy
 from .rows import Score, pair_indices, systems_of, to_matrix
 
 if TYPE_CHECKING:
@@ -32,7 +32,6 @@ if TYPE_CHECKING:
 __all__ = [
     "DEFAULT_PERMUTATIONS", "SPA_SEED", "MAX_EXACT_ITEMS", "pooled_pairwise_accuracy", "sign_vectors",
     "all_sign_vectors", "upper_pvalues", "PairPValues", "perm_test_pvalues", "SpaResult", "soft_pairwise_accuracy",
-    "spa_from_pvalues",
 ]
 
 
@@ -115,14 +114,6 @@ class SpaResult:
 
     def to_dict(self) -> dict[str, Any]:
         return {"spa": self.spa, "pairs": self.n_pairs, "human": self.human.to_dict(), "metric": self.metric.to_dict()}
-
-
-def spa_from_pvalues(human: Sequence[float], metric: Sequence[float]) -> float:
-    """1 - mean |p_human - p_metric| over system pairs."""
-    check_pair(human, metric)
-    if not human:
-        return math.nan
-    return 1.0 - math.fsum(abs(h - m) for h, m in zip(human, metric)) / len(human)
 
 
 def _item_masks(human: np.ndarray, metric: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
