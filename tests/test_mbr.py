@@ -262,22 +262,15 @@ def test_sentence_mbr_on_a_tiny_comet_equals_comet_mbr(tiny_comet_da_dir, senten
         assert unit.utilities == pytest.approx(row, abs=1e-5)
 
 
-def test_the_utility_matrix_embeds_each_distinct_text_once(tiny_comet_da_dir, sentence_candidates, monkeypatch):
+def test_the_utility_matrix_embeds_each_distinct_text_once(tiny_comet_da_dir, sentence_candidates):
     """N candidates per unit make N(N-1) pairs, but the encoder sees each distinct text (source, candidate)
     once: the pairs reuse the embeddings."""
-    from comet.models import RegressionMetric
+    from docmetrics_backbones.comet.testing import counting_embedded_rows
 
     src, cands = sentence_candidates
-    rows = []
-    original = RegressionMetric.get_sentence_embedding
-
-    def counted(self, input_ids, attention_mask, **kw):
-        rows.append(int(input_ids.shape[0]))
-        return original(self, input_ids, attention_mask, **kw)
-
-    monkeypatch.setattr(RegressionMetric, "get_sentence_embedding", counted)
-    docmetrics.mbr(f"doc-comet:k=0,model={tiny_comet_da_dir}", {f"c{k}": c for k, c in enumerate(cands)},
-                   sources=src, unit="segment")
+    with counting_embedded_rows() as rows:
+        docmetrics.mbr(f"doc-comet:k=0,model={tiny_comet_da_dir}", {f"c{k}": c for k, c in enumerate(cands)},
+                       sources=src, unit="segment")
     distinct = set(src) | {t for c in cands for t in c}
     assert sum(rows) == len(distinct)
     n = len(cands)

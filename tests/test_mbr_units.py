@@ -283,13 +283,13 @@ def test_plan_chunks_end_where_the_key_changes():
     assert [len(g) for g in groups] == [8, 7, 4, 8, 5, 6]
 
 
-def test_mbr_at_n_16_embeds_each_distinct_text_once_across_chunks(tiny_comet_da_dir, ted, monkeypatch):
+def test_mbr_at_n_16_embeds_each_distinct_text_once_across_chunks(tiny_comet_da_dir, ted):
     """16 candidates per line of the TED slice: more than one chunk (1024 units) of N x N pairs; the encoder
     still embeds each distinct source and candidate once (it embedded some twice when chunks cut a line's
     pairs apart)."""
     import random
 
-    from comet.models import RegressionMetric
+    from docmetrics_backbones.comet.testing import counting_embedded_rows
 
     _, _, _, _, ref = ted
     src = read_lines(TED / "src.txt")
@@ -306,16 +306,9 @@ def test_mbr_at_n_16_embeds_each_distinct_text_once_across_chunks(tiny_comet_da_
         cands.append(out)
     pairs = sum(len({c[i] for c in cands}) ** 2 for i in range(len(src)))
     assert pairs > 1024  # the premise: several chunks
-    rows = []
-    original = RegressionMetric.get_sentence_embedding
-
-    def counted(self, input_ids, attention_mask, **kw):
-        rows.append(int(input_ids.shape[0]))
-        return original(self, input_ids, attention_mask, **kw)
-
-    monkeypatch.setattr(RegressionMetric, "get_sentence_embedding", counted)
-    docmetrics.mbr(f"doc-comet:k=0,model={tiny_comet_da_dir}", {f"c{k}": c for k, c in enumerate(cands)},
-                   sources=src, unit="segment")
+    with counting_embedded_rows() as rows:
+        docmetrics.mbr(f"doc-comet:k=0,model={tiny_comet_da_dir}", {f"c{k}": c for k, c in enumerate(cands)},
+                       sources=src, unit="segment")
     assert sum(rows) == len(set(src) | {t for c in cands for t in c})
 
 

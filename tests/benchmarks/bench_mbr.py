@@ -52,24 +52,15 @@ def make_data(n: int, docs: int, sentences: int, seed: int = 11) -> tuple[list[s
 @contextlib.contextmanager
 def counting(kind: str) -> Iterator[list[int]]:
     """Rows (sequences) the encoder embeds while inside: COMET's sentence embeddings, BERTScore's bert_encode."""
-    rows: list[int] = []
     if kind == "comet":
-        from comet.models import RegressionMetric
+        from docmetrics_backbones.comet.testing import counting_embedded_rows
 
-        original = RegressionMetric.get_sentence_embedding
-
-        def counted(self: Any, input_ids: Any, attention_mask: Any, **kw: Any) -> Any:
-            rows.append(int(input_ids.shape[0]))
-            return original(self, input_ids, attention_mask, **kw)
-
-        RegressionMetric.get_sentence_embedding = counted  # type: ignore[method-assign]
-        try:
+        with counting_embedded_rows() as rows:
             yield rows
-        finally:
-            RegressionMetric.get_sentence_embedding = original  # type: ignore[method-assign]
     else:
         import bert_score.utils
 
+        rows = []
         original_encode = bert_score.utils.bert_encode
 
         def encode(model: Any, x: Any, attention_mask: Any = None, all_layers: bool = False) -> Any:

@@ -13,9 +13,10 @@ the shapes, code paths and truncation behaviour of the real ones.  Importing thi
 
 from __future__ import annotations
 
+import contextlib
 import os
 from pathlib import Path
-from typing import Any, Sequence
+from typing import Any, Iterator, Sequence
 
 from docmetrics.plugin.models import quiet_libraries
 
@@ -24,7 +25,7 @@ from ..tiny import build_tiny_xlmr, sample_sentences
 #: Scale of the regression head's random weights, so a random tiny model's scores vary visibly.
 HEAD_GAIN = 3.0
 
-__all__ = ["COMET_KINDS", "build_tiny_comet", "build_tiny_xlmr", "sample_sentences"]
+__all__ = ["COMET_KINDS", "build_tiny_comet", "build_tiny_xlmr", "sample_sentences", "counting_embedded_rows"]
 
 #: The kinds of COMET model :func:`build_tiny_comet` builds, with the published model each mimics.
 COMET_KINDS = {
@@ -203,3 +204,22 @@ def build_tiny_comet(
     )
     return out
 
+
+@contextlib.contextmanager
+def counting_embedded_rows() -> Iterator[list[int]]:
+    """While inside: the rows (sequences) each call of a COMET estimator's ``get_sentence_embedding`` embeds
+    (``RegressionMetric`` and its subclasses), in call order; the method is restored on leaving."""
+    from comet.models import RegressionMetric
+
+    rows: list[int] = []
+    original = RegressionMetric.get_sentence_embedding
+
+    def counted(self: Any, input_ids: Any, attention_mask: Any, **kw: Any) -> Any:
+        rows.append(int(input_ids.shape[0]))
+        return original(self, input_ids, attention_mask, **kw)
+
+    RegressionMetric.get_sentence_embedding = counted  # type: ignore[method-assign]
+    try:
+        yield rows
+    finally:
+        RegressionMetric.get_sentence_embedding = original  # type: ignore[method-assign]
