@@ -309,3 +309,18 @@ def test_a_backbones_lang_takes_the_pair_as_the_command_gives_it(lang_backbone, 
     code, out, err = run_cli(capsys, "--genmt", path, "-m", lang_backbone + spec, "--resamples", "0", "-f", "json")
     assert code == 0, err
     assert json.loads(out)[0]["metric_scores"] == [r.score for r in results]
+
+
+def test_a_metric_subclass_with_its_own_compute_scores_with_the_test_sets_pair():
+    """A plugin metric that overrides compute (without calling the base class's) is handed the metric built
+    for the test set's language pair too: the pair is taken where every compute is defined, not in each."""
+    from docmetrics_metrics.sacrebleu_metrics.metric import BleuMetric
+
+    class OwnCompute(BleuMetric):
+        def compute(self, testset, scorer=None):
+            return [self.p.get("lang")]  # what a plugin's own compute sees
+
+    data = docmetrics.read_human("docmetrics/data/genmt/ted-ende.jsonl")
+    assert data.testset.lp
+    assert OwnCompute().compute(data.testset) == [data.testset.lp]
+    assert OwnCompute(lang="en-de").compute(data.testset) == ["en-de"]  # a stated pair wins

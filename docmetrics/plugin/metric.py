@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import abc
 import contextlib
+import functools
 import warnings
 from typing import Any, Callable, ClassVar, ContextManager, Mapping, Protocol, Sequence
 
@@ -98,6 +99,19 @@ def backbone_capabilities(backbone: Backbone) -> frozenset[str]:
     return frozenset(caps)
 
 
+
+def _scoring_the_pair(compute: Callable[..., list[Result]]) -> Callable[..., list[Result]]:
+    """``compute`` of a Metric subclass, first handing a test set that carries its language pair to the metric
+    built for that pair (:meth:`Metric.for_langpair`), as the base class's compute does: one place, so a
+    plugin's own compute cannot score Japanese with 13a."""
+    @functools.wraps(compute)
+    def scoring(self: Metric, testset: TestSet, *args: Any, **kwargs: Any) -> list[Result]:
+        paired = self.for_langpair(getattr(testset, "lp", None))
+        if paired is not self:
+            return paired.compute(testset, *args, **kwargs)
+        return compute(self, testset, *args, **kwargs)
+    return scoring
+
 class Metric(abc.ABC):
     """A document-level metric: an algorithm that declares scoring units and how they aggregate.
 
@@ -137,6 +151,9 @@ class Metric(abc.ABC):
         if "uses_neighbours" in vars(cls):  # 0.3.0's class attribute: refused, never silently ignored
             raise PluginError(f"metric class {cls.__qualname__}: 'uses_neighbours' was replaced by the method "
                               "reads_neighbours(self) -> bool in docmetrics 0.4; define that method instead")
+        own = vars(cls).get("compute")
+        if callable(own):  # a subclass's own compute scores with the test set's language pair too
+            cls.compute = _scoring_the_pair(own)  # type: ignore[method-assign]
 
     def __init__(self, backbone: Backbone | None = None, *, scorer: Scorer | None = None, **params: Any) -> None:
         self.backbone = backbone
@@ -326,13 +343,11 @@ class Metric(abc.ABC):
         return paired[lp]
 
     # -- the template -------------------------------------------------------------------------------
+    @_scoring_the_pair
     def compute(self, testset: TestSet, scorer: Scorer | None = None) -> list[Result]:
         """Score every system of the test set through ``scorer`` (default: :attr:`scorer`); one Result
         per system, in the test set's order.  A test set that carries its language pair is scored with it
-        (:meth:`for_langpair`)."""
-        paired = self.for_langpair(testset.lp)
-        if paired is not self:
-            return paired.compute(testset, scorer)
+        (:meth:`for_langpair`), here and in a subclass's own compute."""
         scorer = scorer if scorer is not None else self.scorer
         self.check_references(testset)
         self.check_inputs(testset)

@@ -177,9 +177,6 @@ class SacrebleuMetric(Metric):
     def compute(self, testset: TestSet, scorer: Scorer | None = None) -> list[Result]:
         """No backbone: each unit's score is sacrebleu's sentence score of the statistics it carries
         (against every reference); the template assembles the rest."""
-        paired = self.for_langpair(testset.lp)  # the test set's language pair, as -l gives it
-        if paired is not self:
-            return paired.compute(testset, scorer)
         self.check_references(testset)
         self.check_inputs(testset)
         self.check_neighbours(testset)

@@ -132,9 +132,6 @@ units[].spans (--level chunk); the coverage line counts them per system and seve
         """The template's results, and where the backbone gives error spans, each system's per sentence
         (:func:`~.spans.first_window_spans`): ``extras["segment_spans"]`` (line -> spans, every scored
         sentence), ``detail["segment_spans"]`` (the sentences with spans, for JSON) and a coverage note."""
-        paired = self.for_langpair(testset.lp)  # the test set's language pair, as -l gives it
-        if paired is not self:
-            return paired.compute(testset, scorer)
         results = super().compute(testset, scorer)
         if not (getattr(self.backbone, "gives_spans", False) or any(u.spans for r in results for u in r.units)):
             return results
