@@ -95,7 +95,7 @@ def test_genmt_bad_input_exits_2_naming_the_culprit(genmt, capsys, argv, message
 
 def test_a_metric_with_no_usable_score_is_a_note_not_a_traceback(genmt):
     from docmetrics.commands.genmt import detections
-    from docmetrics.values.genmt import read_genmt
+    from docmetrics.formats.genmt import read_genmt
     from docmetrics.values.result import Result, UnitScore
 
     pair = read_genmt(genmt).pair("en-de_DE")

@@ -33,7 +33,7 @@ def docs_toy_format() -> str:
 TOY_TEXTS = '''
 from docmetrics import TestSet
 from docmetrics.judging import EvalSet, HumanFormat
-from docmetrics.values.human_tsv import HumanScores
+from docmetrics.formats.human_tsv import HumanScores
 
 
 def recognise(path):

@@ -90,7 +90,7 @@ def test_comparisons_and_clusters_between_metrics_are_the_same(results):
 
 def test_error_free_detection_predicts_at_or_below_for_the_twin(results, tmp_path):
     from docmetrics.commands.genmt import detections
-    from docmetrics.values.genmt import read_genmt
+    from docmetrics.formats.genmt import read_genmt
 
     lines = []
     for i in range(6):

@@ -1,4 +1,4 @@
-"""The GenMT JSONL reader (docmetrics.values.genmt): a tiny GenMT file written here (two language pairs,
+"""The GenMT JSONL reader (docmetrics.formats.genmt): a tiny GenMT file written here (two language pairs,
 two domains, the three shapes human scores come in, a doc id with and without the segment number, the
 plain document-level layout), read back and checked field by field against what was written; every
 malformed input a row of one table, each an InputError naming the file, the line and the field."""
@@ -11,7 +11,7 @@ import math
 import pytest
 
 from docmetrics.values.errors import InputError
-from docmetrics.values.genmt import (
+from docmetrics.formats.genmt import (
     REFERENCE,
     ErrorSpan,
     build_testset,

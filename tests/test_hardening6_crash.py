@@ -385,7 +385,7 @@ def test_rank_genmt_with_a_scores_tsv_naming_the_pair_without_its_locale(capsys,
     """The GenMT release names en-de_DE and the stored-scores TSV (no language_pair column) was read as -l en-de:
     `rank --genmt F -l en-de --scores S` said "no language pair 'en-de_DE'; the files have en-de" (the core tier
     found it).  A pair written without locales names the one with them, where that names one."""
-    from docmetrics.values.stored import find_pair
+    from docmetrics.formats.stored import find_pair
 
     data = Path(docmetrics.__file__).parent / "data" / "genmt"
     code, out, err = run_cli(capsys, "rank", "--genmt", data / "ted-ende.jsonl", "-l", lp,

@@ -116,7 +116,7 @@ def test_a_huge_value_in_an_input_is_quoted_shortened_at_its_line(capsys, tmp_pa
 def test_a_scores_tsv_mismatch_names_the_odd_system_not_a_good_one(tmp_path):
     """Five systems agree, one has a document of its own: the message names that system's line."""
     from docmetrics.values.errors import InputError
-    from docmetrics.values.stored import read_score_tsv
+    from docmetrics.formats.stored import read_score_tsv
 
     rows = SCORES.read_text(encoding="utf-8").split("\n")
     odd = next(k for k, r in enumerate(rows) if r.startswith("Nemo\t"))
@@ -381,7 +381,7 @@ def _roles_extension():
 @pytest.mark.parametrize("text,plain", [
     (":class:`~docmetrics.values.result.Result`", "`Result`"),
     (":func:`docmetrics.api.load`", "`docmetrics.api.load`"),
-    (":mod:`docmetrics.values.wmt26`", "`docmetrics.values.wmt26`"),
+    (":mod:`docmetrics.formats.wmt26`", "`docmetrics.formats.wmt26`"),
     (":data:`FAULTS` and :meth:`Wmt26Pair.testset`", "`FAULTS` and `Wmt26Pair.testset`"),
     (":class:`the result <docmetrics.values.result.Result>`", "`the result`"),
     (":py:class:`~a.b.C` wraps :class:`~docmetrics.values\n.errors.UserError`", "`C` wraps `UserError`"),

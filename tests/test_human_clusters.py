@@ -301,7 +301,7 @@ WMT24_ESA = SHARED / "wmt24_esa" / "wmt24-esa-encs-enhi.jsonl"
 
 @pytest.mark.skipif(not WMT24_ESA.exists(), reason="../shared/data/wmt24_esa not here")
 def test_wmt24_esa_en_cs_clusters(capsys):
-    from docmetrics.values.genmt import read_genmt
+    from docmetrics.formats.genmt import read_genmt
 
     data = HumanJudgements.from_genmt(read_genmt(WMT24_ESA).pair("en-cs"))
     assert len(data.systems) == 16 and "refA" in data.systems

@@ -225,7 +225,7 @@ TOY = '''
 from docmetrics.evaluation.human_clusters import ClusteredSystem, HumanRanking
 from docmetrics.judging import EvalSet, HumanFormat
 from docmetrics.judging.rules import ClusterRule
-from docmetrics.values.human_tsv import HumanScores
+from docmetrics.formats.human_tsv import HumanScores
 
 
 def recognise(path):

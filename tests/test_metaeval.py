@@ -14,7 +14,7 @@ from docmetrics.algorithms.correlation import kendall, pairwise_accuracy, pearso
 from docmetrics.cli import main
 from docmetrics.evaluation.human import match_systems
 from docmetrics.values.errors import InputError
-from docmetrics.values.human_tsv import load_human
+from docmetrics.formats.human_tsv import load_human
 
 
 def data(seed, n, ties):

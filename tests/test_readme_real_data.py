@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 from cli_fixtures import run_cli as run
 
-from docmetrics.values.genmt import read_genmt
+from docmetrics.formats.genmt import read_genmt
 
 ROOT = Path(__file__).resolve().parents[1]
 README = "\n".join(p.read_text(encoding="utf-8") for p in [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))])

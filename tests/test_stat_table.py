@@ -205,7 +205,7 @@ def test_metrics_that_scored_different_systems_are_compared_on_those_all_scored(
 
     import docmetrics
     from docmetrics.evaluation.metaeval_human import evaluate, evaluate_human, human_dicts
-    from docmetrics.values.human_tsv import load_human
+    from docmetrics.formats.human_tsv import load_human
     from docmetrics.values.testset import TestSet
 
     testset = TestSet.from_lists(OUTPUTS, SRC, REFS, [f"{d}_{n}" for d, n in DOCS])

@@ -18,7 +18,7 @@ from test_mtme import build_tiny
 
 import docmetrics
 from docmetrics.evaluation.mtme_write import write_mtme_scores
-from docmetrics.values.genmt import read_genmt
+from docmetrics.formats.genmt import read_genmt
 
 pytestmark = pytest.mark.usefixtures("toy_dist")
 

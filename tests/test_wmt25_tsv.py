@@ -15,7 +15,7 @@ from cli_fixtures import run_cli as run
 from plugin_fixtures import toy_dist  # noqa: F401
 
 import docmetrics
-from docmetrics.values.wmt25_tsv import SPAN_FIELDS, TSV_FIELDS, read_wmt25_tsv, write_submission
+from docmetrics.formats.wmt25_tsv import SPAN_FIELDS, TSV_FIELDS, read_wmt25_tsv, write_submission
 
 pytestmark = pytest.mark.usefixtures("toy_dist")
 

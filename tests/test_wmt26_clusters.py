@@ -188,7 +188,7 @@ WMT24_ESA = SHARED / "wmt24_esa" / "wmt24-esa-encs-enhi.jsonl"
 @pytest.mark.skipif(not WMT24_ESA.exists(), reason="../shared/data/wmt24_esa not here")
 @pytest.mark.parametrize("lp", ["en-cs", "en-hi"])
 def test_wmt24_esa_file_equals_the_script(lp):
-    from docmetrics.values.genmt import read_genmt
+    from docmetrics.formats.genmt import read_genmt
 
     raw: dict[str, dict[int, list[float]]] = collections.defaultdict(dict)
     with open(WMT24_ESA, encoding="utf-8") as f:

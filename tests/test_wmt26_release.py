@@ -1,4 +1,4 @@
-"""The WMT26 release reader (docmetrics.values.wmt26, docmetrics.values.paragraphs) on a fixture built
+"""The WMT26 release reader (docmetrics.formats.wmt26, docmetrics.values.paragraphs) on a fixture built
 here from the fields wmt-conference/wmt26-general-mt's README documents (a test file whose lines have
 every field: a speech document with gold_transcript and a video, a social one with a screenshot and a
 <br>, one with two references and entities, documents with refs {}, a second language pair) and three
@@ -18,7 +18,7 @@ import pytest
 
 from docmetrics.values.errors import InputError
 from docmetrics.values.paragraphs import MarkupError, paragraphs
-from docmetrics.values.wmt26 import read_wmt26
+from docmetrics.formats.wmt26 import read_wmt26
 
 ENDE = "eng_Latn-deu_Latn"
 INSTR = {"prompt_instruction": "Translate the following text from English into German.",

@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 
 from ..evaluation.doc_level import DOC_RULES
-from ..values.human_tsv import SCORE_COLUMNS
+from ..formats.human_tsv import SCORE_COLUMNS
 
 
 def add_level_arguments(g: argparse._ActionsContainer) -> None:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import argparse
 
-from ..values.wmt25_tsv import (
+from ..formats.wmt25_tsv import (
     OFFICIAL,
     SCORE_FIELD,
     SIGNATURE_SUFFIX,

@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
-from ..values.wmt26 import SOURCES
+from ..formats.wmt26 import SOURCES
 
 #: How docmetrics explains each option of the release (rank words its own: :data:`RANK_HELP`).
 HELP = {

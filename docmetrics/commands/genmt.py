@@ -18,7 +18,7 @@ from typing import Any, Sequence
 
 from ..algorithms.detection import Detection, detect, items
 from ..values.errors import UserError
-from ..values.genmt import (
+from ..formats.genmt import (
     REFERENCE,
     WMT26_ERROR_FREE_THRESHOLD,
     GenmtData,
@@ -26,7 +26,7 @@ from ..values.genmt import (
     judged_testset,
     read_genmt,
 )
-from ..values.human_tsv import HumanScores
+from ..formats.human_tsv import HumanScores
 from ..values.result import Result
 from ..values.testset import TestSet
 from .conflicts import NEEDS, WITH, Conflicts, Option

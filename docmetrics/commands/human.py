@@ -25,7 +25,7 @@ from ..evaluation.metaeval_text import (
 )
 from ..evaluation.metaeval_text import metaeval_text as metaeval_text_of
 from ..values.errors import InputError, UserError
-from ..values.human_tsv import HumanScores, load_human
+from ..formats.human_tsv import HumanScores, load_human
 from ..values.result import Result
 from ..values.testset import TestSet
 from .conflicts import NEEDS, WITH, Conflicts, Option
@@ -34,7 +34,7 @@ from .options import Options
 from .output import Output
 
 if TYPE_CHECKING:
-    from ..values.genmt import GenmtPair
+    from ..formats.genmt import GenmtPair
 
 __all__ = ["asked_statistics", "check_document_gold", "warn_unmatched", "check_args", "read_human", "run_metaeval",
            "row_labels",

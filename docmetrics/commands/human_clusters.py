@@ -19,7 +19,7 @@ from ..evaluation.human_clusters import (
 from ..evaluation.stored import NO_PAIR, StoredScores
 from ..judging import rules as cluster_rules
 from ..values.errors import InputError, SpecError
-from ..values.stored import StoredMetric
+from ..formats.stored import StoredMetric
 from .format import num, table
 from .messages import note
 from .options import RankOptions
@@ -54,12 +54,12 @@ def check_args(opts: RankOptions) -> None:
 def judgements(opts: RankOptions, lps: Sequence[str]) -> list[HumanJudgements]:
     """The segment-level human scores of each language pair asked for (GenMT: every pair by default)."""
     if opts.genmt:
-        from ..values.genmt import read_genmt
+        from ..formats.genmt import read_genmt
 
         data = read_genmt(opts.genmt)
         return [HumanJudgements.from_genmt(data.pair(lp)) for lp in (lps or data.language_pairs())]
     if opts.human:
-        from ..values.human_tsv import load_human
+        from ..formats.human_tsv import load_human
 
         if len(lps) > 1:
             raise SpecError(f"--human {opts.human}: one file holds one language pair; give at most one -l")

@@ -12,7 +12,7 @@ from ..evaluation.autorank import PRESETS, AutoRank, rank_stored
 from ..evaluation.human_clusters import ClusterAgreement, HumanRanking
 from ..evaluation.stored import NO_PAIR, StoredScores, read_stored
 from ..values.errors import InputError, SpecError
-from ..values.stored import StoredMetric, parse_direction
+from ..formats.stored import StoredMetric, parse_direction
 from . import human_clusters, rank_live
 from .format import column, num, table
 from .messages import note

@@ -15,7 +15,7 @@ from ..evaluation.significance import MAX_N, MIN_DOCUMENTS
 from ..evaluation.stored import StoredScorer
 from ..values.errors import InputError, UserError
 from ..values.result import Result
-from ..values.stored import StoredMetric, to_results
+from ..formats.stored import StoredMetric, to_results
 from ..values.testset import TestSet
 from . import stored as stored_cli
 from .common import session_scope
@@ -118,7 +118,7 @@ def _testsets(opts: RankOptions, lps: Sequence[str]) -> list[tuple[str | None, T
                 out.append((pair.name, testset, pair.lang))  # lang=en-de for eng_Latn-deu_Latn
         return out
     if opts.genmt:
-        from ..values.genmt import read_genmt
+        from ..formats.genmt import read_genmt
         from .genmt import prepare
 
         names = list(lps) or read_genmt(opts.genmt).language_pairs()

@@ -22,7 +22,7 @@ from .messages import note
 from .options import Options
 
 if TYPE_CHECKING:
-    from ..values.genmt import GenmtPair
+    from ..formats.genmt import GenmtPair
 
 #: What the page says was typed: (option, field of the options).
 TYPED = (("-m", "metrics"), ("-m", "metric"), ("--grid", "grid"), ("-i", "input"), ("-s", "source"),
@@ -223,7 +223,7 @@ def run(opts: Options) -> int:
     if opts.input:
         testset = load_testset(opts, "docmetrics report", documents=False)
     if opts.human:
-        from ..values.human_tsv import load_human
+        from ..formats.human_tsv import load_human
 
         human_scores = load_human(opts.human, opts.human_column, opts.human_lower_better)
     tsv_spans = None

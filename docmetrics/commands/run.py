@@ -30,8 +30,8 @@ from .scoring import ScoringReport
 from .specs import check_specs, reference_advice, reference_files
 
 if TYPE_CHECKING:
-    from ..values.genmt import GenmtPair
-    from ..values.wmt25_tsv import Wmt25Pair, Wmt25Tsv
+    from ..formats.genmt import GenmtPair
+    from ..formats.wmt25_tsv import Wmt25Pair, Wmt25Tsv
 
 
 def run(opts: RunOptions) -> int:

@@ -27,7 +27,7 @@ from ..evaluation.spans import (
     no_spans,
 )
 from ..values.errors import UserError
-from ..values.mqm_tsv import MqmRatings, is_human_name
+from ..formats.mqm_tsv import MqmRatings, is_human_name
 from ..values.testset import TestSet
 from .format import metric_labels, num, table
 from .messages import note, warn
@@ -66,7 +66,7 @@ class _Scored:
 def _mqm(opts: RunOptions) -> MqmRatings:
     """The raw MQM file of ``--human`` (an error naming the option where it is another TSV)."""
     from ..values.io import read_lines
-    from ..values.mqm_tsv import is_mqm_header, read_mqm
+    from ..formats.mqm_tsv import is_mqm_header, read_mqm
 
     lines = read_lines(opts.human)
     if not lines or not is_mqm_header([h.strip() for h in lines[0].split("\t")]):

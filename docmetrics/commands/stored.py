@@ -11,7 +11,7 @@ from typing import Sequence, TypeVar
 
 from ..evaluation.stored import NO_PAIR, StoredScorer, choose_stored, read_mtme_dir, read_stored
 from ..values.errors import InputError, SpecError, UserError
-from ..values.stored import StoredMetric, parse_direction
+from ..formats.stored import StoredMetric, parse_direction
 from ..values.testset import TestSet
 from .conflicts import NEEDS_FOR, Conflicts, Option
 from .options import MetaevalOptions, Options, RankOptions, RunOptions

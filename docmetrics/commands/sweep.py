@@ -18,7 +18,7 @@ from ..evaluation import statistics as stats
 from ..evaluation.stat_table import columns as stat_columns
 from ..evaluation.sweep import STAT_CHOICES, Point, heatmap_matrix, make_points, run_sweep
 from ..values.errors import InputError, UserError
-from ..values.human_tsv import load_human
+from ..formats.human_tsv import load_human
 from ..values.versions import __version__
 from . import human as human_cli
 from . import report as report_cli

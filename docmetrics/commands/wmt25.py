@@ -1,7 +1,7 @@
 """The WMT25 metrics task's files on the command line: ``--wmt25-tsv FILE`` (the test TSV as the data to
 score: systems, documents, segments, references of one language pair and set) and ``--write-submission
 FILE`` (a submission in the task's format from any one metric, live or stored, with its signature in
-``FILE.signature``), :mod:`docmetrics.values.wmt25_tsv`."""
+``FILE.signature``), :mod:`docmetrics.formats.wmt25_tsv`."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ from typing import Sequence
 
 from ..values.errors import UserError
 from ..values.result import Result
-from ..values.wmt25_tsv import (
+from ..formats.wmt25_tsv import (
     OFFICIAL,
     SCORE_FIELD,
     SIGNATURE_SUFFIX,

@@ -1,5 +1,5 @@
 """The WMT26 General MT release on the command line: ``--wmt26 TESTFILE --wmt26-systems DIR|FILE...``
-scores one language pair's systems document by document (:mod:`docmetrics.values.wmt26`): a document is
+scores one language pair's systems document by document (:mod:`docmetrics.formats.wmt26`): a document is
 one segment per paragraph where every text has the source's paragraph count, else one segment (use
 ``asd:unit=segment`` to realign it), and a note says which documents are held whole and why."""
 
@@ -10,7 +10,7 @@ from typing import Any, Iterator, Sequence
 
 from ..values.errors import InputError, UserError
 from ..values.testset import TestSet
-from ..values.wmt26 import DocumentPlan, Wmt26Pair, read_wmt26
+from ..formats.wmt26 import DocumentPlan, Wmt26Pair, read_wmt26
 from .conflicts import NEEDS_FOR, Conflicts, Option
 from .messages import note
 from .options import RunOptions

@@ -35,9 +35,9 @@ from typing import Any, Mapping, Sequence
 import numpy as np
 
 from ..values.errors import InputError
-from ..values.genmt import exact_mean
+from ..formats.genmt import exact_mean
 from ..values.result import Result
-from ..values.stored import StoredMetric
+from ..formats.stored import StoredMetric
 
 __all__ = ["EPS", "PERCENTILE_METHOD", "robust_scale", "linear_ranks", "autorank", "AutoRank", "RankedSystem",
            "RankPreset", "PRESETS", "WMT25", "rank_stored", "SEGMENT_MEAN", "OWN_SCORE", "by_segments",
@@ -186,7 +186,7 @@ PRESETS: dict[str, RankPreset] = {WMT25.name: WMT25}
 
 def rank_stored(metrics: Sequence[StoredMetric], *, lp: str | None = None, eps: float = EPS,
                 preset: str | None = None) -> AutoRank:
-    """AutoRank over stored metrics (each a :class:`~docmetrics.values.stored.StoredMetric` of the same
+    """AutoRank over stored metrics (each a :class:`~docmetrics.formats.stored.StoredMetric` of the same
     language pair): the system score of each is the mean over its available items.  Metrics that score
     different systems, or a system without any score of a metric, are an InputError naming the file."""
     if not metrics:

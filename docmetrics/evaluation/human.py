@@ -1,4 +1,4 @@
-"""Human judgements (:mod:`docmetrics.values.human_tsv` reads them) matched to the systems scored and placed
+"""Human judgements (:mod:`docmetrics.formats.human_tsv` reads them) matched to the systems scored and placed
 on the test set's lines."""
 
 from __future__ import annotations
@@ -8,7 +8,7 @@ import os
 from typing import Sequence
 
 from ..values.errors import InputError, UserError
-from ..values.human_tsv import HumanScores
+from ..formats.human_tsv import HumanScores
 from ..values.testset import TestSet
 
 __all__ = ["match_systems", "closest_system", "segment_rows"]

@@ -77,8 +77,8 @@ from typing import TYPE_CHECKING, Any, Callable, Mapping, Sequence
 from ..values.errors import InputError, SpecError
 
 if TYPE_CHECKING:
-    from ..values.genmt import GenmtPair
-    from ..values.human_tsv import HumanScores
+    from ..formats.genmt import GenmtPair
+    from ..formats.human_tsv import HumanScores
     from .mtme import MtmeTestSet
 
 __all__ = ["ALPHA", "RULES", "HumanJudgements", "ClusteredSystem", "PairTest", "HumanRanking", "ClusterAgreement",

@@ -19,7 +19,7 @@ from typing import Any, Sequence
 
 from ..algorithms import wmt_stats as ws
 from ..values.errors import InputError
-from ..values.human_tsv import HumanScores
+from ..formats.human_tsv import HumanScores
 from ..values.result import Result
 from ..values.testset import TestSet
 from .comparisons import Comparison

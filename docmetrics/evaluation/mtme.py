@@ -43,7 +43,7 @@ are all outputs but the references in use, the human translations (unless ``incl
 reference not in use is scored as a system) and the outliers (unless ``include_outliers``).
 
 MTME's task sets (the official statistics per test set) are in :mod:`docmetrics.evaluation.mtme_tasks`; the
-score files' format in :mod:`docmetrics.values.mtme_scores`; writing them in
+score files' format in :mod:`docmetrics.formats.mtme_scores`; writing them in
 :mod:`docmetrics.evaluation.mtme_write`.
 """
 
@@ -58,7 +58,7 @@ from ..values.errors import InputError, SpecError, shown
 from ..values.io import read_lines
 from ..values.jsonl import json_object, string_field
 from ..values.langpair import LangPair, parse_langpair
-from ..values.mtme_scores import LEVELS, Score, parse_human_filename, parse_metric_filename, read_score_file
+from ..formats.mtme_scores import LEVELS, Score, parse_human_filename, parse_metric_filename, read_score_file
 from ..values.testset import TestSet
 from .mtme_standards import STANDARDS, Standard
 from .mtme_tasks import MTME_TASKS, MtmeTask

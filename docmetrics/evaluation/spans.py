@@ -12,7 +12,7 @@ offsets) or as WMT25's task-2 submissions write them (``start_indices``, ``end_i
 ``error_types``: space-separated, ``no-error`` for none).  Every mistake is an InputError naming the file,
 the line and the field.  A metric's own spans (XCOMET's, per segment: :func:`metric_predictions`) are
 judged the same way (:func:`judge_predicted`), on the GenMT pair's test set or on a raw MQM file's
-(:meth:`~docmetrics.values.mqm_tsv.MqmRatings.testset`, keyed by :func:`mqm_keys`).  Nothing here prints.
+(:meth:`~docmetrics.formats.mqm_tsv.MqmRatings.testset`, keyed by :func:`mqm_keys`).  Nothing here prints.
 
 The gold of an item is one annotation, as the WMT25 dev set (``create_tsv_from_wmt24_esa.py``) takes the first
 annotation of an item: a GenMT item judged by several annotators is left out (the GenMT reader merges their
@@ -28,10 +28,10 @@ from typing import TYPE_CHECKING, Any, Mapping, Sequence
 
 from ..algorithms.spans import SEVERITY_CLASS, SKIPPED_SEVERITIES, Span, SpanCounts, item_counts, micro
 from ..values.errors import InputError, UserError, shown
-from ..values.genmt import OMISSION, SEP, GenmtPair
+from ..formats.genmt import OMISSION, SEP, GenmtPair
 from ..values.io import read_lines
 from ..values.jsonl import json_lines, string_field
-from ..values.mqm_tsv import MqmRatings
+from ..formats.mqm_tsv import MqmRatings
 
 if TYPE_CHECKING:
     from ..values.result import Result

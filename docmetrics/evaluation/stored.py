@@ -1,5 +1,5 @@
 """Stored scores from any of the files people publish, by file kind: MTME score files (read with MTME's
-own score-file parser), WMT25's automatic-scores JSONL and a TSV (:mod:`docmetrics.values.stored`).
+own score-file parser), WMT25's automatic-scores JSONL and a TSV (:mod:`docmetrics.formats.stored`).
 
 ``*.jsonl`` files are WMT25's (one per system); ``NAME-REF.{seg,doc,sys}.score`` files are MTME's,
 their language pair the folder they lie in (``ROOT/TESTSET/metric-scores/LP/``) and their documents
@@ -15,9 +15,9 @@ from typing import Mapping, Sequence
 
 from ..values.errors import InputError, shown
 from ..values.io import read_lines
-from ..values.mtme_scores import LEVELS, parse_metric_filename, read_score_file
+from ..formats.mtme_scores import LEVELS, parse_metric_filename, read_score_file
 from ..values.result import Result
-from ..values.stored import (
+from ..formats.stored import (
     StoredMetric,
     check_order,
     choose_direction,
@@ -203,7 +203,7 @@ def read_mtme_dir(root: str, testset: str, lp: str, wanted: Sequence[str] | None
 
 class StoredScorer:
     """A stored metric as the judging runs take a metric: a metric whose units are already scored.
-    :meth:`compute` gives its Results on a test set (:func:`~docmetrics.values.stored.to_results`);
+    :meth:`compute` gives its Results on a test set (:func:`~docmetrics.formats.stored.to_results`);
     :meth:`check` does so ahead, so that a stored metric that does not fit the test set stops a run
     before any model loads.  It reads no reference, truncates nothing and names no model."""
 

@@ -32,7 +32,7 @@ from typing import Any, Callable, Sequence
 from ..algorithms.grids import Axis, expand_grid, point_spec
 from ..plugin.metric import Metric
 from ..values.errors import InputError, SpecError, UserError
-from ..values.human_tsv import HumanScores
+from ..formats.human_tsv import HumanScores
 from ..values.testset import TestSet
 from . import statistics as stats
 from .metaeval_human import evaluate

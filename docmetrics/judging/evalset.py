@@ -12,9 +12,9 @@ from ..values.errors import InputError
 if TYPE_CHECKING:
     from ..evaluation.human_clusters import HumanJudgements
     from ..evaluation.spans import SpanGold
-    from ..values.human_tsv import HumanScores
+    from ..formats.human_tsv import HumanScores
     from ..values.result import Result
-    from ..values.stored import StoredMetric
+    from ..formats.stored import StoredMetric
     from ..values.testset import TestSet
 
 __all__ = ["EvalSet"]
@@ -29,7 +29,7 @@ class EvalSet:
     ``testset``: the :class:`~docmetrics.values.testset.TestSet` to score where the file carries the texts
     (GenMT, raw MQM, MTME, WMT25 TSV, WMT26), else None.  ``human``: the human scores the meta-evaluation
     reads (system and, where given, segment level), None where the file has none.  ``stored``: metric name ->
-    :class:`~docmetrics.values.stored.StoredMetric` for files of stored scores (:meth:`results` gives them as
+    :class:`~docmetrics.formats.stored.StoredMetric` for files of stored scores (:meth:`results` gives them as
     Results).  ``notes``: what the reader found odd but read, for the caller to show.  ``raw``: the reader's own
     object (``GenmtPair``, ``MqmRatings``, ``MtmeTestSet``, ``Wmt25Pair``, ``Wmt26Pair``, ``StoredScores``,
     ``HumanScores``), for what only that form has.
@@ -84,7 +84,7 @@ class EvalSet:
     def results(self, names: list[str] | None = None) -> dict[str, list[Result]]:
         """The stored metrics (``names``, default all) as Results, one per system, in the test set's order
         where there is one: what :func:`~docmetrics.judging.metaeval.meta_evaluate` takes beside live ones."""
-        from ..values.stored import to_results
+        from ..formats.stored import to_results
 
         chosen = list(self.stored) if names is None else names
         unknown = [n for n in chosen if n not in self.stored]

@@ -133,7 +133,7 @@ def _is_genmt(path: str) -> bool:
 
 
 def _is_stored(path: str) -> bool:
-    from ..values.mtme_scores import LEVELS
+    from ..formats.mtme_scores import LEVELS
 
     base = os.path.basename(path)
     if base.endswith(".score") and base.count(".") >= 2 and base.rsplit(".", 2)[-2] in LEVELS:
@@ -146,13 +146,13 @@ def _is_stored(path: str) -> bool:
 
 
 def _is_wmt25_tsv(path: str) -> bool:
-    from ..values.wmt25_tsv import TSV_FIELDS
+    from ..formats.wmt25_tsv import TSV_FIELDS
 
     return set(TSV_FIELDS) <= set(_header(path))
 
 
 def _is_mqm(path: str) -> bool:
-    from ..values.mqm_tsv import is_mqm_header
+    from ..formats.mqm_tsv import is_mqm_header
 
     header = _header(path)
     return bool(header) and is_mqm_header(header)
@@ -181,7 +181,7 @@ def _one_pair(path: str, have: Sequence[str], lp: str | None) -> None:
 def _read_genmt(path: str, lp: str | None, options: Mapping[str, Any]) -> EvalSet:
     from ..evaluation.human_clusters import HumanJudgements
     from ..evaluation.spans import genmt_gold
-    from ..values.genmt import REFERENCE, judged_testset, read_genmt
+    from ..formats.genmt import REFERENCE, judged_testset, read_genmt
 
     data = read_genmt(path)
     _one_pair(path, data.language_pairs(), lp)
@@ -201,8 +201,8 @@ def _read_genmt(path: str, lp: str | None, options: Mapping[str, Any]) -> EvalSe
 def _read_mqm(path: str, lp: str | None, options: Mapping[str, Any]) -> EvalSet:
     from ..evaluation.human_clusters import HumanJudgements
     from ..evaluation.spans import mqm_gold
-    from ..values.human_tsv import load_human
-    from ..values.mqm_tsv import read_mqm
+    from ..formats.human_tsv import load_human
+    from ..formats.mqm_tsv import read_mqm
 
     ratings = read_mqm(path)
     human = load_human(path)
@@ -224,7 +224,7 @@ def _read_mqm(path: str, lp: str | None, options: Mapping[str, Any]) -> EvalSet:
 
 def _read_human_tsv(path: str, lp: str | None, options: Mapping[str, Any]) -> EvalSet:
     from ..evaluation.human_clusters import HumanJudgements
-    from ..values.human_tsv import load_human
+    from ..formats.human_tsv import load_human
 
     human = load_human(path, options.get("column"), bool(options.get("lower_is_better", False)))
 
@@ -238,14 +238,14 @@ def _read_human_tsv(path: str, lp: str | None, options: Mapping[str, Any]) -> Ev
 
 
 def _read_wmt25_tsv(path: str, lp: str | None, options: Mapping[str, Any]) -> EvalSet:
-    from ..values.wmt25_tsv import OFFICIAL, read_wmt25_tsv
+    from ..formats.wmt25_tsv import OFFICIAL, read_wmt25_tsv
 
     pair = read_wmt25_tsv(path).pair(lp, options.get("set_id", OFFICIAL))
     return EvalSet(path, "wmt25-tsv", pair.lp, pair.testset, notes=tuple(pair.notes), raw=pair)
 
 
 def _read_wmt26(path: str, lp: str | None, options: Mapping[str, Any]) -> EvalSet:
-    from ..values.wmt26 import read_wmt26
+    from ..formats.wmt26 import read_wmt26
 
     systems = options.get("systems")
     if not systems:
@@ -299,8 +299,8 @@ def mtme_evalset(data: Any, testset: TestSet, human_name: str | None = None) -> 
     mean of the segments) as HumanScores; what ``read_human`` of an MTME directory returns, and what
     ``docmetrics --mtme`` meta-evaluates."""
     from ..evaluation.human_clusters import HumanJudgements
-    from ..values.genmt import exact_mean
-    from ..values.human_tsv import HumanScores
+    from ..formats.genmt import exact_mean
+    from ..formats.human_tsv import HumanScores
 
     lp = data.lp
     seg_name = human_name or data.default_human_name("seg")

@@ -22,7 +22,7 @@ from ..evaluation.metaeval import MetaEval, WmtEval, compared_statistics, evalua
 from ..evaluation.metaeval_human import clusters, evaluate_human, human_dicts, pvalues
 from ..evaluation.metaeval_text import esa_description, human_description, metaeval_text, mtme_text
 from ..values.errors import DocMetricsWarning, InputError, SpecError
-from ..values.human_tsv import HumanScores
+from ..formats.human_tsv import HumanScores
 from ..values.result import Result
 from ..values.testset import TestSet
 from .evalset import EvalSet

@@ -90,8 +90,8 @@ def _judgements(human: Any, lp: str | None) -> HumanJudgements:
     """Segment-level human scores from whatever holds them: an EvalSet, HumanJudgements, HumanScores, a GenMT
     pair or an MTME test set."""
     from ..evaluation.mtme import MtmeTestSet
-    from ..values.genmt import GenmtPair
-    from ..values.human_tsv import HumanScores
+    from ..formats.genmt import GenmtPair
+    from ..formats.human_tsv import HumanScores
     from .evalset import EvalSet
 
     if isinstance(human, EvalSet):

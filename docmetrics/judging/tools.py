@@ -93,8 +93,8 @@ def _gold(gold: EvalSet | SpanGold) -> tuple[SpanGold, EvalSet | None]:
 
 def _keys(data: EvalSet) -> list[tuple[str, ...]]:
     """The key fields of each line of ``data``'s test set, as its gold keys an item (beside the system)."""
-    from ..values.genmt import GenmtPair
-    from ..values.mqm_tsv import MqmRatings
+    from ..formats.genmt import GenmtPair
+    from ..formats.mqm_tsv import MqmRatings
 
     if isinstance(data.raw, GenmtPair):
         positions = data.spans.positions

@@ -178,8 +178,8 @@ def write_genmt_extras(folder: Path) -> None:
 
 
 def write_wmt25_tsv(data: dict, path: Path) -> None:
-    """The WMT25 metrics task's test TSV (docmetrics.values.wmt25_tsv.TSV_FIELDS), official set, one pair."""
-    from docmetrics.values.wmt25_tsv import TSV_FIELDS
+    """The WMT25 metrics task's test TSV (docmetrics.formats.wmt25_tsv.TSV_FIELDS), official set, one pair."""
+    from docmetrics.formats.wmt25_tsv import TSV_FIELDS
 
     rows = ["\t".join(TSV_FIELDS)]
     for s in SYSTEMS:

@@ -38,11 +38,11 @@ import re
 from dataclasses import dataclass, field
 from typing import Any, Mapping, Sequence
 
-from .errors import InputError, shown
+from ..values.errors import InputError, shown
 from .human_tsv import HumanScores
-from .io import read_lines
-from .jsonl import field_error, json_lines, string_field
-from .testset import TestSet
+from ..values.io import read_lines
+from ..values.jsonl import field_error, json_lines, string_field
+from ..values.testset import TestSet
 
 __all__ = [
     "REFERENCE", "WMT26_ERROR_FREE_THRESHOLD", "ErrorSpan", "Judgement", "GenmtDocument", "GenmtSegment",

@@ -19,9 +19,9 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
-from .errors import InputError, shown
-from .io import read_lines
-from .testset import TestSet
+from ..values.errors import InputError, shown
+from ..values.io import read_lines
+from ..values.testset import TestSet
 
 __all__ = ["MQM_COLUMNS", "WEIGHTS", "SEVERITIES", "MqmSpan", "MqmSegment", "MqmRatings", "is_mqm_header",
            "error_weight", "strip_marks", "is_human_name", "read_mqm"]

@@ -8,8 +8,8 @@ import math
 import os
 from typing import Optional, Sequence
 
-from .errors import InputError, shown
-from .io import read_lines
+from ..values.errors import InputError, shown
+from ..values.io import read_lines
 from .stored import check_magnitude
 
 __all__ = ["LEVELS", "Score", "read_score_file", "parse_human_filename", "parse_metric_filename"]

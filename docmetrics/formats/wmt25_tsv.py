@@ -30,9 +30,9 @@ import os
 from dataclasses import dataclass, field
 from typing import Mapping, Sequence
 
-from .errors import InputError, shown
+from ..values.errors import InputError, shown
 from .stored import find_pair
-from .testset import TestSet
+from ..values.testset import TestSet
 
 __all__ = ["TSV_FIELDS", "SCORE_FIELD", "SPAN_FIELDS", "OFFICIAL", "Wmt25Tsv", "Wmt25Pair", "read_wmt25_tsv",
            "unescape", "escaped_offset", "write_submission", "SIGNATURE_SUFFIX"]

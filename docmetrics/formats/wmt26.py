@@ -34,12 +34,12 @@ from collections import Counter
 from dataclasses import dataclass, field
 from typing import Any, Mapping, Sequence
 
-from .errors import InputError, shown
-from .io import read_lines
-from .jsonl import field_error, json_lines, string_field
-from .langpair import parse_langpair
-from .paragraphs import FAULTS, MarkupError, Paragraphs, paragraphs
-from .testset import TestSet
+from ..values.errors import InputError, shown
+from ..values.io import read_lines
+from ..values.jsonl import field_error, json_lines, string_field
+from ..values.langpair import parse_langpair
+from ..values.paragraphs import FAULTS, MarkupError, Paragraphs, paragraphs
+from ..values.testset import TestSet
 
 __all__ = ["Wmt26Document", "Hypothesis", "Wmt26Pair", "Wmt26Data", "DocumentPlan", "read_wmt26",
            "SOURCES", "ISO639_1", "SEP", "OPTIONAL_STRINGS", "ASSETS"]

@@ -1,7 +1,7 @@
 """Stored scores: a metric whose units are already scored, read from the files people publish.
 
 Two readers live here (the MTME reader, which reuses the MTME score-file parser of
-:mod:`docmetrics.values.mtme_scores`, is :mod:`docmetrics.evaluation.stored`):
+:mod:`docmetrics.formats.mtme_scores`, is :mod:`docmetrics.evaluation.stored`):
 
 * **WMT25's automatic scores** (wmt-conference/wmt25-general-mt ``data/automatic_scores/SYSTEM.jsonl``):
   one file per system, named after it; one JSON object per document with ``language_pair``
@@ -33,15 +33,15 @@ import re
 from dataclasses import dataclass, field
 from typing import Any, Mapping, Sequence
 
-from .errors import InputError, SpecError, shown
+from ..values.errors import InputError, SpecError, shown
 from .genmt import exact_mean
-from .io import read_lines
-from .jsonl import field_error, json_lines, string_field
-from .langpair import parse_langpair
-from .result import Coverage, DocScore, Result, UnitScore
-from .signature import SigField, Signature
-from .testset import TestSet
-from .versions import __version__
+from ..values.io import read_lines
+from ..values.jsonl import field_error, json_lines, string_field
+from ..values.langpair import parse_langpair
+from ..values.result import Coverage, DocScore, Result, UnitScore
+from ..values.signature import SigField, Signature
+from ..values.testset import TestSet
+from ..values.versions import __version__
 
 __all__ = [
     "StoredMetric", "LOWER_IS_BETTER_NAMES", "FINGERPRINT_LENGTH", "file_fingerprint", "choose_direction",

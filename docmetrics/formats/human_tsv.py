@@ -8,7 +8,7 @@ reference rated as a system), which can be excluded.  A segment sits at position
 document (1-based), or, without that column, at the rank of its ``seg_id`` there.
 
 A raw MQM file as google/wmt-mqm-human-evaluation publishes it (one line per error, ``<v>`` marks; see
-:mod:`docmetrics.values.mqm_tsv`) is recognised by its header and read as MQM penalties per segment, lower
+:mod:`docmetrics.formats.mqm_tsv`) is recognised by its header and read as MQM penalties per segment, lower
 is better (so negated, as ``lower_is_better`` does), with its error spans; its ``doc`` column gives the
 document, ``doc_id`` the position in it, and systems named ref.../Human-... count as human.
 
@@ -22,8 +22,8 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass, field
 
-from .errors import InputError, shown
-from .io import read_lines
+from ..values.errors import InputError, shown
+from ..values.io import read_lines
 from .mqm_tsv import MqmSpan, is_human_name, is_mqm_header, read_mqm
 
 __all__ = ["SCORE_COLUMNS", "MQM_COLUMN", "HumanScores", "load_human"]
