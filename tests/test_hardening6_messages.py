@@ -224,7 +224,7 @@ def test_an_http_endpoint_is_taken_and_named_in_the_signature(value):
 TOY = '''
 from docmetrics.evaluation.human_clusters import ClusteredSystem, HumanRanking
 from docmetrics.evaluation.statistics import Statistic
-from docmetrics.judging.evalset import EvalSet
+from docmetrics.judging import EvalSet
 from docmetrics.judging.formats import HumanFormat
 from docmetrics.judging.rules import ClusterRule
 

@@ -72,14 +72,10 @@ import math
 import statistics
 import warnings
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Callable, Mapping, Sequence
+from typing import Any, Callable, Mapping, Sequence
 
-from ..values.errors import InputError, SpecError
-
-if TYPE_CHECKING:
-    from ..formats.genmt import GenmtPair
-    from ..formats.human_tsv import HumanScores
-    from .mtme import MtmeTestSet
+from ..formats.judgements import HumanJudgements, annotation_count as _count
+from ..values.errors import SpecError
 
 __all__ = ["ALPHA", "RULES", "HumanJudgements", "ClusteredSystem", "PairTest", "HumanRanking", "ClusterAgreement",
            "human_clusters", "cluster_agreement", "wilcoxon_p", "ttest_ps"]
@@ -100,116 +96,7 @@ _CUTOFFS = {"wmt25": 500, "wmt25-adjacent": 500}
 _WMT24_PER_SYSTEM = 100
 
 
-# -- the data ---------------------------------------------------------------------------------------------
-@dataclass
-class HumanJudgements:
-    """Segment-level human scores of one language pair: per system, per item (a segment), the scores of
-    its annotations in wave order (``()`` where the item was not judged, NaN for a wave that did not
-    judge it), and each item's domain."""
-
-    source: str
-    lp: str | None
-    items: list[str]
-    domains: list[str]
-    scores: dict[str, list[tuple[float, ...]]]
-    #: systems of the file left out (no judgement at all)
-    unjudged: list[str] = field(default_factory=list)
-
-    def check(self) -> HumanJudgements:
-        """At least two judged systems, each with a score per item slot; an InputError naming the
-        source otherwise."""
-        for name, row in self.scores.items():
-            if len(row) != len(self.items):
-                raise ValueError(f"system {name!r}: {len(row)} items, expected {len(self.items)}")
-        if len(self.scores) < 2:
-            have = ", ".join(self.scores) or "none"
-            raise InputError(f"{self.source}: human clusters need segment scores of at least two systems"
-                             f"{' of ' + self.lp if self.lp else ''} (judged: {have})")
-        return self
-
-    @property
-    def systems(self) -> list[str]:
-        return list(self.scores)
-
-    @property
-    def annotations(self) -> int:
-        return sum(_count(a) for row in self.scores.values() for a in row)
-
-    @classmethod
-    def from_rows(cls, scores: Mapping[str, Sequence[Any]], domains: Sequence[str] | None = None, *,
-                  source: str = "scores", lp: str | None = None) -> HumanJudgements:
-        """From ``system -> per item: None, a score, or a sequence of wave scores (None: not in that wave)``."""
-        n = len(next(iter(scores.values()), []))
-        rows: dict[str, list[tuple[float, ...]]] = {}
-        unjudged = []
-        for name, row in scores.items():
-            if len(row) != n:
-                raise InputError(f"{source}: system {name!r} has {len(row)} items, the first system {n}")
-            cells = [() if v is None else (float(v),) if isinstance(v, (int, float)) else
-                     tuple(math.nan if x is None else float(x) for x in v) for v in row]
-            cells = [c if _count(c) else () for c in cells]
-            if any(cells):
-                rows[name] = cells
-            else:
-                unjudged.append(name)
-        return cls(source, lp, [str(i) for i in range(n)], list(domains) if domains is not None else [""] * n, rows,
-                   unjudged).check()
-
-    @classmethod
-    def from_genmt(cls, pair: GenmtPair) -> HumanJudgements:
-        """A GenMT pair's ESA judgements (each annotation's score, waves in the file's order)."""
-        domain = [d.domain for d in pair.documents for _ in range(d.start, d.end)]
-        items = [f"{s.doc_id}#{s.position}" for s in pair.segments]
-        rows: dict[str, list[tuple[float, ...]]] = {}
-        unjudged = []
-        for name, judged in pair.human.items():
-            cells = [j.scores if j is not None else () for j in judged]
-            if any(cells):
-                rows[name] = cells
-            else:
-                unjudged.append(name)
-        if not rows:
-            raise InputError(f"{pair.path}: language pair {pair.name} has no human score (field scores); human "
-                             "clusters need the humeval file (wmt25-genmt-humeval.jsonl)")
-        return cls(pair.path, pair.name, items, domain, rows, unjudged).check()
-
-    @classmethod
-    def from_human(cls, human: HumanScores) -> HumanJudgements:
-        """A ``--human`` file's segment scores (one annotation per item, one domain)."""
-        if not human.segment_level:
-            raise InputError(f"{human.path}: human clusters need segment scores (columns system, doc_id, seg_id "
-                             "and a score); this file has system scores only")
-        keys = sorted({k for seg in human.segments.values() for k in seg},
-                      key=lambda k: (k[0], human.positions.get(k, 0), k[1]))
-        rows = {name: [(seg[k],) if k in seg else () for k in keys] for name, seg in human.segments.items()}
-        judged = {n: r for n, r in rows.items() if any(r)}
-        return cls(human.path, None, [f"{d}#{s}" for d, s in keys], [""] * len(keys), judged,
-                   [n for n in rows if n not in judged]).check()
-
-    @classmethod
-    def from_mtme(cls, data: MtmeTestSet, name: str | None = None) -> HumanJudgements:
-        """An MTME test set's segment-level human scores (``name``: the standard ones by default), with
-        the domains of documents/LP.docs."""
-        import os
-
-        chosen = name or data.default_human_name("seg")
-        where = os.path.join(data.directory, "human-scores", f"{data.lp}.{chosen}.seg.score")
-        if chosen is None:
-            raise InputError(f"{os.path.join(data.directory, 'human-scores')}: no segment-level human scores for "
-                             f"{data.lp}; human clusters need them")
-        scores = data.human(chosen, "seg")
-        domains = list(data.domains) if len(data.domains) == data.n_segments else [""] * data.n_segments
-        rows = {s: [() if v is None else (float(v),) for v in row] for s, row in scores.items()}
-        judged = {n: r for n, r in rows.items() if any(r)}
-        return cls(where, data.lp, [f"{d}#{i}" for i, d in enumerate(data.doc_ids)], domains, judged,
-                   [n for n in rows if n not in judged]).check()
-
-
 # -- the tests ----------------------------------------------------------------------------------------------
-def _count(annotations: Sequence[float]) -> int:
-    return sum(1 for x in annotations if not math.isnan(x))
-
-
 def _mean(annotations: Sequence[float]) -> float:
     present = [x for x in annotations if not math.isnan(x)]
     return statistics.fmean(present) if present else math.nan

@@ -43,6 +43,8 @@ from .human_tsv import HumanScores
 from ..values.io import read_lines
 from ..values.jsonl import field_error, json_lines, string_field
 from ..values.testset import TestSet
+from .base import EvalSet, HumanFormat, first_json, one_pair
+from .judgements import HumanJudgements, exact_mean
 
 __all__ = [
     "REFERENCE", "WMT26_ERROR_FREE_THRESHOLD", "ErrorSpan", "Judgement", "GenmtDocument", "GenmtSegment",
@@ -560,15 +562,6 @@ def _judgement(raw: Any, where: str, line: int, text: str | None = None) -> Judg
                      tuple(spans) if spans is not None else None, line)
 
 
-def exact_mean(values: Sequence[float]) -> float:
-    """The mean of finite numbers, exact (``math.fsum``) and without overflow near the float limit."""
-    try:
-        return math.fsum(values) / len(values)
-    except OverflowError:
-        scale = max(abs(v) for v in values)
-        return math.fsum(v / scale for v in values) / len(values) * scale
-
-
 def _spans(errors: Any, where: str, text: str | None) -> list[ErrorSpan]:
     """The error spans of one annotation, checked against the translation ``text`` they mark: offsets
     are 0-based characters with ``0 <= start <= end <= len(text)`` (an empty span marks a place), or both
@@ -661,3 +654,31 @@ def _assemble(path: str, rows: list[_Row], found: list[str]) -> dict[str, GenmtP
                  if any(n in r.human for r in ordered)}
         pairs[pair] = GenmtPair(path, pair, documents, segments, outputs, human)
     return pairs
+
+
+# -- the format ---------------------------------------------------------------------------------------------
+def is_genmt(path: str) -> bool:
+    """A JSONL file whose first line has ``doc_id`` and ``src_text`` and no ``src_lang`` (WMT26's)."""
+    obj = first_json(path)
+    return {"doc_id", "src_text"} <= set(obj) and "src_lang" not in obj
+
+
+def read_evalset(path: str, lp: str | None, options: Mapping[str, Any]) -> EvalSet:
+    """One language pair of a GenMT file: its test set (``domains``: those selected; ``include_reference``: the
+    reference scored as a system), ESA scores, judgements and (through the registry) error spans."""
+    data = read_genmt(path)
+    one_pair(path, data.language_pairs(), lp)
+    full = data.pair(lp if lp is not None else data.language_pairs()[0])
+    pair = full.select(options.get("domains"))
+    include = bool(options.get("include_reference", False))
+    if include and REFERENCE not in pair.outputs:
+        raise InputError(f"{path}: no reference ({REFERENCE}) for {pair.name} to score as a system",
+                         params=("include_reference",))
+    testset, human, notes = judged_testset(pair, path, include_reference=include, option="include_reference=True",
+                                           warnings=data.warnings)
+    return EvalSet(path, "genmt", pair.name, testset, human, notes=tuple(notes), raw=pair,
+                   make_judgements=lambda: HumanJudgements.from_genmt(pair), domains=tuple(full.domains))
+
+
+FORMAT = HumanFormat("genmt", "the WMT24/25 GenMT/ESA JSONL as released", is_genmt, read_evalset,
+                     ("domains", "include_reference"), "testset, human (ESA), judgements, spans", precedence=30)

@@ -21,10 +21,12 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field
+from typing import Any, Mapping
 
 from ..values.errors import InputError, shown
 from ..values.io import read_lines
 from .mqm_tsv import MqmSpan, is_human_name, is_mqm_header, read_mqm
+from .base import EvalSet, HumanFormat, tsv_header
 
 __all__ = ["SCORE_COLUMNS", "MQM_COLUMN", "HumanScores", "load_human"]
 
@@ -203,3 +205,29 @@ def _rank_positions(segments: dict[str, dict[tuple[str, str], float]]) -> dict[t
         for k, s in enumerate(sorted(segs, key=float if numeric else str), 1):
             out[(doc, s)] = k
     return out
+
+
+# -- the format ---------------------------------------------------------------------------------------------
+def is_human_tsv(path: str) -> bool:
+    """A TSV with a ``system`` column, or without a header: 2 or 4 fields, the last a number."""
+    header = tsv_header(path)
+    if not header:
+        return False
+    if "system" in header:
+        return True
+    try:
+        float(header[-1])
+    except ValueError:
+        return False
+    return len(header) in (2, 4)
+
+
+def read_evalset(path: str, lp: str | None, options: Mapping[str, Any]) -> EvalSet:
+    """A TSV of human scores (``column``: the score column; ``lower_is_better``)."""
+    human = load_human(path, options.get("column"), bool(options.get("lower_is_better", False)))
+    return EvalSet(path, "human-tsv", lp, None, human, notes=tuple(getattr(human, "warnings", ()) or ()), raw=human)
+
+
+FORMAT = HumanFormat("human-tsv", "a TSV of human scores (system[, doc_id, seg_id], score)", is_human_tsv,
+                     read_evalset, ("column", "lower_is_better"), "human, judgements (with segment scores)",
+                     precedence=70)

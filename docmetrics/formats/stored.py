@@ -34,7 +34,7 @@ from dataclasses import dataclass, field
 from typing import Any, Mapping, Sequence
 
 from ..values.errors import InputError, SpecError, shown
-from .genmt import exact_mean
+from .judgements import exact_mean
 from ..values.io import read_lines
 from ..values.jsonl import field_error, json_lines, string_field
 from ..values.langpair import parse_langpair

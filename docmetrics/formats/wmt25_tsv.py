@@ -28,11 +28,12 @@ import csv
 import math
 import os
 from dataclasses import dataclass, field
-from typing import Mapping, Sequence
+from typing import Any, Mapping, Sequence
 
 from ..values.errors import InputError, shown
 from .stored import find_pair
 from ..values.testset import TestSet
+from .base import EvalSet, HumanFormat, tsv_header
 
 __all__ = ["TSV_FIELDS", "SCORE_FIELD", "SPAN_FIELDS", "OFFICIAL", "Wmt25Tsv", "Wmt25Pair", "read_wmt25_tsv",
            "unescape", "escaped_offset", "write_submission", "SIGNATURE_SUFFIX"]
@@ -255,3 +256,19 @@ def write_submission(path: str, data: Wmt25Tsv, pair: Wmt25Pair, scores: Mapping
         for line in about:
             f.write(line + "\n")
     return side
+
+
+# -- the format ---------------------------------------------------------------------------------------------
+def is_wmt25_tsv(path: str) -> bool:
+    """A TSV whose header has every field of the WMT25 metrics task's test file."""
+    return set(TSV_FIELDS) <= set(tsv_header(path))
+
+
+def read_evalset(path: str, lp: str | None, options: Mapping[str, Any]) -> EvalSet:
+    """One language pair (and ``set_id``, default the official one) of the test TSV, as a test set."""
+    pair = read_wmt25_tsv(path).pair(lp, options.get("set_id", OFFICIAL))
+    return EvalSet(path, "wmt25-tsv", pair.lp, pair.testset, notes=tuple(pair.notes), raw=pair)
+
+
+FORMAT = HumanFormat("wmt25-tsv", "the WMT25 metrics task's test TSV", is_wmt25_tsv, read_evalset, ("set_id",),
+                     "testset", precedence=50)

@@ -40,6 +40,7 @@ from ..values.jsonl import field_error, json_lines, string_field
 from ..values.langpair import parse_langpair
 from ..values.paragraphs import FAULTS, MarkupError, Paragraphs, paragraphs
 from ..values.testset import TestSet
+from .base import EvalSet, HumanFormat, first_json, one_pair
 
 __all__ = ["Wmt26Document", "Hypothesis", "Wmt26Pair", "Wmt26Data", "DocumentPlan", "read_wmt26",
            "SOURCES", "ISO639_1", "SEP", "OPTIONAL_STRINGS", "ASSETS"]
@@ -416,3 +417,29 @@ def _read_system(system: str, path: str, documents: Mapping[str, Wmt26Document],
                 system, doc_id, path, i, paragraphs(text, strict=False))
     if not lines:
         raise InputError(f"{path}: no line; a system file has one JSON object per translated document")
+
+
+# -- the format ---------------------------------------------------------------------------------------------
+def is_wmt26(path: str) -> bool:
+    """A JSONL file whose first line has ``doc_id``, ``src_lang``, ``tgt_lang`` and ``src_text``."""
+    return {"doc_id", "src_lang", "tgt_lang", "src_text"} <= set(first_json(path))
+
+
+def read_evalset(path: str, lp: str | None, options: Mapping[str, Any]) -> EvalSet:
+    """One language pair of the WMT26 test file with the system files (``systems``), as a test set."""
+    systems = options.get("systems")
+    if not systems:
+        raise InputError(f"{path}: the WMT26 test file holds no translations; give the system files with "
+                         "systems=DIR or systems=[FILE, ...]", params=("systems",))
+    data = read_wmt26(path, systems, lp=lp, source=options.get("source", "src_text"))
+    one_pair(path, list(data.pairs), lp)
+    pair = next(iter(data.pairs.values()))
+    testset, plans = pair.testset(references=tuple(options.get("references", ())))
+    notes = [f"{pair.name}: {s} left out: it translated {len(pair.hypotheses[s])} of the {len(pair.documents)} "
+             f"documents (first skipped: {pair.skipped(s)[0]})" for s in pair.systems if pair.skipped(s)]
+    notes += [f"{pair.name}: {p.describe()}" for p in plans if p.unit == "document"]
+    return EvalSet(path, "wmt26", pair.name, testset, notes=tuple(notes), raw=pair)
+
+
+FORMAT = HumanFormat("wmt26", "the WMT26 GenMT release (test file and system files)", is_wmt26, read_evalset,
+                     ("systems", "references", "source"), "testset (documents as paragraphs or whole)", precedence=20)

@@ -12,7 +12,7 @@ as importable calls).  Nothing here imports torch, parses arguments or prints.
 
 from __future__ import annotations
 
-from .evalset import EvalSet
+from ..formats.base import EvalSet
 from .formats import HumanFormat, read_human
 from .mbr import CandidateSelection, UnitChoice, mbr, rerank
 from .metaeval import MetaEvaluation, meta_evaluate

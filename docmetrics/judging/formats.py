@@ -1,17 +1,12 @@
 """Human-data formats as a registry: every form of judging data docmetrics reads, each a frozen
-:class:`HumanFormat` (its name, what it is, how to recognise a file of it, how to read one, its options), and
-:func:`read_human`, which recognises a file's format (or takes the one named) and reads one language pair of it
-into an :class:`~docmetrics.judging.evalset.EvalSet`.
+:class:`~docmetrics.formats.base.HumanFormat` (its name, what it is, how to recognise a file of it, how to read
+one, its options), and :func:`read_human`, which recognises a file's format (or takes the one named) and reads
+one language pair of it into an :class:`~docmetrics.formats.base.EvalSet`.
 
-The formats docmetrics defines (:data:`BUILTIN`, tried in this order when recognising a file):
-
-``mtme``        an mt-metrics-eval directory (``ROOT`` with ``TESTSET/``, or ``ROOT/TESTSET``): texts and human scores
-``wmt26``       the WMT26 GenMT release: the test file (``src_lang``, ``tgt_lang``, ``refs``) and the system files
-``genmt``       the WMT24/25 GenMT/ESA JSONL as released (segment or document lines; ESA scores and error spans)
-``stored``      stored metric scores: WMT25 automatic-scores ``*.jsonl``, MTME ``NAME-REF.{seg,doc,sys}.score``
-``wmt25-tsv``   the WMT25 metrics task's test TSV (``doc_id``, ``segment_id``, ..., ``method``): texts to score
-``mqm``         a raw MQM TSV as google/wmt-mqm-human-evaluation publishes it (one line per error, ``<v>`` spans)
-``human-tsv``   a TSV of human scores: system (and doc_id, seg_id) and a score column
+docmetrics' own formats are the modules of :mod:`docmetrics.formats` that define ``FORMAT`` (one module a form:
+``genmt``, ``wmt26``, ``wmt25_tsv``, ``mqm``, ``human_tsv``, ...), tried in the order of their ``precedence``;
+``mtme`` and ``stored``, whose readers are still in :mod:`docmetrics.evaluation`, are declared here.  :func:`formats`
+lists them with what each reads.
 
 A format a third party adds is a :class:`HumanFormat` registered under the entry-point group
 ``docmetrics.human_formats`` (``cesa = my_pkg.formats:CESA``); it is tried after docmetrics' own, and a file
@@ -21,96 +16,26 @@ reads before anything is scored, raising an :class:`~docmetrics.values.errors.In
 
 from __future__ import annotations
 
+import dataclasses
 import glob
-import json
+import importlib
 import os
-from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Callable, Mapping, Sequence, Union
+import pkgutil
+from typing import TYPE_CHECKING, Any, Mapping, Sequence
 
+from .. import formats as _package
+from ..formats.base import EvalSet, HumanFormat, PathLike, first_json, json_fault, one_pair, tsv_header
 from ..values.errors import InputError, SpecError, shown
-from ..values.jsonl import json_object
-from .evalset import EvalSet
 from .params import name_list, one_name, path_param
 
 if TYPE_CHECKING:
     from ..values.testset import TestSet
 
-__all__ = ["HumanFormat", "BUILTIN", "formats", "get", "names", "detect", "read_human", "mtme_evalset", "PathLike"]
-
-PathLike = Union[str, "os.PathLike[str]"]
-
-
-@dataclass(frozen=True)
-class HumanFormat:
-    """One form of judging data.
-
-    ``recognise(path)`` says whether ``path`` (a file or directory, read as little as it needs) is of this
-    form; it never raises for a file of another form.  ``read(path, lp, options)`` reads the language pair
-    ``lp`` (None: the only one, or the file's, where it names none) with ``options`` (only names listed in
-    ``options`` reach it) and returns an :class:`EvalSet`.  ``gives``: what an EvalSet of it holds, in words."""
-
-    name: str
-    title: str
-    recognise: Callable[[str], bool]
-    read: Callable[[str, str | None, Mapping[str, Any]], EvalSet]
-    options: tuple[str, ...] = ()
-    gives: str = ""
+__all__ = ["HumanFormat", "EvalSet", "builtin", "formats", "get", "names", "detect", "read_human", "mtme_evalset",
+           "PathLike"]
 
 
-# -- recognising files ----------------------------------------------------------------------------------------
-def _first_line(path: str, limit: int = 1 << 20) -> str:
-    """The first non-blank line of a text file ("" for a directory, an unreadable or an empty file)."""
-    return _first_numbered_line(path, limit)[1]
-
-
-def _first_numbered_line(path: str, limit: int = 1 << 20) -> tuple[int, str]:
-    """(its number from 1, the text) of the first non-blank line of a text file ((0, "") where :func:`_first_line`
-    gives "")."""
-    if not os.path.isfile(path):
-        return 0, ""
-    try:
-        with open(path, encoding="utf-8", errors="replace") as f:
-            read = 0
-            for number, line in enumerate(f, 1):
-                read += len(line)
-                if line.strip():
-                    return number, line.strip("\r\n").lstrip("\ufeff")
-                if read > limit:
-                    break
-    except OSError:
-        return 0, ""
-    return 0, ""
-
-
-def _first_json(path: str) -> dict[str, Any]:
-    line = _first_line(path)
-    if not line.startswith("{"):
-        return {}
-    try:
-        obj = json.loads(line)
-    except (ValueError, RecursionError):  # RecursionError: nested deeper than the parser goes
-        return {}
-    return obj if isinstance(obj, dict) else {}
-
-
-def _json_fault(path: str) -> str | None:
-    """Why the first line of ``path``, where it looks like JSON (``{`` or ``[``), is no JSON object docmetrics
-    reads (too deep, invalid, not an object), as ``PATH, line N: ...``; None otherwise."""
-    number, line = _first_numbered_line(path)
-    if not line.lstrip().startswith(("{", "[")):
-        return None
-    try:
-        json_object(line, f"{path}, line {number}", "one JSON object (a segment, a document or a system's scores)")
-    except InputError as exc:
-        return str(exc)
-    return None
-
-
-def _header(path: str) -> list[str]:
-    line = _first_line(path)
-    return [h.strip() for h in line.split("\t")] if "\t" in line else []
-
-
+# -- the two formats whose readers are in docmetrics.evaluation ----------------------------------------------
 def _mtme_root(path: str) -> tuple[str, str | None] | None:
     """(root, test set named by the path or None) for an MTME directory, else None."""
     if not os.path.isdir(path):
@@ -122,143 +47,17 @@ def _mtme_root(path: str) -> tuple[str, str | None] | None:
     return None
 
 
-def _is_wmt26(path: str) -> bool:
-    obj = _first_json(path)
-    return {"doc_id", "src_lang", "tgt_lang", "src_text"} <= set(obj)
-
-
-def _is_genmt(path: str) -> bool:
-    obj = _first_json(path)
-    return {"doc_id", "src_text"} <= set(obj) and "src_lang" not in obj
-
-
 def _is_stored(path: str) -> bool:
     from ..formats.mtme_scores import LEVELS
 
     base = os.path.basename(path)
     if base.endswith(".score") and base.count(".") >= 2 and base.rsplit(".", 2)[-2] in LEVELS:
         return True
-    header = _header(path)  # a TSV of stored scores: system, doc_id, a column per metric, no seg_id
+    header = tsv_header(path)  # a TSV of stored scores: system, doc_id, a column per metric, no seg_id
     if len(header) >= 3 and header[:2] == ["system", "doc_id"] and "seg_id" not in header:
         return True
-    obj = _first_json(path)
+    obj = first_json(path)
     return {"language_pair", "document_id"} <= set(obj)
-
-
-def _is_wmt25_tsv(path: str) -> bool:
-    from ..formats.wmt25_tsv import TSV_FIELDS
-
-    return set(TSV_FIELDS) <= set(_header(path))
-
-
-def _is_mqm(path: str) -> bool:
-    from ..formats.mqm_tsv import is_mqm_header
-
-    header = _header(path)
-    return bool(header) and is_mqm_header(header)
-
-
-def _is_human_tsv(path: str) -> bool:
-    header = _header(path)
-    if not header:
-        return False
-    if "system" in header:
-        return True
-    try:
-        float(header[-1])
-    except ValueError:
-        return False
-    return len(header) in (2, 4)
-
-
-# -- reading ------------------------------------------------------------------------------------------------
-def _one_pair(path: str, have: Sequence[str], lp: str | None) -> None:
-    if lp is None and len(have) > 1:
-        raise InputError(f"{path} holds {len(have)} language pairs ({', '.join(have)}): name one with lp=",
-                         params=("lp",))
-
-
-def _read_genmt(path: str, lp: str | None, options: Mapping[str, Any]) -> EvalSet:
-    from ..evaluation.human_clusters import HumanJudgements
-    from ..evaluation.spans import genmt_gold
-    from ..formats.genmt import REFERENCE, judged_testset, read_genmt
-
-    data = read_genmt(path)
-    _one_pair(path, data.language_pairs(), lp)
-    full = data.pair(lp if lp is not None else data.language_pairs()[0])
-    pair = full.select(options.get("domains"))
-    include = bool(options.get("include_reference", False))
-    if include and REFERENCE not in pair.outputs:
-        raise InputError(f"{path}: no reference ({REFERENCE}) for {pair.name} to score as a system",
-                         params=("include_reference",))
-    testset, human, notes = judged_testset(pair, path, include_reference=include, option="include_reference=True",
-                                           warnings=data.warnings)
-    return EvalSet(path, "genmt", pair.name, testset, human,
-                   notes=tuple(notes), raw=pair, make_judgements=lambda: HumanJudgements.from_genmt(pair),
-                   make_spans=lambda: genmt_gold(pair, tuple(full.domains)))
-
-
-def _read_mqm(path: str, lp: str | None, options: Mapping[str, Any]) -> EvalSet:
-    from ..evaluation.human_clusters import HumanJudgements
-    from ..evaluation.spans import mqm_gold
-    from ..formats.human_tsv import load_human
-    from ..formats.mqm_tsv import read_mqm
-
-    ratings = read_mqm(path)
-    human = load_human(path)
-    reference = options.get("reference")
-    if reference is not None and reference not in ratings.systems():
-        raise InputError(f"{path}: rates no system {shown(reference)}; a reference is one of "
-                         f"{', '.join(ratings.systems())}",
-                         params=("reference",))
-    testset = ratings.testset(reference)
-
-    def judgements() -> HumanJudgements:
-        found = HumanJudgements.from_human(human)
-        found.lp = lp
-        return found
-
-    return EvalSet(path, "mqm", lp, testset, human, notes=tuple(getattr(human, "warnings", ()) or ()), raw=ratings,
-                   make_judgements=judgements, make_spans=lambda: mqm_gold(ratings))
-
-
-def _read_human_tsv(path: str, lp: str | None, options: Mapping[str, Any]) -> EvalSet:
-    from ..evaluation.human_clusters import HumanJudgements
-    from ..formats.human_tsv import load_human
-
-    human = load_human(path, options.get("column"), bool(options.get("lower_is_better", False)))
-
-    def judgements() -> HumanJudgements:
-        found = HumanJudgements.from_human(human)
-        found.lp = lp
-        return found
-
-    return EvalSet(path, "human-tsv", lp, None, human, notes=tuple(getattr(human, "warnings", ()) or ()), raw=human,
-                   make_judgements=judgements if human.segment_level else None)
-
-
-def _read_wmt25_tsv(path: str, lp: str | None, options: Mapping[str, Any]) -> EvalSet:
-    from ..formats.wmt25_tsv import OFFICIAL, read_wmt25_tsv
-
-    pair = read_wmt25_tsv(path).pair(lp, options.get("set_id", OFFICIAL))
-    return EvalSet(path, "wmt25-tsv", pair.lp, pair.testset, notes=tuple(pair.notes), raw=pair)
-
-
-def _read_wmt26(path: str, lp: str | None, options: Mapping[str, Any]) -> EvalSet:
-    from ..formats.wmt26 import read_wmt26
-
-    systems = options.get("systems")
-    if not systems:
-        raise InputError(f"{path}: the WMT26 test file holds no translations; give the system files with "
-                         "systems=DIR or systems=[FILE, ...]", params=("systems",))
-    data = read_wmt26(path, systems, lp=lp, source=options.get("source", "src_text"))
-    _one_pair(path, list(data.pairs), lp)
-    pair = next(iter(data.pairs.values()))
-    testset, plans = pair.testset(references=tuple(options.get("references", ())))
-    notes = [f"{pair.name}: {s} left out: it translated {len(pair.hypotheses[s])} of the {len(pair.documents)} "
-             f"documents (first skipped: {pair.skipped(s)[0]})" for s in pair.systems if pair.skipped(s)]
-    notes += [f"{pair.name}: {p.describe()}" for p in plans if p.unit == "document"]
-    return EvalSet(path, "wmt26", pair.name, testset, notes=tuple(notes), raw=pair)
 
 
 def _read_stored(path: str | Sequence[str], lp: str | None, options: Mapping[str, Any]) -> EvalSet:
@@ -271,7 +70,7 @@ def _read_stored(path: str | Sequence[str], lp: str | None, options: Mapping[str
     if lp is not None:
         name, metrics = stored.pair(lp, where)
     else:
-        _one_pair(where, have, lp)
+        one_pair(where, have, lp)
         name = have[0] if have else NO_PAIR
         metrics = stored.pairs[name]
     return EvalSet(where, "stored", name or None, None, stored=dict(metrics),
@@ -323,24 +122,46 @@ def mtme_evalset(data: Any, testset: TestSet, human_name: str | None = None) -> 
                    make_judgements=lambda: HumanJudgements.from_mtme(data, human_name))
 
 
-#: The formats docmetrics defines, in the order a file is tried against them.
-BUILTIN: tuple[HumanFormat, ...] = (
-    HumanFormat("mtme", "an mt-metrics-eval directory (ROOT or ROOT/TESTSET)", lambda p: _mtme_root(p) is not None,
-                _read_mtme, ("testset", "ref", "human_name", "include_human"),
-                "testset, human (segment and system scores), judgements"),
-    HumanFormat("wmt26", "the WMT26 GenMT release (test file and system files)", _is_wmt26, _read_wmt26,
-                ("systems", "references", "source"), "testset (documents as paragraphs or whole)"),
-    HumanFormat("genmt", "the WMT24/25 GenMT/ESA JSONL as released", _is_genmt, _read_genmt,
-                ("domains", "include_reference"), "testset, human (ESA), judgements, spans"),
-    HumanFormat("stored", "stored scores: WMT25 automatic-scores JSONL, MTME *.score files, a TSV",
-                _is_stored, _read_stored, ("directions",), "stored metrics (results())"),
-    HumanFormat("wmt25-tsv", "the WMT25 metrics task's test TSV", _is_wmt25_tsv, _read_wmt25_tsv, ("set_id",),
-                "testset"),
-    HumanFormat("mqm", "a raw MQM TSV (one line per error)", _is_mqm, _read_mqm, ("reference",),
-                "testset, human (MQM penalties, negated), judgements, spans"),
-    HumanFormat("human-tsv", "a TSV of human scores (system[, doc_id, seg_id], score)", _is_human_tsv,
-                _read_human_tsv, ("column", "lower_is_better"), "human, judgements (with segment scores)"),
-)
+_MTME = HumanFormat("mtme", "an mt-metrics-eval directory (ROOT or ROOT/TESTSET)", lambda p: _mtme_root(p) is not None,
+                    _read_mtme, ("testset", "ref", "human_name", "include_human"),
+                    "testset, human (segment and system scores), judgements", precedence=10)
+_STORED = HumanFormat("stored", "stored scores: WMT25 automatic-scores JSONL, MTME *.score files, a TSV",
+                      _is_stored, _read_stored, ("directions",), "stored metrics (results())", precedence=40)
+
+
+# -- gold error spans (built in docmetrics.evaluation.spans) ----------------------------------------------
+def _with_spans(found: EvalSet) -> EvalSet:
+    """``found`` with its gold error spans where its format has them (GenMT ESA errors, raw MQM marks)."""
+    from ..evaluation.spans import genmt_gold, mqm_gold
+
+    if found.make_spans is not None:
+        return found
+    if found.format == "genmt":
+        return dataclasses.replace(found, make_spans=lambda: genmt_gold(found.raw, found.domains))
+    if found.format == "mqm":
+        return dataclasses.replace(found, make_spans=lambda: mqm_gold(found.raw))
+    return found
+
+
+def _modules() -> tuple[HumanFormat, ...]:
+    """The ``FORMAT`` of every module of docmetrics.formats that defines one."""
+    found = []
+    for info in pkgutil.iter_modules(_package.__path__):
+        fmt = getattr(importlib.import_module(f"{_package.__name__}.{info.name}"), "FORMAT", None)
+        if isinstance(fmt, HumanFormat):
+            found.append(fmt)
+    return tuple(found)
+
+
+def builtin() -> tuple[HumanFormat, ...]:
+    """docmetrics' own formats, in the order a file is tried against them."""
+    return tuple(sorted((*_modules(), _MTME, _STORED), key=lambda f: (f.precedence, f.name)))
+
+
+def __getattr__(name: str) -> Any:
+    if name == "BUILTIN":  # docmetrics' own formats (:func:`builtin`), found when first asked for
+        return builtin()
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 # -- the registry ---------------------------------------------------------------------------------------------
@@ -350,7 +171,7 @@ def _plugins(problems: list[str] | None = None) -> list[HumanFormat]:
     from ..plugin import registry
     from ..values.errors import PluginError
 
-    taken = {f.name for f in BUILTIN}
+    taken = {f.name for f in builtin()}
     out = []
     for name in registry.names("human_format"):
         try:
@@ -372,7 +193,7 @@ def _plugins(problems: list[str] | None = None) -> list[HumanFormat]:
 def formats(*, plugins: bool = True, problems: list[str] | None = None) -> list[HumanFormat]:
     """Every format: docmetrics' own, then the plugins' (read from installed metadata now; a broken plugin
     raises its PluginError, or with ``problems`` is left out and said there)."""
-    return list(BUILTIN) + (_plugins(problems) if plugins else [])
+    return list(builtin()) + (_plugins(problems) if plugins else [])
 
 
 def names(*, plugins: bool = True) -> list[str]:
@@ -407,7 +228,7 @@ def detect(path: PathLike | Sequence[PathLike]) -> HumanFormat:
         if f.recognise(where):
             return f
     broken = f" (broken: {'; '.join(problems)})" if problems else ""
-    fault = _json_fault(where)
+    fault = json_fault(where)
     if fault is not None:
         raise InputError(f"{fault}; so it is no form of judging data docmetrics recognises "
                          f"({', '.join(f.name for f in found)}){broken}: fix the line, or name its format, e.g. "
@@ -441,7 +262,7 @@ def read_human(path: PathLike | Sequence[PathLike], *, lp: str | None = None, fo
         raise SpecError(f"read_human: format {shown(fmt.name)} takes no option {shown(unknown[0])}; its options: "
                         f"{', '.join(fmt.options) or 'none'}", params=tuple(unknown))
     where: Any = os.fspath(path) if isinstance(path, (str, os.PathLike)) else [os.fspath(p) for p in path]
-    found = fmt.read(where, lp, options)
+    found = _with_spans(fmt.read(where, lp, options))
     if found.testset is not None and found.testset.lp is None and found.lp:
         found.testset.lp = found.lp  # the pair the file names or lp= gave: metrics score with it (Metric.for_langpair)
     return found

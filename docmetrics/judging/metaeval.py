@@ -25,7 +25,7 @@ from ..values.errors import DocMetricsWarning, InputError, SpecError
 from ..formats.human_tsv import HumanScores
 from ..values.result import Result
 from ..values.testset import TestSet
-from .evalset import EvalSet
+from ..formats.base import EvalSet
 from .params import name_list
 
 __all__ = ["MetaEvaluation", "meta_evaluate", "LEVELS"]

@@ -92,7 +92,7 @@ def _judgements(human: Any, lp: str | None) -> HumanJudgements:
     from ..evaluation.mtme import MtmeTestSet
     from ..formats.genmt import GenmtPair
     from ..formats.human_tsv import HumanScores
-    from .evalset import EvalSet
+    from ..formats.base import EvalSet
 
     if isinstance(human, EvalSet):
         return human.judgements

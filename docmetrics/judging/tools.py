@@ -16,7 +16,7 @@ from ..evaluation.spans import SpanGold, SpanJudgement, judge, judge_predicted, 
 from ..values.errors import InputError, SpecError, UserError
 from ..values.result import Result
 from ..values.testset import TestSet
-from .evalset import EvalSet
+from ..formats.base import EvalSet
 from .metaeval import MetaEvaluation
 from .params import one_name, path_param, results_param
 

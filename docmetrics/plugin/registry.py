@@ -52,10 +52,11 @@ BASES = {
     "backbone": ("docmetrics.plugin.backbone", "Backbone"),
     "segmenter": ("docmetrics.plugin.segmenter", "Segmenter"),
 }
-#: What a plugin of each kind that registers a value (not a class) must be an instance of: (module, class).
+#: What a plugin of each kind that registers a value (not a class) must be an instance of: (module, class, the
+#: name a plugin author imports it by).
 VALUES = {
-    "human_format": ("docmetrics.judging.formats", "HumanFormat"),
-    "cluster_rule": ("docmetrics.judging.rules", "ClusterRule"),
+    "human_format": ("docmetrics.formats.base", "HumanFormat", "docmetrics.judging.HumanFormat"),
+    "cluster_rule": ("docmetrics.judging.rules", "ClusterRule", "docmetrics.judging.rules.ClusterRule"),
 }
 #: ``module[:attr] [extras]`` as entry points write a target (PyPA entry-point specification).
 _IDENT = r"[^\W\d]\w*"
@@ -391,8 +392,8 @@ def kind_problem(kind: str, obj: Any) -> str:
         return "" if _is_subclass_of(type(obj), *statistic) else \
             f"is {what}, not a docmetrics.evaluation.statistics.Statistic"
     if kind in VALUES:
-        module, qualname = VALUES[kind]
-        return "" if _is_subclass_of(type(obj), module, qualname) else f"is {what}, not a {module}.{qualname}"
+        module, qualname, public = VALUES[kind]
+        return "" if _is_subclass_of(type(obj), module, qualname) else f"is {what}, not a {public}"
     module, qualname = BASES[kind]
     if kind == "segmenter":
         return "" if callable(getattr(obj, "split", None)) else \

@@ -1,0 +1,183 @@
+"""What every judged-data format is made of: :class:`HumanFormat` (a form of judging data: its name, how to
+recognise a file of it, how to read one) and :class:`EvalSet` (what reading one language pair of it gives, as
+mt-metrics-eval's ``EvalSet`` is one test set and pair), with the helpers recognisers share (a file's first
+line, as JSON or as a TSV header).  The registry that tries them is :mod:`docmetrics.judging.formats`."""
+
+from __future__ import annotations
+
+import functools
+import json
+import os
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any, Callable, Mapping, Sequence, Union
+
+from ..values.errors import InputError
+from ..values.jsonl import json_object
+from .judgements import HumanJudgements
+
+if TYPE_CHECKING:
+    from ..values.result import Result
+    from ..values.testset import TestSet
+
+__all__ = ["EvalSet", "HumanFormat", "PathLike", "first_line", "first_numbered_line", "first_json", "json_fault",
+           "tsv_header", "one_pair"]
+
+PathLike = Union[str, "os.PathLike[str]"]
+
+
+@dataclass(frozen=True)
+class EvalSet:
+    """One language pair of judging data, read by a human-data format.
+
+    ``source``: the file or directory read; ``format``: the name of the format that read it; ``lp``: the
+    language pair as the file names it (None where the file names none and none was given).
+    ``testset``: the :class:`~docmetrics.values.testset.TestSet` to score where the file carries the texts
+    (GenMT, raw MQM, MTME, WMT25 TSV, WMT26), else None.  ``human``: the human scores the meta-evaluation
+    reads (system and, where given, segment level), None where the file has none.  ``stored``: metric name ->
+    :class:`~docmetrics.formats.stored.StoredMetric` for files of stored scores (:meth:`results` gives them as
+    Results).  ``notes``: what the reader found odd but read, for the caller to show.  ``raw``: the reader's own
+    object (``GenmtPair``, ``MqmRatings``, ``MtmeTestSet``, ``Wmt25Pair``, ``Wmt26Pair``, ``StoredScores``,
+    ``HumanScores``), for what only that form has.
+
+    :attr:`judgements` (the segment scores human clusters read: by default those of ``human``, where it has
+    segment scores) and :attr:`spans` (the gold error spans) are built when first read; where the file has none,
+    reading them is an :class:`~docmetrics.values.errors.InputError` saying why.
+    """
+
+    source: str
+    format: str
+    lp: str | None
+    testset: TestSet | None = None
+    human: Any = None  # HumanScores (docmetrics.formats.human_tsv)
+    stored: dict[str, Any] = field(default_factory=dict)
+    notes: tuple[str, ...] = ()
+    raw: Any = field(default=None, repr=False)
+    make_judgements: Callable[[], HumanJudgements] | None = field(default=None, repr=False, compare=False)
+    make_spans: Callable[[], Any] | None = field(default=None, repr=False, compare=False)
+    #: every domain of the language pair in the file (the test set's are those selected); GenMT's gold spans
+    #: count the lines of the others as skipped
+    domains: tuple[str, ...] = ()
+
+    @functools.cached_property
+    def judgements(self) -> HumanJudgements:
+        """The segment-level human scores of each system, as human clusters read them."""
+        if self.make_judgements is None and self.human is not None and self.human.segment_level:
+            found = HumanJudgements.from_human(self.human)
+            found.lp = self.lp
+            return found
+        if self.make_judgements is None:
+            raise InputError(f"{self.source}: a {self.format} file holds no segment-level human scores; human "
+                             "clusters need them")
+        return self.make_judgements()
+
+    @functools.cached_property
+    def spans(self) -> Any:
+        """The human error spans (GenMT ESA errors, raw MQM marks) that span predictions are judged against (a
+        :class:`~docmetrics.evaluation.spans.SpanGold`)."""
+        if self.make_spans is None:
+            raise InputError(f"{self.source}: a {self.format} file holds no human error spans; give a GenMT file "
+                             "with ESA errors or a raw MQM file")
+        return self.make_spans()
+
+    @property
+    def systems(self) -> list[str]:
+        """The systems to score (the test set's), else those with a human score, else the stored ones'."""
+        if self.testset is not None:
+            return list(self.testset.systems)
+        if self.human is not None:
+            return list(self.human.system)
+        return list(dict.fromkeys(s for m in self.stored.values() for s in m.systems))
+
+    def results(self, names: list[str] | None = None) -> dict[str, list[Result]]:
+        """The stored metrics (``names``, default all) as Results, one per system, in the test set's order
+        where there is one: what :func:`~docmetrics.judging.metaeval.meta_evaluate` takes beside live ones."""
+        from .stored import to_results
+
+        chosen = list(self.stored) if names is None else names
+        unknown = [n for n in chosen if n not in self.stored]
+        if unknown:
+            raise InputError(f"{self.source}: no stored metric {unknown[0]!r}; it has "
+                             f"{', '.join(self.stored) or 'none'}")
+        return {n: to_results(self.stored[n], self.testset) for n in chosen}
+
+
+@dataclass(frozen=True)
+class HumanFormat:
+    """One form of judging data.
+
+    ``recognise(path)`` says whether ``path`` (a file or directory, read as little as it needs) is of this
+    form; it never raises for a file of another form.  ``read(path, lp, options)`` reads the language pair
+    ``lp`` (None: the only one, or the file's, where it names none) with ``options`` (only names listed in
+    ``options`` reach it) and returns an :class:`EvalSet`.  ``gives``: what an EvalSet of it holds, in words."""
+
+    name: str
+    title: str
+    recognise: Callable[[str], bool]
+    read: Callable[[str, str | None, Mapping[str, Any]], EvalSet]
+    options: tuple[str, ...] = ()
+    gives: str = ""
+    #: where docmetrics' own formats are tried when recognising a file (lowest first); a plugin's come after
+    precedence: int = 50
+
+
+# -- what recognisers and readers share -----------------------------------------------------------------------
+def first_line(path: str, limit: int = 1 << 20) -> str:
+    """The first non-blank line of a text file ("" for a directory, an unreadable or an empty file)."""
+    return first_numbered_line(path, limit)[1]
+
+
+def first_numbered_line(path: str, limit: int = 1 << 20) -> tuple[int, str]:
+    """(its number from 1, the text) of the first non-blank line of a text file ((0, "") where :func:`first_line`
+    gives "")."""
+    if not os.path.isfile(path):
+        return 0, ""
+    try:
+        with open(path, encoding="utf-8", errors="replace") as f:
+            read = 0
+            for number, line in enumerate(f, 1):
+                read += len(line)
+                if line.strip():
+                    return number, line.strip("\r\n").lstrip("\ufeff")
+                if read > limit:
+                    break
+    except OSError:
+        return 0, ""
+    return 0, ""
+
+
+def first_json(path: str) -> dict[str, Any]:
+    """The first line of ``path`` as a JSON object ({} where it is none)."""
+    line = first_line(path)
+    if not line.startswith("{"):
+        return {}
+    try:
+        obj = json.loads(line)
+    except (ValueError, RecursionError):  # RecursionError: nested deeper than the parser goes
+        return {}
+    return obj if isinstance(obj, dict) else {}
+
+
+def json_fault(path: str) -> str | None:
+    """Why the first line of ``path``, where it looks like JSON (``{`` or ``[``), is no JSON object docmetrics
+    reads (too deep, invalid, not an object), as ``PATH, line N: ...``; None otherwise."""
+    number, line = first_numbered_line(path)
+    if not line.lstrip().startswith(("{", "[")):
+        return None
+    try:
+        json_object(line, f"{path}, line {number}", "one JSON object (a segment, a document or a system's scores)")
+    except InputError as exc:
+        return str(exc)
+    return None
+
+
+def tsv_header(path: str) -> list[str]:
+    """The fields of the first line of ``path`` where it is tab-separated ([] otherwise)."""
+    line = first_line(path)
+    return [h.strip() for h in line.split("\t")] if "\t" in line else []
+
+
+def one_pair(path: str, have: Sequence[str], lp: str | None) -> None:
+    """An InputError where ``lp`` is None and the file holds several language pairs."""
+    if lp is None and len(have) > 1:
+        raise InputError(f"{path} holds {len(have)} language pairs ({', '.join(have)}): name one with lp=",
+                         params=("lp",))
