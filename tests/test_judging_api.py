@@ -206,7 +206,7 @@ def test_each_builtin_format_is_recognised_and_read(genmt, tmp_path):
     (lambda p, t: docmetrics.read_human(t / "nothing.txt"), InputError, ["nothing.txt", "format="]),
     (lambda p, t: docmetrics.read_human(p), InputError, ["2 language pairs", "lp="]),
     (lambda p, t: docmetrics.read_human(p, lp="en-de", column="x"), SpecError, ["'genmt'", "'column'", "domains"]),
-    (lambda p, t: docmetrics.read_human(p, format="cesa"), SpecError, ["unknown human-data format 'cesa'", "genmt"]),
+    (lambda p, t: docmetrics.read_human(p, format="nope"), SpecError, ["unknown human-data format 'nope'", "genmt"]),
     (lambda p, t: docmetrics.human_clusters(docmetrics.read_human(p, lp="en-de"), rule="wmt99"), SpecError,
      ["unknown cluster rule 'wmt99'", "wmt25-adjacent"]),
     (lambda p, t: docmetrics.human_clusters(docmetrics.read_human(_human_tsv(t), format="stored", lp="en-de")),
