@@ -108,7 +108,10 @@ class HumanFormat:
     ``recognise(path)`` says whether ``path`` (a file or directory, read as little as it needs) is of this
     form; it never raises for a file of another form.  ``read(path, lp, options)`` reads the language pair
     ``lp`` (None: the only one, or the file's, where it names none) with ``options`` (only names listed in
-    ``options`` reach it) and returns an :class:`EvalSet`.  ``gives``: what an EvalSet of it holds, in words."""
+    ``options`` reach it) and returns an :class:`EvalSet`.  ``gives``: what an EvalSet of it holds, in words.
+    ``spans(evalset)``, where the form has human error spans, builds their gold (a
+    :class:`~docmetrics.evaluation.spans.SpanGold`) from an EvalSet it read: what :attr:`EvalSet.spans` gives,
+    built when first asked for (a reader may instead set ``make_spans`` on the EvalSet itself)."""
 
     name: str
     title: str
@@ -118,6 +121,7 @@ class HumanFormat:
     gives: str = ""
     #: where docmetrics' own formats are tried when recognising a file (lowest first); a plugin's come after
     precedence: int = 50
+    spans: Callable[[EvalSet], Any] | None = field(default=None, compare=False)
 
 
 # -- what recognisers and readers share -----------------------------------------------------------------------

@@ -17,6 +17,7 @@ reads before anything is scored, raising an :class:`~docmetrics.values.errors.In
 from __future__ import annotations
 
 import dataclasses
+import functools
 import glob
 import importlib
 import os
@@ -129,18 +130,21 @@ _STORED = HumanFormat("stored", "stored scores: WMT25 automatic-scores JSONL, MT
                       _is_stored, _read_stored, ("directions",), "stored metrics (results())", precedence=40)
 
 
-# -- gold error spans (built in docmetrics.evaluation.spans) ----------------------------------------------
-def _with_spans(found: EvalSet) -> EvalSet:
-    """``found`` with its gold error spans where its format has them (GenMT ESA errors, raw MQM marks)."""
-    from ..evaluation.spans import genmt_gold, mqm_gold
+# -- gold error spans: built by docmetrics.evaluation.spans, a layer above the formats ------------------------
+def _genmt_spans(found: EvalSet) -> Any:
+    from ..evaluation.spans import genmt_gold
 
-    if found.make_spans is not None:
-        return found
-    if found.format == "genmt":
-        return dataclasses.replace(found, make_spans=lambda: genmt_gold(found.raw, found.domains))
-    if found.format == "mqm":
-        return dataclasses.replace(found, make_spans=lambda: mqm_gold(found.raw))
-    return found
+    return genmt_gold(found.raw, found.domains)
+
+
+def _mqm_spans(found: EvalSet) -> Any:
+    from ..evaluation.spans import mqm_gold
+
+    return mqm_gold(found.raw)
+
+
+#: The gold-spans readers of docmetrics' own formats (HumanFormat.spans), by format.
+_GOLD_SPANS = {"genmt": _genmt_spans, "mqm": _mqm_spans}
 
 
 def _modules() -> tuple[HumanFormat, ...]:
@@ -155,7 +159,9 @@ def _modules() -> tuple[HumanFormat, ...]:
 
 def builtin() -> tuple[HumanFormat, ...]:
     """docmetrics' own formats, in the order a file is tried against them."""
-    return tuple(sorted((*_modules(), _MTME, _STORED), key=lambda f: (f.precedence, f.name)))
+    found = [dataclasses.replace(f, spans=_GOLD_SPANS[f.name]) if f.spans is None and f.name in _GOLD_SPANS else f
+             for f in (*_modules(), _MTME, _STORED)]
+    return tuple(sorted(found, key=lambda f: (f.precedence, f.name)))
 
 
 def __getattr__(name: str) -> Any:
@@ -262,7 +268,9 @@ def read_human(path: PathLike | Sequence[PathLike], *, lp: str | None = None, fo
         raise SpecError(f"read_human: format {shown(fmt.name)} takes no option {shown(unknown[0])}; its options: "
                         f"{', '.join(fmt.options) or 'none'}", params=tuple(unknown))
     where: Any = os.fspath(path) if isinstance(path, (str, os.PathLike)) else [os.fspath(p) for p in path]
-    found = _with_spans(fmt.read(where, lp, options))
+    found = fmt.read(where, lp, options)
+    if fmt.spans is not None and found.make_spans is None:
+        found = dataclasses.replace(found, make_spans=functools.partial(fmt.spans, found))
     if found.testset is not None and found.testset.lp is None and found.lp:
         found.testset.lp = found.lp  # the pair the file names or lp= gave: metrics score with it (Metric.for_langpair)
     return found
