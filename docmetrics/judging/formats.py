@@ -9,7 +9,7 @@ docmetrics' own formats are the modules of :mod:`docmetrics.formats` that define
 lists them with what each reads.
 
 A format a third party adds is a :class:`HumanFormat` registered under the entry-point group
-``docmetrics.human_formats`` (``cesa = my_pkg.formats:CESA``); it is tried after docmetrics' own, and a file
+``docmetrics.human_formats`` (``mine = my_pkg.formats:FORMAT``); it is tried after docmetrics' own, and a file
 may always be read with ``format="NAME"``.  Nothing here prints or loads a model; every reader checks what it
 reads before anything is scored, raising an :class:`~docmetrics.values.errors.InputError` naming the file.
 """
