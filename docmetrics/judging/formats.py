@@ -26,6 +26,9 @@ from typing import TYPE_CHECKING, Any, Mapping, Sequence
 
 from .. import formats as _package
 from ..formats.base import EvalSet, HumanFormat, PathLike, first_json, json_fault, one_pair, tsv_header
+from ..formats.human_tsv import HumanScores
+from ..formats.judgements import HumanJudgements, exact_mean
+from ..formats.mtme_scores import LEVELS
 from ..values.errors import InputError, SpecError, shown
 from .params import name_list, one_name, path_param
 
@@ -49,8 +52,6 @@ def _mtme_root(path: str) -> tuple[str, str | None] | None:
 
 
 def _is_stored(path: str) -> bool:
-    from ..formats.mtme_scores import LEVELS
-
     base = os.path.basename(path)
     if base.endswith(".score") and base.count(".") >= 2 and base.rsplit(".", 2)[-2] in LEVELS:
         return True
@@ -98,10 +99,6 @@ def mtme_evalset(data: Any, testset: TestSet, human_name: str | None = None) -> 
     None for MTME's standard ones): its human segment scores (and system scores, MTME's where it has them, else the
     mean of the segments) as HumanScores; what ``read_human`` of an MTME directory returns, and what
     ``docmetrics --mtme`` meta-evaluates."""
-    from ..evaluation.human_clusters import HumanJudgements
-    from ..formats.genmt import exact_mean
-    from ..formats.human_tsv import HumanScores
-
     lp = data.lp
     seg_name = human_name or data.default_human_name("seg")
     human = None
