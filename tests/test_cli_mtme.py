@@ -16,7 +16,7 @@ import docmetrics
 from docmetrics.evaluation.averages import wmt_average
 from docmetrics.evaluation.metaeval import evaluate_mtme
 from docmetrics.evaluation.mtme import load_mtme, read_metric_scores
-from docmetrics.evaluation.mtme_write import mtme_metric_name
+from docmetrics.judging.mtme import mtme_metric_name
 from docmetrics.judging.formats import mtme_evalset
 from docmetrics.values.result import Result, UnitScore
 from docmetrics.values.signature import Signature
@@ -305,7 +305,7 @@ def test_human_seg_level_reports_spa_and_acc_eq_as_mtme_does(tiny, capsys):
 
 
 def test_run_mtme_reads_every_pair_then_loads_then_scores_with_the_callers_loader(tiny):
-    from docmetrics.evaluation.mtme_run import MtmeObserver, run_mtme
+    from docmetrics.judging.mtme import MtmeObserver, run_mtme
     from docmetrics.values.errors import UserError
 
     root, heard, loads = tiny / "data", [], []

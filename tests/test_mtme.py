@@ -18,7 +18,7 @@ from docmetrics.evaluation.averages import wmt_average
 from docmetrics.evaluation.metaeval import evaluate_mtme, evaluate_wmt
 from docmetrics.evaluation.mtme import load_mtme, read_metric_scores, read_mtme
 from docmetrics.evaluation.mtme_standards import STANDARDS
-from docmetrics.evaluation.mtme_write import mtme_metric_name, write_mtme_scores
+from docmetrics.judging.mtme import mtme_metric_name, write_mtme_scores
 from docmetrics.values.errors import InputError
 from docmetrics.formats.mtme_scores import parse_metric_filename, read_score_file
 from docmetrics.values.result import Coverage, DocScore, Result, UnitScore

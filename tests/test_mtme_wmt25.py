@@ -12,8 +12,8 @@ from plugin_fixtures import toy_dist  # noqa: F401
 from docmetrics.evaluation.metaeval import evaluate_mtme
 from docmetrics.evaluation.mtme import load_mtme, read_metric_scores, read_mtme
 from docmetrics.evaluation.mtme_standards import STANDARDS, Standard
-from docmetrics.evaluation.mtme_tasks import MTME_TASKS, MtmeTask, official_statistics, segment_tasks
-from docmetrics.evaluation.mtme_write import write_mtme_scores
+from docmetrics.judging.mtme import MTME_TASKS, MtmeTask, official_statistics, segment_tasks
+from docmetrics.judging.mtme import write_mtme_scores
 from docmetrics.values.errors import InputError
 from docmetrics.values.result import Coverage, DocScore, Result, UnitScore
 from docmetrics.values.signature import Signature
@@ -119,7 +119,7 @@ def test_read_wmt25_directory(tmp_path):
     assert summary["sysC"]["documents"] == ["doc1", "doc2"] and summary["sysC"]["domains"] == ["literary", "speech"]
     assert summary["sysC"]["fields"] == ["doc_id", "domain", "seg"] and summary["sysC"]["records"] == 6
     assert summary["sysC"]["path"].endswith(f"metadata/{LP}/sysC.jsonl")
-    assert data.tasks == MTME_TASKS["wmt25"] and data.missing == {}
+    assert MTME_TASKS[data.testset] == MTME_TASKS["wmt25"] and data.missing == {}
 
 
 def test_jsonl_null_is_a_missing_translation(tmp_path):

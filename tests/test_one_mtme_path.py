@@ -12,7 +12,7 @@ import pytest
 from cli_fixtures import run_cli as run
 
 import docmetrics
-from docmetrics.evaluation import mtme_run
+from docmetrics.judging import mtme as mtme_run
 from docmetrics.judging import metaeval as lib
 from docmetrics.values.errors import InputError, SpecError
 

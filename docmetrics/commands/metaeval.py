@@ -11,7 +11,7 @@ from typing import Sequence, TextIO
 
 from ..evaluation import statistics as stats
 from ..evaluation.averages import SCHEMES, WmtAverage, task_set, wmt_average
-from ..evaluation.mtme_run import MtmeRun
+from ..judging import MtmeRun
 from ..values.errors import InputError, UserError
 from . import report as report_cli
 from . import stored as stored_cli

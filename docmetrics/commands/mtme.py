@@ -1,7 +1,7 @@
 """Meta-evaluation at the WMT standard straight from mt-metrics-eval (MTME) data: the ``--mtme`` options of
 ``docmetrics`` (one language pair; ``docmetrics metaeval``, in :mod:`docmetrics.cli.metaeval`, shares the
 data options), what is said while a test set is scored, and the table of a language pair.  The work is
-:func:`docmetrics.evaluation.mtme_run.run_mtme` (read, score, write), then the library's
+:func:`docmetrics.judging.run_mtme` (read, score, write), then the library's
 :func:`docmetrics.meta_evaluate` on what :func:`docmetrics.judging.formats.mtme_evalset` makes of the data read (the
 one MTME meta-evaluation), printed by :func:`docmetrics.evaluation.metaeval_text.mtme_text` (as
 ``MetaEvaluation.to_text()``); every path and option is checked before a model is loaded."""
@@ -15,9 +15,16 @@ from dataclasses import replace
 from typing import Any, Sequence, TextIO
 
 from ..evaluation.metaeval_text import mtme_text
-from ..evaluation.mtme_run import NO_HUMAN_SCORES, ONE_SYSTEM, MtmeMetric, MtmeObserver, MtmeRun, run_mtme
-from ..evaluation.mtme_write import WrittenScores, mtme_metric_name
-from ..evaluation.scoring import Scored
+from ..judging import (
+    NO_HUMAN_SCORES,
+    ONE_SYSTEM,
+    MtmeMetric,
+    MtmeObserver,
+    MtmeRun,
+    WrittenScores,
+    mtme_metric_name,
+    run_mtme,
+)
 from ..values.errors import UserError
 from . import stored as stored_cli
 from .common import session_scope, width
@@ -185,7 +192,7 @@ class _Report(MtmeObserver):
         note(self.opts, f"[{run.lp}] {metric.spec}: {len(run.testset.systems)} systems x {run.testset.n_segments} "
              "segments", self.who)
 
-    def scored(self, run: MtmeRun, metric: MtmeMetric, scored: Scored, written: WrittenScores | None) -> None:
+    def scored(self, run: MtmeRun, metric: MtmeMetric, scored: Any, written: WrittenScores | None) -> None:
         self.metric_report.report(f"[{run.lp}] {self.labels[run.lp][scored.index]}", scored)
         if written is not None and written.negated:
             note(self.opts, f"[{run.lp}] {metric.spec}: lower is better, so its MTME score files hold the scores "

@@ -42,9 +42,8 @@ test set.  As in MTME's ``GetCorrelations`` (``sys_names - main_refs - close_ref
 are all outputs but the references in use, the human translations (unless ``include_human``: then a
 reference not in use is scored as a system) and the outliers (unless ``include_outliers``).
 
-MTME's task sets (the official statistics per test set) are in :mod:`docmetrics.evaluation.mtme_tasks`; the
-score files' format in :mod:`docmetrics.formats.mtme_scores`; writing them in
-:mod:`docmetrics.evaluation.mtme_write`.
+MTME's task sets (the official statistics per test set), scoring a test set and writing score files are in
+:mod:`docmetrics.judging.mtme`; the score files' format in :mod:`docmetrics.formats.mtme_scores`.
 """
 
 from __future__ import annotations
@@ -61,7 +60,6 @@ from ..values.langpair import LangPair, parse_langpair
 from ..formats.mtme_scores import LEVELS, Score, parse_human_filename, parse_metric_filename, read_score_file
 from ..values.testset import TestSet
 from .mtme_standards import STANDARDS, Standard
-from .mtme_tasks import MTME_TASKS, MtmeTask
 
 __all__ = [
     "NO_TRANSLATION", "MtmeTestSet", "read_mtme", "load_mtme", "read_metric_scores", "METADATA_DOC_FIELD",
@@ -125,12 +123,6 @@ class MtmeTestSet:
     @property
     def n_segments(self) -> int:
         return len(self.sources)
-
-    @property
-    def tasks(self) -> tuple[MtmeTask, ...]:
-        """The statistics MTME's task set for this test set computes
-        (:data:`~docmetrics.evaluation.mtme_tasks.MTME_TASKS`; () if none)."""
-        return MTME_TASKS.get(self.testset, ())
 
     @property
     def langpair(self) -> LangPair:
