@@ -15,7 +15,7 @@ from test_mtme import build_ted, build_tiny
 import docmetrics
 from docmetrics.evaluation.averages import wmt_average
 from docmetrics.evaluation.metaeval import evaluate_mtme
-from docmetrics.evaluation.mtme import load_mtme, read_metric_scores
+from docmetrics.formats.mtme import load_mtme, read_metric_scores
 from docmetrics.judging.mtme import mtme_metric_name
 from docmetrics.judging.formats import mtme_evalset
 from docmetrics.values.result import Result, UnitScore

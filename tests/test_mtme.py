@@ -1,4 +1,4 @@
-"""MTME data directories (docmetrics.evaluation.mtme) and the WMT meta-evaluation over them
+"""MTME data directories (docmetrics.formats.mtme) and the WMT meta-evaluation over them
 (docmetrics.evaluation.metaeval): a tiny directory built here, and WMT21 TED en-de from ../shared."""
 
 import importlib.util
@@ -16,8 +16,8 @@ from docmetrics.algorithms import wmt_stats as ws
 from docmetrics.algorithms.correlation import pairwise_accuracy
 from docmetrics.evaluation.averages import wmt_average
 from docmetrics.evaluation.metaeval import evaluate_mtme, evaluate_wmt
-from docmetrics.evaluation.mtme import load_mtme, read_metric_scores, read_mtme
-from docmetrics.evaluation.mtme_standards import STANDARDS
+from docmetrics.formats.mtme import load_mtme, read_metric_scores, read_mtme
+from docmetrics.formats.mtme import STANDARDS
 from docmetrics.judging.mtme import mtme_metric_name, write_mtme_scores
 from docmetrics.values.errors import InputError
 from docmetrics.formats.mtme_scores import parse_metric_filename, read_score_file

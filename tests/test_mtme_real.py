@@ -1,4 +1,4 @@
-"""mt-metrics-eval directories as MTME ships them (docmetrics.evaluation.mtme), shapes taken from real data.
+"""mt-metrics-eval directories as MTME ships them (docmetrics.formats.mtme), shapes taken from real data.
 
 MTME's data is a tarball, not in git.  A real MTME directory is committed in
 https://github.com/florethsong/mtme-zh-mwe (Apache-2.0, commit 78ea1631): ``raw_wmt22/``, WMT22 zh-en as
@@ -29,7 +29,7 @@ from pathlib import Path
 
 import pytest
 
-from docmetrics.evaluation.mtme import read_metric_scores, read_mtme
+from docmetrics.formats.mtme import read_metric_scores, read_mtme
 
 REAL = os.environ.get("DOCMETRICS_MTME_ROOT")
 

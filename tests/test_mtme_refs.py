@@ -12,7 +12,7 @@ from plugin_fixtures import toy_dist  # noqa: F401
 from test_cli_mtme import run, tiny  # noqa: F401
 from test_mtme import DOCS, REF_A, REF_B, build_tiny, write
 
-from docmetrics.evaluation.mtme import load_mtme, read_metric_scores
+from docmetrics.formats.mtme import load_mtme, read_metric_scores
 from docmetrics.values.errors import InputError
 
 pytestmark = pytest.mark.usefixtures("toy_dist")

@@ -1,4 +1,4 @@
-"""WMT23-25 data as MTME lays it out today (docmetrics.evaluation.mtme): MTME's standards for every
+"""WMT23-25 data as MTME lays it out today (docmetrics.formats.mtme): MTME's standards for every
 wmt23/wmt24/wmt24pp/wmt25 pair, a tiny wmt25-style directory (locale-suffixed pair, JSONL texts, per-system
 metadata) read, scored, meta-evaluated, written as MTME score files and read back; every bad input a row."""
 
@@ -10,8 +10,8 @@ from cli_fixtures import run_cli as _cli
 from plugin_fixtures import toy_dist  # noqa: F401
 
 from docmetrics.evaluation.metaeval import evaluate_mtme
-from docmetrics.evaluation.mtme import load_mtme, read_metric_scores, read_mtme
-from docmetrics.evaluation.mtme_standards import STANDARDS, Standard
+from docmetrics.formats.mtme import load_mtme, read_metric_scores, read_mtme
+from docmetrics.formats.mtme import STANDARDS, Standard
 from docmetrics.judging.mtme import MTME_TASKS, MtmeTask, official_statistics, segment_tasks
 from docmetrics.judging.mtme import write_mtme_scores
 from docmetrics.values.errors import InputError

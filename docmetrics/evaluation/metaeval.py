@@ -48,7 +48,7 @@ from .aligned import Aligned, Score, align
 from .comparisons import Comparison, compare
 from .doc_level import DOC_RULES, DOC_STATISTICS, DocEval, DocGold, doc_eval, doc_gold, doc_matrix
 from .human import match_systems
-from .mtme import MtmeTestSet
+from ..formats.mtme import MtmeTestSet
 
 __all__ = [
     "SYS_STATISTICS", "SEG_STATISTICS", "STATISTICS", "MAIN_STATISTICS", "UNIT_LEVEL", "compared_statistics",

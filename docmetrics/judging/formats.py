@@ -80,7 +80,7 @@ def _read_stored(path: str | Sequence[str], lp: str | None, options: Mapping[str
 
 
 def _read_mtme(path: str, lp: str | None, options: Mapping[str, Any]) -> EvalSet:
-    from ..evaluation.mtme import load_mtme
+    from ..formats.mtme import load_mtme
 
     found = _mtme_root(path)
     root, named = found if found is not None else (path, None)
@@ -94,7 +94,7 @@ def _read_mtme(path: str, lp: str | None, options: Mapping[str, Any]) -> EvalSet
 
 
 def mtme_evalset(data: Any, testset: TestSet, human_name: str | None = None) -> EvalSet:
-    """The EvalSet of one language pair of MTME data as :func:`~docmetrics.evaluation.mtme.load_mtme` read it
+    """The EvalSet of one language pair of MTME data as :func:`~docmetrics.formats.mtme.load_mtme` read it
     (``data``, an MtmeTestSet, and the TestSet of the systems chosen; ``human_name``: the human scores asked for,
     None for MTME's standard ones): its human segment scores (and system scores, MTME's where it has them, else the
     mean of the segments) as HumanScores; what ``read_human`` of an MTME directory returns, and what

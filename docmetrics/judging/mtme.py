@@ -1,7 +1,7 @@
 """MTME's side of judging: scoring mt-metrics-eval data and writing MTME score files, and MTME's task sets.
 
 * :func:`run_mtme` reads each language pair of a test set
-  (:func:`~docmetrics.evaluation.mtme.load_mtme`), loads every metric with the caller's loader, scores every
+  (:func:`~docmetrics.formats.mtme.load_mtme`), loads every metric with the caller's loader, scores every
   system (:func:`~docmetrics.evaluation.scoring.score_metrics`, the loop every run scores with) and writes the
   metrics' score files (:func:`write_mtme_scores`): what ``docmetrics --mtme`` and ``docmetrics metaeval`` run
   before they meta-evaluate the metrics with :func:`~docmetrics.judging.meta_evaluate` (the one MTME
@@ -24,7 +24,7 @@ from dataclasses import dataclass, field
 from typing import Any, Callable, Mapping, Sequence
 
 from ..evaluation.metaeval import WmtEval
-from ..evaluation.mtme import MtmeTestSet, load_mtme
+from ..formats.mtme import MtmeTestSet, load_mtme
 from ..evaluation.scoring import Scored, ScoringObserver, score_metrics
 from ..plugin.backbone import REFERENCE
 from ..plugin.metric import Metric
@@ -187,7 +187,7 @@ def run_mtme(
     (:meth:`~docmetrics.plugin.metric.Metric.check_references`) stops the run before anything is scored.
     With ``out_root`` every metric's scores are written under ``OUT_ROOT/TESTSET/metric-scores/LP``
     (NAME: ``metric_names``, one per spec, or the short signature of its results made file-safe; REF: the
-    references in use as MTME names them, :attr:`~docmetrics.evaluation.mtme.MtmeTestSet.ref`, ``src``
+    references in use as MTME names them, :attr:`~docmetrics.formats.mtme.MtmeTestSet.ref`, ``src``
     for a metric that uses none).  A language pair with human scores and two systems or more can be
     meta-evaluated; the others are scored only (:attr:`MtmeRun.why_no_metaeval`).  ``doc_rule``: the
     document level is to be judged by that rule, so its gold is checked before any model loads.
