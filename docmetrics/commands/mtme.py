@@ -2,7 +2,7 @@
 ``docmetrics`` (one language pair; ``docmetrics metaeval``, in :mod:`docmetrics.cli.metaeval`, shares the
 data options), what is said while a test set is scored, and the table of a language pair.  The work is
 :func:`docmetrics.judging.run_mtme` (read, score, write), then the library's
-:func:`docmetrics.meta_evaluate` on what :func:`docmetrics.judging.formats.mtme_evalset` makes of the data read (the
+:func:`docmetrics.judging.meta_evaluate` on what :meth:`docmetrics.judging.MtmeRun.evalset` makes of the data read (the
 one MTME meta-evaluation), printed by :func:`docmetrics.evaluation.metaeval_text.mtme_text` (as
 ``MetaEvaluation.to_text()``); every path and option is checked before a model is loaded."""
 
@@ -207,10 +207,8 @@ def score(opts: Options, lps: Sequence[str], systems: Sequence[str] | None, who:
     in one session (one engine, one cache, each model loaded once per worker for every pair); ``compare_also``:
     statistics compared between metrics besides the main ones (those of ``docmetrics metaeval --average``).
     Returns the options as scored (``metrics``: -m, then the stored metrics) and the runs."""
-    from .. import api
+    from .. import api, judging
     from ..evaluation.stored import StoredScorer
-    from ..judging.formats import mtme_evalset
-    from ..judging.metaeval import LEVELS, meta_evaluate
 
     stored = stored_cli.for_mtme(opts, lps) if stored_cli.requested(opts) else {}
     scorers = {lp: {stored_cli.label(m): StoredScorer(m) for m in ms} for lp, ms in stored.items()}
@@ -238,9 +236,9 @@ def score(opts: Options, lps: Sequence[str], systems: Sequence[str] | None, who:
     doc_rule = getattr(opts, "doc_level", None)
     for run in runs:  # the library's meta-evaluation of what the library's MTME reader reads
         if run.why_no_metaeval is None:
-            run.evaluation = meta_evaluate(
-                run.results, mtme_evalset(run.data, run.testset, opts.human_name),
-                levels=LEVELS if doc_rule is not None else None, doc_rule=doc_rule or "mean",
+            run.evaluation = judging.meta_evaluate(
+                run.results, run.evalset(), levels=None if doc_rule is None else ("system", "segment", "document"),
+                doc_rule=doc_rule or "mean",
                 statistics=(*asked_statistics(opts), *compare_also),
                 significance=opts.resamples, seed=opts.seed,
                 metric_test=opts.metric_test or "perm-both", pdp=bool(getattr(opts, "pdp", False)),

@@ -32,6 +32,7 @@ from ..values.errors import InputError, shown
 from ..values.result import Result
 from ..values.signature import ParsedSignature
 from ..values.testset import TestSet
+from .evalset import EvalSet
 
 __all__ = ["NO_HUMAN_SCORES", "ONE_SYSTEM", "MtmeMetric", "MtmeRun", "MtmeObserver", "uses_reference", "run_mtme",
            "mtme_metric_name", "WrittenScores", "write_mtme_scores", "MtmeTask", "MTME_TASKS",
@@ -66,6 +67,15 @@ class MtmeRun:
     results: dict[str, list[Result]] = field(default_factory=dict)
     written: list[WrittenScores] = field(default_factory=list)
     evaluation: WmtEval | None = None
+    #: the human scores asked for (None: MTME's standard ones)
+    human_name: str | None = None
+
+    def evalset(self) -> EvalSet:
+        """The language pair as :func:`~docmetrics.judging.read_human` reads it (its systems those scored): what
+        :func:`~docmetrics.judging.meta_evaluate` judges the run's results against."""
+        from .formats import mtme_evalset
+
+        return mtme_evalset(self.data, self.testset, self.human_name)
 
     @property
     def why_no_metaeval(self) -> str | None:
@@ -199,7 +209,7 @@ def run_mtme(
     for lp in lps:
         data, built = load_mtme(root, testset, lp, ref=ref, human_name=human_name, systems=systems,
                                 include_human=include_human, include_outliers=include_outliers)
-        runs.append(MtmeRun(lp, data, built))
+        runs.append(MtmeRun(lp, data, built, human_name=human_name))
         if doc_rule is not None:
             check_doc_gold(data, list(built.systems), doc_rule)
         observer.opened(runs[-1])
