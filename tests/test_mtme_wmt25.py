@@ -7,13 +7,12 @@ from pathlib import Path
 
 import pytest
 from cli_fixtures import run_cli as _cli
+from mtme_fixtures import read_back
 from plugin_fixtures import toy_dist  # noqa: F401
 
 from docmetrics.evaluation.metaeval import evaluate_mtme
-from docmetrics.formats.mtme import load_mtme, read_metric_scores, read_mtme
-from docmetrics.formats.mtme import STANDARDS, Standard
-from docmetrics.judging.mtme import MTME_TASKS, MtmeTask, official_statistics, segment_tasks
-from docmetrics.judging.mtme import write_mtme_scores
+from docmetrics.formats.mtme import STANDARDS, Standard, load_mtme, read_mtme
+from docmetrics.judging.mtme import MTME_TASKS, MtmeTask, official_statistics, segment_tasks, write_mtme_scores
 from docmetrics.values.errors import InputError
 from docmetrics.values.result import Coverage, DocScore, Result, UnitScore
 from docmetrics.values.signature import Signature
@@ -156,7 +155,7 @@ def test_wmt25_round_trip(tmp_path):
     written = write_mtme_scores(out, "wmt25", LP, "overlap", data.ref, results, doc_ids=data.doc_names)
     assert set(written.paths) == {"sys", "doc", "seg"}
     assert written.paths["seg"].endswith(f"wmt25/metric-scores/{LP}/overlap-refA.seg.score")
-    back = read_metric_scores(out, "wmt25", LP, n_segments=6, n_docs=2)
+    back = read_back(out, "wmt25", LP)
     assert back[("overlap", "refA", "seg")] == {r.system: [u.score for u in r.units] for r in results}
     assert back[("overlap", "refA", "doc")] == {r.system: [d.score for d in r.docs] for r in results}
     assert back[("overlap", "refA", "sys")] == {r.system: [r.score] for r in results}
@@ -232,7 +231,7 @@ def test_cli_wmt25_round_trip(tmp_path, capsys, toy_dist):
     assert code == 0, err
     report = json.loads(out)
     assert report["reference"] == "refA" and report["systems"] == ["sysA", "sysB", "sysC"]
-    back = read_metric_scores(out_dir, "wmt25", LP, n_segments=6, n_docs=2)
+    back = read_back(out_dir, "wmt25", LP)
     assert {level for _, _, level in back} == {"sys", "doc", "seg"}
     text = json.dumps(report)
     assert '"document"' in text

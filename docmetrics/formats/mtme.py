@@ -58,10 +58,10 @@ from ..values.io import read_lines
 from ..values.jsonl import json_object, string_field
 from ..values.langpair import LangPair, parse_langpair
 from ..values.testset import TestSet
-from .mtme_scores import LEVELS, Score, parse_human_filename, parse_metric_filename, read_score_file
+from .mtme_scores import LEVELS, Score, parse_human_filename, read_score_file
 
 __all__ = [
-    "NO_TRANSLATION", "MtmeTestSet", "read_mtme", "load_mtme", "read_metric_scores", "METADATA_DOC_FIELD",
+    "NO_TRANSLATION", "MtmeTestSet", "read_mtme", "load_mtme", "METADATA_DOC_FIELD",
     "METADATA_DOMAIN_FIELD", "Standard", "STANDARDS",
 ]
 
@@ -536,29 +536,3 @@ def load_mtme(
         lp=ts.lp,
     )
     return ts, testset_obj
-
-
-
-
-def read_metric_scores(
-    root: str | os.PathLike[str],
-    testset: str,
-    lp: str,
-    *,
-    n_segments: int | None = None,
-    n_docs: int | None = None,
-) -> dict[tuple[str, str, str], dict[str, list[float]]]:
-    """Every ``metric-scores/LP/NAME-REF.LEVEL.score`` file: (NAME, REF, LEVEL) -> system -> scores
-    (domain-level files are skipped: they need the test set's domains)."""
-    d = os.path.join(os.fspath(root), testset, "metric-scores", lp)
-    if not os.path.isdir(d):
-        raise InputError(f"{d}: no such directory")
-    out: dict[tuple[str, str, str], dict[str, list[float]]] = {}
-    for path in _files(d, "*.score"):
-        name, ref, level = parse_metric_filename(path)
-        if level == "domain":
-            continue
-        n_items = {"sys": 1, "doc": n_docs, "seg": n_segments}[level]
-        out[(name, ref, level)] = read_score_file(path, level, n_items=n_items, allow_none=False)  # type: ignore[assignment]
-    return out
-

@@ -24,8 +24,8 @@ from dataclasses import dataclass, field
 from typing import Any, Callable, Mapping, Sequence
 
 from ..evaluation.metaeval import WmtEval
-from ..formats.mtme import MtmeTestSet, load_mtme
 from ..evaluation.scoring import Scored, ScoringObserver, score_metrics
+from ..formats.mtme import MtmeTestSet, load_mtme
 from ..plugin.backbone import REFERENCE
 from ..plugin.metric import Metric
 from ..values.errors import InputError, shown
