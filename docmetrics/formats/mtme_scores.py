@@ -1,20 +1,24 @@
 """MTME score files, human and metric: ``SYS SCORE`` a line (``DOMAIN SYS SCORE`` at domain level), at a level
-of :data:`LEVELS`, read with every count and name checked; and the names of the files
-(``human-scores/LP.NAME.LEVEL.score``, ``metric-scores/LP/NAME-REF.LEVEL.score``) parsed as MTME splits them."""
+of :data:`LEVELS`, read with every count and name checked; the names of the files
+(``human-scores/LP.NAME.LEVEL.score``, ``metric-scores/LP/NAME-REF.LEVEL.score``) parsed as MTME splits them; and
+a metric score file read as a stored metric (:func:`read_mtme_stored`)."""
 
 from __future__ import annotations
 
 import math
 import os
-from typing import Optional, Sequence
+from typing import Mapping, Optional, Sequence
 
 from ..values.errors import InputError, shown
 from ..values.io import read_lines
-from .stored import check_magnitude
+from .stored import StoredMetric, check_magnitude, choose_direction, file_fingerprint
 
-__all__ = ["LEVELS", "Score", "read_score_file", "parse_human_filename", "parse_metric_filename"]
+__all__ = ["LEVELS", "STORED_LEVELS", "Score", "read_score_file", "parse_human_filename", "parse_metric_filename",
+           "read_mtme_stored"]
 
 LEVELS = ("sys", "domain", "doc", "seg")
+#: the levels a metric score file is read at as a stored metric, finest first
+STORED_LEVELS = ("seg", "doc", "sys")
 Score = Optional[float]
 
 
@@ -116,3 +120,51 @@ def parse_metric_filename(path: str) -> tuple[str, str, str]:
         raise InputError(f"{path}: a metric score file is named NAME-REF.LEVEL.score")
     return name, ref, parts[1]
 
+
+def read_mtme_stored(path: str, declared: Mapping[str, bool] | None = None) -> StoredMetric:
+    """One MTME metric score file ``.../metric-scores/LP/NAME-REF.LEVEL.score`` (seg, doc or sys level) as
+    a :class:`StoredMetric` named ``NAME-REF``; ``None`` is a missing score (MTME's way), NaN an error."""
+    name, ref, level = parse_metric_filename(path)
+    if level not in STORED_LEVELS:
+        raise InputError(f"{path}: {level}-level scores are not read as a stored metric; give the "
+                         f"{', '.join(STORED_LEVELS)}-level file")
+    lp_dir = os.path.dirname(os.path.abspath(path))
+    lp = os.path.basename(lp_dir)
+    docs_path = os.path.join(os.path.dirname(os.path.dirname(lp_dir)), "documents", f"{lp}.docs")
+    doc_ids: list[str] | None = None
+    if os.path.isfile(docs_path) and level in ("seg", "doc"):
+        names = []
+        for lineno, line in enumerate(read_lines(docs_path), 1):
+            parts = line.split()
+            if len(parts) != 2:
+                raise InputError(f"{docs_path}, line {lineno}: expected 'DOMAIN DOCNAME', found {shown(line)}")
+            names.append(parts[1])
+        doc_ids = names if level == "seg" else list(dict.fromkeys(names))
+    lines: dict[str, list[int]] = {}
+    for lineno, line in enumerate(read_lines(path), 1):
+        parts = line.split()
+        if len(parts) == 2:
+            try:
+                nan = math.isnan(float(parts[1]))
+            except ValueError:
+                nan = False
+            if nan:
+                raise InputError(f"{path}, line {lineno}, field SCORE: {shown(parts[1])} is not a number; write None "
+                                 "where a score is missing")
+            lines.setdefault(parts[0], []).append(lineno)
+    n_items = 1 if level == "sys" else (len(doc_ids) if doc_ids is not None else None)
+    scores = read_score_file(path, level, n_items=n_items, allow_none=True)
+    if not scores:
+        raise InputError(f"{path}: no scores (one line SYSTEM<TAB>SCORE per system and item)")
+    sizes = {s: len(v) for s, v in scores.items()}
+    first = next(iter(sizes))
+    for s, k in sizes.items():
+        if k != sizes[first]:
+            raise InputError(f"{path}, line {lines[s][-1]}: system {shown(s)} has {k} scores, system "
+                             f"{shown(first)} has "
+                             f"{sizes[first]}; every system has one score per item, in order")
+    metric = f"{name}-{ref}"
+    files = {s: path for s in scores}
+    higher, how = choose_direction(metric, scores, lines, files, declared)
+    return StoredMetric(metric, lp, dict(scores), lines, files, file_fingerprint([path]), "mtme", higher, how,
+                        level, doc_ids)

@@ -8,7 +8,7 @@ as importable calls).  Nothing here imports torch, parses arguments or prints.
 * :func:`human_clusters` (rules: :mod:`docmetrics.judging.rules`, entry-point group ``docmetrics.cluster_rules``);
 * :func:`mbr`, :func:`rerank` -> :class:`CandidateSelection` (:mod:`docmetrics.judging.mbr`);
 * :func:`autorank`, :func:`span_f1`, :func:`compare_systems`, :func:`write_report` (:mod:`docmetrics.judging.tools`);
-* :func:`run_mtme` (score mt-metrics-eval data) and :func:`write_mtme_scores` (MTME score files)
+* :func:`run_mtme` (score mt-metrics-eval data), :func:`write_mtme_scores` and :func:`read_mtme_dir` (MTME score files)
   (:mod:`docmetrics.judging.mtme`).
 """
 
@@ -26,6 +26,7 @@ from .mtme import (
     MtmeRun,
     WrittenScores,
     mtme_metric_name,
+    read_mtme_dir,
     run_mtme,
     uses_reference,
     write_mtme_scores,
@@ -36,4 +37,5 @@ from .tools import autorank, compare_systems, span_f1, write_report
 __all__ = ["EvalSet", "HumanFormat", "read_human", "MetaEvaluation", "meta_evaluate", "ClusterRule",
            "human_clusters", "autorank", "span_f1", "compare_systems", "write_report",
            "mbr", "rerank", "CandidateSelection", "UnitChoice", "run_mtme", "MtmeRun", "MtmeMetric", "MtmeObserver",
-           "NO_HUMAN_SCORES", "ONE_SYSTEM", "write_mtme_scores", "WrittenScores", "mtme_metric_name", "uses_reference"]
+           "NO_HUMAN_SCORES", "ONE_SYSTEM", "write_mtme_scores", "WrittenScores", "mtme_metric_name", "uses_reference",
+           "read_mtme_dir"]

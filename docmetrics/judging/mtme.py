@@ -10,7 +10,8 @@
   takes one reference given several stops the run before a model works.  Nothing here parses arguments or
   prints: the caller hears of the run through an :class:`MtmeObserver`, and stops it by raising there.
 * :func:`write_mtme_scores` writes one metric's Results as ``metric-scores/LP/NAME-REF.{sys,doc,seg}.score``,
-  higher better as MTME reads every score.
+  higher better as MTME reads every score; :func:`read_mtme_dir` reads such files of a directory back as stored
+  metrics (what ``--mtme ROOT --stored NAME`` judges beside the live ones).
 * :data:`MTME_TASKS`: MTME's task sets (``tasks.py``), the statistics of the official ranking of WMT23-25, and
   the docmetrics statistic each one is (:data:`DOCMETRICS_STATISTICS`).
 """
@@ -25,7 +26,10 @@ from typing import Any, Callable, Mapping, Sequence
 
 from ..evaluation.metaeval import WmtEval
 from ..evaluation.scoring import Scored, ScoringObserver, score_metrics
+from ..evaluation.stored import StoredScores, choose_stored
 from ..formats.mtme import MtmeTestSet, load_mtme
+from ..formats.mtme_scores import STORED_LEVELS, parse_metric_filename, read_mtme_stored
+from ..formats.stored import StoredMetric
 from ..plugin.backbone import REFERENCE
 from ..plugin.metric import Metric
 from ..values.errors import InputError, shown
@@ -35,7 +39,7 @@ from ..values.testset import TestSet
 from .evalset import EvalSet
 
 __all__ = ["NO_HUMAN_SCORES", "ONE_SYSTEM", "MtmeMetric", "MtmeRun", "MtmeObserver", "uses_reference", "run_mtme",
-           "mtme_metric_name", "WrittenScores", "write_mtme_scores", "MtmeTask", "MTME_TASKS",
+           "mtme_metric_name", "WrittenScores", "write_mtme_scores", "read_mtme_dir", "MtmeTask", "MTME_TASKS",
            "DOCMETRICS_STATISTICS", "official_statistics", "segment_tasks"]
 
 
@@ -229,6 +233,30 @@ def run_mtme(
         score_metrics(run.testset, [(m.spec, m.metric) for m in metrics], requested=requested,
                       observer=_PairScoring(run, metrics, observer, testset, out_root, metric_names))
     return runs
+
+
+# -- the directory's own metric scores, as stored metrics -------------------------------------------------
+def read_mtme_dir(root: str, testset: str, lp: str, wanted: Sequence[str] | None,
+                  declared: Mapping[str, bool] | None = None) -> list[StoredMetric]:
+    """The stored metrics of an MTME directory's own ``ROOT/TESTSET/metric-scores/LP/`` that ``wanted``
+    names (as :func:`~docmetrics.evaluation.stored.choose_stored`; every one for ``all``), each with its seg, doc
+    and sys files; only the files of the metrics named are read."""
+    folder = os.path.join(root, testset, "metric-scores", lp)
+    if not os.path.isdir(folder):
+        raise InputError(f"{folder}: no such directory; --stored reads the MTME directory's own metric scores "
+                         f"(ROOT/TESTSET/metric-scores/LP/NAME-REF.{{seg,doc,sys}}.score)")
+    files: dict[str, list[str]] = {}
+    for base in sorted(os.listdir(folder)):
+        if not base.endswith(".score") or base.rsplit(".", 2)[-2] not in STORED_LEVELS:
+            continue
+        name, ref, _ = parse_metric_filename(base)
+        files.setdefault(f"{name}-{ref}", []).append(os.path.join(folder, base))
+    chosen = choose_stored(list(files), wanted, lp, folder)
+    out = StoredScores()
+    for name in chosen:
+        for path in files[name]:
+            out.add(read_mtme_stored(path, declared))
+    return list(out.pairs.get(lp, {}).values())
 
 
 # -- writing score files ----------------------------------------------------------------------------------
