@@ -58,7 +58,7 @@ from ..values.io import read_lines
 from ..values.jsonl import json_object, string_field
 from ..values.langpair import LangPair, parse_langpair
 from ..values.testset import TestSet
-from .mtme_scores import LEVELS, Score, parse_human_filename, read_score_file
+from .mtme_scores import LEVELS, Score, parse_human_filename, read_documents, read_score_file
 
 __all__ = [
     "NO_TRANSLATION", "MtmeTestSet", "read_mtme", "load_mtme", "METADATA_DOC_FIELD",
@@ -349,13 +349,7 @@ def read_mtme(root: str | os.PathLike[str], testset: str, lp: str) -> MtmeTestSe
 
     docs_path = _need(os.path.join(d, "documents", f"{lp}.docs"), f"the document file documents/{lp}.docs")
     paths["documents"] = docs_path
-    doc_ids, domains = [], []
-    for lineno, line in enumerate(read_lines(docs_path), 1):
-        parts = line.split()
-        if len(parts) < 2:
-            raise InputError(f"{docs_path}, line {lineno}: expected 'DOMAIN DOCNAME', found {shown(line)}")
-        domains.append(parts[0])
-        doc_ids.append(parts[1])
+    domains, doc_ids = read_documents(docs_path)
     if len(doc_ids) != n:
         raise InputError(f"{docs_path}: {len(doc_ids)} lines, the source {src_path} has {n}; they must be parallel")
     seen: set[str] = set()
