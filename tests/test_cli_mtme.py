@@ -17,7 +17,6 @@ import docmetrics
 from docmetrics.evaluation.averages import wmt_average
 from docmetrics.evaluation.metaeval import evaluate_mtme
 from docmetrics.formats.mtme import load_mtme
-from docmetrics.judging.formats import mtme_evalset
 from docmetrics.judging.mtme import mtme_metric_name
 from docmetrics.values.result import Result, UnitScore
 from docmetrics.values.signature import Signature
@@ -337,7 +336,7 @@ def test_run_mtme_reads_every_pair_then_loads_then_scores_with_the_callers_loade
     for lp_run in runs:  # run_mtme scores and writes; the meta-evaluation is the library's (meta_evaluate)
         assert lp_run.evaluation is None
         expected = library(root, lp_run.lp, [QE, REF], n_resamples=40)[3]
-        mine = docmetrics.meta_evaluate(lp_run.results, mtme_evalset(lp_run.data, lp_run.testset), significance=40)
+        mine = docmetrics.meta_evaluate(lp_run.results, lp_run.evalset(), significance=40)
         assert json.dumps(mine.evaluation.to_dict()) == json.dumps(expected.to_dict())
         assert [w.metric for w in lp_run.written] == ["q", "r"] and lp_run.why_no_metaeval is None
 
