@@ -155,16 +155,14 @@ class _Report(MtmeObserver):
     checks that stop a run before any model is loaded (a language pair that cannot be meta-evaluated, a
     score file name too long)."""
 
-    def __init__(self, opts: Options, who: str, stored: dict[str, dict[str, Any]] | None = None) -> None:
-        self.opts, self.who, self.stored = opts, who, stored or {}
+    def __init__(self, opts: Options, who: str) -> None:
+        self.opts, self.who = opts, who
         self.metric_report = ScoringReport(opts, who=who)
         #: language pair -> the label of each spec (a signature: by its metric's name)
         self.labels: dict[str, list[str]] = {}
 
     def opened(self, run: MtmeRun) -> None:
         opts, lp, data = self.opts, run.lp, run.data
-        for scorer in self.stored.get(lp, {}).values():  # a stored metric that does not fit stops the run here
-            scorer.check(run.testset)
         for path, lines in run.missing.items():
             warn(f"{path}: {len(lines)} line(s) read '[No translation supplied]' (first: line {lines[0] + 1}); "
                  "scored as empty", self.who)
@@ -208,13 +206,12 @@ def score(opts: Options, lps: Sequence[str], systems: Sequence[str] | None, who:
     statistics compared between metrics besides the main ones (those of ``docmetrics metaeval --average``).
     Returns the options as scored (``metrics``: -m, then the stored metrics) and the runs."""
     from .. import api, judging
-    from ..evaluation.stored import StoredScorer
 
-    stored = stored_cli.for_mtme(opts, lps) if stored_cli.requested(opts) else {}
-    scorers = {lp: {stored_cli.label(m): StoredScorer(m) for m in ms} for lp, ms in stored.items()}
-    if scorers:
+    read = stored_cli.for_mtme(opts, lps) if stored_cli.requested(opts) else {}
+    stored = {lp: {stored_cli.label(m): m for m in ms} for lp, ms in read.items()}
+    if stored:
         stored_cli.IN_MTME.check(opts)
-        names = list(next(iter(scorers.values())))
+        names = list(next(iter(stored.values())))
         twice = [n for n in names if n in opts.metrics]
         if twice:
             raise UserError(f"--stored: {twice[0][len(stored_cli.PREFIX):]} is given twice")
@@ -222,15 +219,13 @@ def score(opts: Options, lps: Sequence[str], systems: Sequence[str] | None, who:
 
     with session_scope(opts, cache=getattr(opts, "cache", None)) as session:
         def load(spec: str, lp: str) -> Any:
-            if spec in scorers.get(lp, {}):
-                return scorers[lp][spec]
             return api.load(spec, defaults={"lang": lp}, session=session)
 
         runs = run_mtme(opts.mtme, opts.testset, lps, opts.metrics, load, ref=opts.ref, human_name=opts.human_name,
                         systems=systems, include_human=opts.include_human, include_outliers=opts.include_outliers,
-                        out_root=opts.write_mtme, metric_names=opts.metric_name, observer=_Report(opts, who, scorers),
+                        out_root=opts.write_mtme, metric_names=opts.metric_name, observer=_Report(opts, who),
                         doc_rule=getattr(opts, "doc_level", None),
-                        requested=getattr(opts, "sacrebleu_signatures", None))
+                        requested=getattr(opts, "sacrebleu_signatures", None), stored=stored)
         if session.cache is not None:
             note(opts, f"score cache {session.cache.path}: {session.cache.stats.summary()}", who)
     doc_rule = getattr(opts, "doc_level", None)

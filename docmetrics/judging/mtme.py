@@ -26,7 +26,7 @@ from typing import Any, Callable, Mapping, Sequence
 
 from ..evaluation.metaeval import WmtEval
 from ..evaluation.scoring import Scored, ScoringObserver, score_metrics
-from ..evaluation.stored import StoredScores, choose_stored
+from ..evaluation.stored import StoredScorer, StoredScores, choose_stored
 from ..formats.mtme import MtmeTestSet, load_mtme
 from ..formats.mtme_scores import STORED_LEVELS, parse_metric_filename, read_mtme_stored
 from ..formats.stored import StoredMetric
@@ -192,6 +192,7 @@ def run_mtme(
     observer: MtmeObserver | None = None,
     doc_rule: str | None = None,
     requested: Mapping[int, ParsedSignature] | None = None,
+    stored: Mapping[str, Mapping[str, StoredMetric]] | None = None,
 ) -> list[MtmeRun]:
     """Score ``specs`` on every language pair of ``lps`` of ``ROOT/TESTSET``.
 
@@ -206,9 +207,12 @@ def run_mtme(
     meta-evaluated; the others are scored only (:attr:`MtmeRun.why_no_metaeval`).  ``doc_rule``: the
     document level is to be judged by that rule, so its gold is checked before any model loads.
     ``requested``: the signature the ``k``-th spec was given in where its metric holds none itself
-    (sacrebleu's), as :func:`~docmetrics.evaluation.scoring.score_metrics` takes it.
+    (sacrebleu's), as :func:`~docmetrics.evaluation.scoring.score_metrics` takes it.  ``stored``: language
+    pair -> spec -> a metric already scored (:func:`read_mtme_dir`'s), the metric of that spec (not loaded), each
+    checked against the pair's test set as soon as it is read.
     """
     observer = observer or MtmeObserver()
+    scorers = {lp: {spec: StoredScorer(m) for spec, m in ms.items()} for lp, ms in (stored or {}).items()}
     runs = []
     for lp in lps:
         data, built = load_mtme(root, testset, lp, ref=ref, human_name=human_name, systems=systems,
@@ -216,12 +220,14 @@ def run_mtme(
         runs.append(MtmeRun(lp, data, built, human_name=human_name))
         if doc_rule is not None:
             check_doc_gold(data, list(built.systems), doc_rule)
+        for scorer in scorers.get(lp, {}).values():  # a stored metric that does not fit stops the run here
+            scorer.check(built)
         observer.opened(runs[-1])
     loaded = []
     for run in runs:
         metrics = []
         for k, spec in enumerate(specs):
-            m = MtmeMetric(spec, load(spec, run.lp))
+            m = MtmeMetric(spec, scorers[run.lp][spec] if spec in scorers.get(run.lp, {}) else load(spec, run.lp))
             m.metric.check_references(run.testset)
             if out_root is not None:
                 m.ref = run.data.ref if run.data.ref is not None and uses_reference(m.metric) else "src"
