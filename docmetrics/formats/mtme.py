@@ -42,6 +42,8 @@ test set.  As in MTME's ``GetCorrelations`` (``sys_names - main_refs - close_ref
 are all outputs but the references in use, the human translations (unless ``include_human``: then a
 reference not in use is scored as a system) and the outliers (unless ``include_outliers``).
 
+An MTME directory is the human-data format ``mtme`` (:data:`FORMAT`): ``read_human(ROOT or ROOT/TESTSET,
+lp=LP, testset=...)`` reads one language pair with :func:`load_mtme` and gives :func:`mtme_evalset`'s EvalSet.
 MTME's task sets (the official statistics per test set), scoring a test set and writing score files are in
 :mod:`docmetrics.judging.mtme`; the score files' format in :mod:`docmetrics.formats.mtme_scores`.
 """
@@ -58,11 +60,14 @@ from ..values.io import read_lines
 from ..values.jsonl import json_object, string_field
 from ..values.langpair import LangPair, parse_langpair
 from ..values.testset import TestSet
+from .base import EvalSet, HumanFormat
+from .human_tsv import HumanScores
+from .judgements import HumanJudgements, exact_mean
 from .mtme_scores import LEVELS, Score, parse_human_filename, read_documents, read_score_file
 
 __all__ = [
     "NO_TRANSLATION", "MtmeTestSet", "read_mtme", "load_mtme", "METADATA_DOC_FIELD",
-    "METADATA_DOMAIN_FIELD", "Standard", "STANDARDS",
+    "METADATA_DOMAIN_FIELD", "Standard", "STANDARDS", "mtme_root", "read_evalset", "mtme_evalset", "FORMAT",
 ]
 
 #: The fields of a metadata record (metadata/LP/SYS.jsonl) that name a document and a domain, as
@@ -530,3 +535,59 @@ def load_mtme(
         lp=ts.lp,
     )
     return ts, testset_obj
+
+
+# -- the format: an MTME directory as read_human reads it ------------------------------------------------------
+def mtme_root(path: str) -> tuple[str, str | None] | None:
+    """(root, the test set the path names or None) for an MTME directory (``ROOT`` or ``ROOT/TESTSET``), else None."""
+    if not os.path.isdir(path):
+        return None
+    if os.path.isdir(os.path.join(path, "system-outputs")) or os.path.isdir(os.path.join(path, "human-scores")):
+        return os.path.dirname(os.path.abspath(path)), os.path.basename(os.path.abspath(path))
+    if glob.glob(os.path.join(path, "*", "system-outputs")) or glob.glob(os.path.join(path, "*", "human-scores")):
+        return path, None
+    return None
+
+
+def read_evalset(path: str, lp: str | None, options: Mapping[str, Any]) -> EvalSet:
+    """One test set (``testset=``, or the one ``path`` names) and language pair of an MTME directory, read by
+    :func:`load_mtme` (``ref``, ``human_name``, ``include_human``), as :func:`mtme_evalset`."""
+    found = mtme_root(path)
+    root, named = found if found is not None else (path, None)
+    testset_name = options.get("testset") or named
+    if not testset_name or lp is None:
+        raise InputError(f"{path}: an MTME directory is read one test set and language pair at a time: give "
+                         "testset=NAME (e.g. wmt24) and lp=", params=("testset", "lp"))
+    data, testset = load_mtme(root, testset_name, lp, ref=options.get("ref"), human_name=options.get("human_name"),
+                              include_human=bool(options.get("include_human", False)))
+    return mtme_evalset(data, testset, options.get("human_name"))
+
+
+def mtme_evalset(data: MtmeTestSet, testset: TestSet, human_name: str | None = None) -> EvalSet:
+    """The EvalSet of one language pair of MTME data as :func:`load_mtme` read it (``data`` and the TestSet of the
+    systems chosen; ``human_name``: the human scores asked for, None for MTME's standard ones): its human segment
+    scores (and system scores, MTME's where it has them, else the mean of the segments) as HumanScores; what
+    ``read_human`` of an MTME directory returns, and what ``docmetrics --mtme`` meta-evaluates."""
+    seg_name = human_name or data.default_human_name("seg")
+    human = None
+    if seg_name is not None and (seg_name, "seg") in data.human_scores:
+        positions: dict[tuple[str, str], int] = {}
+        for d in testset.documents:
+            for i in range(d.start, d.end):
+                positions[(d.doc_id, str(i))] = i - d.start + 1
+        keys = list(positions)
+        segments = {s: {k: float(v) for k, v in zip(keys, row) if v is not None}
+                    for s, row in data.human(seg_name, "seg").items()}
+        sys_name = human_name or data.default_human_name("sys")
+        given = data.human(sys_name, "sys") if sys_name and (sys_name, "sys") in data.human_scores else {}
+        system = {s: float(given[s][0]) if s in given and given[s] and given[s][0] is not None
+                  else exact_mean(list(v.values())) for s, v in segments.items() if v}
+        human = HumanScores(f"{data.directory}/human-scores/{data.lp}.{seg_name}.seg.score", seg_name, system,
+                            {s: v for s, v in segments.items() if v}, positions, set(data.human_systems))
+    return EvalSet(data.directory, "mtme", data.lp, testset, human, raw=data,
+                   make_judgements=lambda: HumanJudgements.from_mtme(data, human_name))
+
+
+FORMAT = HumanFormat("mtme", "an mt-metrics-eval directory (ROOT or ROOT/TESTSET)", lambda p: mtme_root(p) is not None,
+                     read_evalset, ("testset", "ref", "human_name", "include_human"),
+                     "testset, human (segment and system scores), judgements", precedence=10)

@@ -27,7 +27,8 @@ from typing import Any, Callable, Mapping, Sequence
 from ..evaluation.metaeval import WmtEval
 from ..evaluation.scoring import Scored, ScoringObserver, score_metrics
 from ..evaluation.stored import StoredScorer, StoredScores, choose_stored
-from ..formats.mtme import MtmeTestSet, load_mtme
+from ..formats.base import EvalSet
+from ..formats.mtme import MtmeTestSet, load_mtme, mtme_evalset
 from ..formats.mtme_scores import STORED_LEVELS, parse_metric_filename, read_mtme_stored
 from ..formats.stored import StoredMetric
 from ..plugin.backbone import REFERENCE
@@ -36,7 +37,6 @@ from ..values.errors import InputError, shown
 from ..values.result import Result
 from ..values.signature import ParsedSignature
 from ..values.testset import TestSet
-from .evalset import EvalSet
 
 __all__ = ["NO_HUMAN_SCORES", "ONE_SYSTEM", "MtmeMetric", "MtmeRun", "MtmeObserver", "uses_reference", "run_mtme",
            "mtme_metric_name", "WrittenScores", "write_mtme_scores", "read_mtme_dir", "MtmeTask", "MTME_TASKS",
@@ -77,8 +77,6 @@ class MtmeRun:
     def evalset(self) -> EvalSet:
         """The language pair as :func:`~docmetrics.judging.read_human` reads it (its systems those scored): what
         :func:`~docmetrics.judging.meta_evaluate` judges the run's results against."""
-        from .formats import mtme_evalset
-
         return mtme_evalset(self.data, self.testset, self.human_name)
 
     @property
