@@ -102,3 +102,33 @@ def test_write_mtme_scores_refuses_bad_input(tmp_path, what, change, message):
 def test_read_mtme_dir_names_the_folder_it_misses(tmp_path):
     with pytest.raises(InputError, match=r"metric-scores.en-de: no such directory; --stored reads"):
         judging.read_mtme_dir(str(tmp_path), TESTSET, LP, None)
+
+
+def test_stored_metrics_join_a_run_without_loading(written):
+    out, run = written
+    (chrf,) = judging.read_mtme_dir(str(out), TESTSET, LP, ["chrf"])
+
+    def no_model(spec, lp):
+        raise AssertionError(f"{spec} was loaded")
+
+    (again,) = judging.run_mtme(str(MTME), TESTSET, [LP], ["stored:chrf"], no_model,
+                                stored={LP: {"stored:chrf": chrf}})
+    assert [r.system for r in again.results["stored:chrf"]] == [r.system for r in run.results["chrf"]]
+    for mine, theirs in zip(again.results["stored:chrf"], run.results["chrf"]):
+        assert mine.score == pytest.approx(theirs.score, abs=1e-12)
+
+
+def test_a_stored_metric_that_does_not_fit_stops_the_run_before_anything_loads(written, tmp_path):
+    _, run = written
+    judging.write_mtme_scores(tmp_path, TESTSET, LP, "chrf", "refA", run.results["chrf"][:2], n_segments=24)
+    (chrf,) = judging.read_mtme_dir(str(tmp_path), TESTSET, LP, ["chrf"])
+    heard = []
+
+    class Ear(judging.MtmeObserver):
+        def opened(self, run):
+            heard.append(run.lp)
+
+    with pytest.raises(InputError, match="chrf-refA.seg.score"):  # two systems of the six the run scores
+        judging.run_mtme(str(MTME), TESTSET, [LP], ["stored:chrf"], load, observer=Ear(),
+                         stored={LP: {"stored:chrf": chrf}})
+    assert heard == []
