@@ -8,12 +8,11 @@ those of ``ROOT/TESTSET/documents/LP.docs`` where it exists; anything else is a 
 
 from __future__ import annotations
 
-import os
 from dataclasses import dataclass, field
 from typing import Mapping, Sequence
 
 from ..values.errors import InputError, shown
-from ..formats.mtme_scores import LEVELS, STORED_LEVELS, read_mtme_stored
+from ..formats.mtme_scores import STORED_LEVELS, read_mtme_stored, score_file_level
 from ..values.result import Result
 from ..formats.stored import (
     StoredMetric,
@@ -96,8 +95,7 @@ def read_stored(paths: Sequence[str], *, lp: str | None = None,
     for path in paths:
         if path.endswith(".jsonl"):
             continue
-        base = os.path.basename(path)
-        if base.endswith(".score") and base.rsplit(".", 2)[-2:-1] and base.rsplit(".", 2)[-2] in LEVELS:
+        if score_file_level(path) is not None:
             out.add(read_mtme_stored(path, declared))
         else:
             for m in read_score_tsv(path, lp, declared).values():

@@ -14,7 +14,7 @@ from ..values.io import read_lines
 from .stored import StoredMetric, check_magnitude, choose_direction, file_fingerprint
 
 __all__ = ["LEVELS", "STORED_LEVELS", "Score", "read_score_file", "parse_human_filename", "parse_metric_filename",
-           "read_documents", "read_mtme_stored"]
+           "score_file_level", "read_documents", "read_mtme_stored"]
 
 LEVELS = ("sys", "domain", "doc", "seg")
 #: the levels a metric score file is read at as a stored metric, finest first
@@ -116,6 +116,12 @@ def parse_human_filename(path: str, lp: str) -> tuple[str, str]:
     if level not in LEVELS:
         raise InputError(f"{path}: unknown level {shown(level)} in the file name; one of {', '.join(LEVELS)}")
     return ".".join(toks[1:-2]), level
+
+
+def score_file_level(path: str) -> str | None:
+    """The LEVEL of a file named as an MTME score file (``*.LEVEL.score``, LEVEL one of :data:`LEVELS`), else None."""
+    parts = os.path.basename(path).rsplit(".", 2)
+    return parts[1] if len(parts) == 3 and parts[2] == "score" and parts[1] in LEVELS else None
 
 
 def parse_metric_filename(path: str) -> tuple[str, str, str]:

@@ -25,7 +25,7 @@ from typing import Any, Mapping, Sequence
 
 from .. import formats as _package
 from ..formats.base import EvalSet, HumanFormat, PathLike, first_json, json_fault, one_pair, tsv_header
-from ..formats.mtme_scores import LEVELS
+from ..formats.mtme_scores import score_file_level
 from ..values.errors import InputError, SpecError, shown
 from .params import name_list, one_name, path_param
 
@@ -34,8 +34,7 @@ __all__ = ["HumanFormat", "EvalSet", "builtin", "formats", "get", "names", "dete
 
 # -- the format whose reader is in docmetrics.evaluation ------------------------------------------------------
 def _is_stored(path: str) -> bool:
-    base = os.path.basename(path)
-    if base.endswith(".score") and base.count(".") >= 2 and base.rsplit(".", 2)[-2] in LEVELS:
+    if score_file_level(path) is not None:
         return True
     header = tsv_header(path)  # a TSV of stored scores: system, doc_id, a column per metric, no seg_id
     if len(header) >= 3 and header[:2] == ["system", "doc_id"] and "seg_id" not in header:

@@ -29,7 +29,7 @@ from ..evaluation.scoring import Scored, ScoringObserver, score_metrics
 from ..evaluation.stored import StoredScorer, StoredScores, choose_stored
 from ..formats.base import EvalSet
 from ..formats.mtme import MtmeTestSet, load_mtme, mtme_evalset
-from ..formats.mtme_scores import STORED_LEVELS, parse_metric_filename, read_mtme_stored
+from ..formats.mtme_scores import STORED_LEVELS, parse_metric_filename, read_mtme_stored, score_file_level
 from ..formats.stored import StoredMetric
 from ..plugin.backbone import REFERENCE
 from ..plugin.metric import Metric
@@ -251,7 +251,7 @@ def read_mtme_dir(root: str, testset: str, lp: str, wanted: Sequence[str] | None
                          f"(ROOT/TESTSET/metric-scores/LP/NAME-REF.{{seg,doc,sys}}.score)")
     files: dict[str, list[str]] = {}
     for base in sorted(os.listdir(folder)):
-        if not base.endswith(".score") or base.rsplit(".", 2)[-2] not in STORED_LEVELS:
+        if score_file_level(base) not in STORED_LEVELS:
             continue
         name, ref, _ = parse_metric_filename(base)
         files.setdefault(f"{name}-{ref}", []).append(os.path.join(folder, base))
