@@ -18,7 +18,6 @@ from ..evaluation.significance import (
     PairedResult,
     PairedTest,
     bootstrap_ci,
-    paired_test,
 )
 from ..values.errors import UserError
 from ..values.result import Result
@@ -73,12 +72,6 @@ def find_baseline(opts: Options, testset: Any) -> Options:
         more = f", and {len(testset.systems) - 20} more" if len(testset.systems) > 20 else ""
         raise UserError(f"--baseline {name}: no system has that name; the systems are {shown}{more}")
     return replace(opts, baseline=found[0])
-
-
-def baseline_first(results: list[Result], opts: Options) -> list[Result]:
-    """``results`` with the --baseline system first (the paired test compares the others with the first)."""
-    name = getattr(opts, "baseline", None)
-    return sorted(results, key=lambda r: r.system != name) if name is not None else results
 
 
 def check_ci_args(opts: Options) -> None:
@@ -142,12 +135,16 @@ def format_cell(row: PairedResult, width: int) -> str:
 
 
 def paired_output(all_results: list[tuple[str, list[Result]]], opts: Options) -> Output:
-    """Run the requested test on every metric (its warnings printed once): sacrebleu's table, or JSON."""
+    """Run the requested test on every metric (:func:`docmetrics.judging.compare_systems`, the --baseline
+    system first; its warnings printed once): sacrebleu's table, or JSON."""
+    from ..judging import compare_systems  # numpy: not at --help
+
     test = requested(opts)
     assert test is not None
     n = opts.paired_bs_n if test == "bs" else opts.paired_ar_n
-    all_results = [(spec, baseline_first(results, opts)) for spec, results in all_results]
-    tests = [(spec, paired_test(results, test, n, opts.seed)) for spec, results in all_results]
+    baseline = getattr(opts, "baseline", None)
+    tests = [(spec, compare_systems(results, test=test, n=n, seed=opts.seed, baseline=baseline))
+             for spec, results in all_results]
     for text in dict.fromkeys(w for _, t in tests for w in t.warnings):
         warn(text)
     return Output(data=lambda: paired_data(tests, opts.short),
