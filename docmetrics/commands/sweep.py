@@ -9,17 +9,15 @@ import json
 import math
 import os
 import shlex
-import tempfile
 import textwrap
 from typing import Any, Sequence, TextIO
 
 from ..algorithms.grids import Axis, parse_grid
 from ..evaluation import statistics as stats
 from ..evaluation.stat_table import columns as stat_columns
-from ..evaluation.sweep import STAT_CHOICES, Point, heatmap_matrix, make_points, run_sweep
+from ..evaluation.sweep import Point, heatmap_matrix, plan
 from ..values.errors import InputError, UserError
 from ..formats.human_tsv import load_human
-from ..values.versions import __version__
 from . import human as human_cli
 from . import report as report_cli
 from .common import (
@@ -37,30 +35,25 @@ from .specs import check_specs
 
 
 def run(opts: SweepOptions, out: TextIO) -> int:
-    from .. import api
-    from ..runtime import cache
+    """Check every option, read the test set and the human scores, run :func:`docmetrics.judging.sweep` (the
+    progress a note per point), then write -o, --report and --plot and print the table."""
+    from ..judging import sweep
 
     check_specs([opts.metric])  # the base spec, before any grid point is built or a model loads
     human_cli.check_args(opts)
     if opts.plot and not opts.human:
         raise UserError("--plot draws a meta-evaluation statistic: give --human FILE")
     try:
-        stat = stats.get(opts.stat)
-    except InputError:
-        raise UserError(f"--stat {opts.stat}: no such statistic; one of {', '.join(STAT_CHOICES)} (or a "
-                        "plugin statistic's name: docmetrics --list shows them)") from None
-    # the levels the statistic needs, beside those asked for
-    doc_rule = opts.doc_level or ("mean" if stat.needs == "document" else None)
-    pdp = opts.pdp or stat.needs == "pdp"
-    segment = bool(opts.seg_level or doc_rule)
-    if stat.needs == "segment" and not segment:
-        raise UserError(f"--stat {opts.stat} needs --seg-level")
+        planned = plan(opts.metric, opts.grid, stat=opts.stat, seg_level=opts.seg_level, doc_level=opts.doc_level,
+                       pdp=opts.pdp)
+    except InputError as exc:  # the library's parameters as the options that carry them
+        if "stat" not in exc.params:
+            raise
+        raise UserError(str(exc).replace("stat=", "--stat ").replace("seg_level=True", "--seg-level")) from None
     if opts.no_cache and opts.cache is not None:
         raise UserError("give --cache or --no-cache, not both")
     if opts.cache_chunk is not None and opts.cache_chunk < 1:
         raise UserError(f"--cache-chunk must be >= 1, not {opts.cache_chunk}")
-    axes = parse_grid(opts.grid)
-    points = make_points(opts.metric, axes)
     inputs = (*(opts.input or ()), opts.source, opts.reference, opts.doc_ids, opts.human)
     if opts.output:
         check_output_file(opts.output, "-o", inputs)
@@ -69,29 +62,14 @@ def run(opts: SweepOptions, out: TextIO) -> int:
     if opts.plot:  # all before any scoring: a sweep can run for hours
         check_output_file(opts.plot, "--plot", (*inputs, opts.output))
         pyplot()
-        heatmap_matrix(points, axes, opts.stat)
+        planned.heatmap()
     human = load_human(opts.human, opts.human_column, opts.human_lower_better) if opts.human else None
     testset = load_testset(opts, who="docmetrics sweep")
     human_cli.warn_unmatched(opts, testset, human, who="docmetrics sweep")
-    # without --cache, a temporary file (not the user's home): points share their units, nothing is kept
-    scratch = tempfile.TemporaryDirectory(prefix="docmetrics-sweep-") if opts.cache is None and not opts.no_cache \
-        else None
-    where = os.path.join(scratch.name, "scores.sqlite") if scratch is not None else opts.cache or None
-    try:
-        score_cache = (None if opts.no_cache
-                       else cache.ScoreCache(where, chunk_size=opts.cache_chunk or cache.DEFAULT_CHUNK))
-    except BaseException:
-        if scratch is not None:
-            scratch.cleanup()
-        raise
-
-    session: Any = None
-
-    def load(spec: str):  # type: ignore[no-untyped-def]
-        return api.load(spec, defaults={"lang": opts.lang}, session=session)
+    n = len(planned.points)
 
     def progress(k: int, pt: Point) -> None:
-        msg = f"[{k}/{len(points)}] {pt.spec}"
+        msg = f"[{k}/{n}] {pt.spec}"
         if pt.skipped:
             msg += f": skipped ({pt.skipped})"
         if pt.cache:
@@ -102,41 +80,27 @@ def run(opts: SweepOptions, out: TextIO) -> int:
             msg += f"; {pt.truncated['units_truncated']} of {pt.truncated['units']} units cut"
         note(opts, msg, who="docmetrics sweep")
 
-    try:
-        # one session for every point: one engine, whose workers keep each model they load
-        with session_scope(opts, cache=score_cache if score_cache is not None else False) as session:
-            run_sweep(points, testset, load, human=human, exclude=opts.exclude_systems,
-                      exclude_humans=opts.no_human_systems, seg_level=segment, short=opts.short,
-                      cache=score_cache, on_point=progress, pdp=pdp, doc_rule=doc_rule,
-                      statistics=(stat.name,) if stat.opt_in else ())
-        total = score_cache.stats if score_cache is not None else None
-        report = {
-            "metric": opts.metric,
-            "grid": opts.grid,
-            "version": __version__,
-            "human": opts.human,
-            "stat": opts.stat,
-            "cache": None if score_cache is None else {"path": None if scratch else str(score_cache.path),
-                                                       "kept": scratch is None, **total.to_dict()},  # type: ignore[union-attr]
-            "points": [p.to_dict() for p in points],
-        }
-        warn_truncation(points)
-        if opts.output:
-            write_report(opts.output, report, kept=opts.cache is not None)
-        if opts.report:  # the page holds what -o writes
-            report_cli.write_for_sweep(opts, json.loads(json.dumps(report)), testset, human)
-        if opts.plot:
-            title = heatmap_title(opts.stat, points, testset, typed_inputs(opts))
-            plot_heatmap(points, axes, opts.stat, opts.plot, title=title)
-        cached = None if total is None else ("(temporary: --cache keeps it)" if scratch
-                                             else score_cache.path)  # type: ignore[union-attr]
-        write(Output(data=lambda: report, text=lambda: sweep_text(points, opts, cached, total, segment=segment)),
-              opts, out)
-    finally:
-        if score_cache is not None:
-            score_cache.close()
-        if scratch is not None:
-            scratch.cleanup()
+    # without --cache, a temporary file (not the user's home): points share their units, nothing is kept;
+    # one session for every point: one engine, whose workers keep each model they load
+    done = sweep(opts.metric, opts.grid, testset, human=human, stat=opts.stat, seg_level=opts.seg_level,
+                 doc_level=opts.doc_level, pdp=opts.pdp, exclude=opts.exclude_systems,
+                 exclude_humans=opts.no_human_systems, lang=opts.lang,
+                 cache=False if opts.no_cache else None if opts.cache is None else opts.cache or True,
+                 cache_chunk=opts.cache_chunk, short=opts.short, on_point=progress,
+                 session=lambda store: session_scope(opts, cache=store if store is not None else False))
+    report = done.to_dict()
+    warn_truncation(done.points)
+    if opts.output:
+        write_report(opts.output, report, kept=opts.cache is not None)
+    if opts.report:  # the page holds what -o writes
+        report_cli.write_for_sweep(opts, json.loads(json.dumps(report)), testset, human)
+    if opts.plot:
+        title = heatmap_title(opts.stat, done.points, testset, typed_inputs(opts))
+        plot_heatmap(done.points, done.axes, opts.stat, opts.plot, title=title)
+    total = done.cache_stats
+    cached = None if total is None else done.cache_path or "(temporary: --cache keeps it)"
+    write(Output(data=lambda: report, text=lambda: sweep_text(done.points, opts, cached, total,
+                                                             segment=done.segment)), opts, out)
     return 0
 
 

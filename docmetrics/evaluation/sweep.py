@@ -29,15 +29,16 @@ import math
 from dataclasses import dataclass, field
 from typing import Any, Callable, Sequence
 
-from ..algorithms.grids import Axis, expand_grid, point_spec
+from ..algorithms.grids import Axis, expand_grid, parse_grid, point_spec
 from ..plugin.metric import Metric
 from ..values.errors import InputError, SpecError, UserError
 from ..formats.human_tsv import HumanScores
 from ..values.testset import TestSet
+from ..values.versions import __version__
 from . import statistics as stats
 from .metaeval_human import evaluate
 
-__all__ = ["Point", "make_points", "run_sweep", "heatmap_matrix", "STAT_CHOICES", "SEG_STATS", "DOC_STATS"]
+__all__ = ["Sweep", "plan", "Point", "make_points", "run_sweep", "heatmap_matrix", "STAT_CHOICES", "SEG_STATS", "DOC_STATS"]
 
 #: the statistics ``--stat`` takes as its help names them (MetaEval.get's names; any alias of
 #: :mod:`docmetrics.evaluation.statistics` and a plugin statistic's name are taken too)
@@ -89,6 +90,57 @@ class Point:
         if self.metaeval is not None:
             d["metaeval"] = self.metaeval.to_dict()
         return d
+
+
+@dataclass
+class Sweep:
+    """One metric over a grid: the base spec, the grid as written, the statistic it is judged by (``stat``) and
+    the levels that statistic needs (``segment``: segment-level human scores; ``doc_rule``, ``pdp``), the grid's
+    ``axes`` and ``points``; once run, the human scores' file (``human``) and the score cache the points shared
+    (``cache_path``: None where it was temporary or there was none; ``cache_stats``: its counts)."""
+
+    metric: str
+    grid: list[str]
+    stat: str
+    axes: list[Axis]
+    points: list[Point]
+    segment: bool = False
+    doc_rule: str | None = None
+    pdp: bool = False
+    opt_in: tuple[str, ...] = ()
+    human: str | None = None
+    cache_path: str | None = None
+    cache_stats: Any = None
+
+    def heatmap(self) -> tuple[list[str], list[str], list[list[float]]]:
+        """(row labels, column labels, values) of the statistic over the first two grid parameters."""
+        return heatmap_matrix(self.points, self.axes, self.stat)
+
+    def to_dict(self) -> dict[str, Any]:
+        """What ``docmetrics sweep -o`` writes: the metric, grid, statistic, cache and every point."""
+        cache = None if self.cache_stats is None else {"path": self.cache_path, "kept": self.cache_path is not None,
+                                                       **self.cache_stats.to_dict()}
+        return {"metric": self.metric, "grid": self.grid, "version": __version__, "human": self.human,
+                "stat": self.stat, "cache": cache, "points": [p.to_dict() for p in self.points]}
+
+
+def plan(metric: str, grid: Sequence[str], *, stat: str = "accuracy", seg_level: bool = False,
+         doc_level: str | None = None, pdp: bool = False) -> Sweep:
+    """The sweep of ``metric`` over ``grid`` (``["w=1..10", "s=1..w"]``), not yet run: its points, and the
+    levels ``stat`` needs (a document statistic: ``doc_level`` "mean" unless given; ``pdp``); an InputError
+    where ``stat`` is unknown or needs ``seg_level``."""
+    try:
+        statistic = stats.get(stat)
+    except InputError:
+        raise InputError(f"stat={stat}: no such statistic; one of {', '.join(STAT_CHOICES)} (or a plugin "
+                         "statistic's name: docmetrics --list shows them)", params=("stat",)) from None
+    doc_rule = doc_level or ("mean" if statistic.needs == "document" else None)
+    segment = bool(seg_level or doc_rule)
+    if statistic.needs == "segment" and not segment:
+        raise InputError(f"stat={stat} needs seg_level=True", params=("stat", "seg_level"))
+    axes = parse_grid(list(grid))
+    return Sweep(metric, list(grid), stat, axes, make_points(metric, axes), segment=segment, doc_rule=doc_rule,
+                 pdp=pdp or statistic.needs == "pdp", opt_in=(statistic.name,) if statistic.opt_in else ())
 
 
 def make_points(base: str, axes: Sequence[Axis]) -> list[Point]:

@@ -5,13 +5,16 @@ runs: :func:`autorank` (WMT25's automatic ranking), :func:`span_f1` (error spans
 
 from __future__ import annotations
 
+import contextlib
 import os
-from typing import Any, Mapping, Sequence, Union
+import tempfile
+from typing import Any, Callable, ContextManager, Mapping, Sequence, Union
 
 from ..algorithms.wmt_stats import DEFAULT_SEED
 from ..evaluation.autorank import EPS, AutoRank, rank_results, rank_stored
 from ..evaluation.autorank import autorank as autorank_scores
 from ..evaluation.significance import PairedTest, paired_test
+from ..evaluation.sweep import Point, Sweep, plan, run_sweep
 from ..evaluation.spans import SpanGold, SpanJudgement, judge, judge_predicted, metric_predictions, mqm_keys
 from ..values.errors import InputError, SpecError, UserError
 from ..values.result import Result
@@ -20,7 +23,8 @@ from ..formats.base import EvalSet
 from .metaeval import MetaEvaluation
 from .params import one_name, path_param, results_param
 
-__all__ = ["autorank", "span_f1", "compare_systems", "write_report", "human_segments", "error_spans", "UNSCORED"]
+__all__ = ["autorank", "span_f1", "compare_systems", "write_report", "sweep", "human_segments", "error_spans",
+           "UNSCORED"]
 
 #: Why a metric has no span prediction for an item: it scored no unit covering the segment.
 UNSCORED = "items the metric scored no unit of (e.g. SLIDE's partial=drop)"
@@ -149,6 +153,48 @@ def compare_systems(results: Sequence[Result], *, test: str = "bs", n: int | Non
                              params=("baseline",))
         ordered.sort(key=lambda r: r.system != baseline)
     return paired_test(ordered, test, n, seed)
+
+
+def sweep(metric: str, grid: Sequence[str], testset: TestSet, *, human: Any = None, stat: str = "accuracy",
+          seg_level: bool = False, doc_level: str | None = None, pdp: bool = False, exclude: Sequence[str] = (),
+          exclude_humans: bool = False, lang: str | None = None, cache: str | os.PathLike[str] | bool | None = None,
+          cache_chunk: int | None = None, session: Callable[[Any], ContextManager[Any]] | None = None,
+          short: bool = False, on_point: Callable[[int, Point], None] | None = None) -> Sweep:
+    """``metric`` (a base spec) scored at every point of ``grid`` (``["w=1..10", "s=1..w"]``: one KEY=VALUES
+    per parameter, a range ``A..B`` whose end may name an earlier key, or ``v1,v2,...``) on ``testset``, and
+    with ``human`` (the human scores: what read_human returns, or a HumanScores) meta-evaluated at each point
+    (``stat``: the statistic the heatmap shows; a segment statistic needs ``seg_level``).  A point the metric
+    refuses is skipped, not fatal.  The points share one score cache, so a unit scored for one point is not
+    scored again: ``cache`` None a temporary file deleted at the end, a path (or True: the default file) a
+    persistent one an interrupted sweep resumes from, False none; ``cache_chunk`` units committed at a time.
+    ``session(cache)`` opens the Session the points score in (default ``docmetrics.Session(cache=cache)``);
+    ``on_point(k, point)`` follows the progress.  ``.points``; ``.heatmap()``; ``to_dict()`` the JSON
+    ``docmetrics sweep -o`` writes.
+
+    >>> sweep("chrf", ["char_order=4..6"], testset, human=read_human("human.tsv")).heatmap()   # doctest: +SKIP
+    """
+    from .. import api
+    from ..runtime.cache import DEFAULT_CHUNK, default_path, using
+
+    planned = plan(metric, grid, stat=stat, seg_level=seg_level, doc_level=doc_level, pdp=pdp)
+    if isinstance(human, EvalSet):
+        human = human.human
+    planned.human = getattr(human, "path", None)
+    with contextlib.ExitStack() as stack:
+        store = None
+        if cache is not False:
+            kept = cache is not None
+            folder = None if kept else stack.enter_context(tempfile.TemporaryDirectory(prefix="docmetrics-sweep-"))
+            where = os.path.join(folder, "scores.sqlite") if folder else default_path() if cache is True else cache
+            store = stack.enter_context(using(where, chunk_size=cache_chunk or DEFAULT_CHUNK))
+            planned.cache_path = str(store.path) if kept else None
+        opened = stack.enter_context(session(store) if session is not None else api.Session(cache=store))
+        run_sweep(planned.points, testset, lambda spec: api.load(spec, defaults={"lang": lang}, session=opened),
+                  human=human, exclude=exclude, exclude_humans=exclude_humans, seg_level=planned.segment,
+                  short=short, cache=store, on_point=on_point, pdp=planned.pdp, doc_rule=planned.doc_rule,
+                  statistics=planned.opt_in)
+        planned.cache_stats = store.stats if store is not None else None
+    return planned
 
 
 Source = Union[MetaEvaluation, Mapping[str, Any], Sequence[Any]]
