@@ -10,25 +10,13 @@ segment are the predictions (:func:`docmetrics.evaluation.spans.metric_predictio
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any
 
 from ..algorithms.spans import PARTIAL_CREDIT
 from ..evaluation.scoring import Scored
-from ..evaluation.spans import (
-    SPAN_METRICS,
-    SpanGold,
-    SpanJudgement,
-    genmt_gold,
-    gives_no_spans,
-    judge,
-    judge_predicted,
-    metric_predictions,
-    mqm_gold,
-    mqm_keys,
-    no_spans,
-)
-from ..values.errors import UserError
+from ..evaluation.spans import SPAN_METRICS, SpanGold, SpanJudgement, genmt_gold, gives_no_spans, mqm_gold, no_spans
 from ..formats.mqm_tsv import MqmRatings, is_human_name
-from ..values.testset import TestSet
+from ..values.errors import UserError
 from .format import metric_labels, num, table
 from .messages import note, warn
 from .options import RunOptions
@@ -40,8 +28,6 @@ __all__ = ["requested", "run", "format_text"]
 #: Options of a metric run, which --spans does not take.
 _NOT_WITH = (("input", "-i"), ("mtme", "--mtme"), ("error_free", "--error-free"),
              ("paired_bs", "--paired-bs"), ("paired_ar", "--paired-ar"), ("scores", "--scores"))
-#: Why a metric has no prediction for an item: it scored no unit covering the segment.
-UNSCORED = "items the metric scored no unit of (e.g. SLIDE's partial=drop)"
 
 
 def requested(opts: RunOptions) -> bool:
@@ -50,14 +36,12 @@ def requested(opts: RunOptions) -> bool:
 
 @dataclass
 class _Scored:
-    """What the -m metrics score and how their spans are judged: the test set, the key fields of each
-    of its lines (beside the system), the gold their spans are judged against, the language pair
-    (the metrics' ``lang``), the notes to add under the table, and where the test set has no reference
-    that a metric could be given (a raw MQM file without --ref), why not and what to do."""
+    """What the -m metrics score and how their spans are judged: the judged data (its test set, and the gold
+    their spans are judged against: :func:`docmetrics.judging.span_f1` keys a metric's spans by it), the
+    language pair (the metrics' ``lang``), the notes to add under the table, and where the test set has no
+    reference that a metric could be given (a raw MQM file without --ref), why not and what to do."""
 
-    testset: TestSet
-    keys: list[tuple[str, ...]]
-    gold: SpanGold
+    data: Any  # docmetrics.judging.EvalSet
     lang: str | None
     notes: list[str]
     no_reference: str | None = None
@@ -80,6 +64,7 @@ def _mqm(opts: RunOptions) -> MqmRatings:
 
 def _gold(opts: RunOptions, metrics: list[str]) -> tuple[SpanGold, _Scored | None]:
     """The human spans, and with -m what the metrics score (read and checked before any model loads)."""
+    from ..judging import EvalSet  # numpy: not at --help
     if getattr(opts, "genmt", None):
         from .genmt import read_pair
 
@@ -88,8 +73,9 @@ def _gold(opts: RunOptions, metrics: list[str]) -> tuple[SpanGold, _Scored | Non
         gold = genmt_gold(pair, tuple(full.domains))
         if not metrics:
             return gold, None
-        keys = [(gold.positions[(seg.doc_id, seg.position)],) for seg in pair.segments]
-        return gold, _Scored(pair.testset(reference=pair.reference is not None), keys, gold, pair.name, [])
+        testset = pair.testset(reference=pair.reference is not None)
+        data = EvalSet(opts.genmt, "genmt", pair.name, testset, raw=pair, make_spans=lambda: gold)
+        return gold, _Scored(data, pair.name, [])
     if getattr(opts, "human", None):
         ratings = _mqm(opts)
         gold = mqm_gold(ratings)
@@ -105,9 +91,11 @@ def _gold(opts: RunOptions, metrics: list[str]) -> tuple[SpanGold, _Scored | Non
             notes.append(f"{unrated} of {len(testset.systems) * testset.n_segments} items (a system's segment) are "
                          f"not rated in {opts.human}: the metrics score them as empty translations, which are "
                          "not judged")
+        judged = gold.without(ref) if ref is not None else gold
+        data = EvalSet(opts.human, "mqm", opts.lang, testset, raw=ratings, make_spans=lambda: judged)
         if ref is not None:
-            return gold, _Scored(testset, mqm_keys(ratings), gold.without(ref), opts.lang, notes)
-        return gold, _Scored(testset, mqm_keys(ratings), gold, opts.lang, notes,
+            return gold, _Scored(data, opts.lang, notes)
+        return gold, _Scored(data, opts.lang, notes,
                              f"--human {opts.human} gives none without --ref: give --ref NAME, {_references(ratings)}, "
                              f"or use a QE metric, e.g. -m xcomet-qe (the metrics that give error spans: "
                              f"{SPAN_METRICS})")
@@ -149,7 +137,9 @@ def _mqm_reference(opts: RunOptions, ratings: MqmRatings) -> str | None:
 
 
 def run(opts: RunOptions) -> Output:
-    """The span judgement of every ``--spans`` file and every ``-m`` metric, as text or JSON (``-f json``)."""
+    """The span judgement (:func:`docmetrics.judging.span_f1`) of every ``--spans`` file and every ``-m`` metric,
+    as text or JSON (``-f json``)."""
+    from ..judging import span_f1  # numpy: not at --help
     from . import genmt
 
     for attr, flag in _NOT_WITH:
@@ -176,7 +166,7 @@ def run(opts: RunOptions) -> Output:
 
         check_specs(metrics)
     gold, scored = _gold(opts, metrics)
-    found = [judge(path, gold) for path in opts.spans]  # files first: their mistakes before any model loads
+    found = [span_f1(path, gold) for path in opts.spans]  # files first: their mistakes before any model loads
     notes = list(gold.notes)
     if scored is not None:
         found += _metrics_judged(opts, metrics, scored)
@@ -205,7 +195,7 @@ def _metrics_judged(opts: RunOptions, specs: list[str], scored: _Scored) -> list
             if based:
                 raise UserError(f"-m {based[0]} scores against a reference, and {scored.no_reference}")
         report = _SpanReport(opts, metric_labels(specs, [m.name for m in metrics]), scored)
-        score_metrics(scored.testset, list(zip(specs, metrics)), observer=report)
+        score_metrics(scored.data.testset, list(zip(specs, metrics)), observer=report)
     return report.judged
 
 
@@ -219,13 +209,12 @@ class _SpanReport(ScoringReport):
         self.data, self.judged = scored, []
 
     def scored(self, scored: Scored) -> None:
+        from ..judging import span_f1
+
         spec, results = scored.spec, scored.results
-        predicted = metric_predictions(results, self.data.gold, self.data.keys, spec)  # no spans: refused first
+        judged = span_f1(results, self.data.data, name=spec)  # no spans: refused before the scores are reported
         super().scored(scored)
-        judged = judge_predicted(spec, predicted, self.data.gold, unpredicted=UNSCORED)
-        if results:
-            judged.signature = results[0].signature.format()
-            note(self.opts, f"{spec}: {judged.signature}")
+        note(self.opts, f"{spec}: {judged.signature}")
         self.judged.append(judged)
 
 
