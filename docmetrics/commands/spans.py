@@ -49,8 +49,8 @@ class _Scored:
 
 def _mqm(opts: RunOptions) -> MqmRatings:
     """The raw MQM file of ``--human`` (an error naming the option where it is another TSV)."""
-    from ..values.io import read_lines
     from ..formats.mqm_tsv import is_mqm_header, read_mqm
+    from ..values.io import read_lines
 
     lines = read_lines(opts.human)
     if not lines or not is_mqm_header([h.strip() for h in lines[0].split("\t")]):

@@ -12,12 +12,12 @@ import shlex
 import textwrap
 from typing import Any, Sequence, TextIO
 
-from ..algorithms.grids import Axis, parse_grid
+from ..algorithms.grids import Axis
 from ..evaluation import statistics as stats
 from ..evaluation.stat_table import columns as stat_columns
 from ..evaluation.sweep import Point, heatmap_matrix, plan
-from ..values.errors import InputError, UserError
 from ..formats.human_tsv import load_human
+from ..values.errors import InputError, UserError
 from . import human as human_cli
 from . import report as report_cli
 from .common import (

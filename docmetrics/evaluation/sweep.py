@@ -30,15 +30,16 @@ from dataclasses import dataclass, field
 from typing import Any, Callable, Sequence
 
 from ..algorithms.grids import Axis, expand_grid, parse_grid, point_spec
+from ..formats.human_tsv import HumanScores
 from ..plugin.metric import Metric
 from ..values.errors import InputError, SpecError, UserError
-from ..formats.human_tsv import HumanScores
 from ..values.testset import TestSet
 from ..values.versions import __version__
 from . import statistics as stats
 from .metaeval_human import evaluate
 
-__all__ = ["Sweep", "plan", "Point", "make_points", "run_sweep", "heatmap_matrix", "STAT_CHOICES", "SEG_STATS", "DOC_STATS"]
+__all__ = ["Sweep", "plan", "Point", "make_points", "run_sweep", "heatmap_matrix", "STAT_CHOICES", "SEG_STATS",
+           "DOC_STATS"]
 
 #: the statistics ``--stat`` takes as its help names them (MetaEval.get's names; any alias of
 #: :mod:`docmetrics.evaluation.statistics` and a plugin statistic's name are taken too)

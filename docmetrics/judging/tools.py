@@ -14,8 +14,9 @@ from ..algorithms.wmt_stats import DEFAULT_SEED
 from ..evaluation.autorank import EPS, AutoRank, rank_results, rank_stored
 from ..evaluation.autorank import autorank as autorank_scores
 from ..evaluation.significance import PairedTest, paired_test
-from ..evaluation.sweep import Point, Sweep, plan, run_sweep
 from ..evaluation.spans import SpanGold, SpanJudgement, judge, judge_predicted, metric_predictions, mqm_keys
+from ..evaluation.sweep import Point, Sweep, plan, run_sweep
+from ..formats.spans_tsv import read_spans_tsv
 from ..values.errors import InputError, SpecError, UserError
 from ..values.result import Result
 from ..values.testset import TestSet
@@ -23,8 +24,8 @@ from ..formats.base import EvalSet
 from .metaeval import MetaEvaluation
 from .params import one_name, path_param, results_param
 
-__all__ = ["autorank", "span_f1", "compare_systems", "write_report", "sweep", "human_segments", "error_spans",
-           "UNSCORED"]
+__all__ = ["autorank", "span_f1", "compare_systems", "write_report", "read_spans_tsv", "sweep", "human_segments",
+           "error_spans", "UNSCORED"]
 
 #: Why a metric has no span prediction for an item: it scored no unit covering the segment.
 UNSCORED = "items the metric scored no unit of (e.g. SLIDE's partial=drop)"
@@ -219,17 +220,26 @@ def _check_not_read(path: str | os.PathLike[str], sources: Sequence[Source], tes
                              "there would replace it: give another file name (e.g. report.html)", params=("path",))
 
 
-def write_report(path: str | os.PathLike[str], *sources: Source, results: Mapping[str, Sequence[Result]] | None
-                 = None, testset: TestSet | None = None, data: EvalSet | None = None,
-                 title: str | None = None) -> int:
+def write_report(path: str | os.PathLike[str], *sources: Source, names: Sequence[str] | None = None,
+                 results: Mapping[str, Sequence[Result]] | Sequence[tuple[str, Sequence[Result]]] | None = None,
+                 intervals: Sequence[Sequence[Any]] | None = None, testset: TestSet | None = None,
+                 data: EvalSet | None = None, human: Any = None, spans: Mapping[str, Any] | None = None,
+                 title: str | None = None, command: str | None = None, inputs: Sequence[tuple[str, str]] = ()) -> int:
     """Write the self-contained HTML report to ``path`` (its size in bytes): one section per source, each a
     :class:`MetaEvaluation` or a saved ``-f json`` output (parsed JSON of any layout ``docmetrics report``
-    reads); ``results`` (``{spec: [Result per system]}``) their documents and units, ``testset`` the texts.
+    reads), named by ``names`` where given; ``results`` (``{spec: [Result per system]}``, or ``(spec, Results)``
+    pairs) their documents and units, unless a source carries them (``-f json --level doc``); ``intervals`` each
+    result's confidence interval (per metric, per system, in ``results``' order: what ``--ci`` computes);
+    ``testset`` the texts.
 
     ``data``, the :class:`EvalSet` judged, gives the page what the command's ``--report`` gives it: the test
     set's texts (where ``testset`` is not given), each system's human segment scores with the human ranking, and
-    the gold error spans (GenMT's ESA spans, a raw MQM file's).  Without it the human scores of the first
-    :class:`MetaEvaluation` among ``sources`` are used where the test set is known."""
+    the gold error spans (GenMT's ESA spans, a raw MQM file's).  Without it, ``human`` (a HumanScores) or the
+    human scores of the first :class:`MetaEvaluation` among ``sources`` are shown where the test set is known.
+    ``spans``: more gold spans, ``{system: {line: [[start, end, severity, category], ...]}}`` as
+    :func:`read_spans_tsv` reads them.  ``command`` and ``inputs`` (``(option, value)`` pairs): what was run, as
+    typed."""
+    from ..formats.spans_tsv import merge_spans
     from ..report import LayoutError, compact_result, detect, payload, texts
     from ..report import write as write_page
 
@@ -240,28 +250,43 @@ def write_report(path: str | os.PathLike[str], *sources: Source, results: Mappin
     if testset is None and data is not None:
         testset = data.testset
     _check_not_read(path, sources, testset, *([data.source] if data is not None else []))
-    human = data.human if data is not None else next(
-        (s.human for s in sources if isinstance(s, MetaEvaluation)), None)
+    if human is None:
+        human = data.human if data is not None else next(
+            (s.human for s in sources if isinstance(s, MetaEvaluation)), None)
     named: list[tuple[str, Any]] = []
     for k, source in enumerate(sources, 1):
+        name = names[k - 1] if names is not None else None
         if isinstance(source, MetaEvaluation):
-            named.append((f"meta_evaluate against {source.human.path}" if source.human is not None and source.human.path
-                          else f"meta-evaluation {k}", source.to_dict()))
+            named.append((name or (f"meta_evaluate against {source.human.path}" if source.human is not None and
+                                   source.human.path else f"meta-evaluation {k}"), source.to_dict()))
             continue
         try:
-            detect(source)
+            layout = detect(source)
         except LayoutError as exc:
             raise InputError(f"write_report: source {k} is not an output docmetrics report reads ({exc})") from None
-        named.append((f"source {k}", source))
+        if layout == "scores" and any("units" in d for d in source):  # type: ignore[union-attr]
+            results = None  # the output carries the documents and units itself
+        named.append((name or f"source {k}", source))
     if not named and not results:
         raise SpecError("write_report: give what to report (a meta-evaluation, saved output, or results=)",
                         params=("sources",))
-    compact = [compact_result(r, spec) for spec, rs in (results or {}).items() for r in rs]
+    given = list((results.items() if isinstance(results, Mapping) else results) or ())
+    compact = [compact_result(r, spec, _interval(intervals, k, i)) for k, (spec, rs) in enumerate(given)
+               for i, r in enumerate(rs)]
+    pair = data.raw if data is not None and data.format == "genmt" else None
     page = payload(named, results=compact, texts=texts(testset) if testset is not None else None, title=title,
                    human=human_segments(human, testset) if testset is not None else None,
-                   spans=error_spans(getattr(data, "raw", None) if data is not None and data.format == "genmt"
-                                     else None, human, testset) if testset is not None else None)
+                   spans=merge_spans(error_spans(pair, human, testset), spans) if testset is not None else None,
+                   command=command, inputs=inputs)
     return write_page(path, page)
+
+
+def _interval(intervals: Sequence[Sequence[Any]] | None, metric: int, system: int) -> dict[str, Any] | None:
+    """The confidence interval of ``intervals`` for a metric's system, as the page embeds it."""
+    if not intervals:
+        return None
+    ci = intervals[metric][system]
+    return ci.to_dict() if hasattr(ci, "to_dict") else dict(ci)
 
 
 def human_segments(human: Any, testset: TestSet) -> dict[str, Any] | None:
