@@ -8,10 +8,10 @@ by :mod:`docmetrics.report`, which imports nothing that scores.
 
 from __future__ import annotations
 
+import json
 import shlex
 from typing import TYPE_CHECKING, Any, Callable, Sequence
 
-from .. import report
 from ..values.errors import InputError, UserError
 from ..values.result import Result
 from ..values.testset import TestSet
@@ -88,10 +88,9 @@ def write_for_command(opts: Options, output: str, all_results: Sequence[tuple[st
     (``output``) and its results (their documents and units, where ``output`` does not carry them)."""
     from ..judging import EvalSet
 
-    data = report.parse(output)
     # --genmt: the pair's judged data (its ESA spans on the page)
     judged = None if pair is None else EvalSet(opts.genmt, "genmt", pair.name, testset, human, raw=pair)
-    write(opts, opts.report, data, f"this command's output ({report.detect(data)})",  # not '-f json': not typed
+    write(opts, opts.report, json.loads(output), "this command's output ({layout})",  # not '-f json': not typed
           _title(opts), results=list(all_results), intervals=cis, testset=testset, human=human, data=judged)
 
 
@@ -104,24 +103,10 @@ def write_page(opts: Options, path: str, written: Callable[[], int]) -> None:
 
 
 def read_outputs(files: Sequence[str]) -> list[tuple[str, Any]]:
-    """(path, parsed JSON) of each saved ``-f json`` output; an InputError naming a file no layout reads."""
-    sources = []
-    for path in files:
-        try:
-            with open(path, encoding="utf-8") as f:
-                text = f.read()
-        except OSError as exc:
-            raise UserError(f"{path}: cannot read the file ({exc.strerror})") from None
-        try:
-            data = report.parse(text)
-            report.detect(data)
-        except report.TooDeep as exc:  # the layouts would not help
-            raise InputError(f"{path}: not an output docmetrics report reads: {exc}") from None
-        except (ValueError, report.LayoutError) as exc:
-            layouts = "; ".join(f"{k}: {v}" for k, v in report.LAYOUTS.items())
-            raise InputError(f"{path}: not an output docmetrics report reads ({exc}); it reads {layouts}") from None
-        sources.append((path, data))
-    return sources
+    """(path, parsed JSON) of each saved output (for ``--data``'s report; write_report reads files itself)."""
+    from ..report import read
+
+    return [(path, read(path)) for path in files]
 
 
 def run(opts: Options) -> int:
@@ -130,7 +115,6 @@ def run(opts: Options) -> int:
     from ..judging import read_spans_tsv, write_report
 
     check_output_file(opts.output, "-o", tuple(opts.files))
-    sources = read_outputs(opts.files)
     testset = human_scores = None
     if opts.spans_tsv and not opts.input:
         raise UserError("--spans-tsv places spans on the systems' lines: give the texts with -i (and --doc-ids)")
@@ -149,9 +133,8 @@ def run(opts: Options) -> int:
         for text in notes:
             note(opts, f"--spans-tsv {text}", "docmetrics report")
     write_page(opts, opts.output, lambda: write_report(
-        opts.output, *(data for _, data in sources), names=[name for name, _ in sources], testset=testset,
-        human=human_scores, spans=tsv_spans, title=opts.title, command=command_line(opts),
-        inputs=inputs_typed(opts)))
+        opts.output, *opts.files, testset=testset, human=human_scores, spans=tsv_spans, title=opts.title,
+        command=command_line(opts), inputs=inputs_typed(opts)))
     return 0
 
 

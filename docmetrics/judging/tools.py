@@ -226,8 +226,9 @@ def write_report(path: str | os.PathLike[str], *sources: Source, names: Sequence
                  data: EvalSet | None = None, human: Any = None, spans: Mapping[str, Any] | None = None,
                  title: str | None = None, command: str | None = None, inputs: Sequence[tuple[str, str]] = ()) -> int:
     """Write the self-contained HTML report to ``path`` (its size in bytes): one section per source, each a
-    :class:`MetaEvaluation` or a saved ``-f json`` output (parsed JSON of any layout ``docmetrics report``
-    reads), named by ``names`` where given; ``results`` (``{spec: [Result per system]}``, or ``(spec, Results)``
+    :class:`MetaEvaluation`, a saved ``-f json`` output (parsed JSON of any layout ``docmetrics report``
+    reads) or the file holding one, named by ``names`` where given (``{layout}`` in a name: the source's
+    layout; default: its file, else "source k"); ``results`` (``{spec: [Result per system]}``, or ``(spec, Results)``
     pairs) their documents and units, unless a source carries them (``-f json --level doc``); ``intervals`` each
     result's confidence interval (per metric, per system, in ``results``' order: what ``--ci`` computes);
     ``testset`` the texts.
@@ -241,6 +242,7 @@ def write_report(path: str | os.PathLike[str], *sources: Source, names: Sequence
     typed."""
     from ..formats.spans_tsv import merge_spans
     from ..report import LayoutError, compact_result, detect, payload, texts
+    from ..report import read as read_output
     from ..report import write as write_page
 
     path = path_param(path, "path", "write_report", many=False)
@@ -256,6 +258,8 @@ def write_report(path: str | os.PathLike[str], *sources: Source, names: Sequence
     named: list[tuple[str, Any]] = []
     for k, source in enumerate(sources, 1):
         name = names[k - 1] if names is not None else None
+        if isinstance(source, (str, os.PathLike)):  # a saved output: read, and named by its file
+            name, source = name or os.fspath(source), read_output(os.fspath(source))
         if isinstance(source, MetaEvaluation):
             named.append((name or (f"meta_evaluate against {source.human.path}" if source.human is not None and
                                    source.human.path else f"meta-evaluation {k}"), source.to_dict()))
@@ -266,7 +270,7 @@ def write_report(path: str | os.PathLike[str], *sources: Source, names: Sequence
             raise InputError(f"write_report: source {k} is not an output docmetrics report reads ({exc})") from None
         if layout == "scores" and any("units" in d for d in source):  # type: ignore[union-attr]
             results = None  # the output carries the documents and units itself
-        named.append((name or f"source {k}", source))
+        named.append(((name or f"source {k}").replace("{layout}", layout), source))
     if not named and not results:
         raise SpecError("write_report: give what to report (a meta-evaluation, saved output, or results=)",
                         params=("sources",))

@@ -5,8 +5,8 @@ A leaf beside the CLI: it reads JSON and value types, scores nothing, and nothin
 page's data, :mod:`.page` writes the page (template, CSS and JavaScript in ``templates/``).
 """
 
-from .data import LAYOUTS, LayoutError, TooDeep, compact_result, detect, parse, payload, texts
+from .data import LAYOUTS, LayoutError, TooDeep, compact_result, detect, parse, payload, read, texts
 from .page import render, write
 
-__all__ = ["LAYOUTS", "LayoutError", "TooDeep", "compact_result", "detect", "parse", "payload", "render", "texts",
-           "write"]
+__all__ = ["LAYOUTS", "LayoutError", "TooDeep", "compact_result", "detect", "parse", "payload", "read", "render",
+           "texts", "write"]

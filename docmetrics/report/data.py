@@ -106,6 +106,27 @@ def parse(text: str) -> Any:
     return out
 
 
+def read(path: str) -> Any:
+    """The saved output in the file ``path``, parsed (:func:`parse`) and of a layout :func:`detect` knows; a
+    UserError where it cannot be read, an InputError naming the layouts where it is none of them."""
+    from ..values.errors import InputError, UserError
+
+    try:
+        with open(path, encoding="utf-8") as f:
+            text = f.read()
+    except OSError as exc:
+        raise UserError(f"{path}: cannot read the file ({exc.strerror})") from None
+    try:
+        data = parse(text)
+        detect(data)
+    except TooDeep as exc:  # the layouts would not help
+        raise InputError(f"{path}: not an output docmetrics report reads: {exc}") from None
+    except (ValueError, LayoutError) as exc:
+        layouts = "; ".join(f"{k}: {v}" for k, v in LAYOUTS.items())
+        raise InputError(f"{path}: not an output docmetrics report reads ({exc}); it reads {layouts}") from None
+    return data
+
+
 def compact_result(result: Result, spec: str, ci: Mapping[str, Any] | None = None) -> dict[str, Any]:
     """A result with its documents and units, the units column by column (``doc``: an index into
     ``docs``; ``weight``, ``group``, ``truncated``, ``partial`` only where some unit differs from the
