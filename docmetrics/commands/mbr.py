@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import sys
 
-from ..judging.mbr import CandidateSelection, mbr, rerank
+from ..judging import CandidateSelection, mbr, rerank
 from ..values import io
 from ..values.candidates import read_candidates
 from ..values.errors import UserError
