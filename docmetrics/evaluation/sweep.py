@@ -38,8 +38,7 @@ from ..values.versions import __version__
 from . import statistics as stats
 from .metaeval_human import evaluate
 
-__all__ = ["Sweep", "plan", "Point", "make_points", "run_sweep", "heatmap_matrix", "STAT_CHOICES", "SEG_STATS",
-           "DOC_STATS"]
+__all__ = ["Sweep", "plan", "run", "Point", "heatmap_matrix", "STAT_CHOICES", "SEG_STATS", "DOC_STATS"]
 
 #: the statistics ``--stat`` takes as its help names them (MetaEval.get's names; any alias of
 #: :mod:`docmetrics.evaluation.statistics` and a plugin statistic's name are taken too)
@@ -140,39 +139,19 @@ def plan(metric: str, grid: Sequence[str], *, stat: str = "accuracy", seg_level:
     if statistic.needs == "segment" and not segment:
         raise InputError(f"stat={stat} needs seg_level=True", params=("stat", "seg_level"))
     axes = parse_grid(list(grid))
-    return Sweep(metric, list(grid), stat, axes, make_points(metric, axes), segment=segment, doc_rule=doc_rule,
+    points = [Point(pt, point_spec(metric, pt)) for pt in expand_grid(axes)]  # each: the base spec with its values
+    return Sweep(metric, list(grid), stat, axes, points, segment=segment, doc_rule=doc_rule,
                  pdp=pdp or statistic.needs == "pdp", opt_in=(statistic.name,) if statistic.opt_in else ())
 
 
-def make_points(base: str, axes: Sequence[Axis]) -> list[Point]:
-    """One point per grid position, its spec the base spec with the point's parameters."""
-    return [Point(pt, point_spec(base, pt)) for pt in expand_grid(axes)]
-
-
-def run_sweep(
-    points: Sequence[Point],
-    testset: TestSet,
-    load: Callable[[str], Metric],
-    *,
-    human: HumanScores | None = None,
-    exclude: Sequence[str] = (),
-    exclude_humans: bool = False,
-    seg_level: bool = False,
-    short: bool = False,
-    cache: Any = None,
-    on_point: Callable[[int, Point], None] | None = None,
-    pdp: bool = False,
-    doc_rule: str | None = None,
-    statistics: Sequence[str] = (),
-) -> list[Point]:
-    """Score every point (``load(spec)`` builds its metric, with the score cache in use) and, with
-    human scores, meta-evaluate it.  A point the metric rejects (a bad parameter combination, or
-    no unit to score) is marked skipped, not fatal.  ``cache``: the score cache the loader uses, to
-    record its hits per point.  ``on_point(k, point)`` is called after each point (1-based k).
-    ``pdp`` / ``doc_rule``: the opt-in system-level PDP and document level of
-    :func:`~docmetrics.evaluation.metaeval_human.evaluate` (``doc_rule`` needs ``seg_level``); ``statistics``: the
-    registry's opt-in statistics to compute too (``--stat kendall_c``)."""
-    for k, pt in enumerate(points, 1):
+def run(sweep: Sweep, testset: TestSet, load: Callable[[str], Metric], *, human: HumanScores | None = None,
+        exclude: Sequence[str] = (), exclude_humans: bool = False, short: bool = False, cache: Any = None,
+        on_point: Callable[[int, Point], None] | None = None) -> Sweep:
+    """Score every point of ``sweep`` (``load(spec)`` builds its metric, with the score cache ``cache`` in use:
+    its hits are counted per point) and, with human scores, meta-evaluate it at the levels the sweep's statistic
+    needs.  A point the metric rejects (a bad parameter combination, or no unit to score) is marked skipped, not
+    fatal; ``on_point(k, point)`` follows each point (1-based k)."""
+    for k, pt in enumerate(sweep.points, 1):
         try:
             metric = load(pt.spec)
         except SpecError as exc:
@@ -196,14 +175,15 @@ def run_sweep(
                     pt.cache = cache.stats.since(before).to_dict()
                 if human is not None:
                     pt.metaeval = evaluate(results, human, spec=pt.spec, exclude=exclude,
-                                           exclude_humans=exclude_humans, seg_level=seg_level,
-                                           testset=testset, short=short, pdp=pdp, doc_rule=doc_rule,
-                                           statistics=statistics)
+                                           exclude_humans=exclude_humans, seg_level=sweep.segment,
+                                           testset=testset, short=short, pdp=sweep.pdp, doc_rule=sweep.doc_rule,
+                                           statistics=sweep.opt_in)
         if on_point is not None:
             on_point(k, pt)
-    if not any(not p.skipped for p in points):
-        raise SpecError("no grid point could be built: " + "; ".join(p.skipped or "" for p in points[:3]))
-    return list(points)
+    if not any(not p.skipped for p in sweep.points):
+        raise SpecError("no grid point could be built: " + "; ".join(p.skipped or "" for p in sweep.points[:3]))
+    sweep.human = getattr(human, "path", None)
+    return sweep
 
 
 def truncation(results: Sequence[Any]) -> dict[str, int]:

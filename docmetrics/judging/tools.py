@@ -15,12 +15,13 @@ from ..evaluation.autorank import EPS, AutoRank, rank_results, rank_stored
 from ..evaluation.autorank import autorank as autorank_scores
 from ..evaluation.significance import PairedTest, paired_test
 from ..evaluation.spans import SpanGold, SpanJudgement, judge, judge_predicted, metric_predictions, mqm_keys
-from ..evaluation.sweep import Point, Sweep, plan, run_sweep
+from ..evaluation.sweep import Point, Sweep, plan
+from ..evaluation.sweep import run as run_sweep
+from ..formats.base import EvalSet
 from ..formats.spans_tsv import read_spans_tsv
 from ..values.errors import InputError, SpecError, UserError
 from ..values.result import Result
 from ..values.testset import TestSet
-from ..formats.base import EvalSet
 from .metaeval import MetaEvaluation
 from .params import one_name, path_param, results_param
 
@@ -178,9 +179,7 @@ def sweep(metric: str, grid: Sequence[str], testset: TestSet, *, human: Any = No
     from ..runtime.cache import DEFAULT_CHUNK, default_path, using
 
     planned = plan(metric, grid, stat=stat, seg_level=seg_level, doc_level=doc_level, pdp=pdp)
-    if isinstance(human, EvalSet):
-        human = human.human
-    planned.human = getattr(human, "path", None)
+    human = human.human if isinstance(human, EvalSet) else human
     with contextlib.ExitStack() as stack:
         store = None
         if cache is not False:
@@ -190,10 +189,8 @@ def sweep(metric: str, grid: Sequence[str], testset: TestSet, *, human: Any = No
             store = stack.enter_context(using(where, chunk_size=cache_chunk or DEFAULT_CHUNK))
             planned.cache_path = str(store.path) if kept else None
         opened = stack.enter_context(session(store) if session is not None else api.Session(cache=store))
-        run_sweep(planned.points, testset, lambda spec: api.load(spec, defaults={"lang": lang}, session=opened),
-                  human=human, exclude=exclude, exclude_humans=exclude_humans, seg_level=planned.segment,
-                  short=short, cache=store, on_point=on_point, pdp=planned.pdp, doc_rule=planned.doc_rule,
-                  statistics=planned.opt_in)
+        run_sweep(planned, testset, lambda spec: api.load(spec, defaults={"lang": lang}, session=opened), human=human,
+                  exclude=exclude, exclude_humans=exclude_humans, short=short, cache=store, on_point=on_point)
         planned.cache_stats = store.stats if store is not None else None
     return planned
 
