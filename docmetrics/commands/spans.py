@@ -1,11 +1,11 @@
 """``docmetrics --genmt FILE --spans PRED.jsonl`` (and ``--human RAW_MQM.tsv --spans ...``): error-span
 predictions judged against the human spans (WMT25 metrics subtask 2, WMT26 subtask 1), character-level
 precision, recall and F1 as WMT25's ``scoring_esa.py`` computes them; the work is
-:func:`docmetrics.evaluation.spans.judge`, the table is here.  ``--genmt FILE -m xcomet --spans`` and
+:func:`docmetrics.judging.span_f1`, the table is here.  ``--genmt FILE -m xcomet --spans`` and
 ``--human RAW_MQM.tsv -m xcomet-qe --spans`` judge a metric's own spans (each -m one predictor, beside any
 files): the metric scores the pair's systems, or the MQM file's rated translations (``--ref NAME``: one of
 its human references, for a metric that scores against one; it is then not a system), and its spans per
-segment are the predictions (:func:`docmetrics.evaluation.spans.metric_predictions`)."""
+segment are the predictions, judged by the same call on the pair's (or the MQM file's) judged data."""
 
 from __future__ import annotations
 
@@ -65,6 +65,7 @@ def _mqm(opts: RunOptions) -> MqmRatings:
 def _gold(opts: RunOptions, metrics: list[str]) -> tuple[SpanGold, _Scored | None]:
     """The human spans, and with -m what the metrics score (read and checked before any model loads)."""
     from ..judging import EvalSet  # numpy: not at --help
+
     if getattr(opts, "genmt", None):
         from .genmt import read_pair
 
