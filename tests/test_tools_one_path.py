@@ -81,6 +81,15 @@ def test_sweep_names_the_parameter_that_is_wrong(files, stat, kwargs, needle):
     assert needle in str(caught.value) and "stat" in caught.value.params
 
 
+def test_sweep_takes_one_grid_parameter_as_a_string_and_refuses_wrong_types(files):
+    assert [p.spec for p in sweep("chrf", "char_order=4..5", make_testset(files)).points] == \
+        ["chrf:char_order=4", "chrf:char_order=5"]
+    with pytest.raises(docmetrics.SpecError, match="testset= takes a TestSet"):
+        sweep("chrf", ["char_order=4"], "sys.txt")
+    with pytest.raises(docmetrics.SpecError, match="human= takes what read_human returns"):
+        sweep("chrf", ["char_order=4"], make_testset(files), human={"sysA.txt": 1.0})
+
+
 # -- paired tests --------------------------------------------------------------------------------------------------
 def test_compare_systems_with_a_baseline_is_what_the_command_prints(files, capsys):
     code, out, err = run_cli(capsys, "-m", "chrf", *texts(files), "--paired-ar", "--paired-ar-n", "200",

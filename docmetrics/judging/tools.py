@@ -23,7 +23,7 @@ from ..values.errors import InputError, SpecError, UserError
 from ..values.result import Result
 from ..values.testset import TestSet
 from .metaeval import MetaEvaluation
-from .params import one_name, path_param, results_param
+from .params import name_list, one_name, path_param, results_param
 
 __all__ = ["autorank", "span_f1", "compare_systems", "write_report", "read_spans_tsv", "sweep", "human_segments",
            "error_spans", "UNSCORED"]
@@ -176,10 +176,18 @@ def sweep(metric: str, grid: Sequence[str], testset: TestSet, *, human: Any = No
     >>> sweep("chrf", ["char_order=4..6"], testset, human=read_human("human.tsv")).heatmap()   # doctest: +SKIP
     """
     from .. import api
+    from ..formats.human_tsv import HumanScores
     from ..runtime.cache import DEFAULT_CHUNK, default_path, using
 
-    planned = plan(metric, grid, stat=stat, seg_level=seg_level, doc_level=doc_level, pdp=pdp)
+    metric, grid = one_name(metric, "metric", "sweep"), name_list(grid, "grid", "sweep")  # "w=1..3": one parameter
+    if not isinstance(testset, TestSet):
+        raise SpecError(f"sweep: testset= takes a TestSet (read_testset, read_human(...).testset), not "
+                        f"{type(testset).__name__}", params=("testset",))
     human = human.human if isinstance(human, EvalSet) else human
+    if human is not None and not isinstance(human, HumanScores):
+        raise SpecError(f"sweep: human= takes what read_human returns (or its .human), not {type(human).__name__}",
+                        params=("human",))
+    planned = plan(metric or "", grid or (), stat=stat, seg_level=seg_level, doc_level=doc_level, pdp=pdp)
     with contextlib.ExitStack() as stack:
         store = None
         if cache is not False:
