@@ -68,13 +68,14 @@ __all__ = [
     "find_model", "model_not_found", "fingerprint", "hub_offline", "looks_like_hub_id", "looks_like_path",
     "quiet_libraries", "declared_token",
     "read_human", "EvalSet", "HumanFormat", "meta_evaluate", "MetaEvaluation", "human_clusters", "ClusterRule",
-    "autorank", "span_f1", "compare_systems", "write_report", "sweep", "mbr", "rerank", "CandidateSelection",
+    "autorank", "span_f1", "compare_systems", "confidence_intervals", "write_report", "sweep", "mbr", "rerank",
+    "CandidateSelection",
 ]
 
 #: The judging API (:mod:`docmetrics.judging`), imported when first used: ``import docmetrics`` stays light.
 _JUDGING = ("read_human", "EvalSet", "HumanFormat", "meta_evaluate", "MetaEvaluation", "human_clusters",
-            "ClusterRule", "autorank", "span_f1", "compare_systems", "write_report", "sweep", "mbr", "rerank",
-            "CandidateSelection")
+            "ClusterRule", "autorank", "span_f1", "compare_systems", "confidence_intervals", "write_report", "sweep",
+            "mbr", "rerank", "CandidateSelection")
 
 if TYPE_CHECKING:
     from .judging import (
@@ -85,6 +86,7 @@ if TYPE_CHECKING:
         MetaEvaluation,
         autorank,
         compare_systems,
+        confidence_intervals,
         human_clusters,
         mbr,
         meta_evaluate,

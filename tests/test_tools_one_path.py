@@ -102,6 +102,16 @@ def test_compare_systems_with_a_baseline_is_what_the_command_prints(files, capsy
     assert [r.p_value for r in paired.rows] == pytest.approx([r["p_value"] for r in printed], rel=1e-12)
 
 
+def test_confidence_intervals_are_what_ci_prints(files, capsys):
+    code, out, err = run_cli(capsys, "-m", "chrf", *texts(files), "--ci", "--ci-n", "300", "-f", "json", "-q")
+    assert code == 0, err
+    printed = [r["ci"] for r in json.loads(out)]
+    found = docmetrics.confidence_intervals(docmetrics.load("chrf").compute(make_testset(files)), n=300)
+    assert [ci.to_dict() for ci in found] == printed
+    with pytest.raises(docmetrics.UserError, match="level=95: the level of a confidence interval is between 0 and 1"):
+        docmetrics.confidence_intervals(docmetrics.load("chrf").compute(make_testset(files)), level=95)
+
+
 # -- span F1 -------------------------------------------------------------------------------------------------------
 def test_span_f1_from_python_is_the_commands_row(tmp_path, capsys):
     gold, pred = genmt_file(tmp_path), pred_file(tmp_path, PRED)

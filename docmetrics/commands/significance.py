@@ -17,7 +17,6 @@ from ..evaluation.significance import (
     ConfidenceInterval,
     PairedResult,
     PairedTest,
-    bootstrap_ci,
 )
 from ..values.errors import UserError
 from ..values.result import Result
@@ -100,7 +99,9 @@ def confidence_intervals(
     all_results: list[tuple[str, list[Result]]], opts: Options
 ) -> list[list[ConfidenceInterval]]:
     """--ci: every system's interval, per metric; warnings printed once."""
-    cis = [[bootstrap_ci(r, opts.ci_n, opts.seed, opts.ci_level) for r in results] for _, results in all_results]
+    from ..judging import confidence_intervals as intervals  # numpy: not at --help
+
+    cis = [intervals(results, n=opts.ci_n, seed=opts.seed, level=opts.ci_level) for _, results in all_results]
     for text in dict.fromkeys(w for per_metric in cis for ci in per_metric for w in ci.warnings):
         warn(text)
     return cis

@@ -401,10 +401,12 @@ def bootstrap_ci(
     the same resamples, whatever the system), each scored with ``result.aggregation`` from the
     documents' sufficient statistics (:func:`doc_stats`).  Fewer than :data:`MIN_DOCUMENTS`
     documents: a warning in ``warnings``; fewer than two: InputError."""
-    if n < 1 or n > MAX_N:
-        raise UserError(f"--ci-n must be from 1 to {MAX_N} (resamples kept in memory), not {n}")
+    if n < 1 or n > MAX_N:  # the command line checks --ci-n and --ci-level first, in its own words
+        raise UserError(f"n={n}: a confidence interval takes from 1 to {MAX_N} resamples (kept in memory)",
+                        params=("n",))
     if not 0 < level < 1:
-        raise UserError(f"--ci-level must be between 0 and 1 (e.g. 0.95), not {level}")
+        raise UserError(f"level={level}: the level of a confidence interval is between 0 and 1 (e.g. 0.95)",
+                        params=("level",))
     doc_ids = doc_order([result])
     _check_documents(result.metric, doc_ids, "confidence intervals")
     stats = doc_stats(result, doc_ids)

@@ -7,8 +7,8 @@ as importable calls).  Nothing here imports torch, parses arguments or prints.
 * :func:`meta_evaluate` -> :class:`MetaEvaluation`;
 * :func:`human_clusters` (rules: :mod:`docmetrics.judging.rules`, entry-point group ``docmetrics.cluster_rules``);
 * :func:`mbr`, :func:`rerank` -> :class:`CandidateSelection` (:mod:`docmetrics.judging.mbr`);
-* :func:`autorank`, :func:`span_f1`, :func:`compare_systems`, :func:`write_report` (with :func:`read_spans_tsv`),
-  :func:`sweep` (:mod:`docmetrics.judging.tools`);
+* :func:`autorank`, :func:`span_f1`, :func:`compare_systems` (and :func:`confidence_intervals`),
+  :func:`write_report` (with :func:`read_spans_tsv`), :func:`sweep` (:mod:`docmetrics.judging.tools`);
 * :func:`run_mtme` (score mt-metrics-eval data), :func:`write_mtme_scores` and :func:`read_mtme_dir` (MTME score files)
   (:mod:`docmetrics.judging.mtme`).
 """
@@ -33,10 +33,11 @@ from .mtme import (
     write_mtme_scores,
 )
 from .rules import ClusterRule, human_clusters
-from .tools import autorank, compare_systems, read_spans_tsv, span_f1, sweep, write_report
+from .tools import autorank, compare_systems, confidence_intervals, read_spans_tsv, span_f1, sweep, write_report
 
 __all__ = ["EvalSet", "HumanFormat", "read_human", "MetaEvaluation", "meta_evaluate", "ClusterRule",
-           "human_clusters", "autorank", "span_f1", "compare_systems", "write_report", "read_spans_tsv", "sweep",
+           "human_clusters", "autorank", "span_f1", "compare_systems", "confidence_intervals",
+           "write_report", "read_spans_tsv", "sweep",
            "mbr", "rerank", "CandidateSelection", "UnitChoice", "run_mtme", "MtmeRun", "MtmeMetric", "MtmeObserver",
            "NO_HUMAN_SCORES", "ONE_SYSTEM", "write_mtme_scores", "WrittenScores", "mtme_metric_name", "uses_reference",
            "read_mtme_dir"]

@@ -13,7 +13,14 @@ from typing import Any, Callable, ContextManager, Mapping, Sequence, Union
 from ..algorithms.wmt_stats import DEFAULT_SEED
 from ..evaluation.autorank import EPS, AutoRank, rank_results, rank_stored
 from ..evaluation.autorank import autorank as autorank_scores
-from ..evaluation.significance import PairedTest, paired_test
+from ..evaluation.significance import (
+    DEFAULT_CI_LEVEL,
+    DEFAULT_N,
+    ConfidenceInterval,
+    PairedTest,
+    bootstrap_ci,
+    paired_test,
+)
 from ..evaluation.spans import SpanGold, SpanJudgement, judge, judge_predicted, metric_predictions, mqm_keys
 from ..evaluation.sweep import Point, Sweep, plan
 from ..evaluation.sweep import run as run_sweep
@@ -25,8 +32,8 @@ from ..values.testset import TestSet
 from .metaeval import MetaEvaluation
 from .params import name_list, one_name, path_param, results_param
 
-__all__ = ["autorank", "span_f1", "compare_systems", "write_report", "read_spans_tsv", "sweep", "human_segments",
-           "error_spans", "UNSCORED"]
+__all__ = ["autorank", "span_f1", "compare_systems", "confidence_intervals", "write_report", "read_spans_tsv",
+           "sweep", "human_segments", "error_spans", "UNSCORED"]
 
 #: Why a metric has no span prediction for an item: it scored no unit covering the segment.
 UNSCORED = "items the metric scored no unit of (e.g. SLIDE's partial=drop)"
@@ -155,6 +162,17 @@ def compare_systems(results: Sequence[Result], *, test: str = "bs", n: int | Non
                              params=("baseline",))
         ordered.sort(key=lambda r: r.system != baseline)
     return paired_test(ordered, test, n, seed)
+
+
+def confidence_intervals(results: Sequence[Result], *, n: int = DEFAULT_N["bs"], seed: int | None = DEFAULT_SEED,
+                         level: float = DEFAULT_CI_LEVEL) -> list[ConfidenceInterval]:
+    """Each system's bootstrap confidence interval (sacrebleu's ``--confidence``, resampling whole documents;
+    what ``--ci`` prints): ``n`` resamples, ``seed``, ``level`` between 0 and 1.  Each has ``low``, ``high``,
+    ``mean``, its ``warnings`` (few documents) and ``to_dict()``, the ``ci`` of ``-f json``.
+
+    >>> confidence_intervals(docmetrics.load("chrf").compute(testset))[0].low   # doctest: +SKIP
+    """
+    return [bootstrap_ci(r, n, seed, level) for r in results_param(results, "results", "confidence_intervals")]
 
 
 def sweep(metric: str, grid: Sequence[str], testset: TestSet, *, human: Any = None, stat: str = "accuracy",
