@@ -28,7 +28,7 @@ from ..values.testset import TestSet
 from ..formats.base import EvalSet
 from .params import name_list
 
-__all__ = ["MetaEvaluation", "meta_evaluate", "LEVELS"]
+__all__ = ["MetaEvaluation", "meta_evaluate", "describe_human", "LEVELS"]
 
 #: The levels of a meta-evaluation.
 LEVELS = ("system", "segment", "document")
@@ -243,15 +243,14 @@ def meta_evaluate(
     ``levels``: of ``system``, ``segment``, ``document``; default: the system level, and the segment level where
     the human scores are per segment and the test set is known (as ``docmetrics --genmt`` does).  ``document``
     adds the document level (gold per (system, document) by ``doc_rule``: ``mean`` or ``sum`` of its segments)
-    and system-level PDP.  ``statistics``: those PERM-BOTH compares between metrics (names of the statistics
-    registry; default the main ones, as the command compares them); an opt-in statistic named there (MTME's
-    ``kendall_c``, ``seg_kendall_23``, ``seg_kendall_like``, ``seg_pearson_micro``, ...) is computed too, as
-    ``--stat NAME`` asks for it; ``significance``: the number of PERM-BOTH
+    and system-level PDP.  ``statistics``: compared by PERM-BOTH between metrics besides the main ones (names of
+    the statistics registry, as ``--stat NAME`` names them: the main ones, with the document level's and PDP's where
+    asked for, are always compared, on MTME data too); an opt-in statistic named there (MTME's ``kendall_c``,
+    ``seg_kendall_23``, ``seg_kendall_like``, ``seg_pearson_micro``, ...) is computed too; ``significance``: the number of PERM-BOTH
     resamples (default 1000 as the command, 0: no comparison), with ``seed``; ``metric_test="williams"``: Williams'
     test instead of PERM-BOTH for Pearson's r (``--metric-test williams``).  ``exclude``: systems left out;
     ``exclude_humans``: leave out those the human file marks as human.  ``human_text``: what the human scores
-    are, in :meth:`MetaEvaluation.to_text` (default: as the command says it of a GenMT file or a ``--human`` file;
-    not for MTME data).
+    are, in :meth:`MetaEvaluation.to_text` (default: :func:`describe_human`; not for MTME data).
     ``pdp``: system-level PDP without the document level (``--pdp``); ``short``: the signatures in short form
     (``--short``).
 
@@ -288,8 +287,6 @@ def meta_evaluate(
                      exclude=exclude, exclude_humans=exclude_humans, doc_rule=doc_rule, metric_test=metric_test,
                      pdp=pdp, short=short)
     if isinstance(human, EvalSet):
-        if human_text is None and human.format == "genmt" and human.human is not None:
-            human_text = esa_description(human.source, human.lp or "", human.human.segments)
         if human.human is None:
             raise InputError(f"{human.source}: no human scores to judge metrics against (a {human.format} file "
                              f"{'of ' + human.lp + ' ' if human.lp else ''}holds none)", params=("human",))
@@ -315,15 +312,36 @@ def meta_evaluate(
     ev = evaluate_human(
         pairs, scores, names=names, exclude=exclude, exclude_humans=exclude_humans,
         seg_level="segment" in levels or document, testset=testset,
-        pdp=pdp or document or "pdp" in (wanted or ()), doc_rule=doc_rule if document else None, significance=wanted,
+        pdp=pdp or document or "pdp" in (wanted or ()), doc_rule=doc_rule if document else None,
         n_resamples=n_resamples, seed=seed, metric_test=metric_test,
         statistics=wanted or (), short=short,
     )
     if isinstance(human, EvalSet):  # named as the command names them: the pair
         ev = dataclasses.replace(ev, lp=human.lp or "")
     if human_text is None:
-        human_text = human_description(scores.path, lower_better=scores.lower_is_better, raw_mqm=scores.raw_mqm)
+        human_text = describe_human(human)
     return MetaEvaluation(ev, tuple(specs), scores, human_text, human if isinstance(human, EvalSet) else None)
+
+
+def describe_human(human: EvalSet | HumanScores, *, column: str | None = None, lp: str | None = None) -> str:
+    """What human scores are, in words: the ``Human scores: ...`` line under a meta-evaluation's table
+    (:meth:`MetaEvaluation.to_text`).  A GenMT language pair's (``read_human`` of a GenMT file, or its HumanScores with
+    ``lp``): the ESA scores of the file, how many (segment, system) items of how many systems were judged; a raw MQM
+    file's: how its penalties are computed; a TSV's: the file, ``column`` (the score column named when it was read;
+    None: ``auto``, the first of the known names) and whether the scores were negated.
+
+    >>> describe_human(docmetrics.read_human("human.tsv"))                    # doctest: +SKIP
+    'human.tsv (column auto; higher is better)'
+    """
+    scores = human.human if isinstance(human, EvalSet) else human
+    if scores is None:
+        raise InputError(f"{human.source}: no human scores to describe", params=("human",))  # type: ignore[union-attr]
+    if isinstance(human, EvalSet) and human.format == "genmt":
+        return esa_description(human.source, human.lp or "", scores.segments)
+    if lp is not None and scores.column == "ESA":  # a GenMT pair's scores, as formats.genmt reads them
+        return esa_description(str(scores.path), lp, scores.segments)
+    return human_description(str(scores.path), column=column, lower_better=scores.lower_is_better,
+                             raw_mqm=scores.raw_mqm)
 
 
 def _mtme(pairs: Sequence[tuple[str, list[Result]]], data: EvalSet, *, levels: Sequence[str] | None,
