@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from typing import Any, Mapping, Sequence, Union
 
 from ..algorithms.wmt_stats import DEFAULT_RESAMPLES, DEFAULT_SEED
+from ..evaluation import averages
 from ..evaluation import statistics as stats
 from ..evaluation.comparisons import METRIC_TESTS
 from ..evaluation.doc_level import DOC_RULES
@@ -28,7 +29,9 @@ from ..values.testset import TestSet
 from ..formats.base import EvalSet
 from .params import name_list
 
-__all__ = ["MetaEvaluation", "meta_evaluate", "describe_human", "LEVELS"]
+__all__ = ["MetaEvaluation", "meta_evaluate", "describe_human", "wmt_average", "WmtAverage", "LEVELS"]
+
+WmtAverage = averages.WmtAverage
 
 #: The levels of a meta-evaluation.
 LEVELS = ("system", "segment", "document")
@@ -321,6 +324,29 @@ def meta_evaluate(
     if human_text is None:
         human_text = describe_human(human)
     return MetaEvaluation(ev, tuple(specs), scores, human_text, human if isinstance(human, EvalSet) else None)
+
+
+def wmt_average(evaluations: Sequence[MetaEvaluation | WmtEval], scheme: str | Sequence[str] = "wmt24", *,
+                alpha: float | None = None) -> averages.WmtAverage:
+    """The overall ranking of metrics over language pairs: ``evaluations``, one :func:`meta_evaluate` per language
+    pair (each with its own ``lp``; MTME data names it), averaged as the WMT metrics tasks average them, with
+    significance clusters on the average (PERM-BOTH).  ``scheme``: ``"wmt24"`` (SPA and acc_eq of every pair,
+    equal weights), ``"wmt23"`` (pairwise accuracy pooled over the pairs, weight their number, then Pearson,
+    seg-Pearson and acc_eq of every pair), or a list of statistics of the registry (names or aliases; a plugin's
+    too), each of every pair, equal weights: what ``docmetrics metaeval --average STAT,...`` prints.  Each statistic
+    is mapped to [0, 1] from its range; a metric without a value in some task is left out (``excluded`` says why).
+    The clusters need the averaged statistics compared in every pair (``significance`` > 0 and, for a statistic
+    outside the main ones, ``statistics=[...]``); else the ranks are None and ``note`` says why.  ``alpha``: default
+    the evaluations'.  The result's ``to_dict()`` and ``to_text(width, labels)`` are what the command prints.
+
+    >>> per_lp = [docmetrics.meta_evaluate(results[lp], data[lp]) for lp in ("en-de", "zh-en")]   # doctest: +SKIP
+    >>> print(docmetrics.judging.wmt_average(per_lp, "wmt23").to_text())                       # doctest: +SKIP
+    """
+    evals = [e.evaluation if isinstance(e, MetaEvaluation) else e for e in evaluations]
+    wrong = [type(e).__name__ for e in evals if not isinstance(e, WmtEval)]
+    if wrong:
+        raise TypeError(f"wmt_average: give what meta_evaluate returns, one per language pair, not {wrong[0]}")
+    return averages.wmt_average(evals, scheme, alpha)
 
 
 def describe_human(human: EvalSet | HumanScores, *, column: str | None = None, lp: str | None = None) -> str:
