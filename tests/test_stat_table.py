@@ -204,7 +204,7 @@ def test_metrics_that_scored_different_systems_are_compared_on_those_all_scored(
     import scipy.stats
 
     import docmetrics
-    from docmetrics.evaluation.metaeval_human import evaluate, evaluate_human, human_dicts
+    from docmetrics.evaluation.metaeval_human import evaluate, evaluate_human
     from docmetrics.formats.human_tsv import load_human
     from docmetrics.values.testset import TestSet
 
@@ -225,7 +225,7 @@ def test_metrics_that_scored_different_systems_are_compared_on_those_all_scored(
                                                          [means[s] for s in ("sysA", "sysB", "sysC")])[0])
     assert ev.metrics["q"].pearson == pytest.approx(scipy.stats.pearsonr([r.score for r in qe],
                                                                          [means[s] for s in OUTPUTS])[0])
-    dicts = human_dicts(ev)
+    dicts = ev.to_dict()
     assert set(dicts[0]["clusters"]) == set(ev.comparisons) and dicts[0]["perm_both"]["n_resamples"] == 100
 
 

@@ -6,13 +6,11 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from .. import judging
 from ..algorithms.wmt_stats import DEFAULT_SEED
 from ..evaluation import statistics as stats
 from ..evaluation.doc_level import doc_gold
 from ..evaluation.human import closest_system, match_systems, segment_rows
 from ..formats.human_tsv import HumanScores, load_human
-from ..judging import MetaEvaluation
 from ..values.errors import InputError, UserError
 from ..values.result import Result
 from ..values.testset import TestSet
@@ -23,6 +21,7 @@ from .output import Output
 
 if TYPE_CHECKING:
     from ..formats.genmt import GenmtPair
+    from ..judging import MetaEvaluation
 
 __all__ = ["asked_statistics", "check_document_gold", "warn_unmatched", "check_args", "read_human", "run_metaeval",
            "metaeval_output", "metaeval_data", "metaeval_text"]
@@ -125,6 +124,8 @@ def run_metaeval(
     read from --human; ``pair``: the --genmt language pair they are of), the options as its arguments: --seg-level
     and --doc-level the levels, --resamples the PERM-BOTH resamples, --stat the statistics compared besides the main
     ones.  What it prints is the result's ``to_text()`` / ``to_dict()``."""
+    from .. import judging  # numpy and the statistics: not for --help
+
     human = human if human is not None else read_human(opts)
     genmt_lp = pair.name if pair is not None else testset.lp if getattr(opts, "genmt", None) and testset else None
     doc_rule = getattr(opts, "doc_level", None)

@@ -7,12 +7,11 @@ from __future__ import annotations
 
 import json
 import os
-from typing import Sequence, TextIO
+from typing import TYPE_CHECKING, Sequence, TextIO
 
 from ..evaluation import statistics as stats
 from ..evaluation.averages import SCHEMES, task_set
 from ..evaluation.mtme_run import MtmeRun
-from ..judging import WmtAverage, wmt_average
 from ..values.errors import InputError, UserError
 from . import report as report_cli
 from . import stored as stored_cli
@@ -23,6 +22,9 @@ from .options import MetaevalOptions
 from .output import Output, write
 from .plot import plot_main_statistics, pyplot
 from .specs import language_pairs
+
+if TYPE_CHECKING:
+    from ..judging import WmtAverage
 
 __all__ = ["run_metaeval"]
 
@@ -56,6 +58,8 @@ def _check_plot(path: str) -> None:
 
 
 def run_metaeval(opts: MetaevalOptions, out: TextIO) -> int:
+    from .. import judging  # numpy and the statistics: not for --help
+
     who = "docmetrics metaeval"
     if not opts.metrics and not stored_cli.requested(opts):
         raise UserError("give metrics with -m/--metrics SPEC..., or stored ones with --stored NAME...|all (the MTME "
@@ -72,7 +76,8 @@ def run_metaeval(opts: MetaevalOptions, out: TextIO) -> int:
     opts, runs = score(opts, lps, None, who, compare_also=custom or ())
     evals = [r.evaluation for r in runs if r.evaluation is not None]
     schemes: list[str | tuple[str, ...]] = [*reversed(SCHEMES), *([custom] if custom else [])]
-    averages = {avg.scheme: avg for avg in (wmt_average(evals, scheme) for scheme in schemes)} if evals else {}
+    averages = ({avg.scheme: avg for avg in (judging.wmt_average(evals, scheme) for scheme in schemes)} if evals
+                else {})
     labels = {spec: k + 1 for k, spec in enumerate(opts.metrics)}
     if opts.plot:
         plot_main_statistics(evals, averages, labels, opts.plot, title=f"{opts.testset}: {', '.join(lps)}",

@@ -1,6 +1,6 @@
 """The overall ranking of metrics over several language pairs, as the WMT23 and WMT24 metrics tasks
 report it, or over any statistics of the registry (:func:`wmt_average`, from the per-language-pair
-:class:`~docmetrics.evaluation.metaeval.WmtEval`).
+:class:`~docmetrics.evaluation.metaevaluation.MetaEvaluation`).
 
 Nothing here parses arguments or prints; every object has ``to_dict()`` (JSON-ready: NaN -> None); an average's
 ``to_text()`` is what ``docmetrics metaeval`` prints of it.
@@ -15,8 +15,9 @@ from ..algorithms import wmt_stats as ws
 from ..values.errors import InputError
 from ..values.units import as_score
 from . import statistics as stats
+from .comparisons import Comparison
 from .labels import namer
-from .metaeval import Comparison, WmtEval
+from .metaevaluation import MetaEvaluation
 from .text import num, table
 
 __all__ = ["RANGES", "SCHEMES", "PER_LP", "AVERAGE_TITLES", "AverageTask", "WmtAverage", "task_set", "wmt_average"]
@@ -129,7 +130,7 @@ def _oriented_null(comp: Comparison | None, a: str, b: str) -> Any:
     return None
 
 
-def _global_accuracy(evals: Sequence[WmtEval], names: Sequence[str], n_resamples: int, seed: int | None):
+def _global_accuracy(evals: Sequence[MetaEvaluation], names: Sequence[str], n_resamples: int, seed: int | None):
     """WMT23's system-level pairwise accuracy pooled over language pairs, and PERM-BOTH over the
     concatenated system scores (pairs within a language pair only)."""
     import numpy as np
@@ -166,7 +167,7 @@ def task_set(statistics: Sequence[str]) -> tuple[str, ...]:
     return names
 
 
-def wmt_average(evals: Sequence[WmtEval], scheme: Scheme = "wmt24", alpha: float | None = None) -> WmtAverage:
+def wmt_average(evals: Sequence[MetaEvaluation], scheme: Scheme = "wmt24", alpha: float | None = None) -> WmtAverage:
     """The overall ranking over language pairs, as MTME's ``tasks.WMT23`` / ``tasks.WMT24`` task sets
     and ``TaskSetResults.AverageCorrs`` / ``AverageCorrMatrix`` compute it (the WMT23 and WMT24
     metrics-task findings report this average, not a mean of ranks; WMT22 used ``AverageRanks``,

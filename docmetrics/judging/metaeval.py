@@ -2,7 +2,9 @@
 (what :func:`~docmetrics.judging.formats.read_human` returns) at the system, segment and document level,
 compares two metrics or more by PERM-BOTH with WMT's clusters, and returns a :class:`MetaEvaluation` whose
 values are read by the statistics registry's names and whose ``to_dict()`` and ``to_text()`` are the JSON and the
-text ``docmetrics --human`` / ``--genmt`` / ``--mtme`` print.  The work is
+text ``docmetrics --human`` / ``--genmt`` / ``--mtme`` print (the one result type,
+:mod:`docmetrics.evaluation.metaevaluation`); :func:`wmt_average` averages several language pairs' as the WMT
+metrics tasks do.  The work is
 :func:`docmetrics.evaluation.metaeval_human.evaluate_human` (MTME data:
 :func:`docmetrics.evaluation.metaeval.evaluate_mtme`); the command line calls :func:`meta_evaluate` itself."""
 
@@ -10,8 +12,7 @@ from __future__ import annotations
 
 import dataclasses
 import warnings
-from dataclasses import dataclass
-from typing import Any, Mapping, Sequence, Union
+from typing import Mapping, Sequence, Union
 
 from ..algorithms.wmt_stats import DEFAULT_RESAMPLES, DEFAULT_SEED
 from ..evaluation import averages
@@ -19,11 +20,12 @@ from ..evaluation import statistics as stats
 from ..evaluation.comparisons import METRIC_TESTS
 from ..evaluation.doc_level import DOC_RULES
 from ..evaluation.labels import row_labels
-from ..evaluation.metaeval import MetaEval, WmtEval, compared_statistics, evaluate_mtme
-from ..evaluation.metaeval_human import clusters, evaluate_human, human_dicts, pvalues
-from ..evaluation.metaeval_text import esa_description, human_description, metaeval_text, mtme_text
-from ..values.errors import DocMetricsWarning, InputError, SpecError
+from ..evaluation.metaeval import compared_statistics, evaluate_mtme
+from ..evaluation.metaeval_human import evaluate_human
+from ..evaluation.metaeval_text import esa_description, human_description
+from ..evaluation.metaevaluation import LEVELS, MetaEvaluation
 from ..formats.human_tsv import HumanScores
+from ..values.errors import DocMetricsWarning, InputError, SpecError
 from ..values.result import Result
 from ..values.testset import TestSet
 from ..formats.base import EvalSet
@@ -33,144 +35,7 @@ __all__ = ["MetaEvaluation", "meta_evaluate", "describe_human", "wmt_average", "
 
 WmtAverage = averages.WmtAverage
 
-#: The levels of a meta-evaluation.
-LEVELS = ("system", "segment", "document")
-#: the prefix of a statistic's name at a level other than the system's
-_PREFIX = {"segment": "seg_", "document": "doc_"}
-
 ResultsByMetric = Union[Mapping[str, Sequence[Result]], Sequence[tuple[str, Sequence[Result]]]]
-
-
-@dataclass(frozen=True)
-class MetaEvaluation:
-    """Metrics judged against human scores on one language pair.
-
-    ``metrics``: each metric's name, ``LABEL [k]`` as the tables name it (``chrf [1]``); ``specs`` the specs
-    they were given under; ``evaluation``: the :class:`~docmetrics.evaluation.metaeval.WmtEval` behind it (each
-    metric's :class:`~docmetrics.evaluation.metaeval.MetaEval`, the PERM-BOTH comparisons); ``human``: the human
-    scores judged against (None for MTME data with system scores only); ``data``: what :func:`meta_evaluate` was
-    given, where it was read data (MTME data is printed as ``--mtme`` prints it)."""
-
-    evaluation: WmtEval
-    specs: tuple[str, ...]
-    human: HumanScores | None
-    #: what the human scores are, in the text under the table (the command's ``Human scores: ...``)
-    human_text: str = ""
-    data: EvalSet | None = dataclasses.field(default=None, repr=False, compare=False)
-
-    @property
-    def metrics(self) -> list[str]:
-        return list(self.evaluation.metrics)
-
-    def metric(self, metric: str | int) -> MetaEval:
-        """One metric's meta-evaluation, named by its label (``chrf [1]``; on MTME data the metrics are keyed by
-        their specs), its spec (``chrf``), its metric's name, or its index (from 0, in the order given)."""
-        return self.evaluation.metrics[self._label(metric)]
-
-    def _label(self, metric: str | int) -> str:
-        labels = self.metrics
-        if isinstance(metric, int) and not isinstance(metric, bool):
-            if not -len(labels) <= metric < len(labels):
-                raise InputError(f"metric index {metric}: {len(labels)} metric(s) were judged", params=("metric",))
-            return labels[metric]
-        if metric in self.evaluation.metrics:
-            return metric
-        # MTME data keys its metrics by spec, as --mtme does: its tables' ``LABEL [k]`` names them too
-        for by in (list(self.specs), [e.metric for e in self.evaluation.metrics.values()], row_labels(self.specs)):
-            found = [label for label, name in zip(labels, by) if name == metric]
-            if len(found) == 1:
-                return found[0]
-            if found:
-                raise InputError(f"metric {metric!r} names {len(found)} metrics ({', '.join(found)}): give one of "
-                                 "those labels", params=("metric",))
-        raise InputError(f"no metric {metric!r} was judged; the metrics: {', '.join(labels)} (a label, a spec or "
-                         "an index)", params=("metric",))
-
-    def value(self, metric: str | int, statistic: str, level: str = "system") -> float | None:
-        """A statistic of one metric: by any name or alias of the statistics registry (``pearson``,
-        ``seg-kendall``, ``acc_eq``, a plugin's), at ``level``, where a name without a level is read
-        (``kendall`` at level ``segment`` is ``seg_kendall``).  None where it does not apply or is undefined
-        (:meth:`note` says why); a statistic of another level is a SpecError saying which level it is."""
-        if level not in LEVELS:
-            raise SpecError(f"level={level!r}: one of {', '.join(LEVELS)}", params=("level",))
-        return self.metric(metric).get(self._statistic(statistic, level))
-
-    def note(self, metric: str | int, statistic: str, level: str = "system") -> str | None:
-        """Why :meth:`value` gives None (None where it gives a number or nothing was said)."""
-        return self.metric(metric).note(self._statistic(statistic, level))
-
-    @staticmethod
-    def _statistic(statistic: str, level: str) -> str:
-        found = stats.get(statistic)
-        if found.level == level:
-            return found.name
-        if level in _PREFIX:
-            for name in (_PREFIX[level] + found.name, _PREFIX[level] + statistic):
-                try:
-                    other = stats.get(name)
-                except InputError:
-                    continue
-                if other.level == level:
-                    return other.name
-        raise SpecError(f"statistic {statistic!r} is a {found.level}-level statistic ({found.title}), not a "
-                        f"{level}-level one: give level={found.level!r}", params=("level",))
-
-    def clusters(self, statistic: str, level: str = "system") -> list[list[str]]:
-        """The metrics' significance clusters on one compared statistic: lists of metric labels, best first
-        (empty where the statistic was not compared: one metric, or no resamples)."""
-        name = self._statistic(statistic, level)
-        comparison = self.evaluation.comparisons.get(name)
-        if comparison is None:
-            return []
-        out: dict[int | None, list[str]] = {}
-        for r in comparison.ranking:
-            out.setdefault(r.rank, []).append(r.metric)
-        return [out[k] for k in sorted(out, key=lambda k: (k is None, k or 0))]
-
-    def cluster_of(self, metric: str | int) -> dict[str, int | None]:
-        """statistic -> the metric's cluster there (1 = best), for every statistic compared."""
-        return clusters(self.evaluation, self._label(metric))
-
-    @property
-    def pvalues(self) -> dict[str, dict[str, dict[str, float]]]:
-        """metric label -> statistic -> each metric it ranks above -> the PERM-BOTH p-value of that (the JSON's
-        ``pvalues``)."""
-        return {label: pvalues(self.evaluation, label) for label in self.metrics}
-
-    def to_text(self, width: int = 4) -> str:
-        """The text ``docmetrics --human FILE`` / ``--genmt FILE ...`` prints on stdout (``-w width``): the table of
-        statistics, what each is, the clusters, what was left out, the signatures; on MTME data what ``docmetrics
-        --mtme ROOT -t TESTSET -l LP -m ...`` prints (:func:`~docmetrics.evaluation.metaeval_text.mtme_text`)."""
-        data = self.data
-        if data is not None and data.format == "mtme" and data.raw is not None and data.testset is not None:
-            signatures = {spec: e.signature for spec, e in self.evaluation.metrics.items()}
-            return mtme_text(self.evaluation, data.raw, list(data.testset.systems), signatures, width=width)
-        human = self.human_text or (str(self.human.path) if self.human is not None else "")
-        return metaeval_text(self.evaluation, human=human, width=width)
-
-    def to_dict(self, layout: str = "human") -> Any:
-        """JSON-ready: ``layout="human"`` the list ``docmetrics --human FILE`` / ``--genmt FILE ... -f json`` prints
-        (one object per metric, with clusters and p-values where metrics were compared); ``layout="mtme"`` the
-        object ``--mtme`` prints for a language pair."""
-        if layout == "human":
-            return human_dicts(self.evaluation)
-        if layout == "mtme":
-            out = self.evaluation.to_dict()
-            if len(set(self.specs)) == len(self.specs):  # --mtme names each metric by its spec, not its row label
-                out["comparisons"] = _renamed(out["comparisons"], dict(zip(self.metrics, self.specs)))
-            return out
-        raise SpecError(f"layout={layout!r}: human or mtme", params=("layout",))
-
-
-def _renamed(value: Any, names: Mapping[str, str]) -> Any:
-    """``value`` (JSON-ready) with every string that is a key of ``names`` replaced by its value."""
-    if isinstance(value, str):
-        return names.get(value, value)
-    if isinstance(value, dict):
-        return {k: _renamed(v, names) for k, v in value.items()}
-    if isinstance(value, list):
-        return [_renamed(v, names) for v in value]
-    return value
 
 
 def _pairs(results_by_metric: ResultsByMetric) -> list[tuple[str, list[Result]]]:
@@ -249,9 +114,10 @@ def meta_evaluate(
     and system-level PDP.  ``statistics``: compared by PERM-BOTH between metrics besides the main ones (names of
     the statistics registry, as ``--stat NAME`` names them: the main ones, with the document level's and PDP's where
     asked for, are always compared, on MTME data too); an opt-in statistic named there (MTME's ``kendall_c``,
-    ``seg_kendall_23``, ``seg_kendall_like``, ``seg_pearson_micro``, ...) is computed too; ``significance``: the number of PERM-BOTH
-    resamples (default 1000 as the command, 0: no comparison), with ``seed``; ``metric_test="williams"``: Williams'
-    test instead of PERM-BOTH for Pearson's r (``--metric-test williams``).  ``exclude``: systems left out;
+    ``seg_kendall_23``, ``seg_kendall_like``, ``seg_pearson_micro``, ...) is computed too; ``significance``: the
+    number of PERM-BOTH resamples (default 1000 as the command, 0: no comparison), with ``seed``;
+    ``metric_test="williams"``: Williams' test instead of PERM-BOTH for Pearson's r (``--metric-test williams``).
+    ``exclude``: systems left out;
     ``exclude_humans``: leave out those the human file marks as human.  ``human_text``: what the human scores
     are, in :meth:`MetaEvaluation.to_text` (default: :func:`describe_human`; not for MTME data).
     ``pdp``: system-level PDP without the document level (``--pdp``); ``short``: the signatures in short form
@@ -323,10 +189,11 @@ def meta_evaluate(
         ev = dataclasses.replace(ev, lp=human.lp or "")
     if human_text is None:
         human_text = describe_human(human)
-    return MetaEvaluation(ev, tuple(specs), scores, human_text, human if isinstance(human, EvalSet) else None)
+    return dataclasses.replace(ev, specs=tuple(specs), human=scores, human_text=human_text,
+                               data=human if isinstance(human, EvalSet) else None)
 
 
-def wmt_average(evaluations: Sequence[MetaEvaluation | WmtEval], scheme: str | Sequence[str] = "wmt24", *,
+def wmt_average(evaluations: Sequence[MetaEvaluation], scheme: str | Sequence[str] = "wmt24", *,
                 alpha: float | None = None) -> averages.WmtAverage:
     """The overall ranking of metrics over language pairs: ``evaluations``, one :func:`meta_evaluate` per language
     pair (each with its own ``lp``; MTME data names it), averaged as the WMT metrics tasks average them, with
@@ -342,11 +209,10 @@ def wmt_average(evaluations: Sequence[MetaEvaluation | WmtEval], scheme: str | S
     >>> per_lp = [docmetrics.meta_evaluate(results[lp], data[lp]) for lp in ("en-de", "zh-en")]   # doctest: +SKIP
     >>> print(docmetrics.judging.wmt_average(per_lp, "wmt23").to_text())                       # doctest: +SKIP
     """
-    evals = [e.evaluation if isinstance(e, MetaEvaluation) else e for e in evaluations]
-    wrong = [type(e).__name__ for e in evals if not isinstance(e, WmtEval)]
+    wrong = [type(e).__name__ for e in evaluations if not isinstance(e, MetaEvaluation)]
     if wrong:
         raise TypeError(f"wmt_average: give what meta_evaluate returns, one per language pair, not {wrong[0]}")
-    return averages.wmt_average(evals, scheme, alpha)
+    return averages.wmt_average(list(evaluations), scheme, alpha)
 
 
 def describe_human(human: EvalSet | HumanScores, *, column: str | None = None, lp: str | None = None) -> str:
@@ -393,4 +259,4 @@ def _mtme(pairs: Sequence[tuple[str, list[Result]]], data: EvalSet, *, levels: S
     compared = compared_statistics(pdp, rule, also=wanted) if n_resamples else ()
     ev = evaluate_mtme(results, raw, n_resamples=n_resamples, seed=seed, significance=compared, short=short,
                        doc_rule=rule, pdp=pdp, metric_test=metric_test, statistics=wanted)
-    return MetaEvaluation(ev, tuple(specs), data.human, "", data)
+    return dataclasses.replace(ev, specs=tuple(specs), human=data.human, data=data, layout="human")
