@@ -24,11 +24,11 @@ from ..evaluation.metaeval import compared_statistics, evaluate_mtme
 from ..evaluation.metaeval_human import evaluate_human
 from ..evaluation.metaeval_text import esa_description, human_description
 from ..evaluation.metaevaluation import LEVELS, MetaEvaluation
+from ..formats.base import EvalSet
 from ..formats.human_tsv import HumanScores
 from ..values.errors import DocMetricsWarning, InputError, SpecError
 from ..values.result import Result
 from ..values.testset import TestSet
-from ..formats.base import EvalSet
 from .params import name_list
 
 __all__ = ["MetaEvaluation", "meta_evaluate", "describe_human", "wmt_average", "WmtAverage", "LEVELS"]
