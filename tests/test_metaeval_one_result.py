@@ -137,3 +137,25 @@ def test_wmt_average_is_a_library_call_printed_as_the_command_prints_it(folder, 
         judging.wmt_average([evals[0], {"lp": "x"}])  # type: ignore[list-item]
     with pytest.raises(InputError, match="appear twice"):
         judging.wmt_average([evals[0], evals[0]])
+
+
+def test_check_human_says_before_scoring_what_meta_evaluate_will_meet(folder, capsys):
+    testset = docmetrics.read_testset(HYPS, "src.txt", "ref.txt", "ids.txt")
+    assert judging.check_human(docmetrics.read_human("human.tsv"), testset) == {}
+    first, *rest = SYSTEMS
+    rows = [f"{s}.txt\t{'d1' if i < 4 else 'd2'}\t{i % 4 + 1}\t{v}" for s in ESA for i, v in enumerate(ESA[s])]
+    write(folder / "fewer.tsv", ["system\tdoc_id\tseg_id\tscore"] + [r for r in rows if not r.startswith(first)])
+    fewer = docmetrics.read_human("fewer.tsv")
+    assert list(judging.check_human(fewer, testset)) == [f"{first}.txt"]
+    assert judging.check_human(fewer, testset, exclude=[f"{first}.txt"]) == {}
+    code, out, err = run_cli(capsys, "-m", "chrf", *TEXTS, "--human", "fewer.tsv")
+    assert code == 0 and f"--human fewer.tsv has no scores for {first}.txt" in err
+    # the document gold, with doc_rule: a document judged for some systems only is an error before scoring
+    write(folder / "partial.tsv", ["system\tdoc_id\tseg_id\tscore"]
+          + [r for r in rows if not (r.startswith(rest[0]) and "\td2\t" in r)])
+    partial = docmetrics.read_human("partial.tsv")
+    assert judging.check_human(partial, testset) == {}
+    with pytest.raises(InputError) as caught:
+        judging.check_human(partial, testset, doc_rule="mean")
+    code, out, err = run_cli(capsys, "-m", "chrf", *TEXTS, "--human", "partial.tsv", "--seg-level", "--doc-level")
+    assert code == 2 and str(caught.value).split(":")[0] in err

@@ -8,8 +8,6 @@ from typing import TYPE_CHECKING, Any
 
 from ..algorithms.wmt_stats import DEFAULT_SEED
 from ..evaluation import statistics as stats
-from ..evaluation.doc_level import doc_gold
-from ..evaluation.human import closest_system, match_systems, segment_rows
 from ..formats.human_tsv import HumanScores, load_human
 from ..values.errors import InputError, UserError
 from ..values.result import Result
@@ -81,16 +79,11 @@ def check_document_gold(opts: Options, testset: TestSet | None, human: HumanScor
     """``--doc-level``: build the document gold before any model runs, so that a mistake in the human
     scores (a document judged for some systems only, segments beyond the test set) is reported before
     scoring, not after it.  The systems are those of the test set with a human score, not excluded."""
-    if not getattr(opts, "doc_level", None) or human is None or testset is None:
-        return
-    excluded = set(opts.exclude_systems or ()) | (set(human.humans) if opts.no_human_systems else set())
-    mapping = match_systems(list(testset.systems), list(human.system))
-    order = [h for s, h in mapping.items() if h not in excluded and s not in excluded]
-    if len(order) < 2:
-        return  # the meta-evaluation says which systems lack a human score
-    rows = segment_rows(human, testset)
-    doc_gold(order, doc_ids=testset.doc_ids, human_seg={h: rows[h] for h in order}, rule=opts.doc_level,
-             human_file=str(human.path))
+    if getattr(opts, "doc_level", None) and human is not None and testset is not None:
+        from .. import judging  # numpy and the statistics: not for --help
+
+        judging.check_human(human, testset, exclude=opts.exclude_systems or (), exclude_humans=opts.no_human_systems,
+                            doc_rule=opts.doc_level)
 
 
 def warn_unmatched(opts: Options, testset: TestSet | None, human: HumanScores | None,
@@ -99,15 +92,12 @@ def warn_unmatched(opts: Options, testset: TestSet | None, human: HumanScores | 
     closest name ("did you mean"): they are left out of the correlations."""
     if human is None or testset is None:
         return
-    mapping = match_systems(list(testset.systems), list(human.system))
-    excluded = set(getattr(opts, "exclude_systems", None) or ())
-    missing = [s for s in testset.systems if s not in mapping and s not in excluded]
+    from .. import judging  # numpy and the statistics: not for --help
+
+    missing = judging.check_human(human, testset, exclude=getattr(opts, "exclude_systems", None) or ())
     if not missing:
         return
-    names = []
-    for system in missing:
-        close = closest_system(system, list(human.system))
-        names.append(f"{system} (did you mean {close}?)" if close else system)
+    names = [f"{system} (did you mean {close}?)" if close else system for system, close in missing.items()]
     warn(f"--human {human.path} has no scores for {', '.join(names)}: left out of the correlations (a system is "
          "matched by its name or its file name without the extension, case and all; rename the file or the "
          "system in the human file)", who)

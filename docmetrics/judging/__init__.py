@@ -4,8 +4,8 @@ as importable calls).  Nothing here imports torch, parses arguments or prints.
 
 * :func:`read_human` -> :class:`EvalSet` (formats: :mod:`docmetrics.judging.formats`, a registry with the
   entry-point group ``docmetrics.human_formats``);
-* :func:`meta_evaluate` -> :class:`MetaEvaluation` (its text's line on the human scores: :func:`describe_human`), over
-  language pairs :func:`wmt_average` -> :class:`WmtAverage`;
+* :func:`meta_evaluate` -> :class:`MetaEvaluation` (checked before scoring: :func:`check_human`; its text's line
+  on the human scores: :func:`describe_human`), over language pairs :func:`wmt_average` -> :class:`WmtAverage`;
 * :func:`human_clusters` (rules: :mod:`docmetrics.judging.rules`, entry-point group ``docmetrics.cluster_rules``);
 * :func:`mbr`, :func:`rerank` -> :class:`CandidateSelection` (:mod:`docmetrics.judging.mbr`);
 * :func:`autorank`, :func:`span_f1`, :func:`compare_systems`, :func:`write_report` (:mod:`docmetrics.judging.tools`).
@@ -16,10 +16,10 @@ from __future__ import annotations
 from ..formats.base import EvalSet
 from .formats import HumanFormat, read_human
 from .mbr import CandidateSelection, UnitChoice, mbr, rerank
-from .metaeval import MetaEvaluation, WmtAverage, describe_human, meta_evaluate, wmt_average
+from .metaeval import MetaEvaluation, WmtAverage, check_human, describe_human, meta_evaluate, wmt_average
 from .rules import ClusterRule, human_clusters
 from .tools import autorank, compare_systems, span_f1, write_report
 
-__all__ = ["EvalSet", "HumanFormat", "read_human", "MetaEvaluation", "meta_evaluate", "describe_human", "wmt_average",
-           "WmtAverage", "ClusterRule", "human_clusters", "autorank", "span_f1", "compare_systems", "write_report",
-           "mbr", "rerank", "CandidateSelection", "UnitChoice"]
+__all__ = ["EvalSet", "HumanFormat", "read_human", "MetaEvaluation", "meta_evaluate", "check_human", "describe_human",
+           "wmt_average", "WmtAverage", "ClusterRule", "human_clusters", "autorank", "span_f1", "compare_systems",
+           "write_report", "mbr", "rerank", "CandidateSelection", "UnitChoice"]

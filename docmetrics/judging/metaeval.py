@@ -18,7 +18,8 @@ from ..algorithms.wmt_stats import DEFAULT_RESAMPLES, DEFAULT_SEED
 from ..evaluation import averages
 from ..evaluation import statistics as stats
 from ..evaluation.comparisons import METRIC_TESTS
-from ..evaluation.doc_level import DOC_RULES
+from ..evaluation.doc_level import DOC_RULES, doc_gold
+from ..evaluation.human import closest_system, match_systems, segment_rows
 from ..evaluation.labels import row_labels
 from ..evaluation.metaeval import compared_statistics, evaluate_mtme
 from ..evaluation.metaeval_human import evaluate_human
@@ -31,7 +32,7 @@ from ..values.result import Result
 from ..values.testset import TestSet
 from .params import name_list
 
-__all__ = ["MetaEvaluation", "meta_evaluate", "describe_human", "wmt_average", "WmtAverage", "LEVELS"]
+__all__ = ["MetaEvaluation", "meta_evaluate", "check_human", "describe_human", "wmt_average", "WmtAverage", "LEVELS"]
 
 WmtAverage = averages.WmtAverage
 
@@ -213,6 +214,33 @@ def wmt_average(evaluations: Sequence[MetaEvaluation], scheme: str | Sequence[st
     if wrong:
         raise TypeError(f"wmt_average: give what meta_evaluate returns, one per language pair, not {wrong[0]}")
     return averages.wmt_average(list(evaluations), scheme, alpha)
+
+
+def check_human(human: EvalSet | HumanScores, testset: TestSet, *, exclude: Sequence[str] = (),
+                exclude_humans: bool = False, doc_rule: str | None = None) -> dict[str, str | None]:
+    """What :func:`meta_evaluate` will meet in ``human`` on ``testset``, checked before any metric scores: each
+    system of the test set (not in ``exclude``) without a human score -> the human data's closest name (None where
+    none is close), in the test set's order; a system is matched by its name or its file name without the extension
+    (those are left out of the correlations).  With ``doc_rule`` (``mean``/``sum``), the document-level gold is
+    built now for the systems with a human score (not excluded; ``exclude_humans``: nor those the data marks as
+    human), so that a mistake in the human scores (a document judged for some systems only, segments beyond the test
+    set) is an InputError before scoring, as ``--doc-level`` reports it.
+
+    >>> docmetrics.judging.check_human(docmetrics.read_human("human.tsv"), testset)   # doctest: +SKIP
+    {'sysX.txt': 'sysx'}
+    """
+    scores = human.human if isinstance(human, EvalSet) else human
+    if scores is None:
+        raise InputError(f"{human.source}: no human scores to check", params=("human",))  # type: ignore[union-attr]
+    mapping = match_systems(list(testset.systems), list(scores.system))
+    if doc_rule is not None:
+        excluded = set(exclude) | (set(scores.humans) if exclude_humans else set())
+        order = [h for s, h in mapping.items() if h not in excluded and s not in excluded]
+        if len(order) >= 2:  # else meta_evaluate says which systems lack a human score
+            rows = segment_rows(scores, testset)
+            doc_gold(order, doc_ids=testset.doc_ids, human_seg={h: rows[h] for h in order}, rule=doc_rule,
+                     human_file=str(scores.path))
+    return {s: closest_system(s, list(scores.system)) for s in testset.systems if s not in mapping and s not in exclude}
 
 
 def describe_human(human: EvalSet | HumanScores, *, column: str | None = None, lp: str | None = None) -> str:
