@@ -9,15 +9,15 @@ from pathlib import Path
 import pytest
 import scipy.stats
 from cli_fixtures import run_cli as run
+from mtme_fixtures import read_back
 from plugin_fixtures import toy_dist  # noqa: F401
 from test_mtme import build_ted, build_tiny
 
 import docmetrics
 from docmetrics.evaluation.averages import wmt_average
 from docmetrics.evaluation.metaeval import evaluate_mtme
-from docmetrics.evaluation.mtme import load_mtme, read_metric_scores
-from docmetrics.evaluation.mtme_write import mtme_metric_name
-from docmetrics.judging.formats import mtme_evalset
+from docmetrics.formats.mtme import load_mtme
+from docmetrics.judging.mtme import mtme_metric_name
 from docmetrics.values.result import Result, UnitScore
 from docmetrics.values.signature import Signature
 
@@ -55,7 +55,7 @@ def test_score_write_read_back_and_meta_evaluate_like_the_library(tiny, capsys):
     assert report["metrics"] == json.loads(json.dumps(ev.to_dict()["metrics"]))
     assert report["comparisons"] == json.loads(json.dumps(ev.to_dict()["comparisons"]))
     # the files: a QE metric is NAME-src, a reference-based one NAME-refA; windows have no seg file
-    back = read_metric_scores(out_dir, "toy", "en-de", n_segments=6, n_docs=2)
+    back = read_back(out_dir, "toy", "en-de")
     written = {w["ref"]: w for w in report["written"]}
     for spec, ref, levels in ((QE, "src", {"sys", "doc", "seg"}), (REF, "refA", {"sys", "doc", "seg"})):
         name = mtme_metric_name(results[spec][0].signature.format(short=True))
@@ -225,7 +225,7 @@ def test_without_human_scores_write_mtme_writes_the_scores_alone(tiny, capsys):
     code, out, err = run(capsys, *argv, "--write-mtme", tiny / "out", "--metric-name", "q")
     assert code == 0, err
     assert "no human scores for en-de; scores only" in err and "; no human scores" in out
-    back = read_metric_scores(tiny / "out", "toy", "en-de", n_segments=6, n_docs=2)
+    back = read_back(tiny / "out", "toy", "en-de")
     assert sorted(back[("q", "src", "sys")]) == ["sysA", "sysB", "sysC"]
     assert re.search(rf"^sysA +{back[('q', 'src', 'sys')]['sysA'][0]:.4f}$", out, re.M)
 
@@ -243,7 +243,7 @@ def test_wmt21_ted_round_trip(tmp_path, capsys):
     results = docmetrics.load(QE, defaults={"lang": "en-de"}).compute(testset)
     ev = evaluate_mtme({QE: results}, data)
     assert report["metrics"] == json.loads(json.dumps(ev.to_dict()["metrics"]))
-    back = read_metric_scores(out_dir, "wmt21.tedtalks", "en-de", n_segments=529, n_docs=5)
+    back = read_back(out_dir, "wmt21.tedtalks", "en-de")
     assert back[("toyqe", "src", "seg")] == {r.system: [u.score for u in r.units] for r in results}
     assert back[("toyqe", "src", "doc")] == {r.system: [d.score for d in r.docs] for r in results}
     assert back[("toyqe", "src", "sys")] == {r.system: [r.score] for r in results}
@@ -305,7 +305,7 @@ def test_human_seg_level_reports_spa_and_acc_eq_as_mtme_does(tiny, capsys):
 
 
 def test_run_mtme_reads_every_pair_then_loads_then_scores_with_the_callers_loader(tiny):
-    from docmetrics.evaluation.mtme_run import MtmeObserver, run_mtme
+    from docmetrics.judging.mtme import MtmeObserver, run_mtme
     from docmetrics.values.errors import UserError
 
     root, heard, loads = tiny / "data", [], []
@@ -336,7 +336,7 @@ def test_run_mtme_reads_every_pair_then_loads_then_scores_with_the_callers_loade
     for lp_run in runs:  # run_mtme scores and writes; the meta-evaluation is the library's (meta_evaluate)
         assert lp_run.evaluation is None
         expected = library(root, lp_run.lp, [QE, REF], n_resamples=40)[3]
-        mine = docmetrics.meta_evaluate(lp_run.results, mtme_evalset(lp_run.data, lp_run.testset), significance=40)
+        mine = docmetrics.meta_evaluate(lp_run.results, lp_run.evalset(), significance=40)
         assert json.dumps(mine.evaluation.to_dict()) == json.dumps(expected.to_dict())
         assert [w.metric for w in lp_run.written] == ["q", "r"] and lp_run.why_no_metaeval is None
 
@@ -382,7 +382,7 @@ def test_doc_level_json_adds_document_objects_only(tiny, capsys):
     data, testset, results, ev = library(root, "en-de", [QE, WIN], n_resamples=30, doc_rule="mean",
                                          significance=())
     seg = data.human("mqm", "seg")
-    back = read_metric_scores(out_dir, "toy", "en-de", n_segments=6, n_docs=2)
+    back = read_back(out_dir, "toy", "en-de")
     for k, spec in enumerate((QE, WIN)):
         doc = rep["metrics"][k]["document"]
         assert doc["rule"] == "mean" and doc["documents"] == 2 and doc["documents_left_out"] == 0

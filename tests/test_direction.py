@@ -15,7 +15,7 @@ import docmetrics
 from docmetrics.algorithms.detection import detect
 from docmetrics.evaluation import significance
 from docmetrics.evaluation.metaeval import evaluate_wmt
-from docmetrics.evaluation.mtme_write import write_mtme_scores
+from docmetrics.judging.mtme import write_mtme_scores
 from docmetrics.values.result import Result
 from docmetrics.values.testset import TestSet
 

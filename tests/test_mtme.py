@@ -1,4 +1,4 @@
-"""MTME data directories (docmetrics.evaluation.mtme) and the WMT meta-evaluation over them
+"""MTME data directories (docmetrics.formats.mtme) and the WMT meta-evaluation over them
 (docmetrics.evaluation.metaeval): a tiny directory built here, and WMT21 TED en-de from ../shared."""
 
 import importlib.util
@@ -11,16 +11,16 @@ from pathlib import Path
 import numpy as np
 import pytest
 import scipy.stats
+from mtme_fixtures import read_back
 
 from docmetrics.algorithms import wmt_stats as ws
 from docmetrics.algorithms.correlation import pairwise_accuracy
 from docmetrics.evaluation.averages import wmt_average
 from docmetrics.evaluation.metaeval import evaluate_mtme, evaluate_wmt
-from docmetrics.evaluation.mtme import load_mtme, read_metric_scores, read_mtme
-from docmetrics.evaluation.mtme_standards import STANDARDS
-from docmetrics.evaluation.mtme_write import mtme_metric_name, write_mtme_scores
-from docmetrics.values.errors import InputError
+from docmetrics.formats.mtme import STANDARDS, load_mtme, read_mtme
 from docmetrics.formats.mtme_scores import parse_metric_filename, read_score_file
+from docmetrics.judging.mtme import mtme_metric_name, write_mtme_scores
+from docmetrics.values.errors import InputError
 from docmetrics.values.result import Coverage, DocScore, Result, UnitScore
 from docmetrics.values.signature import Signature
 
@@ -176,7 +176,7 @@ def test_write_and_read_back_metric_scores(tmp_path):
     lines = seg_path.read_text().splitlines()
     assert len(lines) == 3 * 6 and lines[0].split("\t") == ["sysA", repr(results[0].units[0].score)]
     assert [ln.split("\t")[0] for ln in lines[:7]] == ["sysA"] * 6 + ["sysB"]  # a block per system
-    back = read_metric_scores(out, "toy", "en-de", n_segments=6, n_docs=2)
+    back = read_back(out, "toy", "en-de")
     name = written.metric
     assert back[(name, "refA", "sys")] == {r.system: [r.score] for r in results}
     assert back[(name, "refA", "seg")] == {r.system: [u.score for u in r.units] for r in results}
@@ -416,6 +416,6 @@ def test_wmt21_ted_as_mtme(tmp_path):
         n_permutations=200).spa)
     json.dumps(ev.to_dict(), allow_nan=False)
     written = write_mtme_scores(root, "wmt21.tedtalks", "en-de", "unigram f1", "refA", results["f1"])
-    back = read_metric_scores(root, "wmt21.tedtalks", "en-de", n_segments=529, n_docs=5)
+    back = read_back(root, "wmt21.tedtalks", "en-de")
     assert back[(written.metric, "refA", "seg")]["Nemo"] == [
         u.score for u in next(r for r in results["f1"] if r.system == "Nemo").units]

@@ -1,11 +1,11 @@
-"""mt-metrics-eval directories as MTME ships them (docmetrics.evaluation.mtme), shapes taken from real data.
+"""mt-metrics-eval directories as MTME ships them (docmetrics.formats.mtme), shapes taken from real data.
 
 MTME's data is a tarball, not in git.  A real MTME directory is committed in
 https://github.com/florethsong/mtme-zh-mwe (Apache-2.0, commit 78ea1631): ``raw_wmt22/``, WMT22 zh-en as
 mt-metrics-eval-v2 has it, with two folders renamed (``human-score_sd`` holds the sys/domain human scores,
 ``metric-scores/zh-en_all`` the metric scores).  Put back in MTME's layout (``ROOT/wmt22/{documents, sources,
 references, system-outputs/zh-en, human-scores, metric-scores/zh-en}``), it reads with ``read_mtme`` and
-``read_metric_scores`` and scores with ``docmetrics -m chrf --mtme ROOT -t wmt22 -l zh-en`` (18 systems x 1875
+``read_back`` (tests/mtme_fixtures.py) and scores with ``docmetrics -m chrf --mtme ROOT -t wmt22 -l zh-en`` (18 systems x 1875
 segments judged; DLUT, NiuTrans, QUARTZ_TuneReranking and chrf_bestmbr left out: MQM None).  Its shapes, checked
 by script over every file, each written into the fixture below:
 
@@ -28,8 +28,9 @@ import os
 from pathlib import Path
 
 import pytest
+from mtme_fixtures import read_back
 
-from docmetrics.evaluation.mtme import read_metric_scores, read_mtme
+from docmetrics.formats.mtme import read_mtme
 
 REAL = os.environ.get("DOCMETRICS_MTME_ROOT")
 
@@ -77,7 +78,7 @@ def _check(root, n_systems, n_segments, n_docs, domains):
     assert ts.human_scores[("mqm", "sys")]["DLUT"] == [None]
     assert ts.human_scores[("mqm", "domain")]["DLUT"] == [None] * len(domains)
     assert ts.human_scores[("mqm", "seg")]["DLUT"] == [None] * n_segments
-    metrics = read_metric_scores(root, "wmt22", "zh-en", n_segments=n_segments)
+    metrics = read_back(root, "wmt22", "zh-en")
     assert {("BLEURT-20", "refA", "seg"), ("UniTE-ref", "refA", "seg"), ("COMET-QE", "src", "seg")} <= set(metrics)
     return ts, metrics
 

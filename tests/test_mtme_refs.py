@@ -8,11 +8,12 @@ import json
 
 import pytest
 import sacrebleu.metrics
+from mtme_fixtures import read_back
 from plugin_fixtures import toy_dist  # noqa: F401
 from test_cli_mtme import run, tiny  # noqa: F401
 from test_mtme import DOCS, REF_A, REF_B, build_tiny, write
 
-from docmetrics.evaluation.mtme import load_mtme, read_metric_scores
+from docmetrics.formats.mtme import load_mtme
 from docmetrics.values.errors import InputError
 
 pytestmark = pytest.mark.usefixtures("toy_dist")
@@ -44,7 +45,7 @@ def test_sacrebleu_metrics_score_against_both_references_as_sacrebleu_does(tiny,
     hyps = outputs(root)
     ref_lines = {"refA": REF_A, "refB": REF_B}
     ref_lists = [ref_lines[r] for r in refs]
-    back = read_metric_scores(out_dir, "toy", "en-de", n_segments=6, n_docs=2)
+    back = read_back(out_dir, "toy", "en-de")
     for k, metric in enumerate(report["metrics"]):
         family = metric["metric"]
         assert "|nrefs:2|" in metric["signature"]
@@ -83,7 +84,7 @@ def test_the_same_numbers_as_plain_files_with_two_references(tiny, capsys):
     assert code == 0, err
     report = json.loads(out)
     [written] = report["written"]
-    back = read_metric_scores(out_dir, "toy", "en-de", n_segments=6, n_docs=2)
+    back = read_back(out_dir, "toy", "en-de")
     for s in systems:
         plain_result = next(r for name, r in by_file.items() if name.endswith(f"{s}.txt") or name == s)
         assert back[(written["metric"], "refA.refB", "sys")][s] == [pytest.approx(plain_result["score"], abs=1e-9)]

@@ -1,4 +1,4 @@
-"""WMT23-25 data as MTME lays it out today (docmetrics.evaluation.mtme): MTME's standards for every
+"""WMT23-25 data as MTME lays it out today (docmetrics.formats.mtme): MTME's standards for every
 wmt23/wmt24/wmt24pp/wmt25 pair, a tiny wmt25-style directory (locale-suffixed pair, JSONL texts, per-system
 metadata) read, scored, meta-evaluated, written as MTME score files and read back; every bad input a row."""
 
@@ -7,13 +7,12 @@ from pathlib import Path
 
 import pytest
 from cli_fixtures import run_cli as _cli
+from mtme_fixtures import read_back
 from plugin_fixtures import toy_dist  # noqa: F401
 
 from docmetrics.evaluation.metaeval import evaluate_mtme
-from docmetrics.evaluation.mtme import load_mtme, read_metric_scores, read_mtme
-from docmetrics.evaluation.mtme_standards import STANDARDS, Standard
-from docmetrics.evaluation.mtme_tasks import MTME_TASKS, MtmeTask, official_statistics, segment_tasks
-from docmetrics.evaluation.mtme_write import write_mtme_scores
+from docmetrics.formats.mtme import STANDARDS, Standard, load_mtme, read_mtme
+from docmetrics.judging.mtme import MTME_TASKS, MtmeTask, official_statistics, segment_tasks, write_mtme_scores
 from docmetrics.values.errors import InputError
 from docmetrics.values.result import Coverage, DocScore, Result, UnitScore
 from docmetrics.values.signature import Signature
@@ -119,7 +118,7 @@ def test_read_wmt25_directory(tmp_path):
     assert summary["sysC"]["documents"] == ["doc1", "doc2"] and summary["sysC"]["domains"] == ["literary", "speech"]
     assert summary["sysC"]["fields"] == ["doc_id", "domain", "seg"] and summary["sysC"]["records"] == 6
     assert summary["sysC"]["path"].endswith(f"metadata/{LP}/sysC.jsonl")
-    assert data.tasks == MTME_TASKS["wmt25"] and data.missing == {}
+    assert MTME_TASKS[data.testset] == MTME_TASKS["wmt25"] and data.missing == {}
 
 
 def test_jsonl_null_is_a_missing_translation(tmp_path):
@@ -156,7 +155,7 @@ def test_wmt25_round_trip(tmp_path):
     written = write_mtme_scores(out, "wmt25", LP, "overlap", data.ref, results, doc_ids=data.doc_names)
     assert set(written.paths) == {"sys", "doc", "seg"}
     assert written.paths["seg"].endswith(f"wmt25/metric-scores/{LP}/overlap-refA.seg.score")
-    back = read_metric_scores(out, "wmt25", LP, n_segments=6, n_docs=2)
+    back = read_back(out, "wmt25", LP)
     assert back[("overlap", "refA", "seg")] == {r.system: [u.score for u in r.units] for r in results}
     assert back[("overlap", "refA", "doc")] == {r.system: [d.score for d in r.docs] for r in results}
     assert back[("overlap", "refA", "sys")] == {r.system: [r.score] for r in results}
@@ -232,7 +231,7 @@ def test_cli_wmt25_round_trip(tmp_path, capsys, toy_dist):
     assert code == 0, err
     report = json.loads(out)
     assert report["reference"] == "refA" and report["systems"] == ["sysA", "sysB", "sysC"]
-    back = read_metric_scores(out_dir, "wmt25", LP, n_segments=6, n_docs=2)
+    back = read_back(out_dir, "wmt25", LP)
     assert {level for _, _, level in back} == {"sys", "doc", "seg"}
     text = json.dumps(report)
     assert '"document"' in text

@@ -12,8 +12,9 @@ import pytest
 from cli_fixtures import run_cli as run
 
 import docmetrics
-from docmetrics.evaluation import mtme_run
+from docmetrics import judging
 from docmetrics.judging import metaeval as lib
+from docmetrics.judging import mtme as mtme_run
 from docmetrics.values.errors import InputError, SpecError
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -71,7 +72,7 @@ def _spy(monkeypatch, module, name):
 def test_one_function_computes_the_mtme_meta_evaluation(monkeypatch, capsys, data, results):
     """The command meta-evaluates through meta_evaluate (with the EvalSet of the library's reader), which runs
     evaluate_mtme; nothing else computes it (evaluate_human, the --human path, is not called on MTME data)."""
-    front = _spy(monkeypatch, lib, "meta_evaluate")
+    front = _spy(monkeypatch, judging, "meta_evaluate")  # the public call the command makes
     work = _spy(monkeypatch, lib, "evaluate_mtme")
     other = _spy(monkeypatch, lib, "evaluate_human")
     printed = command(capsys)
@@ -81,12 +82,12 @@ def test_one_function_computes_the_mtme_meta_evaluation(monkeypatch, capsys, dat
     assert list(given) == list(SPECS) and judged.format == "mtme" and judged.lp == "en-de"
     assert options["significance"] is None and options["levels"] is None
     # the library call is that same call: the same function, the same text
-    assert lib.meta_evaluate(results, data).to_text() == printed
+    assert judging.meta_evaluate(results, data).to_text() == printed
     assert len(front) == 2 and len(work) == 2 and other == []
 
 
 def test_metaeval_command_also_goes_through_meta_evaluate(monkeypatch, capsys):
-    front = _spy(monkeypatch, lib, "meta_evaluate")
+    front = _spy(monkeypatch, judging, "meta_evaluate")
     code, out, err = run(capsys, "metaeval", "-m", *SPECS, "--mtme", MTME, "-t", "wmt21.tedtalks", "-l", "en-de",
                          "--resamples", "20", "-q")
     assert code == 0, err

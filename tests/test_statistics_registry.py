@@ -329,7 +329,7 @@ def test_an_average_of_compared_statistics_has_clusters(top, tmp_path):
     from test_mtme import OUTPUTS, length_ratio, sentence_results
 
     from docmetrics.evaluation.metaeval import MAIN_STATISTICS, evaluate_mtme
-    from docmetrics.evaluation.mtme import load_mtme
+    from docmetrics.formats.mtme import load_mtme
 
     evals = []
     for lp, out in (("en-de", OUTPUTS), ("zh-en", {**OUTPUTS, "sysA": OUTPUTS["sysB"], "sysB": OUTPUTS["sysA"]})):

@@ -17,8 +17,8 @@ from test_cli_genmt import genmt  # noqa: F401
 from test_mtme import build_tiny
 
 import docmetrics
-from docmetrics.evaluation.mtme_write import write_mtme_scores
 from docmetrics.formats.genmt import read_genmt
+from docmetrics.judging.mtme import write_mtme_scores
 
 pytestmark = pytest.mark.usefixtures("toy_dist")
 

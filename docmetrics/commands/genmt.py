@@ -122,7 +122,7 @@ def prepare(opts: RunOptions) -> tuple[GenmtPair, TestSet, HumanScores | None, l
 def check_reference_free(metrics: Sequence[Any], specs: Sequence[str]) -> None:
     """--include-human with --genmt scores the reference as a system: only metrics that do not score
     against it can judge it."""
-    from ..evaluation.mtme_run import uses_reference
+    from ..judging import uses_reference
 
     based = [spec for spec, m in zip(specs, metrics) if uses_reference(m)]
     if based:

@@ -66,7 +66,7 @@ def judgements(opts: RankOptions, lps: Sequence[str]) -> list[HumanJudgements]:
         h = HumanJudgements.from_human(load_human(opts.human, opts.human_column, opts.lower_is_better))
         h.lp = lps[0] if lps else None
         return [h]
-    from ..evaluation.mtme import read_mtme
+    from ..formats.mtme import read_mtme
 
     return [HumanJudgements.from_mtme(read_mtme(opts.mtme, opts.testset, lp), opts.gold) for lp in lps]
 

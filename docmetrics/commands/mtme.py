@@ -1,8 +1,8 @@
 """Meta-evaluation at the WMT standard straight from mt-metrics-eval (MTME) data: the ``--mtme`` options of
 ``docmetrics`` (one language pair; ``docmetrics metaeval``, in :mod:`docmetrics.cli.metaeval`, shares the
 data options), what is said while a test set is scored, and the table of a language pair.  The work is
-:func:`docmetrics.evaluation.mtme_run.run_mtme` (read, score, write), then the library's
-:func:`docmetrics.meta_evaluate` on what :func:`docmetrics.judging.formats.mtme_evalset` makes of the data read (the
+:func:`docmetrics.judging.run_mtme` (read, score, write), then the library's
+:func:`docmetrics.judging.meta_evaluate` on what :meth:`docmetrics.judging.MtmeRun.evalset` makes of the data read (the
 one MTME meta-evaluation), printed by :func:`docmetrics.evaluation.metaeval_text.mtme_text` (as
 ``MetaEvaluation.to_text()``); every path and option is checked before a model is loaded."""
 
@@ -15,9 +15,16 @@ from dataclasses import replace
 from typing import Any, Sequence, TextIO
 
 from ..evaluation.metaeval_text import mtme_text
-from ..evaluation.mtme_run import NO_HUMAN_SCORES, ONE_SYSTEM, MtmeMetric, MtmeObserver, MtmeRun, run_mtme
-from ..evaluation.mtme_write import WrittenScores, mtme_metric_name
-from ..evaluation.scoring import Scored
+from ..judging import (
+    NO_HUMAN_SCORES,
+    ONE_SYSTEM,
+    MtmeMetric,
+    MtmeObserver,
+    MtmeRun,
+    WrittenScores,
+    mtme_metric_name,
+    run_mtme,
+)
 from ..values.errors import UserError
 from . import stored as stored_cli
 from .common import session_scope, width
@@ -148,16 +155,14 @@ class _Report(MtmeObserver):
     checks that stop a run before any model is loaded (a language pair that cannot be meta-evaluated, a
     score file name too long)."""
 
-    def __init__(self, opts: Options, who: str, stored: dict[str, dict[str, Any]] | None = None) -> None:
-        self.opts, self.who, self.stored = opts, who, stored or {}
+    def __init__(self, opts: Options, who: str) -> None:
+        self.opts, self.who = opts, who
         self.metric_report = ScoringReport(opts, who=who)
         #: language pair -> the label of each spec (a signature: by its metric's name)
         self.labels: dict[str, list[str]] = {}
 
     def opened(self, run: MtmeRun) -> None:
         opts, lp, data = self.opts, run.lp, run.data
-        for scorer in self.stored.get(lp, {}).values():  # a stored metric that does not fit stops the run here
-            scorer.check(run.testset)
         for path, lines in run.missing.items():
             warn(f"{path}: {len(lines)} line(s) read '[No translation supplied]' (first: line {lines[0] + 1}); "
                  "scored as empty", self.who)
@@ -185,7 +190,7 @@ class _Report(MtmeObserver):
         note(self.opts, f"[{run.lp}] {metric.spec}: {len(run.testset.systems)} systems x {run.testset.n_segments} "
              "segments", self.who)
 
-    def scored(self, run: MtmeRun, metric: MtmeMetric, scored: Scored, written: WrittenScores | None) -> None:
+    def scored(self, run: MtmeRun, metric: MtmeMetric, scored: Any, written: WrittenScores | None) -> None:
         self.metric_report.report(f"[{run.lp}] {self.labels[run.lp][scored.index]}", scored)
         if written is not None and written.negated:
             note(self.opts, f"[{run.lp}] {metric.spec}: lower is better, so its MTME score files hold the scores "
@@ -200,16 +205,13 @@ def score(opts: Options, lps: Sequence[str], systems: Sequence[str] | None, who:
     in one session (one engine, one cache, each model loaded once per worker for every pair); ``compare_also``:
     statistics compared between metrics besides the main ones (those of ``docmetrics metaeval --average``).
     Returns the options as scored (``metrics``: -m, then the stored metrics) and the runs."""
-    from .. import api
-    from ..evaluation.stored import StoredScorer
-    from ..judging.formats import mtme_evalset
-    from ..judging.metaeval import LEVELS, meta_evaluate
+    from .. import api, judging
 
-    stored = stored_cli.for_mtme(opts, lps) if stored_cli.requested(opts) else {}
-    scorers = {lp: {stored_cli.label(m): StoredScorer(m) for m in ms} for lp, ms in stored.items()}
-    if scorers:
+    read = stored_cli.for_mtme(opts, lps) if stored_cli.requested(opts) else {}
+    stored = {lp: {stored_cli.label(m): m for m in ms} for lp, ms in read.items()}
+    if stored:
         stored_cli.IN_MTME.check(opts)
-        names = list(next(iter(scorers.values())))
+        names = list(next(iter(stored.values())))
         twice = [n for n in names if n in opts.metrics]
         if twice:
             raise UserError(f"--stored: {twice[0][len(stored_cli.PREFIX):]} is given twice")
@@ -217,23 +219,21 @@ def score(opts: Options, lps: Sequence[str], systems: Sequence[str] | None, who:
 
     with session_scope(opts, cache=getattr(opts, "cache", None)) as session:
         def load(spec: str, lp: str) -> Any:
-            if spec in scorers.get(lp, {}):
-                return scorers[lp][spec]
             return api.load(spec, defaults={"lang": lp}, session=session)
 
         runs = run_mtme(opts.mtme, opts.testset, lps, opts.metrics, load, ref=opts.ref, human_name=opts.human_name,
                         systems=systems, include_human=opts.include_human, include_outliers=opts.include_outliers,
-                        out_root=opts.write_mtme, metric_names=opts.metric_name, observer=_Report(opts, who, scorers),
+                        out_root=opts.write_mtme, metric_names=opts.metric_name, observer=_Report(opts, who),
                         doc_rule=getattr(opts, "doc_level", None),
-                        requested=getattr(opts, "sacrebleu_signatures", None))
+                        requested=getattr(opts, "sacrebleu_signatures", None), stored=stored)
         if session.cache is not None:
             note(opts, f"score cache {session.cache.path}: {session.cache.stats.summary()}", who)
     doc_rule = getattr(opts, "doc_level", None)
     for run in runs:  # the library's meta-evaluation of what the library's MTME reader reads
         if run.why_no_metaeval is None:
-            run.evaluation = meta_evaluate(
-                run.results, mtme_evalset(run.data, run.testset, opts.human_name),
-                levels=LEVELS if doc_rule is not None else None, doc_rule=doc_rule or "mean",
+            run.evaluation = judging.meta_evaluate(
+                run.results, run.evalset(), levels=None if doc_rule is None else ("system", "segment", "document"),
+                doc_rule=doc_rule or "mean",
                 statistics=(*asked_statistics(opts), *compare_also),
                 significance=opts.resamples, seed=opts.seed,
                 metric_test=opts.metric_test or "perm-both", pdp=bool(getattr(opts, "pdp", False)),

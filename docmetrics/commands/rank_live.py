@@ -131,7 +131,7 @@ def _testsets(opts: RankOptions, lps: Sequence[str]) -> list[tuple[str | None, T
             show_warnings(testset, WHO)
             out.append((pair.name, testset, pair.name))
         return out
-    from ..evaluation.mtme import load_mtme
+    from ..formats.mtme import load_mtme
 
     return [(lp, load_mtme(opts.mtme, opts.testset, lp, ref=opts.ref)[1], lp) for lp in lps]
 

@@ -191,7 +191,7 @@ def _metrics_judged(opts: RunOptions, specs: list[str], scored: _Scored) -> list
     judged as one predictor, named by its -m spec.  Every metric is loaded, and with a raw MQM file
     checked to have the reference it needs, before any scores."""
     from .. import api
-    from ..evaluation.mtme_run import uses_reference
+    from ..judging import uses_reference
     from ..evaluation.scoring import score_metrics
     from .common import session_scope
 

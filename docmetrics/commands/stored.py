@@ -9,7 +9,8 @@ from __future__ import annotations
 from dataclasses import replace
 from typing import Sequence, TypeVar
 
-from ..evaluation.stored import NO_PAIR, StoredScorer, choose_stored, read_mtme_dir, read_stored
+from ..evaluation.stored import NO_PAIR, StoredScorer, choose_stored, read_stored
+from ..judging import read_mtme_dir
 from ..values.errors import InputError, SpecError, UserError
 from ..formats.stored import StoredMetric, parse_direction
 from ..values.testset import TestSet

@@ -50,15 +50,12 @@ from .doc_level import DOC_RULES, DOC_STATISTICS, DocGold, doc_eval, doc_gold, d
 from .human import match_systems
 from .metaeval_metric import ALIASES, UNIT_LEVEL, MetaEval
 from .metaevaluation import MetaEvaluation
-from .mtme import MtmeTestSet
+from ..formats.mtme import MtmeTestSet
 
 __all__ = [
     "SYS_STATISTICS", "SEG_STATISTICS", "STATISTICS", "MAIN_STATISTICS", "UNIT_LEVEL", "ALIASES", "compared_statistics",
     "MetaEval", "MetaEvaluation", "Comparison", "evaluate_wmt", "evaluate_mtme", "match_systems",
 ]
-
-#: the result's name before it was one type with the library's (:mod:`docmetrics.evaluation.mtme_run` names it)
-WmtEval = MetaEvaluation
 
 # The names below are views of the one registry, :mod:`docmetrics.evaluation.statistics` (docmetrics' own
 # statistics; a plugin statistic is found there at run time).

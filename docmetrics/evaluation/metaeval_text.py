@@ -16,7 +16,7 @@ from .metaeval_metric import MetaEval
 from .stat_table import significance_lines, stat_table, untested_lines
 
 if TYPE_CHECKING:
-    from .mtme import MtmeTestSet
+    from ..formats.mtme import MtmeTestSet
 
 __all__ = ["metaeval_text", "mtme_text", "human_description", "esa_description", "spa_text",
            "ACC_EQ_TEXT", "DOC_TEXT", "PDP_TEXT", "MQM_TEXT"]

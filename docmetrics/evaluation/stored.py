@@ -8,19 +8,15 @@ those of ``ROOT/TESTSET/documents/LP.docs`` where it exists; anything else is a 
 
 from __future__ import annotations
 
-import math
-import os
 from dataclasses import dataclass, field
 from typing import Mapping, Sequence
 
 from ..values.errors import InputError, shown
-from ..values.io import read_lines
-from ..formats.mtme_scores import LEVELS, parse_metric_filename, read_score_file
+from ..formats.mtme_scores import STORED_LEVELS, read_mtme_stored, score_file_level
 from ..values.result import Result
 from ..formats.stored import (
     StoredMetric,
     check_order,
-    choose_direction,
     file_fingerprint,
     find_pair,
     read_score_tsv,
@@ -29,13 +25,12 @@ from ..formats.stored import (
 )
 from ..values.testset import TestSet
 
-__all__ = ["StoredScores", "StoredScorer", "read_stored", "read_mtme_stored", "read_mtme_dir", "choose_stored",
-           "NO_PAIR"]
+__all__ = ["StoredScores", "StoredScorer", "read_stored", "choose_stored", "NO_PAIR"]
 
 #: The language pair of scores whose file names none (a TSV read without -l).
 NO_PAIR = ""
 #: Finer levels first: where one metric is given at several, the finest is kept.
-_FINEST = ("seg", "doc", "sys")
+_FINEST = STORED_LEVELS
 
 
 @dataclass
@@ -85,55 +80,6 @@ class StoredScores:
                           "reads both")
 
 
-def read_mtme_stored(path: str, declared: Mapping[str, bool] | None = None) -> StoredMetric:
-    """One MTME metric score file ``.../metric-scores/LP/NAME-REF.LEVEL.score`` (seg, doc or sys level) as
-    a :class:`StoredMetric` named ``NAME-REF``; ``None`` is a missing score (MTME's way), NaN an error."""
-    name, ref, level = parse_metric_filename(path)
-    if level not in _FINEST:
-        raise InputError(f"{path}: {level}-level scores are not read as a stored metric; give the "
-                         f"{', '.join(_FINEST)}-level file")
-    lp_dir = os.path.dirname(os.path.abspath(path))
-    lp = os.path.basename(lp_dir)
-    docs_path = os.path.join(os.path.dirname(os.path.dirname(lp_dir)), "documents", f"{lp}.docs")
-    doc_ids: list[str] | None = None
-    if os.path.isfile(docs_path) and level in ("seg", "doc"):
-        names = []
-        for lineno, line in enumerate(read_lines(docs_path), 1):
-            parts = line.split()
-            if len(parts) != 2:
-                raise InputError(f"{docs_path}, line {lineno}: expected 'DOMAIN DOCNAME', found {shown(line)}")
-            names.append(parts[1])
-        doc_ids = names if level == "seg" else list(dict.fromkeys(names))
-    lines: dict[str, list[int]] = {}
-    for lineno, line in enumerate(read_lines(path), 1):
-        parts = line.split()
-        if len(parts) == 2:
-            try:
-                nan = math.isnan(float(parts[1]))
-            except ValueError:
-                nan = False
-            if nan:
-                raise InputError(f"{path}, line {lineno}, field SCORE: {shown(parts[1])} is not a number; write None "
-                                 "where a score is missing")
-            lines.setdefault(parts[0], []).append(lineno)
-    n_items = 1 if level == "sys" else (len(doc_ids) if doc_ids is not None else None)
-    scores = read_score_file(path, level, n_items=n_items, allow_none=True)
-    if not scores:
-        raise InputError(f"{path}: no scores (one line SYSTEM<TAB>SCORE per system and item)")
-    sizes = {s: len(v) for s, v in scores.items()}
-    first = next(iter(sizes))
-    for s, k in sizes.items():
-        if k != sizes[first]:
-            raise InputError(f"{path}, line {lines[s][-1]}: system {shown(s)} has {k} scores, system "
-                             f"{shown(first)} has "
-                             f"{sizes[first]}; every system has one score per item, in order")
-    metric = f"{name}-{ref}"
-    files = {s: path for s in scores}
-    higher, how = choose_direction(metric, scores, lines, files, declared)
-    return StoredMetric(metric, lp, dict(scores), lines, files, file_fingerprint([path]), "mtme", higher, how,
-                        level, doc_ids)
-
-
 def read_stored(paths: Sequence[str], *, lp: str | None = None,
                 declared: Mapping[str, bool] | None = None) -> StoredScores:
     """Every stored metric of ``paths`` (see the module docstring); ``lp``: the language pair of TSV
@@ -149,8 +95,7 @@ def read_stored(paths: Sequence[str], *, lp: str | None = None,
     for path in paths:
         if path.endswith(".jsonl"):
             continue
-        base = os.path.basename(path)
-        if base.endswith(".score") and base.rsplit(".", 2)[-2:-1] and base.rsplit(".", 2)[-2] in LEVELS:
+        if score_file_level(path) is not None:
             out.add(read_mtme_stored(path, declared))
         else:
             for m in read_score_tsv(path, lp, declared).values():
@@ -176,29 +121,6 @@ def choose_stored(names: Sequence[str], wanted: Sequence[str] | None, lp: str, w
                              f"{', '.join(names) or 'none'}")
         out += [c for c in close if c not in out]
     return out
-
-
-def read_mtme_dir(root: str, testset: str, lp: str, wanted: Sequence[str] | None,
-                  declared: Mapping[str, bool] | None = None) -> list[StoredMetric]:
-    """The stored metrics of an MTME directory's own ``ROOT/TESTSET/metric-scores/LP/`` that ``wanted``
-    names (as :func:`choose_stored`; every one for ``all``), each with its seg, doc and sys files; only the
-    files of the metrics named are read."""
-    folder = os.path.join(root, testset, "metric-scores", lp)
-    if not os.path.isdir(folder):
-        raise InputError(f"{folder}: no such directory; --stored reads the MTME directory's own metric scores "
-                         f"(ROOT/TESTSET/metric-scores/LP/NAME-REF.{{seg,doc,sys}}.score)")
-    files: dict[str, list[str]] = {}
-    for base in sorted(os.listdir(folder)):
-        if not base.endswith(".score") or base.rsplit(".", 2)[-2] not in _FINEST:
-            continue
-        name, ref, _ = parse_metric_filename(base)
-        files.setdefault(f"{name}-{ref}", []).append(os.path.join(folder, base))
-    chosen = choose_stored(list(files), wanted, lp, folder)
-    out = StoredScores()
-    for name in chosen:
-        for path in files[name]:
-            out.add(read_mtme_stored(path, declared))
-    return list(out.pairs.get(lp, {}).values())
 
 
 class StoredScorer:

@@ -1,24 +1,28 @@
 """MTME score files, human and metric: ``SYS SCORE`` a line (``DOMAIN SYS SCORE`` at domain level), at a level
-of :data:`LEVELS`, read with every count and name checked; and the names of the files
-(``human-scores/LP.NAME.LEVEL.score``, ``metric-scores/LP/NAME-REF.LEVEL.score``) parsed as MTME splits them."""
+of :data:`LEVELS`, read with every count and name checked; the names of the files
+(``human-scores/LP.NAME.LEVEL.score``, ``metric-scores/LP/NAME-REF.LEVEL.score``) parsed as MTME splits them; and
+a metric score file read as a stored metric (:func:`read_mtme_stored`)."""
 
 from __future__ import annotations
 
 import math
 import os
-from typing import Optional, Sequence
+from typing import Mapping, Optional, Sequence
 
 from ..values.errors import InputError, shown
 from ..values.io import read_lines
-from .stored import check_magnitude
+from .stored import StoredMetric, check_magnitude, choose_direction, file_fingerprint
 
-__all__ = ["LEVELS", "Score", "read_score_file", "parse_human_filename", "parse_metric_filename"]
+__all__ = ["LEVELS", "STORED_LEVELS", "Score", "read_score_file", "parse_human_filename", "parse_metric_filename",
+           "score_file_level", "read_documents", "read_mtme_stored"]
 
 LEVELS = ("sys", "domain", "doc", "seg")
+#: the levels a metric score file is read at as a stored metric, finest first
+STORED_LEVELS = ("seg", "doc", "sys")
 Score = Optional[float]
 
 
-def _parse_score(text: str, where: str, allow_none: bool) -> Score:
+def _parse_score(text: str, where: str, allow_none: bool, nan_is_missing: bool = True) -> Score:
     if text == "None":
         if not allow_none:
             raise InputError(f"{where}: 'None' is not allowed in a metric score file; every entry needs a score")
@@ -31,6 +35,9 @@ def _parse_score(text: str, where: str, allow_none: bool) -> Score:
         raise InputError(f"{where}: {shown(text)} is not a finite number" + ("; write None for a missing score"
                                                                      if allow_none else ""))
     if math.isnan(value):
+        if allow_none and not nan_is_missing:
+            raise InputError(f"{where}, field SCORE: {shown(text)} is not a number; write None where a score is "
+                             "missing")
         if not allow_none:
             raise InputError(f"{where}: NaN is not allowed in a metric score file")
         return None
@@ -45,11 +52,15 @@ def read_score_file(
     systems: Sequence[str] | None = None,
     domains: Sequence[str] | None = None,
     allow_none: bool = True,
+    nan_is_missing: bool = True,
+    lines: dict[str, list[int]] | None = None,
 ) -> dict[str, list[Score]]:
     """Read an MTME score file (human or metric): system -> scores.
 
     ``n_items``: how many scores each system must have (documents or segments; 1 at sys level);
-    ``systems``: the known systems (others are an error); ``domains``: the domain order (domain level).
+    ``systems``: the known systems (others are an error); ``domains``: the domain order (domain level);
+    ``allow_none``: ``None`` is a missing score (else an error), and so is NaN unless ``nan_is_missing`` is
+    False; ``lines``: filled with each system's line numbers.
     """
     if level not in LEVELS:
         raise InputError(f"{path}: unknown level {shown(level)}; one of {', '.join(LEVELS)}")
@@ -69,8 +80,10 @@ def read_score_file(
         name = parts[-2]
         if known is not None and name not in known:
             raise InputError(f"{where}: unknown system {shown(name)}; it has no file in system-outputs")
-        value = _parse_score(parts[-1], where, allow_none)
+        value = _parse_score(parts[-1], where, allow_none, nan_is_missing)
         last_line[name] = lineno
+        if lines is not None:
+            lines.setdefault(name, []).append(lineno)
         if level == "domain":
             if parts[0] not in dom_index:
                 raise InputError(f"{where}: unknown domain {shown(parts[0])} (domains: {', '.join(dom_index)})")
@@ -105,6 +118,12 @@ def parse_human_filename(path: str, lp: str) -> tuple[str, str]:
     return ".".join(toks[1:-2]), level
 
 
+def score_file_level(path: str) -> str | None:
+    """The LEVEL of a file named as an MTME score file (``*.LEVEL.score``, LEVEL one of :data:`LEVELS`), else None."""
+    parts = os.path.basename(path).rsplit(".", 2)
+    return parts[1] if len(parts) == 3 and parts[2] == "score" and parts[1] in LEVELS else None
+
+
 def parse_metric_filename(path: str) -> tuple[str, str, str]:
     """``NAME-REF.LEVEL.score`` -> (NAME, REF, LEVEL), as MTME splits it."""
     base = os.path.basename(path)
@@ -116,3 +135,47 @@ def parse_metric_filename(path: str) -> tuple[str, str, str]:
         raise InputError(f"{path}: a metric score file is named NAME-REF.LEVEL.score")
     return name, ref, parts[1]
 
+
+def read_documents(path: str) -> tuple[list[str], list[str]]:
+    """``documents/LP.docs``: one ``DOMAIN DOCNAME`` a line, parallel to the source -> (domains, document names)."""
+    domains, doc_ids = [], []
+    for lineno, line in enumerate(read_lines(path), 1):
+        parts = line.split()
+        if len(parts) < 2:
+            raise InputError(f"{path}, line {lineno}: expected 'DOMAIN DOCNAME', found {shown(line)}")
+        domains.append(parts[0])
+        doc_ids.append(parts[1])
+    return domains, doc_ids
+
+
+def read_mtme_stored(path: str, declared: Mapping[str, bool] | None = None) -> StoredMetric:
+    """One MTME metric score file ``.../metric-scores/LP/NAME-REF.LEVEL.score`` (seg, doc or sys level) as
+    a :class:`StoredMetric` named ``NAME-REF``; ``None`` is a missing score (MTME's way), NaN an error."""
+    name, ref, level = parse_metric_filename(path)
+    if level not in STORED_LEVELS:
+        raise InputError(f"{path}: {level}-level scores are not read as a stored metric; give the "
+                         f"{', '.join(STORED_LEVELS)}-level file")
+    lp_dir = os.path.dirname(os.path.abspath(path))
+    lp = os.path.basename(lp_dir)
+    docs_path = os.path.join(os.path.dirname(os.path.dirname(lp_dir)), "documents", f"{lp}.docs")
+    doc_ids: list[str] | None = None
+    if os.path.isfile(docs_path) and level in ("seg", "doc"):
+        names = read_documents(docs_path)[1]
+        doc_ids = names if level == "seg" else list(dict.fromkeys(names))
+    lines: dict[str, list[int]] = {}
+    n_items = 1 if level == "sys" else (len(doc_ids) if doc_ids is not None else None)
+    scores = read_score_file(path, level, n_items=n_items, allow_none=True, nan_is_missing=False, lines=lines)
+    if not scores:
+        raise InputError(f"{path}: no scores (one line SYSTEM<TAB>SCORE per system and item)")
+    sizes = {s: len(v) for s, v in scores.items()}
+    first = next(iter(sizes))
+    for s, k in sizes.items():
+        if k != sizes[first]:
+            raise InputError(f"{path}, line {lines[s][-1]}: system {shown(s)} has {k} scores, system "
+                             f"{shown(first)} has "
+                             f"{sizes[first]}; every system has one score per item, in order")
+    metric = f"{name}-{ref}"
+    files = {s: path for s in scores}
+    higher, how = choose_direction(metric, scores, lines, files, declared)
+    return StoredMetric(metric, lp, dict(scores), lines, files, file_fingerprint([path]), "mtme", higher, how,
+                        level, doc_ids)

@@ -5,7 +5,7 @@ one language pair of it into an :class:`~docmetrics.formats.base.EvalSet`.
 
 docmetrics' own formats are the modules of :mod:`docmetrics.formats` that define ``FORMAT`` (one module a form:
 ``genmt``, ``wmt26``, ``wmt25_tsv``, ``mqm``, ``human_tsv``, ...), tried in the order of their ``precedence``;
-``mtme`` and ``stored``, whose readers are still in :mod:`docmetrics.evaluation`, are declared here.  :func:`formats`
+``stored``, whose reader is still in :mod:`docmetrics.evaluation`, is declared here.  :func:`formats`
 lists them with what each reads.
 
 A format a third party adds is a :class:`HumanFormat` registered under the entry-point group
@@ -18,42 +18,23 @@ from __future__ import annotations
 
 import dataclasses
 import functools
-import glob
 import importlib
 import os
 import pkgutil
-from typing import TYPE_CHECKING, Any, Mapping, Sequence
+from typing import Any, Mapping, Sequence
 
 from .. import formats as _package
 from ..formats.base import EvalSet, HumanFormat, PathLike, first_json, json_fault, one_pair, tsv_header
-from ..formats.human_tsv import HumanScores
-from ..formats.judgements import HumanJudgements, exact_mean
-from ..formats.mtme_scores import LEVELS
+from ..formats.mtme_scores import score_file_level
 from ..values.errors import InputError, SpecError, shown
 from .params import name_list, one_name, path_param
 
-if TYPE_CHECKING:
-    from ..values.testset import TestSet
-
-__all__ = ["HumanFormat", "EvalSet", "builtin", "formats", "get", "names", "detect", "read_human", "mtme_evalset",
-           "PathLike"]
+__all__ = ["HumanFormat", "EvalSet", "builtin", "formats", "get", "names", "detect", "read_human", "PathLike"]
 
 
-# -- the two formats whose readers are in docmetrics.evaluation ----------------------------------------------
-def _mtme_root(path: str) -> tuple[str, str | None] | None:
-    """(root, test set named by the path or None) for an MTME directory, else None."""
-    if not os.path.isdir(path):
-        return None
-    if os.path.isdir(os.path.join(path, "system-outputs")) or os.path.isdir(os.path.join(path, "human-scores")):
-        return os.path.dirname(os.path.abspath(path)), os.path.basename(os.path.abspath(path))
-    if glob.glob(os.path.join(path, "*", "system-outputs")) or glob.glob(os.path.join(path, "*", "human-scores")):
-        return path, None
-    return None
-
-
+# -- the format whose reader is in docmetrics.evaluation ------------------------------------------------------
 def _is_stored(path: str) -> bool:
-    base = os.path.basename(path)
-    if base.endswith(".score") and base.count(".") >= 2 and base.rsplit(".", 2)[-2] in LEVELS:
+    if score_file_level(path) is not None:
         return True
     header = tsv_header(path)  # a TSV of stored scores: system, doc_id, a column per metric, no seg_id
     if len(header) >= 3 and header[:2] == ["system", "doc_id"] and "seg_id" not in header:
@@ -79,50 +60,6 @@ def _read_stored(path: str | Sequence[str], lp: str | None, options: Mapping[str
                    notes=tuple(n for n in stored.notes if not name or f"({name})" in n), raw=stored)
 
 
-def _read_mtme(path: str, lp: str | None, options: Mapping[str, Any]) -> EvalSet:
-    from ..evaluation.mtme import load_mtme
-
-    found = _mtme_root(path)
-    root, named = found if found is not None else (path, None)
-    testset_name = options.get("testset") or named
-    if not testset_name or lp is None:
-        raise InputError(f"{path}: an MTME directory is read one test set and language pair at a time: give "
-                         "testset=NAME (e.g. wmt24) and lp=", params=("testset", "lp"))
-    data, testset = load_mtme(root, testset_name, lp, ref=options.get("ref"), human_name=options.get("human_name"),
-                              include_human=bool(options.get("include_human", False)))
-    return mtme_evalset(data, testset, options.get("human_name"))
-
-
-def mtme_evalset(data: Any, testset: TestSet, human_name: str | None = None) -> EvalSet:
-    """The EvalSet of one language pair of MTME data as :func:`~docmetrics.evaluation.mtme.load_mtme` read it
-    (``data``, an MtmeTestSet, and the TestSet of the systems chosen; ``human_name``: the human scores asked for,
-    None for MTME's standard ones): its human segment scores (and system scores, MTME's where it has them, else the
-    mean of the segments) as HumanScores; what ``read_human`` of an MTME directory returns, and what
-    ``docmetrics --mtme`` meta-evaluates."""
-    lp = data.lp
-    seg_name = human_name or data.default_human_name("seg")
-    human = None
-    if seg_name is not None and (seg_name, "seg") in data.human_scores:
-        positions: dict[tuple[str, str], int] = {}
-        for d in testset.documents:
-            for i in range(d.start, d.end):
-                positions[(d.doc_id, str(i))] = i - d.start + 1
-        keys = list(positions)
-        segments = {s: {k: float(v) for k, v in zip(keys, row) if v is not None}
-                    for s, row in data.human(seg_name, "seg").items()}
-        sys_name = human_name or data.default_human_name("sys")
-        given = data.human(sys_name, "sys") if sys_name and (sys_name, "sys") in data.human_scores else {}
-        system = {s: float(given[s][0]) if s in given and given[s] and given[s][0] is not None
-                  else exact_mean(list(v.values())) for s, v in segments.items() if v}
-        human = HumanScores(f"{data.directory}/human-scores/{lp}.{seg_name}.seg.score", seg_name, system,
-                            {s: v for s, v in segments.items() if v}, positions, set(data.human_systems))
-    return EvalSet(os.path.join(data.root, data.testset), "mtme", data.lp, testset, human, raw=data,
-                   make_judgements=lambda: HumanJudgements.from_mtme(data, human_name))
-
-
-_MTME = HumanFormat("mtme", "an mt-metrics-eval directory (ROOT or ROOT/TESTSET)", lambda p: _mtme_root(p) is not None,
-                    _read_mtme, ("testset", "ref", "human_name", "include_human"),
-                    "testset, human (segment and system scores), judgements", precedence=10)
 _STORED = HumanFormat("stored", "stored scores: WMT25 automatic-scores JSONL, MTME *.score files, a TSV",
                       _is_stored, _read_stored, ("directions",), "stored metrics (results())", precedence=40)
 
@@ -157,7 +94,7 @@ def _modules() -> tuple[HumanFormat, ...]:
 def builtin() -> tuple[HumanFormat, ...]:
     """docmetrics' own formats, in the order a file is tried against them."""
     found = [dataclasses.replace(f, spans=_GOLD_SPANS[f.name]) if f.spans is None and f.name in _GOLD_SPANS else f
-             for f in (*_modules(), _MTME, _STORED)]
+             for f in (*_modules(), _STORED)]
     return tuple(sorted(found, key=lambda f: (f.precedence, f.name)))
 
 

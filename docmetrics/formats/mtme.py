@@ -35,16 +35,17 @@ right-stripped, as MTME reads them.
 
 Which reference and which human scores are "standard", and which systems are outliers, is not in the
 directory: MTME keeps it in ``meta_info.DATA``, repeated in
-:data:`~docmetrics.evaluation.mtme_standards.STANDARDS`; elsewhere a test set with a single reference uses
+:data:`STANDARDS`; elsewhere a test set with a single reference uses
 it, otherwise ``ref=`` must name one.  ``ref=`` may name several references (``["refA", "refB"]``): a
 metric that takes several (sacrebleu's) scores against all of them, a metric that takes one refuses the
 test set.  As in MTME's ``GetCorrelations`` (``sys_names - main_refs - close_refs``), the systems scored
 are all outputs but the references in use, the human translations (unless ``include_human``: then a
 reference not in use is scored as a system) and the outliers (unless ``include_outliers``).
 
-MTME's task sets (the official statistics per test set) are in :mod:`docmetrics.evaluation.mtme_tasks`; the
-score files' format in :mod:`docmetrics.formats.mtme_scores`; writing them in
-:mod:`docmetrics.evaluation.mtme_write`.
+An MTME directory is the human-data format ``mtme`` (:data:`FORMAT`): ``read_human(ROOT or ROOT/TESTSET,
+lp=LP, testset=...)`` reads one language pair with :func:`load_mtme` and gives :func:`mtme_evalset`'s EvalSet.
+MTME's task sets (the official statistics per test set), scoring a test set and writing score files are in
+:mod:`docmetrics.judging.mtme`; the score files' format in :mod:`docmetrics.formats.mtme_scores`.
 """
 
 from __future__ import annotations
@@ -52,20 +53,21 @@ from __future__ import annotations
 import glob
 import os
 from dataclasses import dataclass, field
-from typing import Any, Sequence
+from typing import Any, Mapping, Sequence
 
 from ..values.errors import InputError, SpecError, shown
 from ..values.io import read_lines
 from ..values.jsonl import json_object, string_field
 from ..values.langpair import LangPair, parse_langpair
-from ..formats.mtme_scores import LEVELS, Score, parse_human_filename, parse_metric_filename, read_score_file
 from ..values.testset import TestSet
-from .mtme_standards import STANDARDS, Standard
-from .mtme_tasks import MTME_TASKS, MtmeTask
+from .base import EvalSet, HumanFormat
+from .human_tsv import HumanScores
+from .judgements import HumanJudgements, exact_mean
+from .mtme_scores import LEVELS, Score, parse_human_filename, read_documents, read_score_file
 
 __all__ = [
-    "NO_TRANSLATION", "MtmeTestSet", "read_mtme", "load_mtme", "read_metric_scores", "METADATA_DOC_FIELD",
-    "METADATA_DOMAIN_FIELD",
+    "NO_TRANSLATION", "MtmeTestSet", "read_mtme", "load_mtme", "METADATA_DOC_FIELD",
+    "METADATA_DOMAIN_FIELD", "Standard", "STANDARDS", "mtme_root", "read_evalset", "mtme_evalset", "FORMAT",
 ]
 
 #: The fields of a metadata record (metadata/LP/SYS.jsonl) that name a document and a domain, as
@@ -74,6 +76,85 @@ METADATA_DOC_FIELD = "doc_id"
 METADATA_DOMAIN_FIELD = "domain"
 NO_TRANSLATION = "[No translation supplied]"
 RESERVED_REFS = ("all", "src")
+
+
+# -- MTME's meta-information (meta_info.DATA): standard reference and gold, outliers -------------------------
+@dataclass(frozen=True)
+class Standard:
+    """MTME's meta-information for a language pair: the standard reference, the standard human
+    scores per level, and the outlier systems."""
+
+    ref: str
+    gold: Mapping[str, str]
+    outliers: frozenset[str] = frozenset()
+
+
+def _mqm(ref: str, levels: Sequence[str] = ("sys", "seg"), outliers: Sequence[str] = ()) -> Standard:
+    return Standard(ref, {lv: "mqm" for lv in levels}, frozenset(outliers))
+
+
+_WMT22 = ("sys", "domain", "seg")
+#: from mt_metrics_eval/meta_info.py (DATA), the MQM-judged language pairs up to WMT22
+_UP_TO_WMT22: dict[tuple[str, str], Standard] = {
+    ("wmt21.news", "en-de"): _mqm("refC"),
+    ("wmt21.news", "en-ru"): _mqm("refA"),
+    ("wmt21.news", "zh-en"): _mqm("refB"),
+    ("wmt21.tedtalks", "en-de"): _mqm("refA"),
+    ("wmt21.tedtalks", "en-ru"): _mqm("refA"),
+    ("wmt21.tedtalks", "zh-en"): _mqm("refB"),
+    ("wmt22", "en-de"): _mqm("refA", _WMT22, ("M2M100_1.2B-B4",)),
+    ("wmt22", "en-ru"): _mqm("refA", _WMT22),
+    ("wmt22", "zh-en"): _mqm("refA", _WMT22),
+    ("wmt23", "en-de"): _mqm("refA", _WMT22, ("synthetic_ref",)),
+    ("wmt23", "he-en"): _mqm("refB", _WMT22),
+    ("wmt23", "zh-en"): _mqm("refA", _WMT22, ("synthetic_ref",)),
+    ("wmt24", "en-de"): _mqm("refB", _WMT22, ("MSLC",)),
+    ("wmt24", "en-es"): _mqm("refA", _WMT22, ("MSLC",)),
+    ("wmt24", "ja-zh"): _mqm("refA", _WMT22, ("MSLC",)),
+}
+
+
+def _gold(ref: str, name: str | None, levels: Sequence[str] = _WMT22, outliers: Sequence[str] = ()) -> Standard:
+    """A standard with gold ``name`` at ``levels`` (no gold at all when name is None)."""
+    return Standard(ref, {lv: name for lv in levels} if name else {}, frozenset(outliers))
+
+
+# The rest of MTME's meta_info.DATA for wmt23, wmt23.sent, wmt24, wmt24pp and wmt25 (checked against
+# google-research/mt-metrics-eval at 68a481a, 2026-04-23): WMT23_DA's gold is 'da-sqm' at sys, domain and
+# seg; en-he, en-ru, en-uk, ru-en and uk-en have std_gold={} (no standard gold); WMT24_ESA's gold is 'esa';
+# WMT24PP has std_ref 'posteditA' (en-de_DE: 'posteditB', en-is_IS: 'refA') and std_gold={}; WMT25 is
+# 'mqm' (en-ko_KR, ja-zh_CN) or 'esa-human1' (WMT25_ESA), std_ref 'refA', no outliers.
+def _recent_standards() -> dict[tuple[str, str], Standard]:
+    """WMT23-25 entries of MTME's meta_info.DATA (see the comment above)."""
+    out = {("wmt23.sent", "en-de"): _mqm("refA", _WMT22)}
+    for lp in ("cs-uk", "de-en", "en-cs", "en-ja", "en-zh", "ja-en"):
+        out[("wmt23", lp)] = _gold("refA", "da-sqm")
+    out[("wmt23", "en-he")] = _gold("refB", None)
+    for lp in ("en-ru", "en-uk", "ru-en", "uk-en"):
+        out[("wmt23", lp)] = _gold("refA", None)
+    for lp in ("cs-uk", "en-cs", "en-hi", "en-is", "en-ja", "en-ru", "en-uk", "en-zh"):
+        out[("wmt24", lp)] = _gold("refA", "esa")
+    wmt24pp_ref = {"en-de_DE": "posteditB", "en-is_IS": "refA"}
+    for lp in (
+        "en-ar_EG en-ar_SA en-bg_BG en-bn_IN en-ca_ES en-cs_CZ en-da_DK en-de_DE en-el_GR en-es_MX en-et_EE "
+        "en-fa_IR en-fi_FI en-fil_PH en-fr_CA en-fr_FR en-gu_IN en-he_IL en-hi_IN en-hr_HR en-hu_HU en-id_ID "
+        "en-is_IS en-it_IT en-ja_JP en-kn_IN en-ko_KR en-lt_LT en-lv_LV en-ml_IN en-mr_IN en-nl_NL en-no_NO "
+        "en-pa_IN en-pl_PL en-pt_BR en-pt_PT en-ro_RO en-ru_RU en-sk_SK en-sl_SI en-sr_RS en-sv_SE en-sw_KE "
+        "en-sw_TZ en-ta_IN en-te_IN en-th_TH en-tr_TR en-uk_UA en-ur_PK en-vi_VN en-zh_CN en-zh_TW en-zu_ZA"
+    ).split():
+        out[("wmt24pp", lp)] = _gold(wmt24pp_ref.get(lp, "posteditA"), None)
+    for lp in ("ja-zh_CN", "en-ko_KR"):
+        out[("wmt25", lp)] = _gold("refA", "mqm")
+    for lp in (
+        "cs-de_DE cs-uk_UA en-ar_EG en-bho_IN en-zh_CN en-cs_CZ en-et_EE en-is_IS en-it_IT en-ja_JP en-mas_KE "
+        "en-ru_RU en-sr_Cyrl_RS en-uk_UA"
+    ).split():
+        out[("wmt25", lp)] = _gold("refA", "esa-human1")
+    return out
+
+
+#: every language pair's standard (reference, gold per level, outliers), by (test set, language pair)
+STANDARDS: dict[tuple[str, str], Standard] = {**_UP_TO_WMT22, **_recent_standards()}
 
 
 @dataclass
@@ -125,12 +206,6 @@ class MtmeTestSet:
     @property
     def n_segments(self) -> int:
         return len(self.sources)
-
-    @property
-    def tasks(self) -> tuple[MtmeTask, ...]:
-        """The statistics MTME's task set for this test set computes
-        (:data:`~docmetrics.evaluation.mtme_tasks.MTME_TASKS`; () if none)."""
-        return MTME_TASKS.get(self.testset, ())
 
     @property
     def langpair(self) -> LangPair:
@@ -279,13 +354,7 @@ def read_mtme(root: str | os.PathLike[str], testset: str, lp: str) -> MtmeTestSe
 
     docs_path = _need(os.path.join(d, "documents", f"{lp}.docs"), f"the document file documents/{lp}.docs")
     paths["documents"] = docs_path
-    doc_ids, domains = [], []
-    for lineno, line in enumerate(read_lines(docs_path), 1):
-        parts = line.split()
-        if len(parts) < 2:
-            raise InputError(f"{docs_path}, line {lineno}: expected 'DOMAIN DOCNAME', found {shown(line)}")
-        domains.append(parts[0])
-        doc_ids.append(parts[1])
+    domains, doc_ids = read_documents(docs_path)
     if len(doc_ids) != n:
         raise InputError(f"{docs_path}: {len(doc_ids)} lines, the source {src_path} has {n}; they must be parallel")
     seen: set[str] = set()
@@ -468,27 +537,57 @@ def load_mtme(
     return ts, testset_obj
 
 
+# -- the format: an MTME directory as read_human reads it ------------------------------------------------------
+def mtme_root(path: str) -> tuple[str, str | None] | None:
+    """(root, the test set the path names or None) for an MTME directory (``ROOT`` or ``ROOT/TESTSET``), else None."""
+    if not os.path.isdir(path):
+        return None
+    if os.path.isdir(os.path.join(path, "system-outputs")) or os.path.isdir(os.path.join(path, "human-scores")):
+        return os.path.dirname(os.path.abspath(path)), os.path.basename(os.path.abspath(path))
+    if glob.glob(os.path.join(path, "*", "system-outputs")) or glob.glob(os.path.join(path, "*", "human-scores")):
+        return path, None
+    return None
 
 
-def read_metric_scores(
-    root: str | os.PathLike[str],
-    testset: str,
-    lp: str,
-    *,
-    n_segments: int | None = None,
-    n_docs: int | None = None,
-) -> dict[tuple[str, str, str], dict[str, list[float]]]:
-    """Every ``metric-scores/LP/NAME-REF.LEVEL.score`` file: (NAME, REF, LEVEL) -> system -> scores
-    (domain-level files are skipped: they need the test set's domains)."""
-    d = os.path.join(os.fspath(root), testset, "metric-scores", lp)
-    if not os.path.isdir(d):
-        raise InputError(f"{d}: no such directory")
-    out: dict[tuple[str, str, str], dict[str, list[float]]] = {}
-    for path in _files(d, "*.score"):
-        name, ref, level = parse_metric_filename(path)
-        if level == "domain":
-            continue
-        n_items = {"sys": 1, "doc": n_docs, "seg": n_segments}[level]
-        out[(name, ref, level)] = read_score_file(path, level, n_items=n_items, allow_none=False)  # type: ignore[assignment]
-    return out
+def read_evalset(path: str, lp: str | None, options: Mapping[str, Any]) -> EvalSet:
+    """One test set (``testset=``, or the one ``path`` names) and language pair of an MTME directory, read by
+    :func:`load_mtme` (``ref``, ``human_name``, ``include_human``), as :func:`mtme_evalset`."""
+    found = mtme_root(path)
+    root, named = found if found is not None else (path, None)
+    testset_name = options.get("testset") or named
+    if not testset_name or lp is None:
+        raise InputError(f"{path}: an MTME directory is read one test set and language pair at a time: give "
+                         "testset=NAME (e.g. wmt24) and lp=", params=("testset", "lp"))
+    data, testset = load_mtme(root, testset_name, lp, ref=options.get("ref"), human_name=options.get("human_name"),
+                              include_human=bool(options.get("include_human", False)))
+    return mtme_evalset(data, testset, options.get("human_name"))
 
+
+def mtme_evalset(data: MtmeTestSet, testset: TestSet, human_name: str | None = None) -> EvalSet:
+    """The EvalSet of one language pair of MTME data as :func:`load_mtme` read it (``data`` and the TestSet of the
+    systems chosen; ``human_name``: the human scores asked for, None for MTME's standard ones): its human segment
+    scores (and system scores, MTME's where it has them, else the mean of the segments) as HumanScores; what
+    ``read_human`` of an MTME directory returns, and what ``docmetrics --mtme`` meta-evaluates."""
+    seg_name = human_name or data.default_human_name("seg")
+    human = None
+    if seg_name is not None and (seg_name, "seg") in data.human_scores:
+        positions: dict[tuple[str, str], int] = {}
+        for d in testset.documents:
+            for i in range(d.start, d.end):
+                positions[(d.doc_id, str(i))] = i - d.start + 1
+        keys = list(positions)
+        segments = {s: {k: float(v) for k, v in zip(keys, row) if v is not None}
+                    for s, row in data.human(seg_name, "seg").items()}
+        sys_name = human_name or data.default_human_name("sys")
+        given = data.human(sys_name, "sys") if sys_name and (sys_name, "sys") in data.human_scores else {}
+        system = {s: float(given[s][0]) if s in given and given[s] and given[s][0] is not None
+                  else exact_mean(list(v.values())) for s, v in segments.items() if v}
+        human = HumanScores(f"{data.directory}/human-scores/{data.lp}.{seg_name}.seg.score", seg_name, system,
+                            {s: v for s, v in segments.items() if v}, positions, set(data.human_systems))
+    return EvalSet(data.directory, "mtme", data.lp, testset, human, raw=data,
+                   make_judgements=lambda: HumanJudgements.from_mtme(data, human_name))
+
+
+FORMAT = HumanFormat("mtme", "an mt-metrics-eval directory (ROOT or ROOT/TESTSET)", lambda p: mtme_root(p) is not None,
+                     read_evalset, ("testset", "ref", "human_name", "include_human"),
+                     "testset, human (segment and system scores), judgements", precedence=10)
