@@ -17,7 +17,7 @@ from test_mtme import build_tiny
 import docmetrics
 import docmetrics.judging as judging
 from docmetrics.evaluation import averages
-from docmetrics.evaluation.metaeval import WmtEval, evaluate_mtme, evaluate_wmt
+from docmetrics.evaluation.metaeval import evaluate_mtme, evaluate_wmt
 from docmetrics.evaluation.metaeval_human import evaluate_human
 from docmetrics.values.errors import InputError, SpecError
 
@@ -55,7 +55,7 @@ def test_every_meta_evaluation_is_the_one_result_type(folder):
     testset, results = scored()
     human = docmetrics.read_human("human.tsv")
     ev = docmetrics.meta_evaluate(results, human, testset=testset, significance=0)
-    assert type(ev) is judging.MetaEvaluation and WmtEval is judging.MetaEvaluation
+    assert type(ev) is judging.MetaEvaluation
     assert list(ev.metrics) == ["chrf [1]", "bleu [2]"] and ev.metric("bleu") is ev.metrics["bleu [2]"]
     # the computations under meta_evaluate give the same type, each JSON layout by its own default
     wmt = evaluate_wmt(results, human.human.system, significance=())
