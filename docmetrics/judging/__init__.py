@@ -15,28 +15,38 @@ as importable calls).  Nothing here imports torch, parses arguments or prints.
 
 from __future__ import annotations
 
-from ..formats.base import EvalSet
-from .formats import HumanFormat, read_human
-from .mbr import CandidateSelection, UnitChoice, mbr, rerank
-from .metaeval import MetaEvaluation, WmtAverage, check_human, describe_human, meta_evaluate, wmt_average
-from .mtme import (
-    NO_HUMAN_SCORES,
-    ONE_SYSTEM,
-    MtmeMetric,
-    MtmeObserver,
-    MtmeRun,
-    WrittenScores,
-    mtme_metric_name,
-    read_mtme_dir,
-    run_mtme,
-    uses_reference,
-    write_mtme_scores,
-)
-from .rules import ClusterRule, human_clusters
-from .tools import autorank, compare_systems, span_f1, write_report
+import importlib
+from typing import Any
+
+#: the module each public name lives in, imported when first used, so that ``import docmetrics.judging`` (and
+#: a command's ``--help``) stays free of numpy and scipy
+_MODULES = {
+    "..formats.base": ("EvalSet",),
+    ".formats": ("HumanFormat", "read_human"),
+    ".mbr": ("CandidateSelection", "UnitChoice", "mbr", "rerank"),
+    ".metaeval": ("MetaEvaluation", "WmtAverage", "check_human", "describe_human", "meta_evaluate", "wmt_average"),
+    ".mtme": ("NO_HUMAN_SCORES", "ONE_SYSTEM", "MtmeMetric", "MtmeObserver", "MtmeRun", "WrittenScores",
+              "mtme_metric_name", "read_mtme_dir", "run_mtme", "uses_reference", "write_mtme_scores"),
+    ".rules": ("ClusterRule", "human_clusters"),
+    ".tools": ("autorank", "compare_systems", "span_f1", "write_report"),
+}
+_WHERE = {name: module for module, names in _MODULES.items() for name in names}
 
 __all__ = ["EvalSet", "HumanFormat", "read_human", "MetaEvaluation", "meta_evaluate", "check_human", "describe_human",
            "wmt_average", "WmtAverage", "ClusterRule", "human_clusters", "autorank", "span_f1", "compare_systems",
            "write_report", "mbr", "rerank", "CandidateSelection", "UnitChoice", "run_mtme", "MtmeRun", "MtmeMetric",
            "MtmeObserver", "NO_HUMAN_SCORES", "ONE_SYSTEM", "write_mtme_scores", "WrittenScores", "mtme_metric_name",
            "uses_reference", "read_mtme_dir"]
+
+
+def __getattr__(name: str) -> Any:
+    module = _WHERE.get(name)
+    if module is None:
+        raise AttributeError(f"module 'docmetrics.judging' has no attribute {name!r}")
+    value = getattr(importlib.import_module(module, __name__), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted(set(globals()) | set(_WHERE))
