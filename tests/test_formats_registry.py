@@ -43,7 +43,7 @@ def test_genmt_and_mqm_give_gold_spans_and_the_others_say_they_have_none():
     assert mqm.spans.fields == ("doc", "seg_id") and mqm.spans.items
     human = docmetrics.read_human(TED / "human_seg.tsv")
     with pytest.raises(InputError, match="holds no human error spans"):
-        human.spans
+        _ = human.spans
 
 
 def test_a_formats_spans_reader_builds_the_gold_when_first_asked(tmp_path, monkeypatch):

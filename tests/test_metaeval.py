@@ -13,8 +13,8 @@ from plugin_fixtures import toy_dist  # noqa: F401
 from docmetrics.algorithms.correlation import kendall, pairwise_accuracy, pearson, ranks, spearman
 from docmetrics.cli import main
 from docmetrics.evaluation.human import match_systems
-from docmetrics.values.errors import InputError
 from docmetrics.formats.human_tsv import load_human
+from docmetrics.values.errors import InputError
 
 
 def data(seed, n, ties):

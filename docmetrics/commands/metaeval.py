@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING, Sequence, TextIO
 
 from ..evaluation import statistics as stats
 from ..evaluation.averages import SCHEMES, task_set
-from ..judging import MtmeRun, WmtAverage, wmt_average
+from ..judging import MtmeRun, WmtAverage
 from ..values.errors import InputError, UserError
 from . import report as report_cli
 from . import stored as stored_cli

@@ -26,8 +26,8 @@ from ..evaluation.spans import (
     mqm_keys,
     no_spans,
 )
-from ..values.errors import UserError
 from ..formats.mqm_tsv import MqmRatings, is_human_name
+from ..values.errors import UserError
 from ..values.testset import TestSet
 from .format import metric_labels, num, table
 from .messages import note, warn
@@ -65,8 +65,8 @@ class _Scored:
 
 def _mqm(opts: RunOptions) -> MqmRatings:
     """The raw MQM file of ``--human`` (an error naming the option where it is another TSV)."""
-    from ..values.io import read_lines
     from ..formats.mqm_tsv import is_mqm_header, read_mqm
+    from ..values.io import read_lines
 
     lines = read_lines(opts.human)
     if not lines or not is_mqm_header([h.strip() for h in lines[0].split("\t")]):
@@ -191,8 +191,8 @@ def _metrics_judged(opts: RunOptions, specs: list[str], scored: _Scored) -> list
     judged as one predictor, named by its -m spec.  Every metric is loaded, and with a raw MQM file
     checked to have the reference it needs, before any scores."""
     from .. import api
-    from ..judging import uses_reference
     from ..evaluation.scoring import score_metrics
+    from ..judging import uses_reference
     from .common import session_scope
 
     with session_scope(opts, cache=opts.cache) as session:

@@ -17,8 +17,8 @@ from ..algorithms.grids import Axis, parse_grid
 from ..evaluation import statistics as stats
 from ..evaluation.stat_table import columns as stat_columns
 from ..evaluation.sweep import STAT_CHOICES, Point, heatmap_matrix, make_points, run_sweep
-from ..values.errors import InputError, UserError
 from ..formats.human_tsv import load_human
+from ..values.errors import InputError, UserError
 from ..values.versions import __version__
 from . import human as human_cli
 from . import report as report_cli

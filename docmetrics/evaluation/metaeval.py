@@ -40,6 +40,7 @@ from typing import Any, Mapping, Sequence
 
 from ..algorithms import wmt_stats as ws
 from ..algorithms.correlation import kendall, pairwise_accuracy, pearson, spearman
+from ..formats.mtme import MtmeTestSet
 from ..values.errors import InputError
 from ..values.result import Result
 from ..values.units import as_score
@@ -50,7 +51,6 @@ from .doc_level import DOC_RULES, DOC_STATISTICS, DocGold, doc_eval, doc_gold, d
 from .human import match_systems
 from .metaeval_metric import ALIASES, UNIT_LEVEL, MetaEval
 from .metaevaluation import MetaEvaluation
-from ..formats.mtme import MtmeTestSet
 
 __all__ = [
     "SYS_STATISTICS", "SEG_STATISTICS", "STATISTICS", "MAIN_STATISTICS", "UNIT_LEVEL", "ALIASES", "compared_statistics",

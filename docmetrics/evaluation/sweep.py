@@ -30,9 +30,9 @@ from dataclasses import dataclass, field
 from typing import Any, Callable, Sequence
 
 from ..algorithms.grids import Axis, expand_grid, point_spec
+from ..formats.human_tsv import HumanScores
 from ..plugin.metric import Metric
 from ..values.errors import InputError, SpecError, UserError
-from ..formats.human_tsv import HumanScores
 from ..values.testset import TestSet
 from . import statistics as stats
 from .metaeval_human import evaluate

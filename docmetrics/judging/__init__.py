@@ -18,12 +18,15 @@ from __future__ import annotations
 import importlib
 from typing import Any
 
+# imported now: the function mbr shares its module's name, and a later first import of the module
+# docmetrics.judging.mbr would otherwise bind the module where the function is meant (it loads no numpy)
+from .mbr import CandidateSelection, UnitChoice, mbr, rerank
+
 #: the module each public name lives in, imported when first used, so that ``import docmetrics.judging`` (and
 #: a command's ``--help``) stays free of numpy and scipy
 _MODULES = {
     "..formats.base": ("EvalSet",),
     ".formats": ("HumanFormat", "read_human"),
-    ".mbr": ("CandidateSelection", "UnitChoice", "mbr", "rerank"),
     ".metaeval": ("MetaEvaluation", "WmtAverage", "check_human", "describe_human", "meta_evaluate", "wmt_average"),
     ".mtme": ("NO_HUMAN_SCORES", "ONE_SYSTEM", "MtmeMetric", "MtmeObserver", "MtmeRun", "WrittenScores",
               "mtme_metric_name", "read_mtme_dir", "run_mtme", "uses_reference", "write_mtme_scores"),

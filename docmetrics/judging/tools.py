@@ -13,10 +13,10 @@ from ..evaluation.autorank import EPS, AutoRank, rank_results, rank_stored
 from ..evaluation.autorank import autorank as autorank_scores
 from ..evaluation.significance import PairedTest, paired_test
 from ..evaluation.spans import SpanGold, SpanJudgement, judge, judge_predicted, metric_predictions, mqm_keys
+from ..formats.base import EvalSet
 from ..values.errors import InputError, SpecError, UserError
 from ..values.result import Result
 from ..values.testset import TestSet
-from ..formats.base import EvalSet
 from .metaeval import MetaEvaluation
 from .params import one_name, path_param, results_param
 
