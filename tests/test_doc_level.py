@@ -192,7 +192,7 @@ def test_document_level_acc_eq_by_hand():
 def test_document_level_perm_both_and_output_only_when_asked():
     plain = evaluate_wmt(results(), None, HUMAN, significance=("pearson",), n_resamples=50)
     for m in plain.metrics.values():
-        d = m.to_wmt_dict()
+        d = m.to_dict(layout="mtme")
         assert "document" not in d and "pdp" not in d["system"]
         assert "document" not in m.to_dict() and "pdp" not in m.to_dict()
     stats = ("pdp", "doc_acc_eq", "doc_pearson", "doc_kendall", "doc_pearson_item", "doc_kendall_item", "doc_pdp",
@@ -205,7 +205,7 @@ def test_document_level_perm_both_and_output_only_when_asked():
         assert 0.0 <= test.p_value <= 1.0 and test.n_resamples == 50
         better, worse = pair
         assert ev.metrics[better].get(stat) >= ev.metrics[worse].get(stat)
-    d = ev.metrics["m1"].to_wmt_dict()
+    d = ev.metrics["m1"].to_dict(layout="mtme")
     assert d["document"]["rule"] == "sum" and d["document"]["documents_left_out"] == 1
     assert "pdp" in d["system"]
     # the document ids may come from the metrics' units

@@ -23,7 +23,7 @@ def test_the_builtin_formats_are_the_modules_that_define_format_in_precedence_or
     declared = [getattr(importlib.import_module(f"docmetrics.formats.{m.name}"), "FORMAT", None)
                 for m in pkgutil.iter_modules(package.__path__)]
     from_modules = {f.name for f in declared if isinstance(f, HumanFormat)}
-    assert from_modules == {"genmt", "wmt26", "wmt25-tsv", "mqm", "human-tsv", "cesa"}
+    assert from_modules == {"mtme", "genmt", "wmt26", "wmt25-tsv", "mqm", "human-tsv", "cesa"}
     names = [f.name for f in formats.builtin()]
     assert names == ["mtme", "wmt26", "genmt", "cesa", "stored", "wmt25-tsv", "mqm", "human-tsv"]
     assert [f.name for f in formats.BUILTIN] == names
@@ -43,7 +43,7 @@ def test_genmt_and_mqm_give_gold_spans_and_the_others_say_they_have_none():
     assert mqm.spans.fields == ("doc", "seg_id") and mqm.spans.items
     human = docmetrics.read_human(TED / "human_seg.tsv")
     with pytest.raises(InputError, match="holds no human error spans"):
-        human.spans
+        _ = human.spans
 
 
 def test_a_formats_spans_reader_builds_the_gold_when_first_asked(tmp_path, monkeypatch):

@@ -10,7 +10,6 @@ import math
 
 import pytest
 
-from docmetrics.values.errors import InputError
 from docmetrics.formats.genmt import (
     REFERENCE,
     ErrorSpan,
@@ -20,6 +19,7 @@ from docmetrics.formats.genmt import (
     read_genmt,
     target_language,
 )
+from docmetrics.values.errors import InputError
 
 SPAN = {"start_i": 4, "end_i": 9, "severity": "minor"}
 LONG_SRC = " ".join(f"Sentence number {k} of a long paragraph talks about the river and the city." for k in range(12))

@@ -115,8 +115,8 @@ def test_a_huge_value_in_an_input_is_quoted_shortened_at_its_line(capsys, tmp_pa
 
 def test_a_scores_tsv_mismatch_names_the_odd_system_not_a_good_one(tmp_path):
     """Five systems agree, one has a document of its own: the message names that system's line."""
-    from docmetrics.values.errors import InputError
     from docmetrics.formats.stored import read_score_tsv
+    from docmetrics.values.errors import InputError
 
     rows = SCORES.read_text(encoding="utf-8").split("\n")
     odd = next(k for k, r in enumerate(rows) if r.startswith("Nemo\t"))

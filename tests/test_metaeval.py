@@ -13,8 +13,8 @@ from plugin_fixtures import toy_dist  # noqa: F401
 from docmetrics.algorithms.correlation import kendall, pairwise_accuracy, pearson, ranks, spearman
 from docmetrics.cli import main
 from docmetrics.evaluation.human import match_systems
-from docmetrics.values.errors import InputError
 from docmetrics.formats.human_tsv import load_human
+from docmetrics.values.errors import InputError
 
 
 def data(seed, n, ties):
@@ -352,7 +352,7 @@ def test_a_statistic_of_docmetrics_own_is_one_registry_entry(monkeypatch):
     results = [Result(s, "m", v, Signature("m"), {}) for s, v in (("A", 0.1), ("B", 0.9), ("C", 0.5))]
     e = evaluate_wmt({"m": results}, human, significance=()).metrics["m"]
     assert e.get("top_agrees") == 0.0 and e.plugin_statistics() == ["top_agrees"]
-    assert e.to_dict()["top_agrees"] == e.to_wmt_dict()["top_agrees"] == 0.0
+    assert e.to_dict()["top_agrees"] == e.to_dict(layout="mtme")["top_agrees"] == 0.0
     results[2] = Result("C", "m", 1.5, Signature("m"), {})
     assert evaluate_wmt({"m": results}, human, significance=()).metrics["m"].get("top_agrees") == 1.0
 

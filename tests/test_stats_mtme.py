@@ -377,9 +377,9 @@ def test_metric_test_williams_over_language_pairs_states_why_the_average_has_no_
 
 
 def test_meta_evaluate_refuses_an_unknown_metric_test():
+    from docmetrics.formats.human_tsv import HumanScores
     from docmetrics.judging.metaeval import meta_evaluate
     from docmetrics.values.errors import SpecError
-    from docmetrics.formats.human_tsv import HumanScores
 
     with pytest.raises(SpecError, match="metric_test='bootstrap': one of perm-both, williams"):
         meta_evaluate({"chrf": []}, HumanScores.__new__(HumanScores), metric_test="bootstrap")

@@ -16,9 +16,9 @@ from pathlib import Path
 
 import pytest
 
+from docmetrics.formats.wmt26 import read_wmt26
 from docmetrics.values.errors import InputError
 from docmetrics.values.paragraphs import MarkupError, paragraphs
-from docmetrics.formats.wmt26 import read_wmt26
 
 ENDE = "eng_Latn-deu_Latn"
 INSTR = {"prompt_instruction": "Translate the following text from English into German.",

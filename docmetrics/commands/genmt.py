@@ -17,7 +17,6 @@ import math
 from typing import Any, Sequence
 
 from ..algorithms.detection import Detection, detect, items
-from ..values.errors import UserError
 from ..formats.genmt import (
     REFERENCE,
     WMT26_ERROR_FREE_THRESHOLD,
@@ -27,6 +26,7 @@ from ..formats.genmt import (
     read_genmt,
 )
 from ..formats.human_tsv import HumanScores
+from ..values.errors import UserError
 from ..values.result import Result
 from ..values.testset import TestSet
 from .conflicts import NEEDS, WITH, Conflicts, Option

@@ -1,31 +1,15 @@
 """The ``--human`` options of ``docmetrics`` and ``docmetrics sweep`` (meta-evaluation against a file of
-human scores), and what ``--human`` and ``--genmt`` print: the table of statistics and its notes
-(:mod:`docmetrics.evaluation.metaeval_text`); the work is
-:func:`docmetrics.evaluation.metaeval_human.evaluate_human`."""
+human scores), and what ``--human`` and ``--genmt`` print: the library's
+:func:`docmetrics.judging.meta_evaluate`, printed through its result's ``to_text()`` and ``to_dict()``."""
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, Sequence
+from typing import TYPE_CHECKING, Any
 
-from ..algorithms.wmt_stats import DEFAULT_RESAMPLES, DEFAULT_SEED
-from ..evaluation import labels
+from ..algorithms.wmt_stats import DEFAULT_SEED
 from ..evaluation import statistics as stats
-from ..evaluation.doc_level import doc_gold
-from ..evaluation.human import closest_system, match_systems, segment_rows
-from ..evaluation.metaeval import WmtEval
-from ..evaluation.metaeval_human import evaluate_human, human_dicts
-from ..evaluation.metaeval_text import (
-    ACC_EQ_TEXT,
-    DOC_TEXT,
-    MQM_TEXT,
-    PDP_TEXT,
-    esa_description,
-    human_description,
-    spa_text,
-)
-from ..evaluation.metaeval_text import metaeval_text as metaeval_text_of
-from ..values.errors import InputError, UserError
 from ..formats.human_tsv import HumanScores, load_human
+from ..values.errors import InputError, UserError
 from ..values.result import Result
 from ..values.testset import TestSet
 from .conflicts import NEEDS, WITH, Conflicts, Option
@@ -35,11 +19,10 @@ from .output import Output
 
 if TYPE_CHECKING:
     from ..formats.genmt import GenmtPair
+    from ..judging import MetaEvaluation
 
 __all__ = ["asked_statistics", "check_document_gold", "warn_unmatched", "check_args", "read_human", "run_metaeval",
-           "row_labels",
-           "metaeval_output", "metaeval_data", "metaeval_text", "spa_text", "ACC_EQ_TEXT", "DOC_TEXT", "PDP_TEXT",
-           "MQM_TEXT"]
+           "metaeval_output", "metaeval_data", "metaeval_text"]
 
 
 #: Options that only mean something with human scores (--doc-level and --pdp: or with --mtme's).
@@ -96,16 +79,11 @@ def check_document_gold(opts: Options, testset: TestSet | None, human: HumanScor
     """``--doc-level``: build the document gold before any model runs, so that a mistake in the human
     scores (a document judged for some systems only, segments beyond the test set) is reported before
     scoring, not after it.  The systems are those of the test set with a human score, not excluded."""
-    if not getattr(opts, "doc_level", None) or human is None or testset is None:
-        return
-    excluded = set(opts.exclude_systems or ()) | (set(human.humans) if opts.no_human_systems else set())
-    mapping = match_systems(list(testset.systems), list(human.system))
-    order = [h for s, h in mapping.items() if h not in excluded and s not in excluded]
-    if len(order) < 2:
-        return  # the meta-evaluation says which systems lack a human score
-    rows = segment_rows(human, testset)
-    doc_gold(order, doc_ids=testset.doc_ids, human_seg={h: rows[h] for h in order}, rule=opts.doc_level,
-             human_file=str(human.path))
+    if getattr(opts, "doc_level", None) and human is not None and testset is not None:
+        from .. import judging  # numpy and the statistics: not for --help
+
+        judging.check_human(human, testset, exclude=opts.exclude_systems or (), exclude_humans=opts.no_human_systems,
+                            doc_rule=opts.doc_level)
 
 
 def warn_unmatched(opts: Options, testset: TestSet | None, human: HumanScores | None,
@@ -114,15 +92,12 @@ def warn_unmatched(opts: Options, testset: TestSet | None, human: HumanScores | 
     closest name ("did you mean"): they are left out of the correlations."""
     if human is None or testset is None:
         return
-    mapping = match_systems(list(testset.systems), list(human.system))
-    excluded = set(getattr(opts, "exclude_systems", None) or ())
-    missing = [s for s in testset.systems if s not in mapping and s not in excluded]
+    from .. import judging  # numpy and the statistics: not for --help
+
+    missing = judging.check_human(human, testset, exclude=getattr(opts, "exclude_systems", None) or ())
     if not missing:
         return
-    names = []
-    for system in missing:
-        close = closest_system(system, list(human.system))
-        names.append(f"{system} (did you mean {close}?)" if close else system)
+    names = [f"{system} (did you mean {close}?)" if close else system for system, close in missing.items()]
     warn(f"--human {human.path} has no scores for {', '.join(names)}: left out of the correlations (a system is "
          "matched by its name or its file name without the extension, case and all; rename the file or the "
          "system in the human file)", who)
@@ -133,53 +108,41 @@ def run_metaeval(
     opts: Options,
     testset: TestSet | None,
     human: HumanScores | None = None,
-) -> WmtEval:
-    """Meta-evaluate every metric's results against ``human`` (default: read from --human) and, with two
-    metrics or more, compare them by PERM-BOTH (--resamples, --seed), each named as the table names it."""
-    human = human if human is not None else load_human(opts.human, opts.human_column, opts.human_lower_better)
-    resamples = getattr(opts, "resamples", None)
-    return evaluate_human(
-        all_results,
-        human,
-        names=row_labels([spec for spec, _ in all_results], [rs[0].metric if rs else spec for spec, rs in all_results]),
-        exclude=opts.exclude_systems,
-        exclude_humans=opts.no_human_systems,
-        seg_level=opts.seg_level or bool(getattr(opts, "doc_level", None)),
-        testset=testset,
-        short=opts.short,
-        pdp=bool(getattr(opts, "pdp", False)),
-        doc_rule=getattr(opts, "doc_level", None),
-        n_resamples=DEFAULT_RESAMPLES if resamples is None else resamples,
-        seed=getattr(opts, "seed", DEFAULT_SEED),
-        metric_test=getattr(opts, "metric_test", None) or "perm-both",
-        statistics=asked_statistics(opts),
-    )
+    pair: GenmtPair | None = None,
+) -> MetaEvaluation:
+    """The library's :func:`docmetrics.judging.meta_evaluate` of every metric's results against ``human`` (default:
+    read from --human; ``pair``: the --genmt language pair they are of), the options as its arguments: --seg-level
+    and --doc-level the levels, --resamples the PERM-BOTH resamples, --stat the statistics compared besides the main
+    ones.  What it prints is the result's ``to_text()`` / ``to_dict()``."""
+    from .. import judging  # numpy and the statistics: not for --help
+
+    human = human if human is not None else read_human(opts)
+    genmt_lp = pair.name if pair is not None else testset.lp if getattr(opts, "genmt", None) and testset else None
+    doc_rule = getattr(opts, "doc_level", None)
+    levels = ("system", *(("segment",) if opts.seg_level or doc_rule else ()), *(("document",) if doc_rule else ()))
+    asked = asked_statistics(opts)
+    return judging.meta_evaluate(
+        all_results, human, levels=levels, statistics=asked or None, significance=getattr(opts, "resamples", None),
+        seed=getattr(opts, "seed", DEFAULT_SEED), testset=testset, exclude=opts.exclude_systems or (),
+        exclude_humans=opts.no_human_systems, doc_rule=doc_rule or "mean",
+        human_text=judging.describe_human(human, column=opts.human_column, lp=genmt_lp),
+        metric_test=getattr(opts, "metric_test", None) or "perm-both", pdp=bool(getattr(opts, "pdp", False)),
+        short=opts.short)
 
 
-def row_labels(specs: Sequence[str], names: Sequence[str] | None = None) -> list[str]:
-    """``LABEL [k]`` of each metric, as every table names it (:func:`~docmetrics.evaluation.labels.row_labels`)."""
-    return labels.row_labels(specs, names)
-
-
-def metaeval_output(ev: WmtEval, opts: Options, human: HumanScores | None = None,
+def metaeval_output(ev: MetaEvaluation, opts: Options, human: HumanScores | None = None,
                     pair: GenmtPair | None = None) -> Output:
-    """The meta-evaluation table and its notes (``human``: the scores read, to say how a raw MQM file's
-    were computed); in JSON a list, one object per metric (with its clusters where metrics were compared)."""
-    return Output(data=lambda: metaeval_data(ev), text=lambda: metaeval_text(ev, opts, human, pair))
+    """What the meta-evaluation prints: its ``to_text()`` (``-w``), in JSON its ``to_dict()`` (one object per
+    metric, with its clusters where metrics were compared).  ``human`` and ``pair`` are said by the result itself."""
+    return Output(data=lambda: metaeval_data(ev), text=lambda: metaeval_text(ev, opts))
 
 
-def metaeval_data(ev: WmtEval) -> list[dict[str, Any]]:
-    """``-f json``: each metric's object (:func:`~docmetrics.evaluation.metaeval_human.human_dicts`)."""
-    return human_dicts(ev)
+def metaeval_data(ev: MetaEvaluation) -> list[dict[str, Any]]:
+    """``-f json``: :meth:`MetaEvaluation.to_dict`."""
+    return ev.to_dict()
 
 
-def metaeval_text(ev: WmtEval, opts: Options, human: HumanScores | None = None,
+def metaeval_text(ev: MetaEvaluation, opts: Options, human: HumanScores | None = None,
                   pair: GenmtPair | None = None) -> str:
-    """The meta-evaluation's text (:func:`docmetrics.evaluation.metaeval_text.metaeval_text`), the human scores
-    described as those of the --genmt language pair ``pair``, or by --human's file, column and direction."""
-    if pair is not None and human is not None:
-        about = esa_description(pair.path, pair.name, human.segments)
-    else:
-        about = human_description(opts.human, column=opts.human_column, lower_better=opts.human_lower_better,
-                                  raw_mqm=human is not None and human.raw_mqm)
-    return metaeval_text_of(ev, human=about, width=opts.width)
+    """The text: :meth:`MetaEvaluation.to_text` with -w decimals."""
+    return ev.to_text(width=opts.width)

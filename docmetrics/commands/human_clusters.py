@@ -17,9 +17,9 @@ from ..evaluation.human_clusters import (
     cluster_agreement,
 )
 from ..evaluation.stored import NO_PAIR, StoredScores
+from ..formats.stored import StoredMetric
 from ..judging import rules as cluster_rules
 from ..values.errors import InputError, SpecError
-from ..formats.stored import StoredMetric
 from .format import num, table
 from .messages import note
 from .options import RankOptions

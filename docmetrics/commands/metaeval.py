@@ -7,23 +7,26 @@ from __future__ import annotations
 
 import json
 import os
-from typing import Sequence, TextIO
+from typing import TYPE_CHECKING, Sequence, TextIO
 
 from ..evaluation import statistics as stats
-from ..evaluation.averages import SCHEMES, WmtAverage, task_set, wmt_average
-from ..judging import MtmeRun
+from ..evaluation.averages import SCHEMES, task_set
+from ..judging import MtmeRun, WmtAverage
 from ..values.errors import InputError, UserError
 from . import report as report_cli
 from . import stored as stored_cli
 from .common import check_output_file
-from .format import columns, namer, num, table
+from .format import columns
 from .mtme import check_common, lp_dict, lp_text, score
 from .options import MetaevalOptions
 from .output import Output, write
 from .plot import plot_main_statistics, pyplot
 from .specs import language_pairs
 
-__all__ = ["run_metaeval", "format_average"]
+if TYPE_CHECKING:
+    from ..judging import WmtAverage
+
+__all__ = ["run_metaeval"]
 
 
 def _parse_average(opts: MetaevalOptions) -> tuple[str, ...]:
@@ -55,6 +58,8 @@ def _check_plot(path: str) -> None:
 
 
 def run_metaeval(opts: MetaevalOptions, out: TextIO) -> int:
+    from .. import judging  # numpy and the statistics: not for --help
+
     who = "docmetrics metaeval"
     if not opts.metrics and not stored_cli.requested(opts):
         raise UserError("give metrics with -m/--metrics SPEC..., or stored ones with --stored NAME...|all (the MTME "
@@ -71,7 +76,8 @@ def run_metaeval(opts: MetaevalOptions, out: TextIO) -> int:
     opts, runs = score(opts, lps, None, who, compare_also=custom or ())
     evals = [r.evaluation for r in runs if r.evaluation is not None]
     schemes: list[str | tuple[str, ...]] = [*reversed(SCHEMES), *([custom] if custom else [])]
-    averages = {avg.scheme: avg for avg in (wmt_average(evals, scheme) for scheme in schemes)} if evals else {}
+    averages = ({avg.scheme: avg for avg in (judging.wmt_average(evals, scheme) for scheme in schemes)} if evals
+                else {})
     labels = {spec: k + 1 for k, spec in enumerate(opts.metrics)}
     if opts.plot:
         plot_main_statistics(evals, averages, labels, opts.plot, title=f"{opts.testset}: {', '.join(lps)}",
@@ -93,43 +99,5 @@ def metaeval_text(runs: Sequence[MtmeRun], averages: dict[str, WmtAverage], labe
                   opts: MetaevalOptions) -> str:
     """Each language pair's tables (how they are computed under the first), the averages, the plot."""
     text = "\n".join(lp_text(r, opts, labels, explain=k == 0) for k, r in enumerate(runs))
-    text += "".join("\n" + format_average(avg, opts.width, labels) for avg in averages.values())
+    text += "".join("\n" + avg.to_text(opts.width, labels) for avg in averages.values())
     return text + (f"\nplot: {opts.plot}\n" if opts.plot else "")
-
-
-#: the titles of the WMT schemes' averages (another average is titled by its statistics' registry titles)
-AVERAGE_TITLES = {
-    "wmt24": "WMT24 average: SPA and acc_eq of every language pair, equal weights",
-    "wmt23": "WMT23 average: pairwise accuracy pooled over the language pairs (weight: their number), then "
-             "Pearson, seg-Pearson and acc_eq of every language pair (weight 1 each)",
-}
-
-
-def average_title(avg: WmtAverage) -> str:
-    """What an average is of, in words: the WMT scheme's title, or the registry's titles of its statistics."""
-    if avg.scheme in AVERAGE_TITLES:
-        return AVERAGE_TITLES[avg.scheme]
-    titles = [stats.get(n).title for n in avg.statistics]
-    return f"Average of {'; '.join(titles)} of every language pair, equal weights"
-
-
-def format_average(avg: WmtAverage, width: int = 4, labels: dict[str, int] | None = None) -> str:
-    """The overall ranking: cluster, metric, the average and every task's value."""
-    name = namer(labels or {})
-    headers = ["Rank", "Metric", "average"] + [t.name for t in avg.tasks]
-    rows = []
-    for r in avg.ranking:
-        values = [num(tv.get(r.metric), width) if tv.get(r.metric) is not None else "-" for tv in avg.task_values]
-        rows.append([str(r.rank) if r.rank is not None else "-", name(r.metric),
-                     num(r.value, width)] + values)
-    text = f"{average_title(avg)}\n" + table(headers, rows, align="rl" + "r" * (len(headers) - 2))
-    notes = [f"weights: {', '.join(f'{t.name} {t.weight:.3g}' for t in avg.tasks)}; statistics mapped to [0, 1] "
-             "from their range (correlations from [-1, 1])."]
-    if avg.note:
-        notes.append(f"Rank: none ({avg.note}).")
-    else:
-        notes.append(f"Rank: significance cluster on the average (PERM-BOTH, {avg.n_resamples} resamples, "
-                     f"seed {avg.seed}, alpha {avg.alpha}).")
-    for m, why in avg.excluded.items():
-        notes.append(f"{name(m)} not averaged: {why}")
-    return text + "\n".join(notes) + "\n"

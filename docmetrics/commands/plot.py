@@ -7,12 +7,14 @@ from __future__ import annotations
 
 import math
 import re
-from typing import Any, Mapping, Sequence
+from typing import TYPE_CHECKING, Any, Mapping, Sequence
 
 from ..evaluation import statistics as stats
-from ..evaluation.averages import SCHEMES, WmtAverage
-from ..evaluation.metaeval import WmtEval
+from ..evaluation.averages import SCHEMES
 from ..values.errors import InputError, UserError
+
+if TYPE_CHECKING:
+    from ..judging import MetaEvaluation, WmtAverage
 
 __all__ = ["pyplot", "save", "plot_main_statistics", "panels", "wrap_label", "color_range"]
 
@@ -106,7 +108,7 @@ def fit_value_labels(ax: Any, labels: Sequence[Any], lo: float, hi: float) -> No
     ax.set_xlim(a, b)
 
 
-def panels(evals: Sequence[WmtEval], averages: Mapping[str, WmtAverage]) -> list[tuple[str, str]]:
+def panels(evals: Sequence[MetaEvaluation], averages: Mapping[str, WmtAverage]) -> list[tuple[str, str]]:
     """The panels of :func:`plot_main_statistics`, as ("average", scheme) and ("statistic", name): the
     averages computed, then the main statistics of the registry, then the plugin statistics that have a
     value for a metric on a language pair."""
@@ -127,7 +129,7 @@ def panel_title(kind: str, key: str, averages: Mapping[str, WmtAverage], titles:
 
 
 def plot_main_statistics(
-    evals: Sequence[WmtEval],
+    evals: Sequence[MetaEvaluation],
     averages: dict[str, WmtAverage],
     labels: dict[str, int],
     path: str,

@@ -11,8 +11,8 @@ from typing import Any, Sequence, TextIO
 from ..evaluation.autorank import PRESETS, AutoRank, rank_stored
 from ..evaluation.human_clusters import ClusterAgreement, HumanRanking
 from ..evaluation.stored import NO_PAIR, StoredScores, read_stored
-from ..values.errors import InputError, SpecError
 from ..formats.stored import StoredMetric, parse_direction
+from ..values.errors import InputError, SpecError
 from . import human_clusters, rank_live
 from .format import column, num, table
 from .messages import note

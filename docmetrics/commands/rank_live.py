@@ -13,9 +13,9 @@ from ..evaluation.autorank_clusters import autorank_clusters
 from ..evaluation.scoring import score_metrics
 from ..evaluation.significance import MAX_N, MIN_DOCUMENTS
 from ..evaluation.stored import StoredScorer
+from ..formats.stored import StoredMetric, to_results
 from ..values.errors import InputError, UserError
 from ..values.result import Result
-from ..formats.stored import StoredMetric, to_results
 from ..values.testset import TestSet
 from . import stored as stored_cli
 from .common import session_scope

@@ -182,8 +182,8 @@ def _metrics_judged(opts: RunOptions, specs: list[str], scored: _Scored) -> list
     judged as one predictor, named by its -m spec.  Every metric is loaded, and with a raw MQM file
     checked to have the reference it needs, before any scores."""
     from .. import api
-    from ..judging import uses_reference
     from ..evaluation.scoring import score_metrics
+    from ..judging import uses_reference
     from .common import session_scope
 
     with session_scope(opts, cache=opts.cache) as session:

@@ -10,9 +10,9 @@ from dataclasses import replace
 from typing import Sequence, TypeVar
 
 from ..evaluation.stored import NO_PAIR, StoredScorer, choose_stored, read_stored
+from ..formats.stored import StoredMetric, parse_direction
 from ..judging import read_mtme_dir
 from ..values.errors import InputError, SpecError, UserError
-from ..formats.stored import StoredMetric, parse_direction
 from ..values.testset import TestSet
 from .conflicts import NEEDS_FOR, Conflicts, Option
 from .options import MetaevalOptions, Options, RankOptions, RunOptions

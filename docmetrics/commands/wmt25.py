@@ -7,8 +7,6 @@ from __future__ import annotations
 
 from typing import Sequence
 
-from ..values.errors import UserError
-from ..values.result import Result
 from ..formats.wmt25_tsv import (
     OFFICIAL,
     SCORE_FIELD,
@@ -18,6 +16,8 @@ from ..formats.wmt25_tsv import (
     read_wmt25_tsv,
     write_submission,
 )
+from ..values.errors import UserError
+from ..values.result import Result
 from .conflicts import NEEDS_FOR, WITH, Conflicts, Option
 from .messages import note
 from .options import RunOptions

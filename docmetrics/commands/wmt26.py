@@ -8,9 +8,9 @@ from __future__ import annotations
 import contextlib
 from typing import Any, Iterator, Sequence
 
+from ..formats.wmt26 import DocumentPlan, Wmt26Pair, read_wmt26
 from ..values.errors import InputError, UserError
 from ..values.testset import TestSet
-from ..formats.wmt26 import DocumentPlan, Wmt26Pair, read_wmt26
 from .conflicts import NEEDS_FOR, Conflicts, Option
 from .messages import note
 from .options import RunOptions

@@ -34,10 +34,10 @@ from typing import Any, Mapping, Sequence
 
 import numpy as np
 
-from ..values.errors import InputError
 from ..formats.genmt import exact_mean
-from ..values.result import Result
 from ..formats.stored import StoredMetric
+from ..values.errors import InputError
+from ..values.result import Result
 
 __all__ = ["EPS", "PERCENTILE_METHOD", "robust_scale", "linear_ranks", "autorank", "AutoRank", "RankedSystem",
            "RankPreset", "PRESETS", "WMT25", "rank_stored", "SEGMENT_MEAN", "OWN_SCORE", "by_segments",

@@ -1,8 +1,9 @@
 """The overall ranking of metrics over several language pairs, as the WMT23 and WMT24 metrics tasks
 report it, or over any statistics of the registry (:func:`wmt_average`, from the per-language-pair
-:class:`~docmetrics.evaluation.metaeval.WmtEval`).
+:class:`~docmetrics.evaluation.metaevaluation.MetaEvaluation`).
 
-Nothing here parses arguments or prints; every object has ``to_dict()`` (JSON-ready: NaN -> None).
+Nothing here parses arguments or prints; every object has ``to_dict()`` (JSON-ready: NaN -> None); an average's
+``to_text()`` is what ``docmetrics metaeval`` prints of it.
 """
 
 from __future__ import annotations
@@ -14,9 +15,12 @@ from ..algorithms import wmt_stats as ws
 from ..values.errors import InputError
 from ..values.units import as_score
 from . import statistics as stats
-from .metaeval import Comparison, WmtEval
+from .comparisons import Comparison
+from .labels import namer
+from .metaevaluation import MetaEvaluation
+from .text import num, table
 
-__all__ = ["RANGES", "SCHEMES", "PER_LP", "AverageTask", "WmtAverage", "task_set", "wmt_average"]
+__all__ = ["RANGES", "SCHEMES", "PER_LP", "AVERAGE_TITLES", "AverageTask", "WmtAverage", "task_set", "wmt_average"]
 
 #: the range each statistic is mapped from to [0, 1] when averaged (MTME's TaskResults.range)
 RANGES = {**{n: (s.low, s.high) for s in stats.BUILTIN for n in (s.name, *s.aliases)},
@@ -24,6 +28,12 @@ RANGES = {**{n: (s.low, s.high) for s in stats.BUILTIN for n in (s.name, *s.alia
 SCHEMES = ("wmt23", "wmt24")
 #: the statistics of every language pair in MTME's task sets (WMT23 adds the pooled pairwise accuracy)
 PER_LP = {"wmt23": ("pearson", "seg_pearson", "seg_acc_eq"), "wmt24": ("spa", "seg_acc_eq")}
+#: the titles of the WMT schemes' averages (another average is titled by its statistics' registry titles)
+AVERAGE_TITLES = {
+    "wmt24": "WMT24 average: SPA and acc_eq of every language pair, equal weights",
+    "wmt23": "WMT23 average: pairwise accuracy pooled over the language pairs (weight: their number), then "
+             "Pearson, seg-Pearson and acc_eq of every language pair (weight 1 each)",
+}
 #: a WMT scheme's name, or the statistics (names or aliases) averaged over every language pair
 Scheme = Union[str, Sequence[str]]
 
@@ -65,6 +75,35 @@ class WmtAverage:
         """The statistics averaged, in the order of the tasks (``global_accuracy``: WMT23's pooled one)."""
         return tuple(dict.fromkeys(t.statistic for t in self.tasks))
 
+    @property
+    def title(self) -> str:
+        """What the average is of, in words: the WMT scheme's title, or the registry's titles of its statistics."""
+        if self.scheme in AVERAGE_TITLES:
+            return AVERAGE_TITLES[self.scheme]
+        titles = [stats.get(n).title for n in self.statistics]
+        return f"Average of {'; '.join(titles)} of every language pair, equal weights"
+
+    def to_text(self, width: int = 4, labels: dict[str, int] | None = None) -> str:
+        """The overall ranking as ``docmetrics metaeval`` prints it: the title, then a row per metric (its cluster,
+        ``LABEL [k]`` by ``labels``, spec -> k; the average and every task's value, ``width`` decimals), the
+        weights, how the clusters were formed and the metrics not averaged."""
+        name = namer(labels or {})
+        headers = ["Rank", "Metric", "average"] + [t.name for t in self.tasks]
+        rows = []
+        for r in self.ranking:
+            values = [num(tv.get(r.metric), width) if tv.get(r.metric) is not None else "-" for tv in self.task_values]
+            rows.append([str(r.rank) if r.rank is not None else "-", name(r.metric), num(r.value, width)] + values)
+        text = f"{self.title}\n" + table(headers, rows, align="rl" + "r" * (len(headers) - 2))
+        notes = [f"weights: {', '.join(f'{t.name} {t.weight:.3g}' for t in self.tasks)}; statistics mapped to [0, 1] "
+                 "from their range (correlations from [-1, 1])."]
+        if self.note:
+            notes.append(f"Rank: none ({self.note}).")
+        else:
+            notes.append(f"Rank: significance cluster on the average (PERM-BOTH, {self.n_resamples} resamples, "
+                         f"seed {self.seed}, alpha {self.alpha}).")
+        notes += [f"{name(m)} not averaged: {why}" for m, why in self.excluded.items()]
+        return text + "\n".join(notes) + "\n"
+
     def to_dict(self) -> dict[str, Any]:
         return {
             "scheme": self.scheme,
@@ -91,7 +130,7 @@ def _oriented_null(comp: Comparison | None, a: str, b: str) -> Any:
     return None
 
 
-def _global_accuracy(evals: Sequence[WmtEval], names: Sequence[str], n_resamples: int, seed: int | None):
+def _global_accuracy(evals: Sequence[MetaEvaluation], names: Sequence[str], n_resamples: int, seed: int | None):
     """WMT23's system-level pairwise accuracy pooled over language pairs, and PERM-BOTH over the
     concatenated system scores (pairs within a language pair only)."""
     import numpy as np
@@ -128,7 +167,7 @@ def task_set(statistics: Sequence[str]) -> tuple[str, ...]:
     return names
 
 
-def wmt_average(evals: Sequence[WmtEval], scheme: Scheme = "wmt24", alpha: float | None = None) -> WmtAverage:
+def wmt_average(evals: Sequence[MetaEvaluation], scheme: Scheme = "wmt24", alpha: float | None = None) -> WmtAverage:
     """The overall ranking over language pairs, as MTME's ``tasks.WMT23`` / ``tasks.WMT24`` task sets
     and ``TaskSetResults.AverageCorrs`` / ``AverageCorrMatrix`` compute it (the WMT23 and WMT24
     metrics-task findings report this average, not a mean of ranks; WMT22 used ``AverageRanks``,

@@ -7,8 +7,8 @@ import difflib
 import os
 from typing import Sequence
 
-from ..values.errors import InputError, UserError
 from ..formats.human_tsv import HumanScores
+from ..values.errors import InputError, UserError
 from ..values.testset import TestSet
 
 __all__ = ["match_systems", "closest_system", "segment_rows"]

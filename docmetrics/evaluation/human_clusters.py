@@ -74,7 +74,8 @@ import warnings
 from dataclasses import dataclass, field
 from typing import Any, Callable, Mapping, Sequence
 
-from ..formats.judgements import HumanJudgements, annotation_count as _count
+from ..formats.judgements import HumanJudgements
+from ..formats.judgements import annotation_count as _count
 from ..values.errors import SpecError
 
 __all__ = ["ALPHA", "RULES", "HumanJudgements", "ClusteredSystem", "PairTest", "HumanRanking", "ClusterAgreement",

@@ -8,7 +8,8 @@ human scores read from a file, by the one meta-evaluation of :mod:`docmetrics.ev
   every metric scored (:func:`~docmetrics.evaluation.metaeval.evaluate_wmt`, as ``--mtme`` compares them),
   with WMT's significance clusters.
 
-Nothing here parses arguments or prints; :func:`human_dicts` is the JSON layout of ``--human -f json``.
+Nothing here parses arguments or prints; the result's ``to_dict()`` is the JSON of ``--human -f json``
+(:class:`~docmetrics.evaluation.metaevaluation.MetaEvaluation`).
 """
 
 from __future__ import annotations
@@ -18,15 +19,17 @@ import math
 from typing import Any, Sequence
 
 from ..algorithms import wmt_stats as ws
-from ..values.errors import InputError
 from ..formats.human_tsv import HumanScores
+from ..values.errors import InputError
 from ..values.result import Result
 from ..values.testset import TestSet
 from .comparisons import Comparison
 from .human import match_systems, segment_rows
-from .metaeval import MetaEval, WmtEval, compared_statistics, evaluate_wmt
+from .metaeval import compared_statistics, evaluate_wmt
+from .metaeval_metric import MetaEval
+from .metaevaluation import MetaEvaluation
 
-__all__ = ["evaluate", "evaluate_human", "human_dicts", "clusters", "pvalues"]
+__all__ = ["evaluate", "evaluate_human"]
 
 
 def _chosen(results: Sequence[Result], human: HumanScores, exclude: Sequence[str],
@@ -133,7 +136,7 @@ def evaluate_human(
     alpha: float = 0.05,
     metric_test: str = "perm-both",
     statistics: Sequence[str] = (),
-) -> WmtEval:
+) -> MetaEvaluation:
     """Meta-evaluate every metric of ``all_results`` ((spec, its results) per metric) against ``human``.
 
     ``metrics`` of the result: each metric's :class:`MetaEval` exactly as :func:`evaluate` gives it (its
@@ -185,45 +188,5 @@ def evaluate_human(
         left_out.append(f"fewer than 2 systems scored by every metric ({', '.join(systems) or 'none'}): "
                         "no comparison")
     n_segments = testset.n_segments if seg_level and testset is not None else None
-    return WmtEval("", str(human.path), systems, left_out, metrics, comparisons, n_resamples, seed, n_permutations,
-                   spa_seed, alpha, n_segments)
-
-
-def clusters(ev: WmtEval, name: str) -> dict[str, int | None]:
-    """The significance cluster of metric ``name`` (a key of ``ev.metrics``) in each statistic compared
-    where it has a value (None: compared, but no clusters could be formed)."""
-    return {stat: r.rank for stat, comp in ev.comparisons.items() for r in comp.ranking if r.metric == name}
-
-
-def pvalues(ev: WmtEval, name: str) -> dict[str, dict[str, float]]:
-    """statistic -> each metric that metric ``name`` ranks above on it -> the PERM-BOTH p-value of "``name``
-    is better" (as ``--mtme``'s ``comparisons`` give them); the other metric named by its spec, as the JSON
-    names each metric (by its name in ``ev.metrics`` where two metrics have one spec)."""
-    specs = [e.spec for e in ev.metrics.values()]
-    named = {n: e.spec if specs.count(e.spec) == 1 else n for n, e in ev.metrics.items()}
-    out: dict[str, dict[str, float]] = {}
-    for stat, comp in ev.comparisons.items():
-        worse = {named[b]: t.p_value for (a, b), t in comp.tests.items() if a == name}
-        if worse:
-            out[stat] = worse
-    return out
-
-
-def human_dicts(ev: WmtEval) -> list[dict[str, Any]]:
-    """``--human -f json``: each metric's :meth:`MetaEval.to_dict`, in order; where metrics were compared, with
-    its ``clusters`` (statistic -> cluster), ``pvalues`` (statistic -> each metric it ranks above -> the
-    p-value of that, :func:`pvalues`) and ``perm_both`` (``n_resamples``, ``seed``, ``alpha``), and ``williams`` (the
-    statistics compared by Williams' test instead, with ``metric_test="williams"``)."""
-    out = []
-    for name, e in ev.metrics.items():
-        d = e.to_dict()
-        if ev.comparisons:
-            d["clusters"] = clusters(ev, name)
-            d["pvalues"] = pvalues(ev, name)
-            d["perm_both"] = {"n_resamples": ev.n_resamples, "seed": ev.seed, "alpha": ev.alpha}
-            williams = [s for s, c in ev.comparisons.items() if c.metric_test == "williams"]
-            if williams:  # --metric-test williams: these statistics' clusters and p-values are Williams' test's
-                d["williams"] = williams
-        out.append(d)
-    return out
-
+    return MetaEvaluation("", str(human.path), systems, left_out, metrics, comparisons, n_resamples, seed,
+                          n_permutations, spa_seed, alpha, n_segments, layout="human")

@@ -1,17 +1,18 @@
-"""The text of a meta-evaluation: :func:`metaeval_text` renders a :class:`~docmetrics.evaluation.metaeval.WmtEval`
+"""The text of a meta-evaluation: :func:`metaeval_text` renders a
+:class:`~docmetrics.evaluation.metaevaluation.MetaEvaluation`
 as ``docmetrics --human`` / ``--genmt`` print it, :func:`mtme_text` one language pair of MTME data as ``--mtme`` and
 ``docmetrics metaeval`` print it; the library's ``MetaEvaluation.to_text`` and the command line both call them."""
 
 from __future__ import annotations
 
 import io
-from typing import TYPE_CHECKING, Any, Collection, Mapping, Sequence
+from typing import TYPE_CHECKING, Any, Collection, Mapping, Protocol, Sequence
 
 from ..algorithms.wmt_stats import DEFAULT_PERMUTATIONS, SPA_SEED, rank_order
 from ..values.errors import InputError
 from . import statistics as stats
 from .labels import namer
-from .metaeval import MetaEval, WmtEval
+from .metaeval_metric import MetaEval
 from .stat_table import significance_lines, stat_table, untested_lines
 
 if TYPE_CHECKING:
@@ -19,6 +20,25 @@ if TYPE_CHECKING:
 
 __all__ = ["metaeval_text", "mtme_text", "human_description", "esa_description", "spa_text",
            "ACC_EQ_TEXT", "DOC_TEXT", "PDP_TEXT", "MQM_TEXT"]
+
+
+
+class MetaEvaluation(Protocol):
+    """What the text reads of a :class:`~docmetrics.evaluation.metaevaluation.MetaEvaluation` (which calls these
+    renderers from its ``to_text``: named here by what it has, not imported)."""
+
+    lp: str
+    human_name: str | None
+    left_out: list[str]
+    metrics: dict[str, MetaEval]
+    comparisons: dict[str, Any]
+    n_resamples: int
+    seed: int | None
+    n_permutations: int
+    spa_seed: int
+    alpha: float
+    n_segments: int | None
+
 
 #: what acc_eq is, in the notes under a table
 ACC_EQ_TEXT = ("acc_eq: pairwise accuracy over the systems' segment scores per source segment, ties in the metric "
@@ -63,7 +83,7 @@ def esa_description(source: str, lp: str, segments: Mapping[str, Mapping[Any, An
             f"judged (segment, system) items of {len(segments)} systems; higher is better)")
 
 
-def metaeval_text(ev: WmtEval, *, human: str, width: int = 4) -> str:
+def metaeval_text(ev: MetaEvaluation, *, human: str, width: int = 4) -> str:
     """The meta-evaluation table (:mod:`docmetrics.evaluation.stat_table`) with ``width`` decimals, what the human
     scores are (``human``: :func:`human_description`, :func:`esa_description`), how each statistic is computed, the
     clusters, what is left out, the signatures: what ``docmetrics --human`` / ``--genmt`` print."""
@@ -120,7 +140,7 @@ def metaeval_text(ev: WmtEval, *, human: str, width: int = 4) -> str:
 
 
 # -- MTME: one language pair, as --mtme and docmetrics metaeval print it ------------------------------------------
-def mtme_text(ev: WmtEval | None, data: MtmeTestSet, systems: Sequence[str], signatures: Mapping[str, str], *,
+def mtme_text(ev: MetaEvaluation | None, data: MtmeTestSet, systems: Sequence[str], signatures: Mapping[str, str], *,
               width: int = 4, labels: Mapping[str, int] | None = None, rank_by: str = "spa", explain: bool = True,
               written: Sequence[str] = (), scores_table: str = "") -> str:
     """One language pair of MTME data (``data``, its ``systems`` scored): the line naming the test set, then the
@@ -159,7 +179,7 @@ def _why_not_scored(data: MtmeTestSet, system: str) -> str:
     return "not in --systems"
 
 
-def _mtme_doc_block(ev: WmtEval, metrics: dict[str, MetaEval], labels: dict[str, str], width: int) -> str:
+def _mtme_doc_block(ev: MetaEvaluation, metrics: dict[str, MetaEval], labels: dict[str, str], width: int) -> str:
     """The document-level block, only when asked for (--doc-level)."""
     first = next((mw.document for mw in metrics.values() if mw.document is not None), None)
     if first is None:
@@ -178,7 +198,7 @@ def _title(name: str) -> str:
         return name
 
 
-def _mtme_table(ev: WmtEval, width: int, labels: Mapping[str, int], rank_by: str, scored: Collection[str] | None,
+def _mtme_table(ev: MetaEvaluation, width: int, labels: Mapping[str, int], rank_by: str, scored: Collection[str] | None,
                 explain: bool) -> str:
     """The table of statistics (:mod:`docmetrics.evaluation.stat_table`): the metrics sorted by ``rank_by`` (those
     without it last), each statistic with its significance cluster in parentheses, then what the columns

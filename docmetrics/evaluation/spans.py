@@ -27,11 +27,11 @@ from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any, Mapping, Sequence
 
 from ..algorithms.spans import SEVERITY_CLASS, SKIPPED_SEVERITIES, Span, SpanCounts, item_counts, micro
-from ..values.errors import InputError, UserError, shown
 from ..formats.genmt import OMISSION, SEP, GenmtPair
+from ..formats.mqm_tsv import MqmRatings
+from ..values.errors import InputError, UserError, shown
 from ..values.io import read_lines
 from ..values.jsonl import json_lines, string_field
-from ..formats.mqm_tsv import MqmRatings
 
 if TYPE_CHECKING:
     from ..values.result import Result

@@ -20,7 +20,7 @@ from typing import Callable, Iterable, Mapping
 
 from . import statistics as stats
 from .comparisons import Comparison
-from .metaeval import MetaEval
+from .metaeval_metric import MetaEval
 from .text import num, table
 
 __all__ = ["Column", "Block", "BLOCKS", "COMPANIONS", "needs_segments", "shown", "columns", "ranks", "stat_table",

@@ -11,9 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Mapping, Sequence
 
-from ..values.errors import InputError, shown
 from ..formats.mtme_scores import STORED_LEVELS, read_mtme_stored, score_file_level
-from ..values.result import Result
 from ..formats.stored import (
     StoredMetric,
     check_order,
@@ -23,6 +21,8 @@ from ..formats.stored import (
     read_wmt25_scores,
     to_results,
 )
+from ..values.errors import InputError, shown
+from ..values.result import Result
 from ..values.testset import TestSet
 
 __all__ = ["StoredScores", "StoredScorer", "read_stored", "choose_stored", "NO_PAIR"]

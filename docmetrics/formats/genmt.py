@@ -39,11 +39,11 @@ from dataclasses import dataclass, field
 from typing import Any, Mapping, Sequence
 
 from ..values.errors import InputError, shown
-from .human_tsv import HumanScores
 from ..values.io import read_lines
 from ..values.jsonl import field_error, json_lines, string_field
 from ..values.testset import TestSet
 from .base import EvalSet, HumanFormat, first_json, one_pair
+from .human_tsv import HumanScores
 from .judgements import HumanJudgements, exact_mean
 
 __all__ = [

@@ -25,8 +25,8 @@ from typing import Any, Mapping
 
 from ..values.errors import InputError, shown
 from ..values.io import read_lines
-from .mqm_tsv import MqmSpan, is_human_name, is_mqm_header, read_mqm
 from .base import EvalSet, HumanFormat, tsv_header
+from .mqm_tsv import MqmSpan, is_human_name, is_mqm_header, read_mqm
 
 __all__ = ["SCORE_COLUMNS", "MQM_COLUMN", "HumanScores", "load_human"]
 

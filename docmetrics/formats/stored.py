@@ -34,7 +34,6 @@ from dataclasses import dataclass, field
 from typing import Any, Mapping, Sequence
 
 from ..values.errors import InputError, SpecError, shown
-from .judgements import exact_mean
 from ..values.io import read_lines
 from ..values.jsonl import field_error, json_lines, string_field
 from ..values.langpair import parse_langpair
@@ -42,6 +41,7 @@ from ..values.result import Coverage, DocScore, Result, UnitScore
 from ..values.signature import SigField, Signature
 from ..values.testset import TestSet
 from ..values.versions import __version__
+from .judgements import exact_mean
 
 __all__ = [
     "StoredMetric", "LOWER_IS_BETTER_NAMES", "FINGERPRINT_LENGTH", "file_fingerprint", "choose_direction",

@@ -31,9 +31,9 @@ from dataclasses import dataclass, field
 from typing import Any, Mapping, Sequence
 
 from ..values.errors import InputError, shown
-from .stored import find_pair
 from ..values.testset import TestSet
 from .base import EvalSet, HumanFormat, tsv_header
+from .stored import find_pair
 
 __all__ = ["TSV_FIELDS", "SCORE_FIELD", "SPAN_FIELDS", "OFFICIAL", "Wmt25Tsv", "Wmt25Pair", "read_wmt25_tsv",
            "unescape", "escaped_offset", "write_submission", "SIGNATURE_SUFFIX"]

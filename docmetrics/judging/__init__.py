@@ -4,40 +4,54 @@ as importable calls).  Nothing here imports torch, parses arguments or prints.
 
 * :func:`read_human` -> :class:`EvalSet` (formats: :mod:`docmetrics.judging.formats`, a registry with the
   entry-point group ``docmetrics.human_formats``);
-* :func:`meta_evaluate` -> :class:`MetaEvaluation`;
+* :func:`meta_evaluate` -> :class:`MetaEvaluation` (checked before scoring: :func:`check_human`; its text's line
+  on the human scores: :func:`describe_human`), over language pairs :func:`wmt_average` -> :class:`WmtAverage`;
 * :func:`human_clusters` (rules: :mod:`docmetrics.judging.rules`, entry-point group ``docmetrics.cluster_rules``);
 * :func:`mbr`, :func:`rerank` -> :class:`CandidateSelection` (:mod:`docmetrics.judging.mbr`);
-* :func:`autorank`, :func:`span_f1`, :func:`compare_systems` (and :func:`confidence_intervals`),
-  :func:`write_report` (with :func:`read_spans_tsv`), :func:`sweep` (:mod:`docmetrics.judging.tools`);
+* :func:`autorank`, :func:`span_f1` (gold spans from a TSV: :func:`read_spans_tsv`), :func:`compare_systems`,
+  :func:`confidence_intervals`, :func:`sweep`, :func:`write_report` (:mod:`docmetrics.judging.tools`);
 * :func:`run_mtme` (score mt-metrics-eval data), :func:`write_mtme_scores` and :func:`read_mtme_dir` (MTME score files)
   (:mod:`docmetrics.judging.mtme`).
 """
 
 from __future__ import annotations
 
-from ..formats.base import EvalSet
-from .formats import HumanFormat, read_human
-from .mbr import CandidateSelection, UnitChoice, mbr, rerank
-from .metaeval import MetaEvaluation, meta_evaluate
-from .mtme import (
-    NO_HUMAN_SCORES,
-    ONE_SYSTEM,
-    MtmeMetric,
-    MtmeObserver,
-    MtmeRun,
-    WrittenScores,
-    mtme_metric_name,
-    read_mtme_dir,
-    run_mtme,
-    uses_reference,
-    write_mtme_scores,
-)
-from .rules import ClusterRule, human_clusters
-from .tools import autorank, compare_systems, confidence_intervals, read_spans_tsv, span_f1, sweep, write_report
+import importlib
+from typing import Any
 
-__all__ = ["EvalSet", "HumanFormat", "read_human", "MetaEvaluation", "meta_evaluate", "ClusterRule",
-           "human_clusters", "autorank", "span_f1", "compare_systems", "confidence_intervals",
-           "write_report", "read_spans_tsv", "sweep",
-           "mbr", "rerank", "CandidateSelection", "UnitChoice", "run_mtme", "MtmeRun", "MtmeMetric", "MtmeObserver",
-           "NO_HUMAN_SCORES", "ONE_SYSTEM", "write_mtme_scores", "WrittenScores", "mtme_metric_name", "uses_reference",
-           "read_mtme_dir"]
+# imported now: the function mbr shares its module's name, and a later first import of the module
+# docmetrics.judging.mbr would otherwise bind the module where the function is meant (it loads no numpy)
+from .mbr import CandidateSelection, UnitChoice, mbr, rerank
+
+#: the module each public name lives in, imported when first used, so that ``import docmetrics.judging`` (and
+#: a command's ``--help``) stays free of numpy and scipy
+_MODULES = {
+    "..formats.base": ("EvalSet",),
+    ".formats": ("HumanFormat", "read_human"),
+    ".metaeval": ("MetaEvaluation", "WmtAverage", "check_human", "describe_human", "meta_evaluate", "wmt_average"),
+    ".mtme": ("NO_HUMAN_SCORES", "ONE_SYSTEM", "MtmeMetric", "MtmeObserver", "MtmeRun", "WrittenScores",
+              "mtme_metric_name", "read_mtme_dir", "run_mtme", "uses_reference", "write_mtme_scores"),
+    ".rules": ("ClusterRule", "human_clusters"),
+    ".tools": ("autorank", "compare_systems", "confidence_intervals", "read_spans_tsv", "span_f1", "sweep",
+               "write_report"),
+}
+_WHERE = {name: module for module, names in _MODULES.items() for name in names}
+
+__all__ = ["EvalSet", "HumanFormat", "read_human", "MetaEvaluation", "meta_evaluate", "check_human", "describe_human",
+           "wmt_average", "WmtAverage", "ClusterRule", "human_clusters", "autorank", "span_f1", "compare_systems",
+           "write_report", "mbr", "rerank", "CandidateSelection", "UnitChoice", "run_mtme", "MtmeRun", "MtmeMetric",
+           "MtmeObserver", "NO_HUMAN_SCORES", "ONE_SYSTEM", "write_mtme_scores", "WrittenScores", "mtme_metric_name",
+           "uses_reference", "read_mtme_dir", "confidence_intervals", "read_spans_tsv", "sweep"]
+
+
+def __getattr__(name: str) -> Any:
+    module = _WHERE.get(name)
+    if module is None:
+        raise AttributeError(f"module 'docmetrics.judging' has no attribute {name!r}")
+    value = getattr(importlib.import_module(module, __name__), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted(set(globals()) | set(_WHERE))

@@ -2,7 +2,9 @@
 (what :func:`~docmetrics.judging.formats.read_human` returns) at the system, segment and document level,
 compares two metrics or more by PERM-BOTH with WMT's clusters, and returns a :class:`MetaEvaluation` whose
 values are read by the statistics registry's names and whose ``to_dict()`` and ``to_text()`` are the JSON and the
-text ``docmetrics --human`` / ``--genmt`` / ``--mtme`` print.  The work is
+text ``docmetrics --human`` / ``--genmt`` / ``--mtme`` print (the one result type,
+:mod:`docmetrics.evaluation.metaevaluation`); :func:`wmt_average` averages several language pairs' as the WMT
+metrics tasks do.  The work is
 :func:`docmetrics.evaluation.metaeval_human.evaluate_human` (MTME data:
 :func:`docmetrics.evaluation.metaeval.evaluate_mtme`); the command line calls :func:`meta_evaluate` itself."""
 
@@ -10,164 +12,31 @@ from __future__ import annotations
 
 import dataclasses
 import warnings
-from dataclasses import dataclass
-from typing import Any, Mapping, Sequence, Union
+from typing import Mapping, Sequence, Union
 
 from ..algorithms.wmt_stats import DEFAULT_RESAMPLES, DEFAULT_SEED
+from ..evaluation import averages
 from ..evaluation import statistics as stats
 from ..evaluation.comparisons import METRIC_TESTS
-from ..evaluation.doc_level import DOC_RULES
+from ..evaluation.doc_level import DOC_RULES, doc_gold
+from ..evaluation.human import closest_system, match_systems, segment_rows
 from ..evaluation.labels import row_labels
-from ..evaluation.metaeval import MetaEval, WmtEval, compared_statistics, evaluate_mtme
-from ..evaluation.metaeval_human import clusters, evaluate_human, human_dicts, pvalues
-from ..evaluation.metaeval_text import esa_description, human_description, metaeval_text, mtme_text
-from ..values.errors import DocMetricsWarning, InputError, SpecError
+from ..evaluation.metaeval import compared_statistics, evaluate_mtme
+from ..evaluation.metaeval_human import evaluate_human
+from ..evaluation.metaeval_text import esa_description, human_description
+from ..evaluation.metaevaluation import LEVELS, MetaEvaluation
+from ..formats.base import EvalSet
 from ..formats.human_tsv import HumanScores
+from ..values.errors import DocMetricsWarning, InputError, SpecError
 from ..values.result import Result
 from ..values.testset import TestSet
-from ..formats.base import EvalSet
 from .params import name_list
 
-__all__ = ["MetaEvaluation", "meta_evaluate", "LEVELS"]
+__all__ = ["MetaEvaluation", "meta_evaluate", "check_human", "describe_human", "wmt_average", "WmtAverage", "LEVELS"]
 
-#: The levels of a meta-evaluation.
-LEVELS = ("system", "segment", "document")
-#: the prefix of a statistic's name at a level other than the system's
-_PREFIX = {"segment": "seg_", "document": "doc_"}
+WmtAverage = averages.WmtAverage
 
 ResultsByMetric = Union[Mapping[str, Sequence[Result]], Sequence[tuple[str, Sequence[Result]]]]
-
-
-@dataclass(frozen=True)
-class MetaEvaluation:
-    """Metrics judged against human scores on one language pair.
-
-    ``metrics``: each metric's name, ``LABEL [k]`` as the tables name it (``chrf [1]``); ``specs`` the specs
-    they were given under; ``evaluation``: the :class:`~docmetrics.evaluation.metaeval.WmtEval` behind it (each
-    metric's :class:`~docmetrics.evaluation.metaeval.MetaEval`, the PERM-BOTH comparisons); ``human``: the human
-    scores judged against (None for MTME data with system scores only); ``data``: what :func:`meta_evaluate` was
-    given, where it was read data (MTME data is printed as ``--mtme`` prints it)."""
-
-    evaluation: WmtEval
-    specs: tuple[str, ...]
-    human: HumanScores | None
-    #: what the human scores are, in the text under the table (the command's ``Human scores: ...``)
-    human_text: str = ""
-    data: EvalSet | None = dataclasses.field(default=None, repr=False, compare=False)
-
-    @property
-    def metrics(self) -> list[str]:
-        return list(self.evaluation.metrics)
-
-    def metric(self, metric: str | int) -> MetaEval:
-        """One metric's meta-evaluation, named by its label (``chrf [1]``; on MTME data the metrics are keyed by
-        their specs), its spec (``chrf``), its metric's name, or its index (from 0, in the order given)."""
-        return self.evaluation.metrics[self._label(metric)]
-
-    def _label(self, metric: str | int) -> str:
-        labels = self.metrics
-        if isinstance(metric, int) and not isinstance(metric, bool):
-            if not -len(labels) <= metric < len(labels):
-                raise InputError(f"metric index {metric}: {len(labels)} metric(s) were judged", params=("metric",))
-            return labels[metric]
-        if metric in self.evaluation.metrics:
-            return metric
-        # MTME data keys its metrics by spec, as --mtme does: its tables' ``LABEL [k]`` names them too
-        for by in (list(self.specs), [e.metric for e in self.evaluation.metrics.values()], row_labels(self.specs)):
-            found = [label for label, name in zip(labels, by) if name == metric]
-            if len(found) == 1:
-                return found[0]
-            if found:
-                raise InputError(f"metric {metric!r} names {len(found)} metrics ({', '.join(found)}): give one of "
-                                 "those labels", params=("metric",))
-        raise InputError(f"no metric {metric!r} was judged; the metrics: {', '.join(labels)} (a label, a spec or "
-                         "an index)", params=("metric",))
-
-    def value(self, metric: str | int, statistic: str, level: str = "system") -> float | None:
-        """A statistic of one metric: by any name or alias of the statistics registry (``pearson``,
-        ``seg-kendall``, ``acc_eq``, a plugin's), at ``level``, where a name without a level is read
-        (``kendall`` at level ``segment`` is ``seg_kendall``).  None where it does not apply or is undefined
-        (:meth:`note` says why); a statistic of another level is a SpecError saying which level it is."""
-        if level not in LEVELS:
-            raise SpecError(f"level={level!r}: one of {', '.join(LEVELS)}", params=("level",))
-        return self.metric(metric).get(self._statistic(statistic, level))
-
-    def note(self, metric: str | int, statistic: str, level: str = "system") -> str | None:
-        """Why :meth:`value` gives None (None where it gives a number or nothing was said)."""
-        return self.metric(metric).note(self._statistic(statistic, level))
-
-    @staticmethod
-    def _statistic(statistic: str, level: str) -> str:
-        found = stats.get(statistic)
-        if found.level == level:
-            return found.name
-        if level in _PREFIX:
-            for name in (_PREFIX[level] + found.name, _PREFIX[level] + statistic):
-                try:
-                    other = stats.get(name)
-                except InputError:
-                    continue
-                if other.level == level:
-                    return other.name
-        raise SpecError(f"statistic {statistic!r} is a {found.level}-level statistic ({found.title}), not a "
-                        f"{level}-level one: give level={found.level!r}", params=("level",))
-
-    def clusters(self, statistic: str, level: str = "system") -> list[list[str]]:
-        """The metrics' significance clusters on one compared statistic: lists of metric labels, best first
-        (empty where the statistic was not compared: one metric, or no resamples)."""
-        name = self._statistic(statistic, level)
-        comparison = self.evaluation.comparisons.get(name)
-        if comparison is None:
-            return []
-        out: dict[int | None, list[str]] = {}
-        for r in comparison.ranking:
-            out.setdefault(r.rank, []).append(r.metric)
-        return [out[k] for k in sorted(out, key=lambda k: (k is None, k or 0))]
-
-    def cluster_of(self, metric: str | int) -> dict[str, int | None]:
-        """statistic -> the metric's cluster there (1 = best), for every statistic compared."""
-        return clusters(self.evaluation, self._label(metric))
-
-    @property
-    def pvalues(self) -> dict[str, dict[str, dict[str, float]]]:
-        """metric label -> statistic -> each metric it ranks above -> the PERM-BOTH p-value of that (the JSON's
-        ``pvalues``)."""
-        return {label: pvalues(self.evaluation, label) for label in self.metrics}
-
-    def to_text(self, width: int = 4) -> str:
-        """The text ``docmetrics --human FILE`` / ``--genmt FILE ...`` prints on stdout (``-w width``): the table of
-        statistics, what each is, the clusters, what was left out, the signatures; on MTME data what ``docmetrics
-        --mtme ROOT -t TESTSET -l LP -m ...`` prints (:func:`~docmetrics.evaluation.metaeval_text.mtme_text`)."""
-        data = self.data
-        if data is not None and data.format == "mtme" and data.raw is not None and data.testset is not None:
-            signatures = {spec: e.signature for spec, e in self.evaluation.metrics.items()}
-            return mtme_text(self.evaluation, data.raw, list(data.testset.systems), signatures, width=width)
-        human = self.human_text or (str(self.human.path) if self.human is not None else "")
-        return metaeval_text(self.evaluation, human=human, width=width)
-
-    def to_dict(self, layout: str = "human") -> Any:
-        """JSON-ready: ``layout="human"`` the list ``docmetrics --human FILE`` / ``--genmt FILE ... -f json`` prints
-        (one object per metric, with clusters and p-values where metrics were compared); ``layout="mtme"`` the
-        object ``--mtme`` prints for a language pair."""
-        if layout == "human":
-            return human_dicts(self.evaluation)
-        if layout == "mtme":
-            out = self.evaluation.to_dict()
-            if len(set(self.specs)) == len(self.specs):  # --mtme names each metric by its spec, not its row label
-                out["comparisons"] = _renamed(out["comparisons"], dict(zip(self.metrics, self.specs)))
-            return out
-        raise SpecError(f"layout={layout!r}: human or mtme", params=("layout",))
-
-
-def _renamed(value: Any, names: Mapping[str, str]) -> Any:
-    """``value`` (JSON-ready) with every string that is a key of ``names`` replaced by its value."""
-    if isinstance(value, str):
-        return names.get(value, value)
-    if isinstance(value, dict):
-        return {k: _renamed(v, names) for k, v in value.items()}
-    if isinstance(value, list):
-        return [_renamed(v, names) for v in value]
-    return value
 
 
 def _pairs(results_by_metric: ResultsByMetric) -> list[tuple[str, list[Result]]]:
@@ -243,15 +112,15 @@ def meta_evaluate(
     ``levels``: of ``system``, ``segment``, ``document``; default: the system level, and the segment level where
     the human scores are per segment and the test set is known (as ``docmetrics --genmt`` does).  ``document``
     adds the document level (gold per (system, document) by ``doc_rule``: ``mean`` or ``sum`` of its segments)
-    and system-level PDP.  ``statistics``: those PERM-BOTH compares between metrics (names of the statistics
-    registry; default the main ones, as the command compares them); an opt-in statistic named there (MTME's
-    ``kendall_c``, ``seg_kendall_23``, ``seg_kendall_like``, ``seg_pearson_micro``, ...) is computed too, as
-    ``--stat NAME`` asks for it; ``significance``: the number of PERM-BOTH
-    resamples (default 1000 as the command, 0: no comparison), with ``seed``; ``metric_test="williams"``: Williams'
-    test instead of PERM-BOTH for Pearson's r (``--metric-test williams``).  ``exclude``: systems left out;
+    and system-level PDP.  ``statistics``: compared by PERM-BOTH between metrics besides the main ones (names of
+    the statistics registry, as ``--stat NAME`` names them: the main ones, with the document level's and PDP's where
+    asked for, are always compared, on MTME data too); an opt-in statistic named there (MTME's ``kendall_c``,
+    ``seg_kendall_23``, ``seg_kendall_like``, ``seg_pearson_micro``, ...) is computed too; ``significance``: the
+    number of PERM-BOTH resamples (default 1000 as the command, 0: no comparison), with ``seed``;
+    ``metric_test="williams"``: Williams' test instead of PERM-BOTH for Pearson's r (``--metric-test williams``).
+    ``exclude``: systems left out;
     ``exclude_humans``: leave out those the human file marks as human.  ``human_text``: what the human scores
-    are, in :meth:`MetaEvaluation.to_text` (default: as the command says it of a GenMT file or a ``--human`` file;
-    not for MTME data).
+    are, in :meth:`MetaEvaluation.to_text` (default: :func:`describe_human`; not for MTME data).
     ``pdp``: system-level PDP without the document level (``--pdp``); ``short``: the signatures in short form
     (``--short``).
 
@@ -288,8 +157,6 @@ def meta_evaluate(
                      exclude=exclude, exclude_humans=exclude_humans, doc_rule=doc_rule, metric_test=metric_test,
                      pdp=pdp, short=short)
     if isinstance(human, EvalSet):
-        if human_text is None and human.format == "genmt" and human.human is not None:
-            human_text = esa_description(human.source, human.lp or "", human.human.segments)
         if human.human is None:
             raise InputError(f"{human.source}: no human scores to judge metrics against (a {human.format} file "
                              f"{'of ' + human.lp + ' ' if human.lp else ''}holds none)", params=("human",))
@@ -315,15 +182,86 @@ def meta_evaluate(
     ev = evaluate_human(
         pairs, scores, names=names, exclude=exclude, exclude_humans=exclude_humans,
         seg_level="segment" in levels or document, testset=testset,
-        pdp=pdp or document or "pdp" in (wanted or ()), doc_rule=doc_rule if document else None, significance=wanted,
+        pdp=pdp or document or "pdp" in (wanted or ()), doc_rule=doc_rule if document else None,
         n_resamples=n_resamples, seed=seed, metric_test=metric_test,
         statistics=wanted or (), short=short,
     )
     if isinstance(human, EvalSet):  # named as the command names them: the pair
         ev = dataclasses.replace(ev, lp=human.lp or "")
     if human_text is None:
-        human_text = human_description(scores.path, lower_better=scores.lower_is_better, raw_mqm=scores.raw_mqm)
-    return MetaEvaluation(ev, tuple(specs), scores, human_text, human if isinstance(human, EvalSet) else None)
+        human_text = describe_human(human)
+    return dataclasses.replace(ev, specs=tuple(specs), human=scores, human_text=human_text,
+                               data=human if isinstance(human, EvalSet) else None)
+
+
+def wmt_average(evaluations: Sequence[MetaEvaluation], scheme: str | Sequence[str] = "wmt24", *,
+                alpha: float | None = None) -> averages.WmtAverage:
+    """The overall ranking of metrics over language pairs: ``evaluations``, one :func:`meta_evaluate` per language
+    pair (each with its own ``lp``; MTME data names it), averaged as the WMT metrics tasks average them, with
+    significance clusters on the average (PERM-BOTH).  ``scheme``: ``"wmt24"`` (SPA and acc_eq of every pair,
+    equal weights), ``"wmt23"`` (pairwise accuracy pooled over the pairs, weight their number, then Pearson,
+    seg-Pearson and acc_eq of every pair), or a list of statistics of the registry (names or aliases; a plugin's
+    too), each of every pair, equal weights: what ``docmetrics metaeval --average STAT,...`` prints.  Each statistic
+    is mapped to [0, 1] from its range; a metric without a value in some task is left out (``excluded`` says why).
+    The clusters need the averaged statistics compared in every pair (``significance`` > 0 and, for a statistic
+    outside the main ones, ``statistics=[...]``); else the ranks are None and ``note`` says why.  ``alpha``: default
+    the evaluations'.  The result's ``to_dict()`` and ``to_text(width, labels)`` are what the command prints.
+
+    >>> per_lp = [docmetrics.meta_evaluate(results[lp], data[lp]) for lp in ("en-de", "zh-en")]   # doctest: +SKIP
+    >>> print(docmetrics.judging.wmt_average(per_lp, "wmt23").to_text())                       # doctest: +SKIP
+    """
+    wrong = [type(e).__name__ for e in evaluations if not isinstance(e, MetaEvaluation)]
+    if wrong:
+        raise TypeError(f"wmt_average: give what meta_evaluate returns, one per language pair, not {wrong[0]}")
+    return averages.wmt_average(list(evaluations), scheme, alpha)
+
+
+def check_human(human: EvalSet | HumanScores, testset: TestSet, *, exclude: Sequence[str] = (),
+                exclude_humans: bool = False, doc_rule: str | None = None) -> dict[str, str | None]:
+    """What :func:`meta_evaluate` will meet in ``human`` on ``testset``, checked before any metric scores: each
+    system of the test set (not in ``exclude``) without a human score -> the human data's closest name (None where
+    none is close), in the test set's order; a system is matched by its name or its file name without the extension
+    (those are left out of the correlations).  With ``doc_rule`` (``mean``/``sum``), the document-level gold is
+    built now for the systems with a human score (not excluded; ``exclude_humans``: nor those the data marks as
+    human), so that a mistake in the human scores (a document judged for some systems only, segments beyond the test
+    set) is an InputError before scoring, as ``--doc-level`` reports it.
+
+    >>> docmetrics.judging.check_human(docmetrics.read_human("human.tsv"), testset)   # doctest: +SKIP
+    {'sysX.txt': 'sysx'}
+    """
+    scores = human.human if isinstance(human, EvalSet) else human
+    if scores is None:
+        raise InputError(f"{human.source}: no human scores to check", params=("human",))  # type: ignore[union-attr]
+    mapping = match_systems(list(testset.systems), list(scores.system))
+    if doc_rule is not None:
+        excluded = set(exclude) | (set(scores.humans) if exclude_humans else set())
+        order = [h for s, h in mapping.items() if h not in excluded and s not in excluded]
+        if len(order) >= 2:  # else meta_evaluate says which systems lack a human score
+            rows = segment_rows(scores, testset)
+            doc_gold(order, doc_ids=testset.doc_ids, human_seg={h: rows[h] for h in order}, rule=doc_rule,
+                     human_file=str(scores.path))
+    return {s: closest_system(s, list(scores.system)) for s in testset.systems if s not in mapping and s not in exclude}
+
+
+def describe_human(human: EvalSet | HumanScores, *, column: str | None = None, lp: str | None = None) -> str:
+    """What human scores are, in words: the ``Human scores: ...`` line under a meta-evaluation's table
+    (:meth:`MetaEvaluation.to_text`).  A GenMT language pair's (``read_human`` of a GenMT file, or its HumanScores with
+    ``lp``): the ESA scores of the file, how many (segment, system) items of how many systems were judged; a raw MQM
+    file's: how its penalties are computed; a TSV's: the file, ``column`` (the score column named when it was read;
+    None: ``auto``, the first of the known names) and whether the scores were negated.
+
+    >>> describe_human(docmetrics.read_human("human.tsv"))                    # doctest: +SKIP
+    'human.tsv (column auto; higher is better)'
+    """
+    scores = human.human if isinstance(human, EvalSet) else human
+    if scores is None:
+        raise InputError(f"{human.source}: no human scores to describe", params=("human",))  # type: ignore[union-attr]
+    if isinstance(human, EvalSet) and human.format == "genmt":
+        return esa_description(human.source, human.lp or "", scores.segments)
+    if lp is not None and scores.column == "ESA":  # a GenMT pair's scores, as formats.genmt reads them
+        return esa_description(str(scores.path), lp, scores.segments)
+    return human_description(str(scores.path), column=column, lower_better=scores.lower_is_better,
+                             raw_mqm=scores.raw_mqm)
 
 
 def _mtme(pairs: Sequence[tuple[str, list[Result]]], data: EvalSet, *, levels: Sequence[str] | None,
@@ -349,4 +287,4 @@ def _mtme(pairs: Sequence[tuple[str, list[Result]]], data: EvalSet, *, levels: S
     compared = compared_statistics(pdp, rule, also=wanted) if n_resamples else ()
     ev = evaluate_mtme(results, raw, n_resamples=n_resamples, seed=seed, significance=compared, short=short,
                        doc_rule=rule, pdp=pdp, metric_test=metric_test, statistics=wanted)
-    return MetaEvaluation(ev, tuple(specs), data.human, "", data)
+    return dataclasses.replace(ev, specs=tuple(specs), human=data.human, data=data, layout="human")

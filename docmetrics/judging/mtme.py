@@ -24,7 +24,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Any, Callable, Mapping, Sequence
 
-from ..evaluation.metaeval import WmtEval
+from ..evaluation.metaevaluation import MetaEvaluation
 from ..evaluation.scoring import Scored, ScoringObserver, score_metrics
 from ..evaluation.stored import StoredScorer, StoredScores, choose_stored
 from ..formats.base import EvalSet
@@ -70,7 +70,7 @@ class MtmeRun:
     #: spec -> its results, one per system
     results: dict[str, list[Result]] = field(default_factory=dict)
     written: list[WrittenScores] = field(default_factory=list)
-    evaluation: WmtEval | None = None
+    evaluation: MetaEvaluation | None = None
     #: the human scores asked for (None: MTME's standard ones)
     human_name: str | None = None
 

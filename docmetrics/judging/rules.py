@@ -89,10 +89,10 @@ def rank(data: HumanJudgements, rule: str = "wmt25") -> HumanRanking:
 def _judgements(human: Any, lp: str | None) -> HumanJudgements:
     """Segment-level human scores from whatever holds them: an EvalSet, HumanJudgements, HumanScores, a GenMT
     pair or an MTME test set."""
-    from ..formats.mtme import MtmeTestSet
+    from ..formats.base import EvalSet
     from ..formats.genmt import GenmtPair
     from ..formats.human_tsv import HumanScores
-    from ..formats.base import EvalSet
+    from ..formats.mtme import MtmeTestSet
 
     if isinstance(human, EvalSet):
         return human.judgements

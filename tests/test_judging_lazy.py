@@ -1,0 +1,34 @@
+"""``docmetrics.judging`` is the command line's import (issue 46): importing it loads no numpy or scipy (a command's
+``--help`` imports it), and every public name resolves to the object of the module it names."""
+
+from __future__ import annotations
+
+import importlib
+import subprocess
+import sys
+
+import pytest
+
+import docmetrics.judging as judging
+
+
+def test_importing_judging_loads_no_numerics():
+    code = ("import sys, docmetrics.judging\n"
+            "heavy = sorted(m for m in ('numpy', 'scipy', 'torch') if m in sys.modules)\n"
+            "print(','.join(heavy))")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout.strip()
+    assert out == ""
+
+
+def test_every_public_name_is_the_object_of_its_module():
+    assert sorted(judging.__all__) == sorted([*judging._WHERE, "CandidateSelection", "UnitChoice", "mbr", "rerank"])
+    for name, module in judging._WHERE.items():
+        assert getattr(judging, name) is getattr(importlib.import_module(module, "docmetrics.judging"), name)
+    importlib.import_module("docmetrics.judging.mbr")
+    assert callable(judging.mbr) and judging.mbr.__module__ == "docmetrics.judging.mbr"
+    assert set(judging.__all__) <= set(dir(judging))
+
+
+def test_an_unknown_name_is_an_attribute_error():
+    with pytest.raises(AttributeError, match="no_such_call"):
+        _ = judging.no_such_call
