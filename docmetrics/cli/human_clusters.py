@@ -4,9 +4,6 @@ from __future__ import annotations
 
 import argparse
 
-from ..evaluation.human_clusters import (
-    RULES,
-)
 from ..judging import rules as cluster_rules
 
 
@@ -27,5 +24,6 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     g.add_argument("-t", "--testset", metavar="NAME", help="with --mtme: the test set (wmt24, ...)")
     g.add_argument("--gold", metavar="NAME", help="with --mtme: which human scores (default: the standard ones)")
     g.add_argument("--rule", choices=cluster_rules.names(), default=None,
-                   help="how clusters are drawn (default wmt25): " + "; ".join(f"{k}: {v}" for k, v in RULES.items()))
+                   help="how clusters are drawn (default wmt25): "
+                        + "; ".join(f"{r.name}: {r.definition}" for r in cluster_rules.BUILTIN))
 

@@ -8,7 +8,7 @@ from typing import Sequence
 
 from ..commands.options import RankOptions
 from ..commands.rank import run_rank
-from ..evaluation.autorank import PRESETS
+from ..judging import AUTORANK_PRESETS as PRESETS
 from . import data as data_cli
 from . import human_clusters, rank_live
 from .args import add_output_arguments, typed

@@ -4,20 +4,18 @@ pair, and with ``--scores`` how each stored metric orders the systems of differe
 
 from __future__ import annotations
 
-import math
 from typing import Any, Sequence, TextIO
 
-from ..evaluation.autorank import PRESETS, AutoRank
-from ..evaluation.human_clusters import (
-    ALPHA,
-    RULES,
+from ..judging import (
+    AUTORANK_PRESETS,
+    AutoRank,
     ClusterAgreement,
-    HumanJudgements,
+    EvalSet,
     HumanRanking,
     cluster_agreement,
+    human_clusters,
+    read_human,
 )
-from ..evaluation.stored import NO_PAIR, StoredScores
-from ..formats.stored import StoredMetric
 from ..judging import rules as cluster_rules
 from ..values.errors import InputError, SpecError
 from .format import num, table
@@ -25,7 +23,7 @@ from .messages import note
 from .options import RankOptions
 from .output import Output, one_or_list, write
 
-__all__ = ["requested", "check_args", "run", "format_ranking", "format_agreement", "beside_autorank"]
+__all__ = ["requested", "check_args", "read", "run", "format_ranking", "format_agreement", "beside_autorank"]
 
 SOURCES = (("genmt", "--genmt"), ("human", "--human"), ("mtme", "--mtme"))
 
@@ -51,32 +49,37 @@ def check_args(opts: RankOptions) -> None:
         raise SpecError(f"--mtme {opts.mtme}: name the language pair with -l")
 
 
-def judgements(opts: RankOptions, lps: Sequence[str]) -> list[HumanJudgements]:
-    """The segment-level human scores of each language pair asked for (GenMT: every pair by default)."""
+def genmt_pairs(path: str) -> list[str]:
+    """The language pairs of a GenMT file, in the file's order."""
+    from ..formats.genmt import read_genmt
+
+    return read_genmt(path).language_pairs()
+
+
+def read(opts: RankOptions, lps: Sequence[str]) -> list[Any]:
+    """What :func:`~docmetrics.judging.human_clusters` ranks, per language pair asked for: the EvalSet
+    :func:`~docmetrics.judging.read_human` reads of --genmt (every pair by default); the human scores of a
+    --human file (one pair; a file of system scores only refused by the clusters, naming the columns they need);
+    MTME's segment-level human scores (--gold) of --mtme, read without choosing a reference."""
     if opts.genmt:
-        from ..formats.genmt import read_genmt
-
-        data = read_genmt(opts.genmt)
-        return [HumanJudgements.from_genmt(data.pair(lp)) for lp in (lps or data.language_pairs())]
+        return [read_human(opts.genmt, format="genmt", lp=lp) for lp in (lps or genmt_pairs(opts.genmt))]
     if opts.human:
-        from ..formats.human_tsv import load_human
-
         if len(lps) > 1:
             raise SpecError(f"--human {opts.human}: one file holds one language pair; give at most one -l")
-        h = HumanJudgements.from_human(load_human(opts.human, opts.human_column, opts.lower_is_better))
-        h.lp = lps[0] if lps else None
-        return [h]
+        return [read_human(opts.human, format="human-tsv", lp=lps[0] if lps else None, column=opts.human_column,
+                           lower_is_better=opts.lower_is_better).human]
+    from ..evaluation.human_clusters import HumanJudgements
     from ..formats.mtme import read_mtme
 
     return [HumanJudgements.from_mtme(read_mtme(opts.mtme, opts.testset, lp), opts.gold) for lp in lps]
 
 
-def _metrics(stored: StoredScores, ranking: HumanRanking, wanted: Sequence[str] | None, preset: str | None,
-             where: str, choose: Any) -> list[StoredMetric]:
-    """The stored metrics of the ranking's language pair: ``wanted`` (``--stored``), else the preset's, else
-    all; ``choose`` is rank's chooser (an InputError naming a metric the files lack)."""
-    if NO_PAIR in stored.pairs:
-        metrics = stored.pairs[NO_PAIR]
+def _metrics(stored: Any, ranking: HumanRanking, wanted: Sequence[str] | None, preset: str | None,
+             where: str, choose: Any) -> dict[str, Any]:
+    """The stored metrics of the ranking's language pair (name -> StoredMetric): ``wanted`` (``--stored``), else
+    the preset's, else all; ``choose`` is rank's chooser (an InputError naming a metric the files lack)."""
+    if "" in stored.pairs:  # a TSV that names no language pair
+        metrics = stored.pairs[""]
         lp = ranking.lp or ""
     elif ranking.lp is None and len(stored.pairs) == 1:
         lp, metrics = next(iter(stored.pairs.items()))
@@ -86,60 +89,42 @@ def _metrics(stored: StoredScores, ranking: HumanRanking, wanted: Sequence[str] 
     else:
         lp, metrics = stored.pair(ranking.lp, where)
     if not wanted or wanted == ["all"]:
-        wanted = list(PRESETS[preset].metrics_for(lp)) if preset else None
-    return choose(metrics, wanted, lp, where)
+        wanted = list(AUTORANK_PRESETS[preset].metrics_for(lp)) if preset else None
+    return {m.name: m for m in choose(metrics, wanted, lp, where)}
 
 
-def agreements(ranking: HumanRanking, metrics: Sequence[StoredMetric]) -> list[ClusterAgreement]:
-    out = []
-    for m in metrics:
-        a = cluster_agreement(ranking, m.name, m.system_scores(), m.higher_is_better)
-        a.info = {"signature": m.signature().format(), "direction": m.direction}
-        out.append(a)
-    return out
-
-
-def beside_autorank(opts: RankOptions, results: Sequence[AutoRank]) -> list[tuple[HumanRanking, list[ClusterAgreement]]
-                                                                           | None]:
-    """With -m on a test set that carries human scores (--genmt, --mtme): per AutoRank, the human clusters of its
-    language pair by --rule (default wmt25) and how each ranked metric agrees with them (None where the file
-    has no human scores for the pair: a note says so)."""
+def beside_autorank(opts: RankOptions, results: Sequence[AutoRank], found: Sequence[EvalSet | None]
+                    ) -> list[tuple[HumanRanking, list[ClusterAgreement]] | None]:
+    """With -m on a test set that carries human scores (--genmt, --mtme: ``found``, the EvalSet of each
+    AutoRank's language pair): per AutoRank, the human clusters of its language pair by --rule (default wmt25)
+    and how each ranked metric agrees with them (None where the file has no human scores for the pair: a note
+    says so)."""
     if not (opts.genmt or opts.mtme):
         return [None] * len(results)
-    rule = opts.rule or "wmt25"
     out: list[tuple[HumanRanking, list[ClusterAgreement]] | None] = []
-    for result in results:
+    for result, data in zip(results, found):
         try:
-            data = judgements(opts, [result.lp] if result.lp else [])[0]
+            ranking = human_clusters(data, opts.rule or "wmt25")
         except InputError as exc:  # a GenMT file without human scores: AutoRank alone, and said
             note(opts, f"no human clusters beside AutoRank: {exc}", "docmetrics rank")
             out.append(None)
             continue
-        ranking = cluster_rules.rank(data, rule)
-        out.append((ranking, autorank_agreements(ranking, result)))
+        out.append((ranking, cluster_agreement(ranking, result)))
     return out
 
 
 def autorank_agreements(ranking: HumanRanking, result: AutoRank) -> list[ClusterAgreement]:
-    """How each metric AutoRank ranked with agrees with the human clusters ``ranking`` (its system scores)."""
-    agree = []
-    for m in result.metrics:
-        a = cluster_agreement(ranking, m, {r.system: r.scores.get(m) for r in result.systems},
-                              result.higher_is_better[m])
-        a.info = {k: v for k, v in result.metric_info.get(m, {}).items() if k in ("signature", "direction")}
-        agree.append(a)
-    return agree
+    """:func:`docmetrics.judging.cluster_agreement` of an AutoRank (kept for :mod:`.data`)."""
+    return cluster_agreement(ranking, result)
 
 
-def run(opts: RankOptions, lps: Sequence[str], stored: StoredScores | None, where: str, choose: Any,
-        out: TextIO) -> int:
+def run(opts: RankOptions, lps: Sequence[str], stored: Any, where: str, choose: Any, out: TextIO) -> int:
     rule = opts.rule or "wmt25"
     blocks = []
-    for data in judgements(opts, lps):
-        ranking = cluster_rules.rank(data, rule)
-        chosen = _metrics(stored, ranking, opts.stored, opts.preset, where, choose) if stored else []
-        agree = agreements(ranking, chosen)
-        blocks.append((ranking, agree))
+    for data in read(opts, lps):
+        ranking = human_clusters(data, rule, lp=lps[0] if opts.human and lps else None)
+        chosen = _metrics(stored, ranking, opts.stored, opts.preset, where, choose) if stored else {}
+        blocks.append((ranking, cluster_agreement(ranking, chosen)))
     write(Output(data=lambda: one_or_list([{"ranking": r.to_dict(), "agreement": [a.to_dict() for a in ag]}
                                            for r, ag in blocks]),
                  text=lambda: "\n".join(format_ranking(r, opts.width)
@@ -160,8 +145,9 @@ def _ranks(r: tuple[int, int] | None) -> str:
 def _definition(ranking: HumanRanking) -> str:
     """What the rule does, as the header says it: docmetrics' own rules test at p < 0.05; a plugin rule's
     definition is its own word (it may run no test)."""
-    if ranking.rule in RULES:
-        return f"{ranking.definition or RULES[ranking.rule]}; p < {ALPHA}"
+    builtin = {r.name: r.definition for r in cluster_rules.BUILTIN}
+    if ranking.rule in builtin:
+        return f"{ranking.definition or builtin[ranking.rule]}; p < {cluster_rules.ALPHA}"
     return ranking.definition or "a plugin rule"
 
 
@@ -185,7 +171,7 @@ def format_ranking(ranking: HumanRanking, width: int = 4) -> str:
     title = (f"Human clusters{' ' + ranking.lp if ranking.lp else ''}: {n} systems, {ranking.n_clusters} cluster"
              f"{'s' if ranking.n_clusters != 1 else ''}, rule {ranking.rule} "
              f"({_definition(ranking)})")
-    tested = any(not math.isnan(t.p) for t in ranking.tests)
+    tested = any(t.p == t.p for t in ranking.tests)  # a NaN p-value: no test
     tail = [f"from {ranking.source}" + (f" (p-values by scipy {ranking.scipy})" if tested else "")] + ranking.notes
     if any(s.mark == "local" for s in ranking.systems):
         tail.insert(1, "a dotted line: only the systems on either side of it differ (the script's local mark)")

@@ -1,6 +1,6 @@
 """``docmetrics rank``: AutoRank (WMT25's automatic ranking over several metrics) from stored scores and
-live metrics (``-m``, :mod:`.rank_live`), one table per language pair (:mod:`docmetrics.evaluation.autorank`,
-:mod:`docmetrics.evaluation.stored`), with ``--paired-bs`` its clusters by resampling documents; with
+live metrics (``-m``, :mod:`.rank_live`), one table per language pair (:func:`docmetrics.judging.autorank`), with
+``--paired-bs`` its clusters by resampling documents (:func:`docmetrics.judging.autorank_clusters`); with
 ``--genmt``, ``--human`` or ``--mtme`` and no ``-m``, the human ranking with clusters instead
 (:mod:`.human_clusters`)."""
 
@@ -8,10 +8,17 @@ from __future__ import annotations
 
 from typing import Any, Sequence, TextIO
 
-from ..evaluation.autorank import PRESETS, AutoRank, rank_stored
-from ..evaluation.human_clusters import ClusterAgreement, HumanRanking
 from ..evaluation.stored import NO_PAIR, StoredScores, read_stored
 from ..formats.stored import StoredMetric, parse_direction
+from ..judging import (
+    AUTORANK_PRESETS,
+    AutoRank,
+    ClusterAgreement,
+    EvalSet,
+    HumanRanking,
+    autorank,
+    autorank_clusters,
+)
 from ..values.errors import InputError, SpecError
 from . import human_clusters, rank_live
 from .format import column, num, table
@@ -42,10 +49,10 @@ def rank(stored: StoredScores, lps: Sequence[str], wanted: Sequence[str] | None,
     out = []
     for name, metrics in pairs:
         chosen = wanted if wanted and wanted != ["all"] else (
-            list(PRESETS[preset].metrics_for(name)) if preset else None)
-        picked = _choose(metrics, chosen, name, where)
-        result = (rank_live.rank_stored_resampled(resample, picked, name, preset) if resample is not None
-                  else rank_stored(picked, lp=name or None, preset=preset))
+            list(AUTORANK_PRESETS[preset].metrics_for(name)) if preset else None)
+        data = EvalSet(where, "stored", name or None, stored={m.name: m for m in _choose(metrics, chosen, name, where)})
+        result = (autorank_clusters(data, preset=preset, n=resample.paired_bs_n, seed=resample.seed)
+                  if resample is not None else autorank(data, preset=preset))
         result.notes += [n for n in stored.notes if f"({name})" in n]
         out.append(result)
     return out
@@ -66,8 +73,8 @@ def run_rank(opts: RankOptions, out: TextIO) -> int:
     if live:
         if opts.mtme and not (opts.testset and lps):
             raise SpecError(f"--mtme {opts.mtme}: name the test set with -t and the language pair with -l")
-        results = rank_live.rank_live(opts, lps)
-        return write_ranks(opts, results, out, human_clusters.beside_autorank(opts, results))
+        results, found = rank_live.rank_live(opts, lps)
+        return write_ranks(opts, results, out, human_clusters.beside_autorank(opts, results, found))
     stored = None
     where = ""
     if opts.scores:

@@ -1,31 +1,31 @@
 """``docmetrics rank -m SPEC...``: AutoRank over live metrics, scored on a test set (``-i/-s/-r/--doc-ids``,
 ``--genmt FILE -l LP`` or ``--mtme ROOT -t TS -l LP``) in the main command's session, beside any stored
 ``--scores``; and ``--paired-bs``: clusters of AutoRank by a paired bootstrap over documents
-(:mod:`docmetrics.evaluation.autorank_clusters`).  Everything that needs no model is checked first."""
+(:func:`docmetrics.judging.autorank_clusters`).  Everything that needs no model is checked first."""
 
 from __future__ import annotations
 
 from dataclasses import replace
 from typing import Sequence
 
-from ..evaluation.autorank import OWN_SCORE, PRESETS, AutoRank, rank_results
-from ..evaluation.autorank_clusters import autorank_clusters
 from ..evaluation.scoring import score_metrics
-from ..evaluation.significance import MAX_N, MIN_DOCUMENTS
+from ..evaluation.significance import MAX_N
 from ..evaluation.stored import StoredScorer
-from ..formats.stored import StoredMetric, to_results
-from ..values.errors import InputError, UserError
+from ..formats.stored import StoredMetric
+from ..judging import AUTORANK_PRESETS, AutoRank, EvalSet, autorank, autorank_clusters, read_human
+from ..values.errors import UserError
 from ..values.result import Result
 from ..values.testset import TestSet
 from . import stored as stored_cli
 from .common import session_scope
+from .human_clusters import genmt_pairs
 from .inputs import load_testset, show_warnings
 from .messages import note
-from .options import RankOptions, RunOptions
+from .options import RankOptions
 from .scoring import ScoringReport
 from .wmt26 import check_no_reference_files, references_from_release
 
-__all__ = ["requested", "check_args", "rank_live", "rank_stored_resampled", "cluster"]
+__all__ = ["requested", "check_args", "rank_live"]
 
 WHO = "docmetrics rank"
 #: Options of human clusters that mean nothing to AutoRank over live metrics.
@@ -95,54 +95,49 @@ def _stored_for(opts: RankOptions, lp: str | None) -> list[StoredMetric]:
         return []
     wanted = opts.stored
     if (not wanted or wanted == ["all"]) and opts.preset and lp:
-        wanted = list(PRESETS[opts.preset].metrics_for(lp))
+        wanted = list(AUTORANK_PRESETS[opts.preset].metrics_for(lp))
     return stored_cli.for_pair(replace(opts, stored=wanted), lp)
 
 
-def _testsets(opts: RankOptions, lps: Sequence[str]) -> list[tuple[str | None, TestSet, str | None]]:
-    """(language pair, test set, the pair as metrics' lang= takes it) of each pair to rank, read before any
-    model loads."""
+def _testsets(opts: RankOptions, lps: Sequence[str]) -> list[tuple[str | None, TestSet, str | None, EvalSet | None]]:
+    """(language pair, test set, the pair as metrics' lang= takes it, the EvalSet read where the data carries
+    human scores) of each pair to rank, read before any model loads."""
     if opts.input:
         testset = load_testset(opts, WHO)
-        return [(lps[0] if lps else None, testset, lps[0] if lps else None)]
+        return [(lps[0] if lps else None, testset, lps[0] if lps else None, None)]
     if opts.wmt26:
         from .wmt26 import pair_testset, read_pairs
 
-        out = []
+        out: list[tuple[str | None, TestSet, str | None, EvalSet | None]] = []
         for lp in list(lps) or [None]:
             for pair in read_pairs(opts.wmt26, opts.wmt26_systems, lp, opts.wmt26_source):
                 testset, _, notes = pair_testset(pair, opts.wmt26_ref or ())
                 for text in notes:
                     note(opts, text, WHO)
                 show_warnings(testset, WHO)
-                out.append((pair.name, testset, pair.lang))  # lang=en-de for eng_Latn-deu_Latn
+                out.append((pair.name, testset, pair.lang, None))  # lang=en-de for eng_Latn-deu_Latn
         return out
     if opts.genmt:
-        from ..formats.genmt import read_genmt
-        from .genmt import prepare
-
-        names = list(lps) or read_genmt(opts.genmt).language_pairs()
-        out = []
-        for lp in names:
-            one = RunOptions(genmt=opts.genmt, lang=lp)
-            pair, testset, _, notes = prepare(one)
-            for text in notes:
-                note(opts, text, WHO)
-            show_warnings(testset, WHO)
-            out.append((pair.name, testset, pair.name))
-        return out
-    from ..formats.mtme import load_mtme
-
-    return [(lp, load_mtme(opts.mtme, opts.testset, lp, ref=opts.ref)[1], lp) for lp in lps]
+        found = [read_human(opts.genmt, format="genmt", lp=lp) for lp in (list(lps) or genmt_pairs(opts.genmt))]
+    else:
+        found = [read_human(opts.mtme, format="mtme", lp=lp, testset=opts.testset, ref=opts.ref,
+                            human_name=opts.gold) for lp in lps]
+    for data in found:
+        for text in data.notes:
+            note(opts, text, WHO)
+        assert data.testset is not None
+        show_warnings(data.testset, WHO)
+    return [(data.lp, data.testset, data.lp, data) for data in found]  # type: ignore[misc]
 
 
-def rank_live(opts: RankOptions, lps: Sequence[str]) -> list[AutoRank]:
+def rank_live(opts: RankOptions, lps: Sequence[str]) -> tuple[list[AutoRank], list[EvalSet | None]]:
     """One AutoRank per language pair: the stored metrics checked against each test set, then every -m
-    metric loaded in one session (as the main command loads them) and scored; with --paired-bs, clusters."""
+    metric loaded in one session (as the main command loads them) and scored; with --paired-bs, clusters.
+    Beside them, the EvalSet of each pair where the data carries human scores (--genmt, --mtme)."""
     from .. import api
 
     pairs = []
-    for lp, testset, lang in _testsets(opts, lps):
+    for lp, testset, lang, data in _testsets(opts, lps):
         stored = [StoredScorer(m) for m in _stored_for(opts, lp)]
         for scorer in stored:  # a stored metric that does not fit the test set stops the run here
             scorer.check(testset)
@@ -150,10 +145,10 @@ def rank_live(opts: RankOptions, lps: Sequence[str]) -> list[AutoRank]:
         if clash:
             raise UserError(f"--scores: a stored metric is named {clash[0]!r} like a -m spec; leave it out with "
                             "--stored NAME...")
-        pairs.append((lp, testset, lang, stored))
+        pairs.append((lp, testset, lang, stored, data))
     out = []
     with session_scope(opts, cache=opts.cache) as session:
-        for lp, testset, lang, stored in pairs:
+        for lp, testset, lang, stored, _ in pairs:
             specs = list(dict.fromkeys(opts.metrics))
             metrics = [(spec, api.load(spec, defaults={"lang": lang}, session=session)) for spec in specs]
             with references_from_release(opts):
@@ -161,48 +156,12 @@ def rank_live(opts: RankOptions, lps: Sequence[str]) -> list[AutoRank]:
             named: dict[str, list[Result]] = {s.spec: s.results for s in scored}
             for scorer in stored:
                 named[scorer.name] = scorer.compute(testset)
-            result = rank_results(named, lp=lp, preset=opts.preset if stored else None)
+            result = autorank(named, lp=lp, preset=opts.preset if stored else None)
             for scorer in stored:
                 result.metric_info[scorer.name].update(direction=scorer.metric.direction)
-            _say_own_scores(result)
             if opts.paired_bs:
-                cluster(opts, result, named)
+                autorank_clusters(named, ranking=result, n=opts.paired_bs_n, seed=opts.seed)
             out.append(result)
         if session.cache is not None:
             note(opts, f"score cache {session.cache.path}: {session.cache.stats.summary()}", WHO)
-    return out
-
-
-def rank_stored_resampled(opts: RankOptions, metrics: Sequence[StoredMetric], lp: str | None,
-                          preset: str | None) -> AutoRank:
-    """--paired-bs over stored metrics alone: AutoRank from their Results, and its clusters."""
-    if not metrics:
-        raise InputError(f"{lp or 'the scores'}: no metric to rank with")
-    named = {m.name: to_results(m) for m in metrics}
-    result = rank_results(named, lp=lp or None, preset=preset)
-    for m in metrics:
-        result.metric_info[m.name].update(signature=m.signature().format(), direction=m.direction)
-    cluster(opts, result, named)
-    return result
-
-
-def cluster(opts: RankOptions, result: AutoRank, named: dict[str, list[Result]]) -> None:
-    found = autorank_clusters(result, named, n=opts.paired_bs_n, seed=opts.seed)
-    if found.documents < MIN_DOCUMENTS:
-        result.notes.append(f"only {found.documents} documents to resample (fewer than {MIN_DOCUMENTS}): the "
-                            "clusters are coarse")
-
-
-def _say_own_scores(result: AutoRank) -> None:
-    """A note per metric whose AutoRank score is not the one it reports itself."""
-    for m, info in result.metric_info.items():
-        own: dict[str, float] = info.get("own_scores", {})
-        if info.get("system_score") == OWN_SCORE:
-            result.notes.append(f"{m}: its units span several segments (windows), so AutoRank reads its own system "
-                                "score (its declared aggregation), not a mean over segments")
-        elif any(abs(own[r.system] - r.scores[m]) > 1e-9 * max(1.0, abs(own[r.system])) for r in result.systems
-                 if r.system in own):
-            first = result.systems[0]
-            result.notes.append(f"{m}: AutoRank reads the mean of its segment scores (WMT25's definition; "
-                                f"{first.scores[m]:.4g} for {first.system}), not its own system score "
-                                f"({own[first.system]:.4g})")
+    return out, [p[4] for p in pairs]

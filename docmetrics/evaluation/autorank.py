@@ -41,7 +41,7 @@ from ..values.result import Result
 
 __all__ = ["EPS", "PERCENTILE_METHOD", "robust_scale", "linear_ranks", "autorank", "AutoRank", "RankedSystem",
            "RankPreset", "PRESETS", "WMT25", "rank_stored", "SEGMENT_MEAN", "OWN_SCORE", "by_segments",
-           "wmt25_system_score", "rank_results"]
+           "wmt25_system_score", "rank_results", "own_score_notes"]
 
 #: The epsilon of the scaling's denominator (main.tex: only "eps > 0").
 EPS = 1e-9
@@ -299,3 +299,19 @@ def rank_results(metrics: Mapping[str, Sequence[Result]], *, lp: str | None = No
     result.preset = preset
     result.metric_info = info
     return result
+
+
+def own_score_notes(result: AutoRank) -> None:
+    """A note in ``result.notes`` per metric (of :func:`rank_results`) whose AutoRank score is not the one it
+    reports itself."""
+    for m, info in result.metric_info.items():
+        own: dict[str, float] = info.get("own_scores", {})
+        if info.get("system_score") == OWN_SCORE:
+            result.notes.append(f"{m}: its units span several segments (windows), so AutoRank reads its own system "
+                                "score (its declared aggregation), not a mean over segments")
+        elif any(abs(own[r.system] - r.scores[m]) > 1e-9 * max(1.0, abs(own[r.system])) for r in result.systems
+                 if r.system in own):
+            first = result.systems[0]
+            result.notes.append(f"{m}: AutoRank reads the mean of its segment scores (WMT25's definition; "
+                                f"{first.scores[m]:.4g} for {first.system}), not its own system score "
+                                f"({own[first.system]:.4g})")

@@ -2,11 +2,14 @@
 rank and cluster systems, judge error spans, compare systems (mt-metrics-eval's ``data``/``stats``/``tasks``,
 as importable calls).  Nothing here imports torch, parses arguments or prints.
 
-* :func:`read_human` -> :class:`EvalSet` (formats: :mod:`docmetrics.judging.formats`, a registry with the
-  entry-point group ``docmetrics.human_formats``);
+* :func:`read_human` -> :class:`EvalSet`, its human scores a :class:`HumanScores` (formats:
+  :mod:`docmetrics.judging.formats`, a registry with the entry-point group ``docmetrics.human_formats``);
+  :class:`StoredMetric`: a metric's stored scores, what an EvalSet of stored scores holds;
 * :func:`meta_evaluate` -> :class:`MetaEvaluation` (checked before scoring: :func:`check_human`; its text's line
   on the human scores: :func:`describe_human`), over language pairs :func:`wmt_average` -> :class:`WmtAverage`;
-* :func:`human_clusters` (rules: :mod:`docmetrics.judging.rules`, entry-point group ``docmetrics.cluster_rules``);
+* :func:`human_clusters` and :func:`cluster_agreement` (rules: :mod:`docmetrics.judging.rules`, entry-point
+  group ``docmetrics.cluster_rules``) -> :class:`HumanRanking` (of :class:`ClusteredSystem`), :class:`ClusterAgreement`;
+* :func:`autorank`, :func:`autorank_clusters` -> :class:`AutoRank` (presets: :data:`AUTORANK_PRESETS`);
 * :func:`mbr`, :func:`rerank` -> :class:`CandidateSelection` (:mod:`docmetrics.judging.mbr`);
 * :func:`autorank`, :func:`span_f1` (gold spans from a TSV: :func:`read_spans_tsv`), :func:`compare_systems`,
   :func:`confidence_intervals`, :func:`sweep`, :func:`write_report` (:mod:`docmetrics.judging.tools`);
@@ -27,20 +30,25 @@ from .mbr import CandidateSelection, UnitChoice, mbr, rerank
 #: a command's ``--help``) stays free of numpy and scipy
 _MODULES = {
     "..formats.base": ("EvalSet",),
+    "..formats.judgements": ("HumanScores",),
+    "..formats.stored": ("StoredMetric",),
+    "..evaluation.human_clusters": ("HumanRanking", "ClusteredSystem", "ClusterAgreement"),
     ".formats": ("HumanFormat", "read_human"),
     ".metaeval": ("MetaEvaluation", "WmtAverage", "check_human", "describe_human", "meta_evaluate", "wmt_average"),
     ".mtme": ("NO_HUMAN_SCORES", "ONE_SYSTEM", "MtmeMetric", "MtmeObserver", "MtmeRun", "WrittenScores",
               "mtme_metric_name", "read_mtme_dir", "run_mtme", "uses_reference", "write_mtme_scores"),
-    ".rules": ("ClusterRule", "human_clusters"),
-    ".tools": ("autorank", "compare_systems", "confidence_intervals", "read_spans_tsv", "span_f1", "sweep",
-               "write_report"),
+    ".rules": ("ClusterRule", "human_clusters", "cluster_agreement"),
+    ".tools": ("autorank", "autorank_clusters", "AutoRank", "AUTORANK_PRESETS", "compare_systems",
+               "confidence_intervals", "read_spans_tsv", "span_f1", "sweep", "write_report"),
 }
 _WHERE = {name: module for module, names in _MODULES.items() for name in names}
 
-__all__ = ["EvalSet", "HumanFormat", "read_human", "MetaEvaluation", "meta_evaluate", "check_human", "describe_human",
-           "wmt_average", "WmtAverage", "ClusterRule", "human_clusters", "autorank", "span_f1", "compare_systems",
-           "write_report", "mbr", "rerank", "CandidateSelection", "UnitChoice", "run_mtme", "MtmeRun", "MtmeMetric",
-           "MtmeObserver", "NO_HUMAN_SCORES", "ONE_SYSTEM", "write_mtme_scores", "WrittenScores", "mtme_metric_name",
+__all__ = ["EvalSet", "HumanScores", "StoredMetric", "HumanFormat", "read_human", "MetaEvaluation", "meta_evaluate",
+           "check_human", "describe_human", "wmt_average", "WmtAverage", "ClusterRule", "human_clusters",
+           "cluster_agreement", "HumanRanking", "ClusteredSystem", "ClusterAgreement", "autorank",
+           "autorank_clusters", "AutoRank", "AUTORANK_PRESETS", "span_f1", "compare_systems", "write_report", "mbr",
+           "rerank", "CandidateSelection", "UnitChoice", "run_mtme", "MtmeRun", "MtmeMetric", "MtmeObserver",
+           "NO_HUMAN_SCORES", "ONE_SYSTEM", "write_mtme_scores", "WrittenScores", "mtme_metric_name",
            "uses_reference", "read_mtme_dir", "confidence_intervals", "read_spans_tsv", "sweep"]
 
 

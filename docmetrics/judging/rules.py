@@ -11,13 +11,14 @@ from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any, Callable, Mapping
 
 from ..evaluation import human_clusters as hc
-from ..values.errors import PluginError, SpecError
+from ..values.errors import InputError, PluginError, SpecError
 from .params import one_name
 
 if TYPE_CHECKING:
-    from ..evaluation.human_clusters import HumanJudgements, HumanRanking
+    from ..evaluation.human_clusters import ClusterAgreement, HumanJudgements, HumanRanking
 
-__all__ = ["ClusterRule", "BUILTIN", "rules", "names", "get", "rank", "human_clusters", "report_ranking", "REPORT_RULE"]
+__all__ = ["ClusterRule", "BUILTIN", "rules", "names", "get", "rank", "human_clusters", "cluster_agreement",
+           "report_ranking", "REPORT_RULE"]
 
 
 @dataclass(frozen=True)
@@ -35,6 +36,8 @@ def _builtin(name: str) -> ClusterRule:
     return ClusterRule(name, hc.RULES[name], lambda data: hc.human_clusters(data, name))
 
 
+#: The significance level of docmetrics' own rules.
+ALPHA = hc.ALPHA
 #: The rules docmetrics defines, in the order ``rank --rule`` lists them.
 BUILTIN: tuple[ClusterRule, ...] = tuple(_builtin(name) for name in hc.RULES)
 
@@ -128,6 +131,58 @@ def human_clusters(human: Any, rule: str = "wmt25", *, lp: str | None = None) ->
         raise SpecError(f"human_clusters: rule= takes one rule's name (a str: {', '.join(names())}), not "
                         f"{type(rule).__name__} {rule!r:.60}", params=("rule",))
     return rank(_judgements(human, one_name(lp, "lp", "human_clusters")), rule)
+
+
+def cluster_agreement(ranking: HumanRanking, scores: Any, *, higher_is_better: Mapping[str, bool] | None = None
+                      ) -> list[ClusterAgreement]:
+    """How each metric orders the systems the humans put in different clusters (``ranking``, what
+    :func:`human_clusters` gives): per metric, of the system pairs in different clusters that it scores, those it
+    scores strictly better for the better cluster (``agree``), the same (``ties``) and worse (``disagree``), and
+    ``share = agree / pairs``; systems it has no score of are left out and named (``left_out``).  Each metric's
+    own system scores are read, in its own direction.
+
+    ``scores``: an :class:`~docmetrics.evaluation.autorank.AutoRank` (every metric it ranked; what
+    :func:`~docmetrics.judging.tools.autorank` gives), an EvalSet of stored scores or its ``stored`` mapping
+    (every stored metric: the mean over its scored segments), or ``{metric: {system: score or None}}`` with
+    ``higher_is_better`` (``{metric: bool}``, default higher).  ``to_dict()`` of each is a row of the
+    ``agreement`` list ``docmetrics rank ... -f json`` prints.
+
+    >>> [a.share for a in cluster_agreement(human_clusters(data), autorank(results))]   # doctest: +SKIP
+    """
+    from ..evaluation.autorank import AutoRank
+    from ..formats.base import EvalSet
+
+    def each(name: str, by_system: Mapping[str, float | None], higher: bool, info: Mapping[str, Any]
+             ) -> ClusterAgreement:
+        found = hc.cluster_agreement(ranking, name, by_system, higher)
+        found.info = dict(info)
+        return found
+
+    if not isinstance(ranking, hc.HumanRanking):
+        raise TypeError(f"cluster_agreement: ranking= takes what human_clusters returns, not {type(ranking).__name__}")
+    if isinstance(scores, EvalSet):
+        if not scores.stored:
+            raise InputError(f"{scores.source}: no stored scores to compare with the human clusters (a "
+                             f"{scores.format} file)")
+        scores = scores.stored
+    if isinstance(scores, AutoRank):
+        return [each(m, {r.system: r.scores.get(m) for r in scores.systems}, scores.higher_is_better[m],
+                     {k: v for k, v in scores.metric_info.get(m, {}).items() if k in ("signature", "direction")})
+                for m in scores.metrics]
+    if not isinstance(scores, Mapping):
+        raise TypeError(f"cluster_agreement: scores= takes an AutoRank, an EvalSet of stored scores or {{metric: "
+                        f"{{system: score}}}}, not {type(scores).__name__}")
+    out = []
+    for name, value in scores.items():
+        if hasattr(value, "system_scores"):  # a StoredMetric
+            out.append(each(name, value.system_scores(), value.higher_is_better,
+                            {"signature": value.signature().format(), "direction": value.direction}))
+        elif isinstance(value, Mapping):
+            out.append(each(name, value, True if higher_is_better is None else bool(higher_is_better.get(name, True)),
+                            {}))
+        else:
+            raise TypeError(f"cluster_agreement: metric {name!r}: a {type(value).__name__}; give {{system: score}}")
+    return out
 
 
 #: The rule that draws the human clusters of the report's overview (WMT25's findings tables).

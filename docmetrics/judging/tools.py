@@ -1,5 +1,6 @@
 """The rest of judging as library calls, each a thin typed wrapper of the evaluation code the command line
-runs: :func:`autorank` (WMT25's automatic ranking), :func:`span_f1` (error spans against human spans, as WMT25's
+runs: :func:`autorank` (WMT25's automatic ranking) and :func:`autorank_clusters` (its clusters by a paired
+bootstrap over documents), :func:`span_f1` (error spans against human spans, as WMT25's
 ``scoring_esa.py``), :func:`compare_systems` (paired bootstrap / approximate randomization over documents) and
 :func:`write_report` (the self-contained HTML page).  Nothing here prints."""
 
@@ -11,7 +12,8 @@ import tempfile
 from typing import Any, Callable, ContextManager, Mapping, Sequence, Union
 
 from ..algorithms.wmt_stats import DEFAULT_SEED
-from ..evaluation.autorank import EPS, AutoRank, rank_results, rank_stored
+from ..evaluation.autorank import EPS, AutoRank, own_score_notes, rank_results, rank_stored
+from ..evaluation.autorank import PRESETS as AUTORANK_PRESETS
 from ..evaluation.autorank import autorank as autorank_scores
 from ..evaluation.significance import (
     DEFAULT_CI_LEVEL,
@@ -32,8 +34,9 @@ from ..values.testset import TestSet
 from .metaeval import MetaEvaluation
 from .params import name_list, one_name, path_param, results_param
 
-__all__ = ["autorank", "span_f1", "compare_systems", "confidence_intervals", "write_report", "read_spans_tsv",
-           "sweep", "human_segments", "error_spans", "UNSCORED"]
+__all__ = ["autorank", "autorank_clusters", "AutoRank", "AUTORANK_PRESETS", "span_f1", "compare_systems",
+           "confidence_intervals", "write_report", "read_spans_tsv", "sweep", "human_segments", "error_spans",
+           "UNSCORED"]
 
 #: Why a metric has no span prediction for an item: it scored no unit covering the segment.
 UNSCORED = "items the metric scored no unit of (e.g. SLIDE's partial=drop)"
@@ -68,7 +71,60 @@ def autorank(scores: Mapping[str, Sequence[Result]] | Mapping[str, Mapping[str, 
             raise InputError(f"autorank: {exc}") from None
         result.preset = preset
         return result
-    return rank_results(scores, lp=lp, eps=eps, preset=preset)  # type: ignore[arg-type]
+    result = rank_results(scores, lp=lp, eps=eps, preset=preset)  # type: ignore[arg-type]
+    own_score_notes(result)
+    return result
+
+
+def autorank_clusters(scores: Mapping[str, Sequence[Result]] | EvalSet, *, ranking: AutoRank | None = None,
+                      lp: str | None = None, preset: str | None = None, n: int = 1000,
+                      seed: int | None = DEFAULT_SEED, alpha: float = 0.05) -> AutoRank:
+    """AutoRank with clusters (docmetrics' own test; WMT25 defines none): the documents resampled with
+    replacement ``n`` times (``seed``), the same resamples for every system and metric, each metric's system
+    scores and AutoRank recomputed in each; a cluster ends between adjacent systems where the upper one ranks
+    strictly better in more than ``1 - alpha`` of the resamples
+    (:mod:`docmetrics.evaluation.autorank_clusters`).  ``scores``: ``{metric: [Result per system]}``, or an
+    EvalSet of stored segment scores (every stored metric).  ``ranking``: the AutoRank of those scores, where
+    the caller has one (its ``metric_info`` and notes kept); default :func:`autorank` of them (for an EvalSet:
+    from its Results, each metric's signature and direction the stored ones).  Each system of the result has
+    its ``cluster``; ``significance`` says how they were drawn, and a note where fewer than 10 documents were
+    resampled.  ``to_dict()`` is the JSON ``docmetrics rank --paired-bs -f json`` prints.
+
+    >>> autorank_clusters({"chrf": chrf_results, "bleu": bleu_results}, n=1000).systems[0].cluster  # doctest: +SKIP
+    """
+    from ..evaluation.autorank_clusters import autorank_clusters as resample
+    from ..evaluation.significance import MAX_N, MIN_DOCUMENTS
+
+    if isinstance(n, bool) or not isinstance(n, int) or not 1 <= n <= MAX_N:
+        raise SpecError(f"autorank_clusters: n= takes the number of resamples, from 1 to {MAX_N}, not {n!r}",
+                        params=("n",))
+    named: Mapping[str, Sequence[Result]]
+    if isinstance(scores, EvalSet):
+        if not scores.stored:
+            raise InputError(f"{scores.source}: no stored scores to rank with (a {scores.format} file)")
+        named = scores.results()
+        lp = lp or scores.lp
+    elif isinstance(scores, Mapping):
+        if not scores:
+            raise InputError("autorank_clusters: no metric to rank with", params=("scores",))
+        _check_forms(scores)
+        if isinstance(next(iter(scores.values())), Mapping):
+            raise InputError("autorank_clusters: resampling documents needs each metric's Results (one per system, "
+                             "with its segment scores), not {system: score}", params=("scores",))
+        named = scores
+    else:
+        raise InputError(f"autorank_clusters: scores= takes {{metric: [Result per system]}} or an EvalSet of stored "
+                         f"scores, not {type(scores).__name__}", params=("scores",))
+    if ranking is None:
+        ranking = rank_results(named, lp=lp, preset=preset)
+        if isinstance(scores, EvalSet):
+            for m in scores.stored.values():
+                ranking.metric_info[m.name].update(signature=m.signature().format(), direction=m.direction)
+    found = resample(ranking, named, n=n, seed=seed, alpha=alpha)
+    if found.documents < MIN_DOCUMENTS:
+        ranking.notes.append(f"only {found.documents} documents to resample (fewer than {MIN_DOCUMENTS}): the "
+                             "clusters are coarse")
+    return ranking
 
 
 def _check_forms(scores: Mapping[str, Any]) -> None:
