@@ -152,12 +152,19 @@ ROWS: list[tuple[str, Call, Argv, Part]] = [
      lambda data, f, tmp: docmetrics.human_clusters(data, rule="wmt25").to_dict(),
      lambda f, tmp: ["rank", "--genmt", f, "--rule", "wmt25"], lambda printed: printed["ranking"]),
     ("autorank",
-     lambda data, f, tmp: {k: v for k, v in docmetrics.autorank(results(data), lp=data.lp).to_dict().items()
-                           if k != "notes"},
+     lambda data, f, tmp: docmetrics.autorank(results(data), lp=data.lp).to_dict(),
      lambda f, tmp: ["rank", "-m", "chrf", "bleu", "--genmt", f],
-     # the command adds notes on segment means, and the file's human clusters beside AutoRank (compared with
-     # human_clusters() by test_judging_api's rank -m row)
-     lambda printed: {k: v for k, v in printed.items() if k not in ("notes", "human_clusters")}),
+     # the command adds the file's human clusters beside AutoRank (the cluster_agreement row)
+     lambda printed: {k: v for k, v in printed.items() if k != "human_clusters"}),
+    ("autorank_clusters",
+     lambda data, f, tmp: docmetrics.judging.autorank_clusters(results(data), lp=data.lp, n=200).to_dict(),
+     lambda f, tmp: ["rank", "-m", "chrf", "bleu", "--genmt", f, "--paired-bs", "--paired-bs-n", "200"],
+     lambda printed: {k: v for k, v in printed.items() if k != "human_clusters"}),
+    ("cluster_agreement",
+     lambda data, f, tmp: [a.to_dict() for a in docmetrics.judging.cluster_agreement(
+         docmetrics.human_clusters(data), docmetrics.autorank(results(data), lp=data.lp))],
+     lambda f, tmp: ["rank", "-m", "chrf", "bleu", "--genmt", f],
+     lambda printed: printed["human_clusters"]["agreement"]),
     ("compare_systems",
      lambda data, f, tmp: [{"system": r.system, "score": r.score, "mean": r.mean, "ci": r.ci, "p_value": r.p_value}
                            for r in docmetrics.compare_systems(results(data)["bleu"]).rows],

@@ -115,11 +115,12 @@ def autorank_clusters(scores: Mapping[str, Sequence[Result]] | EvalSet, *, ranki
     else:
         raise InputError(f"autorank_clusters: scores= takes {{metric: [Result per system]}} or an EvalSet of stored "
                          f"scores, not {type(scores).__name__}", params=("scores",))
-    if ranking is None:
+    if ranking is None and isinstance(scores, EvalSet):  # from Results, each metric's signature the stored one
         ranking = rank_results(named, lp=lp, preset=preset)
-        if isinstance(scores, EvalSet):
-            for m in scores.stored.values():
-                ranking.metric_info[m.name].update(signature=m.signature().format(), direction=m.direction)
+        for m in scores.stored.values():
+            ranking.metric_info[m.name].update(signature=m.signature().format(), direction=m.direction)
+    elif ranking is None:
+        ranking = autorank(named, lp=lp, preset=preset)
     found = resample(ranking, named, n=n, seed=seed, alpha=alpha)
     if found.documents < MIN_DOCUMENTS:
         ranking.notes.append(f"only {found.documents} documents to resample (fewer than {MIN_DOCUMENTS}): the "
