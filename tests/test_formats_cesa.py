@@ -57,8 +57,9 @@ def test_read_human_gives_the_system_means_of_document_means_and_the_judgements(
         per_doc = [(score(d, s, 0) + score(d, s, 1)) / 2 for d in range(len(DOCS))]
         assert math.isclose(data.human.system[name], sum(per_doc) / len(per_doc), rel_tol=1e-12)
     judged = data.judgements
-    assert judged.items == ["0", "1", "2"] and judged.domains == ["ted"] * 3
-    assert judged.scores["Nemo"][1] == (score(1, 2, 0), score(1, 2, 1))  # two annotators: two waves
+    keys = [("", "0"), ("", "1"), ("", "2")]  # a document an item (HumanScores, the one container: issue 46)
+    assert judged.items == keys and [judged.domains[k] for k in keys] == ["ted"] * 3
+    assert judged.annotations["Nemo"][keys[1]] == (score(1, 2, 0), score(1, 2, 1))  # two annotators: two waves
     assert data.raw.judgements[0].errors[0].end == 5
 
 

@@ -162,11 +162,10 @@ def test_equal_human_scores_say_zero_variance_not_no_paired_scores(capsys, tmp_p
 
 
 def test_fewer_than_two_paired_scores_is_said_as_such():
-    from docmetrics.evaluation.human_clusters import HumanJudgements, human_clusters
+    from docmetrics.evaluation.human_clusters import from_rows, human_clusters
 
     # two systems that judged different items: no paired score, and one score each (no variance either)
-    data = HumanJudgements("toy", "en-de", ["d#1", "d#2"], ["news", "news"],
-                           {"A": [(70.0,), ()], "B": [(), (50.0,)]}, []).check()
+    data = from_rows({"A": [70.0, None], "B": [None, 50.0]}, ["news", "news"], source="toy", lp="en-de")
     ranking = human_clusters(data, "wmt26")
     assert ranking.tests[0].pairs == 0 and math.isnan(ranking.tests[0].p)
     assert any("(1 with fewer than 2 paired scores, e.g. A and B)" in n for n in ranking.notes), ranking.notes

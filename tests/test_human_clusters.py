@@ -15,7 +15,7 @@ import pytest
 import scipy.stats
 from cli_fixtures import run_cli
 
-from docmetrics.evaluation.human_clusters import HumanJudgements, cluster_agreement, human_clusters
+from docmetrics.evaluation.human_clusters import cluster_agreement, from_genmt, from_rows, human_clusters
 from docmetrics.values.errors import InputError, SpecError
 
 pytestmark = pytest.mark.filterwarnings("ignore::RuntimeWarning")
@@ -44,7 +44,7 @@ def make(n_systems, n_items=80, seed=0, *, twin=False, waves=2, missing=0.2):
 
 
 def judgements(rows, domains):
-    return HumanJudgements.from_rows(rows, domains)
+    return from_rows(rows, domains)
 
 
 # -- independent computations ----------------------------------------------------------------------------------
@@ -157,7 +157,7 @@ def test_a_system_equal_to_another_is_never_separated_from_it():
 
 def test_missing_waves_are_dropped_pairwise_and_the_mean_is_over_annotations():
     # A: item 0 in both waves, item 1 in wave 1; B: item 0 in wave 1, item 1 in wave 2 only
-    data = HumanJudgements.from_rows({"A": [(90, 70), (80,)], "B": [(60,), (None, 50)]})
+    data = from_rows({"A": [(90, 70), (80,)], "B": [(60,), (None, 50)]})
     r = human_clusters(data, "wmt25-adjacent")
     assert [(s.system, s.score, s.annotations) for s in r.systems] == [("A", 80.0, 3), ("B", 55.0, 2)]
     assert r.tests[0].pairs == 1  # wave with wave: only item 0's wave 1 has both sides
@@ -185,7 +185,7 @@ def test_agreement_counts_pairs_in_different_clusters_only():
 
 def test_bad_calls_raise():
     with pytest.raises(InputError, match="at least two systems"):
-        HumanJudgements.from_rows({"A": [1.0, 2.0], "B": [None, None]})
+        from_rows({"A": [1.0, 2.0], "B": [None, None]})
     rows, domains = make(2)
     with pytest.raises(SpecError, match="--rule 'wmt23'"):
         human_clusters(judgements(rows, domains), "wmt23")
@@ -303,7 +303,7 @@ WMT24_ESA = SHARED / "wmt24_esa" / "wmt24-esa-encs-enhi.jsonl"
 def test_wmt24_esa_en_cs_clusters(capsys):
     from docmetrics.formats.genmt import read_genmt
 
-    data = HumanJudgements.from_genmt(read_genmt(WMT24_ESA).pair("en-cs"))
+    data = from_genmt(read_genmt(WMT24_ESA).pair("en-cs"))
     assert len(data.systems) == 16 and "refA" in data.systems
     for rule in ("wmt25", "wmt25-adjacent", "wmt24"):
         r = human_clusters(data, rule)

@@ -19,7 +19,7 @@ import scipy.stats
 from cli_fixtures import run_cli
 from test_human_clusters import SCORES, genmt_file, make
 
-from docmetrics.evaluation.human_clusters import HumanJudgements, human_clusters
+from docmetrics.evaluation.human_clusters import from_genmt, from_rows, human_clusters
 
 pytestmark = pytest.mark.filterwarnings("ignore::RuntimeWarning")
 SHARED = Path(__file__).resolve().parents[2] / "shared" / "data"
@@ -104,7 +104,7 @@ def rows_of(kind, n, items, seed, twin, missing):
 @pytest.mark.parametrize("case", CASES, ids=[f"{c[0]}-{c[1]}x{c[2]}-s{c[3]}" for c in CASES])
 def test_wmt26_equals_the_script(case):
     rows = rows_of(*case)
-    got = human_clusters(HumanJudgements.from_rows(rows), "wmt26")
+    got = human_clusters(from_rows(rows), "wmt26")
     check(got, script(annotations(rows)))
     assert got.rule == "wmt26" and all(s.ranks is None for s in got.systems)
 
@@ -112,7 +112,7 @@ def test_wmt26_equals_the_script(case):
 def test_the_cases_reach_every_mark():
     marks = collections.Counter()
     for case in CASES:
-        marks.update(s.mark for s in human_clusters(HumanJudgements.from_rows(rows_of(*case)), "wmt26").systems)
+        marks.update(s.mark for s in human_clusters(from_rows(rows_of(*case)), "wmt26").systems)
     assert marks["cluster"] and marks["local"] and marks["none"], marks
 
 
@@ -120,7 +120,7 @@ def test_hand_made_local_mark_and_a_nan_p_value():
     # A > B > C; B and C differ on every item (both tests significant), A is so noisy that it differs from
     # neither: one local mark after B, one cluster.  D copies C: the paired test has no variance (NaN
     # p-value, not significant), the independent one p = 1
-    data = HumanJudgements.from_rows({
+    data = from_rows({
         "A": [100, 0, 100, 0, 100, 0, 100, 100],
         "B": [60, 61, 59, 60, 62, 58, 60, 60],
         "C": [50, 50, 51, 50, 49, 50, 50, 50],
@@ -144,7 +144,7 @@ def test_a_pair_separated_only_by_the_paired_test_and_missing_items():
     # B is A minus 1..2 on every item: paired p tiny, independent p large; C judged on two items only
     a = [50.0, 90.0, 10.0, 70.0, 30.0, 60.0, 40.0, 80.0]
     b = [x - 1 - (i % 2) for i, x in enumerate(a)]
-    data = HumanJudgements.from_rows({"A": a, "B": b, "C": [None] * 6 + [5.0, 6.0]})
+    data = from_rows({"A": a, "B": b, "C": [None] * 6 + [5.0, 6.0]})
     r = human_clusters(data, "wmt26")
     ab = next(t for t in r.tests if (t.better, t.worse) == ("A", "B"))
     rel, ind = dict(ab.by_test).values()
@@ -199,6 +199,6 @@ def test_wmt24_esa_file_equals_the_script(lp):
                     got = [a["score"] for a in anns if a.get("score") is not None]
                     if got:
                         raw[model][i] = got
-    r = human_clusters(HumanJudgements.from_genmt(read_genmt(WMT24_ESA).pair(lp)), "wmt26")
+    r = human_clusters(from_genmt(read_genmt(WMT24_ESA).pair(lp)), "wmt26")
     check(r, script(dict(raw)))
     assert len(r.systems) == {"en-cs": 16, "en-hi": 11}[lp]

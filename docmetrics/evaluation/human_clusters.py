@@ -74,12 +74,20 @@ import warnings
 from dataclasses import dataclass, field
 from typing import Any, Callable, Mapping, Sequence
 
-from ..formats.judgements import HumanJudgements
+from ..formats.judgements import (
+    HumanScores,
+    JudgedItems,
+    from_genmt,
+    from_mtme,
+    from_rows,
+    judged,
+    judged_items,
+)
 from ..formats.judgements import annotation_count as _count
 from ..values.errors import SpecError
 
-__all__ = ["ALPHA", "RULES", "HumanJudgements", "ClusteredSystem", "PairTest", "HumanRanking", "ClusterAgreement",
-           "human_clusters", "cluster_agreement", "wilcoxon_p", "ttest_ps"]
+__all__ = ["ALPHA", "RULES", "judged", "from_rows", "from_genmt", "from_mtme", "ClusteredSystem", "PairTest",
+           "HumanRanking", "ClusterAgreement", "human_clusters", "cluster_agreement", "wilcoxon_p", "ttest_ps"]
 
 #: The significance level of every rule.
 ALPHA = 0.05
@@ -217,7 +225,7 @@ def _paired(a: Sequence[float], b: Sequence[float]) -> list[float]:
     return [x - y for x, y in zip(a, b) if not (math.isnan(x) or math.isnan(y))]
 
 
-def _wmt25_values(data: HumanJudgements) -> dict[str, list[float]]:
+def _wmt25_values(data: JudgedItems) -> dict[str, list[float]]:
     """Each system's scores flattened over the waves (item-major), NaN where a wave did not judge it."""
     waves = max((len(a) for row in data.scores.values() for a in row), default=1)
     waves = max(2, waves)  # WMT25 reads waves 1 and 2 of every item
@@ -229,7 +237,7 @@ def _sorted(means: Mapping[str, float]) -> list[str]:
     return sorted(means, key=lambda s: -means[s])  # stable: ties keep the input order
 
 
-def _rank_wmt25(data: HumanJudgements, adjacent: bool) -> HumanRanking:
+def _rank_wmt25(data: JudgedItems, adjacent: bool) -> HumanRanking:
     values = _wmt25_values(data)
     means = {s: statistics.mean([x for x in v if not math.isnan(x)]) for s, v in values.items()}
     order = _sorted(means)
@@ -276,7 +284,7 @@ def ttest_ps(a: Sequence[float], b: Sequence[float]) -> tuple[float, float]:
                 float(ttest_ind(a, b, nan_policy="omit").pvalue))
 
 
-def _rank_wmt26(data: HumanJudgements) -> HumanRanking:
+def _rank_wmt26(data: JudgedItems) -> HumanRanking:
     values = {name: [float(statistics.mean(p)) if (p := [x for x in a if not math.isnan(x)]) else math.nan
                      for a in row] for name, row in data.scores.items()}
     means = {s: float(statistics.mean([x for x in v if not math.isnan(x)])) for s, v in values.items()}
@@ -304,7 +312,7 @@ def _rank_wmt26(data: HumanJudgements) -> HumanRanking:
     return result
 
 
-def _rank_wmt24(data: HumanJudgements) -> HumanRanking:
+def _rank_wmt24(data: JudgedItems) -> HumanRanking:
     import numpy as np
 
     item = {s: [_mean(a) for a in row] for s, row in data.scores.items()}
@@ -352,7 +360,7 @@ def _rank_wmt24(data: HumanJudgements) -> HumanRanking:
     return result
 
 
-def _ranking(rule: str, data: HumanJudgements, order: list[str], means: Mapping[str, float], ends: Sequence[bool],
+def _ranking(rule: str, data: JudgedItems, order: list[str], means: Mapping[str, float], ends: Sequence[bool],
              ranks: Sequence[tuple[int, int]] | None, tests: list[PairTest]) -> HumanRanking:
     systems = []
     cluster = 1
@@ -381,7 +389,7 @@ def _ranking(rule: str, data: HumanJudgements, order: list[str], means: Mapping[
     return result
 
 
-_RULES: dict[str, Callable[[HumanJudgements], HumanRanking]] = {
+_RULES: dict[str, Callable[[JudgedItems], HumanRanking]] = {
     "wmt25": lambda d: _rank_wmt25(d, adjacent=False),
     "wmt25-adjacent": lambda d: _rank_wmt25(d, adjacent=True),
     "wmt24": _rank_wmt24,
@@ -389,11 +397,12 @@ _RULES: dict[str, Callable[[HumanJudgements], HumanRanking]] = {
 }
 
 
-def human_clusters(data: HumanJudgements, rule: str = "wmt25") -> HumanRanking:
-    """The ranking with clusters of ``data`` by ``rule`` (:data:`RULES`)."""
+def human_clusters(data: HumanScores, rule: str = "wmt25") -> HumanRanking:
+    """The ranking with clusters of ``data`` (its segment scores, or their annotations) by ``rule``
+    (:data:`RULES`)."""
     if rule not in _RULES:
         raise SpecError(f"--rule {rule!r}: unknown; one of {', '.join(RULES)}", params=("rule",))
-    return _RULES[rule](data.check())
+    return _RULES[rule](judged_items(data))
 
 
 # -- agreement of a metric ------------------------------------------------------------------------------------

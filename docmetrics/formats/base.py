@@ -5,6 +5,7 @@ line, as JSON or as a TSV header).  The registry that tries them is :mod:`docmet
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 import json
 import os
@@ -13,7 +14,7 @@ from typing import TYPE_CHECKING, Any, Callable, Mapping, Sequence, Union
 
 from ..values.errors import InputError
 from ..values.jsonl import json_object
-from .judgements import HumanJudgements
+from .judgements import HumanScores, judged
 
 if TYPE_CHECKING:
     from ..values.result import Result
@@ -48,23 +49,22 @@ class EvalSet:
     format: str
     lp: str | None
     testset: TestSet | None = None
-    human: Any = None  # HumanScores (docmetrics.formats.human_tsv)
+    human: HumanScores | None = None
     stored: dict[str, Any] = field(default_factory=dict)
     notes: tuple[str, ...] = ()
     raw: Any = field(default=None, repr=False)
-    make_judgements: Callable[[], HumanJudgements] | None = field(default=None, repr=False, compare=False)
+    make_judgements: Callable[[], HumanScores] | None = field(default=None, repr=False, compare=False)
     make_spans: Callable[[], Any] | None = field(default=None, repr=False, compare=False)
     #: every domain of the language pair in the file (the test set's are those selected); GenMT's gold spans
     #: count the lines of the others as skipped
     domains: tuple[str, ...] = ()
 
     @functools.cached_property
-    def judgements(self) -> HumanJudgements:
-        """The segment-level human scores of each system, as human clusters read them."""
+    def judgements(self) -> HumanScores:
+        """The segment-level human scores of each system (with each annotation's, where a segment has several),
+        as human clusters read them."""
         if self.make_judgements is None and self.human is not None and self.human.segment_level:
-            found = HumanJudgements.from_human(self.human)
-            found.lp = self.lp
-            return found
+            return judged(dataclasses.replace(self.human, lp=self.lp))
         if self.make_judgements is None:
             raise InputError(f"{self.source}: a {self.format} file holds no segment-level human scores; human "
                              "clusters need them")

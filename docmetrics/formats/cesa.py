@@ -38,7 +38,7 @@ from ..values.io import read_lines
 from ..values.jsonl import field_error, json_lines, string_field
 from .base import EvalSet, HumanFormat, first_json, one_pair
 from .human_tsv import HumanScores
-from .judgements import HumanJudgements, exact_mean
+from .judgements import exact_mean, from_rows
 from .wmt26 import SEP, Wmt26Pair, read_wmt26
 
 __all__ = ["SEVERITIES", "CesaSpan", "CesaJudgement", "read_cesa", "is_cesa", "read_evalset", "FORMAT"]
@@ -147,9 +147,9 @@ class CesaPair:
         """Per system, the mean over its documents of each document's mean score."""
         return {s: exact_mean([exact_mean(v) for v in docs.values()]) for s, docs in self.scores.items()}
 
-    def judgements_by_document(self) -> HumanJudgements:
+    def judgements_by_document(self) -> HumanScores:
         rows = {s: [docs.get(d) for d in self.documents] for s, docs in self.scores.items()}
-        return HumanJudgements.from_rows(rows, list(self.documents.values()), source=self.path, lp=self.name)
+        return from_rows(rows, list(self.documents.values()), source=self.path, lp=self.name)
 
 
 # -- the format ---------------------------------------------------------------------------------------------

@@ -44,7 +44,7 @@ from ..values.jsonl import field_error, json_lines, string_field
 from ..values.testset import TestSet
 from .base import EvalSet, HumanFormat, first_json, one_pair
 from .human_tsv import HumanScores
-from .judgements import HumanJudgements, exact_mean
+from .judgements import exact_mean, from_genmt
 
 __all__ = [
     "REFERENCE", "WMT26_ERROR_FREE_THRESHOLD", "ErrorSpan", "Judgement", "GenmtDocument", "GenmtSegment",
@@ -677,7 +677,7 @@ def read_evalset(path: str, lp: str | None, options: Mapping[str, Any]) -> EvalS
     testset, human, notes = judged_testset(pair, path, include_reference=include, option="include_reference=True",
                                            warnings=data.warnings)
     return EvalSet(path, "genmt", pair.name, testset, human, notes=tuple(notes), raw=pair,
-                   make_judgements=lambda: HumanJudgements.from_genmt(pair), domains=tuple(full.domains))
+                   make_judgements=lambda: from_genmt(pair), domains=tuple(full.domains))
 
 
 FORMAT = HumanFormat("genmt", "the WMT24/25 GenMT/ESA JSONL as released", is_genmt, read_evalset,

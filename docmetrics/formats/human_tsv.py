@@ -20,46 +20,18 @@ is :mod:`docmetrics.evaluation.human`'s.
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, field
 from typing import Any, Mapping
 
 from ..values.errors import InputError, shown
 from ..values.io import read_lines
 from .base import EvalSet, HumanFormat, tsv_header
+from .judgements import HumanScores
 from .mqm_tsv import MqmSpan, is_human_name, is_mqm_header, read_mqm
 
 __all__ = ["SCORE_COLUMNS", "MQM_COLUMN", "HumanScores", "load_human"]
 
 SCORE_COLUMNS = ("score", "human", "human_score", "mqm_score", "mqm_score_mean", "z", "raw")
 MISSING = {"", "na", "nan", "none", "null", "-"}
-
-
-@dataclass
-class HumanScores:
-    """Human judgements read from a file."""
-
-    path: str
-    column: str
-    #: system -> system-level score (given, or the mean of the system's segment scores)
-    system: dict[str, float]
-    #: system -> {(doc_id, seg_id): score}; empty for a system-level file
-    segments: dict[str, dict[tuple[str, str], float]] = field(default_factory=dict)
-    #: (doc_id, seg_id) -> 1-based position in its document (from doc_pos, or the rank of seg_id)
-    positions: dict[tuple[str, str], int] = field(default_factory=dict)
-    #: systems the file marks as human (is_human = 1)
-    humans: set[str] = field(default_factory=set)
-    #: the file's scores are lower-is-better and were negated (MQM penalties)
-    lower_is_better: bool = False
-    #: read from a raw MQM file (one line per error), the scores computed from its errors
-    raw_mqm: bool = False
-    #: system -> {(doc_id, seg_id): the errors' spans}, from a raw MQM file
-    spans: dict[str, dict[tuple[str, str], list[MqmSpan]]] = field(default_factory=dict)
-    #: what the reader has to say of the file (a raw MQM file's unclosed <v>), for the caller to warn
-    warnings: list[str] = field(default_factory=list)
-
-    @property
-    def segment_level(self) -> bool:
-        return bool(self.segments)
 
 
 def _float(text: str, where: str) -> float | None:

@@ -62,7 +62,7 @@ from ..values.langpair import LangPair, parse_langpair
 from ..values.testset import TestSet
 from .base import EvalSet, HumanFormat
 from .human_tsv import HumanScores
-from .judgements import HumanJudgements, exact_mean
+from .judgements import exact_mean, from_mtme
 from .mtme_scores import LEVELS, Score, parse_human_filename, read_documents, read_score_file
 
 __all__ = [
@@ -585,7 +585,7 @@ def mtme_evalset(data: MtmeTestSet, testset: TestSet, human_name: str | None = N
         human = HumanScores(f"{data.directory}/human-scores/{data.lp}.{seg_name}.seg.score", seg_name, system,
                             {s: v for s, v in segments.items() if v}, positions, set(data.human_systems))
     return EvalSet(data.directory, "mtme", data.lp, testset, human, raw=data,
-                   make_judgements=lambda: HumanJudgements.from_mtme(data, human_name))
+                   make_judgements=lambda: from_mtme(data, human_name))
 
 
 FORMAT = HumanFormat("mtme", "an mt-metrics-eval directory (ROOT or ROOT/TESTSET)", lambda p: mtme_root(p) is not None,

@@ -15,7 +15,8 @@ from ..values.errors import InputError, PluginError, SpecError
 from .params import one_name
 
 if TYPE_CHECKING:
-    from ..evaluation.human_clusters import ClusterAgreement, HumanJudgements, HumanRanking
+    from ..evaluation.human_clusters import ClusterAgreement, HumanRanking
+    from ..formats.human_tsv import HumanScores
 
 __all__ = ["ClusterRule", "BUILTIN", "rules", "names", "get", "rank", "human_clusters", "cluster_agreement",
            "report_ranking", "REPORT_RULE"]
@@ -23,13 +24,16 @@ __all__ = ["ClusterRule", "BUILTIN", "rules", "names", "get", "rank", "human_clu
 
 @dataclass(frozen=True)
 class ClusterRule:
-    """One way of drawing human clusters: ``rank(judgements)`` returns the
+    """One way of drawing human clusters: ``rank(human)`` (a
+    :class:`~docmetrics.formats.human_tsv.HumanScores` with segment scores of at least two systems: ``systems``,
+    ``lp``, ``source``, each system's ``segments`` and, where the data has several per segment, their
+    ``annotations``) returns the
     :class:`~docmetrics.evaluation.human_clusters.HumanRanking` (systems best first, each with its cluster,
     and the tests that placed them); ``definition`` says what the rule does, in one line."""
 
     name: str
     definition: str
-    rank: Callable[[HumanJudgements], HumanRanking]
+    rank: Callable[[HumanScores], HumanRanking]
 
 
 def _builtin(name: str) -> ClusterRule:
@@ -80,18 +84,18 @@ def get(name: str) -> ClusterRule:
     raise SpecError(f"unknown cluster rule {name!r}; one of {', '.join(r.name for r in found)}", params=("rule",))
 
 
-def rank(data: HumanJudgements, rule: str = "wmt25") -> HumanRanking:
+def rank(data: HumanScores, rule: str = "wmt25") -> HumanRanking:
     """The ranking with clusters of ``data`` by the rule called ``rule``, its definition recorded in it."""
     chosen = get(rule)
-    ranking = chosen.rank(data.check())
+    ranking = chosen.rank(hc.judged(data))
     if ranking.rule != chosen.name or ranking.definition != chosen.definition:
         ranking = replace(ranking, rule=chosen.name, definition=chosen.definition)
     return ranking
 
 
-def _judgements(human: Any, lp: str | None) -> HumanJudgements:
-    """Segment-level human scores from whatever holds them: an EvalSet, HumanJudgements, HumanScores, a GenMT
-    pair or an MTME test set."""
+def _judgements(human: Any, lp: str | None) -> HumanScores:
+    """Segment-level human scores from whatever holds them: an EvalSet, HumanScores, a GenMT pair, an MTME test
+    set or a mapping system -> scores per item."""
     from ..formats.base import EvalSet
     from ..formats.genmt import GenmtPair
     from ..formats.human_tsv import HumanScores
@@ -99,19 +103,15 @@ def _judgements(human: Any, lp: str | None) -> HumanJudgements:
 
     if isinstance(human, EvalSet):
         return human.judgements
-    if isinstance(human, hc.HumanJudgements):
-        return human
     if isinstance(human, HumanScores):
-        found = hc.HumanJudgements.from_human(human)
-        found.lp = lp
-        return found
+        return replace(human, lp=lp) if lp is not None and lp != human.lp else human
     if isinstance(human, GenmtPair):
-        return hc.HumanJudgements.from_genmt(human)
+        return hc.from_genmt(human)
     if isinstance(human, MtmeTestSet):
-        return hc.HumanJudgements.from_mtme(human)
+        return hc.from_mtme(human)
     if isinstance(human, Mapping):
-        return hc.HumanJudgements.from_rows(human, lp=lp)
-    raise TypeError(f"human_clusters: give what read_human returns (or HumanJudgements, or a mapping system -> "
+        return hc.from_rows(human, lp=lp)
+    raise TypeError(f"human_clusters: give what read_human returns (or HumanScores, or a mapping system -> "
                     f"scores per item), not {type(human).__name__}")
 
 
@@ -119,7 +119,7 @@ def human_clusters(human: Any, rule: str = "wmt25", *, lp: str | None = None) ->
     """Systems ranked by their human scores and split into clusters as the campaign's ``rule`` draws them.
 
     ``human``: what :func:`~docmetrics.judging.formats.read_human` returns (its segment-level judgements), or
-    :class:`~docmetrics.evaluation.human_clusters.HumanJudgements`, or ``{system: [score or None or (wave
+    :class:`~docmetrics.formats.human_tsv.HumanScores` with segment scores, or ``{system: [score or None or (wave
     scores) per item]}``.  The result's ``clusters()`` are lists of system names, best first; ``systems`` each
     system's score, cluster and rank range; ``tests`` every test made, with its p-value; ``to_dict()`` the
     JSON ``docmetrics rank --rule RULE -f json`` prints as ``ranking``.
