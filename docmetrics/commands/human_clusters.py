@@ -7,7 +7,6 @@ from __future__ import annotations
 from typing import Any, Sequence, TextIO
 
 from ..judging import (
-    AUTORANK_PRESETS,
     AutoRank,
     ClusterAgreement,
     EvalSet,
@@ -74,10 +73,11 @@ def read(opts: RankOptions, lps: Sequence[str]) -> list[Any]:
     return [from_mtme(read_mtme(opts.mtme, opts.testset, lp), opts.gold) for lp in lps]
 
 
-def _metrics(stored: Any, ranking: HumanRanking, wanted: Sequence[str] | None, preset: str | None,
-             where: str, choose: Any) -> dict[str, Any]:
-    """The stored metrics of the ranking's language pair (name -> StoredMetric): ``wanted`` (``--stored``), else
-    the preset's, else all; ``choose`` is rank's chooser (an InputError naming a metric the files lack)."""
+def _metrics(stored: Any, ranking: HumanRanking, opts: RankOptions, where: str) -> dict[str, Any]:
+    """The stored metrics of the ranking's language pair (name -> StoredMetric) to compare with it
+    (:func:`.rank.stored_metrics`)."""
+    from .rank import stored_metrics
+
     if "" in stored.pairs:  # a TSV that names no language pair
         metrics = stored.pairs[""]
         lp = ranking.lp or ""
@@ -88,9 +88,7 @@ def _metrics(stored: Any, ranking: HumanRanking, wanted: Sequence[str] | None, p
                          f"the human scores with -l")
     else:
         lp, metrics = stored.pair(ranking.lp, where)
-    if not wanted or wanted == ["all"]:
-        wanted = list(AUTORANK_PRESETS[preset].metrics_for(lp)) if preset else None
-    return {m.name: m for m in choose(metrics, wanted, lp, where)}
+    return stored_metrics(metrics, lp, opts.stored, opts.preset, where)
 
 
 def beside_autorank(opts: RankOptions, results: Sequence[AutoRank], found: Sequence[EvalSet | None]
@@ -118,12 +116,12 @@ def autorank_agreements(ranking: HumanRanking, result: AutoRank) -> list[Cluster
     return cluster_agreement(ranking, result)
 
 
-def run(opts: RankOptions, lps: Sequence[str], stored: Any, where: str, choose: Any, out: TextIO) -> int:
+def run(opts: RankOptions, lps: Sequence[str], stored: Any, where: str, out: TextIO) -> int:
     rule = opts.rule or "wmt25"
     blocks = []
     for data in read(opts, lps):
         ranking = human_clusters(data, rule, lp=lps[0] if opts.human and lps else None)
-        chosen = _metrics(stored, ranking, opts.stored, opts.preset, where, choose) if stored else {}
+        chosen = _metrics(stored, ranking, opts, where) if stored else {}
         blocks.append((ranking, cluster_agreement(ranking, chosen)))
     write(Output(data=lambda: one_or_list([{"ranking": r.to_dict(), "agreement": [a.to_dict() for a in ag]}
                                            for r, ag in blocks]),

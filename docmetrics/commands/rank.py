@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import Any, Sequence, TextIO
 
-from ..evaluation.stored import NO_PAIR, StoredScores, read_stored
+from ..evaluation.stored import NO_PAIR, StoredScores, choose_stored, read_stored
 from ..formats.stored import StoredMetric, parse_direction
 from ..judging import (
     AUTORANK_PRESETS,
@@ -30,14 +30,13 @@ from .specs import language_pairs
 __all__ = ["run_rank", "format_rank"]
 
 
-def _choose(metrics: dict[str, StoredMetric], wanted: Sequence[str] | None, lp: str, where: str) -> list[StoredMetric]:
-    if not wanted:
-        return list(metrics.values())
-    unknown = [m for m in wanted if m not in metrics]
-    if unknown:
-        raise InputError(f"{where}: no metric {unknown[0]!r} for {lp or 'these scores'}; the files have "
-                         f"{', '.join(metrics) or 'none'}")
-    return [metrics[m] for m in dict.fromkeys(wanted)]
+def stored_metrics(metrics: dict[str, StoredMetric], lp: str, wanted: Sequence[str] | None, preset: str | None,
+                   where: str) -> dict[str, StoredMetric]:
+    """The stored metrics of a language pair to rank or compare: ``wanted`` (--stored), else the preset's, else
+    all (:func:`~docmetrics.evaluation.stored.choose_stored`: an InputError naming a metric the files lack)."""
+    if (not wanted or wanted == ["all"]) and preset:
+        wanted = list(AUTORANK_PRESETS[preset].metrics_for(lp))
+    return {n: metrics[n] for n in choose_stored(list(metrics), wanted, lp, where)}
 
 
 def rank(stored: StoredScores, lps: Sequence[str], wanted: Sequence[str] | None, preset: str | None,
@@ -48,9 +47,7 @@ def rank(stored: StoredScores, lps: Sequence[str], wanted: Sequence[str] | None,
         (lp, stored.pairs[lp]) for lp in (stored.language_pairs() or [NO_PAIR])]
     out = []
     for name, metrics in pairs:
-        chosen = wanted if wanted and wanted != ["all"] else (
-            list(AUTORANK_PRESETS[preset].metrics_for(name)) if preset else None)
-        data = EvalSet(where, "stored", name or None, stored={m.name: m for m in _choose(metrics, chosen, name, where)})
+        data = EvalSet(where, "stored", name or None, stored=stored_metrics(metrics, name, wanted, preset, where))
         result = (autorank_clusters(data, preset=preset, n=resample.paired_bs_n, seed=resample.seed)
                   if resample is not None else autorank(data, preset=preset))
         result.notes += [n for n in stored.notes if f"({name})" in n]
@@ -87,7 +84,7 @@ def run_rank(opts: RankOptions, out: TextIO) -> int:
         if opts.paired_bs:
             raise SpecError("--paired-bs clusters AutoRank; the human clusters are drawn by the organisers' tests "
                             "(--rule)")
-        return human_clusters.run(opts, lps, stored, where, _choose, out)
+        return human_clusters.run(opts, lps, stored, where, out)
     assert stored is not None
     return write_ranks(opts, rank(stored, lps, opts.stored, opts.preset, where,
                                   opts if opts.paired_bs else None), out)
