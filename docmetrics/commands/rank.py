@@ -9,13 +9,14 @@ from __future__ import annotations
 from typing import Any, Sequence, TextIO
 
 from ..evaluation.stored import NO_PAIR, StoredScores, choose_stored, read_stored
-from ..formats.stored import StoredMetric, parse_direction
+from ..formats.stored import parse_direction
 from ..judging import (
     AUTORANK_PRESETS,
     AutoRank,
     ClusterAgreement,
     EvalSet,
     HumanRanking,
+    StoredMetric,
     autorank,
     autorank_clusters,
 )
