@@ -8,12 +8,13 @@ from __future__ import annotations
 from dataclasses import replace
 from typing import Sequence
 
-from .. import Result, TestSet
 from ..evaluation.scoring import score_metrics
 from ..evaluation.significance import MAX_N
 from ..evaluation.stored import StoredScorer
 from ..judging import AUTORANK_PRESETS, AutoRank, EvalSet, StoredMetric, autorank, autorank_clusters, read_human
 from ..values.errors import UserError
+from ..values.result import Result
+from ..values.testset import TestSet
 from . import stored as stored_cli
 from .common import session_scope
 from .human_clusters import genmt_pairs
