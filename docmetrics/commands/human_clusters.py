@@ -21,6 +21,7 @@ from .format import num, table
 from .messages import note
 from .options import RankOptions
 from .output import Output, one_or_list, write
+from .stored import stored_metrics
 
 __all__ = ["requested", "check_args", "read", "run", "format_ranking", "format_agreement", "beside_autorank"]
 
@@ -75,9 +76,7 @@ def read(opts: RankOptions, lps: Sequence[str]) -> list[Any]:
 
 def _metrics(stored: Any, ranking: HumanRanking, opts: RankOptions, where: str) -> dict[str, Any]:
     """The stored metrics of the ranking's language pair (name -> StoredMetric) to compare with it
-    (:func:`.rank.stored_metrics`)."""
-    from .rank import stored_metrics
-
+    (:func:`.stored.stored_metrics`)."""
     if "" in stored.pairs:  # a TSV that names no language pair
         metrics = stored.pairs[""]
         lp = ranking.lp or ""

@@ -8,15 +8,13 @@ from __future__ import annotations
 
 from typing import Any, Sequence, TextIO
 
-from ..evaluation.stored import NO_PAIR, StoredScores, choose_stored, read_stored
+from ..evaluation.stored import NO_PAIR, StoredScores, read_stored
 from ..formats.stored import parse_direction
 from ..judging import (
-    AUTORANK_PRESETS,
     AutoRank,
     ClusterAgreement,
     EvalSet,
     HumanRanking,
-    StoredMetric,
     autorank,
     autorank_clusters,
 )
@@ -27,17 +25,9 @@ from .messages import note
 from .options import RankOptions
 from .output import Output, one_or_list, write
 from .specs import language_pairs
+from .stored import stored_metrics
 
 __all__ = ["run_rank", "format_rank"]
-
-
-def stored_metrics(metrics: dict[str, StoredMetric], lp: str, wanted: Sequence[str] | None, preset: str | None,
-                   where: str) -> dict[str, StoredMetric]:
-    """The stored metrics of a language pair to rank or compare: ``wanted`` (--stored), else the preset's, else
-    all (:func:`~docmetrics.evaluation.stored.choose_stored`: an InputError naming a metric the files lack)."""
-    if (not wanted or wanted == ["all"]) and preset:
-        wanted = list(AUTORANK_PRESETS[preset].metrics_for(lp))
-    return {n: metrics[n] for n in choose_stored(list(metrics), wanted, lp, where)}
 
 
 def rank(stored: StoredScores, lps: Sequence[str], wanted: Sequence[str] | None, preset: str | None,

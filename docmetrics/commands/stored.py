@@ -11,7 +11,7 @@ from typing import Sequence, TypeVar
 
 from ..evaluation.stored import NO_PAIR, StoredScorer, choose_stored, read_stored
 from ..formats.stored import StoredMetric, parse_direction
-from ..judging import read_mtme_dir
+from ..judging import AUTORANK_PRESETS, read_mtme_dir
 from ..values.errors import InputError, SpecError, UserError
 from ..values.testset import TestSet
 from .conflicts import NEEDS_FOR, Conflicts, Option
@@ -19,7 +19,7 @@ from .options import MetaevalOptions, Options, RankOptions, RunOptions
 
 Opts = TypeVar("Opts", RunOptions, MetaevalOptions, RankOptions)
 
-__all__ = ["requested", "check_args", "label", "for_pair", "for_mtme", "testset_of", "scorers"]
+__all__ = ["requested", "check_args", "label", "for_pair", "for_mtme", "stored_metrics", "testset_of", "scorers"]
 
 #: How a stored metric is named among the metrics of a run (``stored:NAME``).
 PREFIX = "stored:"
@@ -116,6 +116,15 @@ def _check_declared(declared: dict[str, bool], names: Sequence[str], where: str)
             raise UserError(f"--direction {name}={'higher' if higher else 'lower'}: {where} has no stored metric "
                             f"{name!r} (its metrics: {', '.join(have[:12])}{' ...' if len(have) > 12 else ''}); "
                             "give one of those names")
+
+
+def stored_metrics(metrics: dict[str, StoredMetric], lp: str, wanted: Sequence[str] | None, preset: str | None,
+                   where: str) -> dict[str, StoredMetric]:
+    """The stored metrics of a language pair to rank or compare: ``wanted`` (--stored), else the preset's, else
+    all (:func:`~docmetrics.evaluation.stored.choose_stored`: an InputError naming a metric the files lack)."""
+    if (not wanted or wanted == ["all"]) and preset:
+        wanted = list(AUTORANK_PRESETS[preset].metrics_for(lp))
+    return {n: metrics[n] for n in choose_stored(list(metrics), wanted, lp, where)}
 
 
 def testset_of(metrics: Sequence[StoredMetric]) -> TestSet:
