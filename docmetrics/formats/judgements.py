@@ -184,7 +184,7 @@ def from_genmt(pair: Any) -> HumanScores:
 
 
 def from_mtme(data: Any, name: str | None = None) -> HumanScores:
-    """An MTME test set's (:class:`~docmetrics.evaluation.mtme.MtmeTestSet`) segment-level human scores
+    """An MTME test set's (:class:`~docmetrics.formats.mtme.MtmeTestSet`) segment-level human scores
     (``name``: the standard ones by default), with the domains of documents/LP.docs."""
     chosen = name or data.default_human_name("seg")
     if chosen is None:
