@@ -20,6 +20,7 @@ from . import stored as stored_cli
 from . import wmt25 as wmt25_cli
 from . import wmt26 as wmt26_cli
 from .common import check_outputs, session_scope
+from .data import say_notes
 from .format import metric_labels
 from .inputs import check_stdin, load_testset, show_warnings
 from .levels import check_segment_units, level_table, results_output
@@ -31,7 +32,6 @@ from .specs import check_specs, reference_advice, reference_files
 
 if TYPE_CHECKING:
     from ..formats.genmt import GenmtPair
-    from ..formats.wmt25_tsv import Wmt25Pair, Wmt25Tsv
 
 
 def run(opts: RunOptions) -> int:
@@ -100,77 +100,79 @@ def read_signatures(opts: RunOptions) -> RunOptions:
 
 
 def genmt_run(opts: RunOptions) -> int:
-    """``--genmt FILE``: the language pair's test set and human scores, read before any model loads, then
-    scored and meta-evaluated like ``--human FILE --seg-level`` (and judged as detectors: --error-free)."""
+    """``--genmt FILE``: the language pair's test set and human scores (``read_human``), read before any model
+    loads, then scored and meta-evaluated like ``--human FILE --seg-level`` (and judged as detectors:
+    --error-free)."""
     from .. import api
 
     significance.check_args(opts)
     genmt.REFUSED.check(opts)
-    pair, testset, human, notes = genmt.prepare(opts)
+    data = genmt.read(opts)
+    pair, testset, human = data.raw, data.testset, data.human
     show_warnings(testset)
     if significance.requested(opts) and len(testset.systems) < 2:
         raise UserError(f"--paired-{significance.requested(opts)}: {opts.genmt} has {len(testset.systems)} system for "
-                        f"{pair.name}; a paired test needs two or more")
-    for text in notes:
-        warn(text) if "reappears" in text else note(opts, text)
+                        f"{data.lp}; a paired test needs two or more")
+    say_notes(opts, data)
     if human is None:
         judging = [flag for attr, flag in (("error_free", "--error-free"), ("doc_level", "--doc-level"),
                                            ("pdp", "--pdp"), ("seg_level", "--seg-level"),
                                            ("no_human_systems", "--no-human-systems")) if getattr(opts, attr, None)]
         if judging:
-            raise UserError(f"{judging[0]}: {opts.genmt} has no human scores for {pair.name} (field scores); "
+            raise UserError(f"{judging[0]}: {opts.genmt} has no human scores for {data.lp} (field scores); "
                             "give the humeval file (segment lines with scores), or score without it")
     else:
         opts = replace(opts, human=opts.genmt, seg_level=True)  # the meta-evaluation of --human FILE --seg-level
     human_cli.check_args(opts)
     live = list(opts.metrics)
-    opts, stored = (stored_cli.scorers(opts, stored_cli.for_pair(opts, pair.name), testset) if opts.scores
+    opts, stored = (stored_cli.scorers(opts, stored_cli.for_pair(opts, data.lp), testset) if opts.scores
                     else (opts, []))
     with session_scope(opts, cache=opts.cache) as session:
-        metrics = [api.load(spec, defaults={"lang": pair.name}, session=session) for spec in live]
+        metrics = [api.load(spec, defaults={"lang": data.lp}, session=session) for spec in live]
         if getattr(opts, "include_human", False):
             genmt.check_reference_free(metrics, live)
-        return score_and_write(opts, metrics + stored, testset, session.cache, human, pair)
+        return score_and_write(opts, metrics + stored, testset, session.cache, human, pair, data=data)
 
 
 def wmt25_run(opts: RunOptions) -> int:
-    """``--wmt25-tsv FILE``: a language pair and set of the metrics task's test TSV, read before any model
-    loads, scored (paired tests where asked) and written as a submission (--write-submission)."""
+    """``--wmt25-tsv FILE``: a language pair and set of the metrics task's test TSV (``read_human``), read before
+    any model loads, scored (paired tests where asked) and written as a submission (--write-submission)."""
     from .. import api
 
     significance.check_args(opts)
     human_cli.check_args(opts)
-    data, pair = wmt25_cli.prepare(opts)
-    testset = pair.testset
+    data = wmt25_cli.read(opts)
+    testset = data.testset
     show_warnings(testset)
     if significance.requested(opts) and len(testset.systems) < 2:
-        raise UserError(f"--paired-{significance.requested(opts)}: {opts.wmt25_tsv} has one system for {pair.lp}; "
+        raise UserError(f"--paired-{significance.requested(opts)}: {opts.wmt25_tsv} has one system for {data.lp}; "
                         "a paired test needs two or more")
     live = list(opts.metrics)
-    opts, stored = (stored_cli.scorers(opts, stored_cli.for_pair(opts, pair.lp), testset) if opts.scores
+    opts, stored = (stored_cli.scorers(opts, stored_cli.for_pair(opts, data.lp), testset) if opts.scores
                     else (opts, []))
     with session_scope(opts, cache=opts.cache) as session:
-        metrics = [api.load(spec, defaults={"lang": pair.lp}, session=session) for spec in live]
-        return score_and_write(opts, metrics + stored, testset, session.cache, None, wmt25=(data, pair))
+        metrics = [api.load(spec, defaults={"lang": data.lp}, session=session) for spec in live]
+        return score_and_write(opts, metrics + stored, testset, session.cache, None, data=data)
 
 
 def wmt26_run(opts: RunOptions) -> int:
-    """``--wmt26 FILE --wmt26-systems ...``: a language pair of the WMT26 release, read before any model loads,
-    each document as its paragraphs or whole, scored (paired tests where asked)."""
+    """``--wmt26 FILE --wmt26-systems ...``: a language pair of the WMT26 release (``read_human``), read before
+    any model loads, each document as its paragraphs or whole, scored (paired tests where asked)."""
     from .. import api
 
     significance.check_args(opts)
     human_cli.check_args(opts)
-    pair, testset, _ = wmt26_cli.prepare(opts)
+    data = wmt26_cli.read(opts)
+    testset = data.testset
     show_warnings(testset)
     if significance.requested(opts) and len(testset.systems) < 2:
         raise UserError(f"--paired-{significance.requested(opts)}: {opts.wmt26} has {len(testset.systems)} complete "
-                        f"system for {pair.name}; a paired test needs two or more")
-    opts, stored = (stored_cli.scorers(opts, stored_cli.for_pair(opts, pair.name), testset) if opts.scores
+                        f"system for {data.lp}; a paired test needs two or more")
+    opts, stored = (stored_cli.scorers(opts, stored_cli.for_pair(opts, data.lp), testset) if opts.scores
                     else (opts, []))
     with session_scope(opts, cache=opts.cache) as session:
-        metrics = [api.load(spec, defaults={"lang": pair.lang}, session=session) for spec in opts.metrics]
-        with wmt26_cli.references_from_release(opts, [pair]):
+        metrics = [api.load(spec, defaults={"lang": testset.lp}, session=session) for spec in opts.metrics]
+        with wmt26_cli.references_from_release(opts, [data.raw]):
             return score_and_write(opts, metrics + stored, testset, session.cache, None)
 
 
@@ -215,10 +217,9 @@ def check_args(opts: RunOptions) -> tuple[RunOptions, Any]:
 
 
 def score_and_write(opts: RunOptions, metrics: list[Any], testset: Any, score_cache: Any,
-                    human: Any = None, pair: GenmtPair | None = None,
-                    wmt25: tuple[Wmt25Tsv, Wmt25Pair] | None = None) -> int:
+                    human: Any = None, pair: GenmtPair | None = None, data: Any = None) -> int:
     """Score, judge and write; ``pair``: the --genmt language pair judged (its human scores ``human``);
-    ``wmt25``: the --wmt25-tsv file and pair scored (what --write-submission writes)."""
+    ``data``: what --genmt or --wmt25-tsv read (what --error-free judges, what --write-submission writes)."""
     opts = significance.find_baseline(opts, testset)  # before scoring: an unknown --baseline exits 2
     human_cli.check_document_gold(opts, testset, human)
     human_cli.warn_unmatched(opts, testset, human)
@@ -229,8 +230,7 @@ def score_and_write(opts: RunOptions, metrics: list[Any], testset: Any, score_ca
     if opts.dump_alignment:
         dump_alignment(all_results, opts.dump_alignment)
     if getattr(opts, "write_submission", None):
-        assert wmt25 is not None  # --write-submission needs --wmt25-tsv
-        wmt25_cli.write(opts, *wmt25, all_results)
+        wmt25_cli.write(opts, data, all_results)  # --write-submission needs --wmt25-tsv
     if score_cache is not None:
         note(opts, f"score cache {score_cache.path}: {score_cache.stats.summary()}")
     cis = significance.confidence_intervals(all_results, opts) if opts.ci else None
@@ -238,8 +238,7 @@ def score_and_write(opts: RunOptions, metrics: list[Any], testset: Any, score_ca
     if opts.human and not significance.requested(opts):
         evals = human_cli.run_metaeval(all_results, opts, testset, human)
         if getattr(opts, "error_free", None):
-            assert pair is not None  # --error-free needs --genmt
-            found = genmt.detections(all_results, pair, opts.error_free)
+            found = genmt.detections(all_results, data, opts.error_free)  # --error-free needs --genmt
     output = judged(all_results, opts, cis, evals, found, human, pair)
     report = render(output, opts.format)
     if opts.report:  # the page holds what -f json prints

@@ -665,20 +665,26 @@ def is_genmt(path: str) -> bool:
 
 def read_evalset(path: str, lp: str | None, options: Mapping[str, Any]) -> EvalSet:
     """One language pair of a GenMT file: its test set (``domains``: those selected; ``include_reference``: the
-    reference scored as a system), ESA scores, judgements and (through the registry) error spans."""
+    reference scored as a system; ``reference``: ``refA``, insisted on), ESA scores, judgements and (through the
+    registry) error spans."""
     data = read_genmt(path)
     one_pair(path, data.language_pairs(), lp)
     full = data.pair(lp if lp is not None else data.language_pairs()[0])
     pair = full.select(options.get("domains"))
     include = bool(options.get("include_reference", False))
     if include and REFERENCE not in pair.outputs:
-        raise InputError(f"{path}: no reference ({REFERENCE}) for {pair.name} to score as a system",
-                         params=("include_reference",))
+        raise InputError(f"{path}: no reference ({REFERENCE}) for {pair.name} to score as a system "
+                         "(include_reference=True)", params=("include_reference",))
+    reference = options.get("reference")
+    if reference is not None and reference != REFERENCE:
+        raise InputError(f"{path}: no reference {shown(reference)}; a GenMT file carries one reference per segment, "
+                         f"{REFERENCE}", params=("reference",))
     testset, human, notes = judged_testset(pair, path, include_reference=include, option="include_reference=True",
-                                           warnings=data.warnings)
+                                           warnings=data.warnings, reference=True if reference else None)
     return EvalSet(path, "genmt", pair.name, testset, human, notes=tuple(notes), raw=pair,
                    make_judgements=lambda: HumanJudgements.from_genmt(pair), domains=tuple(full.domains))
 
 
 FORMAT = HumanFormat("genmt", "the WMT24/25 GenMT/ESA JSONL as released", is_genmt, read_evalset,
-                     ("domains", "include_reference"), "testset, human (ESA), judgements, spans", precedence=30)
+                     ("domains", "include_reference", "reference"), "testset, human (ESA), judgements, spans",
+                     precedence=30)

@@ -71,6 +71,8 @@ class Wmt25Pair:
     testset: TestSet
     rows: dict[str, list[int]]
     notes: list[str] = field(default_factory=list)
+    #: The file's lines (what a submission for the pair writes back).
+    tsv: Wmt25Tsv | None = field(default=None, repr=False, compare=False)
 
 
 @dataclass
@@ -215,7 +217,7 @@ def _build(data: Wmt25Tsv, lp: str, set_id: str) -> Wmt25Pair:
     systems = {s: [unescape(data.rows[k]["hypothesis_segment"]) for k in ks] for s, ks in rows.items()}
     names = {s: f"{path} ({s})" for s in systems}
     testset = TestSet(systems, sources, references, [doc for doc, _ in order], names=names, lp=lp)
-    return Wmt25Pair(lp, set_id, testset, rows, notes)
+    return Wmt25Pair(lp, set_id, testset, rows, notes, data)
 
 
 def _number(x: float | None) -> str:

@@ -11,7 +11,9 @@ as importable calls).  Nothing here imports torch, parses arguments or prints.
 * :func:`autorank`, :func:`span_f1` (gold spans from a TSV: :func:`read_spans_tsv`), :func:`compare_systems`,
   :func:`confidence_intervals`, :func:`sweep`, :func:`write_report` (:mod:`docmetrics.judging.tools`);
 * :func:`run_mtme` (score mt-metrics-eval data), :func:`write_mtme_scores` and :func:`read_mtme_dir` (MTME score files)
-  (:mod:`docmetrics.judging.mtme`).
+  (:mod:`docmetrics.judging.mtme`);
+* :func:`error_free` -> [:class:`ErrorFree`] (metrics as detectors of error-free translations, WMT26 subtask 3);
+* :func:`wmt25_submission` -> :class:`Submission` (a WMT25 metrics-task submission from one metric's Results).
 """
 
 from __future__ import annotations
@@ -27,6 +29,8 @@ from .mbr import CandidateSelection, UnitChoice, mbr, rerank
 #: a command's ``--help``) stays free of numpy and scipy
 _MODULES = {
     "..formats.base": ("EvalSet",),
+    ".error_free": ("ErrorFree", "error_free"),
+    ".submission": ("Submission", "wmt25_submission"),
     ".formats": ("HumanFormat", "read_human"),
     ".metaeval": ("MetaEvaluation", "WmtAverage", "check_human", "describe_human", "meta_evaluate", "wmt_average"),
     ".mtme": ("NO_HUMAN_SCORES", "ONE_SYSTEM", "MtmeMetric", "MtmeObserver", "MtmeRun", "WrittenScores",
@@ -41,7 +45,8 @@ __all__ = ["EvalSet", "HumanFormat", "read_human", "MetaEvaluation", "meta_evalu
            "wmt_average", "WmtAverage", "ClusterRule", "human_clusters", "autorank", "span_f1", "compare_systems",
            "write_report", "mbr", "rerank", "CandidateSelection", "UnitChoice", "run_mtme", "MtmeRun", "MtmeMetric",
            "MtmeObserver", "NO_HUMAN_SCORES", "ONE_SYSTEM", "write_mtme_scores", "WrittenScores", "mtme_metric_name",
-           "uses_reference", "read_mtme_dir", "confidence_intervals", "read_spans_tsv", "sweep"]
+           "uses_reference", "read_mtme_dir", "confidence_intervals", "read_spans_tsv", "sweep", "error_free", "ErrorFree",
+           "wmt25_submission", "Submission"]
 
 
 def __getattr__(name: str) -> Any:
