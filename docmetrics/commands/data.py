@@ -7,10 +7,9 @@
 from __future__ import annotations
 
 import dataclasses
-import re
 from typing import Any, Sequence, TextIO
 
-from ..values.errors import SpecError, UserError
+from ..values.errors import SpecError
 from .options import MetaevalOptions, Options, RankOptions, ReportOptions, RunOptions
 from .output import Output, one_or_list, write
 
@@ -89,44 +88,11 @@ def options(given: Sequence[str] | None) -> dict[str, Any]:
     return out
 
 
-#: How the command line words the library's parameters (``docmetrics.read_human``'s errors and notes).
-WORDS = ((r"\bformat='([^']*)'", r"--data-format \1"), (r"^read_human: ", "--data-option: "), (r"\blp=", "-l"))
-
-
-def worded(text: str, flags: Sequence[tuple[str, str]] = ()) -> str:
-    """``text`` (a library error or note) with the library's names as the command line's options: :data:`WORDS`,
-    then each (library text, flag) of ``flags`` (e.g. ``("include_reference=True", "--include-human")``)."""
-    for pattern, flag in (*WORDS, *((re.escape(name), flag) for name, flag in flags)):
-        text = re.sub(pattern, flag, text)
-    return text
-
-
-def read_judged(path: str, lp: str | None, *, format: str | None = None, flags: Sequence[tuple[str, str]] = (),
-                **options: Any) -> Any:
-    """``docmetrics.read_human(path, format=, lp=, **options)`` (an option None: not passed), its errors and notes
-    :func:`worded` with ``flags``; the notes are not said (:func:`say_notes`)."""
-    import docmetrics
-
-    try:
-        data = docmetrics.read_human(path, format=format, lp=lp,
-                                     **{k: v for k, v in options.items() if v is not None})
-    except UserError as exc:
-        raise type(exc)(worded(str(exc), flags), params=exc.params) from None
-    return dataclasses.replace(data, notes=tuple(worded(n, flags) for n in data.notes))
-
-
-def say_notes(opts: Any, data: Any, who: str = "docmetrics") -> None:
-    """The reader's notes (what it found odd but read) on stderr (-q: not); a segment that reappears out of
-    place is a warning."""
-    from .messages import note, warn
-
-    for text in data.notes:
-        warn(text, who) if "reappears" in text else note(opts, text, who)
-
-
 def read(opts: RunOptions | RankOptions | MetaevalOptions | ReportOptions, lp: str | None, who: str) -> Any:
     """``docmetrics.read_human(--data, format=--data-format, lp=lp, **--data-option)``, its errors worded as the
     options; the reader's notes said on stderr (-q: not)."""
+    from .common import read_judged, say_notes
+
     data = read_judged(opts.data, lp, format=opts.data_format, **options(opts.data_option))
     say_notes(opts, data, who)
     return data

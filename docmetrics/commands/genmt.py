@@ -92,7 +92,7 @@ def read(opts: RunOptions, domains: Any = "given") -> Any:
     """``read_human(--genmt, format="genmt", lp=-l, domains=--domains, include_reference=--include-human,
     reference=--ref)``: the EvalSet (its ``raw``: the GenmtPair, restricted to the domains), read and checked
     before any model loads; ``domains=None``: every domain."""
-    from .data import read_judged
+    from .common import read_judged
 
     return read_judged(opts.genmt, opts.lang or None, format="genmt", flags=FLAGS,
                        domains=opts.domains if domains == "given" else domains,

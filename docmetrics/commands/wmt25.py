@@ -60,7 +60,7 @@ def check_args(opts: RunOptions) -> None:
 def read(opts: RunOptions) -> Any:
     """``read_human(--wmt25-tsv, format="wmt25-tsv", lp=-l, set_id=--wmt25-set)``, read and checked before any
     model loads, its notes said."""
-    from .data import read_judged, say_notes
+    from .common import read_judged, say_notes
 
     data = read_judged(opts.wmt25_tsv, opts.lang or None, format="wmt25-tsv", set_id=opts.wmt25_set)
     say_notes(opts, data)

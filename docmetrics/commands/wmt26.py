@@ -82,7 +82,7 @@ def read(opts: RunOptions) -> Any:
     """``read_human(--wmt26, format="wmt26", lp=-l, systems=--wmt26-systems, references=--wmt26-ref,
     source=--wmt26-source)``, read before any model loads, its notes said; ``data.testset.lp`` is the pair's ISO
     639-1 form (``en-is``), the metrics' lang."""
-    from .data import read_judged, say_notes
+    from .common import read_judged, say_notes
 
     data = read_judged(opts.wmt26, opts.lang or None, format="wmt26", systems=opts.wmt26_systems,
                        references=opts.wmt26_ref or None, source=opts.wmt26_source)
