@@ -12,6 +12,7 @@ scores are the segments' ESA scores, so the meta-evaluation is ``--human ... --s
 
 from __future__ import annotations
 
+import dataclasses
 import math
 from typing import TYPE_CHECKING, Any, Sequence
 
@@ -109,6 +110,20 @@ def prepare(opts: RunOptions) -> tuple[GenmtPair, TestSet, HumanScores | None, l
     """(pair, test set, human scores, notes) of :func:`read`: kept for ``commands/rank_live``."""
     data = read(opts)
     return data.raw, data.testset, data.human, list(data.notes)
+
+
+def judging(opts: RunOptions, data: Any) -> RunOptions:
+    """The options that meta-evaluate the data's human scores like ``--human FILE --seg-level``; where it has
+    none, an option that judges against them is refused."""
+    if data.human is None:
+        judging = [flag for attr, flag in (("error_free", "--error-free"), ("doc_level", "--doc-level"),
+                                           ("pdp", "--pdp"), ("seg_level", "--seg-level"),
+                                           ("no_human_systems", "--no-human-systems")) if getattr(opts, attr, None)]
+        if judging:
+            raise UserError(f"{judging[0]}: {opts.genmt} has no human scores for {data.lp} (field scores); "
+                            "give the humeval file (segment lines with scores), or score without it")
+        return opts
+    return dataclasses.replace(opts, human=opts.genmt, seg_level=True)
 
 
 def check_reference_free(metrics: Sequence[Any], specs: Sequence[str]) -> None:

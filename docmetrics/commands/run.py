@@ -73,13 +73,9 @@ def run(opts: RunOptions) -> int:
             write_output(opts, out.getvalue())
         return code
     wmt25_cli.check_args(opts)
-    if wmt25_cli.requested(opts):
-        return wmt25_run(opts)
     wmt26_cli.check_args(opts)
-    if wmt26_cli.requested(opts):
-        return wmt26_run(opts)
-    if genmt.requested(opts):
-        return genmt_run(opts)
+    if wmt25_cli.requested(opts) or wmt26_cli.requested(opts) or genmt.requested(opts):
+        return judged_run(opts)
     opts, human = check_args(opts)
     with session_scope(opts, cache=opts.cache) as session:
         return score_run(opts, human, session)
@@ -98,81 +94,35 @@ def read_signatures(opts: RunOptions) -> RunOptions:
     return replace(opts, metrics=specs, sacrebleu_signatures=expected)
 
 
-def genmt_run(opts: RunOptions) -> int:
-    """``--genmt FILE``: the language pair's test set and human scores (``read_human``), read before any model
-    loads, then scored and meta-evaluated like ``--human FILE --seg-level`` (and judged as detectors:
+def judged_run(opts: RunOptions) -> int:
+    """``--genmt``, ``--wmt25-tsv`` or ``--wmt26``: the language pair's data read by ``read_human`` (its notes
+    said) before any model loads, then scored (paired tests where asked; --write-submission), and, where it has
+    human scores (--genmt), meta-evaluated like ``--human FILE --seg-level`` (and judged as detectors:
     --error-free)."""
     from .. import api
 
     significance.check_args(opts)
-    genmt.REFUSED.check(opts)
-    data = genmt.read(opts)
-    pair, testset, human = data.raw, data.testset, data.human
+    if genmt.requested(opts):
+        genmt.REFUSED.check(opts)
+    data = (genmt if genmt.requested(opts) else wmt25_cli if wmt25_cli.requested(opts) else wmt26_cli).read(opts)
+    say_notes(opts, data)
+    testset, human = data.testset, data.human
     show_warnings(testset)
     if significance.requested(opts) and len(testset.systems) < 2:
-        raise UserError(f"--paired-{significance.requested(opts)}: {opts.genmt} has {len(testset.systems)} system for "
-                        f"{data.lp}; a paired test needs two or more")
-    say_notes(opts, data)
-    if human is None:
-        judging = [flag for attr, flag in (("error_free", "--error-free"), ("doc_level", "--doc-level"),
-                                           ("pdp", "--pdp"), ("seg_level", "--seg-level"),
-                                           ("no_human_systems", "--no-human-systems")) if getattr(opts, attr, None)]
-        if judging:
-            raise UserError(f"{judging[0]}: {opts.genmt} has no human scores for {data.lp} (field scores); "
-                            "give the humeval file (segment lines with scores), or score without it")
-    else:
-        opts = replace(opts, human=opts.genmt, seg_level=True)  # the meta-evaluation of --human FILE --seg-level
+        raise UserError(f"--paired-{significance.requested(opts)}: {data.source} has {len(testset.systems)} "
+                        f"complete system for {data.lp}; a paired test needs two or more")
+    if genmt.requested(opts):
+        opts = genmt.judging(opts, data)
     human_cli.check_args(opts)
     live = list(opts.metrics)
     opts, stored = (stored_cli.scorers(opts, stored_cli.for_pair(opts, data.lp), testset) if opts.scores
                     else (opts, []))
     with session_scope(opts, cache=opts.cache) as session:
-        metrics = [api.load(spec, defaults={"lang": data.lp}, session=session) for spec in live]
+        metrics = [api.load(spec, defaults={"lang": testset.lp}, session=session) for spec in live]
         if getattr(opts, "include_human", False):
             genmt.check_reference_free(metrics, live)
-        return score_and_write(opts, metrics + stored, testset, session.cache, human, pair, data=data)
-
-
-def wmt25_run(opts: RunOptions) -> int:
-    """``--wmt25-tsv FILE``: a language pair and set of the metrics task's test TSV (``read_human``), read before
-    any model loads, scored (paired tests where asked) and written as a submission (--write-submission)."""
-    from .. import api
-
-    significance.check_args(opts)
-    human_cli.check_args(opts)
-    data = wmt25_cli.read(opts)
-    testset = data.testset
-    show_warnings(testset)
-    if significance.requested(opts) and len(testset.systems) < 2:
-        raise UserError(f"--paired-{significance.requested(opts)}: {opts.wmt25_tsv} has one system for {data.lp}; "
-                        "a paired test needs two or more")
-    live = list(opts.metrics)
-    opts, stored = (stored_cli.scorers(opts, stored_cli.for_pair(opts, data.lp), testset) if opts.scores
-                    else (opts, []))
-    with session_scope(opts, cache=opts.cache) as session:
-        metrics = [api.load(spec, defaults={"lang": data.lp}, session=session) for spec in live]
-        return score_and_write(opts, metrics + stored, testset, session.cache, None, data=data)
-
-
-def wmt26_run(opts: RunOptions) -> int:
-    """``--wmt26 FILE --wmt26-systems ...``: a language pair of the WMT26 release (``read_human``), read before
-    any model loads, each document as its paragraphs or whole, scored (paired tests where asked)."""
-    from .. import api
-
-    significance.check_args(opts)
-    human_cli.check_args(opts)
-    data = wmt26_cli.read(opts)
-    testset = data.testset
-    show_warnings(testset)
-    if significance.requested(opts) and len(testset.systems) < 2:
-        raise UserError(f"--paired-{significance.requested(opts)}: {opts.wmt26} has {len(testset.systems)} complete "
-                        f"system for {data.lp}; a paired test needs two or more")
-    opts, stored = (stored_cli.scorers(opts, stored_cli.for_pair(opts, data.lp), testset) if opts.scores
-                    else (opts, []))
-    with session_scope(opts, cache=opts.cache) as session:
-        metrics = [api.load(spec, defaults={"lang": testset.lp}, session=session) for spec in opts.metrics]
         with wmt26_cli.references_from_release(opts, [data.raw]):
-            return score_and_write(opts, metrics + stored, testset, session.cache, None)
+            return score_and_write(opts, metrics + stored, testset, session.cache, human, data=data)
 
 
 def score_run(opts: RunOptions, human: Any, session: Any) -> int:
@@ -216,9 +166,11 @@ def check_args(opts: RunOptions) -> tuple[RunOptions, Any]:
 
 
 def score_and_write(opts: RunOptions, metrics: list[Any], testset: Any, score_cache: Any,
-                    human: Any = None, pair: GenmtPair | None = None, data: Any = None) -> int:
-    """Score, judge and write; ``pair``: the --genmt language pair judged (its human scores ``human``);
-    ``data``: what --genmt or --wmt25-tsv read (what --error-free judges, what --write-submission writes)."""
+                    human: Any = None, data: Any = None) -> int:
+    """Score, judge and write; ``data``: what --genmt, --wmt25-tsv or --wmt26 read (what --error-free judges, what
+    --write-submission writes; --genmt's GenMT pair, ``data.raw``, is what the meta-evaluation and the report
+    name)."""
+    pair = data.raw if data is not None and data.format == "genmt" else None
     opts = significance.find_baseline(opts, testset)  # before scoring: an unknown --baseline exits 2
     human_cli.check_document_gold(opts, testset, human)
     human_cli.warn_unmatched(opts, testset, human)
