@@ -24,11 +24,7 @@ from .inputs import once_each
 from .options import RunOptions
 
 if TYPE_CHECKING:
-    from ..formats.genmt import GenmtPair
-    from ..formats.human_tsv import HumanScores
-    from ..judging.error_free import ErrorFree
-    from ..values.result import Result
-    from ..values.testset import TestSet
+    from ..judging import ErrorFree
 
 __all__ = ["requested", "check_args", "read", "detections", "detections_text"]
 
@@ -101,12 +97,12 @@ def read(opts: RunOptions, domains: Any = "given") -> Any:
                        reference=REFERENCE if getattr(opts, "ref", None) else None)
 
 
-def read_pair(opts: RunOptions) -> tuple[None, GenmtPair]:
+def read_pair(opts: RunOptions) -> tuple[None, Any]:
     """(None, the language pair ``-l`` of ``--genmt``, every domain): kept for ``commands/spans``."""
     return None, read(opts, domains=None).raw
 
 
-def prepare(opts: RunOptions) -> tuple[GenmtPair, TestSet, HumanScores | None, list[str]]:
+def prepare(opts: RunOptions) -> tuple[Any, Any, Any, list[str]]:
     """(pair, test set, human scores, notes) of :func:`read`: kept for ``commands/rank_live``."""
     data = read(opts)
     return data.raw, data.testset, data.human, list(data.notes)
@@ -139,7 +135,7 @@ def check_reference_free(metrics: Sequence[Any], specs: Sequence[str]) -> None:
                         "--include-human")
 
 
-def detections(all_results: Sequence[tuple[str, list[Result]]], data: Any, threshold: str | None) -> list[ErrorFree]:
+def detections(all_results: Sequence[tuple[str, list[Any]]], data: Any, threshold: str | None) -> list[ErrorFree]:
     """``docmetrics.judging.error_free`` of --error-free's threshold (a number; "auto" or None: chosen)."""
     from ..judging import error_free
 

@@ -7,7 +7,7 @@ import io
 import json
 import sys
 from dataclasses import replace
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from ..evaluation.scoring import Scored, score_metrics
 from ..values.errors import UserError
@@ -28,9 +28,6 @@ from .options import RunOptions
 from .output import Output, render, write, write_output
 from .scoring import ScoringReport
 from .specs import check_specs, reference_advice, reference_files
-
-if TYPE_CHECKING:
-    from ..formats.genmt import GenmtPair
 
 
 def run(opts: RunOptions) -> int:
@@ -213,7 +210,7 @@ class _Report(ScoringReport):
 
 
 def judged(all_results: list[tuple[str, list[Any]]], opts: RunOptions, cis: Any, evals: Any, found: Any,
-           human: Any, pair: GenmtPair | None = None) -> Output:
+           human: Any, pair: Any = None) -> Output:
     """What the command prints on stdout: the paired test, the meta-evaluation (and the error-free
     detections), or the system scores."""
     if significance.requested(opts):
