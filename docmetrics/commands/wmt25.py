@@ -1,20 +1,17 @@
 """The WMT25 metrics task's files on the command line: ``--wmt25-tsv FILE`` (the test TSV as the data to
 score: systems, documents, segments, references of one language pair and set) and ``--write-submission
 FILE`` (a submission in the task's format from any one metric, live or stored, with its signature in
-``FILE.signature``), :mod:`docmetrics.formats.wmt25_tsv`."""
+``FILE.signature``): ``docmetrics.read_human`` and ``docmetrics.judging.wmt25_submission``."""
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, Sequence
+from typing import Any, Sequence
 
 from ..formats.wmt25_tsv import OFFICIAL, SIGNATURE_SUFFIX
 from ..values.errors import UserError
 from .conflicts import NEEDS_FOR, WITH, Conflicts, Option
 from .messages import note
 from .options import RunOptions
-
-if TYPE_CHECKING:
-    from ..values.result import Result
 
 __all__ = ["requested", "check_args", "read", "write"]
 
@@ -67,7 +64,7 @@ def read(opts: RunOptions) -> Any:
     return data
 
 
-def write(opts: RunOptions, data: Any, all_results: Sequence[tuple[str, list[Result]]]) -> None:
+def write(opts: RunOptions, data: Any, all_results: Sequence[tuple[str, list[Any]]]) -> None:
     """--write-submission: ``docmetrics.judging.wmt25_submission`` of the one metric's Results, and what it wrote
     said."""
     from ..judging import wmt25_submission
