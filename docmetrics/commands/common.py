@@ -116,7 +116,8 @@ def check_outputs(opts: Options, extra: tuple[tuple[str, str], ...] = ()) -> Non
 
 
 #: How the command line words the library's parameters (``docmetrics.read_human``'s errors and notes).
-WORDS = ((r"\bformat='([^']*)'", r"--data-format \1"), (r"^read_human: ", "--data-option: "), (r"\blp=", "-l"))
+WORDS = ((r"\bformat='([^']*)'", r"--data-format \1"), (r"^read_human: ", "--data-option: "),
+         (r"name one with lp=", "pick one with -l"), (r"\blp=", "-l"))
 
 
 def worded(text: str, flags: Sequence[tuple[str, str]] = ()) -> str:

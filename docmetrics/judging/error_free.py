@@ -13,9 +13,9 @@ from ..algorithms.detection import Detection, detect, items
 from ..values.errors import InputError
 
 if TYPE_CHECKING:
+    from ..formats.base import EvalSet
     from ..formats.genmt import GenmtPair
     from ..values.result import Result
-    from .evalset import EvalSet
 
 __all__ = ["ErrorFree", "error_free"]
 

@@ -9,8 +9,8 @@ from typing import TYPE_CHECKING, Any, Sequence
 from ..values.errors import InputError
 
 if TYPE_CHECKING:
+    from ..formats.base import EvalSet
     from ..values.result import Result
-    from .evalset import EvalSet
 
 __all__ = ["Submission", "wmt25_submission"]
 
