@@ -42,7 +42,7 @@ def error_free(results: ResultsByMetric, data: EvalSet | GenmtPair, threshold: f
                ) -> list[ErrorFree]:
     """Each metric (``{spec: [Result per system]}`` or (spec, results) pairs, scored on ``data.testset``) as a
     detector of error-free (segment, system) items of ``data`` (what :func:`read_human` returns for a GenMT
-    file, or its GenmtPair).  The gold: :meth:`~docmetrics.formats.genmt.Judgement.error_free` (no error span,
+    file, or its GenmtPair).  The gold: :meth:`~docmetrics.formats.esa.Judgement.error_free` (no error span,
     ESA >= 85).  ``threshold``: an item is predicted error-free at or above it, in the metric's own units (at or
     below for a lower-is-better metric); None: the threshold that maximises MCC on these items (an oracle
     operating point).  A metric whose units span several segments, or with no usable score, gets no detection
@@ -91,7 +91,7 @@ def _one(spec: str, results: list[Result], pair: GenmtPair, gold: Mapping[str, l
 
 def _why_no_gold(pair: GenmtPair, systems: Sequence[str]) -> str:
     """Why no item of ``systems`` is error-free in the gold, where the scores tell (all below 85)."""
-    from ..formats.genmt import WMT26_ERROR_FREE_THRESHOLD as AT
+    from ..formats.esa import WMT26_ERROR_FREE_THRESHOLD as AT
 
     judged = [j.score for name in systems for j in pair.human.get(name, ()) if j is not None and j.score is not None]
     if judged and max(judged) < AT:
