@@ -26,7 +26,7 @@ from .options import RunOptions
 if TYPE_CHECKING:
     from ..judging import ErrorFree
 
-__all__ = ["requested", "check_args", "read", "detections", "detections_text"]
+__all__ = ["requested", "check_args", "read", "detections_text", "with_detections"]
 
 #: Options that name files of the usual input, which --genmt replaces.
 INPUTS = Conflicts("--genmt", "--genmt reads the sources, outputs, references, documents and human scores from "
@@ -133,13 +133,6 @@ def check_reference_free(metrics: Sequence[Any], specs: Sequence[str]) -> None:
                         f"score{'s' if len(based) == 1 else ''} against {REFERENCE}: it would judge the reference "
                         "by itself; use reference-free metrics (e.g. cometkiwi, slide with a QE model) or drop "
                         "--include-human")
-
-
-def detections(all_results: Sequence[tuple[str, list[Any]]], data: Any, threshold: str | None) -> list[ErrorFree]:
-    """``docmetrics.judging.error_free`` of --error-free's threshold (a number; "auto" or None: chosen)."""
-    from ..judging import error_free
-
-    return error_free(all_results, data, None if threshold in (None, "auto") else float(threshold))
 
 
 def detections_text(found: Sequence[ErrorFree], width: int) -> str:

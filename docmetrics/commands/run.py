@@ -186,7 +186,9 @@ def score_and_write(opts: RunOptions, metrics: list[Any], testset: Any, score_ca
     if opts.human and not significance.requested(opts):
         evals = human_cli.run_metaeval(all_results, opts, testset, human)
         if getattr(opts, "error_free", None):
-            found = genmt.detections(all_results, data, opts.error_free)  # --error-free needs --genmt
+            from ..judging import error_free  # --error-free needs --genmt
+
+            found = error_free(all_results, data, None if opts.error_free == "auto" else float(opts.error_free))
     output = judged(all_results, opts, cis, evals, found, human, pair)
     report = render(output, opts.format)
     if opts.report:  # the page holds what -f json prints
