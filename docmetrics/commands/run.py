@@ -106,8 +106,8 @@ def judged_run(opts: RunOptions) -> int:
     testset, human = data.testset, data.human
     show_warnings(testset)
     if significance.requested(opts) and len(testset.systems) < 2:
-        raise UserError(f"--paired-{significance.requested(opts)}: {data.source} has {len(testset.systems)} "
-                        f"complete system for {data.lp}; a paired test needs two or more")
+        raise UserError(f"--paired-{significance.requested(opts)}: {data.source} has {len(testset.systems)} system "
+                        f"to score for {data.lp}; a paired test needs two or more")
     if genmt.requested(opts):
         opts = genmt.judging(opts, data)
     human_cli.check_args(opts)
