@@ -139,3 +139,13 @@ def test_wmt26_notes_from_python_are_what_the_command_says(tmp_path, capsys):
     assert data.notes and all(f"docmetrics: {n}\n" in err for n in data.notes)
     assert any(n.startswith(f"{ENDE}: 3 documents, 2 as their paragraphs") for n in data.notes)
     assert data.testset.lp == "en-de"  # the metrics' lang, as the command loads them
+
+
+def test_a_paired_test_on_one_system_is_refused_before_scoring(tmp_path, capsys):
+    rows = [dict(r, tgt_text={"sysA": r["tgt_text"]["sysA"], "refA": r["tgt_text"]["refA"]},
+                 scores={"sysA": r["scores"]["sysA"]}) for r in genmt_lines()]
+    path = tmp_path / "one.jsonl"
+    path.write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
+    code, out, err = run(capsys, "-m", "chrf", "--genmt", path, "--paired-bs")
+    assert code == 2 and f"--paired-bs: {path} has 1 system to score for en-de_DE; a paired test needs two" in err
+    assert "Traceback" not in err and out == ""
