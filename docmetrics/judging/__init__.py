@@ -29,8 +29,8 @@ from .mbr import CandidateSelection, UnitChoice, mbr, rerank
 #: a command's ``--help``) stays free of numpy and scipy
 _MODULES = {
     "..formats.base": ("EvalSet",),
+    "..formats.wmt25_tsv": ("Submission", "wmt25_submission"),
     ".error_free": ("ErrorFree", "error_free"),
-    ".submission": ("Submission", "wmt25_submission"),
     ".formats": ("HumanFormat", "read_human"),
     ".metaeval": ("MetaEvaluation", "WmtAverage", "check_human", "describe_human", "meta_evaluate", "wmt_average"),
     ".mtme": ("NO_HUMAN_SCORES", "ONE_SYSTEM", "MtmeMetric", "MtmeObserver", "MtmeRun", "WrittenScores",

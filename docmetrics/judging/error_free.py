@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import dataclasses
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Mapping, Sequence, Union
+from typing import TYPE_CHECKING, Any, Mapping, Sequence
 
 from ..algorithms.detection import Detection, detect, items
 from ..values.errors import InputError
@@ -16,11 +16,9 @@ if TYPE_CHECKING:
     from ..formats.base import EvalSet
     from ..formats.genmt import GenmtPair
     from ..values.result import Result
+    from .metaeval import ResultsByMetric
 
 __all__ = ["ErrorFree", "error_free"]
-
-ResultsByMetric = Union[Mapping[str, Sequence["Result"]], Sequence[tuple[str, Sequence["Result"]]]]
-
 
 @dataclass(frozen=True)
 class ErrorFree:
