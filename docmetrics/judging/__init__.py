@@ -45,8 +45,8 @@ __all__ = ["EvalSet", "HumanFormat", "read_human", "MetaEvaluation", "meta_evalu
            "wmt_average", "WmtAverage", "ClusterRule", "human_clusters", "autorank", "span_f1", "compare_systems",
            "write_report", "mbr", "rerank", "CandidateSelection", "UnitChoice", "run_mtme", "MtmeRun", "MtmeMetric",
            "MtmeObserver", "NO_HUMAN_SCORES", "ONE_SYSTEM", "write_mtme_scores", "WrittenScores", "mtme_metric_name",
-           "uses_reference", "read_mtme_dir", "confidence_intervals", "read_spans_tsv", "sweep", "error_free", "ErrorFree",
-           "wmt25_submission", "Submission"]
+           "uses_reference", "read_mtme_dir", "confidence_intervals", "read_spans_tsv", "sweep", "error_free",
+           "ErrorFree", "wmt25_submission", "Submission"]
 
 
 def __getattr__(name: str) -> Any:
