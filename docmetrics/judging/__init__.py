@@ -30,7 +30,7 @@ from .mbr import CandidateSelection, UnitChoice, mbr, rerank
 _MODULES = {
     "..formats.base": ("EvalSet",),
     "..formats.wmt25_tsv": ("Submission", "wmt25_submission"),
-    ".error_free": ("ErrorFree", "error_free"),
+    ".error_free_detection": ("ErrorFree", "error_free"),
     ".formats": ("HumanFormat", "read_human"),
     ".metaeval": ("MetaEvaluation", "WmtAverage", "check_human", "describe_human", "meta_evaluate", "wmt_average"),
     ".mtme": ("NO_HUMAN_SCORES", "ONE_SYSTEM", "MtmeMetric", "MtmeObserver", "MtmeRun", "WrittenScores",
