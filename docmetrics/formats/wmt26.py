@@ -315,7 +315,7 @@ def _lines(path: str) -> list[str]:
 
 
 def _system_files(systems: str | os.PathLike[str] | Sequence[str | os.PathLike[str]]) -> dict[str, str]:
-    if not isinstance(systems, (str, os.PathLike)) and len(systems) == 1 and not str(systems[0]).endswith(".jsonl"):
+    if not isinstance(systems, (str, os.PathLike)) and len(systems) == 1 and os.path.isdir(systems[0]):
         systems = systems[0]  # [FOLDER], as a command line gives one
     if isinstance(systems, (str, os.PathLike)):
         folder = str(systems)
