@@ -94,16 +94,16 @@ def test_genmt_bad_input_exits_2_naming_the_culprit(genmt, capsys, argv, message
 
 
 def test_a_metric_with_no_usable_score_is_a_note_not_a_traceback(genmt):
-    from docmetrics.commands.genmt import detections
     from docmetrics.formats.genmt import read_genmt
+    from docmetrics.judging import error_free
     from docmetrics.values.result import Result, UnitScore
 
     pair = read_genmt(genmt).pair("en-de_DE")
     nan = float("nan")
     results = [Result(s, "x", nan, None, {}, [UnitScore("d", i, i + 1, nan, 1.0, False) for i in range(6)], [],
                       None, {}, "mean") for s in SYSTEMS]
-    ((spec, found, why),) = detections([("x", results)], pair, None)
-    assert found is None and "nothing to detect" in why
+    (found,) = error_free([("x", results)], pair)
+    assert found.spec == "x" and found.detection is None and "nothing to detect" in found.note
 
 
 # -- --ref: a GenMT file carries one reference per segment (refA) ----------------------------------------------------

@@ -89,8 +89,8 @@ def test_comparisons_and_clusters_between_metrics_are_the_same(results):
 
 
 def test_error_free_detection_predicts_at_or_below_for_the_twin(results, tmp_path):
-    from docmetrics.commands.genmt import detections
     from docmetrics.formats.genmt import read_genmt
+    from docmetrics.judging import error_free
 
     lines = []
     for i in range(6):
@@ -103,15 +103,15 @@ def test_error_free_detection_predicts_at_or_below_for_the_twin(results, tmp_pat
     path.write_text("".join(json.dumps(x) + "\n" for x in lines), encoding="utf-8")
     pair = read_genmt(path).pair("en-de")
     threshold = sorted(u.score for r in results["a"] for u in r.units)[10]
-    for given in (str(threshold), None):
-        ((_, d, _),) = detections([("a", results["a"])], pair, given)
-        ((_, t, _),) = detections([("a-", results["a-"])], pair, None if given is None else str(-threshold))
+    for given in (threshold, None):
+        (d,) = [f.detection for f in error_free([("a", results["a"])], pair, given)]
+        (t,) = [f.detection for f in error_free([("a-", results["a-"])], pair, None if given is None else -threshold)]
         assert (d.tp, d.fp, d.fn, d.tn, d.mcc) == (t.tp, t.fp, t.fn, t.tn, t.mcc)
         assert t.threshold == -d.threshold and t.at_or_below and not d.at_or_below
     # by hand: the twin predicts error-free where its own score is at or below the threshold
     gold = [True if h >= 85 else False for s in SYSTEMS for h in HUMAN[s]]
     own = [u.score for r in results["a-"] for u in r.units]
-    ((_, t, _),) = detections([("a-", results["a-"])], pair, str(-threshold))
+    (t,) = [f.detection for f in error_free([("a-", results["a-"])], pair, -threshold)]
     assert t.tp == sum(g and x <= -threshold for g, x in zip(gold, own))
     assert detect(gold, [-x for x in own], threshold).tp == t.tp
 

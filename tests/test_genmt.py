@@ -13,9 +13,6 @@ import pytest
 from docmetrics.formats.genmt import (
     REFERENCE,
     ErrorSpan,
-    build_testset,
-    domains,
-    language_pairs,
     read_genmt,
     target_language,
 )
@@ -68,8 +65,8 @@ def genmt(tmp_path):
 
 def test_pairs_domains_documents_segments(genmt):
     data = read_genmt(genmt)
-    assert language_pairs(data) == ["en-de_DE", "en-sr_Cyrl_RS"]
-    assert domains(data, "en-de_DE") == ["news", "speech"] and domains(data, "en-sr_Cyrl_RS") == ["news"]
+    assert data.language_pairs() == ["en-de_DE", "en-sr_Cyrl_RS"]
+    assert data.pair("en-de_DE").domains == ["news", "speech"] and data.pair("en-sr_Cyrl_RS").domains == ["news"]
     de = data.pair("en-de")  # without the locale: the one pair it names
     assert de is data.pair("en-de_DE") and data.pair("en-sr").name == "en-sr_Cyrl_RS"
     assert (de.source_language, de.target_language, de.lang) == ("en", "de", "en-de")
@@ -109,14 +106,14 @@ def test_human_scores_and_error_spans(genmt):
 
 def test_testset_for_a_pair_and_its_domains(genmt):
     data = read_genmt(genmt)
-    ts = build_testset(data, "en-de_DE")
+    ts = data.pair("en-de_DE").testset()
     assert list(ts.systems) == ["sysA", "sysB"] and ts.references is None
     assert ts.sources == [s.source for s in data.pair("en-de").segments]
     assert [(d.doc_id, d.start, d.end) for d in ts.documents] == [
         ("en-de_DE_#_news_#_n1", 0, 3), ("en-de_DE_#_speech_#_s1", 3, 5)]
-    with_ref = build_testset(data, "en-de", reference=True, include_reference=True)
+    with_ref = data.pair("en-de").testset(reference=True, include_reference=True)
     assert with_ref.references == data.pair("en-de").reference and list(with_ref.systems)[-1] == REFERENCE
-    speech = build_testset(data, "en-de", domains=["speech"], systems=["sysB"])
+    speech = data.pair("en-de").select(["speech"]).testset(["sysB"])
     assert speech.systems == {"sysB": ["B speech one.", "B speech two."]} and speech.n_segments == 2
     sel = data.pair("en-de").select(["speech"])
     assert [(d.start, d.end) for d in sel.documents] == [(0, 2)]
@@ -139,7 +136,7 @@ def test_document_lines_of_the_plain_release(tmp_path):
     assert pair.outputs["sysA"][:2] == ["A eins.", "A zwei."] and pair.outputs[REFERENCE][:2] == ["Eins.", "Zwei. Zwei."]
     assert pair.reference is None and pair.human == {} and pair.outputs["sysA"][2] == "A nur eins."
     assert [s.line for s in pair.segments] == [1, 1, 2] and [s.position for s in pair.segments] == [1, 2, 1]
-    news = build_testset(data, "cs-de", domains=["news"], reference=True)
+    news = data.pair("cs-de").select(["news"]).testset(reference=True)
     assert news.references == ["Eins.", "Zwei. Zwei."]
 
 
@@ -228,8 +225,8 @@ LOOKUPS = [
     (lambda d: d.pair("fr-de"), r"no language pair 'fr-de' \(field doc_id, its first part\); the file has en-de_DE"),
     (lambda d: d.pair("en-de").select(["sport"]), r"language pair en-de_DE has no domain 'sport' \(field doc_id.* "
                                                    r"it has news, speech"),
-    (lambda d: build_testset(d, "en-sr", reference=True), r"en-sr_Cyrl_RS has no reference \(field tgt_text.refA\)"),
-    (lambda d: build_testset(d, "en-de", systems=["sysZ"]), r"has no system 'sysZ' \(field tgt_text\)"),
+    (lambda d: d.pair("en-sr").testset(reference=True), r"en-sr_Cyrl_RS has no reference \(field tgt_text.refA\)"),
+    (lambda d: d.pair("en-de").testset(["sysZ"]), r"has no system 'sysZ' \(field tgt_text\)"),
     (lambda d: d.pair("en-de").select([]), r"no domain given"),
 ]
 
@@ -248,8 +245,8 @@ def test_a_reference_missing_on_some_segments_is_named_where_it_is_needed(tmp_pa
     assert data.pair("en-de").reference is None
     with pytest.raises(InputError, match=r"line 5, field tgt_text.refA: segment 2 of document "
                                          r"'en-de_DE_#_speech_#_s1' has no reference, but 4 of the 5"):
-        build_testset(data, "en-de", reference=True)
-    assert build_testset(data, "en-de", domains=["news"], reference=True).references[0] == "Ref news 0."
+        data.pair("en-de").testset(reference=True)
+    assert data.pair("en-de").select(["news"]).testset(reference=True).references[0] == "Ref news 0."
 
 
 def test_ambiguous_pair_without_locale(tmp_path):

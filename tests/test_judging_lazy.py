@@ -6,6 +6,7 @@ from __future__ import annotations
 import importlib
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 
@@ -27,6 +28,14 @@ def test_every_public_name_is_the_object_of_its_module():
     importlib.import_module("docmetrics.judging.mbr")
     assert callable(judging.mbr) and judging.mbr.__module__ == "docmetrics.judging.mbr"
     assert set(judging.__all__) <= set(dir(judging))
+
+
+def test_no_module_of_the_package_shares_a_lazy_public_name():
+    """A submodule named like a public name would take its place once imported (``judging.sweep`` the module, not
+    the function), so none may: the only such pair, mbr, is imported when the package is."""
+    modules = {p.stem for p in Path(judging.__file__).parent.glob("*.py")}
+    assert modules & set(judging._WHERE) == set()
+    assert modules & set(judging.__all__) == {"mbr"}
 
 
 def test_an_unknown_name_is_an_attribute_error():

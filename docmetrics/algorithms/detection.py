@@ -1,7 +1,7 @@
 """A metric as a detector of error-free segments (WMT26 automated MT evaluation, subtask 3): pure numpy.
 
 Items are (system, segment) pairs.  ``gold[i]`` says whether the humans found item ``i`` error-free (WMT26:
-no annotated error span and ESA >= 85; see :meth:`docmetrics.formats.genmt.Judgement.error_free`);
+no annotated error span and ESA >= 85; see :meth:`docmetrics.formats.esa.Judgement.error_free`);
 ``scores[i]`` is the metric's score of it.  Items whose gold flag is None or whose score is None / NaN
 are left out (and counted).  The metric predicts "error-free" for an item when its score is AT OR ABOVE
 the threshold; the positive class is "error-free" throughout.

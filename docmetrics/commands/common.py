@@ -3,15 +3,17 @@
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import os
-from typing import Any, Iterator
+import re
+from typing import Any, Iterator, Sequence
 
 from ..values.errors import UserError
 from ..values.io import same_file
 from .messages import note
 from .options import Options
 
-__all__ = ["check_output_file", "check_outputs"]
+__all__ = ["check_output_file", "check_outputs", "read_judged", "say_notes", "worded"]
 
 
 @contextlib.contextmanager
@@ -111,3 +113,39 @@ def check_outputs(opts: Options, extra: tuple[tuple[str, str], ...] = ()) -> Non
                 raise UserError(f"{option} {path}: is the file {flag} names ({other}), which this command "
                                 f"{'reads' if role == 'read' else 'also writes'}; it would be written over: give "
                                 f"{option} another file name")
+
+
+#: How the command line words the library's parameters (``docmetrics.read_human``'s errors and notes).
+WORDS = ((r"\bformat='([^']*)'", r"--data-format \1"), (r"^read_human: ", "--data-option: "),
+         (r"name one with lp=", "pick one with -l"), (r"\blp=", "-l"))
+
+
+def worded(text: str, flags: Sequence[tuple[str, str]] = ()) -> str:
+    """``text`` (a library error or note) with the library's names as the command line's options: :data:`WORDS`,
+    then each (library text, flag) of ``flags`` (e.g. ``("include_reference=True", "--include-human")``)."""
+    for pattern, flag in (*WORDS, *((re.escape(name), flag) for name, flag in flags)):
+        text = re.sub(pattern, flag, text)
+    return text
+
+
+def read_judged(path: str, lp: str | None, *, format: str | None = None, flags: Sequence[tuple[str, str]] = (),
+                **options: Any) -> Any:
+    """``docmetrics.read_human(path, format=, lp=, **options)`` (an option None: not passed), its errors and notes
+    :func:`worded` with ``flags``; the notes are not said (:func:`say_notes`)."""
+    import docmetrics
+
+    try:
+        data = docmetrics.read_human(path, format=format, lp=lp,
+                                     **{k: v for k, v in options.items() if v is not None})
+    except UserError as exc:
+        raise type(exc)(worded(str(exc), flags), params=exc.params) from None
+    return dataclasses.replace(data, notes=tuple(worded(n, flags) for n in data.notes))
+
+
+def say_notes(opts: Any, data: Any, who: str = "docmetrics") -> None:
+    """The reader's notes (what it found odd but read) on stderr (-q: not); a segment that reappears out of
+    place is a warning."""
+    from .messages import warn
+
+    for text in data.notes:
+        warn(text, who) if "reappears" in text else note(opts, text, who)

@@ -7,10 +7,9 @@
 from __future__ import annotations
 
 import dataclasses
-import re
 from typing import Any, Sequence, TextIO
 
-from ..values.errors import SpecError, UserError
+from ..values.errors import SpecError
 from .options import MetaevalOptions, Options, RankOptions, ReportOptions, RunOptions
 from .output import Output, one_or_list, write
 
@@ -89,28 +88,13 @@ def options(given: Sequence[str] | None) -> dict[str, Any]:
     return out
 
 
-def _worded(exc: UserError) -> UserError:
-    """The library's error as the command line words it: ``format='X'`` as ``--data-format X``, the option the
-    format lacks as ``--data-option``."""
-    text = re.sub(r"\bformat='([^']*)'", r"--data-format \1", str(exc))
-    text = re.sub(r"^read_human: ", "--data-option: ", text)
-    return type(exc)(text, params=exc.params)
-
-
 def read(opts: RunOptions | RankOptions | MetaevalOptions | ReportOptions, lp: str | None, who: str) -> Any:
     """``docmetrics.read_human(--data, format=--data-format, lp=lp, **--data-option)``, its errors worded as the
-    options; the reader's notes (what it found odd but read) said on stderr (-q: not)."""
-    import docmetrics
+    options; the reader's notes said on stderr (-q: not)."""
+    from .common import read_judged, say_notes
 
-    from .messages import note
-
-    kwargs = options(opts.data_option)
-    try:
-        data = docmetrics.read_human(opts.data, format=opts.data_format, lp=lp, **kwargs)
-    except UserError as exc:
-        raise _worded(exc) from None
-    for text in data.notes:
-        note(opts, text, who)
+    data = read_judged(opts.data, lp, format=opts.data_format, **options(opts.data_option))
+    say_notes(opts, data, who)
     return data
 
 

@@ -14,27 +14,19 @@ from __future__ import annotations
 
 import dataclasses
 import math
-from typing import Any, Sequence
+from typing import TYPE_CHECKING, Any, Sequence
 
-from ..algorithms.detection import Detection, detect, items
-from ..formats.genmt import (
-    REFERENCE,
-    WMT26_ERROR_FREE_THRESHOLD,
-    GenmtData,
-    GenmtPair,
-    judged_testset,
-    read_genmt,
-)
-from ..formats.human_tsv import HumanScores
+from ..formats.genmt import REFERENCE
 from ..values.errors import UserError
-from ..values.result import Result
-from ..values.testset import TestSet
 from .conflicts import NEEDS, WITH, Conflicts, Option
 from .format import columns, num, table
 from .inputs import once_each
 from .options import RunOptions
 
-__all__ = ["requested", "check_args", "prepare", "detections", "detections_text"]
+if TYPE_CHECKING:
+    from ..judging import ErrorFree
+
+__all__ = ["requested", "check_args", "read", "detections_text", "with_detections"]
 
 #: Options that name files of the usual input, which --genmt replaces.
 INPUTS = Conflicts("--genmt", "--genmt reads the sources, outputs, references, documents and human scores from "
@@ -89,34 +81,45 @@ def _check_ref(opts: RunOptions) -> None:
         raise UserError(f"--ref {names[0]}: no such reference in {opts.genmt} (references: {REFERENCE}): {why}")
 
 
-def read_pair(opts: RunOptions) -> tuple[GenmtData, GenmtPair]:
-    """The file of ``--genmt`` and its language pair ``-l`` (the only one where it holds one), every
-    domain."""
-    data = read_genmt(opts.genmt)
-    pairs = data.language_pairs()
-    if not opts.lang:
-        if len(pairs) != 1:
-            raise UserError(f"--genmt {opts.genmt} holds {len(pairs)} language pairs ({', '.join(pairs)}): "
-                            "pick one with -l")
-        return data, data.pair(pairs[0])
-    return data, data.pair(opts.lang)
+#: How the command names read_human's GenMT options.
+FLAGS = (("include_reference=True", "--include-human"),)
 
 
-def prepare(opts: RunOptions) -> tuple[GenmtPair, TestSet, HumanScores | None, list[str]]:
-    """The language pair ``-l`` of ``--genmt`` (restricted to ``--domains``), its test set, its human
-    scores and the notes to show (what the reader found odd; the reference judged as a system and left
-    out), read and checked before any model loads.  With ``--include-human`` the reference (refA) is
-    scored as a system, as WMT had it judged."""
-    data, pair = read_pair(opts)
-    pair = pair.select(opts.domains)
-    include = bool(getattr(opts, "include_human", False))
-    if include and REFERENCE not in pair.outputs:
-        raise UserError(f"--include-human: {opts.genmt} has no reference ({REFERENCE}) for {pair.name} to score as "
-                        "a system; drop --include-human")
-    testset, human, notes = judged_testset(pair, opts.genmt, include_reference=include, option="--include-human",
-                                           warnings=data.warnings,
-                                           reference=bool(getattr(opts, "ref", None)) or pair.reference is not None)
-    return pair, testset, human, notes
+def read(opts: RunOptions, domains: Any = "given") -> Any:
+    """``read_human(--genmt, format="genmt", lp=-l, domains=--domains, include_reference=--include-human,
+    reference=--ref)``: the EvalSet (its ``raw``: the GenmtPair, restricted to the domains), read and checked
+    before any model loads; ``domains=None``: every domain."""
+    from .common import read_judged
+
+    return read_judged(opts.genmt, opts.lang or None, format="genmt", flags=FLAGS,
+                       domains=opts.domains if domains == "given" else domains,
+                       include_reference=bool(getattr(opts, "include_human", False)) or None,
+                       reference=REFERENCE if getattr(opts, "ref", None) else None)
+
+
+def read_pair(opts: RunOptions) -> tuple[None, Any]:
+    """(None, the language pair ``-l`` of ``--genmt``, every domain): kept for ``commands/spans``."""
+    return None, read(opts, domains=None).raw
+
+
+def prepare(opts: RunOptions) -> tuple[Any, Any, Any, list[str]]:
+    """(pair, test set, human scores, notes) of :func:`read`: kept for ``commands/rank_live``."""
+    data = read(opts)
+    return data.raw, data.testset, data.human, list(data.notes)
+
+
+def judging(opts: RunOptions, data: Any) -> RunOptions:
+    """The options that meta-evaluate the data's human scores like ``--human FILE --seg-level``; where it has
+    none, an option that judges against them is refused."""
+    if data.human is None:
+        judging = [flag for attr, flag in (("error_free", "--error-free"), ("doc_level", "--doc-level"),
+                                           ("pdp", "--pdp"), ("seg_level", "--seg-level"),
+                                           ("no_human_systems", "--no-human-systems")) if getattr(opts, attr, None)]
+        if judging:
+            raise UserError(f"{judging[0]}: {opts.genmt} has no human scores for {data.lp} (field scores); "
+                            "give the humeval file (segment lines with scores), or score without it")
+        return opts
+    return dataclasses.replace(opts, human=opts.genmt, seg_level=True)
 
 
 def check_reference_free(metrics: Sequence[Any], specs: Sequence[str]) -> None:
@@ -132,54 +135,11 @@ def check_reference_free(metrics: Sequence[Any], specs: Sequence[str]) -> None:
                         "--include-human")
 
 
-def detections(all_results: Sequence[tuple[str, list[Result]]], pair: GenmtPair,
-               threshold: str | None) -> list[tuple[str, Detection | None, str]]:
-    """Each metric as a detector of error-free segments: (spec, its detection or None, why none)."""
-    gold = pair.error_free()
-    out: list[tuple[str, Detection | None, str]] = []
-    for spec, results in all_results:
-        scores: dict[str, list[float | None]] = {}
-        lower = not all(r.higher_is_better for r in results)  # detected on negated scores: higher better
-        for r in results:
-            if any(u.end - u.start != 1 for u in r.units):
-                break
-            row: list[float | None] = [None] * len(pair.segments)
-            for u in r.oriented().units:
-                row[u.start] = u.score
-            scores[r.system] = row
-        else:
-            g, s = items(gold, scores)
-            if not any(x is not None for x in g):
-                out.append((spec, None, "no segment of these systems has a human judgement"))
-                continue
-            given = None if threshold in (None, "auto") else float(threshold) * (-1 if lower else 1)
-            try:
-                found = detect(g, s, given)
-                if lower:  # the threshold in the metric's own units, predicting at or below it
-                    found = dataclasses.replace(found, threshold=-found.threshold, at_or_below=True)
-                out.append((spec, found, _why_no_gold(pair, scores) if not found.positives else ""))
-            except ValueError as exc:  # no segment with both a gold flag and a score (e.g. every score NaN)
-                out.append((spec, None, f"nothing to detect: {exc}"))
-            continue
-        out.append((spec, None, "its units span several segments: no score per segment (asd:unit=segment or "
-                                "slide:w=1,s=1 give one)"))
-    return out
-
-
-def _why_no_gold(pair: GenmtPair, systems: Sequence[str]) -> str:
-    """Why no item of ``systems`` is error-free in the gold, where the scores tell (all below 85)."""
-    judged = [j.score for name in systems for j in pair.human.get(name, ()) if j is not None and j.score is not None]
-    if judged and max(judged) < WMT26_ERROR_FREE_THRESHOLD:
-        return (f"every human score is below {WMT26_ERROR_FREE_THRESHOLD:g} (the highest: {max(judged):g}), so the "
-                f"gold rule ESA >= {WMT26_ERROR_FREE_THRESHOLD:g} never holds: are these ESA scores?")
-    return ""
-
-
-def detections_text(found: Sequence[tuple[str, Detection | None, str]], width: int) -> str:
+def detections_text(found: Sequence[ErrorFree], width: int) -> str:
     """The detection table (text), under a blank line, and how its items are judged."""
     rows = []
-    named = columns([spec for spec, _, _ in found])
-    for spec, d, why in found:
+    named = columns([f.spec for f in found])
+    for spec, d, why in ((f.spec, f.detection, f.note) for f in found):
         if d is None:
             rows.append([named[spec], "-", "-", "-", "-", "-", "-", "-", why])
             continue
@@ -197,14 +157,8 @@ def detections_text(found: Sequence[tuple[str, Detection | None, str]], width: i
               "point.  AP: average precision (area under the precision-recall curve).\n")
 
 
-def detections_json(found: Sequence[tuple[str, Detection | None, str]]) -> list[dict[str, Any]]:
-    return [{"spec": spec, **(d.to_dict() if d is not None else {}), **({"note": why} if why else {})}
-            for spec, d, why in found]
-
-
-def with_detections(metaeval: list[dict[str, Any]], found: Sequence[tuple[str, Detection | None, str]]
-                    ) -> list[dict[str, Any]]:
+def with_detections(metaeval: list[dict[str, Any]], found: Sequence[ErrorFree]) -> list[dict[str, Any]]:
     """``--error-free -f json``: the meta-evaluation's list (the shape of ``-f json`` without it), each metric's
-    object with its detection under ``error_free`` (:func:`detections_json`'s object, by spec)."""
-    by_spec = {d["spec"]: d for d in detections_json(found)}
+    object with its detection under ``error_free`` (:meth:`ErrorFree.to_dict`, by spec)."""
+    by_spec = {f.spec: f.to_dict() for f in found}
     return [dict(m, error_free=by_spec[m["spec"]]) if m.get("spec") in by_spec else m for m in metaeval]

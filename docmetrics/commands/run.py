@@ -7,7 +7,7 @@ import io
 import json
 import sys
 from dataclasses import replace
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from ..evaluation.scoring import Scored, score_metrics
 from ..values.errors import UserError
@@ -19,7 +19,7 @@ from . import spans as spans_cli
 from . import stored as stored_cli
 from . import wmt25 as wmt25_cli
 from . import wmt26 as wmt26_cli
-from .common import check_outputs, session_scope
+from .common import check_outputs, say_notes, session_scope
 from .format import metric_labels
 from .inputs import check_stdin, load_testset, show_warnings
 from .levels import check_segment_units, level_table, results_output
@@ -28,10 +28,6 @@ from .options import RunOptions
 from .output import Output, render, write, write_output
 from .scoring import ScoringReport
 from .specs import check_specs, reference_advice, reference_files
-
-if TYPE_CHECKING:
-    from ..formats.genmt import GenmtPair
-    from ..formats.wmt25_tsv import Wmt25Pair, Wmt25Tsv
 
 
 def run(opts: RunOptions) -> int:
@@ -74,13 +70,9 @@ def run(opts: RunOptions) -> int:
             write_output(opts, out.getvalue())
         return code
     wmt25_cli.check_args(opts)
-    if wmt25_cli.requested(opts):
-        return wmt25_run(opts)
     wmt26_cli.check_args(opts)
-    if wmt26_cli.requested(opts):
-        return wmt26_run(opts)
-    if genmt.requested(opts):
-        return genmt_run(opts)
+    if wmt25_cli.requested(opts) or wmt26_cli.requested(opts) or genmt.requested(opts):
+        return judged_run(opts)
     opts, human = check_args(opts)
     with session_scope(opts, cache=opts.cache) as session:
         return score_run(opts, human, session)
@@ -99,79 +91,35 @@ def read_signatures(opts: RunOptions) -> RunOptions:
     return replace(opts, metrics=specs, sacrebleu_signatures=expected)
 
 
-def genmt_run(opts: RunOptions) -> int:
-    """``--genmt FILE``: the language pair's test set and human scores, read before any model loads, then
-    scored and meta-evaluated like ``--human FILE --seg-level`` (and judged as detectors: --error-free)."""
+def judged_run(opts: RunOptions) -> int:
+    """``--genmt``, ``--wmt25-tsv`` or ``--wmt26``: the language pair's data read by ``read_human`` (its notes
+    said) before any model loads, then scored (paired tests where asked; --write-submission), and, where it has
+    human scores (--genmt), meta-evaluated like ``--human FILE --seg-level`` (and judged as detectors:
+    --error-free)."""
     from .. import api
 
     significance.check_args(opts)
-    genmt.REFUSED.check(opts)
-    pair, testset, human, notes = genmt.prepare(opts)
+    if genmt.requested(opts):
+        genmt.REFUSED.check(opts)
+    data = (genmt if genmt.requested(opts) else wmt25_cli if wmt25_cli.requested(opts) else wmt26_cli).read(opts)
+    say_notes(opts, data)
+    testset, human = data.testset, data.human
     show_warnings(testset)
     if significance.requested(opts) and len(testset.systems) < 2:
-        raise UserError(f"--paired-{significance.requested(opts)}: {opts.genmt} has {len(testset.systems)} system for "
-                        f"{pair.name}; a paired test needs two or more")
-    for text in notes:
-        warn(text) if "reappears" in text else note(opts, text)
-    if human is None:
-        judging = [flag for attr, flag in (("error_free", "--error-free"), ("doc_level", "--doc-level"),
-                                           ("pdp", "--pdp"), ("seg_level", "--seg-level"),
-                                           ("no_human_systems", "--no-human-systems")) if getattr(opts, attr, None)]
-        if judging:
-            raise UserError(f"{judging[0]}: {opts.genmt} has no human scores for {pair.name} (field scores); "
-                            "give the humeval file (segment lines with scores), or score without it")
-    else:
-        opts = replace(opts, human=opts.genmt, seg_level=True)  # the meta-evaluation of --human FILE --seg-level
+        raise UserError(f"--paired-{significance.requested(opts)}: {data.source} has {len(testset.systems)} system "
+                        f"to score for {data.lp}; a paired test needs two or more")
+    if genmt.requested(opts):
+        opts = genmt.judging(opts, data)
     human_cli.check_args(opts)
     live = list(opts.metrics)
-    opts, stored = (stored_cli.scorers(opts, stored_cli.for_pair(opts, pair.name), testset) if opts.scores
+    opts, stored = (stored_cli.scorers(opts, stored_cli.for_pair(opts, data.lp), testset) if opts.scores
                     else (opts, []))
     with session_scope(opts, cache=opts.cache) as session:
-        metrics = [api.load(spec, defaults={"lang": pair.name}, session=session) for spec in live]
+        metrics = [api.load(spec, defaults={"lang": testset.lp}, session=session) for spec in live]
         if getattr(opts, "include_human", False):
             genmt.check_reference_free(metrics, live)
-        return score_and_write(opts, metrics + stored, testset, session.cache, human, pair)
-
-
-def wmt25_run(opts: RunOptions) -> int:
-    """``--wmt25-tsv FILE``: a language pair and set of the metrics task's test TSV, read before any model
-    loads, scored (paired tests where asked) and written as a submission (--write-submission)."""
-    from .. import api
-
-    significance.check_args(opts)
-    human_cli.check_args(opts)
-    data, pair = wmt25_cli.prepare(opts)
-    testset = pair.testset
-    show_warnings(testset)
-    if significance.requested(opts) and len(testset.systems) < 2:
-        raise UserError(f"--paired-{significance.requested(opts)}: {opts.wmt25_tsv} has one system for {pair.lp}; "
-                        "a paired test needs two or more")
-    live = list(opts.metrics)
-    opts, stored = (stored_cli.scorers(opts, stored_cli.for_pair(opts, pair.lp), testset) if opts.scores
-                    else (opts, []))
-    with session_scope(opts, cache=opts.cache) as session:
-        metrics = [api.load(spec, defaults={"lang": pair.lp}, session=session) for spec in live]
-        return score_and_write(opts, metrics + stored, testset, session.cache, None, wmt25=(data, pair))
-
-
-def wmt26_run(opts: RunOptions) -> int:
-    """``--wmt26 FILE --wmt26-systems ...``: a language pair of the WMT26 release, read before any model loads,
-    each document as its paragraphs or whole, scored (paired tests where asked)."""
-    from .. import api
-
-    significance.check_args(opts)
-    human_cli.check_args(opts)
-    pair, testset, _ = wmt26_cli.prepare(opts)
-    show_warnings(testset)
-    if significance.requested(opts) and len(testset.systems) < 2:
-        raise UserError(f"--paired-{significance.requested(opts)}: {opts.wmt26} has {len(testset.systems)} complete "
-                        f"system for {pair.name}; a paired test needs two or more")
-    opts, stored = (stored_cli.scorers(opts, stored_cli.for_pair(opts, pair.name), testset) if opts.scores
-                    else (opts, []))
-    with session_scope(opts, cache=opts.cache) as session:
-        metrics = [api.load(spec, defaults={"lang": pair.lang}, session=session) for spec in opts.metrics]
-        with wmt26_cli.references_from_release(opts, [pair]):
-            return score_and_write(opts, metrics + stored, testset, session.cache, None)
+        with wmt26_cli.references_from_release(opts, [data.raw]):
+            return score_and_write(opts, metrics + stored, testset, session.cache, human, data=data)
 
 
 def score_run(opts: RunOptions, human: Any, session: Any) -> int:
@@ -215,10 +163,11 @@ def check_args(opts: RunOptions) -> tuple[RunOptions, Any]:
 
 
 def score_and_write(opts: RunOptions, metrics: list[Any], testset: Any, score_cache: Any,
-                    human: Any = None, pair: GenmtPair | None = None,
-                    wmt25: tuple[Wmt25Tsv, Wmt25Pair] | None = None) -> int:
-    """Score, judge and write; ``pair``: the --genmt language pair judged (its human scores ``human``);
-    ``wmt25``: the --wmt25-tsv file and pair scored (what --write-submission writes)."""
+                    human: Any = None, data: Any = None) -> int:
+    """Score, judge and write; ``data``: what --genmt, --wmt25-tsv or --wmt26 read (what --error-free judges, what
+    --write-submission writes; --genmt's GenMT pair, ``data.raw``, is what the meta-evaluation and the report
+    name)."""
+    pair = data.raw if data is not None and data.format == "genmt" else None
     opts = significance.find_baseline(opts, testset)  # before scoring: an unknown --baseline exits 2
     human_cli.check_document_gold(opts, testset, human)
     human_cli.warn_unmatched(opts, testset, human)
@@ -229,8 +178,7 @@ def score_and_write(opts: RunOptions, metrics: list[Any], testset: Any, score_ca
     if opts.dump_alignment:
         dump_alignment(all_results, opts.dump_alignment)
     if getattr(opts, "write_submission", None):
-        assert wmt25 is not None  # --write-submission needs --wmt25-tsv
-        wmt25_cli.write(opts, *wmt25, all_results)
+        wmt25_cli.write(opts, data, all_results)  # --write-submission needs --wmt25-tsv
     if score_cache is not None:
         note(opts, f"score cache {score_cache.path}: {score_cache.stats.summary()}")
     cis = significance.confidence_intervals(all_results, opts) if opts.ci else None
@@ -238,8 +186,9 @@ def score_and_write(opts: RunOptions, metrics: list[Any], testset: Any, score_ca
     if opts.human and not significance.requested(opts):
         evals = human_cli.run_metaeval(all_results, opts, testset, human)
         if getattr(opts, "error_free", None):
-            assert pair is not None  # --error-free needs --genmt
-            found = genmt.detections(all_results, pair, opts.error_free)
+            from ..judging import error_free  # --error-free needs --genmt
+
+            found = error_free(all_results, data, None if opts.error_free == "auto" else float(opts.error_free))
     output = judged(all_results, opts, cis, evals, found, human, pair)
     report = render(output, opts.format)
     if opts.report:  # the page holds what -f json prints
@@ -263,7 +212,7 @@ class _Report(ScoringReport):
 
 
 def judged(all_results: list[tuple[str, list[Any]]], opts: RunOptions, cis: Any, evals: Any, found: Any,
-           human: Any, pair: GenmtPair | None = None) -> Output:
+           human: Any, pair: Any = None) -> Output:
     """What the command prints on stdout: the paired test, the meta-evaluation (and the error-free
     detections), or the system scores."""
     if significance.requested(opts):

@@ -1,28 +1,19 @@
 """The WMT25 metrics task's files on the command line: ``--wmt25-tsv FILE`` (the test TSV as the data to
 score: systems, documents, segments, references of one language pair and set) and ``--write-submission
 FILE`` (a submission in the task's format from any one metric, live or stored, with its signature in
-``FILE.signature``), :mod:`docmetrics.formats.wmt25_tsv`."""
+``FILE.signature``): ``docmetrics.read_human`` and ``docmetrics.judging.wmt25_submission``."""
 
 from __future__ import annotations
 
-from typing import Sequence
+from typing import Any, Sequence
 
-from ..formats.wmt25_tsv import (
-    OFFICIAL,
-    SCORE_FIELD,
-    SIGNATURE_SUFFIX,
-    Wmt25Pair,
-    Wmt25Tsv,
-    read_wmt25_tsv,
-    write_submission,
-)
+from ..formats.wmt25_tsv import OFFICIAL, SIGNATURE_SUFFIX
 from ..values.errors import UserError
-from ..values.result import Result
 from .conflicts import NEEDS_FOR, WITH, Conflicts, Option
 from .messages import note
 from .options import RunOptions
 
-__all__ = ["requested", "check_args", "prepare", "write"]
+__all__ = ["requested", "check_args", "read", "write"]
 
 #: Options that the TSV replaces.
 INPUTS = Conflicts("--wmt25-tsv", "--wmt25-tsv reads the sources, outputs, references and documents from {file}: "
@@ -63,47 +54,29 @@ def check_args(opts: RunOptions) -> None:
                             "one -m SPEC, or one --scores FILE --stored NAME")
 
 
-def prepare(opts: RunOptions) -> tuple[Wmt25Tsv, Wmt25Pair]:
-    """The TSV and its pair (the pair's name: ``pair.lp``), read and checked before any model loads."""
-    data = read_wmt25_tsv(opts.wmt25_tsv)
-    pair = data.pair(opts.lang, opts.wmt25_set)
-    for text in pair.notes:
-        note(opts, text)
-    return data, pair
+def read(opts: RunOptions) -> Any:
+    """``read_human(--wmt25-tsv, format="wmt25-tsv", lp=-l, set_id=--wmt25-set)``, read and checked before any
+    model loads, its notes said."""
+    from .common import read_judged, say_notes
+
+    data = read_judged(opts.wmt25_tsv, opts.lang or None, format="wmt25-tsv", set_id=opts.wmt25_set)
+    say_notes(opts, data)
+    return data
 
 
-def write(opts: RunOptions, data: Wmt25Tsv, pair: Wmt25Pair,
-          all_results: Sequence[tuple[str, list[Result]]]) -> None:
-    """--write-submission: the one metric's segment scores, oriented (a lower-is-better metric's negated, as the
-    task reads higher as better), each unit one segment."""
+def write(opts: RunOptions, data: Any, all_results: Sequence[tuple[str, list[Any]]]) -> None:
+    """--write-submission: ``docmetrics.judging.wmt25_submission`` of the one metric's Results, and what it wrote
+    said."""
+    from ..judging import wmt25_submission
+
     if len(all_results) != 1:
         raise UserError(f"--write-submission writes one metric's scores; {len(all_results)} were scored")
     spec, results = all_results[0]
-    n = pair.testset.n_segments
-    scores: dict[str, list[float | None]] = {}
-    for r in results:
-        row: list[float | None] = [None] * n
-        for u in r.oriented().units:
-            if u.end - u.start != 1:
-                raise UserError(f"--write-submission: {spec} scores units of several segments (e.g. lines "
-                                f"{u.start + 1}-{u.end} of document {u.doc_id!r}), so it has no segment scores; "
-                                "the task scores segments: use a metric scoring one segment per unit (slide:w=1,s=1)")
-            row[u.start] = u.score
-        scores[r.system] = row
-    missing = sum(v is None for row in scores.values() for v in row)
-    negated = not all(r.higher_is_better for r in results)
-    signature = results[0].signature.format() if results else spec
-    about = [f"# {SCORE_FIELD}: {spec}, one score per segment of {pair.lp} (set_id {pair.set_id}) from {data.path}"]
-    if negated:
-        about.append(f"# lower is better for this metric: {SCORE_FIELD} holds its scores negated (higher is better)")
-    if missing:
-        about.append(f"# {missing} segment(s) without a score: NaN")
     try:
-        side = write_submission(opts.write_submission, data, pair, scores, signature, about=about)
-    except OSError as exc:
-        raise UserError(f"--write-submission {opts.write_submission}: cannot write ({exc.strerror})") from None
-    lost = f", {missing} without a score (NaN)" if missing else ""
-    note(opts, f"wrote {opts.write_submission} ({sum(len(v) for v in scores.values())} lines{lost}; negated: lower "
-               f"is better)" if negated else f"wrote {opts.write_submission} "
-               f"({sum(len(v) for v in scores.values())} lines{lost})")
-    note(opts, f"wrote {side} (the signature: the task's readers take no comment line)")
+        done = wmt25_submission(opts.write_submission, results, data, spec)
+    except UserError as exc:
+        raise UserError(f"--write-submission{':' if 'path' not in exc.params else ''} {exc}") from None
+    lost = f", {done.missing} without a score (NaN)" if done.missing else ""
+    note(opts, f"wrote {done.path} ({done.lines} lines{lost}" + ("; negated: lower is better)" if done.negated
+                                                                else ")"))
+    note(opts, f"wrote {done.signature_path} (the signature: the task's readers take no comment line)")

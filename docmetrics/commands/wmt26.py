@@ -6,16 +6,17 @@ one segment per paragraph where every text has the source's paragraph count, els
 from __future__ import annotations
 
 import contextlib
-from typing import Any, Iterator, Sequence
+from typing import TYPE_CHECKING, Any, Iterator, Sequence
 
-from ..formats.wmt26 import DocumentPlan, Wmt26Pair, read_wmt26
 from ..values.errors import InputError, UserError
-from ..values.testset import TestSet
 from .conflicts import NEEDS_FOR, Conflicts, Option
-from .messages import note
 from .options import RunOptions
 
-__all__ = ["references_from_release", "requested", "check_args", "prepare", "plan_notes", "read_pairs", "pair_testset",
+if TYPE_CHECKING:
+    from ..formats.wmt26 import DocumentPlan, Wmt26Pair
+    from ..values.testset import TestSet
+
+__all__ = ["references_from_release", "requested", "check_args", "read", "read_pairs", "pair_testset",
            "check_systems_given", "check_no_reference_files", "REFERENCE_ADVICE"]
 
 #: How a reference of the release is chosen (where -r is given, or a metric needs a reference).
@@ -77,50 +78,27 @@ def check_systems_given(opts: RunOptions) -> None:
                         "NAME.jsonl...")
 
 
-def prepare(opts: RunOptions) -> tuple[Wmt26Pair, TestSet, list[DocumentPlan]]:
-    """The pair (``-l``; the only one where the files hold one), its test set and how each document is
-    held, read before any model loads; ``pair.lang`` is the pair's ISO 639-1 form (``en-is``), the
-    metrics' lang."""
-    pairs = read_pairs(opts.wmt26, opts.wmt26_systems, opts.lang, opts.wmt26_source)
-    if opts.lang is None and len(pairs) > 1:
-        raise UserError(f"--wmt26 {opts.wmt26}: {len(pairs)} language pairs ({', '.join(p.name for p in pairs)}); "
-                        "name one with -l")
-    pair = pairs[0]
-    testset, plans, notes = pair_testset(pair, opts.wmt26_ref or ())
-    for text in notes:
-        note(opts, text)
-    return pair, testset, plans
+def read(opts: RunOptions) -> Any:
+    """``read_human(--wmt26, format="wmt26", lp=-l, systems=--wmt26-systems, references=--wmt26-ref,
+    source=--wmt26-source)``, read before any model loads, its notes said; ``data.testset.lp`` is the pair's ISO
+    639-1 form (``en-is``), the metrics' lang."""
+    from .common import read_judged, say_notes
+
+    data = read_judged(opts.wmt26, opts.lang or None, format="wmt26", systems=opts.wmt26_systems,
+                       references=opts.wmt26_ref or None, source=opts.wmt26_source)
+    say_notes(opts, data)
+    return data
 
 
 def read_pairs(testfile: str, paths: list[str], lp: str | None, source: str) -> list[Wmt26Pair]:
-    """The release's pairs (``lp``: that one; None: every pair) of ``testfile`` with the system files
-    ``paths`` (one folder, or NAME.jsonl files)."""
-    systems = paths[0] if len(paths) == 1 and not paths[0].endswith(".jsonl") else paths
-    return list(read_wmt26(testfile, systems, lp=lp, source=source).pairs.values())
+    """The release's pairs (``lp``: that one; None: every pair): kept for ``commands/rank_live``."""
+    from ..formats.wmt26 import read_wmt26
+
+    return list(read_wmt26(testfile, paths, lp=lp, source=source).pairs.values())
 
 
 def pair_testset(pair: Wmt26Pair, references: tuple[str, ...] | list[str]) -> tuple[TestSet, list[DocumentPlan],
                                                                                       list[str]]:
-    """A pair's test set (systems that translated every document), how each document is held, and the
-    notes: the systems left out, then :func:`plan_notes`."""
-    notes = []
-    for system in pair.systems:
-        skipped = pair.skipped(system)
-        if skipped:
-            notes.append(f"{pair.name}: {system} left out: it translated {len(pair.hypotheses[system])} of the "
-                         f"{len(pair.documents)} documents (first skipped: {skipped[0]})")
+    """A pair's test set, its plans and its notes (:meth:`Wmt26Pair.notes`): kept for ``commands/rank_live``."""
     testset, plans = pair.testset(references=references)
-    return testset, plans, notes + plan_notes(pair, plans)
-
-
-def plan_notes(pair: Wmt26Pair, plans: list[DocumentPlan]) -> list[str]:
-    """One line for the pair (documents by paragraphs, documents whole, markup repaired), then one per
-    document held whole, saying whose paragraph count differs."""
-    whole = [p for p in plans if p.unit == "document"]
-    faults = sum(sum(r["faults"].values()) for r in pair.summary())
-    lines = [f"{pair.name}: {len(plans)} documents, {len(plans) - len(whole)} as their paragraphs "
-             f"({sum(p.paragraphs for p in plans if p.unit == 'paragraph')} segments), {len(whole)} whole (a "
-             "paragraph count differs: score those with asd:unit=segment to realign them)"
-             + (f"; {faults} <p> mark fault(s) in the hypotheses read and repaired" if faults else "")]
-    lines += [f"{pair.name}: {p.describe()}" for p in whole]
-    return lines
+    return testset, plans, pair.notes(plans)

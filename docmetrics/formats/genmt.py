@@ -18,12 +18,7 @@ segments are then ordered by it; without it they are in file order.  The languag
 locale suffix (``en-ko_KR``, ``cs-de_DE``, ``en-sr_Cyrl_RS``); its target language is the part before
 the first underscore (``ko``).
 
-A human judgement (``scores[system]``) comes in the three shapes in use:
-``{"human": 87, "errors": [...]}`` (one annotation), ``{"human1": 87, "errors1": [...], "human2": ...}``
-(one per annotation wave, as ``04-collect_humeval.py`` writes) or a list of annotations
-``[{"score": 87, "errors": [...], "annotator": ...}, ...]`` (the released file).  Its score is the
-mean of the annotations' scores (None when none gives one), its error spans those of every annotation
-(None when no annotation lists spans), each span ``{"start_i", "end_i", "severity"}``.
+A human judgement (``scores[system]``) is read by :mod:`docmetrics.formats.esa` (its shapes, scores and spans).
 
 Everything a user can get wrong is an :class:`~docmetrics.values.errors.InputError` naming the file,
 the line and the field; nothing here prints or loads a model.
@@ -32,7 +27,6 @@ the line and the field; nothing here prints or loads a model.
 from __future__ import annotations
 
 import json
-import math
 import os
 import re
 from dataclasses import dataclass, field
@@ -43,27 +37,22 @@ from ..values.io import read_lines
 from ..values.jsonl import field_error, json_lines, string_field
 from ..values.testset import TestSet
 from .base import EvalSet, HumanFormat, first_json, one_pair
+from .esa import ESA_RANGE, OMISSION, WMT26_ERROR_FREE_THRESHOLD, ErrorSpan, Judgement, read_judgement
 from .human_tsv import HumanScores
 from .judgements import exact_mean, from_genmt
 
 __all__ = [
     "REFERENCE", "WMT26_ERROR_FREE_THRESHOLD", "ErrorSpan", "Judgement", "GenmtDocument", "GenmtSegment",
-    "GenmtPair", "GenmtData", "read_genmt", "exact_mean", "language_pairs", "domains", "build_testset",
+    "GenmtPair", "GenmtData", "read_genmt", "exact_mean",
     "target_language", "OMISSION", "ESA_RANGE", "esa_scores", "judged_testset",
 ]
 
 #: The key of the reference among ``tgt_text`` (a human post-edit in WMT25/26).
 REFERENCE = "refA"
-#: The ESA score at or above which a segment without error spans is error-free (WMT26 subtask 3).
-WMT26_ERROR_FREE_THRESHOLD = 85.0
-#: What ESA writes for both offsets of an omission (an error with no place in the translation).
-OMISSION = "missing"
-#: The range of an ESA score (a score outside it is refused: it is not ESA).
-ESA_RANGE = (0.0, 100.0)
 #: The separator of the parts of a GenMT doc id.
 SEP = "_#_"
 _PAIR = re.compile(r"^([A-Za-z]{2,3})(?:_[A-Za-z0-9]+)*-([A-Za-z]{2,3})(?:_[A-Za-z0-9]+)*$")
-_WAVE = re.compile(r"^(?:human|errors)(\d*)$")
+
 
 
 def target_language(pair: str) -> str:
@@ -74,42 +63,6 @@ def target_language(pair: str) -> str:
 def source_language(pair: str) -> str:
     """``"ja_JP-zh_CN"`` -> ``"ja"``."""
     return pair.split("-", 1)[0].split("_")[0].lower()
-
-
-@dataclass(frozen=True)
-class ErrorSpan:
-    """One annotated error: character offsets in the output (``start_i``/``end_i``) and severity."""
-
-    start: int | None
-    end: int | None
-    severity: str | None
-
-
-@dataclass(frozen=True)
-class Judgement:
-    """The human judgement of one system's output of one segment.
-
-    ``score``: the ESA score (0-100), the mean over the annotations that give one (None: none does);
-    ``scores``: each annotation's score; ``errors``: the error spans of every annotation (None when no
-    annotation lists spans: only a score was given); ``line``: where it was read.
-    """
-
-    score: float | None
-    scores: tuple[float, ...]
-    errors: tuple[ErrorSpan, ...] | None
-    line: int
-
-    def error_free(self, threshold: float = WMT26_ERROR_FREE_THRESHOLD,
-                   score_only_threshold: float = 100.0) -> bool | None:
-        """Whether the humans found the output error-free: no error span and a score at or above
-        ``threshold`` (WMT26 subtask 3's rule: ESA >= 85 AND no span); with spans but no score, no
-        span; with a score but no span annotation, a score at or above ``score_only_threshold``;
-        None when there is neither."""
-        if self.errors is not None:
-            return not self.errors and (self.score is None or self.score >= threshold)
-        if self.score is not None:
-            return self.score >= score_only_threshold
-        return None
 
 
 @dataclass(frozen=True)
@@ -376,23 +329,6 @@ def esa_scores(pair: GenmtPair, source: str | None = None, *, include_reference:
     return HumanScores(pair.path if source is None else source, "ESA", system, segments, positions, humans)
 
 
-def language_pairs(data: GenmtData) -> list[str]:
-    """The language pairs of a GenMT file, in the order of first appearance."""
-    return data.language_pairs()
-
-
-def domains(data: GenmtData, pair: str) -> list[str]:
-    """The domains of one language pair, in the order of first appearance."""
-    return data.pair(pair).domains
-
-
-def build_testset(data: GenmtData, pair: str, domains: Sequence[str] | None = None,
-                  systems: Sequence[str] | None = None, *, reference: bool = False,
-                  include_reference: bool = False) -> TestSet:
-    """The TestSet of one language pair (optionally only its ``domains``): see :meth:`GenmtPair.testset`."""
-    return data.pair(pair).select(domains).testset(systems, reference=reference, include_reference=include_reference)
-
-
 # -- reading ---------------------------------------------------------------------------------------------
 @dataclass
 class _Row:
@@ -474,7 +410,7 @@ def _segment_row(obj: Mapping[str, Any], where: str, line: int) -> _Row:
             if system not in outputs:
                 raise InputError(f"{where}, field scores.{system}: system {shown(system)} has human scores but no "
                                  f"output in tgt_text (which has {', '.join(outputs) or 'none'})")
-            judged = _judgement(raw, f"{where}, field scores.{system}", line, outputs[system])
+            judged = read_judgement(raw, f"{where}, field scores.{system}", line, outputs[system])
             if judged is not None:
                 human[system] = judged
     return _Row(line, pair, domain, doc, number, source, outputs, human, str(obj["doc_id"]))
@@ -521,81 +457,6 @@ def _document_rows(obj: Mapping[str, Any], where: str, line: int) -> list[_Row]:
     return [_Row(line, pair, domain, doc, k, src, {name: parts[k] for name, parts in split.items()}, {},
                  str(obj["doc_id"]))
             for k, src in enumerate(source)]
-
-
-def _judgement(raw: Any, where: str, line: int, text: str | None = None) -> Judgement | None:
-    """A judgement in any of the three shapes (module docstring) of the translation ``text``; None for an
-    empty one.  An annotation's score is ESA (0-100) unless its ``protocol`` names another."""
-    if isinstance(raw, list):
-        annotations = raw
-        for k, a in enumerate(annotations):
-            if not isinstance(a, dict):
-                raise InputError(f"{where}[{k}]: {json.dumps(a)[:60]} is not an annotation object "
-                                 '{"score": ESA score, "errors": [...]}')
-        pieces = [(a.get("score", a.get("human")), a.get("errors"), f"{where}[{k}].score",
-                   f"{where}[{k}].errors", a.get("protocol")) for k, a in enumerate(annotations)]
-    elif isinstance(raw, dict):
-        waves = sorted({m.group(1) for key in raw if (m := _WAVE.match(key))})
-        pieces = [(raw.get(f"human{w}"), raw.get(f"errors{w}"), f"{where}.human{w}", f"{where}.errors{w}",
-                   raw.get("protocol")) for w in waves]
-    elif raw is None:
-        return None
-    else:
-        raise InputError(f"{where}: {json.dumps(raw)[:60]} is not a judgement "
-                         '({"human": ESA score, "errors": [...]}, or a list of annotations)')
-    scores: list[float] = []
-    spans: list[ErrorSpan] | None = None
-    for score, errors, score_at, errors_at, protocol in pieces:
-        if score is not None:
-            if isinstance(score, bool) or not isinstance(score, (int, float)) or not math.isfinite(score):
-                raise InputError(f"{score_at}: the human score {json.dumps(score)[:40]} is not a number")
-            low, high = ESA_RANGE
-            if protocol in (None, "ESA") and not low <= score <= high:
-                raise InputError(f"{score_at}: the ESA score {score:g} is outside {low:g}-{high:g}; fix the file, "
-                                 'or name the scale of other scores in the annotation ("protocol": "MQM")')
-            scores.append(float(score))
-        if errors is not None:
-            spans = (spans or []) + _spans(errors, errors_at, text)
-    if not scores and spans is None:
-        return None
-    return Judgement(exact_mean(scores) if scores else None, tuple(scores),
-                     tuple(spans) if spans is not None else None, line)
-
-
-def _spans(errors: Any, where: str, text: str | None) -> list[ErrorSpan]:
-    """The error spans of one annotation, checked against the translation ``text`` they mark: offsets
-    are 0-based characters with ``0 <= start <= end <= len(text)`` (an empty span marks a place), or both
-    ``"missing"`` (ESA's omission: an error with no place in the translation, kept with no offsets)."""
-    if not isinstance(errors, list):
-        raise InputError(f"{where}: {json.dumps(errors)[:60]} is not a list of error spans")
-    out = []
-    for k, e in enumerate(errors):
-        if not isinstance(e, dict):
-            raise InputError(f"{where}[{k}]: {json.dumps(e)[:60]} is not an error span "
-                             '{"start_i": ..., "end_i": ..., "severity": ...}')
-        start, end = e.get("start_i", e.get("start")), e.get("end_i", e.get("end"))
-        severity = e.get("severity")
-        severity = str(severity) if severity is not None else None
-        if start == OMISSION and end == OMISSION:
-            out.append(ErrorSpan(None, None, severity))
-            continue
-        for key, v in (("start_i", start), ("end_i", end)):
-            if v == OMISSION:
-                raise InputError(f"{where}[{k}].{key}: {shown(OMISSION)} on one side only; an omission has "
-                                 f'"start_i": "{OMISSION}" and "end_i": "{OMISSION}", a span two offsets')
-            if v is not None and (isinstance(v, bool) or not isinstance(v, int)):
-                raise InputError(f"{where}[{k}].{key}: {json.dumps(v)[:40]} is not a character offset (an "
-                                 f'integer), nor "{OMISSION}" (an omission)')
-            if v is not None and v < 0:
-                raise InputError(f"{where}[{k}].{key}: {v} is negative; offsets count characters from 0")
-        if start is not None and end is not None and start > end:
-            raise InputError(f"{where}[{k}]: start_i {start} is after end_i {end}; a span runs from start_i "
-                             "to end_i (end_i excluded)")
-        if text is not None and max(v for v in (start, end, 0) if v is not None) > len(text):
-            raise InputError(f"{where}[{k}]: the span {start}-{end} ends past the translation it marks "
-                             f"({len(text)} characters); offsets count characters of tgt_text")
-        out.append(ErrorSpan(start, end, severity))
-    return out
 
 
 def _assemble(path: str, rows: list[_Row], found: list[str]) -> dict[str, GenmtPair]:
@@ -665,20 +526,26 @@ def is_genmt(path: str) -> bool:
 
 def read_evalset(path: str, lp: str | None, options: Mapping[str, Any]) -> EvalSet:
     """One language pair of a GenMT file: its test set (``domains``: those selected; ``include_reference``: the
-    reference scored as a system), ESA scores, judgements and (through the registry) error spans."""
+    reference scored as a system; ``reference``: ``refA``, insisted on), ESA scores, judgements and (through the
+    registry) error spans."""
     data = read_genmt(path)
     one_pair(path, data.language_pairs(), lp)
     full = data.pair(lp if lp is not None else data.language_pairs()[0])
     pair = full.select(options.get("domains"))
     include = bool(options.get("include_reference", False))
     if include and REFERENCE not in pair.outputs:
-        raise InputError(f"{path}: no reference ({REFERENCE}) for {pair.name} to score as a system",
-                         params=("include_reference",))
+        raise InputError(f"{path}: no reference ({REFERENCE}) for {pair.name} to score as a system "
+                         "(include_reference=True)", params=("include_reference",))
+    reference = options.get("reference")
+    if reference is not None and reference != REFERENCE:
+        raise InputError(f"{path}: no reference {shown(reference)}; a GenMT file carries one reference per segment, "
+                         f"{REFERENCE}", params=("reference",))
     testset, human, notes = judged_testset(pair, path, include_reference=include, option="include_reference=True",
-                                           warnings=data.warnings)
+                                           warnings=data.warnings, reference=True if reference else None)
     return EvalSet(path, "genmt", pair.name, testset, human, notes=tuple(notes), raw=pair,
                    make_judgements=lambda: from_genmt(pair), domains=tuple(full.domains))
 
 
 FORMAT = HumanFormat("genmt", "the WMT24/25 GenMT/ESA JSONL as released", is_genmt, read_evalset,
-                     ("domains", "include_reference"), "testset, human (ESA), judgements, spans", precedence=30)
+                     ("domains", "include_reference", "reference"), "testset, human (ESA), judgements, spans",
+                     precedence=30)

@@ -155,6 +155,20 @@ class Wmt26Pair:
                          "faults": {k: faults[k] for k in FAULTS if faults[k]}})
         return rows
 
+    def notes(self, plans: Sequence[DocumentPlan]) -> list[str]:
+        """What a reader says of the pair's test set held as ``plans`` (:meth:`testset`): each system left out
+        (it skipped a document), one line for the pair (documents by paragraphs, documents whole, markup
+        repaired), then one per document held whole, saying whose paragraph count differs."""
+        lines = [f"{self.name}: {s} left out: it translated {len(self.hypotheses[s])} of the {len(self.documents)} "
+                 f"documents (first skipped: {self.skipped(s)[0]})" for s in self.systems if self.skipped(s)]
+        whole = [p for p in plans if p.unit == "document"]
+        faults = sum(sum(r["faults"].values()) for r in self.summary())
+        lines.append(f"{self.name}: {len(plans)} documents, {len(plans) - len(whole)} as their paragraphs "
+                     f"({sum(p.paragraphs for p in plans if p.unit == 'paragraph')} segments), {len(whole)} whole "
+                     "(a paragraph count differs: score those with asd:unit=segment to realign them)"
+                     + (f"; {faults} <p> mark fault(s) in the hypotheses read and repaired" if faults else ""))
+        return lines + [f"{self.name}: {p.describe()}" for p in whole]
+
     def testset(self, systems: Sequence[str] | None = None, references: Sequence[str] = ()
                 ) -> tuple[TestSet, list[DocumentPlan]]:
         """The pair as a :class:`~docmetrics.values.testset.TestSet` and how it holds each document.
@@ -301,6 +315,8 @@ def _lines(path: str) -> list[str]:
 
 
 def _system_files(systems: str | os.PathLike[str] | Sequence[str | os.PathLike[str]]) -> dict[str, str]:
+    if not isinstance(systems, (str, os.PathLike)) and len(systems) == 1 and os.path.isdir(systems[0]):
+        systems = systems[0]  # [FOLDER], as a command line gives one
     if isinstance(systems, (str, os.PathLike)):
         folder = str(systems)
         if not os.path.isdir(folder):
@@ -435,10 +451,7 @@ def read_evalset(path: str, lp: str | None, options: Mapping[str, Any]) -> EvalS
     one_pair(path, list(data.pairs), lp)
     pair = next(iter(data.pairs.values()))
     testset, plans = pair.testset(references=tuple(options.get("references", ())))
-    notes = [f"{pair.name}: {s} left out: it translated {len(pair.hypotheses[s])} of the {len(pair.documents)} "
-             f"documents (first skipped: {pair.skipped(s)[0]})" for s in pair.systems if pair.skipped(s)]
-    notes += [f"{pair.name}: {p.describe()}" for p in plans if p.unit == "document"]
-    return EvalSet(path, "wmt26", pair.name, testset, notes=tuple(notes), raw=pair)
+    return EvalSet(path, "wmt26", pair.name, testset, notes=tuple(pair.notes(plans)), raw=pair)
 
 
 FORMAT = HumanFormat("wmt26", "the WMT26 GenMT release (test file and system files)", is_wmt26, read_evalset,

@@ -14,7 +14,9 @@ as importable calls).  Nothing here imports torch, parses arguments or prints.
 * :func:`autorank`, :func:`span_f1` (gold spans from a TSV: :func:`read_spans_tsv`), :func:`compare_systems`,
   :func:`confidence_intervals`, :func:`sweep`, :func:`write_report` (:mod:`docmetrics.judging.tools`);
 * :func:`run_mtme` (score mt-metrics-eval data), :func:`write_mtme_scores` and :func:`read_mtme_dir` (MTME score files)
-  (:mod:`docmetrics.judging.mtme`).
+  (:mod:`docmetrics.judging.mtme`);
+* :func:`error_free` -> [:class:`ErrorFree`] (metrics as detectors of error-free translations, WMT26 subtask 3);
+* :func:`wmt25_submission` -> :class:`Submission` (a WMT25 metrics-task submission from one metric's Results).
 """
 
 from __future__ import annotations
@@ -33,6 +35,8 @@ _MODULES = {
     "..formats.judgements": ("HumanScores",),
     "..formats.stored": ("StoredMetric",),
     "..evaluation.human_clusters": ("HumanRanking", "ClusteredSystem", "ClusterAgreement"),
+    "..formats.wmt25_tsv": ("Submission", "wmt25_submission"),
+    ".error_free_detection": ("ErrorFree", "error_free"),
     ".formats": ("HumanFormat", "read_human"),
     ".metaeval": ("MetaEvaluation", "WmtAverage", "check_human", "describe_human", "meta_evaluate", "wmt_average"),
     ".mtme": ("NO_HUMAN_SCORES", "ONE_SYSTEM", "MtmeMetric", "MtmeObserver", "MtmeRun", "WrittenScores",
@@ -49,7 +53,8 @@ __all__ = ["EvalSet", "HumanScores", "StoredMetric", "HumanFormat", "read_human"
            "autorank_clusters", "AutoRank", "AUTORANK_PRESETS", "span_f1", "compare_systems", "write_report", "mbr",
            "rerank", "CandidateSelection", "UnitChoice", "run_mtme", "MtmeRun", "MtmeMetric", "MtmeObserver",
            "NO_HUMAN_SCORES", "ONE_SYSTEM", "write_mtme_scores", "WrittenScores", "mtme_metric_name",
-           "uses_reference", "read_mtme_dir", "confidence_intervals", "read_spans_tsv", "sweep"]
+           "uses_reference", "read_mtme_dir", "confidence_intervals", "read_spans_tsv", "sweep", "error_free",
+           "ErrorFree", "wmt25_submission", "Submission"]
 
 
 def __getattr__(name: str) -> Any:
