@@ -11,7 +11,7 @@ from typing import Sequence, TypeVar
 
 from ..evaluation.stored import NO_PAIR, StoredScorer, choose_stored, read_stored
 from ..formats.stored import StoredMetric, parse_direction
-from ..judging import AUTORANK_PRESETS, read_mtme_dir
+from ..judging import read_mtme_dir
 from ..values.errors import InputError, SpecError, UserError
 from ..values.testset import TestSet
 from .conflicts import NEEDS_FOR, Conflicts, Option
@@ -123,6 +123,8 @@ def stored_metrics(metrics: dict[str, StoredMetric], lp: str, wanted: Sequence[s
     """The stored metrics of a language pair to rank or compare: ``wanted`` (--stored), else the preset's, else
     all (:func:`~docmetrics.evaluation.stored.choose_stored`: an InputError naming a metric the files lack)."""
     if (not wanted or wanted == ["all"]) and preset:
+        from ..judging import AUTORANK_PRESETS  # numpy: not when --help imports this module
+
         wanted = list(AUTORANK_PRESETS[preset].metrics_for(lp))
     return {n: metrics[n] for n in choose_stored(list(metrics), wanted, lp, where)}
 
