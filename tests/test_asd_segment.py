@@ -16,7 +16,7 @@ from plugin_fixtures import toy_dist  # noqa: F401
 
 import docmetrics
 from docmetrics.cli import main
-from docmetrics.evaluation.metaeval import evaluate_wmt
+from docmetrics.judging.evaluate import evaluate_wmt
 from docmetrics.values.testset import TestSet
 
 pytestmark = pytest.mark.usefixtures("toy_dist")  # the toy backbone: a fast QE scorer and aligner

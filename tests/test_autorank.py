@@ -19,10 +19,10 @@ import numpy as np
 import pytest
 from cli_fixtures import run_cli
 
-from docmetrics.evaluation.autorank import EPS, WMT25, autorank, linear_ranks, rank_stored, robust_scale
-from docmetrics.evaluation.stored import read_stored
 from docmetrics.formats.mtme_scores import read_mtme_stored
 from docmetrics.formats.stored import read_score_tsv, read_wmt25_scores, to_results
+from docmetrics.judging.ranking import EPS, WMT25, autorank, linear_ranks, rank_stored, robust_scale
+from docmetrics.judging.stored_scoring import read_stored
 from docmetrics.values.errors import InputError
 from docmetrics.values.testset import TestSet
 

@@ -16,7 +16,7 @@ import pytest
 from cli_fixtures import run_cli as run
 from plugin_fixtures import toy_dist  # noqa: F401
 
-from docmetrics.evaluation.significance import bootstrap_ci
+from docmetrics.judging.paired import bootstrap_ci
 from docmetrics.values.errors import InputError
 from docmetrics.values.result import DocScore, Result, UnitScore
 from docmetrics.values.signature import Signature

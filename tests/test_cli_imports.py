@@ -54,6 +54,6 @@ def test_the_command_line_imports_at_most_ten_names_beyond_the_public_surface():
 def test_the_check_sees_an_internal_import():
     """The walker resolves relative imports: a command importing an internal module is counted."""
     probe = ROOT / "docmetrics" / "commands" / "probe.py"
-    source = "from ..evaluation.spans import judge\nfrom ..judging import read_human\nimport docmetrics.stats\n"
-    assert imported_names(probe, source) == [("docmetrics.evaluation.spans.judge", 1),
+    source = "from ..judging.spans import judge\nfrom ..judging import read_human\nimport docmetrics.stats\n"
+    assert imported_names(probe, source) == [("docmetrics.judging.spans.judge", 1),
                                              ("docmetrics.judging.read_human", 2), ("docmetrics.stats", 3)]

@@ -14,9 +14,9 @@ from plugin_fixtures import toy_dist  # noqa: F401
 from test_mtme import build_ted, build_tiny
 
 import docmetrics
-from docmetrics.evaluation.averages import wmt_average
-from docmetrics.evaluation.metaeval import evaluate_mtme
 from docmetrics.formats.mtme import load_mtme
+from docmetrics.judging.averages import wmt_average
+from docmetrics.judging.evaluate import evaluate_mtme
 from docmetrics.judging.mtme import mtme_metric_name
 from docmetrics.values.result import Result, UnitScore
 from docmetrics.values.signature import Signature

@@ -13,8 +13,8 @@ from plugin_fixtures import toy_dist  # noqa: F401
 
 import docmetrics
 from docmetrics.algorithms.detection import detect
-from docmetrics.evaluation import significance
-from docmetrics.evaluation.metaeval import evaluate_wmt
+from docmetrics.judging import paired as significance
+from docmetrics.judging.evaluate import evaluate_wmt
 from docmetrics.judging.mtme import write_mtme_scores
 from docmetrics.values.result import Result
 from docmetrics.values.testset import TestSet

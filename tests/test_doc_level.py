@@ -9,8 +9,8 @@ import pytest
 import scipy.stats
 
 from docmetrics.algorithms import wmt_stats as ws
-from docmetrics.evaluation.doc_level import doc_gold
-from docmetrics.evaluation.metaeval import evaluate_wmt
+from docmetrics.judging.doc_level import doc_gold
+from docmetrics.judging.evaluate import evaluate_wmt
 from docmetrics.values.errors import InputError
 from docmetrics.values.result import DocScore, Result, UnitScore
 from docmetrics.values.signature import Signature

@@ -201,7 +201,7 @@ def test_a_reference_named_twice_is_used_once(tiny, capsys, argv, code, present,
 def heatmap_points(stats):
     from types import SimpleNamespace
 
-    from docmetrics.evaluation.sweep import Point
+    from docmetrics.judging.sweeps import Point
 
     points = []
     for (w, s), value in stats.items():
@@ -274,7 +274,7 @@ def test_a_system_without_human_scores_is_named(human_files, capsys, argv, code,
     ("zzz.txt", ["Nemo", "hyp"], None),
 ])
 def test_closest_system(name, human, closest):
-    from docmetrics.evaluation.human import closest_system
+    from docmetrics.judging.human_match import closest_system
 
     assert closest_system(name, human) == closest
 

@@ -162,7 +162,7 @@ def test_equal_human_scores_say_zero_variance_not_no_paired_scores(capsys, tmp_p
 
 
 def test_fewer_than_two_paired_scores_is_said_as_such():
-    from docmetrics.evaluation.human_clusters import from_rows, human_clusters
+    from docmetrics.judging.clusters import from_rows, human_clusters
 
     # two systems that judged different items: no paired score, and one score each (no variance either)
     data = from_rows({"A": [70.0, None], "B": [None, 50.0]}, ["news", "news"], source="toy", lp="en-de")
@@ -221,8 +221,8 @@ def test_an_http_endpoint_is_taken_and_named_in_the_signature(value):
 
 # -- 5. --list -----------------------------------------------------------------------------------------------------
 TOY = '''
-from docmetrics.evaluation.human_clusters import ClusteredSystem, HumanRanking
-from docmetrics.evaluation.statistics import Statistic
+from docmetrics.judging.clusters import ClusteredSystem, HumanRanking
+from docmetrics.judging.statistics import Statistic
 from docmetrics.judging import EvalSet
 from docmetrics.judging.formats import HumanFormat
 from docmetrics.judging.rules import ClusterRule
@@ -268,7 +268,7 @@ def _section(out: str, title: str) -> list[str]:
 
 
 def test_list_shows_every_format_and_rule_with_a_description(capsys):
-    from docmetrics.evaluation.human_clusters import RULES
+    from docmetrics.judging.clusters import RULES
     from docmetrics.judging.formats import BUILTIN
 
     code, out, err = run_cli(capsys, "--list")

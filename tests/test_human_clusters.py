@@ -1,4 +1,4 @@
-"""Human clusters (docmetrics.evaluation.human_clusters, ``docmetrics rank --genmt/--human/--mtme``): each
+"""Human clusters (docmetrics.judging.clusters, ``docmetrics rank --genmt/--human/--mtme``): each
 rule against an independent computation with scipy written here, on data made here (ties, missing
 segments, two waves, two and six systems, a system equal to another); the command line on a tiny GenMT
 file, with the agreement of a stored metric; bad input exits 2 with one line; and the WMT24 ESA release
@@ -15,7 +15,7 @@ import pytest
 import scipy.stats
 from cli_fixtures import run_cli
 
-from docmetrics.evaluation.human_clusters import cluster_agreement, from_genmt, from_rows, human_clusters
+from docmetrics.judging.clusters import cluster_agreement, from_genmt, from_rows, human_clusters
 from docmetrics.values.errors import InputError, SpecError
 
 pytestmark = pytest.mark.filterwarnings("ignore::RuntimeWarning")

@@ -222,7 +222,7 @@ def test_bad_calls_name_the_file_and_the_fix(genmt, tmp_path, call, error, needl
 
 # -- plugins ---------------------------------------------------------------------------------------------------
 TOY = '''
-from docmetrics.evaluation.human_clusters import ClusteredSystem, HumanRanking
+from docmetrics.judging.clusters import ClusteredSystem, HumanRanking
 from docmetrics.judging import EvalSet, HumanFormat
 from docmetrics.judging.rules import ClusterRule
 from docmetrics.formats.human_tsv import HumanScores

@@ -55,7 +55,7 @@ def test_judging_output(files, capsys, argv, code, present, absent):
 
 def test_the_bootstrap_count_is_the_number_of_multisets():
     """C(2n-1, n): the distinct resamples with replacement of n documents, counted by enumeration."""
-    from docmetrics.evaluation.significance import few_documents_warning
+    from docmetrics.judging.paired import few_documents_warning
 
     for n in (2, 3, 4, 5):
         distinct = len({tuple(sorted(c)) for c in itertools.product(range(n), repeat=n)})

@@ -12,8 +12,8 @@ from plugin_fixtures import toy_dist  # noqa: F401
 
 from docmetrics.algorithms.correlation import kendall, pairwise_accuracy, pearson, ranks, spearman
 from docmetrics.cli import main
-from docmetrics.evaluation.human import match_systems
 from docmetrics.formats.human_tsv import load_human
+from docmetrics.judging.human_match import match_systems
 from docmetrics.values.errors import InputError
 
 
@@ -281,7 +281,7 @@ def test_cli_metaeval_errors(toy_dist, files, capsys, tmp_path):
 
 
 def test_a_statistic_by_any_of_its_names():
-    from docmetrics.evaluation.metaeval import MetaEval
+    from docmetrics.judging.evaluate import MetaEval
 
     e = MetaEval("m", "m", "", ["a", "b"], [1.0, 2.0], [1.0, 2.0], agree=1, pairs=1,
                  values={"pearson": 1.0, "spearman": 1.0, "kendall": 1.0, "accuracy": 1.0, "spa": 0.9,
@@ -297,8 +297,8 @@ def test_a_metaeval_holds_values_and_notes_by_statistic():
     """Every statistic computed is an entry of ``values`` under its registry name (the attributes are views
     of it), and why one has none is in ``notes`` under the same name: the segment correlations take the
     segment level's reason where they have none of their own."""
-    from docmetrics.evaluation import statistics as stats
-    from docmetrics.evaluation.metaeval import MetaEval, evaluate_wmt
+    from docmetrics.judging import statistics as stats
+    from docmetrics.judging.evaluate import MetaEval, evaluate_wmt
     from docmetrics.values.result import Result, UnitScore
     from docmetrics.values.signature import Signature
 
@@ -336,8 +336,8 @@ def test_a_metaeval_holds_values_and_notes_by_statistic():
 def test_a_statistic_of_docmetrics_own_is_one_registry_entry(monkeypatch):
     """A statistic added to the registry with its ``compute`` needs no other edit: it is computed, is a
     key of both JSON layouts and a statistic PERM-BOTH may be asked to compare."""
-    from docmetrics.evaluation import statistics as stats
-    from docmetrics.evaluation.metaeval import evaluate_wmt
+    from docmetrics.judging import statistics as stats
+    from docmetrics.judging.evaluate import evaluate_wmt
     from docmetrics.values.result import Result
     from docmetrics.values.signature import Signature
 
@@ -361,8 +361,8 @@ def test_the_statistics_compared_by_default_are_read_from_the_registry(monkeypat
     """A statistic marked main (a plugin's, or one added to the registry) is compared between metrics by
     default, as the WMT ranking statistics are; PDP and the document level where asked for; then an
     average's statistics, each once."""
-    from docmetrics.evaluation import statistics as stats
-    from docmetrics.evaluation.metaeval import DOC_MAIN_STATISTICS, compared_statistics
+    from docmetrics.judging import statistics as stats
+    from docmetrics.judging.evaluate import DOC_MAIN_STATISTICS, compared_statistics
 
     main = ("pearson", "accuracy", "spa", "seg_acc_eq", "seg_pearson")
     assert compared_statistics() == main

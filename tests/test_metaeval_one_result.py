@@ -16,9 +16,9 @@ from test_mtme import build_tiny
 
 import docmetrics
 import docmetrics.judging as judging
-from docmetrics.evaluation import averages
-from docmetrics.evaluation.metaeval import evaluate_mtme, evaluate_wmt
-from docmetrics.evaluation.metaeval_human import evaluate_human
+from docmetrics.judging import averages
+from docmetrics.judging.evaluate import evaluate_mtme, evaluate_wmt
+from docmetrics.judging.metaeval_human import evaluate_human
 from docmetrics.values.errors import InputError, SpecError
 
 HYPS = [f"{s}.txt" for s in SYSTEMS]

@@ -199,7 +199,7 @@ def test_bad_input_exits_2_with_one_line(xcomet, mqm, tmp_path, capsys, name, ar
 @pytest.mark.parametrize("spec", ["chrf", "bleu"])
 def test_a_metric_without_spans_is_refused_before_it_scores(mqm, capsys, monkeypatch, spec):
     """issue 37: -m chrf --spans was refused only after scoring (19-26 s on real data): now before."""
-    import docmetrics.evaluation.scoring as scoring
+    import docmetrics.judging.score_systems as scoring
 
     monkeypatch.setattr(scoring, "score_metrics", lambda *a, **k: pytest.fail("scored before it was refused"))
     code, out, err = run(capsys, "--human", mqm, "-m", spec, "--ref", "refA", "--spans")

@@ -1,5 +1,5 @@
 """MTME data directories (docmetrics.formats.mtme) and the WMT meta-evaluation over them
-(docmetrics.evaluation.metaeval): a tiny directory built here, and WMT21 TED en-de from ../shared."""
+(docmetrics.judging.evaluate): a tiny directory built here, and WMT21 TED en-de from ../shared."""
 
 import importlib.util
 import json
@@ -15,10 +15,10 @@ from mtme_fixtures import read_back
 
 from docmetrics.algorithms import wmt_stats as ws
 from docmetrics.algorithms.correlation import pairwise_accuracy
-from docmetrics.evaluation.averages import wmt_average
-from docmetrics.evaluation.metaeval import evaluate_mtme, evaluate_wmt
 from docmetrics.formats.mtme import STANDARDS, load_mtme, read_mtme
 from docmetrics.formats.mtme_scores import parse_metric_filename, read_score_file
+from docmetrics.judging.averages import wmt_average
+from docmetrics.judging.evaluate import evaluate_mtme, evaluate_wmt
 from docmetrics.judging.mtme import mtme_metric_name, write_mtme_scores
 from docmetrics.values.errors import InputError
 from docmetrics.values.result import Coverage, DocScore, Result, UnitScore

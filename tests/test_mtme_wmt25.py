@@ -10,8 +10,8 @@ from cli_fixtures import run_cli as _cli
 from mtme_fixtures import read_back
 from plugin_fixtures import toy_dist  # noqa: F401
 
-from docmetrics.evaluation.metaeval import evaluate_mtme
 from docmetrics.formats.mtme import STANDARDS, Standard, load_mtme, read_mtme
+from docmetrics.judging.evaluate import evaluate_mtme
 from docmetrics.judging.mtme import MTME_TASKS, MtmeTask, official_statistics, segment_tasks, write_mtme_scores
 from docmetrics.values.errors import InputError
 from docmetrics.values.result import Coverage, DocScore, Result, UnitScore

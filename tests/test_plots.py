@@ -183,7 +183,7 @@ def test_heatmap_names_the_test_set_by_the_inputs_passed(here, monkeypatch, caps
 
 def test_grey_cells_say_why_each_cell_has_no_value(tmp_path):
     from docmetrics.algorithms.grids import parse_grid
-    from docmetrics.evaluation.sweep import Point, heatmap_matrix
+    from docmetrics.judging.sweeps import Point, heatmap_matrix
 
     axes = parse_grid(["w=1..3", "s=1..w"])
     stats = {("2", "1"): 0.5, ("2", "2"): None, ("3", "1"): 0.7, ("3", "2"): 0.6}

@@ -614,7 +614,7 @@ def rows() -> list[Any]:
         ("metaeval-mtme-two-pairs", metaeval_two_pairs, ["en-ja"], None),
         ("metaeval-mtme-averages", metaeval_mtme_averages, ["en-ja"],
          no_python_call("wmt_average", "metaeval's WMT23/WMT24 averages over the language pairs (the command's "
-                        "own evaluation.averages.wmt_average)")),
+                        "own judging.averages.wmt_average)")),
         ("rank-scores-wmt25-jsonl", rank_scores, LPS, None),
         ("rank-scores-tsv", rank_scores_tsv, ["en-de"], None),
         *[(f"rank-rule-{rule}", rank_rule(rule), LPS, None) for rule in ("wmt25", "wmt25-adjacent", "wmt24", "wmt26")],

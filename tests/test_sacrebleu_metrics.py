@@ -17,7 +17,7 @@ from sacrebleu.metrics import BLEU, CHRF, TER
 import docmetrics
 from docmetrics.algorithms import aggregation
 from docmetrics.cli import main
-from docmetrics.evaluation import significance
+from docmetrics.judging import paired as significance
 from docmetrics.values.errors import UserError
 
 DATA = Path(docmetrics.__file__).parent / "data" / "quickstart"

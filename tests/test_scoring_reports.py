@@ -14,7 +14,7 @@ from plugin_fixtures import toy_dist  # noqa: F401
 from test_mtme import DOCS, REF_A, SRC, build_tiny
 
 import docmetrics
-from docmetrics.evaluation.scoring import Scored, ScoringObserver, score_metrics
+from docmetrics.judging.score_systems import Scored, ScoringObserver, score_metrics
 from docmetrics.values.signature import parse_signature
 from docmetrics.values.testset import TestSet
 

@@ -10,7 +10,7 @@ from plugin_fixtures import toy_dist  # noqa: F401
 
 import docmetrics
 from docmetrics.cli import main
-from docmetrics.evaluation.significance import (
+from docmetrics.judging.paired import (
     bootstrap_indices,
     doc_order,
     doc_stats,

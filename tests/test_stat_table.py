@@ -1,4 +1,4 @@
-"""One table of statistics for ``--human``, ``--genmt`` and ``--mtme`` (docmetrics.evaluation.stat_table, issue 28): the
+"""One table of statistics for ``--human``, ``--genmt`` and ``--mtme`` (docmetrics.judging.stat_table, issue 28): the
 same human scores and the same metric results given as plain files with a --human TSV, as a GenMT JSONL and as an
 MTME directory print the same columns, the same values and the same significance clusters between metrics
 (PERM-BOTH in all three), and JSON gives the same values and clusters."""
@@ -204,8 +204,8 @@ def test_metrics_that_scored_different_systems_are_compared_on_those_all_scored(
     import scipy.stats
 
     import docmetrics
-    from docmetrics.evaluation.metaeval_human import evaluate, evaluate_human
     from docmetrics.formats.human_tsv import load_human
+    from docmetrics.judging.metaeval_human import evaluate, evaluate_human
     from docmetrics.values.testset import TestSet
 
     testset = TestSet.from_lists(OUTPUTS, SRC, REFS, [f"{d}_{n}" for d, n in DOCS])
@@ -233,8 +233,8 @@ def test_equal_values_in_different_clusters_are_explained():
     """Issue 37: chrF's accuracy 0.7143 (2) beside BLEU's 0.7143 (1) came with no word why."""
     from docmetrics.algorithms.wmt_stats.perm_both import PermResult
     from docmetrics.algorithms.wmt_stats.ranking import significance_clusters
-    from docmetrics.evaluation.comparisons import Comparison
-    from docmetrics.evaluation.stat_table import significance_lines
+    from docmetrics.judging.comparisons import Comparison
+    from docmetrics.judging.stat_table import significance_lines
 
     values = {"doc-bertscore": 0.8571, "bleu": 0.7143, "chrf": 0.7143}
     p = {("doc-bertscore", "bleu"): 0.2, ("doc-bertscore", "chrf"): 0.01, ("bleu", "chrf"): 0.5}

@@ -1,4 +1,4 @@
-"""Statistics as values (issue 28, item 1): one registry (docmetrics.evaluation.statistics) behind every table,
+"""Statistics as values (issue 28, item 1): one registry (docmetrics.judging.statistics) behind every table,
 JSON layout, sweep choice, heatmap scale, average and plot panel; a statistic a third party registers through the
 entry point group ``docmetrics.statistics`` appears in ``--human``, ``--genmt`` and ``--mtme`` tables and JSON, in
 ``docmetrics sweep --stat``, in ``docmetrics metaeval`` (each language pair, ``--average``, ``--plot``), computed
@@ -18,11 +18,12 @@ from plugin_fixtures import toy_dist, write_distribution  # noqa: F401
 from test_genmt_release import sources  # noqa: F401 (the three data sources of one test set)
 from test_mtme import build_tiny
 
-from docmetrics.evaluation import averages, metaeval
-from docmetrics.evaluation import statistics as stats
-from docmetrics.evaluation.aligned import Aligned
-from docmetrics.evaluation.comparisons import compare
-from docmetrics.evaluation.sweep import DOC_STATS, SEG_STATS, STAT_CHOICES
+from docmetrics.judging import averages
+from docmetrics.judging import evaluate as metaeval
+from docmetrics.judging import statistics as stats
+from docmetrics.judging.aligned import Aligned
+from docmetrics.judging.comparisons import compare
+from docmetrics.judging.sweeps import DOC_STATS, SEG_STATS, STAT_CHOICES
 from docmetrics.plugin import registry
 from docmetrics.values.errors import InputError
 
@@ -30,7 +31,7 @@ pytestmark = pytest.mark.usefixtures("toy_dist")
 
 QE = "slide:w=1,s=1,backbone=toy"
 TOP = '''
-from docmetrics.evaluation.statistics import Statistic
+from docmetrics.judging.statistics import Statistic
 
 
 def top_system(data):
@@ -49,7 +50,7 @@ TOP = Statistic("top_agree", "system", "the metric's best system is the humans'"
 TWINS = '''
 import statistics
 
-from docmetrics.evaluation.statistics import Statistic
+from docmetrics.judging.statistics import Statistic
 
 
 def pearson_twin(data):
@@ -121,7 +122,7 @@ def test_a_registered_statistic_is_computed_on_oriented_scores(top):
     from test_direction import SYSTEMS as FOUR
 
     import docmetrics
-    from docmetrics.evaluation.metaeval import evaluate_wmt
+    from docmetrics.judging.evaluate import evaluate_wmt
     from docmetrics.values.testset import TestSet
 
     assert [s.name for s in stats.statistics() if s.compute] == ["top_agree"]
@@ -233,7 +234,7 @@ def test_evaluate_wmt_compares_a_registered_statistic_with_clusters(top, twins):
     from test_direction import SYSTEMS as FOUR
 
     import docmetrics
-    from docmetrics.evaluation.metaeval import evaluate_wmt
+    from docmetrics.judging.evaluate import evaluate_wmt
     from docmetrics.values.testset import TestSet
 
     testset = TestSet.from_lists(FOUR, SOURCES, None, DOC_IDS)
@@ -260,7 +261,7 @@ BAD_PLUGINS = [
 
 @pytest.mark.parametrize("obj,message", BAD_PLUGINS, ids=[b[1][:30] for b in BAD_PLUGINS])
 def test_a_bad_plugin_statistic_is_refused_naming_it(tmp_path, obj, message):
-    text = f"from docmetrics.evaluation.statistics import Statistic\nX = {obj}\n"
+    text = f"from docmetrics.judging.statistics import Statistic\nX = {obj}\n"
     with installed(tmp_path / "bad", "bad-stat", "bad_stat", text, "x_stat = bad_stat:X\n"):
         with pytest.raises(InputError, match="statistic 'x_stat' \\(a plugin\\)") as caught:
             stats.statistics()
@@ -328,8 +329,8 @@ def test_metaeval_shows_averages_and_plots_a_registered_statistic(top, tiny, cap
 def test_an_average_of_compared_statistics_has_clusters(top, tmp_path):
     from test_mtme import OUTPUTS, length_ratio, sentence_results
 
-    from docmetrics.evaluation.metaeval import MAIN_STATISTICS, evaluate_mtme
     from docmetrics.formats.mtme import load_mtme
+    from docmetrics.judging.evaluate import MAIN_STATISTICS, evaluate_mtme
 
     evals = []
     for lp, out in (("en-de", OUTPUTS), ("zh-en", {**OUTPUTS, "sysA": OUTPUTS["sysB"], "sysB": OUTPUTS["sysA"]})):

@@ -327,7 +327,7 @@ def _williams_by_hand(r12, r13, r23, n):
 
 
 def test_williams_between_two_metrics_equals_the_formula():
-    from docmetrics.evaluation.comparisons import williams
+    from docmetrics.judging.comparisons import williams
 
     human = [1.0, 2.0, 3.0, 4.0, 5.0, 7.0]
     a, b = [1.1, 2.0, 3.1, 4.0, 5.1, 6.0], [1.5, 2.0, 3.1, 4.0, 5.5, 9.0]

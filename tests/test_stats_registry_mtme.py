@@ -19,7 +19,7 @@ from cli_fixtures import run_cli
 from test_golden_cli import ESA, HYPS, MTME, TEXTS, folder  # noqa: F401 - the golden commands' inputs, a fixture
 
 import docmetrics
-from docmetrics.evaluation import statistics as registry
+from docmetrics.judging import statistics as registry
 from docmetrics.values.errors import InputError
 
 OPT_IN = ("kendall_c", "seg_kendall_c", "seg_kendall_23", "seg_kendall_like", "seg_pearson_micro")

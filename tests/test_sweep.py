@@ -11,7 +11,7 @@ from plugin_fixtures import toy_dist  # noqa: F401
 from docmetrics.algorithms.correlation import pairwise_accuracy
 from docmetrics.algorithms.grids import expand_grid, parse_grid, point_spec
 from docmetrics.cli import main
-from docmetrics.evaluation.sweep import heatmap_matrix
+from docmetrics.judging.sweeps import heatmap_matrix
 from docmetrics.values.errors import SpecError
 
 SRC = [f"Source sentence {i} says {'w ' * (i % 5)}" for i in range(13)]
@@ -220,8 +220,8 @@ def test_table_heatmap_and_skipped_points(toy_dist, files, capsys):
     img = matplotlib.image.imread(str(png))
     assert img.ndim == 3 and img.shape[0] > 100 and img.shape[1] > 100
     # the matrix behind it: rows w, columns s, NaN where s > w
-    from docmetrics.evaluation.metaeval import MetaEval
-    from docmetrics.evaluation.sweep import Point
+    from docmetrics.judging.evaluate import MetaEval
+    from docmetrics.judging.sweeps import Point
 
     points = []
     for p in report["points"]:

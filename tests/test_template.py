@@ -15,7 +15,7 @@ import pytest
 
 import docmetrics
 from docmetrics.algorithms import aggregation
-from docmetrics.evaluation.significance import paired_test
+from docmetrics.judging.paired import paired_test
 
 SRC = [
     "The weather was cold in the morning.", "John put on his winter jacket.",

@@ -1,4 +1,4 @@
-"""``rank --rule wmt26`` (docmetrics.evaluation.human_clusters) against a transcription of WMT26's
+"""``rank --rule wmt26`` (docmetrics.judging.clusters) against a transcription of WMT26's
 ``humeval/02-analyze_results.py`` (wmt-conference/wmt26-general-mt at 1fa5211) written here: per item the
 mean of its annotations, systems sorted by their mean item score, ``ttest_rel``/``ttest_ind`` with
 ``nan_policy="omit"``, a cluster where every system above differs from every system below, a local mark
@@ -19,7 +19,7 @@ import scipy.stats
 from cli_fixtures import run_cli
 from test_human_clusters import SCORES, genmt_file, make
 
-from docmetrics.evaluation.human_clusters import from_genmt, from_rows, human_clusters
+from docmetrics.judging.clusters import from_genmt, from_rows, human_clusters
 
 pytestmark = pytest.mark.filterwarnings("ignore::RuntimeWarning")
 SHARED = Path(__file__).resolve().parents[2] / "shared" / "data"

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import argparse
 
-from ..evaluation.doc_level import DOC_RULES
 from ..formats.human_tsv import SCORE_COLUMNS
+from ..judging.doc_level import DOC_RULES
 
 
 def add_level_arguments(g: argparse._ActionsContainer) -> None:

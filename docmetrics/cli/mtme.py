@@ -6,7 +6,7 @@ import argparse
 from typing import Any
 
 from ..algorithms import wmt_stats as ws
-from ..evaluation.metaeval import MAIN_STATISTICS
+from ..judging.evaluate import MAIN_STATISTICS
 
 
 # -- options ----------------------------------------------------------------------------------------------

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import argparse
 
-from ..evaluation.significance import (
+from ..judging.paired import (
     DEFAULT_CI_LEVEL,
     DEFAULT_N,
     DEFAULT_SEED,

@@ -8,7 +8,7 @@ from typing import Sequence
 
 from ..commands.options import SweepOptions
 from ..commands.sweep import run
-from ..evaluation.sweep import SEG_STATS, STAT_CHOICES
+from ..judging.sweeps import SEG_STATS, STAT_CHOICES
 from . import human as human_cli
 from . import report as report_cli
 from .args import (

@@ -132,7 +132,7 @@ def _builtin_rows(kind: str) -> list[tuple[str, str, str]]:
 
         return [(f.name, f"docmetrics {__version__}", f.title) for f in BUILTIN]
     if kind == "cluster_rule":
-        from ..evaluation.human_clusters import RULES
+        from ..judging.clusters import RULES
 
         return [(name, f"docmetrics {__version__}", text) for name, text in RULES.items()]
     return []

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from typing import Sequence
 
-from ..evaluation.labels import column, metric_labels, namer
-from ..evaluation.text import num, table
+from ..judging.labels import column, metric_labels, namer
+from ..judging.text import num, table
 
 __all__ = ["num", "table", "tsv", "metric_labels", "column", "columns", "namer", "units_cut", "coverage_lines"]
 

@@ -7,8 +7,8 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from ..algorithms.wmt_stats import DEFAULT_SEED
-from ..evaluation import statistics as stats
 from ..formats.human_tsv import HumanScores, load_human
+from ..judging import statistics as stats
 from ..values.errors import InputError, UserError
 from ..values.result import Result
 from ..values.testset import TestSet

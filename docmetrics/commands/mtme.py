@@ -3,7 +3,7 @@
 data options), what is said while a test set is scored, and the table of a language pair.  The work is
 :func:`docmetrics.judging.run_mtme` (read, score, write), then the library's
 :func:`docmetrics.judging.meta_evaluate` on what :meth:`docmetrics.judging.MtmeRun.evalset` makes of the data read (the
-one MTME meta-evaluation), printed by :func:`docmetrics.evaluation.metaeval_text.mtme_text` (as
+one MTME meta-evaluation), printed by :func:`docmetrics.judging.metaeval_text.mtme_text` (as
 ``MetaEvaluation.to_text()``); every path and option is checked before a model is loaded."""
 
 from __future__ import annotations
@@ -14,7 +14,6 @@ import sys
 from dataclasses import replace
 from typing import Any, Sequence, TextIO
 
-from ..evaluation.metaeval_text import mtme_text
 from ..judging import (
     NO_HUMAN_SCORES,
     ONE_SYSTEM,
@@ -25,6 +24,7 @@ from ..judging import (
     mtme_metric_name,
     run_mtme,
 )
+from ..judging.metaeval_text import mtme_text
 from ..values.errors import UserError
 from . import stored as stored_cli
 from .common import session_scope, width

@@ -9,8 +9,8 @@ import math
 import re
 from typing import TYPE_CHECKING, Any, Mapping, Sequence
 
-from ..evaluation import statistics as stats
-from ..evaluation.averages import SCHEMES
+from ..judging import statistics as stats
+from ..judging.averages import SCHEMES
 from ..values.errors import InputError, UserError
 
 if TYPE_CHECKING:

@@ -8,7 +8,6 @@ from __future__ import annotations
 
 from typing import Any, Sequence, TextIO
 
-from ..evaluation.stored import NO_PAIR, StoredScores, read_stored
 from ..formats.stored import parse_direction
 from ..judging import (
     AutoRank,
@@ -18,6 +17,7 @@ from ..judging import (
     autorank,
     autorank_clusters,
 )
+from ..judging.stored_scoring import NO_PAIR, StoredScores, read_stored
 from ..values.errors import InputError, SpecError
 from . import human_clusters, rank_live
 from .format import column, num, table

@@ -8,10 +8,10 @@ from __future__ import annotations
 from dataclasses import replace
 from typing import Sequence
 
-from ..evaluation.scoring import score_metrics
-from ..evaluation.significance import MAX_N
-from ..evaluation.stored import StoredScorer
 from ..judging import AUTORANK_PRESETS, AutoRank, EvalSet, StoredMetric, autorank, autorank_clusters, read_human
+from ..judging.paired import MAX_N
+from ..judging.score_systems import score_metrics
+from ..judging.stored_scoring import StoredScorer
 from ..values.errors import UserError
 from ..values.result import Result
 from ..values.testset import TestSet

@@ -9,7 +9,7 @@ import sys
 from dataclasses import replace
 from typing import Any
 
-from ..evaluation.scoring import Scored, score_metrics
+from ..judging.score_systems import Scored, score_metrics
 from ..values.errors import UserError
 from ..values.sacrebleu_signature import read_sacrebleu_signature
 from . import genmt, mtme, significance

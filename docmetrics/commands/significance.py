@@ -8,7 +8,7 @@ import os
 from dataclasses import replace
 from typing import Any
 
-from ..evaluation.significance import (
+from ..judging.paired import (
     ALPHA,
     DEFAULT_CI_LEVEL,
     DEFAULT_N,

@@ -13,9 +13,9 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..algorithms.spans import PARTIAL_CREDIT
-from ..evaluation.scoring import Scored
-from ..evaluation.spans import SPAN_METRICS, SpanGold, SpanJudgement, genmt_gold, gives_no_spans, mqm_gold, no_spans
 from ..formats.mqm_tsv import MqmRatings, is_human_name
+from ..judging.score_systems import Scored
+from ..judging.spans import SPAN_METRICS, SpanGold, SpanJudgement, genmt_gold, gives_no_spans, mqm_gold, no_spans
 from ..values.errors import UserError
 from .format import metric_labels, num, table
 from .messages import note, warn
@@ -182,8 +182,8 @@ def _metrics_judged(opts: RunOptions, specs: list[str], scored: _Scored) -> list
     judged as one predictor, named by its -m spec.  Every metric is loaded, and with a raw MQM file
     checked to have the reference it needs, before any scores."""
     from .. import api
-    from ..evaluation.scoring import score_metrics
     from ..judging import uses_reference
+    from ..judging.score_systems import score_metrics
     from .common import session_scope
 
     with session_scope(opts, cache=opts.cache) as session:

@@ -1,7 +1,7 @@
 """Stored scores in the judging commands: ``--scores FILE... --stored NAME...|all --direction NAME=higher|lower``
 of ``docmetrics`` (with ``--human``, ``--genmt``, ``--paired-bs``/``--paired-ar``, ``--mtme``) and
 ``docmetrics metaeval``.  Each stored metric joins the run as a metric whose units are already scored
-(:class:`~docmetrics.evaluation.stored.StoredScorer`), named ``stored:NAME`` among the metrics, and is
+(:class:`~docmetrics.judging.stored_scoring.StoredScorer`), named ``stored:NAME`` among the metrics, and is
 checked against the run's test set before any model loads."""
 
 from __future__ import annotations
@@ -9,9 +9,9 @@ from __future__ import annotations
 from dataclasses import replace
 from typing import Sequence, TypeVar
 
-from ..evaluation.stored import NO_PAIR, StoredScorer, choose_stored, read_stored
 from ..formats.stored import StoredMetric, parse_direction
 from ..judging import read_mtme_dir
+from ..judging.stored_scoring import NO_PAIR, StoredScorer, choose_stored, read_stored
 from ..values.errors import InputError, SpecError, UserError
 from ..values.testset import TestSet
 from .conflicts import NEEDS_FOR, Conflicts, Option
@@ -121,7 +121,7 @@ def _check_declared(declared: dict[str, bool], names: Sequence[str], where: str)
 def stored_metrics(metrics: dict[str, StoredMetric], lp: str, wanted: Sequence[str] | None, preset: str | None,
                    where: str) -> dict[str, StoredMetric]:
     """The stored metrics of a language pair to rank or compare: ``wanted`` (--stored), else the preset's, else
-    all (:func:`~docmetrics.evaluation.stored.choose_stored`: an InputError naming a metric the files lack)."""
+    all (:func:`~docmetrics.judging.stored_scoring.choose_stored`: an InputError naming a metric the files lack)."""
     if (not wanted or wanted == ["all"]) and preset:
         from ..judging import AUTORANK_PRESETS  # numpy: not when --help imports this module
 

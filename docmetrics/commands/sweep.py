@@ -1,5 +1,5 @@
 """``docmetrics sweep``: one metric over a parameter grid, meta-evaluated at every point (options,
-progress, the table, the JSON report and the heatmap; the work is :mod:`docmetrics.evaluation.sweep`)."""
+progress, the table, the JSON report and the heatmap; the work is :mod:`docmetrics.judging.sweeps`)."""
 
 from __future__ import annotations
 
@@ -13,10 +13,10 @@ import textwrap
 from typing import Any, Sequence, TextIO
 
 from ..algorithms.grids import Axis
-from ..evaluation import statistics as stats
-from ..evaluation.stat_table import columns as stat_columns
-from ..evaluation.sweep import Point, heatmap_matrix, plan
 from ..formats.human_tsv import load_human
+from ..judging import statistics as stats
+from ..judging.stat_table import columns as stat_columns
+from ..judging.sweeps import Point, heatmap_matrix, plan
 from ..values.errors import InputError, UserError
 from . import human as human_cli
 from . import report as report_cli

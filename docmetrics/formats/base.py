@@ -73,7 +73,7 @@ class EvalSet:
     @functools.cached_property
     def spans(self) -> Any:
         """The human error spans (GenMT ESA errors, raw MQM marks) that span predictions are judged against (a
-        :class:`~docmetrics.evaluation.spans.SpanGold`)."""
+        :class:`~docmetrics.judging.spans.SpanGold`)."""
         if self.make_spans is None:
             raise InputError(f"{self.source}: a {self.format} file holds no human error spans; give a GenMT file "
                              "with ESA errors or a raw MQM file")
@@ -110,7 +110,7 @@ class HumanFormat:
     ``lp`` (None: the only one, or the file's, where it names none) with ``options`` (only names listed in
     ``options`` reach it) and returns an :class:`EvalSet`.  ``gives``: what an EvalSet of it holds, in words.
     ``spans(evalset)``, where the form has human error spans, builds their gold (a
-    :class:`~docmetrics.evaluation.spans.SpanGold`) from an EvalSet it read: what :attr:`EvalSet.spans` gives,
+    :class:`~docmetrics.judging.spans.SpanGold`) from an EvalSet it read: what :attr:`EvalSet.spans` gives,
     built when first asked for (a reader may instead set ``make_spans`` on the EvalSet itself)."""
 
     name: str

@@ -192,7 +192,7 @@ class GenmtPair:
 
     def human_scores(self, systems: Sequence[str] | None = None) -> dict[str, list[float | None]]:
         """``system -> [ESA score or None per segment]`` (in segment order: the human scores
-        :func:`docmetrics.evaluation.metaeval.evaluate_wmt` takes as ``human_seg``); systems
+        :func:`docmetrics.judging.evaluate.evaluate_wmt` takes as ``human_seg``); systems
         without any judgement are left out."""
         out: dict[str, list[float | None]] = {}
         for name in self._systems(systems, reference_too=True):

@@ -14,7 +14,7 @@ document, ``doc_id`` the position in it, and systems named ref.../Human-... coun
 
 Everything a user can get wrong is an :class:`~docmetrics.values.errors.InputError` naming the file, the line
 and the column; matching the file's systems to those scored and placing its segments on a test set's lines
-is :mod:`docmetrics.evaluation.human`'s.
+is :mod:`docmetrics.judging.human_match`'s.
 """
 
 from __future__ import annotations

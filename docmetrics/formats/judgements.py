@@ -1,7 +1,7 @@
 """Human scores, the one container of judged data's human judgements (:class:`HumanScores`): system scores and,
 where the data has them, segment scores with each annotation's (GenMT's waves), the segments' order and domains;
-what the meta-evaluation (:mod:`docmetrics.evaluation.human`) and human clusters
-(:mod:`docmetrics.evaluation.human_clusters`) read.  A value of the judged data, so a format
+what the meta-evaluation (:mod:`docmetrics.judging.human_match`) and human clusters
+(:mod:`docmetrics.judging.clusters`) read.  A value of the judged data, so a format
 (:mod:`docmetrics.formats`) builds it: a TSV of human scores or a raw MQM file (:mod:`.human_tsv`), a GenMT pair
 (:func:`from_genmt`), an MTME test set (:func:`from_mtme`) or rows given in Python (:func:`from_rows`)."""
 

@@ -1,7 +1,7 @@
 """Stored scores: a metric whose units are already scored, read from the files people publish.
 
 Two readers live here (the MTME reader, which reuses the MTME score-file parser of
-:mod:`docmetrics.formats.mtme_scores`, is :mod:`docmetrics.evaluation.stored`):
+:mod:`docmetrics.formats.mtme_scores`, is :mod:`docmetrics.judging.stored_scoring`):
 
 * **WMT25's automatic scores** (wmt-conference/wmt25-general-mt ``data/automatic_scores/SYSTEM.jsonl``):
   one file per system, named after it; one JSON object per document with ``language_pair``

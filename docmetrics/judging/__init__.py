@@ -34,7 +34,7 @@ _MODULES = {
     "..formats.base": ("EvalSet",),
     "..formats.judgements": ("HumanScores",),
     "..formats.stored": ("StoredMetric",),
-    "..evaluation.human_clusters": ("HumanRanking", "ClusteredSystem", "ClusterAgreement"),
+    ".clusters": ("HumanRanking", "ClusteredSystem", "ClusterAgreement"),
     "..formats.wmt25_tsv": ("Submission", "wmt25_submission"),
     ".error_free_detection": ("ErrorFree", "error_free"),
     ".formats": ("HumanFormat", "read_human"),

@@ -5,7 +5,7 @@ one language pair of it into an :class:`~docmetrics.formats.base.EvalSet`.
 
 docmetrics' own formats are the modules of :mod:`docmetrics.formats` that define ``FORMAT`` (one module a form:
 ``genmt``, ``wmt26``, ``wmt25_tsv``, ``mqm``, ``human_tsv``, ...), tried in the order of their ``precedence``;
-``stored``, whose reader is still in :mod:`docmetrics.evaluation`, is declared here.  :func:`formats`
+``stored``, whose reader is still in :mod:`docmetrics.judging`, is declared here.  :func:`formats`
 lists them with what each reads.
 
 A format a third party adds is a :class:`HumanFormat` registered under the entry-point group
@@ -32,7 +32,7 @@ from .params import name_list, one_name, path_param
 __all__ = ["HumanFormat", "EvalSet", "builtin", "formats", "get", "names", "detect", "read_human", "PathLike"]
 
 
-# -- the format whose reader is in docmetrics.evaluation ------------------------------------------------------
+# -- the format whose reader is in docmetrics.judging ------------------------------------------------------
 def _is_stored(path: str) -> bool:
     if score_file_level(path) is not None:
         return True
@@ -44,7 +44,7 @@ def _is_stored(path: str) -> bool:
 
 
 def _read_stored(path: str | Sequence[str], lp: str | None, options: Mapping[str, Any]) -> EvalSet:
-    from ..evaluation.stored import NO_PAIR, read_stored
+    from .stored_scoring import NO_PAIR, read_stored
 
     paths = [path] if isinstance(path, str) else [os.fspath(p) for p in path]
     stored = read_stored(paths, lp=lp, declared=options.get("directions"))
@@ -64,15 +64,15 @@ _STORED = HumanFormat("stored", "stored scores: WMT25 automatic-scores JSONL, MT
                       _is_stored, _read_stored, ("directions",), "stored metrics (results())", precedence=40)
 
 
-# -- gold error spans: built by docmetrics.evaluation.spans, a layer above the formats ------------------------
+# -- gold error spans: built by docmetrics.judging.spans, a layer above the formats ------------------------
 def _genmt_spans(found: EvalSet) -> Any:
-    from ..evaluation.spans import genmt_gold
+    from .spans import genmt_gold
 
     return genmt_gold(found.raw, found.domains)
 
 
 def _mqm_spans(found: EvalSet) -> Any:
-    from ..evaluation.spans import mqm_gold
+    from .spans import mqm_gold
 
     return mqm_gold(found.raw)
 

@@ -3,10 +3,10 @@
 compares two metrics or more by PERM-BOTH with WMT's clusters, and returns a :class:`MetaEvaluation` whose
 values are read by the statistics registry's names and whose ``to_dict()`` and ``to_text()`` are the JSON and the
 text ``docmetrics --human`` / ``--genmt`` / ``--mtme`` print (the one result type,
-:mod:`docmetrics.evaluation.metaevaluation`); :func:`wmt_average` averages several language pairs' as the WMT
+:mod:`docmetrics.judging.metaevaluation`); :func:`wmt_average` averages several language pairs' as the WMT
 metrics tasks do.  The work is
-:func:`docmetrics.evaluation.metaeval_human.evaluate_human` (MTME data:
-:func:`docmetrics.evaluation.metaeval.evaluate_mtme`); the command line calls :func:`meta_evaluate` itself."""
+:func:`docmetrics.judging.metaeval_human.evaluate_human` (MTME data:
+:func:`docmetrics.judging.evaluate.evaluate_mtme`); the command line calls :func:`meta_evaluate` itself."""
 
 from __future__ import annotations
 
@@ -15,21 +15,21 @@ import warnings
 from typing import Mapping, Sequence, Union
 
 from ..algorithms.wmt_stats import DEFAULT_RESAMPLES, DEFAULT_SEED
-from ..evaluation import averages
-from ..evaluation import statistics as stats
-from ..evaluation.comparisons import METRIC_TESTS
-from ..evaluation.doc_level import DOC_RULES, doc_gold
-from ..evaluation.human import closest_system, match_systems, segment_rows
-from ..evaluation.labels import row_labels
-from ..evaluation.metaeval import compared_statistics, evaluate_mtme
-from ..evaluation.metaeval_human import evaluate_human
-from ..evaluation.metaeval_text import esa_description, human_description
-from ..evaluation.metaevaluation import LEVELS, MetaEvaluation
 from ..formats.base import EvalSet
 from ..formats.human_tsv import HumanScores
 from ..values.errors import DocMetricsWarning, InputError, SpecError
 from ..values.result import Result
 from ..values.testset import TestSet
+from . import averages
+from . import statistics as stats
+from .comparisons import METRIC_TESTS
+from .doc_level import DOC_RULES, doc_gold
+from .evaluate import compared_statistics, evaluate_mtme
+from .human_match import closest_system, match_systems, segment_rows
+from .labels import row_labels
+from .metaeval_human import evaluate_human
+from .metaeval_text import esa_description, human_description
+from .metaevaluation import LEVELS, MetaEvaluation
 from .params import name_list
 
 __all__ = ["MetaEvaluation", "meta_evaluate", "check_human", "describe_human", "wmt_average", "WmtAverage", "LEVELS"]
@@ -267,7 +267,7 @@ def describe_human(human: EvalSet | HumanScores, *, column: str | None = None, l
 def _mtme(pairs: Sequence[tuple[str, list[Result]]], data: EvalSet, *, levels: Sequence[str] | None,
           wanted: tuple[str, ...], n_resamples: int, seed: int | None, exclude: Sequence[str], exclude_humans: bool,
           doc_rule: str, metric_test: str, pdp: bool, short: bool) -> MetaEvaluation:
-    """:func:`meta_evaluate` on MTME data: :func:`~docmetrics.evaluation.metaeval.evaluate_mtme` on its own human
+    """:func:`meta_evaluate` on MTME data: :func:`~docmetrics.judging.evaluate.evaluate_mtme` on its own human
     scores, what ``docmetrics --mtme`` and ``docmetrics metaeval`` print."""
     specs = [spec for spec, _ in pairs]
     twice = [spec for k, spec in enumerate(specs) if spec in specs[:k]]

@@ -2,7 +2,7 @@
 
 * :func:`run_mtme` reads each language pair of a test set
   (:func:`~docmetrics.formats.mtme.load_mtme`), loads every metric with the caller's loader, scores every
-  system (:func:`~docmetrics.evaluation.scoring.score_metrics`, the loop every run scores with) and writes the
+  system (:func:`~docmetrics.judging.score_systems.score_metrics`, the loop every run scores with) and writes the
   metrics' score files (:func:`write_mtme_scores`): what ``docmetrics --mtme`` and ``docmetrics metaeval`` run
   before they meta-evaluate the metrics with :func:`~docmetrics.judging.meta_evaluate` (the one MTME
   meta-evaluation).  Every language pair is read before any metric is loaded, and every metric is loaded (and
@@ -24,9 +24,6 @@ import re
 from dataclasses import dataclass, field
 from typing import Any, Callable, Mapping, Sequence
 
-from ..evaluation.metaevaluation import MetaEvaluation
-from ..evaluation.scoring import Scored, ScoringObserver, score_metrics
-from ..evaluation.stored import StoredScorer, StoredScores, choose_stored
 from ..formats.base import EvalSet
 from ..formats.mtme import MtmeTestSet, load_mtme, mtme_evalset
 from ..formats.mtme_scores import STORED_LEVELS, parse_metric_filename, read_mtme_stored, score_file_level
@@ -37,6 +34,9 @@ from ..values.errors import InputError, shown
 from ..values.result import Result
 from ..values.signature import ParsedSignature
 from ..values.testset import TestSet
+from .metaevaluation import MetaEvaluation
+from .score_systems import Scored, ScoringObserver, score_metrics
+from .stored_scoring import StoredScorer, StoredScores, choose_stored
 
 __all__ = ["NO_HUMAN_SCORES", "ONE_SYSTEM", "MtmeMetric", "MtmeRun", "MtmeObserver", "uses_reference", "run_mtme",
            "mtme_metric_name", "WrittenScores", "write_mtme_scores", "read_mtme_dir", "MtmeTask", "MTME_TASKS",
@@ -157,7 +157,7 @@ def uses_reference(metric: Metric) -> bool:
 def check_doc_gold(data: MtmeTestSet, systems: Sequence[str], doc_rule: str) -> None:
     """The document-level gold of ``systems`` (those with human scores) is usable: every document is
     judged for all of them or for none (raises the error naming the file before any model loads)."""
-    from ..evaluation.doc_level import doc_gold
+    from .doc_level import doc_gold
 
     name = data.human_name or data.default_human_name("seg") or data.default_human_name("sys")
     if name is None:
@@ -205,7 +205,7 @@ def run_mtme(
     meta-evaluated; the others are scored only (:attr:`MtmeRun.why_no_metaeval`).  ``doc_rule``: the
     document level is to be judged by that rule, so its gold is checked before any model loads.
     ``requested``: the signature the ``k``-th spec was given in where its metric holds none itself
-    (sacrebleu's), as :func:`~docmetrics.evaluation.scoring.score_metrics` takes it.  ``stored``: language
+    (sacrebleu's), as :func:`~docmetrics.judging.score_systems.score_metrics` takes it.  ``stored``: language
     pair -> spec -> a metric already scored (:func:`read_mtme_dir`'s), the metric of that spec (not loaded), each
     checked against the pair's test set as soon as it is read.
     """
@@ -243,7 +243,7 @@ def run_mtme(
 def read_mtme_dir(root: str, testset: str, lp: str, wanted: Sequence[str] | None,
                   declared: Mapping[str, bool] | None = None) -> list[StoredMetric]:
     """The stored metrics of an MTME directory's own ``ROOT/TESTSET/metric-scores/LP/`` that ``wanted``
-    names (as :func:`~docmetrics.evaluation.stored.choose_stored`; every one for ``all``), each with its seg, doc
+    names (as :func:`~docmetrics.judging.stored_scoring.choose_stored`; every one for ``all``), each with its seg, doc
     and sys files; only the files of the metrics named are read."""
     folder = os.path.join(root, testset, "metric-scores", lp)
     if not os.path.isdir(folder):
@@ -446,7 +446,7 @@ MTME_TASKS: dict[str, tuple[MtmeTask, ...]] = {
 }
 
 
-#: (level, MTME corr_fcn, avg_by) -> the statistic of docmetrics.evaluation.metaeval that computes it
+#: (level, MTME corr_fcn, avg_by) -> the statistic of docmetrics.judging.evaluate that computes it
 DOCMETRICS_STATISTICS: dict[tuple[str, str, str], str] = {
     ("sys", "accuracy", "none"): "accuracy",
     ("sys", "pearson", "none"): "pearson",

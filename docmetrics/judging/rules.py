@@ -1,7 +1,7 @@
 """Cluster rules as a registry: how a campaign splits systems ranked by their human scores into clusters of
 systems it cannot tell apart.  Each rule is a frozen :class:`ClusterRule` (its name, its definition in one
 line, the function that ranks); docmetrics defines ``wmt25``, ``wmt25-adjacent``, ``wmt24`` and ``wmt26``
-(:mod:`docmetrics.evaluation.human_clusters`, each read from the organisers' script), and a third party adds
+(:mod:`docmetrics.judging.clusters`, each read from the organisers' script), and a third party adds
 one under the entry-point group ``docmetrics.cluster_rules`` (``my-rule = my_pkg.rules:RULE``).  Nothing here
 prints."""
 
@@ -10,13 +10,13 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any, Callable, Mapping
 
-from ..evaluation import human_clusters as hc
 from ..values.errors import InputError, PluginError, SpecError
+from . import clusters as hc
 from .params import one_name
 
 if TYPE_CHECKING:
-    from ..evaluation.human_clusters import ClusterAgreement, HumanRanking
     from ..formats.human_tsv import HumanScores
+    from .clusters import ClusterAgreement, HumanRanking
 
 __all__ = ["ClusterRule", "BUILTIN", "rules", "names", "get", "rank", "human_clusters", "cluster_agreement",
            "report_ranking", "REPORT_RULE"]
@@ -28,7 +28,7 @@ class ClusterRule:
     :class:`~docmetrics.formats.human_tsv.HumanScores` with segment scores of at least two systems: ``systems``,
     ``lp``, ``source``, each system's ``segments`` and, where the data has several per segment, their
     ``annotations``) returns the
-    :class:`~docmetrics.evaluation.human_clusters.HumanRanking` (systems best first, each with its cluster,
+    :class:`~docmetrics.judging.clusters.HumanRanking` (systems best first, each with its cluster,
     and the tests that placed them); ``definition`` says what the rule does, in one line."""
 
     name: str
@@ -141,7 +141,7 @@ def cluster_agreement(ranking: HumanRanking, scores: Any, *, higher_is_better: M
     ``share = agree / pairs``; systems it has no score of are left out and named (``left_out``).  Each metric's
     own system scores are read, in its own direction.
 
-    ``scores``: an :class:`~docmetrics.evaluation.autorank.AutoRank` (every metric it ranked; what
+    ``scores``: an :class:`~docmetrics.judging.ranking.AutoRank` (every metric it ranked; what
     :func:`~docmetrics.judging.tools.autorank` gives), an EvalSet of stored scores or its ``stored`` mapping
     (every stored metric: the mean over its scored segments), or ``{metric: {system: score or None}}`` with
     ``higher_is_better`` (``{metric: bool}``, default higher).  ``to_dict()`` of each is a row of the
@@ -149,8 +149,8 @@ def cluster_agreement(ranking: HumanRanking, scores: Any, *, higher_is_better: M
 
     >>> [a.share for a in cluster_agreement(human_clusters(data), autorank(results))]   # doctest: +SKIP
     """
-    from ..evaluation.autorank import AutoRank
     from ..formats.base import EvalSet
+    from .ranking import AutoRank
 
     def each(name: str, by_system: Mapping[str, float | None], higher: bool, info: Mapping[str, Any]
              ) -> ClusterAgreement:

@@ -12,10 +12,13 @@ import tempfile
 from typing import Any, Callable, ContextManager, Mapping, Sequence, Union
 
 from ..algorithms.wmt_stats import DEFAULT_SEED
-from ..evaluation.autorank import EPS, AutoRank, own_score_notes, rank_results, rank_stored
-from ..evaluation.autorank import PRESETS as AUTORANK_PRESETS
-from ..evaluation.autorank import autorank as autorank_scores
-from ..evaluation.significance import (
+from ..formats.base import EvalSet
+from ..formats.spans_tsv import read_spans_tsv
+from ..values.errors import InputError, SpecError, UserError
+from ..values.result import Result
+from ..values.testset import TestSet
+from .metaeval import MetaEvaluation
+from .paired import (
     DEFAULT_CI_LEVEL,
     DEFAULT_N,
     ConfidenceInterval,
@@ -23,16 +26,13 @@ from ..evaluation.significance import (
     bootstrap_ci,
     paired_test,
 )
-from ..evaluation.spans import SpanGold, SpanJudgement, judge, judge_predicted, metric_predictions, mqm_keys
-from ..evaluation.sweep import Point, Sweep, plan
-from ..evaluation.sweep import run as run_sweep
-from ..formats.base import EvalSet
-from ..formats.spans_tsv import read_spans_tsv
-from ..values.errors import InputError, SpecError, UserError
-from ..values.result import Result
-from ..values.testset import TestSet
-from .metaeval import MetaEvaluation
 from .params import name_list, one_name, path_param, results_param
+from .ranking import EPS, AutoRank, own_score_notes, rank_results, rank_stored
+from .ranking import PRESETS as AUTORANK_PRESETS
+from .ranking import autorank as autorank_scores
+from .spans import SpanGold, SpanJudgement, judge, judge_predicted, metric_predictions, mqm_keys
+from .sweeps import Point, Sweep, plan
+from .sweeps import run as run_sweep
 
 __all__ = ["autorank", "autorank_clusters", "AutoRank", "AUTORANK_PRESETS", "span_f1", "compare_systems",
            "confidence_intervals", "write_report", "read_spans_tsv", "sweep", "human_segments", "error_spans",
@@ -83,7 +83,7 @@ def autorank_clusters(scores: Mapping[str, Sequence[Result]] | EvalSet, *, ranki
     replacement ``n`` times (``seed``), the same resamples for every system and metric, each metric's system
     scores and AutoRank recomputed in each; a cluster ends between adjacent systems where the upper one ranks
     strictly better in more than ``1 - alpha`` of the resamples
-    (:mod:`docmetrics.evaluation.autorank_clusters`).  ``scores``: ``{metric: [Result per system]}``, or an
+    (:mod:`docmetrics.judging.ranking_clusters`).  ``scores``: ``{metric: [Result per system]}``, or an
     EvalSet of stored segment scores (every stored metric).  ``ranking``: the AutoRank of those scores, where
     the caller has one (its ``metric_info`` and notes kept); default :func:`autorank` of them (for an EvalSet:
     from its Results, each metric's signature and direction the stored ones).  Each system of the result has
@@ -92,8 +92,8 @@ def autorank_clusters(scores: Mapping[str, Sequence[Result]] | EvalSet, *, ranki
 
     >>> autorank_clusters({"chrf": chrf_results, "bleu": bleu_results}, n=1000).systems[0].cluster  # doctest: +SKIP
     """
-    from ..evaluation.autorank_clusters import autorank_clusters as resample
-    from ..evaluation.significance import MAX_N, MIN_DOCUMENTS
+    from .paired import MAX_N, MIN_DOCUMENTS
+    from .ranking_clusters import autorank_clusters as resample
 
     if isinstance(n, bool) or not isinstance(n, int) or not 1 <= n <= MAX_N:
         raise SpecError(f"autorank_clusters: n= takes the number of resamples, from 1 to {MAX_N}, not {n!r}",
@@ -377,7 +377,7 @@ def human_segments(human: Any, testset: TestSet) -> dict[str, Any] | None:
     """Each system's human segment scores on the test set's lines, where the file has segment scores."""
     if human is None or not getattr(human, "segment_level", False):
         return None
-    from ..evaluation.human import segment_rows
+    from .human_match import segment_rows
 
     try:
         rows = segment_rows(human, testset)

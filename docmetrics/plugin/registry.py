@@ -388,9 +388,9 @@ def kind_problem(kind: str, obj: Any) -> str:
     if kind == "tool":
         return "" if callable(obj) and not isinstance(obj, type) else f"is {what}, not a function main(argv) -> int"
     if kind == "statistic":
-        statistic = ("docmetrics.evaluation.statistics", "Statistic")
+        statistic = ("docmetrics.judging.statistics", "Statistic")
         return "" if _is_subclass_of(type(obj), *statistic) else \
-            f"is {what}, not a docmetrics.evaluation.statistics.Statistic"
+            f"is {what}, not a docmetrics.judging.statistics.Statistic"
     if kind in VALUES:
         module, qualname, public = VALUES[kind]
         return "" if _is_subclass_of(type(obj), module, qualname) else f"is {what}, not a {public}"

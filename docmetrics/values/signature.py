@@ -23,7 +23,7 @@ from .errors import SpecError
 
 _ESCAPE = set("%|,=")
 VERSION_KEY = "v"
-#: Fields a paired significance test adds to a signature (docmetrics.evaluation.significance): they describe the
+#: Fields a paired significance test adds to a signature (docmetrics.judging.paired): they describe the
 #: test, not the metric, so a signature carrying them still recomputes the metric without a warning.
 TEST_KEYS = ("bs", "ar", "seed")
 #: The field naming the third-party distributions whose plugins computed the number (``plugins:my-dist@1.0``;

@@ -26,7 +26,7 @@ from wmt_data import load  # noqa: E402
 
 def run_current(spec: str, systems: dict, data: dict) -> tuple[dict, float, float]:
     import docmetrics
-    from docmetrics.evaluation.significance import paired_test
+    from docmetrics.judging.paired import paired_test
 
     metric = docmetrics.load(spec, device="cpu", cache=None)
     results = list(metric.score_systems(systems, sources=data["src"], references=data["ref"],

@@ -25,7 +25,7 @@ __all__ = ["DEFAULT_RESAMPLES", "DEFAULT_SEED", "PermResult", "perm_both", "perm
 #: PERM-BOTH: resamples (MTME's Task default k)
 DEFAULT_RESAMPLES = 1000
 #: the default seed of every resampling docmetrics does: PERM-BOTH here, the paired tests and
-#: confidence intervals of :mod:`docmetrics.evaluation.significance` (``--seed``)
+#: confidence intervals of :mod:`docmetrics.judging.paired` (``--seed``)
 DEFAULT_SEED = 12345
 
 

@@ -114,7 +114,7 @@ def main(argv: Sequence[str] | None = None) -> int:
 def run(args: argparse.Namespace) -> int:
     import warnings
 
-    from docmetrics.evaluation.metaeval import match_systems
+    from docmetrics.judging.evaluate import match_systems
 
     from . import core
 

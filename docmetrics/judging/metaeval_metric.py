@@ -1,6 +1,6 @@
 """One metric's meta-evaluation: :class:`MetaEval`, its agreement with the humans on one language pair, every
-statistic by its name in the registry (:mod:`docmetrics.evaluation.statistics`), and its JSON object in both layouts;
-a :class:`~docmetrics.evaluation.metaevaluation.MetaEvaluation` holds one per metric judged."""
+statistic by its name in the registry (:mod:`docmetrics.judging.statistics`), and its JSON object in both layouts;
+a :class:`~docmetrics.judging.metaevaluation.MetaEvaluation` holds one per metric judged."""
 
 from __future__ import annotations
 
@@ -26,9 +26,9 @@ class MetaEval:
     """One metric's agreement with the humans on one test set (see the module docstring).
 
     ``systems``, ``metric_scores`` and ``human_scores`` are parallel: the human names in sorted order
-    (:func:`~docmetrics.evaluation.metaeval.evaluate_wmt`), or the systems as given
-    (:func:`~docmetrics.evaluation.metaeval_human.evaluate`).  ``values`` holds every statistic
-    computed, by its name in the registry (:mod:`docmetrics.evaluation.statistics`; docmetrics' own and the
+    (:func:`~docmetrics.judging.evaluate.evaluate_wmt`), or the systems as given
+    (:func:`~docmetrics.judging.metaeval_human.evaluate`).  ``values`` holds every statistic
+    computed, by its name in the registry (:mod:`docmetrics.judging.statistics`; docmetrics' own and the
     plugins'): None where it is undefined or does not apply, with the reason in ``notes`` under the same
     name; the document level is ``document``.  The statistics are also attributes (``e.pearson``,
     ``e.seg_acc_eq``, ...: views of ``values``); read any of them, by any of its names, with :meth:`get`.
@@ -100,7 +100,7 @@ class MetaEval:
         return self.accuracy
 
     def get(self, stat: str) -> float | None:
-        """A statistic by any of its names (see :mod:`docmetrics.evaluation.statistics`); None where it
+        """A statistic by any of its names (see :mod:`docmetrics.judging.statistics`); None where it
         does not apply or is undefined (NaN); an unknown name is an InputError naming those there are."""
         name = stat if stat in self.values else ALIASES.get(stat, stat)
         if name in DOC_STATISTICS:

@@ -17,7 +17,7 @@ temporary file unless ``--cache`` asks for a persistent one) means a unit scored
 chunk appears at many (w, s)) is not scored again for another; with a persistent cache, an interrupted
 sweep, run again, takes what was already scored from it.
 
-With ``--human``, each point is meta-evaluated (:func:`docmetrics.evaluation.metaeval_human.evaluate`, as
+With ``--human``, each point is meta-evaluated (:func:`docmetrics.judging.metaeval_human.evaluate`, as
 ``--human`` does; with ``--seg-level`` also SPA, acc_eq and segment-level Kendall): a table, JSON, and
 with ``--plot`` a heatmap of one statistic over two grid parameters (rows: the first, columns: the
 second), like Figure 2 of the SLIDE paper (window x stride, pairwise accuracy).
@@ -41,7 +41,7 @@ from .metaeval_human import evaluate
 __all__ = ["Sweep", "plan", "run", "Point", "heatmap_matrix", "STAT_CHOICES", "SEG_STATS", "DOC_STATS"]
 
 #: the statistics ``--stat`` takes as its help names them (MetaEval.get's names; any alias of
-#: :mod:`docmetrics.evaluation.statistics` and a plugin statistic's name are taken too)
+#: :mod:`docmetrics.judging.statistics` and a plugin statistic's name are taken too)
 STAT_CHOICES = tuple(next((a for a in s.aliases if "-" in a or a == "acc_eq"), s.name) for s in stats.BUILTIN)
 #: those that need segment-level human scores
 SEG_STATS = tuple(n for n, s in zip(STAT_CHOICES, stats.BUILTIN) if s.needs == "segment")

@@ -1,5 +1,5 @@
 """One metric's results aligned to the systems and segments of the human scores: what every statistic
-of :mod:`docmetrics.evaluation.metaeval` and every comparison of :mod:`docmetrics.evaluation.comparisons`
+of :mod:`docmetrics.judging.evaluate` and every comparison of :mod:`docmetrics.judging.comparisons`
 reads (the system scores; the per-segment scores of a metric with one unit per segment; the items of
 SPA: segments, or units paired across systems by the segments they cover)."""
 

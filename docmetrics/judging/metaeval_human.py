@@ -1,15 +1,15 @@
 """The ``--human`` side of meta-evaluation (``--human FILE``, ``--genmt FILE``, sweeps): metrics judged against
-human scores read from a file, by the one meta-evaluation of :mod:`docmetrics.evaluation.metaeval`.
+human scores read from a file, by the one meta-evaluation of :mod:`docmetrics.judging.evaluate`.
 
 * :func:`evaluate`: one metric, on the systems it scored that have a human score (sweeps judge each grid point
   so; the systems as given, with those left out and why);
 * :func:`evaluate_human`: several metrics, each judged as :func:`evaluate` judges it (its numbers are the same
   whether it is judged alone or beside others), and, with two or more, compared by PERM-BOTH on the systems
-  every metric scored (:func:`~docmetrics.evaluation.metaeval.evaluate_wmt`, as ``--mtme`` compares them),
+  every metric scored (:func:`~docmetrics.judging.evaluate.evaluate_wmt`, as ``--mtme`` compares them),
   with WMT's significance clusters.
 
 Nothing here parses arguments or prints; the result's ``to_dict()`` is the JSON of ``--human -f json``
-(:class:`~docmetrics.evaluation.metaevaluation.MetaEvaluation`).
+(:class:`~docmetrics.judging.metaevaluation.MetaEvaluation`).
 """
 
 from __future__ import annotations
@@ -24,8 +24,8 @@ from ..values.errors import InputError
 from ..values.result import Result
 from ..values.testset import TestSet
 from .comparisons import Comparison
-from .human import match_systems, segment_rows
-from .metaeval import compared_statistics, evaluate_wmt
+from .evaluate import compared_statistics, evaluate_wmt
+from .human_match import match_systems, segment_rows
 from .metaeval_metric import MetaEval
 from .metaevaluation import MetaEvaluation
 
@@ -142,7 +142,7 @@ def evaluate_human(
     ``metrics`` of the result: each metric's :class:`MetaEval` exactly as :func:`evaluate` gives it (its
     systems as given, those left out and why), under its name in ``names`` (default: its spec; the names
     must differ), in the order given.  ``comparisons``: with two metrics or more and ``n_resamples`` > 0, each
-    statistic of ``significance`` (default: :func:`~docmetrics.evaluation.metaeval.compared_statistics`, as
+    statistic of ``significance`` (default: :func:`~docmetrics.judging.evaluate.compared_statistics`, as
     ``--mtme`` compares them) compared between every pair of metrics
     by PERM-BOTH (``metric_test="williams"``: Williams' test for Pearson's r) and clustered, by
     :func:`evaluate_wmt` on the systems every metric scored (``systems``);

@@ -1,5 +1,5 @@
 """Document-level meta-evaluation: does a metric rank the systems' translations of each document as
-the humans do?  Used by :func:`docmetrics.evaluation.metaeval.evaluate_wmt` when asked for
+the humans do?  Used by :func:`docmetrics.judging.evaluate.evaluate_wmt` when asked for
 (``doc_rule``; ``--doc-level`` on the command line).
 
 * gold per (system, document): the document-level human scores where the test set has them (MTME's

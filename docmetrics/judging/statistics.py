@@ -7,8 +7,8 @@ level (averages map it to [0, 1] from its range; heatmaps centre their colours o
 (higher better for every statistic here), whether it is one of the WMT23/24 ranking statistics (compared
 by PERM-BOTH between metrics by default), what it needs (segment-level human scores, ``--pdp``,
 ``--doc-level``) and its permutation cells: what PERM-BOTH swaps between two metrics (:data:`CELLS`;
-:mod:`docmetrics.evaluation.comparisons` builds them).  The statistics docmetrics defines are computed together by
-:mod:`docmetrics.evaluation.metaeval` (they share intermediate work: SPA's p-values, acc_eq's epsilon);
+:mod:`docmetrics.judging.comparisons` builds them).  The statistics docmetrics defines are computed together by
+:mod:`docmetrics.judging.evaluate` (they share intermediate work: SPA's p-values, acc_eq's epsilon);
 a statistic added by a plugin (entry-point group ``docmetrics.statistics``, the object a
 :class:`Statistic`) brings its ``compute``, which is given a :class:`StatInput` (the systems, the metric's
 and the humans' system and segment scores, oriented: higher is better) and returns a number or None, and

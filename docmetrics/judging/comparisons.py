@@ -1,9 +1,9 @@
 """Comparing metrics on one statistic as the WMT metrics tasks do: PERM-BOTH between every pair of
 metrics (:func:`~docmetrics.algorithms.wmt_stats.perm_both`, the pair-outcome variant for ``seg_acc_eq``)
 and the significance clusters of MTME's ``AssignRanks``.  What is swapped is the statistic's permutation
-cells, as the registry declares them (:data:`docmetrics.evaluation.statistics.CELLS`): a plugin statistic
+cells, as the registry declares them (:data:`docmetrics.judging.statistics.CELLS`): a plugin statistic
 is swapped on the cells of its level and recomputed by its own ``compute`` on every resample.  Used by
-:func:`docmetrics.evaluation.metaeval.evaluate_wmt`; the averages over language pairs read the null draws
+:func:`docmetrics.judging.evaluate.evaluate_wmt`; the averages over language pairs read the null draws
 it keeps."""
 
 from __future__ import annotations

@@ -1,6 +1,6 @@
 """The one table of meta-evaluation statistics: ``--human``, ``--genmt``, ``--mtme`` (and each language pair of
 ``docmetrics metaeval``) print it, and a sweep's rows are its cells.  Its columns are read from the registry of
-statistics (:mod:`docmetrics.evaluation.statistics`), so a statistic added there, docmetrics' own or a plugin's,
+statistics (:mod:`docmetrics.judging.statistics`), so a statistic added there, docmetrics' own or a plugin's,
 is a column here with no edit.
 
 Which columns show, as data in this one place: a block (:data:`BLOCKS`: the system and segment levels, then the

@@ -1,5 +1,5 @@
 """The text of a meta-evaluation: :func:`metaeval_text` renders a
-:class:`~docmetrics.evaluation.metaevaluation.MetaEvaluation`
+:class:`~docmetrics.judging.metaevaluation.MetaEvaluation`
 as ``docmetrics --human`` / ``--genmt`` print it, :func:`mtme_text` one language pair of MTME data as ``--mtme`` and
 ``docmetrics metaeval`` print it; the library's ``MetaEvaluation.to_text`` and the command line both call them."""
 
@@ -24,7 +24,7 @@ __all__ = ["metaeval_text", "mtme_text", "human_description", "esa_description",
 
 
 class MetaEvaluation(Protocol):
-    """What the text reads of a :class:`~docmetrics.evaluation.metaevaluation.MetaEvaluation` (which calls these
+    """What the text reads of a :class:`~docmetrics.judging.metaevaluation.MetaEvaluation` (which calls these
     renderers from its ``to_text``: named here by what it has, not imported)."""
 
     lp: str
@@ -84,7 +84,7 @@ def esa_description(source: str, lp: str, segments: Mapping[str, Mapping[Any, An
 
 
 def metaeval_text(ev: MetaEvaluation, *, human: str, width: int = 4) -> str:
-    """The meta-evaluation table (:mod:`docmetrics.evaluation.stat_table`) with ``width`` decimals, what the human
+    """The meta-evaluation table (:mod:`docmetrics.judging.stat_table`) with ``width`` decimals, what the human
     scores are (``human``: :func:`human_description`, :func:`esa_description`), how each statistic is computed, the
     clusters, what is left out, the signatures: what ``docmetrics --human`` / ``--genmt`` print."""
     evals = list(ev.metrics.values())
@@ -200,7 +200,7 @@ def _title(name: str) -> str:
 
 def _mtme_table(ev: MetaEvaluation, width: int, labels: Mapping[str, int], rank_by: str, scored: Collection[str] | None,
                 explain: bool) -> str:
-    """The table of statistics (:mod:`docmetrics.evaluation.stat_table`): the metrics sorted by ``rank_by`` (those
+    """The table of statistics (:mod:`docmetrics.judging.stat_table`): the metrics sorted by ``rank_by`` (those
     without it last), each statistic with its significance cluster in parentheses, then what the columns
     mean, notes and the systems left out (of ``scored``, the systems scored, where given); ``explain``: say
     what the columns mean."""

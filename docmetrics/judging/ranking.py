@@ -23,7 +23,7 @@ system score, the mean of its unit scores over the segments it scored (for sacre
 sentence chrF, as WMT25's chrF++ column, not its corpus chrF); a metric whose units span several segments
 (SLIDE windows, ASD chunks) has no segment scores, so its own system score (its declared aggregation) is
 used, and :attr:`AutoRank.metric_info` says so (``system_score``).  Clusters of AutoRank by resampling
-documents are :mod:`docmetrics.evaluation.autorank_clusters` (WMT25 defines none).
+documents are :mod:`docmetrics.judging.ranking_clusters` (WMT25 defines none).
 """
 
 from __future__ import annotations

@@ -2,9 +2,9 @@
 
 The one meta-evaluation behind ``--human``, ``--mtme``, ``docmetrics metaeval`` and ``docmetrics sweep``:
 :func:`evaluate_wmt` (several metrics on one test set), :func:`evaluate_mtme` (with the human scores of
-an MTME test set) and :func:`~docmetrics.evaluation.metaeval_human.evaluate` (one metric against a
+an MTME test set) and :func:`~docmetrics.judging.metaeval_human.evaluate` (one metric against a
 ``--human`` file, as sweeps use it) give every metric a
-:class:`~docmetrics.evaluation.metaevaluation.MetaEval` computed by the same code, from
+:class:`~docmetrics.judging.metaevaluation.MetaEval` computed by the same code, from
 the statistics of :mod:`docmetrics.algorithms.correlation` and :mod:`docmetrics.algorithms.wmt_stats`:
 
 * system level: Pearson, Spearman and Kendall's tau-b, pairwise accuracy (``accuracy``: Kocmi et al.,
@@ -26,9 +26,9 @@ With two or more metrics, each statistic of ``significance`` is compared between
 metrics by PERM-BOTH (:func:`~docmetrics.algorithms.wmt_stats.perm_both`; the pair-outcome variant
 for ``seg_acc_eq``) and the metrics are clustered as WMT reports them (MTME's ``AssignRanks``).  The
 seed and the number of resamples are recorded in the result.  Averages over language pairs:
-:mod:`docmetrics.evaluation.averages`.
+:mod:`docmetrics.judging.averages`.
 
-Nothing here parses arguments or prints; the result is a :class:`~docmetrics.evaluation.metaevaluation.MetaEvaluation`
+Nothing here parses arguments or prints; the result is a :class:`~docmetrics.judging.metaevaluation.MetaEvaluation`
 (its ``to_dict()`` JSON-ready: NaN -> None; its ``to_text()`` what the commands print).
 """
 
@@ -48,7 +48,7 @@ from . import statistics as stats
 from .aligned import Aligned, Score, align
 from .comparisons import Comparison, compare
 from .doc_level import DOC_RULES, DOC_STATISTICS, DocGold, doc_eval, doc_gold, doc_matrix
-from .human import match_systems
+from .human_match import match_systems
 from .metaeval_metric import ALIASES, UNIT_LEVEL, MetaEval
 from .metaevaluation import MetaEvaluation
 
@@ -57,7 +57,7 @@ __all__ = [
     "MetaEval", "MetaEvaluation", "Comparison", "evaluate_wmt", "evaluate_mtme", "match_systems",
 ]
 
-# The names below are views of the one registry, :mod:`docmetrics.evaluation.statistics` (docmetrics' own
+# The names below are views of the one registry, :mod:`docmetrics.judging.statistics` (docmetrics' own
 # statistics; a plugin statistic is found there at run time).
 #: the system level without the opt-in PDP (``accuracy_mtme``: MTME's name of pairwise accuracy)
 SYS_STATISTICS = tuple(n for s in stats.BUILTIN if s.level == "system" and s.needs != "pdp"
@@ -65,7 +65,7 @@ SYS_STATISTICS = tuple(n for s in stats.BUILTIN if s.level == "system" and s.nee
 SEG_STATISTICS = stats.names("segment", plugins=False)
 STATISTICS = SYS_STATISTICS + SEG_STATISTICS
 #: opt-in statistics (``pdp=True`` / ``doc_rule``): system-level Pairwise Difference Pearson and the
-#: document level (:mod:`docmetrics.evaluation.doc_level`); the default output does not change
+#: document level (:mod:`docmetrics.judging.doc_level`); the default output does not change
 EXTRA_STATISTICS = stats.names(needs="pdp", plugins=False) + DOC_STATISTICS
 ALL_STATISTICS = STATISTICS + EXTRA_STATISTICS
 #: the statistics compared by PERM-BOTH by default when the document level is asked for
@@ -143,7 +143,7 @@ def _unit_pairs(results: Sequence[Result], order: Sequence[str], human: Mapping[
 
 def _plugin_stats(out: MetaEval, al: Aligned, order: Sequence[str], human_sys: Sequence[float],
                   human_seg: Mapping[str, Sequence[Score]] | None, asked: frozenset[str] = frozenset()) -> MetaEval:
-    """The statistics of one metric that bring their own ``compute`` (:mod:`docmetrics.evaluation.statistics`:
+    """The statistics of one metric that bring their own ``compute`` (:mod:`docmetrics.judging.statistics`:
     the plugins', and the opt-in ones named in ``asked``), each computed on the oriented scores; a segment-level
     one without segment scores is None, with the reason."""
     found = [s for s in stats.statistics(opt_in=True) if s.compute is not None and (not s.opt_in or s.name in asked)]
@@ -288,7 +288,7 @@ def evaluate_wmt(
     over (system, unit) pairs for metrics whose units span several segments (see the module docstring).
 
     Opt-in (the default output does not change): ``pdp`` adds system-level Pairwise Difference Pearson;
-    ``doc_rule`` (``mean`` or ``sum``) adds it and the document level (:mod:`docmetrics.evaluation.
+    ``doc_rule`` (``mean`` or ``sum``) adds it and the document level (:mod:`docmetrics.judging.
     doc_level`): gold from ``human_doc`` (system -> one score per document of ``doc_names``) where given,
     else from ``human_seg`` by ``doc_rule`` over the documents of ``doc_ids`` (the document of each
     segment; default: read from the metrics' units); ``human_file`` names the human scores in errors.

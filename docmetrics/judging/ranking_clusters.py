@@ -1,15 +1,15 @@
 """Clusters of AutoRank by a paired bootstrap over documents.
 
 WMT25 defines no significance test for AutoRank (its preliminary ranking prints AutoRank alone); this
-is docmetrics' own, built on the document resampling of :mod:`docmetrics.evaluation.significance`:
+is docmetrics' own, built on the document resampling of :mod:`docmetrics.judging.paired`:
 
 1. ``n`` resamples of the D documents, D drawn with replacement each time
-   (:func:`~docmetrics.evaluation.significance.bootstrap_indices`, ``numpy.random.default_rng(seed)``),
+   (:func:`~docmetrics.judging.paired.bootstrap_indices`, ``numpy.random.default_rng(seed)``),
    the same resamples for every system and every metric (paired);
 2. in each resample every metric's system score is recomputed from its documents as
-   :func:`~docmetrics.evaluation.autorank.rank_results` reads it: the mean over the scored segments of the
+   :func:`~docmetrics.judging.ranking.rank_results` reads it: the mean over the scored segments of the
    drawn documents (a metric with segment scores), or the metric's declared aggregation of the drawn
-   documents' units (one whose units span several segments; :func:`~docmetrics.evaluation.significance.
+   documents' units (one whose units span several segments; :func:`~docmetrics.judging.paired.
    doc_stats`); then AutoRank is recomputed over all systems (robust scaling, equal-weight mean, 1..N);
 3. systems are taken in the observed AutoRank order (best first); between adjacent systems A (above) and
    B (below) a cluster boundary is drawn where the share of resamples in which A does NOT rank strictly
@@ -31,8 +31,8 @@ import numpy as np
 
 from ..values.errors import InputError
 from ..values.result import Result
-from .autorank import EPS, PERCENTILE_METHOD, AutoRank, by_segments
-from .significance import ALPHA, bootstrap_indices, doc_order, doc_stats, groups_of
+from .paired import ALPHA, bootstrap_indices, doc_order, doc_stats, groups_of
+from .ranking import EPS, PERCENTILE_METHOD, AutoRank, by_segments
 
 __all__ = ["TEST", "Boundary", "AutoRankClusters", "document_sums", "resampled_system_scores",
            "resampled_autoranks", "autorank_clusters"]

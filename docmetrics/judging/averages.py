@@ -1,6 +1,6 @@
 """The overall ranking of metrics over several language pairs, as the WMT23 and WMT24 metrics tasks
 report it, or over any statistics of the registry (:func:`wmt_average`, from the per-language-pair
-:class:`~docmetrics.evaluation.metaevaluation.MetaEvaluation`).
+:class:`~docmetrics.judging.metaevaluation.MetaEvaluation`).
 
 Nothing here parses arguments or prints; every object has ``to_dict()`` (JSON-ready: NaN -> None); an average's
 ``to_text()`` is what ``docmetrics metaeval`` prints of it.

@@ -1,10 +1,10 @@
 """The result of a meta-evaluation: :class:`MetaEvaluation`, metrics judged against human scores on one language
-pair (what :func:`docmetrics.judging.meta_evaluate`, :func:`~docmetrics.evaluation.metaeval.evaluate_wmt`,
-:func:`~docmetrics.evaluation.metaeval.evaluate_mtme` and :func:`~docmetrics.evaluation.metaeval_human.evaluate_human`
-return), each metric's :class:`~docmetrics.evaluation.metaeval_metric.MetaEval` in it.  Its ``to_dict(layout)``
+pair (what :func:`docmetrics.judging.meta_evaluate`, :func:`~docmetrics.judging.evaluate.evaluate_wmt`,
+:func:`~docmetrics.judging.evaluate.evaluate_mtme` and :func:`~docmetrics.judging.metaeval_human.evaluate_human`
+return), each metric's :class:`~docmetrics.judging.metaeval_metric.MetaEval` in it.  Its ``to_dict(layout)``
 is the JSON every command prints (``human``: the list of ``--human`` / ``--genmt``; ``mtme``: the object of
-``--mtme`` and ``docmetrics metaeval``), its ``to_text()`` the text (:mod:`docmetrics.evaluation.metaeval_text`).
-Values are read by the statistics registry's names (:mod:`docmetrics.evaluation.statistics`); nothing here computes
+``--mtme`` and ``docmetrics metaeval``), its ``to_text()`` the text (:mod:`docmetrics.judging.metaeval_text`).
+Values are read by the statistics registry's names (:mod:`docmetrics.judging.statistics`); nothing here computes
 a statistic."""
 
 from __future__ import annotations
@@ -156,7 +156,7 @@ class MetaEvaluation:
     def to_text(self, width: int = 4) -> str:
         """The text ``docmetrics --human FILE`` / ``--genmt FILE ...`` prints on stdout (``-w width``): the table of
         statistics, what each is, the clusters, what was left out, the signatures; on MTME data what ``docmetrics
-        --mtme ROOT -t TESTSET -l LP -m ...`` prints (:func:`~docmetrics.evaluation.metaeval_text.mtme_text`)."""
+        --mtme ROOT -t TESTSET -l LP -m ...`` prints (:func:`~docmetrics.judging.metaeval_text.mtme_text`)."""
         from .metaeval_text import metaeval_text, mtme_text
 
         data = self.data
