@@ -14,9 +14,10 @@ from typing import Any, Sequence, TextIO
 
 from ..algorithms.grids import Axis
 from ..formats.human_tsv import load_human
+from ..judging import Point
 from ..judging import statistics as stats
 from ..judging.stat_table import columns as stat_columns
-from ..judging.sweeps import Point, heatmap_matrix, plan
+from ..judging.sweeps import heatmap_matrix, plan
 from ..values.errors import InputError, UserError
 from . import human as human_cli
 from . import report as report_cli
@@ -176,7 +177,7 @@ def write_table(points: Sequence[Point], opts: SweepOptions, out: TextIO, *, seg
 def metric_label(signature: str) -> str:
     """The metric and its model for a title, without local paths: a model directory is named by its
     last component and the fingerprint of its weights; a hub id as it is."""
-    from ..values.signature import parse_signature
+    from ..api import parse_signature
 
     parsed = parse_signature(signature)
     model = parsed.get("model", "m")
