@@ -7,8 +7,7 @@ from __future__ import annotations
 import sys
 
 from ..api import TestSet, is_jsonl, read_lines, read_testset
-from ..judging import CandidateSelection, mbr, rerank
-from ..values.candidates import read_candidates
+from ..judging import CandidateSelection, mbr, read_candidates, rerank
 from ..values.errors import UserError
 from .common import check_outputs, session_scope
 from .inputs import once_each

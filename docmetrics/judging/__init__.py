@@ -10,7 +10,8 @@ as importable calls).  Nothing here imports torch, parses arguments or prints.
 * :func:`human_clusters` and :func:`cluster_agreement` (rules: :mod:`docmetrics.judging.rules`, entry-point
   group ``docmetrics.cluster_rules``) -> :class:`HumanRanking` (of :class:`ClusteredSystem`), :class:`ClusterAgreement`;
 * :func:`autorank`, :func:`autorank_clusters` -> :class:`AutoRank` (presets: :data:`AUTORANK_PRESETS`);
-* :func:`mbr`, :func:`rerank` -> :class:`CandidateSelection` (:mod:`docmetrics.judging.mbr`);
+* :func:`mbr`, :func:`rerank` -> :class:`CandidateSelection` (:mod:`docmetrics.judging.mbr`), their candidates
+  from a JSONL file: :func:`read_candidates` -> :class:`CandidateFile`;
 * :func:`autorank`, :func:`span_f1` (gold spans from a TSV: :func:`read_spans_tsv`), :func:`compare_systems`,
   :func:`confidence_intervals`, :func:`sweep`, :func:`write_report` (:mod:`docmetrics.judging.tools`);
 * :func:`run_mtme` (score mt-metrics-eval data), :func:`write_mtme_scores` and :func:`read_mtme_dir` (MTME score files)
@@ -45,6 +46,7 @@ from .mbr import CandidateSelection, UnitChoice, mbr, rerank
 _MODULES = {
     "..algorithms.wmt_stats": ("DEFAULT_SEED", "DEFAULT_RESAMPLES"),
     "..formats.human_tsv": ("SCORE_COLUMNS",),
+    "..values.candidates": ("read_candidates", "CandidateFile"),
     ".averages": ("SCHEMES",),
     ".doc_level": ("DOC_RULES",),
     ".evaluate": ("MAIN_STATISTICS",),
@@ -79,7 +81,7 @@ __all__ = ["EvalSet", "HumanScores", "StoredMetric", "HumanFormat", "read_human"
            "ErrorFree", "wmt25_submission", "Submission", "score_metrics", "Scored", "ScoringObserver",
            "DEFAULT_SEED", "DEFAULT_RESAMPLES", "DEFAULT_N", "MAX_N", "TEST_NAMES", "ALPHA", "DEFAULT_CI_LEVEL",
            "PairedTest", "PairedResult", "ConfidenceInterval", "MAIN_STATISTICS", "SCORE_COLUMNS", "DOC_RULES",
-           "SCHEMES", "STAT_CHOICES", "SEG_STATS", "Point", "TIES", "UNITS"]
+           "SCHEMES", "STAT_CHOICES", "SEG_STATS", "Point", "TIES", "UNITS", "read_candidates", "CandidateFile"]
 
 
 def __getattr__(name: str) -> Any:
