@@ -12,10 +12,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from ..algorithms.spans import PARTIAL_CREDIT
 from ..formats.mqm_tsv import MqmRatings, is_human_name
-from ..judging import Scored
-from ..judging.spans import SPAN_METRICS, SpanGold, SpanJudgement, genmt_gold, gives_no_spans, mqm_gold, no_spans
+from ..judging import PARTIAL_CREDIT, SPAN_METRICS, Scored, SpanGold, SpanJudgement, gives_no_spans
+from ..judging.spans import genmt_gold, mqm_gold, no_spans
 from ..values.errors import UserError
 from .format import metric_labels, num, table
 from .messages import note, warn

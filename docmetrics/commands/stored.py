@@ -10,8 +10,8 @@ from dataclasses import replace
 from typing import Sequence, TypeVar
 
 from ..api import TestSet
-from ..formats.stored import StoredMetric, parse_direction
-from ..judging import read_mtme_dir
+from ..formats.stored import parse_direction
+from ..judging import StoredMetric, read_mtme_dir
 from ..judging.stored_scoring import NO_PAIR, StoredScorer, choose_stored, read_stored
 from ..values.errors import InputError, SpecError, UserError
 from .conflicts import NEEDS_FOR, Conflicts, Option

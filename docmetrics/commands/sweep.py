@@ -12,9 +12,7 @@ import shlex
 import textwrap
 from typing import Any, Sequence, TextIO
 
-from ..algorithms.grids import Axis
-from ..formats.human_tsv import load_human
-from ..judging import Point
+from ..judging import Axis, Point
 from ..judging import statistics as stats
 from ..judging.stat_table import columns as stat_columns
 from ..judging.sweeps import heatmap_matrix, plan
@@ -38,7 +36,7 @@ from .specs import check_specs
 def run(opts: SweepOptions, out: TextIO) -> int:
     """Check every option, read the test set and the human scores, run :func:`docmetrics.judging.sweep` (the
     progress a note per point), then write -o, --report and --plot and print the table."""
-    from ..judging import sweep
+    from ..judging import read_human, sweep
 
     check_specs([opts.metric])  # the base spec, before any grid point is built or a model loads
     human_cli.check_args(opts)
@@ -64,7 +62,8 @@ def run(opts: SweepOptions, out: TextIO) -> int:
         check_output_file(opts.plot, "--plot", (*inputs, opts.output))
         pyplot()
         planned.heatmap()
-    human = load_human(opts.human, opts.human_column, opts.human_lower_better) if opts.human else None
+    human = read_human(opts.human, format="human-tsv", column=opts.human_column,
+                       lower_is_better=opts.human_lower_better).human if opts.human else None
     testset = load_testset(opts, who="docmetrics sweep")
     human_cli.warn_unmatched(opts, testset, human, who="docmetrics sweep")
     n = len(planned.points)

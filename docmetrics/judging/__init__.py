@@ -12,7 +12,9 @@ as importable calls).  Nothing here imports torch, parses arguments or prints.
 * :func:`autorank`, :func:`autorank_clusters` -> :class:`AutoRank` (presets: :data:`AUTORANK_PRESETS`);
 * :func:`mbr`, :func:`rerank` -> :class:`CandidateSelection` (:mod:`docmetrics.judging.mbr`), their candidates
   from a JSONL file: :func:`read_candidates` -> :class:`CandidateFile`;
-* :func:`autorank`, :func:`span_f1` (gold spans from a TSV: :func:`read_spans_tsv`), :func:`compare_systems`,
+* :func:`autorank`, :func:`span_f1` (gold spans from a TSV: :func:`read_spans_tsv`; -> :class:`SpanJudgement`
+  against a :class:`SpanGold`, :data:`PARTIAL_CREDIT` across severity classes; the metrics that give spans:
+  :data:`SPAN_METRICS`, one known before it scores to give none: :func:`gives_no_spans`), :func:`compare_systems`,
   :func:`confidence_intervals`, :func:`sweep`, :func:`write_report` (:mod:`docmetrics.judging.tools`);
 * :func:`run_mtme` (score mt-metrics-eval data), :func:`write_mtme_scores` and :func:`read_mtme_dir` (MTME score files)
   (:mod:`docmetrics.judging.mtme`);
@@ -27,8 +29,9 @@ The defaults and choices these calls take, for a notebook's loops and the comman
 [:class:`ConfidenceInterval`]): :data:`DEFAULT_N` (resamples per test, ``bs``/``ar``), :data:`MAX_N`,
 :data:`TEST_NAMES`, :data:`ALPHA`, :data:`DEFAULT_CI_LEVEL`; for :func:`meta_evaluate`: :data:`MAIN_STATISTICS`
 (what ``rank_by`` takes); for :func:`read_human`: :data:`SCORE_COLUMNS` (the TSV score columns tried, in order) and
-:data:`DOC_RULES` (``doc_level``); for :func:`wmt_average`: :data:`SCHEMES`; for :func:`sweep` (-> points
-:class:`Point`): :data:`STAT_CHOICES` (``stat``), :data:`SEG_STATS` (those that need ``seg_level=True``); for
+:data:`DOC_RULES` (``doc_level``); for :func:`wmt_average`: :data:`SCHEMES`; for :func:`sweep` (-> a
+:class:`Sweep`: its grid's parameters :class:`Axis`, its points :class:`Point`): :data:`STAT_CHOICES` (``stat``),
+:data:`SEG_STATS` (those that need ``seg_level=True``); for
 :func:`mbr` and :func:`rerank`: :data:`UNITS` (``unit``) and :data:`TIES` (which candidate wins a tie).
 """
 
@@ -44,6 +47,8 @@ from .mbr import CandidateSelection, UnitChoice, mbr, rerank
 #: the module each public name lives in, imported when first used, so that ``import docmetrics.judging`` (and
 #: a command's ``--help``) stays free of numpy and scipy
 _MODULES = {
+    "..algorithms.grids": ("Axis",),
+    "..algorithms.spans": ("PARTIAL_CREDIT",),
     "..algorithms.wmt_stats": ("DEFAULT_SEED", "DEFAULT_RESAMPLES"),
     "..formats.human_tsv": ("SCORE_COLUMNS",),
     "..values.candidates": ("read_candidates", "CandidateFile"),
@@ -53,8 +58,9 @@ _MODULES = {
     ".mbr": ("TIES", "UNITS"),
     ".paired": ("DEFAULT_N", "MAX_N", "TEST_NAMES", "ALPHA", "DEFAULT_CI_LEVEL", "PairedTest", "PairedResult",
                 "ConfidenceInterval"),
+    ".spans": ("SpanGold", "SpanJudgement", "SPAN_METRICS", "gives_no_spans"),
     ".score_systems": ("Scored", "ScoringObserver", "score_metrics"),
-    ".sweeps": ("STAT_CHOICES", "SEG_STATS", "Point"),
+    ".sweeps": ("STAT_CHOICES", "SEG_STATS", "Sweep", "Point"),
     "..formats.base": ("EvalSet",),
     "..formats.judgements": ("HumanScores",),
     "..formats.stored": ("StoredMetric",),
@@ -81,7 +87,9 @@ __all__ = ["EvalSet", "HumanScores", "StoredMetric", "HumanFormat", "read_human"
            "ErrorFree", "wmt25_submission", "Submission", "score_metrics", "Scored", "ScoringObserver",
            "DEFAULT_SEED", "DEFAULT_RESAMPLES", "DEFAULT_N", "MAX_N", "TEST_NAMES", "ALPHA", "DEFAULT_CI_LEVEL",
            "PairedTest", "PairedResult", "ConfidenceInterval", "MAIN_STATISTICS", "SCORE_COLUMNS", "DOC_RULES",
-           "SCHEMES", "STAT_CHOICES", "SEG_STATS", "Point", "TIES", "UNITS", "read_candidates", "CandidateFile"]
+           "SCHEMES", "STAT_CHOICES", "SEG_STATS", "Point", "TIES", "UNITS", "read_candidates", "CandidateFile",
+           "PARTIAL_CREDIT", "SpanGold", "SpanJudgement", "SPAN_METRICS", "gives_no_spans",
+           "Sweep", "Axis"]
 
 
 def __getattr__(name: str) -> Any:
