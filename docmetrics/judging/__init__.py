@@ -72,7 +72,8 @@ _MODULES = {
     ".mtme": ("NO_HUMAN_SCORES", "ONE_SYSTEM", "MtmeMetric", "MtmeObserver", "MtmeRun", "WrittenScores",
               "mtme_metric_name", "read_mtme_dir", "run_mtme", "uses_reference", "write_mtme_scores"),
     ".rules": ("ClusterRule", "human_clusters", "cluster_agreement"),
-    ".tools": ("autorank", "autorank_clusters", "AutoRank", "AUTORANK_PRESETS", "compare_systems",
+    ".ranking_presets": ("AUTORANK_PRESETS",),
+    ".tools": ("autorank", "autorank_clusters", "AutoRank", "compare_systems",
                "confidence_intervals", "read_spans_tsv", "span_f1", "sweep", "write_report"),
 }
 _WHERE = {name: module for module, names in _MODULES.items() for name in names}
