@@ -97,17 +97,6 @@ def read(opts: RunOptions, domains: Any = "given") -> Any:
                        reference=REFERENCE if getattr(opts, "ref", None) else None)
 
 
-def read_pair(opts: RunOptions) -> tuple[None, Any]:
-    """(None, the language pair ``-l`` of ``--genmt``, every domain): kept for ``commands/spans``."""
-    return None, read(opts, domains=None).raw
-
-
-def prepare(opts: RunOptions) -> tuple[Any, Any, Any, list[str]]:
-    """(pair, test set, human scores, notes) of :func:`read`: kept for ``commands/rank_live``."""
-    data = read(opts)
-    return data.raw, data.testset, data.human, list(data.notes)
-
-
 def judging(opts: RunOptions, data: Any) -> RunOptions:
     """The options that meta-evaluate the data's human scores like ``--human FILE --seg-level``; where it has
     none, an option that judges against them is refused."""

@@ -112,18 +112,12 @@ def _testsets(opts: RankOptions, lps: Sequence[str]) -> list[tuple[str | None, T
         testset = load_testset(opts, WHO)
         return [(lps[0] if lps else None, testset, lps[0] if lps else None, None)]
     if opts.wmt26:
-        from .wmt26 import pair_testset, read_pairs
+        from .wmt26 import language_pairs
 
-        out: list[tuple[str | None, TestSet, str | None, EvalSet | None]] = []
-        for lp in list(lps) or [None]:
-            for pair in read_pairs(opts.wmt26, opts.wmt26_systems, lp, opts.wmt26_source):
-                testset, _, notes = pair_testset(pair, opts.wmt26_ref or ())
-                for text in notes:
-                    note(opts, text, WHO)
-                show_warnings(testset, WHO)
-                out.append((pair.name, testset, pair.lang, None))  # lang=en-de for eng_Latn-deu_Latn
-        return out
-    if opts.genmt:
+        found = [read_human(opts.wmt26, format="wmt26", lp=lp, systems=opts.wmt26_systems,
+                            references=opts.wmt26_ref or (), source=opts.wmt26_source)
+                 for lp in (list(lps) or language_pairs(opts.wmt26))]
+    elif opts.genmt:
         found = [read_human(opts.genmt, format="genmt", lp=lp) for lp in (list(lps) or genmt_pairs(opts.genmt))]
     else:
         found = [read_human(opts.mtme, format="mtme", lp=lp, testset=opts.testset, ref=opts.ref,
@@ -133,6 +127,8 @@ def _testsets(opts: RankOptions, lps: Sequence[str]) -> list[tuple[str | None, T
             note(opts, text, WHO)
         assert data.testset is not None
         show_warnings(data.testset, WHO)
+    if opts.wmt26:  # lang=en-de for eng_Latn-deu_Latn; the release carries no human scores
+        return [(data.lp, data.testset, data.raw.lang, None) for data in found]  # type: ignore[misc]
     return [(data.lp, data.testset, data.lp, data) for data in found]  # type: ignore[misc]
 
 

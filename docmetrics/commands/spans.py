@@ -66,9 +66,9 @@ def _gold(opts: RunOptions, metrics: list[str]) -> tuple[SpanGold, _Scored | Non
     from ..judging import EvalSet  # numpy: not at --help
 
     if getattr(opts, "genmt", None):
-        from .genmt import read_pair
+        from .genmt import read
 
-        _, full = read_pair(opts)
+        full = read(opts, domains=None).raw
         pair = full.select(opts.domains)
         gold = genmt_gold(pair, tuple(full.domains))
         if not metrics:

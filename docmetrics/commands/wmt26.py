@@ -13,11 +13,10 @@ from .conflicts import NEEDS_FOR, Conflicts, Option
 from .options import RunOptions
 
 if TYPE_CHECKING:
-    from ..api import TestSet
-    from ..formats.wmt26 import DocumentPlan, Wmt26Pair
+    from ..formats.wmt26 import Wmt26Pair
 
-__all__ = ["references_from_release", "requested", "check_args", "read", "read_pairs", "pair_testset",
-           "check_systems_given", "check_no_reference_files", "REFERENCE_ADVICE"]
+__all__ = ["references_from_release", "requested", "check_args", "read", "language_pairs", "check_systems_given",
+           "check_no_reference_files", "REFERENCE_ADVICE"]
 
 #: How a reference of the release is chosen (where -r is given, or a metric needs a reference).
 REFERENCE_ADVICE = "name one of the test file's references with --wmt26-ref NAME (e.g. --wmt26-ref refA)"
@@ -90,15 +89,8 @@ def read(opts: RunOptions) -> Any:
     return data
 
 
-def read_pairs(testfile: str, paths: list[str], lp: str | None, source: str) -> list[Wmt26Pair]:
-    """The release's pairs (``lp``: that one; None: every pair): kept for ``commands/rank_live``."""
+def language_pairs(testfile: str) -> list[str]:
+    """The language pairs of the release's test file, in its order (rank -m --wmt26 without -l ranks each)."""
     from ..formats.wmt26 import read_wmt26
 
-    return list(read_wmt26(testfile, paths, lp=lp, source=source).pairs.values())
-
-
-def pair_testset(pair: Wmt26Pair, references: tuple[str, ...] | list[str]) -> tuple[TestSet, list[DocumentPlan],
-                                                                                      list[str]]:
-    """A pair's test set, its plans and its notes (:meth:`Wmt26Pair.notes`): kept for ``commands/rank_live``."""
-    testset, plans = pair.testset(references=references)
-    return testset, plans, pair.notes(plans)
+    return read_wmt26(testfile).language_pairs()
