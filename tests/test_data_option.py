@@ -272,7 +272,7 @@ def test_report_data_is_write_report_of_the_saved_output_with_data(genmt, tmp_pa
     code, _, err = run_cli(capsys, "report", saved, "-o", page, "--data", genmt, "-l", "en-de", "--title", "T")
     assert code == 0, err
     mine = tmp_path / "mine.html"
-    docmetrics.write_report(mine, json.loads(out), data=docmetrics.read_human(genmt, lp="en-de"), title="T")
+    docmetrics.write_report(mine, saved, data=docmetrics.read_human(genmt, lp="en-de"), title="T")  # named by its file
     html = page.read_text(encoding="utf-8")
     assert html == mine.read_text(encoding="utf-8") and "Quelle Satz 3." in html  # the data's texts are on it
 

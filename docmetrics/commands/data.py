@@ -190,12 +190,10 @@ def run_report(opts: ReportOptions) -> int:
     import docmetrics
 
     from .common import check_output_file
-    from .report import read_outputs
 
     check(opts, "report")
     assert opts.data is not None and opts.output is not None
     check_output_file(opts.output, "-o", (*(opts.files or ()), opts.data))
-    sources = [parsed for _, parsed in read_outputs(opts.files or [])]
     data = read(opts, opts.lang, "docmetrics report")
-    docmetrics.write_report(opts.output, *sources, data=data, title=opts.title)
+    docmetrics.write_report(opts.output, *(opts.files or ()), data=data, title=opts.title)
     return 0

@@ -90,7 +90,8 @@ def run_metaeval(opts: MetaevalOptions, out: TextIO) -> int:
         "plot": opts.plot,
     }
     if opts.report:  # the page holds what -f json prints
-        report_cli.write_for_metaeval(opts, json.loads(json.dumps(report)))
+        report_cli.write(opts, opts.report, json.loads(json.dumps(report)),
+                         f"docmetrics metaeval -f json ({opts.testset})")
     write(Output(data=lambda: report, text=lambda: metaeval_text(runs, averages, labels, opts)), opts, out)
     return 0
 

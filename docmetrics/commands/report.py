@@ -8,9 +8,8 @@ by :mod:`docmetrics.report`, which imports nothing that scores.
 
 from __future__ import annotations
 
-import json
 import shlex
-from typing import TYPE_CHECKING, Any, Callable, Sequence
+from typing import Any, Callable
 
 from ..api import Result, TestSet
 from ..values.errors import InputError, UserError
@@ -18,9 +17,6 @@ from .common import check_output_file
 from .inputs import load_testset
 from .messages import note
 from .options import Options
-
-if TYPE_CHECKING:
-    from ..formats.genmt import GenmtPair
 
 #: What the page says was typed: (option, field of the options).
 TYPED = (("-m", "metrics"), ("-m", "metric"), ("--grid", "grid"), ("-i", "input"), ("-s", "source"),
@@ -47,7 +43,7 @@ def command_line(opts: Options) -> str | None:
     return None if argv is None else shlex.join(["docmetrics", *argv])
 
 
-def _title(opts: Options) -> str | None:
+def page_title(opts: Options) -> str | None:
     typed = command_line(opts)
     return None if typed is None else "docmetrics report: " + (typed if len(typed) <= 160 else typed[:159] + "…")
 
@@ -62,50 +58,12 @@ def write(opts: Options, path: str, output: Any, name: str, title: str | None = 
                                                 inputs=inputs_typed(opts), **given))
 
 
-def write_for_sweep(opts: Options, output: dict[str, Any], testset: TestSet, human: Any = None) -> None:
-    """``docmetrics sweep ... --report FILE``: the sweep's JSON (as ``-o`` writes it: the heatmap and its
-    grid as a table), the test set's texts and human segment scores."""
-    write(opts, opts.report, output, "docmetrics sweep -o (sweep)", testset=testset, human=human)
-
-
-def write_for_metaeval(opts: Options, output: dict[str, Any]) -> None:
-    """``docmetrics metaeval ... --report FILE``: its JSON (as ``-f json`` prints it): each language pair's
-    tables and the WMT averages."""
-    write(opts, opts.report, output, f"docmetrics metaeval -f json ({output.get('testset')})")
-
-
-def write_for_spans(opts: Options, output: dict[str, Any]) -> None:
-    """``--spans ... --report FILE``: the span judgement (as ``-f json`` prints it): each predictor's span F1,
-    overall and per system."""
-    write(opts, opts.report, output, "this command's output (spans)", _title(opts))
-
-
-def write_for_command(opts: Options, output: str, all_results: Sequence[tuple[str, list[Result]]],
-                      testset: TestSet | None, human: Any = None, cis: Sequence[Sequence[Any]] | None = None,
-                      pair: GenmtPair | None = None) -> None:
-    """``--report FILE``: the page of a scoring or judging command, from the JSON it prints with ``-f json``
-    (``output``) and its results (their documents and units, where ``output`` does not carry them)."""
-    from ..judging import EvalSet
-
-    # --genmt: the pair's judged data (its ESA spans on the page)
-    judged = None if pair is None else EvalSet(opts.genmt, "genmt", pair.name, testset, human, raw=pair)
-    write(opts, opts.report, json.loads(output), "this command's output ({layout})",  # not '-f json': not typed
-          _title(opts), results=list(all_results), intervals=cis, testset=testset, human=human, data=judged)
-
-
 def write_page(opts: Options, path: str, written: Callable[[], int]) -> None:
     try:
         size = written()
     except OSError as exc:
         raise UserError(f"--report {path}: cannot write the file ({exc.strerror})") from None
     note(opts, f"wrote {path} ({size / 1e6:.1f} MB)" if size > 1e6 else f"wrote {path} ({size // 1024 + 1} KB)")
-
-
-def read_outputs(files: Sequence[str]) -> list[tuple[str, Any]]:
-    """(path, parsed JSON) of each saved output (for ``--data``'s report; write_report reads files itself)."""
-    from ..report import read
-
-    return [(path, read(path)) for path in files]
 
 
 def run(opts: Options) -> int:

@@ -47,7 +47,7 @@ def run(opts: RunOptions) -> int:
         if opts.report:  # the page holds what -f json prints
             data = output.data()
             output = Output(data=lambda: data, text=output.text, tsv=output.tsv)
-            report_cli.write_for_spans(opts, data)
+            report_cli.write(opts, opts.report, data, "this command's output (spans)", report_cli.page_title(opts))
         write(output, opts)
         return 0
     if not opts.metrics and not stored_cli.requested(opts):
@@ -192,7 +192,9 @@ def score_and_write(opts: RunOptions, metrics: list[Any], testset: Any, score_ca
     output = judged(all_results, opts, cis, evals, found, human, pair)
     report = render(output, opts.format)
     if opts.report:  # the page holds what -f json prints
-        report_cli.write_for_command(opts, render(output, "json"), all_results, testset, human, cis, pair)
+        report_cli.write(opts, opts.report, json.loads(render(output, "json")), "this command's output ({layout})",
+                         report_cli.page_title(opts), results=all_results, intervals=cis, testset=testset,
+                         human=human, data=data if pair is not None else None)  # --genmt: its ESA spans
     plain_json = opts.format == "json" and not significance.requested(opts) and not opts.human
     if opts.level == "system" or plain_json:  # JSON results carry their documents and units
         write_output(opts, report)

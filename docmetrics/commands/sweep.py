@@ -93,7 +93,8 @@ def run(opts: SweepOptions, out: TextIO) -> int:
     if opts.output:
         write_report(opts.output, report, kept=opts.cache is not None)
     if opts.report:  # the page holds what -o writes
-        report_cli.write_for_sweep(opts, json.loads(json.dumps(report)), testset, human)
+        report_cli.write(opts, opts.report, json.loads(json.dumps(report)), "docmetrics sweep -o (sweep)",
+                         testset=testset, human=human)
     if opts.plot:
         title = heatmap_title(opts.stat, done.points, testset, typed_inputs(opts))
         plot_heatmap(done.points, done.axes, opts.stat, opts.plot, title=title)
