@@ -105,7 +105,8 @@ def run_rank(opts: RankOptions, out: TextIO) -> int:
     with them, as ``rank -m ... --genmt`` prints them."""
     import docmetrics
 
-    from .human_clusters import autorank_agreements, format_ranking
+    from ..judging import cluster_agreement
+    from .human_clusters import format_ranking
     from .rank import write_ranks
     from .specs import language_pairs
 
@@ -116,7 +117,7 @@ def run_rank(opts: RankOptions, out: TextIO) -> int:
     if opts.metrics:
         ranks = [docmetrics.autorank(dict(_scored(opts, data)), lp=data.lp) for data in found]
         rankings = [docmetrics.human_clusters(data, rule) for data in found]
-        return write_ranks(opts, ranks, out, [(h, autorank_agreements(h, r)) for h, r in zip(rankings, ranks)])
+        return write_ranks(opts, ranks, out, [(h, cluster_agreement(h, r)) for h, r in zip(rankings, ranks)])
     rankings = [docmetrics.human_clusters(data, rule) for data in found]
     write(Output(data=lambda: one_or_list([{"ranking": r.to_dict(), "agreement": []} for r in rankings]),
                  text=lambda: "\n".join(format_ranking(r, opts.width) for r in rankings)), opts, out)

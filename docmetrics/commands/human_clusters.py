@@ -110,11 +110,6 @@ def beside_autorank(opts: RankOptions, results: Sequence[AutoRank], found: Seque
     return out
 
 
-def autorank_agreements(ranking: HumanRanking, result: AutoRank) -> list[ClusterAgreement]:
-    """:func:`docmetrics.judging.cluster_agreement` of an AutoRank (kept for :mod:`.data`)."""
-    return cluster_agreement(ranking, result)
-
-
 def run(opts: RankOptions, lps: Sequence[str], stored: Any, where: str, out: TextIO) -> int:
     rule = opts.rule or "wmt25"
     blocks = []
