@@ -12,7 +12,7 @@ from plugin_fixtures import toy_dist  # noqa: F401
 
 from docmetrics.formats.mtme import STANDARDS, Standard, load_mtme, read_mtme
 from docmetrics.judging.evaluate import evaluate_mtme
-from docmetrics.judging.mtme import MTME_TASKS, MtmeTask, official_statistics, segment_tasks, write_mtme_scores
+from docmetrics.judging.mtme import write_mtme_scores
 from docmetrics.values.errors import InputError
 from docmetrics.values.result import Coverage, DocScore, Result, UnitScore
 from docmetrics.values.signature import Signature
@@ -92,17 +92,6 @@ def test_standard_counts():
     assert count == {"wmt23": 14, "wmt23.sent": 1, "wmt24": 11, "wmt24pp": 55, "wmt25": 16}
 
 
-def test_segment_tasks_as_mtme_sets_them():
-    by_item = MtmeTask("seg", "KendallWithTiesOpt", avg_by="item", perm_test="pairs", sample_rate=1.0)
-    assert segment_tasks("wmt25") == segment_tasks("wmt24") == (by_item,)
-    assert segment_tasks("wmt23") == (MtmeTask("seg", "pearson"), by_item)
-    assert [t.corr_fcn for t in MTME_TASKS["wmt25"] if t.level == "sys"] == ["pce"]
-    assert segment_tasks("toy") == ()
-    assert official_statistics("wmt25") == official_statistics("wmt24") == ("spa", "seg_acc_eq")
-    assert official_statistics("wmt23") == ("accuracy", "pearson", "seg_pearson", "seg_acc_eq")
-    assert official_statistics("toy") == ()
-
-
 # -- the wmt25-style directory round-trips ------------------------------------------------------------------
 def test_read_wmt25_directory(tmp_path):
     build_wmt25(tmp_path)
@@ -118,7 +107,7 @@ def test_read_wmt25_directory(tmp_path):
     assert summary["sysC"]["documents"] == ["doc1", "doc2"] and summary["sysC"]["domains"] == ["literary", "speech"]
     assert summary["sysC"]["fields"] == ["doc_id", "domain", "seg"] and summary["sysC"]["records"] == 6
     assert summary["sysC"]["path"].endswith(f"metadata/{LP}/sysC.jsonl")
-    assert MTME_TASKS[data.testset] == MTME_TASKS["wmt25"] and data.missing == {}
+    assert data.missing == {}
 
 
 def test_jsonl_null_is_a_missing_translation(tmp_path):

@@ -44,8 +44,9 @@ reference not in use is scored as a system) and the outliers (unless ``include_o
 
 An MTME directory is the human-data format ``mtme`` (:data:`FORMAT`): ``read_human(ROOT or ROOT/TESTSET,
 lp=LP, testset=...)`` reads one language pair with :func:`load_mtme` and gives :func:`mtme_evalset`'s EvalSet.
-MTME's task sets (the official statistics per test set), scoring a test set and writing score files are in
-:mod:`docmetrics.judging.mtme`; the score files' format in :mod:`docmetrics.formats.mtme_scores`.
+Scoring a test set and writing score files are in :mod:`docmetrics.judging.mtme`, MTME's task sets (the
+averages over language pairs) in :mod:`docmetrics.judging.averages`; the score files' format in
+:mod:`docmetrics.formats.mtme_scores`.
 """
 
 from __future__ import annotations
