@@ -99,9 +99,6 @@ def test_human_scores_and_error_spans(genmt):
     assert de.error_free(threshold=89.5)["sysA"] == [False, False, False, True, None]
     assert de.error_free(score_only_threshold=101)["sysB"][3] is False
     assert read_genmt(genmt).pair("en-sr").human_scores() == {"sysC": [50, 51]}
-    # documents: the mean of their judged segments
-    assert de.human_document_scores() == {"sysA": [89, 90], "sysB": [65, 100]}
-    assert de.human_document_scores(["sysB"]) == {"sysB": [65, 100]}
 
 
 def test_testset_for_a_pair_and_its_domains(genmt):

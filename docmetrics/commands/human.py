@@ -4,7 +4,7 @@ human scores), and what ``--human`` and ``--genmt`` print: the library's
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from ..api import Result, TestSet
 from ..formats.human_tsv import HumanScores, load_human
@@ -14,14 +14,11 @@ from ..values.errors import InputError, UserError
 from .conflicts import NEEDS, WITH, Conflicts, Option
 from .messages import warn
 from .options import Options
-from .output import Output
 
 if TYPE_CHECKING:
-    from ..formats.genmt import GenmtPair
     from ..judging import MetaEvaluation
 
-__all__ = ["asked_statistics", "check_document_gold", "warn_unmatched", "check_args", "read_human", "run_metaeval",
-           "metaeval_output", "metaeval_data", "metaeval_text"]
+__all__ = ["asked_statistics", "check_document_gold", "warn_unmatched", "check_args", "read_human", "run_metaeval"]
 
 
 #: Options that only mean something with human scores (--doc-level and --pdp: or with --mtme's).
@@ -107,16 +104,15 @@ def run_metaeval(
     opts: Options,
     testset: TestSet | None,
     human: HumanScores | None = None,
-    pair: GenmtPair | None = None,
 ) -> MetaEvaluation:
     """The library's :func:`docmetrics.judging.meta_evaluate` of every metric's results against ``human`` (default:
-    read from --human; ``pair``: the --genmt language pair they are of), the options as its arguments: --seg-level
-    and --doc-level the levels, --resamples the PERM-BOTH resamples, --stat the statistics compared besides the main
-    ones.  What it prints is the result's ``to_text()`` / ``to_dict()``."""
+    read from --human), the options as its arguments: --seg-level and --doc-level the levels, --resamples the
+    PERM-BOTH resamples, --stat the statistics compared besides the main ones.  What it prints is the result's
+    ``to_text()`` (-w decimals) / ``to_dict()``."""
     from .. import judging  # numpy and the statistics: not for --help
 
     human = human if human is not None else read_human(opts)
-    genmt_lp = pair.name if pair is not None else testset.lp if getattr(opts, "genmt", None) and testset else None
+    genmt_lp = testset.lp if getattr(opts, "genmt", None) and testset else None
     doc_rule = getattr(opts, "doc_level", None)
     levels = ("system", *(("segment",) if opts.seg_level or doc_rule else ()), *(("document",) if doc_rule else ()))
     asked = asked_statistics(opts)
@@ -127,21 +123,3 @@ def run_metaeval(
         human_text=judging.describe_human(human, column=opts.human_column, lp=genmt_lp),
         metric_test=getattr(opts, "metric_test", None) or "perm-both", pdp=bool(getattr(opts, "pdp", False)),
         short=opts.short)
-
-
-def metaeval_output(ev: MetaEvaluation, opts: Options, human: HumanScores | None = None,
-                    pair: GenmtPair | None = None) -> Output:
-    """What the meta-evaluation prints: its ``to_text()`` (``-w``), in JSON its ``to_dict()`` (one object per
-    metric, with its clusters where metrics were compared).  ``human`` and ``pair`` are said by the result itself."""
-    return Output(data=lambda: metaeval_data(ev), text=lambda: metaeval_text(ev, opts))
-
-
-def metaeval_data(ev: MetaEvaluation) -> list[dict[str, Any]]:
-    """``-f json``: :meth:`MetaEvaluation.to_dict`."""
-    return ev.to_dict()
-
-
-def metaeval_text(ev: MetaEvaluation, opts: Options, human: HumanScores | None = None,
-                  pair: GenmtPair | None = None) -> str:
-    """The text: :meth:`MetaEvaluation.to_text` with -w decimals."""
-    return ev.to_text(width=opts.width)

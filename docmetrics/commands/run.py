@@ -165,9 +165,7 @@ def check_args(opts: RunOptions) -> tuple[RunOptions, Any]:
 def score_and_write(opts: RunOptions, metrics: list[Any], testset: Any, score_cache: Any,
                     human: Any = None, data: Any = None) -> int:
     """Score, judge and write; ``data``: what --genmt, --wmt25-tsv or --wmt26 read (what --error-free judges, what
-    --write-submission writes; --genmt's GenMT pair, ``data.raw``, is what the meta-evaluation and the report
-    name)."""
-    pair = data.raw if data is not None and data.format == "genmt" else None
+    --write-submission writes; --genmt's is what the report shows the ESA spans of)."""
     opts = significance.find_baseline(opts, testset)  # before scoring: an unknown --baseline exits 2
     human_cli.check_document_gold(opts, testset, human)
     human_cli.warn_unmatched(opts, testset, human)
@@ -189,12 +187,12 @@ def score_and_write(opts: RunOptions, metrics: list[Any], testset: Any, score_ca
             from ..judging import error_free  # --error-free needs --genmt
 
             found = error_free(all_results, data, None if opts.error_free == "auto" else float(opts.error_free))
-    output = judged(all_results, opts, cis, evals, found, human, pair)
+    output = judged(all_results, opts, cis, evals, found)
     report = render(output, opts.format)
     if opts.report:  # the page holds what -f json prints
         report_cli.write(opts, opts.report, json.loads(render(output, "json")), "this command's output ({layout})",
                          report_cli.page_title(opts), results=all_results, intervals=cis, testset=testset,
-                         human=human, data=data if pair is not None else None)  # --genmt: its ESA spans
+                         human=human, data=data if data is not None and data.format == "genmt" else None)  # ESA spans
     plain_json = opts.format == "json" and not significance.requested(opts) and not opts.human
     if opts.level == "system" or plain_json:  # JSON results carry their documents and units
         write_output(opts, report)
@@ -213,19 +211,17 @@ class _Report(ScoringReport):
         super().scored(scored)
 
 
-def judged(all_results: list[tuple[str, list[Any]]], opts: RunOptions, cis: Any, evals: Any, found: Any,
-           human: Any, pair: Any = None) -> Output:
+def judged(all_results: list[tuple[str, list[Any]]], opts: RunOptions, cis: Any, evals: Any, found: Any) -> Output:
     """What the command prints on stdout: the paired test, the meta-evaluation (and the error-free
     detections), or the system scores."""
     if significance.requested(opts):
         return significance.paired_output(all_results, opts)
     if evals is None:
         return results_output(all_results, opts, cis)
-    if found is None:
-        return human_cli.metaeval_output(evals, opts, human, pair)
-    return Output(data=lambda: genmt.with_detections(human_cli.metaeval_data(evals), found),
-                  text=lambda: (human_cli.metaeval_text(evals, opts, human, pair)
-                                + genmt.detections_text(found, opts.width)))
+    if found is None:  # the meta-evaluation's own text (-w decimals) and JSON
+        return Output(data=evals.to_dict, text=lambda: evals.to_text(width=opts.width))
+    return Output(data=lambda: genmt.with_detections(evals.to_dict(), found),
+                  text=lambda: evals.to_text(width=opts.width) + genmt.detections_text(found, opts.width))
 
 
 def dump_alignment(all_results: list[tuple[str, list[Any]]], path: str) -> None:

@@ -201,18 +201,6 @@ class GenmtPair:
                 out[name] = [j.score if j is not None else None for j in judged]
         return out
 
-    def human_document_scores(self, systems: Sequence[str] | None = None) -> dict[str, list[float | None]]:
-        """``system -> [the mean ESA score of the document's judged segments, or None, per document]``
-        (in the order of :attr:`documents`), for the systems :meth:`human_scores` gives."""
-        out: dict[str, list[float | None]] = {}
-        for name, per_segment in self.human_scores(systems).items():
-            row: list[float | None] = []
-            for d in self.documents:
-                judged = [x for x in per_segment[d.start:d.end] if x is not None]
-                row.append(exact_mean(judged) if judged else None)
-            out[name] = row
-        return out
-
     def error_free(self, systems: Sequence[str] | None = None, *,
                    threshold: float = WMT26_ERROR_FREE_THRESHOLD,
                    score_only_threshold: float = 100.0) -> dict[str, list[bool | None]]:
