@@ -269,13 +269,13 @@ def _section(out: str, title: str) -> list[str]:
 
 def test_list_shows_every_format_and_rule_with_a_description(capsys):
     from docmetrics.judging.clusters import RULES
-    from docmetrics.judging.formats import BUILTIN
+    from docmetrics.judging.formats import builtin
 
     code, out, err = run_cli(capsys, "--list")
     assert code == 0, err
     formats = _section(out, "Human-data formats")
-    assert [row.split()[0] for row in formats] == [f.name for f in BUILTIN]
-    assert all(f.title in row for f, row in zip(BUILTIN, formats))
+    assert [row.split()[0] for row in formats] == [f.name for f in builtin()]
+    assert all(f.title in row for f, row in zip(builtin(), formats))
     rules = _section(out, "Cluster rules")
     assert [row.split()[0] for row in rules] == list(RULES)
     assert all(RULES[row.split()[0]] in row and "docmetrics " in row for row in rules)

@@ -128,9 +128,9 @@ def _builtin_rows(kind: str) -> list[tuple[str, str, str]]:
     from ..values.versions import __version__
 
     if kind == "human_format":
-        from ..judging.formats import BUILTIN
+        from ..judging.formats import builtin
 
-        return [(f.name, f"docmetrics {__version__}", f.title) for f in BUILTIN]
+        return [(f.name, f"docmetrics {__version__}", f.title) for f in builtin()]
     if kind == "cluster_rule":
         from ..judging.clusters import RULES
 

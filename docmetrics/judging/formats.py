@@ -98,12 +98,6 @@ def builtin() -> tuple[HumanFormat, ...]:
     return tuple(sorted(found, key=lambda f: (f.precedence, f.name)))
 
 
-def __getattr__(name: str) -> Any:
-    if name == "BUILTIN":  # docmetrics' own formats (:func:`builtin`), found when first asked for
-        return builtin()
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-
-
 # -- the registry ---------------------------------------------------------------------------------------------
 def _plugins(problems: list[str] | None = None) -> list[HumanFormat]:
     """The formats installed distributions register (entry-point group ``docmetrics.human_formats``).  A broken
