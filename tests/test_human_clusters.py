@@ -15,7 +15,8 @@ import pytest
 import scipy.stats
 from cli_fixtures import run_cli
 
-from docmetrics.judging.clusters import cluster_agreement, from_genmt, from_rows, human_clusters
+from docmetrics.formats.judgements import from_genmt, from_rows
+from docmetrics.judging.clusters import cluster_agreement, human_clusters
 from docmetrics.values.errors import InputError, SpecError
 
 pytestmark = pytest.mark.filterwarnings("ignore::RuntimeWarning")

@@ -19,7 +19,8 @@ import scipy.stats
 from cli_fixtures import run_cli
 from test_human_clusters import SCORES, genmt_file, make
 
-from docmetrics.judging.clusters import from_genmt, from_rows, human_clusters
+from docmetrics.formats.judgements import from_genmt, from_rows
+from docmetrics.judging.clusters import human_clusters
 
 pytestmark = pytest.mark.filterwarnings("ignore::RuntimeWarning")
 SHARED = Path(__file__).resolve().parents[2] / "shared" / "data"

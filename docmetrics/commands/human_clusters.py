@@ -68,8 +68,8 @@ def read(opts: RankOptions, lps: Sequence[str]) -> list[Any]:
             raise SpecError(f"--human {opts.human}: one file holds one language pair; give at most one -l")
         return [read_human(opts.human, format="human-tsv", lp=lps[0] if lps else None, column=opts.human_column,
                            lower_is_better=opts.lower_is_better).human]
+    from ..formats.judgements import from_mtme
     from ..formats.mtme import read_mtme
-    from ..judging.clusters import from_mtme
 
     return [from_mtme(read_mtme(opts.mtme, opts.testset, lp), opts.gold) for lp in lps]
 

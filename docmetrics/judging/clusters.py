@@ -57,13 +57,14 @@ of an item from one wave with every rating from another; the released JSONL does
 ``wmt24`` reads an item's score as the mean of its annotations.  Ties in the mean keep the input order
 (the scripts' order there is that of a Python set or an unstable pandas sort).  The campaigns' cut-offs
 (WMT25: pairs with fewer than 500 annotations left out; WMT24: fewer than 100 per system) are reported
-in :attr:`HumanRanking.notes`, not applied.  A GenMT judgement gives the scores of the annotations that
-have one, in order, so an item scored in wave 2 alone is read as wave 1 there (:func:`from_rows` keeps a
-missing wave in place).  p-values depend on scipy's ``method="auto"``, which changed: scipy >= 1.15 (1.17
-here) takes the exact distribution for n <= 50 without ties or zeros, an exact permutation test over all
-2^n sign flips for n <= 13 with them, else the normal approximation without continuity correction; older
-scipy switched to the normal approximation whenever a difference was zero (the warning WMT24's
-``tools.py`` silences), so the scipy version is recorded with every ranking.
+in :attr:`HumanRanking.notes`, not applied.  A GenMT judgement gives the scores of the annotations that have
+one, in order, so an item scored in wave 2 alone is read as wave 1 there
+(:func:`~docmetrics.formats.judgements.from_rows` keeps a missing wave in place).  p-values depend on scipy's
+``method="auto"``, which changed: scipy >= 1.15 (1.17 here) takes the exact distribution for n <= 50 without
+ties or zeros, an exact permutation test over all 2^n sign flips for n <= 13 with them, else the normal
+approximation without continuity correction; older scipy switched to the normal approximation whenever a
+difference was zero (the warning WMT24's ``tools.py`` silences), so the scipy version is recorded with every
+ranking.
 """
 
 from __future__ import annotations
@@ -74,20 +75,12 @@ import warnings
 from dataclasses import dataclass, field
 from typing import Any, Callable, Mapping, Sequence
 
-from ..formats.judgements import (
-    HumanScores,
-    JudgedItems,
-    from_genmt,
-    from_mtme,
-    from_rows,
-    judged,
-    judged_items,
-)
+from ..formats.judgements import HumanScores, JudgedItems, judged_items
 from ..formats.judgements import annotation_count as _count
 from ..values.errors import SpecError
 
-__all__ = ["ALPHA", "RULES", "judged", "from_rows", "from_genmt", "from_mtme", "ClusteredSystem", "PairTest",
-           "HumanRanking", "ClusterAgreement", "human_clusters", "cluster_agreement", "wilcoxon_p", "ttest_ps"]
+__all__ = ["ALPHA", "RULES", "ClusteredSystem", "PairTest", "HumanRanking", "ClusterAgreement", "human_clusters",
+           "cluster_agreement", "wilcoxon_p", "ttest_ps"]
 
 #: The significance level of every rule.
 ALPHA = 0.05

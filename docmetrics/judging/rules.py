@@ -10,6 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any, Callable, Mapping
 
+from ..formats.judgements import from_genmt, from_mtme, from_rows, judged
 from ..values.errors import InputError, PluginError, SpecError
 from . import clusters as hc
 from .params import one_name
@@ -87,7 +88,7 @@ def get(name: str) -> ClusterRule:
 def rank(data: HumanScores, rule: str = "wmt25") -> HumanRanking:
     """The ranking with clusters of ``data`` by the rule called ``rule``, its definition recorded in it."""
     chosen = get(rule)
-    ranking = chosen.rank(hc.judged(data))
+    ranking = chosen.rank(judged(data))
     if ranking.rule != chosen.name or ranking.definition != chosen.definition:
         ranking = replace(ranking, rule=chosen.name, definition=chosen.definition)
     return ranking
@@ -106,11 +107,11 @@ def _judgements(human: Any, lp: str | None) -> HumanScores:
     if isinstance(human, HumanScores):
         return replace(human, lp=lp) if lp is not None and lp != human.lp else human
     if isinstance(human, GenmtPair):
-        return hc.from_genmt(human)
+        return from_genmt(human)
     if isinstance(human, MtmeTestSet):
-        return hc.from_mtme(human)
+        return from_mtme(human)
     if isinstance(human, Mapping):
-        return hc.from_rows(human, lp=lp)
+        return from_rows(human, lp=lp)
     raise TypeError(f"human_clusters: give what read_human returns (or HumanScores, or a mapping system -> "
                     f"scores per item), not {type(human).__name__}")
 
