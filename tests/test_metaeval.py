@@ -281,7 +281,7 @@ def test_cli_metaeval_errors(toy_dist, files, capsys, tmp_path):
 
 
 def test_a_statistic_by_any_of_its_names():
-    from docmetrics.judging.evaluate import MetaEval
+    from docmetrics.judging.metaeval_metric import MetaEval
 
     e = MetaEval("m", "m", "", ["a", "b"], [1.0, 2.0], [1.0, 2.0], agree=1, pairs=1,
                  values={"pearson": 1.0, "spearman": 1.0, "kendall": 1.0, "accuracy": 1.0, "spa": 0.9,
@@ -298,7 +298,8 @@ def test_a_metaeval_holds_values_and_notes_by_statistic():
     of it), and why one has none is in ``notes`` under the same name: the segment correlations take the
     segment level's reason where they have none of their own."""
     from docmetrics.judging import statistics as stats
-    from docmetrics.judging.evaluate import MetaEval, evaluate_wmt
+    from docmetrics.judging.evaluate import evaluate_wmt
+    from docmetrics.judging.metaeval_metric import MetaEval
     from docmetrics.values.result import Result, UnitScore
     from docmetrics.values.signature import Signature
 

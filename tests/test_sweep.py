@@ -220,7 +220,7 @@ def test_table_heatmap_and_skipped_points(toy_dist, files, capsys):
     img = matplotlib.image.imread(str(png))
     assert img.ndim == 3 and img.shape[0] > 100 and img.shape[1] > 100
     # the matrix behind it: rows w, columns s, NaN where s > w
-    from docmetrics.judging.evaluate import MetaEval
+    from docmetrics.judging.metaeval_metric import MetaEval
     from docmetrics.judging.sweeps import Point
 
     points = []

@@ -49,13 +49,11 @@ from .aligned import Aligned, Score, align
 from .comparisons import Comparison, compare
 from .doc_level import DOC_RULES, DOC_STATISTICS, DocGold, doc_eval, doc_gold, doc_matrix
 from .human_match import match_systems
-from .metaeval_metric import ALIASES, UNIT_LEVEL, MetaEval
+from .metaeval_metric import UNIT_LEVEL, MetaEval
 from .metaevaluation import MetaEvaluation
 
-__all__ = [
-    "SYS_STATISTICS", "SEG_STATISTICS", "STATISTICS", "MAIN_STATISTICS", "UNIT_LEVEL", "ALIASES", "compared_statistics",
-    "MetaEval", "MetaEvaluation", "Comparison", "evaluate_wmt", "evaluate_mtme", "match_systems",
-]
+__all__ = ["SYS_STATISTICS", "SEG_STATISTICS", "STATISTICS", "MAIN_STATISTICS", "compared_statistics", "evaluate_wmt",
+           "evaluate_mtme", "match_systems"]
 
 # The names below are views of the one registry, :mod:`docmetrics.judging.statistics` (docmetrics' own
 # statistics; a plugin statistic is found there at run time).
