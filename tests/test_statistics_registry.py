@@ -24,7 +24,7 @@ from docmetrics.judging import statistics as stats
 from docmetrics.judging.aligned import Aligned
 from docmetrics.judging.comparisons import compare
 from docmetrics.judging.metaeval_metric import ALIASES
-from docmetrics.judging.sweeps import DOC_STATS, SEG_STATS, STAT_CHOICES
+from docmetrics.judging.sweeps import SEG_STATS, STAT_CHOICES
 from docmetrics.plugin import registry
 from docmetrics.values.errors import InputError
 
@@ -112,7 +112,7 @@ def test_the_views_of_the_registry_are_what_the_tables_had():
     assert averages.RANGES["pearson"] == (-1.0, 1.0) and averages.RANGES["seg_acc_eq"] == (0.0, 1.0)
     assert averages.RANGES["accuracy_mtme"] == (0.0, 1.0) and averages.RANGES["global_accuracy"] == (0.0, 1.0)
     assert {"accuracy", "pdp", "seg-kendall", "seg-pearson", "acc_eq", "doc_spa"} <= set(STAT_CHOICES)
-    assert set(SEG_STATS) == {"spa", "acc_eq", "seg-pearson", "seg-kendall"} and "doc_pdp" in DOC_STATS
+    assert set(SEG_STATS) == {"spa", "acc_eq", "seg-pearson", "seg-kendall"} and stats.get("doc_pdp").needs == "document"
     assert stats.get("acc_eq").scale == (0.0, 0.5, 1.0) and stats.get("kendall").scale == (-1.0, 0.0, 1.0)
     with pytest.raises(InputError, match="unknown statistic 'nope'; one of pearson, spearman"):
         stats.get("nope")

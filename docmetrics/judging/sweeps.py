@@ -38,15 +38,13 @@ from ..values.versions import __version__
 from . import statistics as stats
 from .metaeval_human import evaluate
 
-__all__ = ["Sweep", "plan", "run", "Point", "heatmap_matrix", "STAT_CHOICES", "SEG_STATS", "DOC_STATS"]
+__all__ = ["Sweep", "plan", "run", "Point", "heatmap_matrix", "STAT_CHOICES", "SEG_STATS"]
 
 #: the statistics ``--stat`` takes as its help names them (MetaEval.get's names; any alias of
 #: :mod:`docmetrics.judging.statistics` and a plugin statistic's name are taken too)
 STAT_CHOICES = tuple(next((a for a in s.aliases if "-" in a or a == "acc_eq"), s.name) for s in stats.BUILTIN)
 #: those that need segment-level human scores
 SEG_STATS = tuple(n for n, s in zip(STAT_CHOICES, stats.BUILTIN) if s.needs == "segment")
-#: the statistics of the document level (they need ``doc_rule``; the command line sets it)
-DOC_STATS = tuple(n for n, s in zip(STAT_CHOICES, stats.BUILTIN) if s.needs == "document")
 
 
 @dataclass
