@@ -10,12 +10,8 @@ import math
 
 import pytest
 
-from docmetrics.formats.genmt import (
-    REFERENCE,
-    ErrorSpan,
-    read_genmt,
-    target_language,
-)
+from docmetrics.formats.esa import ErrorSpan
+from docmetrics.formats.genmt import REFERENCE, read_genmt, target_language
 from docmetrics.values.errors import InputError
 
 SPAN = {"start_i": 4, "end_i": 9, "severity": "minor"}

@@ -32,7 +32,8 @@ from plugin_fixtures import toy_dist  # noqa: F401
 from test_cli_genmt import DOCS, ESA, SYSTEMS, genmt_lines
 from test_mtme import build_tiny
 
-from docmetrics.formats.genmt import ErrorSpan, read_genmt
+from docmetrics.formats.esa import ErrorSpan
+from docmetrics.formats.genmt import read_genmt
 
 pytestmark = pytest.mark.usefixtures("toy_dist")
 

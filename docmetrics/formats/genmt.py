@@ -37,15 +37,12 @@ from ..values.io import read_lines
 from ..values.jsonl import field_error, json_lines, string_field
 from ..values.testset import TestSet
 from .base import EvalSet, HumanFormat, first_json, one_pair
-from .esa import ESA_RANGE, OMISSION, WMT26_ERROR_FREE_THRESHOLD, ErrorSpan, Judgement, read_judgement
+from .esa import WMT26_ERROR_FREE_THRESHOLD, Judgement, read_judgement
 from .human_tsv import HumanScores
 from .judgements import exact_mean, from_genmt
 
-__all__ = [
-    "REFERENCE", "WMT26_ERROR_FREE_THRESHOLD", "ErrorSpan", "Judgement", "GenmtDocument", "GenmtSegment",
-    "GenmtPair", "GenmtData", "read_genmt", "exact_mean",
-    "target_language", "OMISSION", "ESA_RANGE", "esa_scores", "judged_testset",
-]
+__all__ = ["REFERENCE", "GenmtDocument", "GenmtSegment", "GenmtPair", "GenmtData", "read_genmt", "target_language",
+           "esa_scores", "judged_testset"]
 
 #: The key of the reference among ``tgt_text`` (a human post-edit in WMT25/26).
 REFERENCE = "refA"

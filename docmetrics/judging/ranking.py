@@ -34,7 +34,7 @@ from typing import Any, Mapping, Sequence
 
 import numpy as np
 
-from ..formats.genmt import exact_mean
+from ..formats.judgements import exact_mean
 from ..formats.stored import StoredMetric
 from ..values.errors import InputError
 from ..values.result import Result

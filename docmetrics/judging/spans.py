@@ -27,7 +27,8 @@ from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any, Mapping, Sequence
 
 from ..algorithms.spans import SEVERITY_CLASS, SKIPPED_SEVERITIES, Span, SpanCounts, item_counts, micro
-from ..formats.genmt import OMISSION, SEP, GenmtPair
+from ..formats.esa import OMISSION
+from ..formats.genmt import SEP, GenmtPair
 from ..formats.mqm_tsv import MqmRatings
 from ..values.errors import InputError, UserError, shown
 from ..values.io import read_lines
