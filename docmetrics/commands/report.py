@@ -11,7 +11,6 @@ from __future__ import annotations
 import shlex
 from typing import Any, Callable
 
-from ..api import Result, TestSet
 from ..values.errors import InputError, UserError
 from .common import check_output_file
 from .inputs import load_testset
