@@ -638,11 +638,7 @@ def rows() -> list[Any]:
         ("report-data", report_data, LPS, None),
         ("report-human", report_human, LPS, None),
         ("report-flag-human", report_flag_human, LPS, None),
-        ("report-flag-mtme", report_flag_mtme, LPS,
-         pytest.mark.xfail(strict=True, reason="--mtme --report embeds the meta-evaluation in the 'mtme' layout and "
-                           "no human segment scores or ranking; write_report(PAGE, meta_evaluate(...), results=, "
-                           "data=) embeds the 'human' layout with the human scores and ranking, and its "
-                           "significance note and lp differ")),
+        ("report-flag-mtme", report_flag_mtme, LPS, None),
         # the main command's --data takes no --resamples: these rows run 1000 PERM-BOTH resamples, on a ja/zh
         # pair where --genmt gives it (MTME's ja/zh data is judged by the mtme rows)
         *[(f"data-{form}", data_main(form), LPS if form == "genmt" else ["en-de"], None)

@@ -237,7 +237,7 @@ def score(opts: Options, lps: Sequence[str], systems: Sequence[str] | None, who:
                 statistics=(*asked_statistics(opts), *compare_also),
                 significance=opts.resamples, seed=opts.seed,
                 metric_test=opts.metric_test or "perm-both", pdp=bool(getattr(opts, "pdp", False)),
-                short=opts.short).evaluation
+                short=opts.short)
     return opts, runs
 
 
@@ -248,10 +248,12 @@ def run(opts: Options, out: TextIO | None = None) -> int:
     opts = _check_main_args(opts)
     opts, (lp_run,) = score(opts, [opts.lang], opts.systems, "docmetrics")
     labels = {spec: k + 1 for k, spec in enumerate(opts.metrics)}
-    if getattr(opts, "report", None):
-        from .report import write_for_mtme
+    if getattr(opts, "report", None):  # the page write_report(PAGE, meta_evaluate(...), results=, data=) writes
+        from .report import write as write_report
 
-        write_for_mtme(opts, lp_dict(lp_run, opts), lp_run)
+        judged = lp_run.evaluation if lp_run.evaluation is not None else lp_dict(lp_run, opts)  # else: scores only
+        write_report(opts, opts.report, judged, f"docmetrics --mtme ({lp_run.lp})", results=lp_run.results,
+                     data=lp_run.evalset())
     write(Output(data=lambda: lp_dict(lp_run, opts), text=lambda: lp_text(lp_run, opts, labels)), opts, out)
     return 0
 
@@ -267,7 +269,7 @@ def lp_dict(run: MtmeRun, opts: Options) -> dict[str, Any]:
     d: dict[str, Any] = {"testset": opts.testset, "lp": run.lp, "root": opts.mtme, "reference": run.data.ref,
                          "references": list(run.data.refs)}
     if run.evaluation is not None:
-        d.update(run.evaluation.to_dict())
+        d.update(run.evaluation.to_dict(layout="mtme"))
     else:
         d["scores"] = [r.to_dict(level="system", short=opts.short) for rs in run.results.values() for r in rs]
     d["written"] = [w.to_dict() for w in run.written]

@@ -9,7 +9,7 @@ a statistic."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from typing import Any, Mapping
 
 from ..values.errors import InputError, SpecError
@@ -60,12 +60,6 @@ class MetaEvaluation:
     human_text: str = ""
     data: Any = field(default=None, repr=False, compare=False)
     layout: str = "mtme"
-
-    @property
-    def evaluation(self) -> MetaEvaluation:
-        """This evaluation with ``to_dict()`` in the ``mtme`` layout, as ``--mtme`` keeps each language pair's
-        (:mod:`docmetrics.commands.mtme`; give ``to_dict(layout="mtme")`` instead)."""
-        return self if self.layout == "mtme" else replace(self, layout="mtme")
 
     def metric(self, metric: str | int) -> MetaEval:
         """One metric's meta-evaluation, named by its label (``chrf [1]``; on MTME data the metrics are keyed by
