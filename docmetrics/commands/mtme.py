@@ -266,12 +266,14 @@ def lp_text(run: MtmeRun, opts: Options, labels: dict[str, int], explain: bool =
 
 
 def lp_dict(run: MtmeRun, opts: Options) -> dict[str, Any]:
-    d: dict[str, Any] = {"testset": opts.testset, "lp": run.lp, "root": opts.mtme, "reference": run.data.ref,
-                         "references": list(run.data.refs)}
+    """The JSON of a language pair: its meta-evaluation's (where the data was read, each metric judged), else its
+    scores; then the score files written and the data's metadata."""
     if run.evaluation is not None:
-        d.update(run.evaluation.to_dict(layout="mtme"))
+        d: dict[str, Any] = run.evaluation.to_dict(layout="mtme")
     else:
-        d["scores"] = [r.to_dict(level="system", short=opts.short) for rs in run.results.values() for r in rs]
+        d = {"testset": opts.testset, "lp": run.lp, "root": opts.mtme, "reference": run.data.ref,
+             "references": list(run.data.refs),
+             "scores": [r.to_dict(level="system", short=opts.short) for rs in run.results.values() for r in rs]}
     d["written"] = [w.to_dict() for w in run.written]
     if run.data.metadata:  # MTME's metadata/LP/*.jsonl (WMT25): what the records say of documents and domains
         d["metadata"] = run.data.metadata_summary()
