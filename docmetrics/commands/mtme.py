@@ -8,7 +8,6 @@ one MTME meta-evaluation), printed by :func:`docmetrics.judging.metaeval_text.mt
 
 from __future__ import annotations
 
-import io
 import os
 import sys
 from dataclasses import replace
@@ -37,7 +36,7 @@ from .options import Options
 from .output import Output, write
 from .scoring import ScoringReport
 
-__all__ = ["check_common", "requested", "run", "score", "lp_dict", "lp_text", "write_lp"]
+__all__ = ["check_common", "requested", "run", "score", "lp_dict", "lp_text"]
 
 #: the longest file name most file systems take (bytes)
 MAX_FILE_NAME = 255
@@ -258,13 +257,6 @@ def run(opts: Options, out: TextIO | None = None) -> int:
     return 0
 
 
-def lp_text(run: MtmeRun, opts: Options, labels: dict[str, int], explain: bool = True) -> str:
-    """:func:`write_lp` as a string."""
-    out = io.StringIO()
-    write_lp(run, opts, labels, out, explain)
-    return out.getvalue()
-
-
 def lp_dict(run: MtmeRun, opts: Options) -> dict[str, Any]:
     """The JSON of a language pair: its meta-evaluation's (where the data was read, each metric judged), else its
     scores; then the score files written and the data's metadata."""
@@ -280,7 +272,9 @@ def lp_dict(run: MtmeRun, opts: Options) -> dict[str, Any]:
     return d
 
 
-def write_lp(run: MtmeRun, opts: Options, labels: dict[str, int], out: TextIO, explain: bool = True) -> None:
+def lp_text(run: MtmeRun, opts: Options, labels: dict[str, int], explain: bool = True) -> str:
+    """The text of a language pair: its meta-evaluation's tables (else its system scores), the score files written,
+    the signatures (``explain``: how the statistics are computed, under the first pair)."""
     table_text = ""
     if run.evaluation is None:
         rows = [[s] + [num(run.results[spec][i].score, width(opts, run.results[spec][i])) for spec in opts.metrics]
@@ -293,6 +287,5 @@ def write_lp(run: MtmeRun, opts: Options, labels: dict[str, int], out: TextIO, e
         where = os.path.dirname(w.paths["sys"])
         written.append(f"[{labels[spec]}] MTME scores: {where}/{w.metric}-{w.ref}.{{{','.join(levels)}}}.score")
     signatures = {spec: run.results[spec][0].signature.format(short=opts.short) for spec in opts.metrics}
-    out.write(mtme_text(run.evaluation, run.data, list(run.testset.systems), signatures, width=opts.width,
-                        labels=labels, rank_by=opts.rank_by or "spa", explain=explain, written=written,
-                        scores_table=table_text))
+    return mtme_text(run.evaluation, run.data, list(run.testset.systems), signatures, width=opts.width, labels=labels,
+                     rank_by=opts.rank_by or "spa", explain=explain, written=written, scores_table=table_text)
