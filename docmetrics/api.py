@@ -17,16 +17,24 @@ same model share one loaded model::
 from __future__ import annotations
 
 import functools
+import os
 import warnings
-from typing import Any
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Callable
 
 from .plugin import presets, registry
 from .plugin.backbone import COMMON_PARAMS, Backbone
 from .plugin.metric import Metric
+from .runtime.cache import ScoreCache, default_path
+from .runtime.engines import make_engine
 from .runtime.session import FROM_ENVIRONMENT, Session
 from .values.errors import DocMetricsWarning, PluginError, SpecError
+from .values.io import is_jsonl, read_lines, read_testset, same_file
 from .values.params import Param, check_batch_size, find_param
+from .values.result import Result
 from .values.sacrebleu_signature import read_sacrebleu_signature, with_mecab_fact
+from .values.samples import SAMPLES
 from .values.signature import (
     PLUGINS_KEYS,
     ParsedSignature,
@@ -35,6 +43,19 @@ from .values.signature import (
     parse_signature,
 )
 from .values.spec import parse_spec
+from .values.testset import TestSet
+
+#: The API: ``load``, ``build``, ``get_backbone`` and ``resolve`` (defined here), and what they take and give,
+#: defined in their own modules: a :class:`Session` (its score cache: a path, :func:`default_path` - the file the
+#: command line uses - a :class:`ScoreCache`, None or :data:`FROM_ENVIRONMENT`; its engine: :func:`make_engine`),
+#: a :class:`TestSet` (:func:`read_testset`, JSONL where :func:`is_jsonl`, :func:`read_lines`; :func:`same_file`
+#: tells whether two paths name one file), a :class:`Result`, a metric's :class:`Param`, a spec, preset or signature
+#: (:func:`parse_spec`, :mod:`presets`, :func:`parse_signature`, :func:`looks_like_signature`,
+#: :func:`read_sacrebleu_signature`); the sample data (:data:`SAMPLES`, :func:`write_sample`).
+__all__ = ["load", "build", "get_backbone", "resolve", "Session", "FROM_ENVIRONMENT", "ScoreCache", "default_path",
+           "make_engine", "TestSet", "read_testset", "is_jsonl", "read_lines", "same_file", "Result", "Param",
+           "parse_spec", "presets", "parse_signature", "looks_like_signature", "read_sacrebleu_signature", "SAMPLES",
+           "write_sample", "WrittenSample"]
 
 
 def resolve(text: str) -> tuple[str, dict[str, str], ParsedSignature | None]:
@@ -288,3 +309,32 @@ def get_backbone(backbone_cls: type[Backbone], model: str | None = None, *, sess
     where one is given, else a new one."""
     _check_session(session, "docmetrics.get_backbone")
     return (session if session is not None else Session(cache=None)).backbone(backbone_cls, model, **settings)
+
+
+@dataclass(frozen=True)
+class WrittenSample:
+    """What :func:`write_sample` wrote: the sample ``files`` (paths under its folder) and the tiny ``models``
+    (each with ``name``, ``backbone``, ``spec``: the spec that scores with it)."""
+
+    files: list[Path]
+    models: list[Any]
+
+
+def write_sample(dest: str | os.PathLike[str], *, models: bool = False, force: bool = False,
+                 skipped: Callable[[str], None] | None = None) -> WrittenSample:
+    """Write the sample data shipped in the package (one folder per :data:`SAMPLES` key) into ``dest``, made if
+    missing, and with ``models`` tiny random models (their scores mean nothing) under ``dest/models``, one per
+    installed backbone (``skipped`` is told, in one line, of each backbone whose extra is not installed).
+
+    What an earlier call wrote is overwritten; anything else in ``dest`` raises a UserError naming it before
+    anything is written, unless ``force``::
+
+        written = docmetrics.api.write_sample("sample", models=True)
+        metric = docmetrics.load(written.models[0].spec)
+    """
+    from .plugin.sample_models import sample_model_folders, write_sample_models
+    from .values.samples import write_samples
+
+    others = sample_model_folders()  # what an earlier models=True wrote, recognised as the sample's own
+    files = write_samples(dest, force=force, folders=others if models else [], others=others)
+    return WrittenSample(files, write_sample_models(dest, skipped=skipped) if models else [])

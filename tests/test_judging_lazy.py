@@ -41,3 +41,26 @@ def test_no_module_of_the_package_shares_a_lazy_public_name():
 def test_an_unknown_name_is_an_attribute_error():
     with pytest.raises(AttributeError, match="no_such_call"):
         _ = judging.no_such_call
+
+
+def test_every_commands_help_loads_no_numerics():
+    """``docmetrics CMD --help`` for every subcommand (and the main command) imports no numpy, scipy or torch,
+    though each command imports ``docmetrics.judging`` (``rank --help`` once loaded numpy through AutoRank)."""
+    code = ("import contextlib, io, sys\n"
+            "from docmetrics.cli import main\n"
+            "from docmetrics.cli.main import SUBCOMMANDS\n"
+            "bad = {}\n"
+            "for argv in [['--help']] + [[name, '--help'] for name in SUBCOMMANDS]:\n"
+            "    with contextlib.redirect_stdout(io.StringIO()) as out:\n"
+            "        try:\n"
+            "            main(argv)\n"
+            "        except SystemExit:\n"
+            "            pass\n"
+            "    assert 'usage:' in out.getvalue(), argv\n"
+            "    heavy = [m for m in ('numpy', 'scipy', 'torch') if m in sys.modules]\n"
+            "    if heavy:\n"
+            "        bad[argv[0]] = heavy\n"
+            "        break\n"
+            "print(bad or '')")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout.strip()
+    assert out == ""

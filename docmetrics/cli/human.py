@@ -4,8 +4,7 @@ from __future__ import annotations
 
 import argparse
 
-from ..formats.human_tsv import SCORE_COLUMNS
-from ..judging.doc_level import DOC_RULES
+from ..judging import DOC_RULES, SCORE_COLUMNS
 
 
 def add_level_arguments(g: argparse._ActionsContainer) -> None:

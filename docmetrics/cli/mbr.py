@@ -8,7 +8,7 @@ from typing import Sequence
 
 from ..commands.mbr import run_mbr, run_rerank
 from ..commands.options import MbrOptions, RerankOptions
-from ..judging.mbr import TIES, UNITS
+from ..judging import TIES, UNITS
 from .args import Once, add_cache_arguments, add_model_arguments, add_output_arguments, positive, typed
 from .errors import guarded
 from .habits import Parser, parse_args

@@ -6,9 +6,9 @@ import argparse
 import sys
 from typing import Sequence
 
-from ..algorithms import wmt_stats as ws
 from ..commands.metaeval import run_metaeval
 from ..commands.options import MetaevalOptions
+from ..judging import DEFAULT_SEED
 from . import data as data_cli
 from . import report as report_cli
 from . import stored as stored_cli
@@ -48,7 +48,7 @@ def build_parser() -> argparse.ArgumentParser:
     g.add_argument("-l", "--lps", metavar="LP1,LP2",
                    help="language pairs, comma-separated (e.g. en-de,zh-en; required with --mtme)")
     add_data_arguments(g, single=False)
-    g.add_argument("--seed", type=parse_seed, default=ws.DEFAULT_SEED, metavar="INT",
+    g.add_argument("--seed", type=parse_seed, default=DEFAULT_SEED, metavar="INT",
                    help="seed of the PERM-BOTH resampling (default: %(default)s; 'none': not reproducible)")
     add_level_arguments(g)
     stored_cli.add_arguments(p.add_argument_group("stored scores, judged like metrics"))

@@ -5,8 +5,7 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
-from ..algorithms import wmt_stats as ws
-from ..judging.evaluate import MAIN_STATISTICS
+from ..judging import DEFAULT_RESAMPLES, MAIN_STATISTICS
 
 
 # -- options ----------------------------------------------------------------------------------------------
@@ -44,7 +43,7 @@ def add_data_arguments(g: argparse._ArgumentGroup, *, single: bool) -> None:
                    help="NAME of the score files, one per -m (default: the short signature made file-safe)")
     g.add_argument("--resamples", type=int, metavar="N",
                    help=f"PERM-BOTH resamples between metrics, the significance clusters of --mtme, --human and "
-                        f"--genmt (default: {ws.DEFAULT_RESAMPLES}; 0: no tests)")
+                        f"--genmt (default: {DEFAULT_RESAMPLES}; 0: no tests)")
     g.add_argument("--metric-test", choices=("perm-both", "williams"),
                    help="the test between metrics: perm-both (default: PERM-BOTH on every statistic) or williams "
                         "(Williams' test of two dependent correlations for system- and segment-level Pearson, as "

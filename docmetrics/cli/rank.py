@@ -7,7 +7,6 @@ import sys
 from typing import Sequence
 
 from ..commands.options import RankOptions
-from ..commands.rank import run_rank
 from ..judging import AUTORANK_PRESETS as PRESETS
 from . import data as data_cli
 from . import human_clusters, rank_live
@@ -87,5 +86,7 @@ def _run(opts: RankOptions) -> int:
         from ..commands import data
 
         return data.run_rank(opts, sys.stdout)
+    from ..commands.rank import run_rank  # numpy (AutoRank): not for --help
+
     return run_rank(opts, sys.stdout)
 

@@ -7,9 +7,9 @@ import argparse
 import sys
 from typing import Sequence
 
+from ..api import SAMPLES
 from ..commands.options import SampleOptions
 from ..commands.sample import run
-from ..values.samples import SAMPLES
 from .args import typed
 from .errors import guarded
 from .habits import Parser, parse_args

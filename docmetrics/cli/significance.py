@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import argparse
 
-from ..judging.paired import (
+from ..judging import (
     DEFAULT_CI_LEVEL,
     DEFAULT_N,
     DEFAULT_SEED,

@@ -8,7 +8,7 @@ from typing import Sequence
 
 from ..commands.options import SweepOptions
 from ..commands.sweep import run
-from ..judging.sweeps import SEG_STATS, STAT_CHOICES
+from ..judging import SEG_STATS, STAT_CHOICES
 from . import human as human_cli
 from . import report as report_cli
 from .args import (
@@ -96,7 +96,7 @@ def kept(args: argparse.Namespace) -> str:
     if args.cache is None:
         return ("no --cache, so the scores computed so far are lost; with --cache, the same command run again "
                 "resumes where it stopped")
-    from ..runtime.cache import default_path
+    from ..api import default_path
 
     return f"what was scored is in the score cache {args.cache or default_path()}: run again to resume"
 

@@ -8,8 +8,8 @@ import os
 import re
 from typing import Any, Iterator, Sequence
 
+from ..api import same_file
 from ..values.errors import UserError
-from ..values.io import same_file
 from .messages import note
 from .options import Options
 
@@ -24,11 +24,9 @@ def session_scope(opts: Options, cache: Any = None) -> Iterator[Any]:
     model defaults (--device, --precision, --batch-size, --max-tokens, -q); workers, the cache it opened
     and every backbone closed at the end.  Cheap to enter: workers and Ray start on the first units to
     score."""
-    from ..runtime import engines
-    from ..runtime.cache import ScoreCache
-    from ..runtime.session import FROM_ENVIRONMENT, Session
+    from ..api import FROM_ENVIRONMENT, ScoreCache, Session, make_engine
 
-    engine = engines.make_engine(getattr(opts, "engine", "local"), workers=getattr(opts, "workers", None),
+    engine = make_engine(getattr(opts, "engine", "local"), workers=getattr(opts, "workers", None),
                                  device=getattr(opts, "device", "auto"),
                                  ray_address=getattr(opts, "ray_address", None),
                                  notify=lambda text: note(opts, f"--engine ray: {text}"))  # nothing with -q
@@ -46,7 +44,7 @@ def session_scope(opts: Options, cache: Any = None) -> Iterator[Any]:
 
 
 def default_cache_path() -> Any:
-    from ..runtime.cache import default_path
+    from ..api import default_path
 
     return default_path()
 

@@ -8,10 +8,10 @@ import inspect
 import textwrap
 from typing import Callable, TextIO
 
-from ..plugin import presets, registry
+from ..api import Param, presets
+from ..plugin import registry
 from ..plugin.descriptions import static_description
 from ..values.errors import PluginError
-from ..values.params import Param
 
 
 def _param_rows(params: tuple[Param, ...]) -> list[str]:

@@ -6,12 +6,11 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from ..algorithms.wmt_stats import DEFAULT_SEED
+from ..api import Result, TestSet
 from ..formats.human_tsv import HumanScores, load_human
+from ..judging import DEFAULT_SEED
 from ..judging import statistics as stats
 from ..values.errors import InputError, UserError
-from ..values.result import Result
-from ..values.testset import TestSet
 from .conflicts import NEEDS, WITH, Conflicts, Option
 from .messages import warn
 from .options import Options

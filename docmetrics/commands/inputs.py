@@ -6,9 +6,8 @@ import os
 import sys
 from dataclasses import replace
 
-from ..values import io
+from ..api import TestSet, read_testset
 from ..values.errors import InputError, UserError
-from ..values.testset import TestSet
 from .messages import warn
 from .options import Options
 
@@ -41,7 +40,7 @@ def load_testset(opts: Options, who: str = "docmetrics", documents: bool = True)
     references = (once_each(opts.references, "-r", who) if getattr(opts, "references", None)
                   else opts.reference)
     try:
-        testset = io.read_testset(inputs, opts.source, references, opts.doc_ids, jsonl=opts.jsonl)
+        testset = read_testset(inputs, opts.source, references, opts.doc_ids, jsonl=opts.jsonl)
     except InputError as exc:
         if getattr(opts, "stdin_implicit", False) and ("stdin: 0 lines" in str(exc) or "stdin has no" in str(exc)):
             raise InputError(f"{exc}; no -i was given, so the system output was read from stdin, which was empty: "

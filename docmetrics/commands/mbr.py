@@ -6,11 +6,9 @@ from __future__ import annotations
 
 import sys
 
-from ..judging import CandidateSelection, mbr, rerank
-from ..values import io
-from ..values.candidates import read_candidates
+from ..api import TestSet, is_jsonl, read_lines, read_testset
+from ..judging import CandidateSelection, mbr, read_candidates, rerank
 from ..values.errors import UserError
-from ..values.testset import TestSet
 from .common import check_outputs, session_scope
 from .inputs import once_each
 from .messages import note, warn
@@ -25,7 +23,7 @@ def _testset(opts: RerankOptions, who: str) -> tuple[TestSet, list[str] | None]:
     check_outputs(opts)
     candidates = once_each(opts.candidates or [], "-c", who)
     paragraph_ids = None
-    if any(io.is_jsonl(c) for c in candidates):
+    if any(is_jsonl(c) for c in candidates):
         if len(candidates) > 1:
             raise UserError(f"-c {' '.join(candidates)}: give the candidates as ONE JSONL file (-c cands.jsonl, "
                             "all N candidates on each line) or as N text files, not both")
@@ -39,9 +37,9 @@ def _testset(opts: RerankOptions, who: str) -> tuple[TestSet, list[str] | None]:
         if opts.unit == "paragraph":  # the JSONL's paragraph_id fields serve --unit paragraph only
             paragraph_ids = read.paragraph_ids
     else:
-        testset = io.read_testset(candidates, opts.source, opts.reference, opts.doc_ids)
+        testset = read_testset(candidates, opts.source, opts.reference, opts.doc_ids)
     if opts.paragraph_ids:
-        paragraph_ids = io.read_lines(opts.paragraph_ids)
+        paragraph_ids = read_lines(opts.paragraph_ids)
         testset.names["paragraph ids"] = opts.paragraph_ids  # the library's messages name the file
     for text in testset.warnings:
         warn(text, who)

@@ -9,9 +9,9 @@ import json
 import os
 from typing import TYPE_CHECKING, Sequence, TextIO
 
-from ..judging import MtmeRun, WmtAverage
+from ..judging import SCHEMES, MtmeRun, WmtAverage
 from ..judging import statistics as stats
-from ..judging.averages import SCHEMES, task_set
+from ..judging.averages import task_set
 from ..values.errors import InputError, UserError
 from . import report as report_cli
 from . import stored as stored_cli

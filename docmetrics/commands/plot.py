@@ -9,8 +9,8 @@ import math
 import re
 from typing import TYPE_CHECKING, Any, Mapping, Sequence
 
+from ..judging import SCHEMES
 from ..judging import statistics as stats
-from ..judging.averages import SCHEMES
 from ..values.errors import InputError, UserError
 
 if TYPE_CHECKING:

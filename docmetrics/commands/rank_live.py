@@ -8,13 +8,20 @@ from __future__ import annotations
 from dataclasses import replace
 from typing import Sequence
 
-from ..judging import AUTORANK_PRESETS, AutoRank, EvalSet, StoredMetric, autorank, autorank_clusters, read_human
-from ..judging.paired import MAX_N
-from ..judging.score_systems import score_metrics
+from ..api import Result, TestSet
+from ..judging import (
+    AUTORANK_PRESETS,
+    MAX_N,
+    AutoRank,
+    EvalSet,
+    StoredMetric,
+    autorank,
+    autorank_clusters,
+    read_human,
+    score_metrics,
+)
 from ..judging.stored_scoring import StoredScorer
 from ..values.errors import UserError
-from ..values.result import Result
-from ..values.testset import TestSet
 from . import stored as stored_cli
 from .common import session_scope
 from .human_clusters import genmt_pairs

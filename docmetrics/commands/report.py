@@ -12,9 +12,8 @@ import json
 import shlex
 from typing import TYPE_CHECKING, Any, Callable, Sequence
 
+from ..api import Result, TestSet
 from ..values.errors import InputError, UserError
-from ..values.result import Result
-from ..values.testset import TestSet
 from .common import check_output_file
 from .inputs import load_testset
 from .messages import note

@@ -9,9 +9,9 @@ import sys
 from dataclasses import replace
 from typing import Any
 
-from ..judging.score_systems import Scored, score_metrics
+from ..api import read_sacrebleu_signature
+from ..judging import Scored, score_metrics
 from ..values.errors import UserError
-from ..values.sacrebleu_signature import read_sacrebleu_signature
 from . import genmt, mtme, significance
 from . import human as human_cli
 from . import report as report_cli

@@ -1,5 +1,5 @@
 """What the command line says of each metric it scored, once, for every run that scores
-(:func:`docmetrics.judging.score_systems.score_metrics`: plain files, ``--genmt``, ``--wmt25-tsv``,
+(:func:`docmetrics.judging.score_metrics`: plain files, ``--genmt``, ``--wmt25-tsv``,
 ``--scores``, ``--mtme``, ``docmetrics metaeval``, ``docmetrics rank -m``, ``--spans -m``): a warning where the run
 differs from the signature it was given in, the coverage (one line per metric; -v: per system), and
 a warning (or, above ``--max-truncated``, an error) where units were cut at the model's maximum length."""
@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import Any, Sequence
 
-from ..judging.score_systems import Scored, ScoringObserver
+from ..judging import Scored, ScoringObserver
 from ..values.errors import UserError
 from .format import coverage_lines, units_cut
 from .messages import note, warn

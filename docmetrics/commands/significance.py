@@ -8,7 +8,8 @@ import os
 from dataclasses import replace
 from typing import Any
 
-from ..judging.paired import (
+from ..api import Result
+from ..judging import (
     ALPHA,
     DEFAULT_CI_LEVEL,
     DEFAULT_N,
@@ -19,7 +20,6 @@ from ..judging.paired import (
     PairedTest,
 )
 from ..values.errors import UserError
-from ..values.result import Result
 from .common import width
 from .format import column, metric_labels, num, table
 from .messages import warn

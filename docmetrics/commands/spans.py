@@ -12,10 +12,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from ..algorithms.spans import PARTIAL_CREDIT
 from ..formats.mqm_tsv import MqmRatings, is_human_name
-from ..judging.score_systems import Scored
-from ..judging.spans import SPAN_METRICS, SpanGold, SpanJudgement, genmt_gold, gives_no_spans, mqm_gold, no_spans
+from ..judging import PARTIAL_CREDIT, SPAN_METRICS, Scored, SpanGold, SpanJudgement, gives_no_spans
+from ..judging.spans import genmt_gold, mqm_gold, no_spans
 from ..values.errors import UserError
 from .format import metric_labels, num, table
 from .messages import note, warn
@@ -49,8 +48,8 @@ class _Scored:
 
 def _mqm(opts: RunOptions) -> MqmRatings:
     """The raw MQM file of ``--human`` (an error naming the option where it is another TSV)."""
+    from ..api import read_lines
     from ..formats.mqm_tsv import is_mqm_header, read_mqm
-    from ..values.io import read_lines
 
     lines = read_lines(opts.human)
     if not lines or not is_mqm_header([h.strip() for h in lines[0].split("\t")]):
@@ -182,8 +181,7 @@ def _metrics_judged(opts: RunOptions, specs: list[str], scored: _Scored) -> list
     judged as one predictor, named by its -m spec.  Every metric is loaded, and with a raw MQM file
     checked to have the reference it needs, before any scores."""
     from .. import api
-    from ..judging import uses_reference
-    from ..judging.score_systems import score_metrics
+    from ..judging import score_metrics, uses_reference
     from .common import session_scope
 
     with session_scope(opts, cache=opts.cache) as session:

@@ -18,7 +18,8 @@ def reference_files(specs: Sequence[str]) -> list[str]:
     sacrebleu takes them (``-m bleu ref.txt``)."""
     import os
 
-    from ..plugin import presets, registry
+    from ..api import presets
+    from ..plugin import registry
 
     return [text for text in specs if ":" not in text and "|" not in text and os.path.isfile(text)
             and registry.split_name(text)[0] not in registry.names("metric") and presets.get(text) is None]
@@ -32,9 +33,8 @@ def check_specs(specs: Sequence[str]) -> None:
 
 def check_spec(text: str) -> None:
     from .. import api
-    from ..plugin import presets, registry
-    from ..values.signature import looks_like_signature
-    from ..values.spec import parse_spec
+    from ..api import looks_like_signature, parse_spec, presets
+    from ..plugin import registry
 
     if looks_like_signature(text):
         return  # a signature names every parameter itself; fields it does not know are compared after scoring

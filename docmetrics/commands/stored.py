@@ -9,11 +9,11 @@ from __future__ import annotations
 from dataclasses import replace
 from typing import Sequence, TypeVar
 
-from ..formats.stored import StoredMetric, parse_direction
-from ..judging import read_mtme_dir
+from ..api import TestSet
+from ..formats.stored import parse_direction
+from ..judging import StoredMetric, read_mtme_dir
 from ..judging.stored_scoring import NO_PAIR, StoredScorer, choose_stored, read_stored
 from ..values.errors import InputError, SpecError, UserError
-from ..values.testset import TestSet
 from .conflicts import NEEDS_FOR, Conflicts, Option
 from .options import MetaevalOptions, Options, RankOptions, RunOptions
 

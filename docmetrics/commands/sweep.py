@@ -12,11 +12,10 @@ import shlex
 import textwrap
 from typing import Any, Sequence, TextIO
 
-from ..algorithms.grids import Axis
-from ..formats.human_tsv import load_human
+from ..judging import Axis, Point
 from ..judging import statistics as stats
 from ..judging.stat_table import columns as stat_columns
-from ..judging.sweeps import Point, heatmap_matrix, plan
+from ..judging.sweeps import heatmap_matrix, plan
 from ..values.errors import InputError, UserError
 from . import human as human_cli
 from . import report as report_cli
@@ -37,7 +36,7 @@ from .specs import check_specs
 def run(opts: SweepOptions, out: TextIO) -> int:
     """Check every option, read the test set and the human scores, run :func:`docmetrics.judging.sweep` (the
     progress a note per point), then write -o, --report and --plot and print the table."""
-    from ..judging import sweep
+    from ..judging import read_human, sweep
 
     check_specs([opts.metric])  # the base spec, before any grid point is built or a model loads
     human_cli.check_args(opts)
@@ -63,7 +62,8 @@ def run(opts: SweepOptions, out: TextIO) -> int:
         check_output_file(opts.plot, "--plot", (*inputs, opts.output))
         pyplot()
         planned.heatmap()
-    human = load_human(opts.human, opts.human_column, opts.human_lower_better) if opts.human else None
+    human = read_human(opts.human, format="human-tsv", column=opts.human_column,
+                       lower_is_better=opts.human_lower_better).human if opts.human else None
     testset = load_testset(opts, who="docmetrics sweep")
     human_cli.warn_unmatched(opts, testset, human, who="docmetrics sweep")
     n = len(planned.points)
@@ -176,7 +176,7 @@ def write_table(points: Sequence[Point], opts: SweepOptions, out: TextIO, *, seg
 def metric_label(signature: str) -> str:
     """The metric and its model for a title, without local paths: a model directory is named by its
     last component and the fingerprint of its weights; a hub id as it is."""
-    from ..values.signature import parse_signature
+    from ..api import parse_signature
 
     parsed = parse_signature(signature)
     model = parsed.get("model", "m")

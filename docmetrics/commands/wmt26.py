@@ -13,8 +13,8 @@ from .conflicts import NEEDS_FOR, Conflicts, Option
 from .options import RunOptions
 
 if TYPE_CHECKING:
+    from ..api import TestSet
     from ..formats.wmt26 import DocumentPlan, Wmt26Pair
-    from ..values.testset import TestSet
 
 __all__ = ["references_from_release", "requested", "check_args", "read", "read_pairs", "pair_testset",
            "check_systems_given", "check_no_reference_files", "REFERENCE_ADVICE"]

@@ -10,13 +10,29 @@ as importable calls).  Nothing here imports torch, parses arguments or prints.
 * :func:`human_clusters` and :func:`cluster_agreement` (rules: :mod:`docmetrics.judging.rules`, entry-point
   group ``docmetrics.cluster_rules``) -> :class:`HumanRanking` (of :class:`ClusteredSystem`), :class:`ClusterAgreement`;
 * :func:`autorank`, :func:`autorank_clusters` -> :class:`AutoRank` (presets: :data:`AUTORANK_PRESETS`);
-* :func:`mbr`, :func:`rerank` -> :class:`CandidateSelection` (:mod:`docmetrics.judging.mbr`);
-* :func:`autorank`, :func:`span_f1` (gold spans from a TSV: :func:`read_spans_tsv`), :func:`compare_systems`,
+* :func:`mbr`, :func:`rerank` -> :class:`CandidateSelection` (:mod:`docmetrics.judging.mbr`), their candidates
+  from a JSONL file: :func:`read_candidates` -> :class:`CandidateFile`;
+* :func:`autorank`, :func:`span_f1` (gold spans from a TSV: :func:`read_spans_tsv`; -> :class:`SpanJudgement`
+  against a :class:`SpanGold`, :data:`PARTIAL_CREDIT` across severity classes; the metrics that give spans:
+  :data:`SPAN_METRICS`, one known before it scores to give none: :func:`gives_no_spans`), :func:`compare_systems`,
   :func:`confidence_intervals`, :func:`sweep`, :func:`write_report` (:mod:`docmetrics.judging.tools`);
 * :func:`run_mtme` (score mt-metrics-eval data), :func:`write_mtme_scores` and :func:`read_mtme_dir` (MTME score files)
   (:mod:`docmetrics.judging.mtme`);
 * :func:`error_free` -> [:class:`ErrorFree`] (metrics as detectors of error-free translations, WMT26 subtask 3);
-* :func:`wmt25_submission` -> :class:`Submission` (a WMT25 metrics-task submission from one metric's Results).
+* :func:`wmt25_submission` -> :class:`Submission` (a WMT25 metrics-task submission from one metric's Results);
+* :func:`score_metrics` -> [:class:`Scored`] (several metrics on one test set, in order; a :class:`ScoringObserver`
+  hears each start and end).
+
+The defaults and choices these calls take, for a notebook's loops and the command line's help:
+:data:`DEFAULT_SEED` and :data:`DEFAULT_RESAMPLES` (mt-metrics-eval's significance tests); for
+:func:`compare_systems` (-> :class:`PairedResult` of :class:`PairedTest`) and :func:`confidence_intervals` (->
+[:class:`ConfidenceInterval`]): :data:`DEFAULT_N` (resamples per test, ``bs``/``ar``), :data:`MAX_N`,
+:data:`TEST_NAMES`, :data:`ALPHA`, :data:`DEFAULT_CI_LEVEL`; for :func:`meta_evaluate`: :data:`MAIN_STATISTICS`
+(what ``rank_by`` takes); for :func:`read_human`: :data:`SCORE_COLUMNS` (the TSV score columns tried, in order) and
+:data:`DOC_RULES` (``doc_level``); for :func:`wmt_average`: :data:`SCHEMES`; for :func:`sweep` (-> a
+:class:`Sweep`: its grid's parameters :class:`Axis`, its points :class:`Point`): :data:`STAT_CHOICES` (``stat``),
+:data:`SEG_STATS` (those that need ``seg_level=True``); for
+:func:`mbr` and :func:`rerank`: :data:`UNITS` (``unit``) and :data:`TIES` (which candidate wins a tie).
 """
 
 from __future__ import annotations
@@ -31,6 +47,20 @@ from .mbr import CandidateSelection, UnitChoice, mbr, rerank
 #: the module each public name lives in, imported when first used, so that ``import docmetrics.judging`` (and
 #: a command's ``--help``) stays free of numpy and scipy
 _MODULES = {
+    "..algorithms.grids": ("Axis",),
+    "..algorithms.spans": ("PARTIAL_CREDIT",),
+    "..algorithms.wmt_stats": ("DEFAULT_SEED", "DEFAULT_RESAMPLES"),
+    "..formats.human_tsv": ("SCORE_COLUMNS",),
+    "..values.candidates": ("read_candidates", "CandidateFile"),
+    ".averages": ("SCHEMES",),
+    ".doc_level": ("DOC_RULES",),
+    ".evaluate": ("MAIN_STATISTICS",),
+    ".mbr": ("TIES", "UNITS"),
+    ".paired": ("DEFAULT_N", "MAX_N", "TEST_NAMES", "ALPHA", "DEFAULT_CI_LEVEL", "PairedTest", "PairedResult",
+                "ConfidenceInterval"),
+    ".spans": ("SpanGold", "SpanJudgement", "SPAN_METRICS", "gives_no_spans"),
+    ".score_systems": ("Scored", "ScoringObserver", "score_metrics"),
+    ".sweeps": ("STAT_CHOICES", "SEG_STATS", "Sweep", "Point"),
     "..formats.base": ("EvalSet",),
     "..formats.judgements": ("HumanScores",),
     "..formats.stored": ("StoredMetric",),
@@ -42,7 +72,8 @@ _MODULES = {
     ".mtme": ("NO_HUMAN_SCORES", "ONE_SYSTEM", "MtmeMetric", "MtmeObserver", "MtmeRun", "WrittenScores",
               "mtme_metric_name", "read_mtme_dir", "run_mtme", "uses_reference", "write_mtme_scores"),
     ".rules": ("ClusterRule", "human_clusters", "cluster_agreement"),
-    ".tools": ("autorank", "autorank_clusters", "AutoRank", "AUTORANK_PRESETS", "compare_systems",
+    ".ranking_presets": ("AUTORANK_PRESETS",),
+    ".tools": ("autorank", "autorank_clusters", "AutoRank", "compare_systems",
                "confidence_intervals", "read_spans_tsv", "span_f1", "sweep", "write_report"),
 }
 _WHERE = {name: module for module, names in _MODULES.items() for name in names}
@@ -54,7 +85,12 @@ __all__ = ["EvalSet", "HumanScores", "StoredMetric", "HumanFormat", "read_human"
            "rerank", "CandidateSelection", "UnitChoice", "run_mtme", "MtmeRun", "MtmeMetric", "MtmeObserver",
            "NO_HUMAN_SCORES", "ONE_SYSTEM", "write_mtme_scores", "WrittenScores", "mtme_metric_name",
            "uses_reference", "read_mtme_dir", "confidence_intervals", "read_spans_tsv", "sweep", "error_free",
-           "ErrorFree", "wmt25_submission", "Submission"]
+           "ErrorFree", "wmt25_submission", "Submission", "score_metrics", "Scored", "ScoringObserver",
+           "DEFAULT_SEED", "DEFAULT_RESAMPLES", "DEFAULT_N", "MAX_N", "TEST_NAMES", "ALPHA", "DEFAULT_CI_LEVEL",
+           "PairedTest", "PairedResult", "ConfidenceInterval", "MAIN_STATISTICS", "SCORE_COLUMNS", "DOC_RULES",
+           "SCHEMES", "STAT_CHOICES", "SEG_STATS", "Point", "TIES", "UNITS", "read_candidates", "CandidateFile",
+           "PARTIAL_CREDIT", "SpanGold", "SpanJudgement", "SPAN_METRICS", "gives_no_spans",
+           "Sweep", "Axis"]
 
 
 def __getattr__(name: str) -> Any:

@@ -28,8 +28,8 @@ from .paired import (
 )
 from .params import name_list, one_name, path_param, results_param
 from .ranking import EPS, AutoRank, own_score_notes, rank_results, rank_stored
-from .ranking import PRESETS as AUTORANK_PRESETS
 from .ranking import autorank as autorank_scores
+from .ranking_presets import AUTORANK_PRESETS
 from .spans import SpanGold, SpanJudgement, judge, judge_predicted, metric_predictions, mqm_keys
 from .sweeps import Point, Sweep, plan
 from .sweeps import run as run_sweep
