@@ -337,7 +337,9 @@ def test_run_mtme_reads_every_pair_then_loads_then_scores_with_the_callers_loade
         assert lp_run.evaluation is None
         expected = library(root, lp_run.lp, [QE, REF], n_resamples=40)[3]
         mine = docmetrics.meta_evaluate(lp_run.results, lp_run.evalset(), significance=40)
-        assert json.dumps(mine.evaluation.to_dict()) == json.dumps(expected.to_dict())
+        mine_d, expected_d = mine.to_dict(layout="mtme"), expected.to_dict(layout="mtme")
+        assert mine_d["testset"] == "toy" and mine_d["reference"] == "refA"  # where the EvalSet was read
+        assert json.dumps({k: mine_d[k] for k in expected_d}) == json.dumps(expected_d)
         assert [w.metric for w in lp_run.written] == ["q", "r"] and lp_run.why_no_metaeval is None
 
     class Stop(MtmeObserver):

@@ -8,7 +8,6 @@ one MTME meta-evaluation), printed by :func:`docmetrics.judging.metaeval_text.mt
 
 from __future__ import annotations
 
-import io
 import os
 import sys
 from dataclasses import replace
@@ -37,7 +36,7 @@ from .options import Options
 from .output import Output, write
 from .scoring import ScoringReport
 
-__all__ = ["check_common", "requested", "run", "score", "lp_dict", "lp_text", "write_lp"]
+__all__ = ["check_common", "requested", "run", "score", "lp_dict", "lp_text"]
 
 #: the longest file name most file systems take (bytes)
 MAX_FILE_NAME = 255
@@ -237,7 +236,7 @@ def score(opts: Options, lps: Sequence[str], systems: Sequence[str] | None, who:
                 statistics=(*asked_statistics(opts), *compare_also),
                 significance=opts.resamples, seed=opts.seed,
                 metric_test=opts.metric_test or "perm-both", pdp=bool(getattr(opts, "pdp", False)),
-                short=opts.short).evaluation
+                short=opts.short)
     return opts, runs
 
 
@@ -248,35 +247,34 @@ def run(opts: Options, out: TextIO | None = None) -> int:
     opts = _check_main_args(opts)
     opts, (lp_run,) = score(opts, [opts.lang], opts.systems, "docmetrics")
     labels = {spec: k + 1 for k, spec in enumerate(opts.metrics)}
-    if getattr(opts, "report", None):
-        from .report import write_for_mtme
+    if getattr(opts, "report", None):  # the page write_report(PAGE, meta_evaluate(...), results=, data=) writes
+        from .report import write as write_report
 
-        write_for_mtme(opts, lp_dict(lp_run, opts), lp_run)
+        judged = lp_run.evaluation if lp_run.evaluation is not None else lp_dict(lp_run, opts)  # else: scores only
+        write_report(opts, opts.report, judged, f"docmetrics --mtme ({lp_run.lp})", results=lp_run.results,
+                     data=lp_run.evalset())
     write(Output(data=lambda: lp_dict(lp_run, opts), text=lambda: lp_text(lp_run, opts, labels)), opts, out)
     return 0
 
 
-def lp_text(run: MtmeRun, opts: Options, labels: dict[str, int], explain: bool = True) -> str:
-    """:func:`write_lp` as a string."""
-    out = io.StringIO()
-    write_lp(run, opts, labels, out, explain)
-    return out.getvalue()
-
-
 def lp_dict(run: MtmeRun, opts: Options) -> dict[str, Any]:
-    d: dict[str, Any] = {"testset": opts.testset, "lp": run.lp, "root": opts.mtme, "reference": run.data.ref,
-                         "references": list(run.data.refs)}
+    """The JSON of a language pair: its meta-evaluation's (where the data was read, each metric judged), else its
+    scores; then the score files written and the data's metadata."""
     if run.evaluation is not None:
-        d.update(run.evaluation.to_dict())
+        d: dict[str, Any] = run.evaluation.to_dict(layout="mtme")
     else:
-        d["scores"] = [r.to_dict(level="system", short=opts.short) for rs in run.results.values() for r in rs]
+        d = {"testset": opts.testset, "lp": run.lp, "root": opts.mtme, "reference": run.data.ref,
+             "references": list(run.data.refs),
+             "scores": [r.to_dict(level="system", short=opts.short) for rs in run.results.values() for r in rs]}
     d["written"] = [w.to_dict() for w in run.written]
     if run.data.metadata:  # MTME's metadata/LP/*.jsonl (WMT25): what the records say of documents and domains
         d["metadata"] = run.data.metadata_summary()
     return d
 
 
-def write_lp(run: MtmeRun, opts: Options, labels: dict[str, int], out: TextIO, explain: bool = True) -> None:
+def lp_text(run: MtmeRun, opts: Options, labels: dict[str, int], explain: bool = True) -> str:
+    """The text of a language pair: its meta-evaluation's tables (else its system scores), the score files written,
+    the signatures (``explain``: how the statistics are computed, under the first pair)."""
     table_text = ""
     if run.evaluation is None:
         rows = [[s] + [num(run.results[spec][i].score, width(opts, run.results[spec][i])) for spec in opts.metrics]
@@ -289,6 +287,5 @@ def write_lp(run: MtmeRun, opts: Options, labels: dict[str, int], out: TextIO, e
         where = os.path.dirname(w.paths["sys"])
         written.append(f"[{labels[spec]}] MTME scores: {where}/{w.metric}-{w.ref}.{{{','.join(levels)}}}.score")
     signatures = {spec: run.results[spec][0].signature.format(short=opts.short) for spec in opts.metrics}
-    out.write(mtme_text(run.evaluation, run.data, list(run.testset.systems), signatures, width=opts.width,
-                        labels=labels, rank_by=opts.rank_by or "spa", explain=explain, written=written,
-                        scores_table=table_text))
+    return mtme_text(run.evaluation, run.data, list(run.testset.systems), signatures, width=opts.width, labels=labels,
+                     rank_by=opts.rank_by or "spa", explain=explain, written=written, scores_table=table_text)

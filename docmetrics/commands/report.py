@@ -48,9 +48,9 @@ def page_title(opts: Options) -> str | None:
 
 
 def write(opts: Options, path: str, output: Any, name: str, title: str | None = None, **given: Any) -> None:
-    """The page of ``output`` (a command's JSON, as ``-f json`` prints it) named ``name``, with what the command
-    typed: :func:`docmetrics.judging.write_report` (``given``: its results, intervals, testset, data, human),
-    then a note of its size."""
+    """The page of ``output`` (a command's JSON as ``-f json`` prints it, or a MetaEvaluation) named ``name``, with
+    what the command typed: :func:`docmetrics.judging.write_report` (``given``: its results, intervals, testset,
+    data, human), then a note of its size."""
     from ..judging import write_report  # numpy: not at --help
 
     write_page(opts, path, lambda: write_report(path, output, names=[name], title=title, command=command_line(opts),
@@ -92,10 +92,3 @@ def run(opts: Options) -> int:
         opts.output, *opts.files, testset=testset, human=human_scores, spans=tsv_spans, title=opts.title,
         command=command_line(opts), inputs=inputs_typed(opts)))
     return 0
-
-
-def write_for_mtme(opts: Options, output: dict[str, Any], run: Any) -> None:
-    """``--mtme ... --report FILE``: the language pair's JSON (as ``-f json`` prints it), its results
-    and its test set's texts."""
-    write(opts, opts.report, output, f"docmetrics --mtme -f json ({run.lp})", results=run.results,
-          testset=run.testset)

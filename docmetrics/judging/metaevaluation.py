@@ -9,7 +9,7 @@ a statistic."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from typing import Any, Mapping
 
 from ..values.errors import InputError, SpecError
@@ -62,10 +62,15 @@ class MetaEvaluation:
     layout: str = "mtme"
 
     @property
-    def evaluation(self) -> MetaEvaluation:
-        """This evaluation with ``to_dict()`` in the ``mtme`` layout, as ``--mtme`` keeps each language pair's
-        (:mod:`docmetrics.commands.mtme`; give ``to_dict(layout="mtme")`` instead)."""
-        return self if self.layout == "mtme" else replace(self, layout="mtme")
+    def mtme_data(self) -> Any:
+        """The MTME data judged (its :class:`~docmetrics.formats.mtme.MtmeTestSet`: root, test set, references)
+        where this is a meta-evaluation of what ``read_human`` reads of an MTME directory, else None.  Such an
+        evaluation is shown as ``--mtme`` shows it: :meth:`to_text` its text, ``to_dict(layout="mtme")`` its
+        object (where the data was read), :func:`~docmetrics.judging.write_report` that object."""
+        data = self.data
+        if data is None or data.format != "mtme" or data.raw is None or data.testset is None:
+            return None
+        return data.raw
 
     def metric(self, metric: str | int) -> MetaEval:
         """One metric's meta-evaluation, named by its label (``chrf [1]``; on MTME data the metrics are keyed by
@@ -159,10 +164,9 @@ class MetaEvaluation:
         --mtme ROOT -t TESTSET -l LP -m ...`` prints (:func:`~docmetrics.judging.metaeval_text.mtme_text`)."""
         from .metaeval_text import metaeval_text, mtme_text
 
-        data = self.data
-        if data is not None and data.format == "mtme" and data.raw is not None and data.testset is not None:
+        if self.mtme_data is not None:
             signatures = {spec: e.signature for spec, e in self.metrics.items()}
-            return mtme_text(self, data.raw, list(data.testset.systems), signatures, width=width)
+            return mtme_text(self, self.mtme_data, list(self.data.testset.systems), signatures, width=width)
         human = self.human_text or (str(self.human.path) if self.human is not None else "")
         return metaeval_text(self, human=human, width=width)
 
@@ -170,13 +174,18 @@ class MetaEvaluation:
         """JSON-ready: ``layout="human"`` the list ``docmetrics --human FILE`` / ``--genmt FILE ... -f json`` prints
         (each metric's :meth:`MetaEval.to_dict`; where metrics were compared, with its ``clusters``, ``pvalues``,
         ``perm_both`` and, with Williams' test, ``williams``: the statistics it compared); ``layout="mtme"`` the
-        object ``--mtme`` prints for a language pair; default: :attr:`layout`."""
+        object ``--mtme`` prints for a language pair (on MTME data with where it was read: ``testset``, ``root``,
+        ``reference``, ``references``); default: :attr:`layout`."""
         layout = self.layout if layout is None else layout
         if layout == "human":
             return self._human_dicts()
         if layout != "mtme":
             raise SpecError(f"layout={layout!r}: {' or '.join(LAYOUTS)}", params=("layout",))
+        mtme = self.mtme_data
+        read = {} if mtme is None else {"testset": mtme.testset, "lp": self.lp, "root": mtme.root,
+                                        "reference": mtme.ref, "references": list(mtme.refs)}
         out = {
+            **read,
             "lp": self.lp,
             "human": self.human_name,
             "n_systems": len(self.systems),

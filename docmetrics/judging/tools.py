@@ -306,12 +306,12 @@ def write_report(path: str | os.PathLike[str], *sources: Source, names: Sequence
                  data: EvalSet | None = None, human: Any = None, spans: Mapping[str, Any] | None = None,
                  title: str | None = None, command: str | None = None, inputs: Sequence[tuple[str, str]] = ()) -> int:
     """Write the self-contained HTML report to ``path`` (its size in bytes): one section per source, each a
-    :class:`MetaEvaluation`, a saved ``-f json`` output (parsed JSON of any layout ``docmetrics report``
-    reads) or the file holding one, named by ``names`` where given (``{layout}`` in a name: the source's
-    layout; default: its file, else "source k"); ``results`` (``{spec: [Result per system]}``, or ``(spec, Results)``
-    pairs) their documents and units, unless a source carries them (``-f json --level doc``); ``intervals`` each
-    result's confidence interval (per metric, per system, in ``results``' order: what ``--ci`` computes);
-    ``testset`` the texts.
+    :class:`MetaEvaluation` (of MTME data: in the ``mtme`` layout, as ``--mtme`` prints it), a saved ``-f json``
+    output (parsed JSON of any layout ``docmetrics report`` reads) or the file holding one, named by ``names`` where
+    given (``{layout}`` in a name: the source's layout; default: its file, else "source k"); ``results``
+    (``{spec: [Result per system]}``, or ``(spec, Results)`` pairs) their documents and units, unless a source
+    carries them (``-f json --level doc``); ``intervals`` each result's confidence interval (per metric, per system,
+    in ``results``' order: what ``--ci`` computes); ``testset`` the texts.
 
     ``data``, the :class:`EvalSet` judged, gives the page what the command's ``--report`` gives it: the test
     set's texts (where ``testset`` is not given), each system's human segment scores with the human ranking, and
@@ -340,9 +340,10 @@ def write_report(path: str | os.PathLike[str], *sources: Source, names: Sequence
         name = names[k - 1] if names is not None else None
         if isinstance(source, (str, os.PathLike)):  # a saved output: read, and named by its file
             name, source = name or os.fspath(source), read_output(os.fspath(source))
-        if isinstance(source, MetaEvaluation):
+        if isinstance(source, MetaEvaluation):  # MTME data as --mtme shows it, other data as --human / --genmt
             named.append((name or (f"meta_evaluate against {source.human.path}" if source.human is not None and
-                                   source.human.path else f"meta-evaluation {k}"), source.to_dict()))
+                                   source.human.path else f"meta-evaluation {k}"),
+                          source.to_dict(layout="mtme" if source.mtme_data is not None else None)))
             continue
         try:
             layout = detect(source)
