@@ -400,8 +400,8 @@ def report_data(f, lp, tmp, capsys):
     code, _, err = run_cli(capsys, "report", saved, "-o", tmp / "shell.html", "--data", f["genmt"],
                            "--data-format", "genmt")
     assert code == 0, err
-    judging.write_report(tmp / "python.html", json.loads(saved.read_text(encoding="utf-8")),
-                         data=judging.read_human(f["genmt"], format="genmt"))
+    # the saved output as a file (write_report reads it and names its section after it, as the command does)
+    judging.write_report(tmp / "python.html", str(saved), data=judging.read_human(f["genmt"], format="genmt"))
     python, printed = embedded(tmp / "python.html"), embedded(tmp / "shell.html")
     assert python["human"] and python["texts"] and python["spans"] is not None
     return python, printed
