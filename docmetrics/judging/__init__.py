@@ -78,19 +78,8 @@ _MODULES = {
 }
 _WHERE = {name: module for module, names in _MODULES.items() for name in names}
 
-__all__ = ["EvalSet", "HumanScores", "StoredMetric", "HumanFormat", "read_human", "MetaEvaluation", "meta_evaluate",
-           "check_human", "describe_human", "wmt_average", "WmtAverage", "ClusterRule", "human_clusters",
-           "cluster_agreement", "HumanRanking", "ClusteredSystem", "ClusterAgreement", "autorank",
-           "autorank_clusters", "AutoRank", "AUTORANK_PRESETS", "span_f1", "compare_systems", "write_report", "mbr",
-           "rerank", "CandidateSelection", "UnitChoice", "run_mtme", "MtmeRun", "MtmeMetric", "MtmeObserver",
-           "NO_HUMAN_SCORES", "ONE_SYSTEM", "write_mtme_scores", "WrittenScores", "mtme_metric_name",
-           "uses_reference", "read_mtme_dir", "confidence_intervals", "read_spans_tsv", "sweep", "error_free",
-           "ErrorFree", "wmt25_submission", "Submission", "score_metrics", "Scored", "ScoringObserver",
-           "DEFAULT_SEED", "DEFAULT_RESAMPLES", "DEFAULT_N", "MAX_N", "TEST_NAMES", "ALPHA", "DEFAULT_CI_LEVEL",
-           "PairedTest", "PairedResult", "ConfidenceInterval", "MAIN_STATISTICS", "SCORE_COLUMNS", "DOC_RULES",
-           "SCHEMES", "STAT_CHOICES", "SEG_STATS", "Point", "TIES", "UNITS", "read_candidates", "CandidateFile",
-           "PARTIAL_CREDIT", "SpanGold", "SpanJudgement", "SPAN_METRICS", "gives_no_spans",
-           "Sweep", "Axis"]
+#: what the package exports: the names imported above and those of :data:`_MODULES`
+__all__ = ["CandidateSelection", "UnitChoice", "mbr", "rerank", *_WHERE]
 
 
 def __getattr__(name: str) -> Any:
