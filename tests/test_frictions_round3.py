@@ -222,9 +222,10 @@ def test_heatmap_colours_span_the_data(tmp_path, stat, stats, clim):
 
     from docmetrics.algorithms.grids import parse_grid
     from docmetrics.commands import sweep as sweep_cli
+    from docmetrics.judging import Sweep
 
-    fig = sweep_cli.plot_heatmap(heatmap_points(stats), parse_grid(["w=1..2", "s=1..w"]), stat,
-                                 str(tmp_path / "h.png"))
+    done = Sweep("slide", ["w=1..2", "s=1..w"], stat, parse_grid(["w=1..2", "s=1..w"]), heatmap_points(stats))
+    fig = sweep_cli.plot_heatmap(done, str(tmp_path / "h.png"))
     image = fig.axes[0].images[0]
     assert image.get_clim() == pytest.approx(clim)
     colours = {v: tuple(image.cmap(image.norm(v))) for v in stats.values()}

@@ -183,7 +183,7 @@ def test_heatmap_names_the_test_set_by_the_inputs_passed(here, monkeypatch, caps
 
 def test_grey_cells_say_why_each_cell_has_no_value(tmp_path):
     from docmetrics.algorithms.grids import parse_grid
-    from docmetrics.judging.sweeps import Point, heatmap_matrix
+    from docmetrics.judging import Point, Sweep
 
     axes = parse_grid(["w=1..3", "s=1..w"])
     stats = {("2", "1"): 0.5, ("2", "2"): None, ("3", "1"): 0.7, ("3", "2"): 0.6}
@@ -196,7 +196,8 @@ def test_grey_cells_say_why_each_cell_has_no_value(tmp_path):
             else:
                 pt.skipped = "slide: no document has w sentences\n(every one is shorter)"
             points.append(pt)
-    rows, cols, values = heatmap_matrix(points, axes, "accuracy")
+    done = Sweep("slide", ["w=1..3", "s=1..w"], "accuracy", axes, points)
+    rows, cols, values = done.heatmap()
     grey = sweep_cli.grey_cells(points, axes, "accuracy", rows, cols, values)
     assert grey == {
         "absent": ("not a grid point: s > w (--grid s=1..w)", [(0, 1), (0, 2), (1, 2)]),
@@ -204,7 +205,7 @@ def test_grey_cells_say_why_each_cell_has_no_value(tmp_path):
                     "(every one is shorter)", [(0, 0), (2, 2)]),
         "undefined": ("accuracy undefined at the point (see the table)", [(1, 1)]),
     }
-    fig = sweep_cli.plot_heatmap(points, axes, "accuracy", str(tmp_path / "h.png"))
+    fig = sweep_cli.plot_heatmap(done, str(tmp_path / "h.png"))
     assert legend_texts(fig) == [" ".join(text.split()) for text, _ in grey.values()]
     assert sorted(p.get_hatch() for p in fig.axes[0].patches) == ["//", "xx", "xx"]
 

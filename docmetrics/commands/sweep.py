@@ -3,8 +3,6 @@ progress, the table, the JSON report and the heatmap; the work is :mod:`docmetri
 
 from __future__ import annotations
 
-import dataclasses
-import io
 import json
 import math
 import os
@@ -12,19 +10,13 @@ import shlex
 import textwrap
 from typing import Any, Sequence, TextIO
 
-from ..judging import Axis, Point
+from ..judging import Axis, Point, Sweep
 from ..judging import statistics as stats
-from ..judging.stat_table import columns as stat_columns
-from ..judging.sweeps import heatmap_matrix, plan
 from ..values.errors import InputError, UserError
 from . import human as human_cli
 from . import report as report_cli
-from .common import (
-    check_output_file,
-    session_scope,
-    width,
-)
-from .format import num, table, units_cut
+from .common import check_output_file, session_scope
+from .format import num, units_cut
 from .inputs import load_testset
 from .messages import note, warn
 from .options import SweepOptions
@@ -43,8 +35,8 @@ def run(opts: SweepOptions, out: TextIO) -> int:
     if opts.plot and not opts.human:
         raise UserError("--plot draws a meta-evaluation statistic: give --human FILE")
     try:
-        planned = plan(opts.metric, opts.grid, stat=opts.stat, seg_level=opts.seg_level, doc_level=opts.doc_level,
-                       pdp=opts.pdp)
+        planned = Sweep.plan(opts.metric, opts.grid, stat=opts.stat, seg_level=opts.seg_level,
+                             doc_level=opts.doc_level, pdp=opts.pdp)
     except InputError as exc:  # the library's parameters as the options that carry them
         if "stat" not in exc.params:
             raise
@@ -97,11 +89,11 @@ def run(opts: SweepOptions, out: TextIO) -> int:
                          testset=testset, human=human)
     if opts.plot:
         title = heatmap_title(opts.stat, done.points, testset, typed_inputs(opts))
-        plot_heatmap(done.points, done.axes, opts.stat, opts.plot, title=title)
-    total = done.cache_stats
-    cached = None if total is None else done.cache_path or "(temporary: --cache keeps it)"
-    write(Output(data=lambda: report, text=lambda: sweep_text(done.points, opts, cached, total,
-                                                             segment=done.segment)), opts, out)
+        plot_heatmap(done, opts.plot, title=title)
+    heatmap = f"heatmap: {opts.plot}\n" if opts.plot else ""
+    decimals = opts.width if opts.width_given else None  # else each metric's own
+    write(Output(data=lambda: report, text=lambda: done.to_text(decimals, temporary="(temporary: --cache keeps it)")
+                 + heatmap), opts, out)
     return 0
 
 
@@ -133,45 +125,6 @@ def write_report(path: str, report: dict[str, object], kept: bool = True) -> Non
         again = ("The scores are in the score cache: fix that, then run the same command again" if kept else
                  "Fix that, then run the same command again (with --cache, a rerun takes the scores from the cache)")
         raise UserError(f"-o {path}: cannot write the file ({exc.strerror}){left}. {again}") from None
-
-
-def sweep_text(points: Sequence[Point], opts: SweepOptions, cached: Any, total: Any, *,
-               segment: bool = False) -> str:
-    """The sweep's table, then its score cache (``cached``: its path or why it is temporary; ``total``: its
-    counts), the points skipped and the heatmap written (``segment``: judged on segment-level human scores)."""
-    out = io.StringIO()
-    write_table(points, opts, out, segment=segment)
-    if total is not None:
-        out.write(f"\nscore cache {cached}: {total.summary()}\n")
-    skipped = [p for p in points if p.skipped]
-    if skipped:
-        out.write(f"skipped {len(skipped)} point(s): " + ", ".join(p.spec for p in skipped) + "\n")
-    if opts.plot:
-        out.write(f"heatmap: {opts.plot}\n")
-    return out.getvalue()
-
-
-def write_table(points: Sequence[Point], opts: SweepOptions, out: TextIO, *, segment: bool = False) -> None:
-    done = [p for p in points if not p.skipped]
-    keys = list(done[0].params)
-    w = opts.width
-    if done[0].metaeval is not None:  # the statistics' columns of --human's table (no clusters: one metric)
-        evals = [p.metaeval for p in done]
-        cols = stat_columns(evals, segment=segment, leading=False) + [
-            dataclasses.replace(c, header=f"doc-{c.header}") for c in stat_columns(evals, "document", segment=segment)]
-        headers = keys + [c.header for c in cols]
-        rows = [[p.params[k] for k in keys] + [c.cell(p.metaeval, w) for c in cols] for p in done]
-    else:  # the scores: the metric's decimals, as in the score table (bleu: 1, as sacrebleu prints them)
-        from .. import api
-        from ..plugin import registry
-
-        w = width(opts, registry.load("metric", api.resolve(opts.metric)[0]))
-        systems = list(done[0].scores)
-        headers = keys + systems
-        rows = [[p.params[k] for k in keys] + [num(p.scores[s], w) for s in systems] for p in done]
-    out.write(table(headers, rows, align="r" * len(headers)))
-    sig = done[0].signature
-    out.write(f"\nmetric: {opts.metric}; first point's signature: {sig}\n")
 
 
 def metric_label(signature: str) -> str:
@@ -263,9 +216,7 @@ def _grey_text(kind: str, point: Point | None, axes: Sequence[Axis], stat: str) 
     return f"{stat} {text}" if kind == "undefined" else text
 
 
-def plot_heatmap(
-    points: Sequence[Point], axes: Sequence[Axis], stat: str, path: str, title: str = ""
-) -> Any:
+def plot_heatmap(done: Sweep, path: str, title: str = "") -> Any:
     """A heatmap PNG like the SLIDE paper's Figure 2 (rows: first grid parameter, columns: second),
     its colours scaled to the values drawn (:func:`~docmetrics.cli.plot.color_range`; the colour bar says
     so, with the range and chance);
@@ -275,7 +226,8 @@ def plot_heatmap(
     from matplotlib.patches import Patch, Rectangle
 
     plt = pyplot()
-    rows, cols, values = heatmap_matrix(points, axes, stat)
+    points, axes, stat = done.points, done.axes, done.stat
+    rows, cols, values = done.heatmap()
     low, chance, high = stats.get(stat).scale
     data = np.ma.masked_invalid(np.array(values, dtype=float))
     grey = grey_cells(points, axes, stat, rows, cols, values)

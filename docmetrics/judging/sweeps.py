@@ -26,7 +26,7 @@ second), like Figure 2 of the SLIDE paper (window x stride, pairwise accuracy).
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any, Callable, Sequence
 
 from ..algorithms.grids import Axis, expand_grid, parse_grid, point_spec
@@ -38,7 +38,7 @@ from ..values.versions import __version__
 from . import statistics as stats
 from .metaeval_human import evaluate
 
-__all__ = ["Sweep", "plan", "run", "Point", "heatmap_matrix", "STAT_CHOICES", "SEG_STATS"]
+__all__ = ["Sweep", "run", "Point", "heatmap_matrix", "STAT_CHOICES", "SEG_STATS"]
 
 #: the statistics ``--stat`` takes as its help names them (MetaEval.get's names; any alias of
 #: :mod:`docmetrics.judging.statistics` and a plugin statistic's name are taken too)
@@ -109,6 +109,29 @@ class Sweep:
     human: str | None = None
     cache_path: str | None = None
     cache_stats: Any = None
+    #: the decimals the metric prints its scores with (its Results' ``decimals``), once a point is scored
+    decimals: int | None = None
+
+    @classmethod
+    def plan(cls, metric: str, grid: Sequence[str], *, stat: str = "accuracy", seg_level: bool = False,
+             doc_level: str | None = None, pdp: bool = False) -> Sweep:
+        """The sweep of ``metric`` over ``grid`` (``["w=1..10", "s=1..w"]``), not yet run: its points, and the
+        levels ``stat`` needs (a document statistic: ``doc_level`` "mean" unless given; ``pdp``); an InputError
+        where ``stat`` is unknown or needs ``seg_level``, a SpecError where the grid is malformed: what
+        :func:`docmetrics.judging.sweep` checks before it scores, for a caller to check before it reads data."""
+        try:
+            statistic = stats.get(stat)
+        except InputError:
+            raise InputError(f"stat={stat}: no such statistic; one of {', '.join(STAT_CHOICES)} (or a plugin "
+                             "statistic's name: docmetrics --list shows them)", params=("stat",)) from None
+        doc_rule = doc_level or ("mean" if statistic.needs == "document" else None)
+        segment = bool(seg_level or doc_rule)
+        if statistic.needs == "segment" and not segment:
+            raise InputError(f"stat={stat} needs seg_level=True", params=("stat", "seg_level"))
+        axes = parse_grid(list(grid))
+        points = [Point(pt, point_spec(metric, pt)) for pt in expand_grid(axes)]  # each: the base spec with its values
+        return cls(metric, list(grid), stat, axes, points, segment=segment, doc_rule=doc_rule,
+                   pdp=pdp or statistic.needs == "pdp", opt_in=(statistic.name,) if statistic.opt_in else ())
 
     def heatmap(self) -> tuple[list[str], list[str], list[list[float]]]:
         """(row labels, column labels, values) of the statistic over the first two grid parameters."""
@@ -121,25 +144,37 @@ class Sweep:
         return {"metric": self.metric, "grid": self.grid, "version": __version__, "human": self.human,
                 "stat": self.stat, "cache": cache, "points": [p.to_dict() for p in self.points]}
 
+    def to_text(self, width: int | None = None, *, temporary: str = "(temporary: cache=True keeps it)") -> str:
+        """What ``docmetrics sweep`` prints: one row per point scored, its parameters then, with human scores, the
+        columns of the meta-evaluation table (:mod:`docmetrics.judging.stat_table`; the document level's headed
+        ``doc-``), else each system's score; the metric and the first point's signature; the score cache's counts
+        (named by its path, else by ``temporary``) and the points skipped.  ``width``: decimals (default 4, and
+        a score the metric's own, as the score table prints it)."""
+        from .stat_table import columns
+        from .text import num, table
 
-def plan(metric: str, grid: Sequence[str], *, stat: str = "accuracy", seg_level: bool = False,
-         doc_level: str | None = None, pdp: bool = False) -> Sweep:
-    """The sweep of ``metric`` over ``grid`` (``["w=1..10", "s=1..w"]``), not yet run: its points, and the
-    levels ``stat`` needs (a document statistic: ``doc_level`` "mean" unless given; ``pdp``); an InputError
-    where ``stat`` is unknown or needs ``seg_level``."""
-    try:
-        statistic = stats.get(stat)
-    except InputError:
-        raise InputError(f"stat={stat}: no such statistic; one of {', '.join(STAT_CHOICES)} (or a plugin "
-                         "statistic's name: docmetrics --list shows them)", params=("stat",)) from None
-    doc_rule = doc_level or ("mean" if statistic.needs == "document" else None)
-    segment = bool(seg_level or doc_rule)
-    if statistic.needs == "segment" and not segment:
-        raise InputError(f"stat={stat} needs seg_level=True", params=("stat", "seg_level"))
-    axes = parse_grid(list(grid))
-    points = [Point(pt, point_spec(metric, pt)) for pt in expand_grid(axes)]  # each: the base spec with its values
-    return Sweep(metric, list(grid), stat, axes, points, segment=segment, doc_rule=doc_rule,
-                 pdp=pdp or statistic.needs == "pdp", opt_in=(statistic.name,) if statistic.opt_in else ())
+        done = [p for p in self.points if not p.skipped]
+        keys = list(done[0].params)
+        if done[0].metaeval is not None:  # the statistics' columns of --human's table (no clusters: one metric)
+            w = 4 if width is None else width
+            evals = [p.metaeval for p in done]
+            cols = columns(evals, segment=self.segment, leading=False) + [
+                replace(c, header=f"doc-{c.header}") for c in columns(evals, "document", segment=self.segment)]
+            headers = keys + [c.header for c in cols]
+            rows = [[p.params[k] for k in keys] + [c.cell(p.metaeval, w) for c in cols] for p in done]
+        else:  # the scores: the metric's decimals (bleu: 1, as sacrebleu prints them)
+            w = (self.decimals or 4) if width is None else width
+            systems = list(done[0].scores)
+            headers = keys + systems
+            rows = [[p.params[k] for k in keys] + [num(p.scores[s], w) for s in systems] for p in done]
+        text = table(headers, rows, align="r" * len(headers))
+        text += f"\nmetric: {self.metric}; first point's signature: {done[0].signature}\n"
+        if self.cache_stats is not None:
+            text += f"\nscore cache {self.cache_path or temporary}: {self.cache_stats.summary()}\n"
+        skipped = [p.spec for p in self.points if p.skipped]
+        if skipped:
+            text += f"skipped {len(skipped)} point(s): " + ", ".join(skipped) + "\n"
+        return text
 
 
 def run(sweep: Sweep, testset: TestSet, load: Callable[[str], Metric], *, human: HumanScores | None = None,
@@ -165,6 +200,7 @@ def run(sweep: Sweep, testset: TestSet, load: Callable[[str], Metric], *, human:
                 known = results[0].params
                 pt.values = {k: known[k] for k in pt.params if k in known and known[k] is not None}
                 pt.scores = {r.system: r.score for r in results}
+                sweep.decimals = sweep.decimals or results[0].decimals
                 if results[0].coverage is not None:
                     pt.coverage = results[0].coverage.to_dict()
                 pt.truncated = truncation(results)

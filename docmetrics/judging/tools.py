@@ -31,7 +31,7 @@ from .ranking import EPS, AutoRank, own_score_notes, rank_results, rank_stored
 from .ranking import autorank as autorank_scores
 from .ranking_presets import AUTORANK_PRESETS
 from .spans import SpanGold, SpanJudgement, judge, judge_predicted, metric_predictions, mqm_keys
-from .sweeps import Point, Sweep, plan
+from .sweeps import Point, Sweep
 from .sweeps import run as run_sweep
 
 __all__ = ["autorank", "autorank_clusters", "AutoRank", "AUTORANK_PRESETS", "span_f1", "compare_systems",
@@ -262,7 +262,7 @@ def sweep(metric: str, grid: Sequence[str], testset: TestSet, *, human: Any = No
     if human is not None and not isinstance(human, HumanScores):
         raise SpecError(f"sweep: human= takes what read_human returns (or its .human), not {type(human).__name__}",
                         params=("human",))
-    planned = plan(metric or "", grid or (), stat=stat, seg_level=seg_level, doc_level=doc_level, pdp=pdp)
+    planned = Sweep.plan(metric or "", grid or (), stat=stat, seg_level=seg_level, doc_level=doc_level, pdp=pdp)
     with contextlib.ExitStack() as stack:
         store = None
         if cache is not False:
