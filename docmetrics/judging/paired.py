@@ -53,6 +53,7 @@ from ..stats.ties import at_least, exceeds
 from ..values.errors import InputError, UserError, shown
 from ..values.result import Result
 from ..values.signature import SigField, Signature
+from .text import num
 
 if TYPE_CHECKING:
     import numpy as np
@@ -107,6 +108,16 @@ class PairedResult:
             "significant": None if self.p_value is None else self.p_value < ALPHA,
         }
 
+    def to_text(self, width: int = 4) -> str:
+        """Its cell of the table: the score, with the bootstrap ``(mean ± CI)`` and the ``(p = ...)`` against the
+        baseline, starred below :data:`ALPHA`, where the test gave them (``width`` decimals)."""
+        text = num(self.score, width)
+        if self.mean is not None and self.ci is not None:
+            text += f" ({num(self.mean, width)} ± {num(self.ci, width)})"
+        if self.p_value is not None:
+            text += f" (p = {self.p_value:.4f})" + ("*" if self.p_value < ALPHA else "")
+        return text
+
 
 @dataclass
 class PairedTest:
@@ -123,9 +134,65 @@ class PairedTest:
     exact: bool = False
     #: What a reader of the result must know (e.g. too few documents for a meaningful test).
     warnings: list[str] = field(default_factory=list)
+    #: the decimals the metric prints its scores with (its Results' ``decimals``)
+    decimals: int | None = None
+    #: the resamples or trials asked (``n`` is what ran: every swap where the randomization test was exact)
+    asked: int | None = None
 
     def signature_text(self, short: bool = False) -> str:
         return test_signature(self.signature, self.test, self.n, self.seed).format(short=short)
+
+    def to_dicts(self, spec: str | None = None, *, short: bool = False) -> list[dict[str, Any]]:
+        """One object per system, the baseline first: its row (:meth:`PairedResult.to_dict`), then the metric
+        (``spec``: as it was asked for, default its name), the test, its parameters and signature: what
+        ``docmetrics --paired-bs -f json`` prints for the metric."""
+        test = {"metric": self.metric, "spec": spec or self.metric, "test": self.test, "n": self.n, "seed": self.seed,
+                "documents": len(self.doc_ids), "exact": self.exact, "signature": self.signature_text(short=short)}
+        return [{**row.to_dict(), **test} for row in self.rows]
+
+    def to_text(self, width: int | None = None, *, short: bool = False) -> str:
+        """sacrebleu's table of the test (:meth:`table`, this one metric)."""
+        return PairedTest.table([self], width, short=short)
+
+    @staticmethod
+    def table(tests: Sequence[PairedTest], width: int | None = None, *, specs: Sequence[str] | None = None,
+              short: bool = False) -> str:
+        """sacrebleu's table of paired tests run alike on several metrics, what ``docmetrics --paired-bs`` prints:
+        a row per system (the baseline first), a column per metric (``specs``: as each was asked for, labelled as
+        every table labels them; default the metrics' names), each cell :meth:`PairedResult.to_text` with
+        ``width`` decimals (default each metric's own, else 4); then how the test ran and the signatures."""
+        from .labels import column, metric_labels
+        from .text import table
+
+        first = tests[0]
+        names = [row.system for row in first.rows]
+        widths = [(t.decimals or 4) if width is None else width for t in tests]
+        labels = metric_labels(list(specs) if specs is not None else [t.metric for t in tests],
+                               [t.metric for t in tests])
+        headers = ["System"] + [column(label, k + 1) for k, label in enumerate(labels)]
+        rows = [[("Baseline: " if i == 0 else "") + name] + [t.rows[i].to_text(w) for t, w in zip(tests, widths)]
+                for i, name in enumerate(names)]
+        text = table(headers, rows, align="r" + "l" * len(tests)) + "\n"  # sacrebleu's layout: names right-aligned
+        test, n, n_docs = first.test, first.asked or first.n, len(first.doc_ids)
+        if first.exact:
+            msg = (f"{TEST_NAMES[test].capitalize()} test, exact: all {first.n} swaps of {n_docs} documents "
+                   f"(no more than the {n} trials asked)")
+        else:
+            what = "resamples" if test == "bs" else "trials"
+            msg = f"{TEST_NAMES[test].capitalize()} test with {n} {what} over {n_docs} documents"
+        text += "-" * len(msg) + "\n" + msg + "\n" + "-" * len(msg) + "\n"
+        text += (f" - Each system is compared with the baseline, {names[0]}; whole documents are "
+                 f"{'resampled' if test == 'bs' else 'swapped'}\n"
+                 "   (their units are not independent), and the scores come from the units already scored.\n")
+        if test == "bs":
+            text += ("   Each cell: the system score, then (μ ± 95% CI): the bootstrap mean and the half-width of\n"
+                     "   its 95% confidence interval.\n")
+        text += (" - Null hypothesis: the system and the baseline are produced by the same process; the\n"
+                 "   p-value estimates the chance of an absolute difference at least as large as observed.\n"
+                 f" - p < {ALPHA} is marked with '*': the difference is unlikely to be due to chance.  It does\n"
+                 "   not say which system is better, only that they differ.\n\n")
+        return text + "Signatures:\n" + "".join(f"[{k + 1}] {t.signature_text(short=short)}\n"
+                                                 for k, t in enumerate(tests))
 
 
 def test_signature(signature: Signature, test: str, n: int, seed: int | None) -> Signature:
@@ -322,11 +389,13 @@ def paired_test(
         warnings.append(few_documents_warning(metric, test, len(doc_ids)))
     if test == "bs":
         return PairedTest(metric, test, n, seed, doc_ids, results[0].signature,
-                          paired_bootstrap(stats[0], stats[1:], n, seed), warnings=warnings)
+                          paired_bootstrap(stats[0], stats[1:], n, seed), warnings=warnings,
+                          decimals=results[0].decimals, asked=n)
     exact = 2 ** len(doc_ids) <= n
     rows = paired_randomization(stats[0], stats[1:], n, seed)
     return PairedTest(metric, test, 2 ** len(doc_ids) if exact else n, None if exact else seed, doc_ids,
-                      results[0].signature, rows, exact=exact, warnings=warnings)
+                      results[0].signature, rows, exact=exact, warnings=warnings, decimals=results[0].decimals,
+                      asked=n)
 
 
 def few_documents_warning(metric: str, test: str, n_docs: int) -> str:
@@ -382,6 +451,25 @@ class ConfidenceInterval:
     @property
     def half_width(self) -> float:
         return 0.5 * (self.high - self.low)
+
+    def to_text(self, width: int = 4) -> str:
+        """``[low, high]`` with ``width`` decimals."""
+        return f"[{num(self.low, width)}, {num(self.high, width)}]"
+
+    @staticmethod
+    def describe(intervals: Sequence[Sequence[ConfidenceInterval]]) -> str:
+        """The line under a table of intervals (``intervals``: per metric, per system): their level, method,
+        resamples, seed and each metric's documents (``[k]`` before each where there are several metrics)."""
+        first, labels = intervals[0][0], len(intervals) > 1
+        docs = []
+        for k, per_metric in enumerate(intervals):
+            ci = per_metric[0]
+            count = (f"{ci.documents} documents" if ci.documents == ci.documents_total else
+                     f"{ci.documents} of {ci.documents_total} documents (the others have no scored unit)")
+            docs.append((f"[{k + 1}] " if labels else "") + count)
+        seed = "no seed" if first.seed is None else f"seed {first.seed}"
+        return (f"{100 * first.level:g}% confidence intervals [low, high]: bootstrap over whole documents "
+                f"({first.n} resamples, {seed}): {', '.join(docs)}\n")
 
     def to_dict(self) -> dict[str, Any]:
         return {
