@@ -10,7 +10,6 @@ from typing import Callable, TextIO
 
 from ..api import Param, presets
 from ..plugin import registry
-from ..plugin.descriptions import static_description
 from ..values.errors import PluginError
 
 
@@ -105,7 +104,7 @@ def _describe_tool(name: str) -> str:
     main = registry.load("tool", name)  # a broken tool is a PluginError naming its distribution
     module = inspect.getmodule(main)
     doc = inspect.cleandoc((module.__doc__ if module is not None else "") or main.__doc__ or "")
-    lines = [f"tool {name}: {static_description(info.target)}", f"from {info.origin}", "",
+    lines = [f"tool {name}: {info.description}", f"from {info.origin}", "",
              f"Run: docmetrics {registry.split_name(name)[0]} --help (its options)"]
     if doc:
         lines += ["", textwrap.indent(doc, "  ")]
@@ -116,9 +115,6 @@ LIST_KINDS = (("metric", "Metrics"), ("backbone", "Backbones"), ("segmenter", "S
               ("tool", "Tools (docmetrics TOOL --help)"), ("statistic", "Meta-evaluation statistics (plugins)"),
               ("human_format", "Human-data formats (read_human(format=NAME); --human, rank --human)"),
               ("cluster_rule", "Cluster rules (human_clusters(rule=NAME); rank --rule NAME)"))
-#: Where a plugin of a kind is an object made by a call (``RULE = ClusterRule("alpha", "what it does", f)``):
-#: the keyword and position of the argument that describes it.
-DESCRIBED_BY = {"human_format": ("title", 1), "cluster_rule": ("definition", 1), "statistic": ("title", 2)}
 #: What --list says of a plugin whose source describes it nowhere.
 NO_DESCRIPTION = "(no description: its source gives none)"
 
@@ -174,7 +170,7 @@ def write_list(out: TextIO, check: bool = False) -> int:
             broken += status.startswith("broken")
             # what stands in its way, else what it is (read from its source: --list imports no plugin)
             rows.append((p.listed_name, dist,
-                         status or static_description(p.target, DESCRIBED_BY.get(kind)) or NO_DESCRIPTION))
+                         status or p.description or NO_DESCRIPTION))
         width = max(26, *(len(r[0]) + 1 for r in rows))
         dwidth = max(24, *(len(r[1]) + 1 for r in rows))
         out.write(f"  {'NAME':<{width}} {'DISTRIBUTION':<{dwidth}} STATUS / DESCRIPTION\n")

@@ -68,7 +68,7 @@ def write_page(opts: Options, path: str, written: Callable[[], int]) -> None:
 def run(opts: Options) -> int:
     """``docmetrics report``: the saved outputs, with the texts of -i, the human scores of --human and the spans
     of --spans-tsv (:func:`docmetrics.judging.read_spans_tsv`), through :func:`docmetrics.judging.write_report`."""
-    from ..judging import read_spans_tsv, write_report
+    from ..judging import read_human, read_spans_tsv, write_report
 
     check_output_file(opts.output, "-o", tuple(opts.files))
     testset = human_scores = None
@@ -76,10 +76,9 @@ def run(opts: Options) -> int:
         raise UserError("--spans-tsv places spans on the systems' lines: give the texts with -i (and --doc-ids)")
     if opts.input:
         testset = load_testset(opts, "docmetrics report", documents=False)
-    if opts.human:
-        from ..formats.human_tsv import load_human
-
-        human_scores = load_human(opts.human, opts.human_column, opts.human_lower_better)
+    if opts.human:  # a TSV of human scores or a raw MQM file, as --human reads it
+        human_scores = read_human(opts.human, format="human-tsv", column=opts.human_column,
+                                  lower_is_better=opts.human_lower_better).human
     tsv_spans = None
     if opts.spans_tsv:
         try:

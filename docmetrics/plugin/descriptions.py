@@ -12,7 +12,11 @@ import ast
 import importlib.util
 from pathlib import Path
 
-__all__ = ["static_description"]
+__all__ = ["static_description", "DESCRIBED_BY"]
+
+#: Where a plugin of a kind is an object made by a call (``RULE = ClusterRule("alpha", "what it does", f)``):
+#: the keyword and position of the argument that describes it.
+DESCRIBED_BY = {"human_format": ("title", 1), "cluster_rule": ("definition", 1), "statistic": ("title", 2)}
 
 
 def static_description(target: str, argument: tuple[str, int] | None = None) -> str:

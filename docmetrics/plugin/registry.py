@@ -127,6 +127,14 @@ class PluginInfo:
         return f"{self.kind} '{self.name}' from {self.origin}"
 
     @property
+    def description(self) -> str:
+        """What it is, in one line read from its source without importing it (``--list`` imports no plugin);
+        "" where the source gives none (:mod:`docmetrics.plugin.descriptions`)."""
+        from .descriptions import DESCRIBED_BY, static_description
+
+        return static_description(self.target, DESCRIBED_BY.get(self.kind))
+
+    @property
     def install_hint(self) -> str:
         dist = self.distribution or "docmetrics"
         if self.extras:
