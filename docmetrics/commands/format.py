@@ -1,13 +1,13 @@
-"""The one place that formats numbers and tables for the command line."""
+"""What the command line's text adds to the library's: TSV, truncation and coverage notes (numbers, tables and
+metric labels are the library's own, :func:`docmetrics.judging.num`, ...)."""
 
 from __future__ import annotations
 
 from typing import Sequence
 
-from ..judging.labels import column, metric_labels, namer
-from ..judging.text import num, table
+from ..judging import column, metric_labels, num, table
 
-__all__ = ["num", "table", "tsv", "metric_labels", "column", "columns", "namer", "units_cut", "coverage_lines"]
+__all__ = ["num", "table", "tsv", "metric_labels", "column", "columns", "units_cut", "coverage_lines"]
 
 
 def columns(specs: Sequence[str]) -> dict[str, str]:

@@ -33,6 +33,10 @@ The defaults and choices these calls take, for a notebook's loops and the comman
 :class:`Sweep`: its grid's parameters :class:`Axis`, its points :class:`Point`): :data:`STAT_CHOICES` (``stat``),
 :data:`SEG_STATS` (those that need ``seg_level=True``); for
 :func:`mbr` and :func:`rerank`: :data:`UNITS` (``unit``) and :data:`TIES` (which candidate wins a tie).
+
+How every printed result is written (each ``to_text``, the command line's tables, a plugin's own text): :func:`num`
+(the one number format), :func:`table` (the plain-text table), :func:`metric_labels` and :func:`column` (how
+tables and a meta-evaluation name the metrics: ``LABEL [k]``).
 """
 
 from __future__ import annotations
@@ -73,6 +77,8 @@ _MODULES = {
               "mtme_metric_name", "read_mtme_dir", "run_mtme", "uses_reference", "write_mtme_scores"),
     ".rules": ("ClusterRule", "human_clusters", "cluster_agreement"),
     ".ranking_presets": ("AUTORANK_PRESETS",),
+    ".labels": ("metric_labels", "column"),
+    ".text": ("num", "table"),
     ".tools": ("autorank", "autorank_clusters", "AutoRank", "compare_systems",
                "confidence_intervals", "read_spans_tsv", "span_f1", "sweep", "write_report"),
 }
