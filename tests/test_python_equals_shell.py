@@ -166,10 +166,8 @@ ROWS: list[tuple[str, Call, Argv, Part]] = [
      lambda f, tmp: ["rank", "-m", "chrf", "bleu", "--genmt", f],
      lambda printed: printed["human_clusters"]["agreement"]),
     ("compare_systems",
-     lambda data, f, tmp: [{"system": r.system, "score": r.score, "mean": r.mean, "ci": r.ci, "p_value": r.p_value}
-                           for r in docmetrics.compare_systems(results(data)["bleu"]).rows],
-     lambda f, tmp: ["--genmt", f, "-m", "bleu", "--paired-bs"],
-     lambda printed: [{k: r[k] for k in ("system", "score", "mean", "ci", "p_value")} for r in printed]),
+     lambda data, f, tmp: docmetrics.compare_systems(results(data)["bleu"]).to_dicts("bleu"),
+     lambda f, tmp: ["--genmt", f, "-m", "bleu", "--paired-bs"], lambda printed: printed),
     ("span_f1",
      lambda data, f, tmp: docmetrics.span_f1(predicted_spans(f, tmp / "predicted.jsonl"), data).to_dict(),
      lambda f, tmp: ["--genmt", f, "--spans", predicted_spans(f, tmp / "predicted.jsonl")],

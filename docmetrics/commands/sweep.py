@@ -11,7 +11,6 @@ import textwrap
 from typing import Any, Sequence, TextIO
 
 from ..judging import Axis, Point, Sweep
-from ..judging import statistics as stats
 from ..values.errors import InputError, UserError
 from . import human as human_cli
 from . import report as report_cli
@@ -20,7 +19,7 @@ from .format import num, units_cut
 from .inputs import load_testset
 from .messages import note, warn
 from .options import SweepOptions
-from .output import Output, write
+from .output import Output, json_text, write
 from .plot import color_range, pyplot, save
 from .specs import check_specs
 
@@ -118,8 +117,7 @@ def write_report(path: str, report: dict[str, object], kept: bool = True) -> Non
     try:
         with open(path, "w", encoding="utf-8") as f:
             opened = True
-            json.dump(report, f, indent=1, ensure_ascii=False)
-            f.write("\n")
+            f.write(json_text(report))
     except OSError as exc:
         left = "; what it holds is incomplete" if opened else ""
         again = ("The scores are in the score cache: fix that, then run the same command again" if kept else
@@ -228,7 +226,7 @@ def plot_heatmap(done: Sweep, path: str, title: str = "") -> Any:
     plt = pyplot()
     points, axes, stat = done.points, done.axes, done.stat
     rows, cols, values = done.heatmap()
-    low, chance, high = stats.get(stat).scale
+    low, chance, high = done.scale
     data = np.ma.masked_invalid(np.array(values, dtype=float))
     grey = grey_cells(points, axes, stat, rows, cols, values)
     width = max(5.5, 1.5 + 0.7 * len(cols))

@@ -137,6 +137,11 @@ class Sweep:
         """(row labels, column labels, values) of the statistic over the first two grid parameters."""
         return heatmap_matrix(self.points, self.axes, self.stat)
 
+    @property
+    def scale(self) -> tuple[float, float, float]:
+        """The statistic's (lowest, chance, highest) values, what a heatmap's colours are scaled around."""
+        return stats.get(self.stat).scale
+
     def to_dict(self) -> dict[str, Any]:
         """What ``docmetrics sweep -o`` writes: the metric, grid, statistic, cache and every point."""
         cache = None if self.cache_stats is None else {"path": self.cache_path, "kept": self.cache_path is not None,
