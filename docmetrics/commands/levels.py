@@ -6,8 +6,8 @@ from __future__ import annotations
 import io
 from typing import Any
 
+from ..judging import ConfidenceInterval
 from ..values.errors import UserError
-from . import significance
 from .common import width
 from .format import column, metric_labels, num, table, tsv
 from .messages import warn
@@ -125,7 +125,7 @@ def results_text(all_results: list[tuple[str, list[Any]]], opts: RunOptions,
 
     def cell(r: Any, ci: Any) -> str:
         w = width(opts, r)
-        return num(r.score, w) + (" " + significance.format_ci(ci, w) if ci is not None else "")
+        return num(r.score, w) + (" " + ci.to_text(w) if ci is not None else "")
 
     if n_systems == 1:
         for (_, r), ci in zip(flat, flat_cis):
@@ -134,7 +134,7 @@ def results_text(all_results: list[tuple[str, list[Any]]], opts: RunOptions,
             out.write(f"{r.signature.format(short=opts.short)} = {cell(r, ci)}{detail}{extra}\n")
             out.write(unit_signature_line(r, opts))
         if cis:
-            out.write(significance.describe_ci(cis, labels=len(cis) > 1))
+            out.write(ConfidenceInterval.describe(cis))
         return out.getvalue()
     specs = [spec for spec, _ in all_results]
     labels = metric_labels(specs, [res[0].metric if res else spec for spec, res in all_results])
@@ -146,7 +146,7 @@ def results_text(all_results: list[tuple[str, list[Any]]], opts: RunOptions,
     out.write(table(headers, rows))
     out.write("\n")
     if cis:
-        out.write(significance.describe_ci(cis, labels=len(cis) > 1))
+        out.write(ConfidenceInterval.describe(cis))
     for k, (_, res) in enumerate(all_results):
         out.write(f"[{k + 1}] {res[0].signature.format(short=opts.short)}\n")
         out.write(unit_signature_line(res[0], opts, f"[{k + 1}] "))

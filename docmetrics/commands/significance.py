@@ -95,17 +95,6 @@ def confidence_intervals(
     return cis
 
 
-def format_ci(ci: ConfidenceInterval, width: int) -> str:
-    """``[low, high]`` of one interval."""
-    return ci.to_text(width)
-
-
-def describe_ci(cis: list[list[ConfidenceInterval]], labels: bool) -> str:
-    """The line under a table of intervals: level, method, resamples, seed and documents (``[k]`` before each
-    metric's where there are several: ``labels`` is ``len(cis) > 1`` at every call)."""
-    return ConfidenceInterval.describe(cis)
-
-
 def paired_output(all_results: list[tuple[str, list[Result]]], opts: Options) -> Output:
     """Run the requested test on every metric (:func:`docmetrics.judging.compare_systems`, the --baseline
     system first; its warnings printed once): sacrebleu's table (:meth:`PairedTest.table`), or JSON."""
