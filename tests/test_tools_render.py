@@ -111,3 +111,16 @@ def test_a_plugins_description_is_the_registrys(capsys):
 
     chrf = next(p for p in registry.plugins("metric") if p.name == "chrf")
     assert chrf.description and chrf.description in run_cli(capsys, "--list")[1]
+
+
+def test_compare_systems_words_its_errors_as_its_parameters(testset):
+    from docmetrics.values.errors import UserError
+
+    results = docmetrics.load("chrf").compute(testset)
+    with pytest.raises(UserError, match=r"^n=0: a paired test takes from 1 to") as bad:
+        judging.compare_systems(results, n=0)
+    assert bad.value.params == ("n",)
+    with pytest.raises(UserError, match=r"^test='xx': no such paired test"):
+        judging.compare_systems(results, test="xx")
+    with pytest.raises(InputError, match="give the Results of at least two systems, not 1"):
+        judging.compare_systems(results[:1])

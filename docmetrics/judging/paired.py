@@ -367,15 +367,15 @@ def paired_test(
 ) -> PairedTest:
     """Run a paired test on one metric's results (one per system; the first is the baseline)."""
     if test not in TEST_NAMES:
-        raise UserError(f"unknown paired test {test!r}; use 'bs' (bootstrap) or 'ar' (randomization)")
+        raise UserError(f"test={test!r}: no such paired test; use 'bs' (bootstrap) or 'ar' (randomization)",
+                        params=("test",))
     n = DEFAULT_N[test] if n is None else n
-    if n < 1 or n > MAX_N:
-        raise UserError(f"--paired-{test}-n must be from 1 to {MAX_N}, not {n}")
+    if n < 1 or n > MAX_N:  # the command line checks --paired-bs-n and --paired-ar-n first, in its own words
+        raise UserError(f"n={n}: a paired test takes from 1 to {MAX_N} resamples or trials (kept in memory)",
+                        params=("n",))
     if len(results) < 2:
-        raise InputError(
-            "paired tests compare systems with the first one (the baseline): give at "
-            "least two systems with -i"
-        )
+        raise InputError("paired tests compare systems with the first one (the baseline): give the Results of at "
+                         f"least two systems, not {len(results)}", params=("results",))
     metric = results[0].metric
     doc_ids = doc_order(results)
     _check_documents(metric, doc_ids, "paired tests")
