@@ -124,3 +124,14 @@ def test_compare_systems_words_its_errors_as_its_parameters(testset):
         judging.compare_systems(results, test="xx")
     with pytest.raises(InputError, match="give the Results of at least two systems, not 1"):
         judging.compare_systems(results[:1])
+
+
+def test_a_heatmap_of_three_varying_parameters_is_refused_in_each_sides_words(capsys, tmp_path):
+    planned = judging.Sweep.plan("chrf", ["char_order=4..5", "word_order=0..1", "beta=1..2"])
+    with pytest.raises(InputError, match=r"beta also varies: fix it in the metric's spec") as refused:
+        planned.heatmap()
+    assert refused.value.params == ("grid",)
+    code, _, err = run_cli(capsys, "sweep", "-m", "chrf", "--grid", "char_order=4..5", "word_order=0..1", "beta=1..2",
+                           *TEXTS, "--human", str(TED / "human_seg.tsv"), "--plot", str(tmp_path / "h.png"))
+    assert code == 2 and "--plot: the heatmap has two axes (char_order, word_order); beta also varies: fix it in -m " \
+                         "and sweep it in separate runs" in err

@@ -52,7 +52,10 @@ def run(opts: SweepOptions, out: TextIO) -> int:
     if opts.plot:  # all before any scoring: a sweep can run for hours
         check_output_file(opts.plot, "--plot", (*inputs, opts.output))
         pyplot()
-        planned.heatmap()
+        try:
+            planned.heatmap()
+        except InputError as exc:  # the library's words as the options'
+            raise UserError("--plot: " + str(exc).replace("the metric's spec", "-m")) from None
     human = read_human(opts.human, format="human-tsv", column=opts.human_column,
                        lower_is_better=opts.human_lower_better).human if opts.human else None
     testset = load_testset(opts, who="docmetrics sweep")

@@ -32,7 +32,7 @@ from typing import Any, Callable, Sequence
 from ..algorithms.grids import Axis, expand_grid, parse_grid, point_spec
 from ..formats.human_tsv import HumanScores
 from ..plugin.metric import Metric
-from ..values.errors import InputError, SpecError, UserError
+from ..values.errors import InputError, SpecError
 from ..values.testset import TestSet
 from ..values.versions import __version__
 from . import statistics as stats
@@ -240,17 +240,15 @@ def heatmap_matrix(
 ) -> tuple[list[str], list[str], list[list[float]]]:
     """(row labels, column labels, values) of ``stat`` over the first two axes (NaN where no point)."""
     if len(axes) < 1:
-        raise UserError("--plot needs at least one grid parameter")
+        raise InputError("a heatmap needs at least one grid parameter", params=("grid",))
     rk = axes[0].name
     ck = axes[1].name if len(axes) > 1 else None
     if len(axes) > 2:
         others = {a.name for a in axes[2:]}
         varying = {k for k in others if len({p.params[k] for p in points}) > 1}
         if varying:
-            raise UserError(
-                f"--plot: the heatmap has two axes ({rk}, {ck}); {', '.join(sorted(varying))} "
-                "also varies: fix it in -m and sweep it in separate runs"
-            )
+            raise InputError(f"the heatmap has two axes ({rk}, {ck}); {', '.join(sorted(varying))} also varies: fix "
+                             "it in the metric's spec and sweep it in separate runs", params=("grid",))
     rows: list[str] = []
     cols: list[str] = []
     for p in points:
