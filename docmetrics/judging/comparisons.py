@@ -1,5 +1,5 @@
 """Comparing metrics on one statistic as the WMT metrics tasks do: PERM-BOTH between every pair of
-metrics (:func:`~docmetrics.algorithms.wmt_stats.perm_both`, the pair-outcome variant for ``seg_acc_eq``)
+metrics (:func:`~docmetrics.stats.permutation.perm_both`, the pair-outcome variant for ``seg_acc_eq``)
 and the significance clusters of MTME's ``AssignRanks``.  What is swapped is the statistic's permutation
 cells, as the registry declares them (:data:`docmetrics.judging.statistics.CELLS`): a plugin statistic
 is swapped on the cells of its level and recomputed by its own ``compute`` on every resample.  Used by
@@ -12,8 +12,8 @@ import math
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Callable, Mapping, Sequence
 
-from ..algorithms import wmt_stats as ws
-from ..algorithms.correlation import kendall, pairwise_accuracy, pearson, spearman
+from .. import stats as ws  # docmetrics.stats, WMT's statistics
+from ..stats.vector import kendall, pairwise_accuracy, pearson, spearman
 from . import statistics as stats
 from .aligned import Aligned, Score
 from .doc_level import doc_cells

@@ -27,9 +27,9 @@ import math
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Callable, Mapping, Optional, Sequence
 
-from ..algorithms import wmt_stats as ws
-from ..algorithms.correlation import kendall, pearson
-from ..algorithms.wmt_stats.acc_eq import EPSILON_RULE, ITEM_RULE
+from .. import stats as ws  # docmetrics.stats, WMT's statistics
+from ..stats.vector import kendall, pearson
+from ..stats.base import EPSILON_RULE, ITEM_RULE
 from ..values.errors import InputError
 from ..values.result import Result
 from ..values.units import as_score
@@ -264,7 +264,7 @@ def doc_cells(
     spa_seed: int,
 ) -> tuple[np.ndarray, np.ndarray, Callable[[np.ndarray], float]]:
     """The (system, document) cells both metrics and the humans score, and ``stat`` over a cell vector
-    (for :func:`~docmetrics.algorithms.wmt_stats.perm_both`)."""
+    (for :func:`~docmetrics.stats.permutation.perm_both`)."""
     import numpy as np
 
     ma = ws.score_rows(a, order, False, "metric a")[0].reshape(len(order), -1)

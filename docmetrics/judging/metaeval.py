@@ -14,7 +14,7 @@ import dataclasses
 import warnings
 from typing import Mapping, Sequence, Union
 
-from ..algorithms.wmt_stats import DEFAULT_RESAMPLES, DEFAULT_SEED
+from ..stats.base import DEFAULT_RESAMPLES, DEFAULT_SEED
 from ..formats.base import EvalSet
 from ..formats.human_tsv import HumanScores
 from ..values.errors import DocMetricsWarning, InputError, SpecError

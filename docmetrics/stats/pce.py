@@ -10,21 +10,27 @@ enumerates all 2^n for an exact test.  ``compat="docmetrics"`` (the default) sum
 permutation that ties the observed difference up to float rounding (:mod:`docmetrics.stats.ties`);
 ``compat="mtme"`` sums in float32 and compares exactly, as MTME does.
 
+docmetrics' SPA over system -> per-item scores: :func:`perm_test_pvalues` (the p-values of every pair of systems,
+as :class:`PairPValues`; ``exact=True`` enumerates all 2^n sign vectors) and :func:`soft_pairwise_accuracy`
+(:class:`SpaResult`, with the items both sides score).
+
 numpy is imported inside the functions: importing this module stays light.
 """
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any, Mapping, Sequence
 
-from .base import StatsError, check_compat
+from .base import Score, StatsError, check_compat, systems_of, to_matrix
 from .ties import at_least
 
 if TYPE_CHECKING:
     import numpy as np
 
 __all__ = ["DEFAULT_PERMUTATIONS", "SPA_SEED", "MAX_EXACT_ITEMS", "sign_vectors", "all_sign_vectors", "upper_pvalues",
-           "compute_pairwise_p_values", "compute_one_minus_pce"]
+           "compute_pairwise_p_values", "compute_one_minus_pce", "PairPValues", "perm_test_pvalues", "SpaResult",
+           "soft_pairwise_accuracy"]
 
 #: resamples of the permutation test and the seed of its sign vectors (MTME's pce.py defaults)
 DEFAULT_PERMUTATIONS = 1000
@@ -107,3 +113,120 @@ def compute_one_minus_pce(human_pairwise_p_vals: Any, metric_pairwise_p_vals: An
         raise StatsError(f"the p-value matrices must be square and of one shape, got {h.shape} and {m.shape}")
     upper = np.triu_indices(h.shape[0], 1)
     return float(1.0 - np.mean(np.abs(h - m)[upper]))
+
+
+@dataclass
+class PairPValues:
+    """One-sided p-values of "system a is better than system b" for every pair (a before b)."""
+
+    systems: list[str]
+    pvalues: dict[tuple[str, str], float]
+    n_items: int
+    n_permutations: int
+    exact: bool
+    seed: int | None
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "systems": self.systems,
+            "pvalues": {f"{a} > {b}": p for (a, b), p in self.pvalues.items()},
+            "n_items": self.n_items,
+            "n_permutations": self.n_permutations,
+            "exact": self.exact,
+            "seed": self.seed,
+        }
+
+
+def _signs(n_items: int, n_permutations: int, seed: int, exact: bool) -> np.ndarray:
+    return all_sign_vectors(n_items) if exact else sign_vectors(n_items, n_permutations, seed)
+
+
+def perm_test_pvalues(
+    scores: Mapping[str, Sequence[Score]],
+    *,
+    systems: Sequence[str] | None = None,
+    n_permutations: int = DEFAULT_PERMUTATIONS,
+    seed: int = SPA_SEED,
+    exact: bool = False,
+) -> PairPValues:
+    """Paired permutation test for every pair of systems (see the module docstring).
+
+    ``scores``: system -> per-item scores (``None``: missing); only the items scored for every system
+    are used.  Pairs are (systems[i], systems[j]) for i < j; ``systems`` defaults to the sorted names.
+    """
+    import numpy as np
+
+    names = systems_of(systems, scores)
+    mat = to_matrix(scores, names, "scores")
+    mat = mat[:, ~np.isnan(mat).any(axis=0)]
+    if mat.shape[1] == 0:
+        raise StatsError("no item is scored for every system")
+    signs = _signs(mat.shape[1], n_permutations, seed, exact)
+    pv = upper_pvalues(mat, signs)
+    first, second = np.triu_indices(len(names), 1)
+    pairs = {(names[i], names[j]): float(p) for i, j, p in zip(first, second, pv)}
+    return PairPValues(names, pairs, mat.shape[1], signs.shape[0], exact, None if exact else seed)
+
+
+@dataclass
+class SpaResult:
+    """Soft pairwise accuracy and the p-values it compares."""
+
+    spa: float
+    human: PairPValues
+    metric: PairPValues
+
+    @property
+    def n_pairs(self) -> int:
+        return len(self.human.pvalues)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"spa": self.spa, "pairs": self.n_pairs, "human": self.human.to_dict(), "metric": self.metric.to_dict()}
+
+
+def _item_masks(human: np.ndarray, metric: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Items kept on each side: scored for every system; the same items on both sides when both
+    score the same items (segments), as MTME filters the metric where the gold score is missing."""
+    import numpy as np
+
+    keep_h = ~np.isnan(human).any(axis=0)
+    keep_m = ~np.isnan(metric).any(axis=0)
+    if human.shape[1] == metric.shape[1]:
+        both = keep_h & keep_m
+        return both, both
+    return keep_h, keep_m
+
+
+def soft_pairwise_accuracy(
+    metric_seg: Mapping[str, Sequence[Score]],
+    human_seg: Mapping[str, Sequence[Score]],
+    *,
+    systems: Sequence[str] | None = None,
+    n_permutations: int = DEFAULT_PERMUTATIONS,
+    seed: int = SPA_SEED,
+    exact: bool = False,
+) -> SpaResult:
+    """SPA (Thompson et al., 2024) of a metric against human scores (see the module docstring).
+
+    ``metric_seg`` / ``human_seg``: system -> per-item scores.  When both have the same number of
+    items (segment-level metric and human scores) the items scored by both for every system are used
+    on both sides; otherwise (a metric scoring windows) each side uses its own fully-scored items.
+    """
+    import numpy as np
+
+    names = systems_of(systems, human_seg, metric_seg)
+    h = to_matrix(human_seg, names, "human scores")
+    m = to_matrix(metric_seg, names, "metric scores")
+    keep_h, keep_m = _item_masks(h, m)
+    h, m = h[:, keep_h], m[:, keep_m]
+    if h.shape[1] == 0 or m.shape[1] == 0:
+        raise StatsError("no item is scored for every system (by the humans and by the metric)")
+    ph = upper_pvalues(h, _signs(h.shape[1], n_permutations, seed, exact))
+    pm = upper_pvalues(m, _signs(m.shape[1], n_permutations, seed, exact))
+    first, second = np.triu_indices(len(names), 1)
+    keys = [(names[i], names[j]) for i, j in zip(first, second)]
+    n_perm_h = 2 ** h.shape[1] if exact else n_permutations
+    n_perm_m = 2 ** m.shape[1] if exact else n_permutations
+    hp = PairPValues(names, dict(zip(keys, map(float, ph))), h.shape[1], n_perm_h, exact, None if exact else seed)
+    mp = PairPValues(names, dict(zip(keys, map(float, pm))), m.shape[1], n_perm_m, exact, None if exact else seed)
+    return SpaResult(float(1.0 - np.abs(ph - pm).mean()), hp, mp)
