@@ -13,8 +13,8 @@ import pytest
 import scipy.stats
 from mtme_fixtures import read_back
 
-from docmetrics.algorithms import wmt_stats as ws
-from docmetrics.algorithms.correlation import pairwise_accuracy
+from docmetrics import stats as ws
+from docmetrics.stats.vector import pairwise_accuracy
 from docmetrics.formats.mtme import STANDARDS, load_mtme, read_mtme
 from docmetrics.formats.mtme_scores import parse_metric_filename, read_score_file
 from docmetrics.judging.averages import wmt_average
