@@ -137,23 +137,22 @@ class PairPValues:
         }
 
 
-def _signs(n_items: int, n_permutations: int, seed: int, exact: bool) -> np.ndarray:
-    return all_sign_vectors(n_items) if exact else sign_vectors(n_items, n_permutations, seed)
+def _pair_pvalues(names: list[str], mat: np.ndarray, n_permutations: int, seed: int, exact: bool) -> PairPValues:
+    """The p-values of every pair of the rows of a systems x items matrix (no missing entry)."""
+    import numpy as np
+
+    signs = all_sign_vectors(mat.shape[1]) if exact else sign_vectors(mat.shape[1], n_permutations, seed)
+    first, second = np.triu_indices(len(names), 1)
+    pairs = {(names[i], names[j]): float(p) for i, j, p in zip(first, second, upper_pvalues(mat, signs))}
+    return PairPValues(names, pairs, mat.shape[1], signs.shape[0], exact, None if exact else seed)
 
 
-def perm_test_pvalues(
-    scores: Mapping[str, Sequence[Score]],
-    *,
-    systems: Sequence[str] | None = None,
-    n_permutations: int = DEFAULT_PERMUTATIONS,
-    seed: int = SPA_SEED,
-    exact: bool = False,
-) -> PairPValues:
-    """Paired permutation test for every pair of systems (see the module docstring).
-
-    ``scores``: system -> per-item scores (``None``: missing); only the items scored for every system
-    are used.  Pairs are (systems[i], systems[j]) for i < j; ``systems`` defaults to the sorted names.
-    """
+def perm_test_pvalues(scores: Mapping[str, Sequence[Score]], *, systems: Sequence[str] | None = None,
+                      n_permutations: int = DEFAULT_PERMUTATIONS, seed: int = SPA_SEED, exact: bool = False
+                      ) -> PairPValues:
+    """Paired permutation test for every pair of systems (see the module docstring).  ``scores``: system ->
+    per-item scores (``None``: missing); only the items scored for every system are used.  Pairs are
+    (systems[i], systems[j]) for i < j; ``systems`` defaults to the sorted names."""
     import numpy as np
 
     names = systems_of(systems, scores)
@@ -161,11 +160,7 @@ def perm_test_pvalues(
     mat = mat[:, ~np.isnan(mat).any(axis=0)]
     if mat.shape[1] == 0:
         raise StatsError("no item is scored for every system")
-    signs = _signs(mat.shape[1], n_permutations, seed, exact)
-    pv = upper_pvalues(mat, signs)
-    first, second = np.triu_indices(len(names), 1)
-    pairs = {(names[i], names[j]): float(p) for i, j, p in zip(first, second, pv)}
-    return PairPValues(names, pairs, mat.shape[1], signs.shape[0], exact, None if exact else seed)
+    return _pair_pvalues(names, mat, n_permutations, seed, exact)
 
 
 @dataclass
@@ -184,49 +179,26 @@ class SpaResult:
         return {"spa": self.spa, "pairs": self.n_pairs, "human": self.human.to_dict(), "metric": self.metric.to_dict()}
 
 
-def _item_masks(human: np.ndarray, metric: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Items kept on each side: scored for every system; the same items on both sides when both
-    score the same items (segments), as MTME filters the metric where the gold score is missing."""
-    import numpy as np
-
-    keep_h = ~np.isnan(human).any(axis=0)
-    keep_m = ~np.isnan(metric).any(axis=0)
-    if human.shape[1] == metric.shape[1]:
-        both = keep_h & keep_m
-        return both, both
-    return keep_h, keep_m
-
-
-def soft_pairwise_accuracy(
-    metric_seg: Mapping[str, Sequence[Score]],
-    human_seg: Mapping[str, Sequence[Score]],
-    *,
-    systems: Sequence[str] | None = None,
-    n_permutations: int = DEFAULT_PERMUTATIONS,
-    seed: int = SPA_SEED,
-    exact: bool = False,
-) -> SpaResult:
-    """SPA (Thompson et al., 2024) of a metric against human scores (see the module docstring).
-
-    ``metric_seg`` / ``human_seg``: system -> per-item scores.  When both have the same number of
-    items (segment-level metric and human scores) the items scored by both for every system are used
-    on both sides; otherwise (a metric scoring windows) each side uses its own fully-scored items.
-    """
+def soft_pairwise_accuracy(metric_seg: Mapping[str, Sequence[Score]], human_seg: Mapping[str, Sequence[Score]], *,
+                           systems: Sequence[str] | None = None, n_permutations: int = DEFAULT_PERMUTATIONS,
+                           seed: int = SPA_SEED, exact: bool = False) -> SpaResult:
+    """SPA (Thompson et al., 2024) of a metric against human scores: ``1 - mean |p_human - p_metric|`` over the
+    pairs of systems.  ``metric_seg`` / ``human_seg``: system -> per-item scores.  When both have the same number
+    of items (segment-level scores) the items scored by both for every system are used on both sides, as MTME
+    filters the metric where the gold score is missing; otherwise (a metric scoring windows) each side uses its
+    own fully-scored items."""
     import numpy as np
 
     names = systems_of(systems, human_seg, metric_seg)
     h = to_matrix(human_seg, names, "human scores")
     m = to_matrix(metric_seg, names, "metric scores")
-    keep_h, keep_m = _item_masks(h, m)
+    keep_h, keep_m = ~np.isnan(h).any(axis=0), ~np.isnan(m).any(axis=0)
+    if h.shape[1] == m.shape[1]:
+        keep_h = keep_m = keep_h & keep_m
     h, m = h[:, keep_h], m[:, keep_m]
     if h.shape[1] == 0 or m.shape[1] == 0:
         raise StatsError("no item is scored for every system (by the humans and by the metric)")
-    ph = upper_pvalues(h, _signs(h.shape[1], n_permutations, seed, exact))
-    pm = upper_pvalues(m, _signs(m.shape[1], n_permutations, seed, exact))
-    first, second = np.triu_indices(len(names), 1)
-    keys = [(names[i], names[j]) for i, j in zip(first, second)]
-    n_perm_h = 2 ** h.shape[1] if exact else n_permutations
-    n_perm_m = 2 ** m.shape[1] if exact else n_permutations
-    hp = PairPValues(names, dict(zip(keys, map(float, ph))), h.shape[1], n_perm_h, exact, None if exact else seed)
-    mp = PairPValues(names, dict(zip(keys, map(float, pm))), m.shape[1], n_perm_m, exact, None if exact else seed)
-    return SpaResult(float(1.0 - np.abs(ph - pm).mean()), hp, mp)
+    hp = _pair_pvalues(names, h, n_permutations, seed, exact)
+    mp = _pair_pvalues(names, m, n_permutations, seed, exact)
+    diffs = np.abs(np.asarray(list(hp.pvalues.values())) - np.asarray(list(mp.pvalues.values())))
+    return SpaResult(float(1.0 - diffs.mean()), hp, mp)

@@ -14,7 +14,7 @@ import math
 from typing import Any, Callable, Iterable, Sequence
 
 from ..values.units import as_score
-from .base import Score, StatsError, as_rows, pairwise_diff_arrays
+from .base import Score, StatsError, as_rows, is_constant_array, pairwise_diff_arrays
 
 __all__ = ["pearson", "spearman", "kendall", "pairwise_accuracy", "pooled_pairwise_accuracy", "grouped_correlation",
            "pdp"]
@@ -39,15 +39,6 @@ def _has_nan(x: Any) -> bool:
     return bool(np.isnan(np.asarray(x, dtype=float)).any())
 
 
-def _is_constant(x: Any) -> bool:
-    """Every value equal to the first, exactly (MTME's ``is_constant_array``), not after centring."""
-    if hasattr(x, "dtype"):
-        import numpy as np
-
-        return bool(x.size == 0 or np.all(x == x[0]))
-    return all(v == x[0] for v in x)
-
-
 def _tamed(x: Any) -> Any:
     """``x`` divided by its largest magnitude when that is huge (r does not change under a positive scaling and
     1e308 squared overflows); ``x`` itself otherwise, so ordinary scores are computed exactly as given."""
@@ -66,7 +57,7 @@ def pearson(x: Sequence[float], y: Sequence[float]) -> float:
     """Pearson's r (NaN with fewer than 2 values, a constant input or a NaN among the values); lists are
     summed exactly (``math.fsum``: the same bits on every machine), numpy arrays with numpy."""
     _check_pair(x, y)
-    if len(x) < 2 or _is_constant(x) or _is_constant(y):
+    if len(x) < 2 or is_constant_array(x) or is_constant_array(y):  # tested on the values, not after centring
         return math.nan
     x, y = _tamed(x), _tamed(y)
     if hasattr(x, "dtype") or hasattr(y, "dtype"):
