@@ -11,9 +11,9 @@ import numpy as np
 import pytest
 import scipy.stats
 
-from docmetrics.stats.vector import kendall, pairwise_accuracy, pearson, spearman
 from docmetrics.stats import combined_pvalue, grouped_correlation, pdp, perm_both
 from docmetrics.stats.ties import TIE_TOLERANCE, at_least, exceeds
+from docmetrics.stats.vector import kendall, pairwise_accuracy, pearson, spearman
 
 # -- 1. an undefined correlation is NaN, never clamped to 1, and a constant input is found exactly -------------
 NAN = float("nan")

@@ -10,10 +10,10 @@ import scipy.stats
 from cli_fixtures import run_cli as run
 from plugin_fixtures import toy_dist  # noqa: F401
 
-from docmetrics.stats.vector import kendall, pairwise_accuracy, pearson, spearman
 from docmetrics.cli import main
 from docmetrics.formats.human_tsv import load_human
 from docmetrics.judging.human_match import match_systems
+from docmetrics.stats.vector import kendall, pairwise_accuracy, pearson, spearman
 from docmetrics.values.errors import InputError
 
 

@@ -8,10 +8,10 @@ import numpy as np
 import pytest
 from plugin_fixtures import toy_dist  # noqa: F401
 
-from docmetrics.stats.vector import pairwise_accuracy
 from docmetrics.algorithms.grids import expand_grid, parse_grid, point_spec
 from docmetrics.cli import main
 from docmetrics.judging.sweeps import heatmap_matrix
+from docmetrics.stats.vector import pairwise_accuracy
 from docmetrics.values.errors import SpecError
 
 SRC = [f"Source sentence {i} says {'w ' * (i % 5)}" for i in range(13)]

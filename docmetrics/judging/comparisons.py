@@ -196,19 +196,7 @@ def _spa_cells(
     hm, ma, mb = hm[:, keep_h], ma[:, keep_m], mb[:, keep_m]
     if hm.shape[1] == 0 or ma.shape[1] == 0:
         raise ValueError("no item is scored for every system")
-    human_p = ws.perm_test_pvalues(
-        {s: list(row) for s, row in zip(order, hm)}, systems=order, n_permutations=n_permutations, seed=spa_seed
-    )
-    hp = np.asarray(list(human_p.pvalues.values()))
-    signs = ws.sign_vectors(ma.shape[1], n_permutations, spa_seed)
-    shape = ma.shape
-
-    def spa_of(x: np.ndarray) -> float:
-        mat = x.reshape(shape)
-        pm = ws.upper_pvalues(mat, signs)
-        return float(1.0 - np.abs(hp - pm).mean())
-
-    return ma.ravel(), mb.ravel(), spa_of
+    return ma.ravel(), mb.ravel(), ws.spa_statistic(hm, ma.shape, n_permutations, spa_seed)
 
 
 def williams(a: Sequence[float], b: Sequence[float], human: Sequence[float]) -> ws.PermResult:

@@ -39,8 +39,8 @@ import math
 from typing import Any, Mapping, Sequence
 
 from .. import stats as ws  # docmetrics.stats, WMT's statistics
-from ..stats.vector import kendall, pairwise_accuracy, pearson, spearman
 from ..formats.mtme import MtmeTestSet
+from ..stats.vector import kendall, pairwise_accuracy, pearson, spearman
 from ..values.errors import InputError
 from ..values.result import Result
 from ..values.units import as_score

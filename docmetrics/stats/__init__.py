@@ -53,6 +53,7 @@ _HOMES = {
     "PermResult": "permutation", "perm_both": "permutation", "perm_both_acc_eq": "permutation",
     "DEFAULT_PERMUTATIONS": "pce", "SPA_SEED": "pce", "sign_vectors": "pce", "upper_pvalues": "pce",
     "PairPValues": "pce", "perm_test_pvalues": "pce", "SpaResult": "pce", "soft_pairwise_accuracy": "pce",
+    "spa_statistic": "pce",
     "RankedMetric": "tasks", "assign_ranks": "tasks", "rank_order": "tasks", "significance_clusters": "tasks",
     "to_unit_range": "tasks", "weighted_average": "tasks", "average_ranks": "tasks", "combined_pvalue": "tasks",
 }

@@ -20,7 +20,7 @@ numpy is imported inside the functions: importing this module stays light.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Mapping, Sequence
+from typing import TYPE_CHECKING, Any, Callable, Mapping, Sequence
 
 from .base import Score, StatsError, check_compat, systems_of, to_matrix
 from .ties import at_least
@@ -30,7 +30,7 @@ if TYPE_CHECKING:
 
 __all__ = ["DEFAULT_PERMUTATIONS", "SPA_SEED", "MAX_EXACT_ITEMS", "sign_vectors", "all_sign_vectors", "upper_pvalues",
            "compute_pairwise_p_values", "compute_one_minus_pce", "PairPValues", "perm_test_pvalues", "SpaResult",
-           "soft_pairwise_accuracy"]
+           "soft_pairwise_accuracy", "spa_statistic"]
 
 #: resamples of the permutation test and the seed of its sign vectors (MTME's pce.py defaults)
 DEFAULT_PERMUTATIONS = 1000
@@ -202,3 +202,23 @@ def soft_pairwise_accuracy(metric_seg: Mapping[str, Sequence[Score]], human_seg:
     mp = _pair_pvalues(names, m, n_permutations, seed, exact)
     diffs = np.abs(np.asarray(list(hp.pvalues.values())) - np.asarray(list(mp.pvalues.values())))
     return SpaResult(float(1.0 - diffs.mean()), hp, mp)
+
+
+def spa_statistic(human: np.ndarray, shape: tuple[int, int], n_permutations: int = DEFAULT_PERMUTATIONS,
+                  seed: int = SPA_SEED) -> Callable[[np.ndarray], float]:
+    """SPA as a function of a metric's item scores given flat (``shape``: systems x items), against the p-values
+    of ``human`` (systems x items, no missing entry) computed once: what PERM-BOTH recomputes on every resample
+    of SPA's items.  The same sign vectors as :func:`soft_pairwise_accuracy` (from ``seed``)."""
+    import numpy as np
+
+    if human.shape[0] < 2:
+        raise StatsError(f"need scores of at least 2 systems, got {human.shape[0]}")
+    signs = sign_vectors(human.shape[1], n_permutations, seed)
+    hp = upper_pvalues(human, signs)
+    if shape[1] != human.shape[1]:
+        signs = sign_vectors(shape[1], n_permutations, seed)
+
+    def spa_of(x: np.ndarray) -> float:
+        return float(1.0 - np.abs(hp - upper_pvalues(x.reshape(shape), signs)).mean())
+
+    return spa_of
