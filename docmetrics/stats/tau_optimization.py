@@ -31,6 +31,8 @@ __all__ = ["TauSufficientStats", "TauOptimizationResult", "tau_optimization", "p
            "acc_eq_rows", "acc_eq"]
 
 _FIELDS = ("con", "dis", "ties_human", "ties_metric", "ties_both")
+#: at most this many pairs are formed in one call (memory: a few arrays of this length)
+MAX_PAIRS = 30_000_000
 
 
 class TauSufficientStats:
@@ -91,6 +93,10 @@ class TauOptimizationResult:
 def pair_differences(human: Any, *metrics: Any) -> tuple[Any, Any, list[Any]]:
     """Every pair i < j of entries of each row (a group; row-major order) scored on every side: (its row, the
     human difference ``h[i] - h[j]``, each metric's difference).  Rows are float matrices, NaN missing."""
+    n_rows, n_cols = human.shape
+    if n_rows * (n_cols * (n_cols - 1) // 2) > MAX_PAIRS:
+        raise StatsError(f"{n_rows * (n_cols * (n_cols - 1) // 2)} pairs are too many for one call; group the scores "
+                         "by item")
     first, second = np.triu_indices(human.shape[1], 1)
     hd = human[:, first] - human[:, second]
     mds = [m[:, first] - m[:, second] for m in metrics]
