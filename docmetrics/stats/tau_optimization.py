@@ -20,6 +20,7 @@ from __future__ import annotations
 import dataclasses
 import math
 from bisect import bisect_right
+from itertools import accumulate
 from typing import Any, Callable, Mapping, Sequence
 
 import numpy as np
@@ -121,15 +122,17 @@ def score_matrix(scores: Any) -> Any:
     return arr
 
 
-def _row_cumsum(values: Any, row: Any) -> Any:
-    """Each entry's inclusive running sum of ``values`` over the entries of its row, in the given order."""
+def _row_cumsums(values: list[Any], row: Any) -> list[Any]:
+    """For each array of ``values``: each entry's inclusive running sum over the entries of its row, in order."""
     by_row = np.argsort(row, kind="stable")
-    v = values[by_row]
-    cs = np.cumsum(v)
     starts = np.r_[0, np.flatnonzero(np.diff(row[by_row])) + 1]
-    before = np.r_[0, cs][starts]
-    out = np.empty_like(cs)
-    out[by_row] = cs - np.repeat(before, np.diff(np.r_[starts, len(v)]))
+    lengths = np.diff(np.r_[starts, len(row)])
+    out = []
+    for v in values:
+        cs = np.cumsum(v[by_row])
+        ours = np.empty_like(cs)
+        ours[by_row] = cs - np.repeat(np.r_[0, cs][starts], lengths)
+        out.append(ours)
     return out
 
 
@@ -171,21 +174,18 @@ def tau_optimization(
     diffs = np.abs(md)
     order = np.argsort(diffs, kind="stable")
     row, normal, tied, diffs = row[order], normal[order], tied[order], diffs[order]
-    after = [start[c][row] + _row_cumsum((tied == c).astype(int) - (normal == c).astype(int), row) for c in range(5)]
+    moved = _row_cumsums([(tied == c).astype(int) - (normal == c) for c in range(5)], row)
+    after = [start[c][row] + moved[c] for c in range(5)]
     before = [after[c] - (tied == c) + (normal == c) for c in range(5)]
-    old = np.broadcast_to(tau_fn(TauSufficientStats(*before)), row.shape).tolist()
-    new = np.broadcast_to(tau_fn(TauSufficientStats(*after)), row.shape).tolist()
-    n_rows = len(rows)
-    thresholds: list[float] = [0.0]
-    taus = [total / n_rows]
-    for d, o, n in zip(diffs.tolist(), old, new):  # MTME's running sum, term by term
-        total -= o
-        total += n
-        if thresholds[-1] == d:  # every pair of this difference is tied under this threshold
-            taus[-1] = total / n_rows
-        else:
-            thresholds.append(d)
-            taus.append(total / n_rows)
+    steps = np.empty(2 * len(row))
+    steps[0::2] = -np.broadcast_to(tau_fn(TauSufficientStats(*before)), row.shape)
+    steps[1::2] = np.broadcast_to(tau_fn(TauSufficientStats(*after)), row.shape)
+    # MTME's running sum, term by term (total -= old; total += new), as one C loop: -x is exact
+    running = np.asarray(list(accumulate(steps.tolist(), initial=total))[2::2]) / len(rows)
+    last = np.r_[diffs[1:] != diffs[:-1], True]  # a threshold's tau: after every pair of its difference is tied
+    thresholds, taus = diffs[last].tolist(), running[last].tolist()
+    if thresholds[0] != 0:
+        thresholds, taus = [0.0] + thresholds, [total / len(rows)] + taus
     arr = np.asarray(taus, dtype=float)
     if mtme:
         best = int(np.nanargmax(arr))
