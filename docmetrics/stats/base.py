@@ -148,10 +148,11 @@ def systems_of(given: Sequence[str] | None, *maps: Mapping[str, Any]) -> list[st
 
 
 def as_rows(rows: Any, what: str) -> np.ndarray:
-    """Groups x entries float matrix (NaN missing) of a matrix, a list of rows or one vector (one group)."""
+    """Groups x entries float matrix (NaN where missing: None, NaN, no number) of a matrix, a list of rows or one
+    vector (one group)."""
     import numpy as np
 
-    if isinstance(rows, np.ndarray):
+    if isinstance(rows, np.ndarray) and rows.dtype != object:
         arr = np.array(rows, dtype=float)
     else:
         if len(rows) and not isinstance(rows[0], (list, tuple)) and not hasattr(rows[0], "__len__"):

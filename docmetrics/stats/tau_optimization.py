@@ -108,20 +108,6 @@ def pair_differences(human: Any, *metrics: Any) -> tuple[Any, Any, list[Any]]:
     return row, hd[valid], [md[valid] for md in mds]
 
 
-def score_matrix(scores: Any) -> Any:
-    """A vector (one row) or an N x M matrix of scores as floats, NaN where missing (None or NaN)."""
-    if isinstance(scores, np.ndarray) and scores.dtype != object:
-        arr = scores.astype(float)
-    else:
-        obj = np.array(scores, dtype=object)
-        arr = np.array([np.nan if v is None else v for v in obj.ravel()], dtype=float).reshape(obj.shape)
-    if arr.ndim == 1:
-        arr = arr[None, :]
-    if arr.ndim != 2:
-        raise StatsError(f"scores must be a vector or an N x M matrix, got {arr.ndim} dimensions")
-    return arr
-
-
 def _row_cumsums(values: list[Any], row: Any) -> list[Any]:
     """For each array of ``values``: each entry's inclusive running sum over the entries of its row, in order."""
     by_row = np.argsort(row, kind="stable")
@@ -155,7 +141,7 @@ def tau_optimization(
     mtme = check_compat(compat)
     if not 0 < sample_rate <= 1:
         raise StatsError(f"`sample_rate` must be in the range (0, 1]. Found {sample_rate}")
-    metric, human = score_matrix(metric_scores), score_matrix(human_scores)
+    metric, human = as_rows(metric_scores, "metric scores"), as_rows(human_scores, "human scores")
     if metric.shape != human.shape:
         raise StatsError("Human and metric scores must have the same shape.")
     row, hd, (md,) = pair_differences(human, metric)
