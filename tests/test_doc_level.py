@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 import scipy.stats
 
-from docmetrics.algorithms import wmt_stats as ws
+from docmetrics import stats as ws
 from docmetrics.judging.doc_level import doc_gold
 from docmetrics.judging.evaluate import evaluate_wmt
 from docmetrics.values.errors import InputError
@@ -71,10 +71,10 @@ def test_grouped_correlation_is_mtme_item_average():
     # rows: scipy per row; the constant row (NaN) is left out, the row with a missing entry keeps 2
     want_p = np.mean([scipy.stats.pearsonr(a, b)[0] for a, b in
                       [([1, 2, 3], [1, 3, 2]), ([3, 1, 2], [2, 1, 3]), ([1, 2], [4, 1])]])
-    from docmetrics.algorithms.correlation import pearson
+    from docmetrics.stats.vector import pearson
     got, n = ws.grouped_correlation(g, m, pearson)
     assert n == 3 and got == pytest.approx(want_p)
-    from docmetrics.algorithms.correlation import kendall
+    from docmetrics.stats.vector import kendall
     got_k, n_k = ws.grouped_correlation(g, m, kendall)
     want_k = np.mean([scipy.stats.kendalltau([1, 2, 3], [1, 3, 2])[0], scipy.stats.kendalltau([3, 1, 2], [2, 1, 3])[0],
                       scipy.stats.kendalltau([1, 2], [4, 1])[0]])

@@ -355,8 +355,8 @@ def test_the_item_grouped_pearson_sums_in_a_fixed_order():
     """grouped_correlation's rows go through math.fsum (bit for bit the hand computation), not numpy's dot."""
     import numpy as np
 
-    from docmetrics.algorithms import wmt_stats as ws
-    from docmetrics.algorithms.correlation import pearson
+    from docmetrics import stats as ws
+    from docmetrics.stats.vector import pearson
 
     rng = np.random.default_rng(45)
     gold = rng.normal(size=(7, 9)) * 10
@@ -370,7 +370,7 @@ def test_pdp_equals_the_pearson_of_the_pairwise_differences():
     """PDP (now summed by np.sum, not a BLAS dot) against its definition, computed by hand with math.fsum."""
     import numpy as np
 
-    from docmetrics.algorithms import wmt_stats as ws
+    from docmetrics import stats as ws
 
     rng = np.random.default_rng(7)
     gold = rng.normal(size=(5, 6))

@@ -11,9 +11,9 @@ import numpy as np
 import pytest
 import scipy.stats
 
-from docmetrics.algorithms.correlation import kendall, pairwise_accuracy, pearson, spearman
-from docmetrics.algorithms.wmt_stats import combined_pvalue, grouped_correlation, pdp, perm_both
+from docmetrics.stats import combined_pvalue, grouped_correlation, pdp, perm_both
 from docmetrics.stats.ties import TIE_TOLERANCE, at_least, exceeds
+from docmetrics.stats.vector import kendall, pairwise_accuracy, pearson, spearman
 
 # -- 1. an undefined correlation is NaN, never clamped to 1, and a constant input is found exactly -------------
 NAN = float("nan")
@@ -136,8 +136,8 @@ def test_perm_both_with_a_constant_metric():
 def test_acc_eq_states_its_epsilon_rule_and_takes_the_smallest_epsilon():
     """Two groups; epsilon 0 and epsilon 1 give the same accuracy (hand count: 3/4 either way), so the reported
     epsilon is the smallest, 0, and the JSON says which rule chose it."""
-    from docmetrics.algorithms.wmt_stats import acc_eq_rows
-    from docmetrics.algorithms.wmt_stats.acc_eq import EPSILON_RULE
+    from docmetrics.stats import acc_eq_rows
+    from docmetrics.stats.base import EPSILON_RULE
 
     # group 1: metric [0, 1], human [0, 0] (tie in human); group 2: metric [0, 1], human [0, 1]
     # eps 0: group 1 wrong (metric orders, human ties), group 2 right -> 1/2;  eps 1: group 1 right, group 2 wrong

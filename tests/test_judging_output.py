@@ -13,7 +13,7 @@ import pytest
 from plugin_fixtures import toy_dist  # noqa: F401
 from test_frictions import check_row, files, run  # noqa: F401  (test_frictions' fixture and runners)
 
-from docmetrics.algorithms import wmt_stats as ws
+from docmetrics import stats as ws
 from docmetrics.judging import column, metric_labels
 
 pytestmark = pytest.mark.usefixtures("toy_dist")

@@ -13,13 +13,13 @@ import pytest
 import scipy.stats
 from mtme_fixtures import read_back
 
-from docmetrics.algorithms import wmt_stats as ws
-from docmetrics.algorithms.correlation import pairwise_accuracy
+from docmetrics import stats as ws
 from docmetrics.formats.mtme import STANDARDS, load_mtme, read_mtme
 from docmetrics.formats.mtme_scores import parse_metric_filename, read_score_file
 from docmetrics.judging.averages import wmt_average
 from docmetrics.judging.evaluate import evaluate_mtme, evaluate_wmt
 from docmetrics.judging.mtme import mtme_metric_name, write_mtme_scores
+from docmetrics.stats.vector import pairwise_accuracy
 from docmetrics.values.errors import InputError
 from docmetrics.values.result import Coverage, DocScore, Result, UnitScore
 from docmetrics.values.signature import Signature

@@ -231,10 +231,10 @@ def test_metrics_that_scored_different_systems_are_compared_on_those_all_scored(
 
 def test_equal_values_in_different_clusters_are_explained():
     """Issue 37: chrF's accuracy 0.7143 (2) beside BLEU's 0.7143 (1) came with no word why."""
-    from docmetrics.algorithms.wmt_stats.perm_both import PermResult
-    from docmetrics.algorithms.wmt_stats.ranking import significance_clusters
     from docmetrics.judging.comparisons import Comparison
     from docmetrics.judging.stat_table import significance_lines
+    from docmetrics.stats.permutation import PermResult
+    from docmetrics.stats.tasks import significance_clusters
 
     values = {"doc-bertscore": 0.8571, "bleu": 0.7143, "chrf": 0.7143}
     p = {("doc-bertscore", "bleu"): 0.2, ("doc-bertscore", "chrf"): 0.01, ("bleu", "chrf"): 0.5}

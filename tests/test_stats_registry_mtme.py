@@ -256,8 +256,8 @@ def test_the_shared_pieces_are_the_references_bit_for_bit():
     (constant input: NaN); pairwise accuracy's counts are Agreement's, missing entries skipped."""
     import numpy as np
 
-    from docmetrics.algorithms.correlation import pairwise_accuracy
     from docmetrics.stats.base import zscore
+    from docmetrics.stats.vector import pairwise_accuracy
 
     rng = np.random.default_rng(3)
     for n in (2, 7, 50):

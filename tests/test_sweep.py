@@ -8,10 +8,10 @@ import numpy as np
 import pytest
 from plugin_fixtures import toy_dist  # noqa: F401
 
-from docmetrics.algorithms.correlation import pairwise_accuracy
 from docmetrics.algorithms.grids import expand_grid, parse_grid, point_spec
 from docmetrics.cli import main
 from docmetrics.judging.sweeps import heatmap_matrix
+from docmetrics.stats.vector import pairwise_accuracy
 from docmetrics.values.errors import SpecError
 
 SRC = [f"Source sentence {i} says {'w ' * (i % 5)}" for i in range(13)]
@@ -341,7 +341,7 @@ def random_segment_scores(tmp_path, seed):
 
 
 def test_sweep_spa_and_acc_eq_need_and_use_segment_scores(toy_dist, files, capsys, tmp_path):
-    from docmetrics.algorithms import wmt_stats as ws
+    from docmetrics import stats as ws
 
     human, seg = random_segment_scores(tmp_path, seed=3)
     base = ["sweep", "-m", "slide:backbone=toy", "--grid", "w=1..2", "s=1..w", "-i", *files["sys"], "-s",

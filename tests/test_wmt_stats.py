@@ -1,17 +1,18 @@
-"""WMT meta-evaluation statistics (docmetrics.algorithms.wmt_stats): MTME's published test vectors,
+"""WMT meta-evaluation statistics in docmetrics.stats (acc_eq, SPA, PERM-BOTH, clusters, task averages): MTME's published test vectors,
 hand-worked examples, brute force and scipy."""
 
 import itertools
 import math
 import random
 from fractions import Fraction
+from types import SimpleNamespace
 
 import numpy as np
 import pytest
 import scipy.stats
 
-from docmetrics.algorithms import wmt_stats as ws
-from docmetrics.algorithms.correlation import pairwise_accuracy, pearson
+from docmetrics import stats as ws
+from docmetrics.stats.vector import pairwise_accuracy, pearson
 
 
 # -- pairwise accuracy ---------------------------------------------------------------------------------------
@@ -146,13 +147,22 @@ def test_spa_with_windows_uses_each_sides_items():
 
 
 # -- acc_eq with tie calibration ------------------------------------------------------------------------------
+def tie_calibration(metric_rows, human_rows):
+    """The accuracy at every candidate epsilon: docmetrics.stats.tau_optimization of acc_23, in acc_eq's words."""
+    from docmetrics.stats import tau_optimization as opt
+
+    res = opt.tau_optimization(metric_rows, human_rows, opt.TauSufficientStats.acc_23)
+    return SimpleNamespace(thresholds=res.thresholds, accuracies=res.taus, epsilon=res.best_threshold,
+                           accuracy=res.best_tau, n_groups=ws.acc_eq_rows(metric_rows, human_rows).n_groups)
+
+
 def test_tie_calibration_mtme_test_vectors():
     # mt_metrics_eval/tau_optimization_test.py
-    zero = ws.tie_calibration([0, 2, 6, 8], [1, 2, 3, 4])
+    zero = tie_calibration([0, 2, 6, 8], [1, 2, 3, 4])
     assert zero.thresholds == [0, 2, 4, 6, 8]
     assert zero.accuracies == [6 / 6, 4 / 6, 3 / 6, 1 / 6, 0 / 6]
     assert (zero.epsilon, zero.accuracy) == (0, 1.0)
-    nonzero = ws.tie_calibration([0, 2, 6, 8], [1, 1, 1, 4])
+    nonzero = tie_calibration([0, 2, 6, 8], [1, 1, 1, 4])
     assert nonzero.thresholds == [0, 2, 4, 6, 8]
     assert nonzero.accuracies == [3 / 6, 3 / 6, 4 / 6, 4 / 6, 3 / 6]
     assert (nonzero.epsilon, nonzero.accuracy) == (4, 4 / 6)
@@ -169,7 +179,7 @@ def test_tie_calibration_mtme_regression_example():
     # mt_metrics_eval/tau_optimization_test.py test_regression_example (rows are groups; None missing)
     metric = [[0, 5, 2, 3, 2], [None, 2, 1, 5, 3], [9, 1, 5, 3, 8], [9, 3, 4, 4, 1], [None] * 5]
     human = [[1, 5, 2, 1, 1], [4, 2, 2, 1, 4], [5, 9, 2, 8, 7], [7, 6, None, 3, 2], [None] * 5]
-    res = ws.tie_calibration(metric, human)
+    res = tie_calibration(metric, human)
     assert res.thresholds == [0, 1, 2, 3, 4, 5, 6, 7, 8]
     expected = [0.4666666666666667, 0.4916666666666668, 0.38333333333333347, 0.29166666666666674,
                 0.2666666666666667, 0.2, 0.15833333333333335, 0.15833333333333335, 0.1166666666666667]
@@ -220,7 +230,7 @@ def test_acc_eq_equals_brute_force_over_every_epsilon(seed):
     rng = random.Random(seed)
     rows_m = [[None if rng.random() < 0.15 else rng.randint(0, 12) / 4 for _ in range(5)] for _ in range(7)]
     rows_h = [[None if rng.random() < 0.15 else rng.randint(0, 3) for _ in range(5)] for _ in range(7)]
-    cal = ws.tie_calibration(rows_m, rows_h)
+    cal = tie_calibration(rows_m, rows_h)
     diffs = {abs(m[i] - m[j]) for m, h in zip(rows_m, rows_h) for i, j in itertools.combinations(range(5), 2)
              if None not in (m[i], m[j], h[i], h[j])}
     assert cal.thresholds == sorted(diffs | {0})

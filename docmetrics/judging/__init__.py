@@ -53,7 +53,7 @@ from .mbr import CandidateSelection, UnitChoice, mbr, rerank
 _MODULES = {
     "..algorithms.grids": ("Axis",),
     "..algorithms.spans": ("PARTIAL_CREDIT",),
-    "..algorithms.wmt_stats": ("DEFAULT_SEED", "DEFAULT_RESAMPLES"),
+    "..stats.base": ("DEFAULT_SEED", "DEFAULT_RESAMPLES"),
     "..formats.human_tsv": ("SCORE_COLUMNS",),
     "..values.candidates": ("read_candidates", "CandidateFile"),
     ".averages": ("SCHEMES",),

@@ -11,7 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Callable, Sequence, Union
 
-from ..algorithms import wmt_stats as ws
+from .. import stats as ws  # docmetrics.stats, WMT's statistics
 from ..values.errors import InputError
 from ..values.units import as_score
 from . import statistics as stats
@@ -171,7 +171,7 @@ def wmt_average(evals: Sequence[MetaEvaluation], scheme: Scheme = "wmt24", alpha
     """The overall ranking over language pairs, as MTME's ``tasks.WMT23`` / ``tasks.WMT24`` task sets
     and ``TaskSetResults.AverageCorrs`` / ``AverageCorrMatrix`` compute it (the WMT23 and WMT24
     metrics-task findings report this average, not a mean of ranks; WMT22 used ``AverageRanks``,
-    see :func:`~docmetrics.algorithms.wmt_stats.average_ranks`):
+    see :func:`~docmetrics.stats.tasks.average_ranks`):
 
     * ``wmt24``: for every language pair, system-level SPA and segment-level acc_eq (grouped by item),
       all tasks weighted equally;

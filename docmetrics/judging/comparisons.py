@@ -1,5 +1,5 @@
 """Comparing metrics on one statistic as the WMT metrics tasks do: PERM-BOTH between every pair of
-metrics (:func:`~docmetrics.algorithms.wmt_stats.perm_both`, the pair-outcome variant for ``seg_acc_eq``)
+metrics (:func:`~docmetrics.stats.permutation.perm_both`, the pair-outcome variant for ``seg_acc_eq``)
 and the significance clusters of MTME's ``AssignRanks``.  What is swapped is the statistic's permutation
 cells, as the registry declares them (:data:`docmetrics.judging.statistics.CELLS`): a plugin statistic
 is swapped on the cells of its level and recomputed by its own ``compute`` on every resample.  Used by
@@ -12,8 +12,8 @@ import math
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Callable, Mapping, Sequence
 
-from ..algorithms import wmt_stats as ws
-from ..algorithms.correlation import kendall, pairwise_accuracy, pearson, spearman
+from .. import stats as ws  # docmetrics.stats, WMT's statistics
+from ..stats.vector import kendall, pairwise_accuracy, pearson, spearman
 from . import statistics as stats
 from .aligned import Aligned, Score
 from .doc_level import doc_cells
@@ -196,19 +196,7 @@ def _spa_cells(
     hm, ma, mb = hm[:, keep_h], ma[:, keep_m], mb[:, keep_m]
     if hm.shape[1] == 0 or ma.shape[1] == 0:
         raise ValueError("no item is scored for every system")
-    human_p = ws.perm_test_pvalues(
-        {s: list(row) for s, row in zip(order, hm)}, systems=order, n_permutations=n_permutations, seed=spa_seed
-    )
-    hp = np.asarray(list(human_p.pvalues.values()))
-    signs = ws.sign_vectors(ma.shape[1], n_permutations, spa_seed)
-    shape = ma.shape
-
-    def spa_of(x: np.ndarray) -> float:
-        mat = x.reshape(shape)
-        pm = ws.upper_pvalues(mat, signs)
-        return float(1.0 - np.abs(hp - pm).mean())
-
-    return ma.ravel(), mb.ravel(), spa_of
+    return ma.ravel(), mb.ravel(), ws.spa_statistic(hm, ma.shape, n_permutations, spa_seed)
 
 
 def williams(a: Sequence[float], b: Sequence[float], human: Sequence[float]) -> ws.PermResult:

@@ -27,9 +27,9 @@ import math
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Callable, Mapping, Optional, Sequence
 
-from ..algorithms import wmt_stats as ws
-from ..algorithms.correlation import kendall, pearson
-from ..algorithms.wmt_stats.acc_eq import EPSILON_RULE, ITEM_RULE
+from .. import stats as ws  # docmetrics.stats, WMT's statistics
+from ..stats.base import EPSILON_RULE, ITEM_RULE
+from ..stats.vector import kendall, pearson
 from ..values.errors import InputError
 from ..values.result import Result
 from ..values.units import as_score
@@ -264,7 +264,7 @@ def doc_cells(
     spa_seed: int,
 ) -> tuple[np.ndarray, np.ndarray, Callable[[np.ndarray], float]]:
     """The (system, document) cells both metrics and the humans score, and ``stat`` over a cell vector
-    (for :func:`~docmetrics.algorithms.wmt_stats.perm_both`)."""
+    (for :func:`~docmetrics.stats.permutation.perm_both`)."""
     import numpy as np
 
     ma = ws.score_rows(a, order, False, "metric a")[0].reshape(len(order), -1)
@@ -276,14 +276,7 @@ def doc_cells(
         if not full.any():
             raise ValueError("no document is scored for every system")
         g, ma, mb = g[:, full], ma[:, full], mb[:, full]
-        hp = ws.upper_pvalues(g, ws.sign_vectors(g.shape[1], n_permutations, spa_seed))
-        signs = ws.sign_vectors(g.shape[1], n_permutations, spa_seed)
-        shape = ma.shape
-
-        def spa_of(x: np.ndarray) -> float:
-            return float(1.0 - np.abs(hp - ws.upper_pvalues(x.reshape(shape), signs)).mean())
-
-        return ma.ravel(), mb.ravel(), spa_of
+        return ma.ravel(), mb.ravel(), ws.spa_statistic(g, ma.shape, n_permutations, spa_seed)
     if not present.any():
         raise ValueError("no (system, document) pair is scored by the humans and by both metrics")
     pos = np.nonzero(present)

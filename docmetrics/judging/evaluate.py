@@ -5,7 +5,7 @@ The one meta-evaluation behind ``--human``, ``--mtme``, ``docmetrics metaeval`` 
 an MTME test set) and :func:`~docmetrics.judging.metaeval_human.evaluate` (one metric against a
 ``--human`` file, as sweeps use it) give every metric a
 :class:`~docmetrics.judging.metaevaluation.MetaEval` computed by the same code, from
-the statistics of :mod:`docmetrics.algorithms.correlation` and :mod:`docmetrics.algorithms.wmt_stats`:
+the statistics of :mod:`docmetrics.stats`:
 
 * system level: Pearson, Spearman and Kendall's tau-b, pairwise accuracy (``accuracy``: Kocmi et al.,
   2021, pairs with a missing human score skipped as MTME skips them) and soft pairwise accuracy
@@ -23,7 +23,7 @@ the statistics of :mod:`docmetrics.algorithms.correlation` and :mod:`docmetrics.
   and segments the metric did not score are skipped.
 
 With two or more metrics, each statistic of ``significance`` is compared between every pair of
-metrics by PERM-BOTH (:func:`~docmetrics.algorithms.wmt_stats.perm_both`; the pair-outcome variant
+metrics by PERM-BOTH (:func:`~docmetrics.stats.permutation.perm_both`; the pair-outcome variant
 for ``seg_acc_eq``) and the metrics are clustered as WMT reports them (MTME's ``AssignRanks``).  The
 seed and the number of resamples are recorded in the result.  Averages over language pairs:
 :mod:`docmetrics.judging.averages`.
@@ -38,9 +38,9 @@ import dataclasses
 import math
 from typing import Any, Mapping, Sequence
 
-from ..algorithms import wmt_stats as ws
-from ..algorithms.correlation import kendall, pairwise_accuracy, pearson, spearman
+from .. import stats as ws  # docmetrics.stats, WMT's statistics
 from ..formats.mtme import MtmeTestSet
+from ..stats.vector import kendall, pairwise_accuracy, pearson, spearman
 from ..values.errors import InputError
 from ..values.result import Result
 from ..values.units import as_score

@@ -14,9 +14,9 @@ import dataclasses
 import warnings
 from typing import Mapping, Sequence, Union
 
-from ..algorithms.wmt_stats import DEFAULT_RESAMPLES, DEFAULT_SEED
 from ..formats.base import EvalSet
 from ..formats.human_tsv import HumanScores
+from ..stats.base import DEFAULT_RESAMPLES, DEFAULT_SEED
 from ..values.errors import DocMetricsWarning, InputError, SpecError
 from ..values.result import Result
 from ..values.testset import TestSet

@@ -18,7 +18,7 @@ import dataclasses
 import math
 from typing import Any, Sequence
 
-from ..algorithms import wmt_stats as ws
+from .. import stats as ws  # docmetrics.stats, WMT's statistics
 from ..formats.human_tsv import HumanScores
 from ..values.errors import InputError
 from ..values.result import Result

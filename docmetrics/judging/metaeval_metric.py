@@ -7,7 +7,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from ..algorithms.wmt_stats.acc_eq import EPSILON_RULE
+from ..stats.base import EPSILON_RULE
 from ..values.errors import SpecError
 from ..values.units import as_score
 from . import statistics as stats

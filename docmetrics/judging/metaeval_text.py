@@ -8,7 +8,8 @@ from __future__ import annotations
 import io
 from typing import TYPE_CHECKING, Any, Collection, Mapping, Protocol, Sequence
 
-from ..algorithms.wmt_stats import DEFAULT_PERMUTATIONS, SPA_SEED, rank_order
+from ..stats.pce import DEFAULT_PERMUTATIONS, SPA_SEED
+from ..stats.tasks import rank_order
 from ..values.errors import InputError
 from . import statistics as stats
 from .labels import namer

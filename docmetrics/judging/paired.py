@@ -48,7 +48,7 @@ from typing import TYPE_CHECKING, Any, Sequence
 
 from ..algorithms import aggregation
 from ..algorithms.aggregation import Aggregation, WeightedMean
-from ..algorithms.wmt_stats import DEFAULT_SEED
+from ..stats.base import DEFAULT_SEED
 from ..stats.ties import at_least, exceeds
 from ..values.errors import InputError, UserError, shown
 from ..values.result import Result

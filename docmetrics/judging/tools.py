@@ -11,9 +11,9 @@ import os
 import tempfile
 from typing import Any, Callable, ContextManager, Mapping, Sequence, Union
 
-from ..algorithms.wmt_stats import DEFAULT_SEED
 from ..formats.base import EvalSet
 from ..formats.spans_tsv import read_spans_tsv
+from ..stats.base import DEFAULT_SEED
 from ..values.errors import InputError, SpecError, UserError
 from ..values.result import Result
 from ..values.testset import TestSet

@@ -211,7 +211,7 @@ def Agreement(gold_vect: Any, metric_vect: Any) -> tuple[int, int]:
     """(agreeing pairs, pairs) of pairwise accuracy (Kocmi et al., 2021): a pair agrees when the signs of its
     gold and metric differences are equal (tied in both: agrees; a NaN difference never agrees, as numpy's
     sign of NaN equals nothing); a gold None skips the pair.  The one count of pairwise accuracy:
-    :func:`docmetrics.algorithms.correlation.pairwise_accuracy` is this with the missing entries made None."""
+    :func:`.vector.pairwise_accuracy` is this with the missing entries made None."""
     agree = pairs = 0
     gold, metric = list(gold_vect), list(metric_vect)
     for i in range(len(gold)):

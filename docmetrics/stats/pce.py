@@ -10,21 +10,27 @@ enumerates all 2^n for an exact test.  ``compat="docmetrics"`` (the default) sum
 permutation that ties the observed difference up to float rounding (:mod:`docmetrics.stats.ties`);
 ``compat="mtme"`` sums in float32 and compares exactly, as MTME does.
 
+docmetrics' SPA over system -> per-item scores: :func:`perm_test_pvalues` (the p-values of every pair of systems,
+as :class:`PairPValues`; ``exact=True`` enumerates all 2^n sign vectors) and :func:`soft_pairwise_accuracy`
+(:class:`SpaResult`, with the items both sides score).
+
 numpy is imported inside the functions: importing this module stays light.
 """
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any, Callable, Mapping, Sequence
 
-from .base import StatsError, check_compat
+from .base import Score, StatsError, check_compat, systems_of, to_matrix
 from .ties import at_least
 
 if TYPE_CHECKING:
     import numpy as np
 
 __all__ = ["DEFAULT_PERMUTATIONS", "SPA_SEED", "MAX_EXACT_ITEMS", "sign_vectors", "all_sign_vectors", "upper_pvalues",
-           "compute_pairwise_p_values", "compute_one_minus_pce"]
+           "compute_pairwise_p_values", "compute_one_minus_pce", "PairPValues", "perm_test_pvalues", "SpaResult",
+           "soft_pairwise_accuracy", "spa_statistic"]
 
 #: resamples of the permutation test and the seed of its sign vectors (MTME's pce.py defaults)
 DEFAULT_PERMUTATIONS = 1000
@@ -107,3 +113,112 @@ def compute_one_minus_pce(human_pairwise_p_vals: Any, metric_pairwise_p_vals: An
         raise StatsError(f"the p-value matrices must be square and of one shape, got {h.shape} and {m.shape}")
     upper = np.triu_indices(h.shape[0], 1)
     return float(1.0 - np.mean(np.abs(h - m)[upper]))
+
+
+@dataclass
+class PairPValues:
+    """One-sided p-values of "system a is better than system b" for every pair (a before b)."""
+
+    systems: list[str]
+    pvalues: dict[tuple[str, str], float]
+    n_items: int
+    n_permutations: int
+    exact: bool
+    seed: int | None
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "systems": self.systems,
+            "pvalues": {f"{a} > {b}": p for (a, b), p in self.pvalues.items()},
+            "n_items": self.n_items,
+            "n_permutations": self.n_permutations,
+            "exact": self.exact,
+            "seed": self.seed,
+        }
+
+
+def _pair_pvalues(names: list[str], mat: np.ndarray, n_permutations: int, seed: int, exact: bool) -> PairPValues:
+    """The p-values of every pair of the rows of a systems x items matrix (no missing entry)."""
+    import numpy as np
+
+    signs = all_sign_vectors(mat.shape[1]) if exact else sign_vectors(mat.shape[1], n_permutations, seed)
+    first, second = np.triu_indices(len(names), 1)
+    pairs = {(names[i], names[j]): float(p) for i, j, p in zip(first, second, upper_pvalues(mat, signs))}
+    return PairPValues(names, pairs, mat.shape[1], signs.shape[0], exact, None if exact else seed)
+
+
+def perm_test_pvalues(scores: Mapping[str, Sequence[Score]], *, systems: Sequence[str] | None = None,
+                      n_permutations: int = DEFAULT_PERMUTATIONS, seed: int = SPA_SEED, exact: bool = False
+                      ) -> PairPValues:
+    """Paired permutation test for every pair of systems (see the module docstring).  ``scores``: system ->
+    per-item scores (``None``: missing); only the items scored for every system are used.  Pairs are
+    (systems[i], systems[j]) for i < j; ``systems`` defaults to the sorted names."""
+    import numpy as np
+
+    names = systems_of(systems, scores)
+    mat = to_matrix(scores, names, "scores")
+    mat = mat[:, ~np.isnan(mat).any(axis=0)]
+    if mat.shape[1] == 0:
+        raise StatsError("no item is scored for every system")
+    return _pair_pvalues(names, mat, n_permutations, seed, exact)
+
+
+@dataclass
+class SpaResult:
+    """Soft pairwise accuracy and the p-values it compares."""
+
+    spa: float
+    human: PairPValues
+    metric: PairPValues
+
+    @property
+    def n_pairs(self) -> int:
+        return len(self.human.pvalues)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"spa": self.spa, "pairs": self.n_pairs, "human": self.human.to_dict(), "metric": self.metric.to_dict()}
+
+
+def soft_pairwise_accuracy(metric_seg: Mapping[str, Sequence[Score]], human_seg: Mapping[str, Sequence[Score]], *,
+                           systems: Sequence[str] | None = None, n_permutations: int = DEFAULT_PERMUTATIONS,
+                           seed: int = SPA_SEED, exact: bool = False) -> SpaResult:
+    """SPA (Thompson et al., 2024) of a metric against human scores: ``1 - mean |p_human - p_metric|`` over the
+    pairs of systems.  ``metric_seg`` / ``human_seg``: system -> per-item scores.  When both have the same number
+    of items (segment-level scores) the items scored by both for every system are used on both sides, as MTME
+    filters the metric where the gold score is missing; otherwise (a metric scoring windows) each side uses its
+    own fully-scored items."""
+    import numpy as np
+
+    names = systems_of(systems, human_seg, metric_seg)
+    h = to_matrix(human_seg, names, "human scores")
+    m = to_matrix(metric_seg, names, "metric scores")
+    keep_h, keep_m = ~np.isnan(h).any(axis=0), ~np.isnan(m).any(axis=0)
+    if h.shape[1] == m.shape[1]:
+        keep_h = keep_m = keep_h & keep_m
+    h, m = h[:, keep_h], m[:, keep_m]
+    if h.shape[1] == 0 or m.shape[1] == 0:
+        raise StatsError("no item is scored for every system (by the humans and by the metric)")
+    hp = _pair_pvalues(names, h, n_permutations, seed, exact)
+    mp = _pair_pvalues(names, m, n_permutations, seed, exact)
+    diffs = np.abs(np.asarray(list(hp.pvalues.values())) - np.asarray(list(mp.pvalues.values())))
+    return SpaResult(float(1.0 - diffs.mean()), hp, mp)
+
+
+def spa_statistic(human: np.ndarray, shape: tuple[int, int], n_permutations: int = DEFAULT_PERMUTATIONS,
+                  seed: int = SPA_SEED) -> Callable[[np.ndarray], float]:
+    """SPA as a function of a metric's item scores given flat (``shape``: systems x items), against the p-values
+    of ``human`` (systems x items, no missing entry) computed once: what PERM-BOTH recomputes on every resample
+    of SPA's items.  The same sign vectors as :func:`soft_pairwise_accuracy` (from ``seed``)."""
+    import numpy as np
+
+    if human.shape[0] < 2:
+        raise StatsError(f"need scores of at least 2 systems, got {human.shape[0]}")
+    signs = sign_vectors(human.shape[1], n_permutations, seed)
+    hp = upper_pvalues(human, signs)
+    if shape[1] != human.shape[1]:
+        signs = sign_vectors(shape[1], n_permutations, seed)
+
+    def spa_of(x: np.ndarray) -> float:
+        return float(1.0 - np.abs(hp - upper_pvalues(x.reshape(shape), signs)).mean())
+
+    return spa_of

@@ -69,15 +69,21 @@ def _average(vals: Any, replace_nans_with_zeros: bool) -> float:
     return float(np.average(v)) if len(v) else 0.0
 
 
-def _count(diff: float, delta: float, mtme: bool) -> bool:
-    return bool(diff >= delta) if mtme else bool(at_least([diff], delta)[0])
-
-
-def _early_stop(count: int, i: int, params: PermutationSigDiffParams) -> bool:
-    if i % params.block_size:
-        return False
-    p = count / i
-    return p < params.early_min or p > params.early_max
+def _resamples(resample: Callable[[], tuple[float, float]], delta: float, k: int, params: PermutationSigDiffParams,
+               mtme: bool) -> tuple[float, float, int, list[tuple[float, float]]]:
+    """Up to ``k`` resamples (each ``resample()``: (statistic 1, statistic 2) of one swap): (p-value, delta,
+    resamples run, each resample's (statistic 2, statistic 1)), a resample counting when statistic 2 - statistic 1
+    is at least ``delta`` (ties within :mod:`.ties`; ``mtme``: exactly).  Early stopping: every ``block_size``
+    resamples, stop when the p-value so far is below ``early_min`` or above ``early_max``."""
+    corrs: list[tuple[float, float]] = []
+    count = i = 0
+    for i in range(1, k + 1):
+        c1, c2 = resample()
+        corrs.append((c2, c1))
+        count += bool(c2 - c1 >= delta) if mtme else bool(at_least([c2 - c1], delta)[0])
+        if i % params.block_size == 0 and not params.early_min <= count / i <= params.early_max:
+            break
+    return count / i, delta, i, corrs
 
 
 def PermutationSigDiff(
@@ -140,18 +146,12 @@ def PermutationSigDiff(
             return _average(vals, replace_nans_with_zeros)
 
     delta = statistic(m2) - statistic(m1)
-    corrs: list[tuple[float, float]] = []
-    count = i = 0
-    for i in range(1, k + 1):
+    def resample() -> tuple[float, float]:
         w1 = draw.binomial(1, 0.5, len(m1))
         w2 = 1 - w1
-        c1 = statistic(w1 * m1 + w2 * m2)
-        c2 = statistic(w2 * m1 + w1 * m2)
-        corrs.append((c2, c1))
-        count += _count(c2 - c1, delta, mtme)
-        if _early_stop(count, i, params):
-            break
-    return count / i, delta, i, corrs
+        return statistic(w1 * m1 + w2 * m2), statistic(w2 * m1 + w1 * m2)
+
+    return _resamples(resample, delta, k, params, mtme)
 
 
 def PairwisePermutationSigDiff(
@@ -197,9 +197,7 @@ def PairwisePermutationSigDiff(
         return _average(vals, replace_nans_with_zeros)
 
     delta = statistic(pd2) - statistic(pd1)
-    corrs: list[tuple[float, float]] = []
-    count = i = 0
-    for i in range(1, k + 1):
+    def resample() -> tuple[float, float]:
         hybrid1, hybrid2 = [], []
         for n, a, b in zip(lens, pd1, pd2):
             w1 = np.triu(draw.binomial(1, 0.5, (n, n)), 1)  # one draw per pair (i < j), mirrored
@@ -207,12 +205,9 @@ def PairwisePermutationSigDiff(
             w2 = 1 - w1
             hybrid1.append(a.Combine(b, w1, w2))
             hybrid2.append(b.Combine(a, w1, w2))
-        c1, c2 = statistic(hybrid1), statistic(hybrid2)
-        corrs.append((c2, c1))
-        count += _count(c2 - c1, delta, mtme)
-        if _early_stop(count, i, params):
-            break
-    return count / i, delta, i, corrs
+        return statistic(hybrid1), statistic(hybrid2)
+
+    return _resamples(resample, delta, k, params, mtme)
 
 
 def WilliamsTest(r12: float, r13: float, r23: float, n: int, one_sided: bool = True) -> float:
