@@ -223,48 +223,22 @@ def build(
 def _build(metric_cls: type[Metric], raw: dict[str, Any], session: Session, *,
            defaults: dict[str, Any] | None, overrides: dict[str, Any]) -> Metric:
     given_raw, given_overrides = dict(raw), dict(overrides)
-    raw = dict(raw)
-    metric_cls.check_params(raw)  # every name first: an unknown one before any check between parameters
+    # every name first (an unknown or doubled one before any check between parameters), split by owner
+    mine, backbone_cls, bb_raw = metric_cls.check_params(raw)
     defaults = {k: v for k, v in (defaults or {}).items() if v is not None}
     metric_raw: dict[str, Any] = {}
     for key, value in defaults.items():
         p = find_param(metric_cls.params, key)
-        if p is not None and p.name not in raw and key not in raw:
-            metric_raw[p.name] = value
-    given: dict[str, str] = {}
-    for key in list(raw):
-        p = find_param(metric_cls.params, key)
         if p is not None:
-            _once(metric_cls, given, p.name, key)
-            metric_raw[p.name] = raw.pop(key)
+            metric_raw[p.name] = value
+    metric_raw.update(mine)  # what the spec gives wins over the defaults
     scorer = session.scorer(label=metric_cls.name)
-    metric = metric_cls(None, scorer=scorer, **metric_raw)  # validates the metric's own parameters first
+    metric = metric_cls(None, scorer=scorer, **metric_raw)
     # a test set's language pair builds it again with lang= (Metric.for_langpair), in this session
     metric.rebuild = functools.partial(_rebuild, metric_cls, given_raw, session, defaults, given_overrides)
-    backbone_name = raw.pop("backbone", None) or metric_cls.default_backbone
-    if backbone_name is not None and not isinstance(backbone_name, str):
-        raise SpecError(f"{metric_cls.name}: parameter 'backbone' must be a backbone's name, not "
-                        f"{type(backbone_name).__name__}")
-    if backbone_name is None:
-        if raw:
-            raise SpecError(
-                f"{metric_cls.name}: unknown parameter(s) {', '.join(sorted(raw))}; allowed: "
-                + (", ".join(p.name for p in metric_cls.params) or "none")
-            )
+    if backbone_cls is None:
         return metric
-    backbone_cls: type[Backbone] = registry.load("backbone", backbone_name)
-    bb_raw: dict[str, Any] = {}
-    for key in list(raw):
-        p = find_param(backbone_cls.all_params(), key)
-        if p is None:
-            allowed = [p.name for p in metric_cls.params] + ["backbone"] + [
-                p.name for p in backbone_cls.all_params()
-            ]
-            raise SpecError(
-                f"{metric_cls.name}: unknown parameter '{key}'; allowed: {', '.join(allowed)}"
-            )
-        _once(metric_cls, given, p.name, key)
-        bb_raw[p.name] = p.convert(raw.pop(key), owner=f"{metric_cls.name} (backbone {backbone_name})")
+    backbone_name = raw.get("backbone") or metric_cls.default_backbone
     for key, value in defaults.items():
         p = find_param(backbone_cls.params, key)
         if p is not None and p.name not in bb_raw:
@@ -287,14 +261,6 @@ def _rebuild(metric_cls: type[Metric], raw: dict[str, Any], session: Session, de
              overrides: dict[str, Any], more: dict[str, Any]) -> Metric:
     """The metric ``_build`` made from ``raw``, built again in ``session`` with ``more`` defaults."""
     return _build(metric_cls, raw, session, defaults={**defaults, **more}, overrides=dict(overrides))
-
-
-def _once(metric_cls: type[Metric], given: dict[str, str], name: str, key: str) -> None:
-    """Refuse a parameter given twice under its two keys (``w=6,window=8``): neither may win silently."""
-    if name in given:
-        raise SpecError(f"{metric_cls.name}: parameter '{name}' is given twice (as '{given[name]}' and "
-                        f"'{key}'); give it once")
-    given[name] = key
 
 
 def _check_session(session: Any, where: str) -> None:

@@ -199,25 +199,34 @@ class Metric(abc.ABC):
         return named
 
     @classmethod
-    def check_params(cls, raw: Mapping[str, Any]) -> None:
+    def check_params(cls, raw: Mapping[str, Any]) -> tuple[dict[str, Any], type[Backbone] | None, dict[str, Any]]:
         """Check a spec's parameters (the metric's and its backbone's mixed, as a spec gives them) without
         building anything: every name first (an unknown one is named, with the allowed ones, before any
-        value or any check between parameters), then each value, then :meth:`validate`."""
+        value or any check between parameters), then each value, then :meth:`validate`, then the backbone's
+        names given twice.  Returns them split: the metric's (name -> value as given), the backbone class
+        (None for none) and the backbone's (name -> value converted)."""
         from . import registry
 
         backbone_name = raw.get("backbone") or cls.default_backbone
-        backbone_params = registry.load("backbone", backbone_name).all_params() if backbone_name else ()
+        if backbone_name is not None and not isinstance(backbone_name, str):
+            raise SpecError(f"{cls.name}: parameter 'backbone' must be a backbone's name, not "
+                            f"{type(backbone_name).__name__}")
+        backbone_cls = registry.load("backbone", backbone_name) if backbone_name else None
+        backbone_params = backbone_cls.all_params() if backbone_cls is not None else ()
         mine = cls._named(raw, cls.params)
         unknown = [k for k in raw if k != "backbone" and k not in mine.values()
                    and find_param(backbone_params, k) is None]
         if unknown:
             raise SpecError(unknown_params(cls.name, unknown, cls.params,
                                            (["backbone"] if backbone_name else []) + [p.name for p in backbone_params]))
+        theirs: dict[str, Any] = {}
         for key, value in raw.items():
             p = find_param(backbone_params, key) if key not in mine.values() else None
             if p is not None:
-                p.convert(value, owner=f"{cls.name} (backbone {backbone_name})")
+                theirs[p.name] = p.convert(value, owner=f"{cls.name} (backbone {backbone_name})")
         cls(None, **{key: raw[key] for key in mine.values()})
+        cls._named({k: v for k, v in raw.items() if k != "backbone" and k not in mine.values()}, backbone_params)
+        return {name: raw[key] for name, key in mine.items()}, backbone_cls, theirs
 
     # -- hooks --------------------------------------------------------------------------------------
     def validate(self) -> None:

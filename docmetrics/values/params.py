@@ -131,21 +131,11 @@ class Param:
             else:
                 value = str(raw)
         except (TypeError, ValueError, OverflowError):
-            raise SpecError(
-                f"{where}parameter '{self.name}' has value {raw!r}; it must be {self.allowed()}"
-            ) from None
-        if self.choices and value not in self.choices:
-            raise SpecError(
-                f"{where}parameter '{self.name}' has value {raw!r}; it must be {self.allowed()}"
-            )
-        if self.minimum is not None and value < self.minimum:
-            raise SpecError(
-                f"{where}parameter '{self.name}' has value {raw!r}; it must be {self.allowed()}"
-            )
-        if self.maximum is not None and value > self.maximum:
-            raise SpecError(
-                f"{where}parameter '{self.name}' has value {raw!r}; it must be {self.allowed()}"
-            )
+            value = None  # refused below, with what is allowed
+        outside = value is not None and ((self.minimum is not None and value < self.minimum)
+                                         or (self.maximum is not None and value > self.maximum))
+        if value is None or (self.choices and value not in self.choices) or outside:
+            raise SpecError(f"{where}parameter '{self.name}' has value {raw!r}; it must be {self.allowed()}")
         if self.check is not None:
             problem = self.check(value)
             if problem:
