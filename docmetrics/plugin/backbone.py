@@ -26,7 +26,7 @@ from ..values.units import BackboneOutput, Unit
 __all__ = [
     "Backbone", "BackboneOutput", "Unit", "SigField", "COMMON_PARAMS", "CAPABILITY_HELP",
     "QE", "REFERENCE", "CURRENT_SENTENCE", "SIMILARITY", "FORCE_DECODE", "TOKEN_MATCHING", "PRECISIONS",
-    "DEVICES", "JoinsContext", "GivesSimilarity", "TakesIdfCorpus", "build_backbone",
+    "DEVICES", "JoinsContext", "GivesSimilarity", "TakesIdfCorpus", "build_backbone", "build_once", "SETTINGS",
 ]
 
 #: Scores a unit from source and MT alone (quality estimation).
@@ -54,6 +54,8 @@ CAPABILITY_HELP = {
 
 PRECISIONS = ("fp32", "fp16", "bf16")
 DEVICES = ("auto", "cpu", "cuda")
+#: How a backbone runs, besides its model and parameters (a backbone built ``like`` another shares them).
+SETTINGS = ("precision", "device", "batch_size", "max_tokens", "quiet")
 
 
 # -- optional protocols: what a backbone offers beyond score(); metrics test for them with isinstance --
@@ -349,3 +351,17 @@ def build_backbone(cls: type[Backbone], model: str | None = None, **settings: An
 
     with plugin_fault(cls, "when built"):
         return cls(model, **settings)
+
+
+def build_once(built: dict[tuple[Any, ...], Backbone], cls: type[Backbone], model: str | None,
+               settings: dict[str, Any], options: dict[str, Any]) -> Backbone:
+    """:func:`build_backbone` ``cls(model, **settings, **options)``, kept in ``built`` by all of these, so that
+    one is built once (one whose options cannot be hashed is built every time, never shared)."""
+    key = (cls, model, *settings.items(), tuple(sorted(options.items(), key=lambda kv: kv[0])))
+    try:
+        found = built.get(key)
+    except TypeError:
+        return build_backbone(cls, model, **settings, **options)
+    if found is None:
+        found = built[key] = build_backbone(cls, model, **settings, **options)
+    return found

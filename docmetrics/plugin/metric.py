@@ -36,7 +36,7 @@ from ..values.spec import MetricSpec
 from ..values.testset import TestSet
 from ..values.units import BackboneOutput, ScoringUnit, Unit, UnitPlan
 from ..values.versions import __version__
-from .backbone import CAPABILITY_HELP, QE, Backbone, build_backbone
+from .backbone import CAPABILITY_HELP, QE, SETTINGS, Backbone, build_once
 
 __all__ = ["Metric", "Scorer", "DirectScorer", "backbone_capabilities"]
 
@@ -77,13 +77,8 @@ class DirectScorer:
 
     def backbone(self, cls: type[Backbone], model: str | None = None, *, like: Backbone | None = None,
                  **options: Any) -> Backbone:
-        settings = {} if like is None else {"precision": like.precision, "device": like.device,
-                                            "batch_size": like.batch_size, "max_tokens": like.max_tokens,
-                                            "quiet": like.quiet}
-        key = (cls, model, tuple(settings.items()), tuple(sorted(options.items())))
-        if key not in self._built:
-            self._built[key] = build_backbone(cls, model, **settings, **options)
-        return self._built[key]
+        settings = {} if like is None else {k: getattr(like, k) for k in SETTINGS}
+        return build_once(self._built, cls, model, settings, options)
 
 
 def backbone_capabilities(backbone: Backbone) -> frozenset[str]:

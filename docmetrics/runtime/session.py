@@ -26,7 +26,7 @@ from __future__ import annotations
 import os
 from typing import Any, Mapping
 
-from ..plugin.backbone import Backbone, build_backbone
+from ..plugin.backbone import SETTINGS, Backbone, build_once
 from ..values.errors import UserError
 from ..values.params import check_batch_size, check_max_tokens
 from . import cache as cache_module
@@ -91,29 +91,11 @@ class Session:
         and token budget to share, e.g. ASD's aligner takes its scorer's), else from the session."""
         self.check_open()
 
-        def pick(given: Any, attr: str, default: Any) -> Any:
-            if given is not None:
-                return given
-            return getattr(like, attr) if like is not None else default
-
-        settings = {
-            "precision": pick(precision, "precision", self.precision or "fp32"),
-            "device": pick(device, "device", self.device),
-            "batch_size": pick(batch_size, "batch_size", self.batch_size),
-            "max_tokens": pick(max_tokens, "max_tokens", self.max_tokens),
-            "quiet": pick(quiet, "quiet", self.quiet),
-        }
-        model = model or cls.default_model
-        key = (cls, model, *settings.values(), tuple(sorted(options.items(), key=lambda kv: kv[0])))
-        try:
-            built = self._backbones.get(key)
-        except TypeError:  # an option that cannot be hashed: never shared
-            key, built = (), None
-        if built is None:
-            built = build_backbone(cls, model, **settings, **options)
-            if key:
-                self._backbones[key] = built
-        return built
+        given = (precision, device, batch_size, max_tokens, quiet)
+        own = (self.precision or "fp32", self.device, self.batch_size, self.max_tokens, self.quiet)
+        settings = {key: value if value is not None else getattr(like, key) if like is not None else default
+                    for key, value, default in zip(SETTINGS, given, own)}
+        return build_once(self._backbones, cls, model or cls.default_model, settings, options)
 
     def clear_backbones(self) -> None:
         """Forget every backbone built so far (their models are freed once nothing else holds them)."""
