@@ -368,6 +368,15 @@ def read_mtme(root: str | os.PathLike[str], testset: str, lp: str) -> MtmeTestSe
                 )
         seen.add(doc)
 
+    def parallel(texts: dict[str, list[str]], kind: str, key: str, text_field: str, name: str, path: str) -> None:
+        """A reference or a system output read into ``texts`` (``text_field``: where a JSONL line holds its text)."""
+        if name in texts:
+            raise InputError(f"{path}: {kind} {shown(name)} appears twice (as .txt and .jsonl?)")
+        texts[name] = _read_segments(path, text_field, missing)
+        paths[f"{key}:{name}"] = path
+        if len(texts[name]) != n:
+            raise InputError(f"{path}: {len(texts[name])} lines, the source {src_path} has {n}")
+
     references: dict[str, list[str]] = {}
     for path in _files(os.path.join(d, "references"), f"{lp}.*.*"):
         toks = os.path.basename(path).split(".")
@@ -377,25 +386,14 @@ def read_mtme(root: str | os.PathLike[str], testset: str, lp: str) -> MtmeTestSe
                 f"{path}: bad reference file name; references are named {lp}.NAME.txt, NAME without "
                 "'-' or '.' and not 'all' or 'src'"
             )
-        if name in references:
-            raise InputError(f"{path}: reference {shown(name)} appears twice (as .txt and .jsonl?)")
-        references[name] = _read_segments(path, "target", missing)
-        paths[f"ref:{name}"] = path
-        if len(references[name]) != n:
-            raise InputError(f"{path}: {len(references[name])} lines, the source {src_path} has {n}")
+        parallel(references, "reference", "ref", "target", name, path)
 
     sys_dir = os.path.join(d, "system-outputs", lp)
     if not os.path.isdir(sys_dir):
         raise InputError(f"{sys_dir}: no such directory; an MTME directory has system-outputs/{lp}/SYS.txt")
     outputs: dict[str, list[str]] = {}
     for path in _files(sys_dir, "*.*"):
-        name = os.path.splitext(os.path.basename(path))[0]
-        if name in outputs:
-            raise InputError(f"{path}: system {shown(name)} appears twice (as .txt and .jsonl?)")
-        outputs[name] = _read_segments(path, "hypothesis", missing)
-        paths[f"sys:{name}"] = path
-        if len(outputs[name]) != n:
-            raise InputError(f"{path}: {len(outputs[name])} lines, the source {src_path} has {n}")
+        parallel(outputs, "system", "sys", "hypothesis", os.path.splitext(os.path.basename(path))[0], path)
     if not outputs:
         raise InputError(f"{sys_dir}: no system output (SYS.txt files)")
     humans = {s for s in outputs if s in references}

@@ -156,7 +156,7 @@ def check_doc_gold(data: MtmeTestSet, systems: Sequence[str], doc_rule: str) -> 
     judged for all of them or for none (raises the error naming the file before any model loads)."""
     from .doc_level import doc_gold
 
-    name = data.human_name or data.default_human_name("seg") or data.default_human_name("sys")
+    name = data.human_name  # load_mtme's choice: the one asked for, else the standard one
     if name is None:
         return
     doc = data.human_scores.get((name, "doc"))
@@ -377,25 +377,14 @@ def write_mtme_scores(
         cov = results[0].coverage
         last = max((u.end for r in results for u in r.units), default=0)
         n_segments = cov.segments_total if cov is not None else last
-    if n_segments:
-        lines, why = _seg_lines(results, n_segments)
-        if why:
-            written.skipped["seg"] = why
-        else:
-            by_level["seg"] = lines
-    else:
-        written.skipped["seg"] = "no segment count known: pass n_segments"
-
     order = list(doc_ids) if doc_ids is not None else [d.doc_id for d in results[0].docs]
-    if order:
-        lines, why = _doc_lines(results, order)
+    for level, (lines, why) in (
+            ("seg", _seg_lines(results, n_segments) if n_segments else ([], "no segment count known: pass n_segments")),
+            ("doc", _doc_lines(results, order) if order else ([], "no document scores"))):
         if why:
-            written.skipped["doc"] = why
+            written.skipped[level] = why
         else:
-            by_level["doc"] = lines
-    else:
-        written.skipped["doc"] = "no document scores"
-
+            by_level[level] = lines
     for level, lines in by_level.items():
         path = os.path.join(out_dir, f"{name}-{ref_name}.{level}.score")
         with open(path, "w", encoding="utf-8") as f:
