@@ -228,20 +228,12 @@ class Workers(Engine):
     def _busy(self) -> bool:
         return any(w.chunk is not None for w in self._workers)
 
-    def _stop(self) -> None:
-        """Terminate every worker at once and wait for each (what they were scoring is dropped)."""
+    def _stop(self, *, ask_free: bool = False) -> None:
+        """Terminate every worker (``ask_free``: ask the free ones to stop instead) and wait for each (what they
+        were scoring is dropped)."""
         workers, self._workers = self._workers, []
         for w in workers:
-            with contextlib.suppress(Exception):
-                w.process.terminate()
-        for w in workers:
-            _reap(w, 5)
-
-    def close(self) -> None:
-        """Ask the free workers to stop, terminate the busy ones, wait for every one (idempotent)."""
-        workers, self._workers = self._workers, []
-        for w in workers:
-            if w.chunk is None:
+            if ask_free and w.chunk is None:
                 with contextlib.suppress(OSError):
                     w.conn.send(None)  # a free worker ends on its own, freeing its models as it exits
                     continue
@@ -249,4 +241,8 @@ class Workers(Engine):
                 w.process.terminate()
         for w in workers:
             _reap(w, 5)
+
+    def close(self) -> None:
+        """Ask the free workers to stop, terminate the busy ones, wait for every one (idempotent)."""
+        self._stop(ask_free=True)
 
