@@ -279,14 +279,6 @@ def names(kind: str) -> list[str]:
     return sorted({p.name for p in plugins(kind)})
 
 
-def entry_points(group: str) -> list[importlib.metadata.EntryPoint]:
-    """The entry points of ``group`` that a bare name reaches (read, not loaded; broken ones left out)."""
-    kind = next((k for k, g in GROUPS.items() if g == group), None)
-    if kind is None:
-        return []
-    return [p.entry_point() for p in plugins(kind) if not p.conflict and not p.problem]
-
-
 def split_name(name: str) -> tuple[str, str | None]:
     """``'slide@my-dist'`` -> ``('slide', 'my-dist')``; ``'slide'`` -> ``('slide', None)``."""
     bare, at, dist = name.partition("@")
