@@ -170,7 +170,6 @@ class Metric(abc.ABC):
         #: Set by :func:`docmetrics.load`: the same metric built again with more defaults (``{"lang": PAIR}``),
         #: in the same session; None for a metric built directly (then only its own ``lang`` is set).
         self.rebuild: Callable[[dict[str, Any]], Metric] | None = None
-        self._paired: dict[str, Metric] = {}
         self.validate()
         #: A signature the user asked for (``-m "<signature>"``), to compare with after scoring.
         self.requested_signature: ParsedSignature | None = None
@@ -196,10 +195,9 @@ class Metric(abc.ABC):
     @classmethod
     def check_params(cls, raw: Mapping[str, Any]) -> tuple[dict[str, Any], type[Backbone] | None, dict[str, Any]]:
         """Check a spec's parameters (the metric's and its backbone's mixed, as a spec gives them) without
-        building anything: every name first (an unknown one is named, with the allowed ones, before any
-        value or any check between parameters), then each value, then :meth:`validate`, then the backbone's
-        names given twice.  Returns them split: the metric's (name -> value as given), the backbone class
-        (None for none) and the backbone's (name -> value converted)."""
+        building anything: every name first (an unknown one is named, with the allowed ones), then each value,
+        then :meth:`validate`, then the backbone's names given twice.  Returns them split: the metric's (name ->
+        value as given), the backbone class (None for none) and the backbone's (name -> value converted)."""
         from . import registry
 
         backbone_name = raw.get("backbone") or cls.default_backbone
