@@ -6,17 +6,18 @@ for the plain scorer alike."""
 from __future__ import annotations
 
 import pytest
+from engine_fixtures import Counting
 
 import docmetrics
 from docmetrics.plugin import registry
-from docmetrics.plugin.backbone import QE, SETTINGS, Backbone, BackboneOutput, build_once
+from docmetrics.plugin.backbone import SETTINGS, build_once
 from docmetrics.plugin.metric import DirectScorer
 from docmetrics.values.errors import SpecError
 from docmetrics.values.params import Param
 
 
-class Counted(Backbone):
-    """A backbone without a model that counts how often it is built."""
+class Counted(Counting):
+    """The engine tests' backbone, with a parameter, counting how often it is built."""
 
     name = "counted"
     default_model = "counted-v1"
@@ -26,19 +27,6 @@ class Counted(Backbone):
     def __init__(self, *args, **kwargs):
         super().__init__(*args, **kwargs)
         type(self).built += 1
-
-    def load(self):
-        pass
-
-    @property
-    def capabilities(self):
-        return frozenset({QE})
-
-    def score(self, units):
-        return BackboneOutput([0.0] * len(units), [False] * len(units))
-
-    def fingerprint(self):
-        return "counted"
 
 
 # -- one parameter-splitting path --------------------------------------------------------------------------
