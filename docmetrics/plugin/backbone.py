@@ -19,7 +19,7 @@ import abc
 from typing import Any, ClassVar, ContextManager, Protocol, Sequence, runtime_checkable
 
 from ..values.errors import SpecError, UserError
-from ..values.params import Param, check_batch_size, check_max_tokens, path_problem
+from ..values.params import Param, check_batch_size, check_max_tokens, convert_params, path_problem
 from ..values.signature import SigField
 from ..values.units import BackboneOutput, Unit
 
@@ -162,14 +162,8 @@ class Backbone(abc.ABC):
         self.max_tokens = max_tokens
         self.quiet = quiet
         #: The backbone's own parameters, validated (defaults filled in); the same name as a metric's.
-        self.p: dict[str, Any] = {}
-        for p in self.params:
-            raw = params.pop(p.name, p.default)
-            self.p[p.name] = p.convert(raw, owner=f"backbone '{self.name}'")
-        if params:
-            allowed = ", ".join(p.name for p in self.all_params())
-            raise SpecError(f"backbone '{self.name}': unknown parameter(s) {', '.join(sorted(params))}; "
-                            f"allowed: {allowed}")
+        self.p: dict[str, Any] = convert_params(f"backbone '{self.name}'", params, self.params,
+                                                [p.name for p in COMMON_PARAMS])
 
     @classmethod
     def write_sample_model(cls, name: str, out_dir: str) -> str:

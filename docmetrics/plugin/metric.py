@@ -29,7 +29,7 @@ from ..algorithms.aggregation import Aggregation, WeightedMean, unit_groups, uni
 from ..algorithms.context import hypothesis_contexts, previous_sentences
 from ..algorithms.scripts import outside_languages
 from ..values.errors import CapabilityError, DocMetricsWarning, InputError, PluginError, SpecError
-from ..values.params import Param, find_param, unknown_params
+from ..values.params import Param, convert_params, find_param, param_keys, unknown_params
 from ..values.result import Coverage, DocScore, Result, UnitScore
 from ..values.signature import ParsedSignature, SigField, Signature, plugins_value
 from ..values.spec import MetricSpec
@@ -152,21 +152,13 @@ class Metric(abc.ABC):
 
     def __init__(self, backbone: Backbone | None = None, *, scorer: Scorer | None = None, **params: Any) -> None:
         self.backbone = backbone
-        # names first (any spelling: hyp_context, hyp-context, an alias), so that an unknown or doubled
-        # name is reported before any value is read or any check between parameters runs
-        given = self._named(params, self.params)
-        unknown = [key for key in params if key not in given.values()]
-        if unknown:
-            raise SpecError(unknown_params(self.name, unknown, self.params))
-        self.p: dict[str, Any] = {}
-        for param in self.params:
-            raw = params[given[param.name]] if param.name in given else param.default
-            self.p[param.name] = param.convert(raw, owner=self.name) if raw is not None else None
+        self.p: dict[str, Any] = convert_params(self.name, params, self.params)  # names first, then values
         #: The parameters as given (what :meth:`for_langpair` builds a sibling from).
         self.given_params: dict[str, Any] = dict(params)
         #: The language pair the user stated (``lang=`` in the spec, ``-l``, ``defaults={"lang": ...}``; the
         #: metric's or its backbone's), which a test set's own pair does not override; None where none was.
-        self.stated_lang: str | None = str(self.p["lang"]) if "lang" in given and self.p.get("lang") else None
+        self.stated_lang: str | None = str(self.p["lang"]) if self.p.get("lang") and "lang" in param_keys(
+            self.name, params, self.params) else None
         #: Set by :func:`docmetrics.load`: the same metric built again with more defaults (``{"lang": PAIR}``),
         #: in the same session; None for a metric built directly (then only its own ``lang`` is set).
         self.rebuild: Callable[[dict[str, Any]], Metric] | None = None
@@ -176,21 +168,6 @@ class Metric(abc.ABC):
         #: Where :meth:`compute` scores when it is given no scorer: the session's that built this metric
         #: (:func:`docmetrics.load`), else the plain :class:`DirectScorer`.
         self.scorer: Scorer = scorer if scorer is not None else DirectScorer()
-
-    @classmethod
-    def _named(cls, given: Mapping[str, Any], params: Sequence[Param]) -> dict[str, str]:
-        """``{parameter name: the key it was given under}`` for the keys of ``given`` that name one of
-        ``params``; a parameter given under two of its names is a SpecError."""
-        named: dict[str, str] = {}
-        for key in given:
-            p = find_param(params, key)
-            if p is None:
-                continue
-            if p.name in named:
-                raise SpecError(f"{cls.name}: parameter '{p.name}' is given twice (as '{named[p.name]}' and "
-                                f"'{key}'); give it once")
-            named[p.name] = key
-        return named
 
     @classmethod
     def check_params(cls, raw: Mapping[str, Any]) -> tuple[dict[str, Any], type[Backbone] | None, dict[str, Any]]:
@@ -206,7 +183,7 @@ class Metric(abc.ABC):
                             f"{type(backbone_name).__name__}")
         backbone_cls = registry.load("backbone", backbone_name) if backbone_name else None
         backbone_params = backbone_cls.all_params() if backbone_cls is not None else ()
-        mine = cls._named(raw, cls.params)
+        mine = param_keys(cls.name, raw, cls.params)
         unknown = [k for k in raw if k != "backbone" and k not in mine.values()
                    and find_param(backbone_params, k) is None]
         if unknown:
@@ -218,7 +195,8 @@ class Metric(abc.ABC):
             if p is not None:
                 theirs[p.name] = p.convert(value, owner=f"{cls.name} (backbone {backbone_name})")
         cls(None, **{key: raw[key] for key in mine.values()})
-        cls._named({k: v for k, v in raw.items() if k != "backbone" and k not in mine.values()}, backbone_params)
+        param_keys(cls.name, {k: v for k, v in raw.items() if k != "backbone" and k not in mine.values()},
+                   backbone_params)
         return {name: raw[key] for name, key in mine.items()}, backbone_cls, theirs
 
     # -- hooks --------------------------------------------------------------------------------------

@@ -12,7 +12,7 @@ import math
 import os
 import re
 from dataclasses import dataclass, field
-from typing import Any, Callable, Sequence
+from typing import Any, Callable, Mapping, Sequence
 
 from .errors import SpecError
 from .signature import text_problem
@@ -172,6 +172,33 @@ def find_param(params: Sequence[Param], key: str) -> Param | None:
         if p.short_key == key:
             return p
     return None
+
+
+def param_keys(owner: str, given: Mapping[str, Any], params: Sequence[Param]) -> dict[str, str]:
+    """``{parameter name: the key it was given under}`` for the keys of ``given`` that name one of ``params`` (any
+    spelling: :func:`find_param`); a parameter given under two of its names is a SpecError naming ``owner``."""
+    named: dict[str, str] = {}
+    for key in given:
+        p = find_param(params, key)
+        if p is None:
+            continue
+        if p.name in named:
+            raise SpecError(f"{owner}: parameter '{p.name}' is given twice (as '{named[p.name]}' and '{key}'); "
+                            "give it once")
+        named[p.name] = key
+    return named
+
+
+def convert_params(owner: str, given: Mapping[str, Any], params: Sequence[Param], extra: Sequence[str] = ()
+                   ) -> dict[str, Any]:
+    """``{name: value}`` of every one of ``params``: its value in ``given`` (under any of its names) or its default,
+    converted.  Every name first, so that an unknown one (:func:`unknown_params`; ``extra``: the other names the
+    owner takes) or one given twice is a SpecError naming ``owner`` before any value is read."""
+    keys = param_keys(owner, given, params)
+    unknown = [key for key in given if key not in keys.values()]
+    if unknown:
+        raise SpecError(unknown_params(owner, unknown, params, extra))
+    return {p.name: p.convert(given[keys[p.name]] if p.name in keys else p.default, owner=owner) for p in params}
 
 
 def unknown_params(owner: str, keys: Sequence[str], params: Sequence[Param], extra: Sequence[str] = ()) -> str:
