@@ -225,26 +225,19 @@ def unknown_params(owner: str, keys: Sequence[str], params: Sequence[Param], ext
     return f"{owner}: unknown {what}{hint}allowed: {', '.join(names) or 'none'}"
 
 
-def check_batch_size(value: Any, option: str = "batch_size") -> int | None:
+def check_batch_size(value: Any, option: str = "batch_size", what: str = "units per batch") -> int | None:
     """``value`` as a batch size (units per batch: an integer >= 1, or None for the backbone's default);
     a SpecError naming ``option`` otherwise.  The one check for the API's ``batch_size=``, the command
     line's ``--batch-size`` and :class:`~docmetrics.plugin.backbone.Backbone`."""
-    if value is None:
-        return None
-    if isinstance(value, bool) or not isinstance(value, int) or value < 1:
-        raise SpecError(f"{option} must be an integer >= 1 (units per batch), not {value!r}")
+    if value is not None and (isinstance(value, bool) or not isinstance(value, int) or value < 1):
+        raise SpecError(f"{option} must be an integer >= 1 ({what}), not {value!r}")
     return value
 
 
 def check_max_tokens(value: Any, option: str = "max_tokens") -> int | None:
     """``value`` as a token budget (padded tokens per batch: an integer >= 1, or None for the backbone's
-    default); a SpecError naming ``option`` otherwise.  The one check for the API's ``max_tokens=``, a
-    Session's and :class:`~docmetrics.plugin.backbone.Backbone`."""
-    if value is None:
-        return None
-    if isinstance(value, bool) or not isinstance(value, int) or value < 1:
-        raise SpecError(f"{option} must be an integer >= 1 (padded tokens per batch), not {value!r}")
-    return value
+    default); a SpecError naming ``option`` otherwise, as :func:`check_batch_size` checks a batch size."""
+    return check_batch_size(value, option, "padded tokens per batch")
 
 
 #: The longest name of one file or directory (bytes) on the file systems in use (ext4, APFS, NTFS).
