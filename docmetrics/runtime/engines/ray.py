@@ -270,19 +270,14 @@ class RayEngine(Engine):
 
     def close(self) -> None:
         """Kill this engine's actors, and shut Ray down if this engine started it (idempotent)."""
-        if self._actors:
-            with contextlib.suppress(Exception):
-                import ray
+        if self._actors or self._started:
+            import ray
 
-                for actor in self._actors:
-                    ray.kill(actor, no_restart=True)
-            self._actors = []
-        if self._started:
-            with contextlib.suppress(Exception):
-                import ray
-
-                ray.shutdown()
-                _raylet_notices(ray, True)
-            self._started = False
-        self._remote = None
+            for actor in list(self._actors):
+                self._drop(ray, actor)
+            if self._started:
+                with contextlib.suppress(Exception):
+                    ray.shutdown()
+                    _raylet_notices(ray, True)
+        self._actors, self._started, self._remote = [], False, None
 
