@@ -14,6 +14,7 @@ from docmetrics.plugin.backbone import SETTINGS, build_once
 from docmetrics.plugin.metric import DirectScorer
 from docmetrics.values.errors import SpecError
 from docmetrics.values.params import Param
+from docmetrics.values.testset import runs
 
 
 class Counted(Counting):
@@ -103,3 +104,12 @@ def test_a_session_and_the_plain_scorer_build_a_backbone_once_and_like_another()
     one = plain.backbone(Counted, None, like=first, scale=2.0)
     assert plain.backbone(Counted, None, like=first, scale=2.0) is one
     assert {k: getattr(one, k) for k in SETTINGS} == {k: getattr(first, k) for k in SETTINGS}
+
+
+# -- one cut of doc ids into documents -----------------------------------------------------------------------
+def test_runs_cut_ids_into_documents_as_the_test_set_and_mtme_read_them():
+    assert runs([]) == []
+    assert runs(["a", "a", "b", "a"]) == [("a", 0, 2), ("b", 2, 3), ("a", 3, 4)]
+    with pytest.warns(UserWarning, match="doc id 'a' reappears at line 4"):
+        testset = docmetrics.TestSet({"s": ["x"] * 4}, doc_ids=["a", "a", "b", "a"])
+    assert [(d.doc_id, d.start, d.end) for d in testset.documents] == runs(["a", "a", "b", "a"])

@@ -60,7 +60,7 @@ from ..values.errors import InputError, SpecError, shown
 from ..values.io import read_lines
 from ..values.jsonl import json_object, string_field
 from ..values.langpair import LangPair, parse_langpair
-from ..values.testset import TestSet
+from ..values.testset import TestSet, runs
 from .base import EvalSet, HumanFormat
 from .human_tsv import HumanScores
 from .judgements import exact_mean, from_mtme
@@ -234,13 +234,7 @@ class MtmeTestSet:
     @property
     def docs(self) -> dict[str, tuple[int, int]]:
         """Document name -> (first segment, last segment + 1)."""
-        out: dict[str, tuple[int, int]] = {}
-        start = 0
-        for i in range(1, len(self.doc_ids) + 1):
-            if i == len(self.doc_ids) or self.doc_ids[i] != self.doc_ids[start]:
-                out[self.doc_ids[start]] = (start, i)
-                start = i
-        return out
+        return {doc: (start, end) for doc, start, end in runs(self.doc_ids)}
 
     @property
     def domain_names(self) -> list[str]:
@@ -359,13 +353,10 @@ def read_mtme(root: str | os.PathLike[str], testset: str, lp: str) -> MtmeTestSe
     if len(doc_ids) != n:
         raise InputError(f"{docs_path}: {len(doc_ids)} lines, the source {src_path} has {n}; they must be parallel")
     seen: set[str] = set()
-    for i, doc in enumerate(doc_ids):
-        if i and doc != doc_ids[i - 1]:
-            if doc in seen:
-                raise InputError(
-                    f"{docs_path}, line {i + 1}: document {shown(doc)} reappears after another document; "
-                    "a document must be one contiguous block of segments"
-                )
+    for doc, start, _ in runs(doc_ids):
+        if doc in seen:
+            raise InputError(f"{docs_path}, line {start + 1}: document {shown(doc)} reappears after another "
+                             "document; a document must be one contiguous block of segments")
         seen.add(doc)
 
     def parallel(texts: dict[str, list[str]], kind: str, key: str, text_field: str, name: str, path: str) -> None:

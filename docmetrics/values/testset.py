@@ -21,6 +21,18 @@ class Document:
         return self.end - self.start
 
 
+def runs(ids: Sequence[str]) -> list[tuple[str, int, int]]:
+    """``(id, first, last + 1)`` of each run of equal consecutive ``ids``, in order (an id that reappears after
+    another has a run of its own): the documents of doc ids, as every reader cuts them."""
+    out: list[tuple[str, int, int]] = []
+    start = 0
+    for i in range(1, len(ids) + 1):
+        if i == len(ids) or ids[i] != ids[start]:
+            out.append((ids[start], start, i))
+            start = i
+    return out
+
+
 @dataclass(frozen=True)
 class Selection:
     """A test set whose segments were picked out of a larger one (``docmetrics vat`` writes this in
@@ -143,23 +155,16 @@ class TestSet:
                     "whitespace; ids are compared exactly, so with and without it they would be different "
                     "documents: remove it (e.g. sed 's/^[[:space:]]*//; s/[[:space:]]*$//')"
                 )
-        docs: list[Document] = []
+        docs = [Document(*run) for run in runs(self.doc_ids)]
         seen: set[str] = set()
-        start = 0
-        for i in range(1, n + 1):
-            if i == n or self.doc_ids[i] != self.doc_ids[start]:
-                doc_id = self.doc_ids[start]
-                if doc_id in seen:
-                    msg = (
-                        f"doc id {shown(doc_id)} reappears at line {self.line_of(start)} of "
-                        f"{self.names.get('doc ids', 'the doc ids')} after another document; "
-                        "it is scored as a separate document"
-                    )
-                    self.warnings.append(msg)
-                    warnings.warn(msg, stacklevel=3)
-                seen.add(doc_id)
-                docs.append(Document(doc_id, start, i))
-                start = i
+        for doc in docs:
+            if doc.doc_id in seen:
+                msg = (f"doc id {shown(doc.doc_id)} reappears at line {self.line_of(doc.start)} of "
+                       f"{self.names.get('doc ids', 'the doc ids')} after another document; it is scored as a "
+                       "separate document")
+                self.warnings.append(msg)
+                warnings.warn(msg, stacklevel=3)
+            seen.add(doc.doc_id)
         return docs
 
     @classmethod
