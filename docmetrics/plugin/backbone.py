@@ -19,7 +19,7 @@ import abc
 from typing import Any, ClassVar, ContextManager, Protocol, Sequence, runtime_checkable
 
 from ..values.errors import SpecError, UserError
-from ..values.params import Param, check_batch_size, check_max_tokens, convert_params, path_problem
+from ..values.params import Param, check_batch_size, check_max_tokens, convert_params, param_fields, path_problem
 from ..values.signature import SigField
 from ..values.units import BackboneOutput, Unit
 
@@ -312,11 +312,7 @@ class Backbone(abc.ABC):
 
     def extra_signature_fields(self) -> list[SigField]:
         """Backbone-specific parameters for the signature (default: its declared params)."""
-        out = []
-        for p in self.params:
-            if p.in_signature:
-                out.append(SigField(p.long_key, p.short_key, p.format(self.p.get(p.name, p.default))))
-        return out
+        return param_fields(self.params, self.p)
 
     def signature_fields(self) -> list[SigField]:
         """Fields this backbone adds to a signature: backbone, model, fingerprint, its own

@@ -29,7 +29,7 @@ from ..algorithms.aggregation import Aggregation, WeightedMean, unit_groups, uni
 from ..algorithms.context import hypothesis_contexts, previous_sentences
 from ..algorithms.scripts import outside_languages
 from ..values.errors import CapabilityError, DocMetricsWarning, InputError, PluginError, SpecError
-from ..values.params import Param, convert_params, find_param, param_keys, unknown_params
+from ..values.params import Param, convert_params, find_param, param_fields, param_keys, unknown_params
 from ..values.result import Coverage, DocScore, Result, UnitScore
 from ..values.signature import ParsedSignature, SigField, Signature, plugins_value
 from ..values.spec import MetricSpec
@@ -469,11 +469,7 @@ class Metric(abc.ABC):
         return self.backbone is not None and QE not in backbone_capabilities(self.backbone)
 
     def metric_fields(self) -> list[SigField]:
-        return [
-            SigField(p.long_key, p.short_key, p.format(self.p[p.name]))
-            for p in self.params
-            if p.in_signature
-        ]
+        return param_fields(self.params, self.p)
 
     def signature(self) -> Signature:
         fields = self.metric_fields()

@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from typing import Any, Callable, Mapping, Sequence
 
 from .errors import SpecError
-from .signature import text_problem
+from .signature import SigField, text_problem
 
 _TRUE = {"1", "true", "yes", "on", "y"}
 _FALSE = {"0", "false", "no", "off", "n"}
@@ -172,6 +172,13 @@ def find_param(params: Sequence[Param], key: str) -> Param | None:
         if p.short_key == key:
             return p
     return None
+
+
+def param_fields(params: Sequence[Param], values: Mapping[str, Any]) -> list[SigField]:
+    """The signature's fields of ``params`` (those ``in_signature``) at ``values`` (a parameter's default where it has
+    none): how a metric and a backbone sign their parameters."""
+    return [SigField(p.long_key, p.short_key, p.format(values.get(p.name, p.default)))
+            for p in params if p.in_signature]
 
 
 def param_keys(owner: str, given: Mapping[str, Any], params: Sequence[Param]) -> dict[str, str]:
