@@ -23,7 +23,7 @@ def test_the_builtin_formats_are_the_modules_that_define_format_in_precedence_or
     declared = [getattr(importlib.import_module(f"docmetrics.formats.{m.name}"), "FORMAT", None)
                 for m in pkgutil.iter_modules(package.__path__)]
     from_modules = {f.name for f in declared if isinstance(f, HumanFormat)}
-    assert from_modules == {"mtme", "genmt", "wmt26", "wmt25-tsv", "mqm", "human-tsv", "cesa"}
+    assert from_modules == {"mtme", "genmt", "wmt26", "wmt25-tsv", "mqm", "human-tsv", "cesa", "stored"}
     names = [f.name for f in formats.builtin()]
     assert names == ["mtme", "wmt26", "genmt", "cesa", "stored", "wmt25-tsv", "mqm", "human-tsv"]
     assert sorted(f.precedence for f in formats.builtin()) == [f.precedence for f in formats.builtin()]

@@ -256,7 +256,7 @@ def test_stored_options_without_files_are_refused(tmp_path, capsys):
 
 
 def test_mtme_levels_join_in_any_order(tmp_path):
-    from docmetrics.judging.stored_scoring import read_stored
+    from docmetrics.judging import read_stored
 
     folder = tmp_path / "toy" / "metric-scores" / "en-de"
     folder.mkdir(parents=True)

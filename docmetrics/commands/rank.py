@@ -8,46 +8,42 @@ from __future__ import annotations
 
 from typing import Any, Sequence, TextIO
 
-from ..formats.stored import parse_direction
 from ..judging import (
     AutoRank,
     ClusterAgreement,
-    EvalSet,
     HumanRanking,
+    StoredScores,
     autorank,
     autorank_clusters,
+    read_stored,
 )
-from ..judging.stored_scoring import NO_PAIR, StoredScores, read_stored
 from ..values.errors import InputError, SpecError
 from . import human_clusters, rank_live
+from . import stored as stored_cli
 from .format import column, num, table
 from .messages import note
 from .options import RankOptions
 from .output import Output, one_or_list, write
 from .specs import language_pairs
-from .stored import stored_metrics
 
 __all__ = ["run_rank", "format_rank"]
 
 
 def rank(stored: StoredScores, lps: Sequence[str], wanted: Sequence[str] | None, preset: str | None,
-         where: str, resample: RankOptions | None = None) -> list[AutoRank]:
-    """One AutoRank per language pair (``lps``, default: every pair of ``stored``); with ``resample``
-    (the --paired-bs options), its clusters."""
-    pairs = [stored.pair(lp, where) for lp in lps] if lps else [
-        (lp, stored.pairs[lp]) for lp in (stored.language_pairs() or [NO_PAIR])]
+         resample: RankOptions | None = None) -> list[AutoRank]:
+    """One AutoRank per language pair (``lps``, default: every pair of ``stored``) of the metrics ``wanted`` (else
+    the preset's, else all); with ``resample`` (the --paired-bs options), its clusters."""
     out = []
-    for name, metrics in pairs:
-        data = EvalSet(where, "stored", name or None, stored=stored_metrics(metrics, name, wanted, preset, where))
+    for lp in lps or stored.language_pairs() or [None]:
+        data = stored.evalset(lp, metrics=stored_cli.wanted_metrics(wanted, preset))
         result = (autorank_clusters(data, preset=preset, n=resample.paired_bs_n, seed=resample.seed)
                   if resample is not None else autorank(data, preset=preset))
-        result.notes += [n for n in stored.notes if f"({name})" in n]
+        result.notes += data.notes
         out.append(result)
     return out
 
 
 def run_rank(opts: RankOptions, out: TextIO) -> int:
-    declared = dict(parse_direction(d) for d in opts.direction)
     lps = language_pairs(opts.lp or [])
     if opts.stored and "all" in opts.stored and len(opts.stored) > 1:
         raise SpecError("--stored all names every metric; give 'all' or metric names, not both")
@@ -64,21 +60,18 @@ def run_rank(opts: RankOptions, out: TextIO) -> int:
         results, found = rank_live.rank_live(opts, lps)
         return write_ranks(opts, results, out, human_clusters.beside_autorank(opts, results, found))
     stored = None
-    where = ""
     if opts.scores:
-        tsv_lp = lps[0] if len(lps) == 1 else None
-        stored = read_stored(opts.scores, lp=tsv_lp, declared=declared)
-        if NO_PAIR in stored.pairs and len(lps) > 1:
+        with stored_cli.worded():
+            stored = read_stored(opts.scores, lp=lps[0] if len(lps) == 1 else None, directions=opts.direction)
+        if "" in stored.pairs and len(lps) > 1:  # "": the pair of a TSV read without one
             raise InputError(f"{', '.join(opts.scores)}: a TSV names no language pair; rank one with -l LP")
-        where = opts.scores[0] if len(opts.scores) == 1 else f"{opts.scores[0]} (and {len(opts.scores) - 1} more)"
     if human_clusters.requested(opts):
         if opts.paired_bs:
             raise SpecError("--paired-bs clusters AutoRank; the human clusters are drawn by the organisers' tests "
                             "(--rule)")
-        return human_clusters.run(opts, lps, stored, where, out)
+        return human_clusters.run(opts, lps, stored, stored.source if stored else "", out)
     assert stored is not None
-    return write_ranks(opts, rank(stored, lps, opts.stored, opts.preset, where,
-                                  opts if opts.paired_bs else None), out)
+    return write_ranks(opts, rank(stored, lps, opts.stored, opts.preset, opts if opts.paired_bs else None), out)
 
 
 def write_ranks(opts: RankOptions, results: list[AutoRank], out: TextIO,

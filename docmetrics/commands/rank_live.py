@@ -15,12 +15,12 @@ from ..judging import (
     AutoRank,
     EvalSet,
     StoredMetric,
+    StoredScorer,
     autorank,
     autorank_clusters,
     read_human,
     score_metrics,
 )
-from ..judging.stored_scoring import StoredScorer
 from ..values.errors import UserError
 from . import stored as stored_cli
 from .common import session_scope

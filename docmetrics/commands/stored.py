@@ -1,25 +1,27 @@
 """Stored scores in the judging commands: ``--scores FILE... --stored NAME...|all --direction NAME=higher|lower``
-of ``docmetrics`` (with ``--human``, ``--genmt``, ``--paired-bs``/``--paired-ar``, ``--mtme``) and
-``docmetrics metaeval``.  Each stored metric joins the run as a metric whose units are already scored
-(:class:`~docmetrics.judging.stored_scoring.StoredScorer`), named ``stored:NAME`` among the metrics, and is
-checked against the run's test set before any model loads."""
+of ``docmetrics`` (with ``--human``, ``--genmt``, ``--paired-bs``/``--paired-ar``, ``--mtme``), ``docmetrics metaeval``
+and ``docmetrics rank``.  The files are read by the library's ``stored`` format (``read_human(..., format="stored")``,
+:func:`docmetrics.judging.read_stored`); each stored metric joins the run as a metric whose units are already
+scored (:class:`docmetrics.judging.StoredScorer`), named ``stored:NAME`` among the metrics, and is checked against
+the run's test set before any model loads."""
 
 from __future__ import annotations
 
+import contextlib
 from dataclasses import replace
-from typing import Sequence, TypeVar
+from typing import Callable, Iterator, Sequence, TypeVar
 
 from ..api import TestSet
-from ..formats.stored import parse_direction
-from ..judging import StoredMetric, read_mtme_dir
-from ..judging.stored_scoring import NO_PAIR, StoredScorer, choose_stored, read_stored
-from ..values.errors import InputError, SpecError, UserError
+from ..judging import StoredMetric, StoredScorer, StoredScores, read_mtme_dir
+from ..values.errors import InputError, UserError
+from .common import read_judged
 from .conflicts import NEEDS_FOR, Conflicts, Option
 from .options import MetaevalOptions, Options, RankOptions, RunOptions
 
 Opts = TypeVar("Opts", RunOptions, MetaevalOptions, RankOptions)
 
-__all__ = ["requested", "check_args", "label", "for_pair", "for_mtme", "stored_metrics", "testset_of", "scorers"]
+__all__ = ["requested", "check_args", "worded", "label", "for_pair", "for_mtme", "wanted_metrics", "stored_metrics",
+           "testset_of", "scorers"]
 
 #: How a stored metric is named among the metrics of a run (``stored:NAME``).
 PREFIX = "stored:"
@@ -44,8 +46,8 @@ def requested(opts: Options) -> bool:
     return bool(getattr(opts, "scores", None) or getattr(opts, "stored", None))
 
 
-def check_args(opts: Options) -> dict[str, bool]:
-    """The option combinations (before any file is read); the declared directions, name -> higher_is_better."""
+def check_args(opts: Options) -> None:
+    """The option combinations, before any file is read (a --direction is read with the files)."""
     stored = getattr(opts, "stored", None) or []
     if "all" in stored and len(stored) > 1:
         raise UserError("--stored all names every metric; give 'all' or metric names, not both")
@@ -53,49 +55,44 @@ def check_args(opts: Options) -> dict[str, bool]:
         FILES_NEEDED.check(opts, names=" ".join(stored))
     if not requested(opts):
         STORED_ONLY.check(opts)
+
+
+@contextlib.contextmanager
+def worded() -> Iterator[None]:
+    """The library's errors on a declared direction (its parameter ``directions``) as --direction's."""
     try:
-        return dict(parse_direction(d) for d in getattr(opts, "direction", None) or [])
-    except SpecError as exc:
-        raise UserError(f"--direction: {exc}") from None
+        yield
+    except UserError as exc:
+        if "directions" not in exc.params:
+            raise
+        raise type(exc)(f"--direction: {exc}", params=exc.params) from None
 
 
 def label(metric: StoredMetric) -> str:
     return f"{PREFIX}{metric.name}"
 
 
-def _where(files: Sequence[str]) -> str:
-    return files[0] if len(files) == 1 else f"{files[0]} (and {len(files) - 1} more)"
-
-
 def for_pair(opts: Options, lp: str | None) -> list[StoredMetric]:
     """The stored metrics of ``--scores`` (those ``--stored`` names) for the language pair ``lp`` (the only
-    one of the files where None)."""
-    declared = check_args(opts)
-    stored = read_stored(opts.scores, lp=lp, declared=declared)
-    where = _where(opts.scores)
-    have = stored.language_pairs()
-    _check_declared(declared, [m for metrics in stored.pairs.values() for m in metrics], where)
-    if lp:
-        name, metrics = stored.pair(lp, where)
-    elif len(have) > 1:
-        raise InputError(f"{where}: scores of {len(have)} language pairs ({', '.join(have)}); pick one with -l")
-    else:
-        name = have[0] if have else NO_PAIR
-        metrics = stored.pairs[name]
-    return [metrics[m] for m in choose_stored(list(metrics), opts.stored, name, where)]
+    one of the files where None): the library's ``stored`` format."""
+    check_args(opts)
+    with worded():
+        data = read_judged(opts.scores, lp, format="stored", directions=opts.direction or None, metrics=opts.stored)
+    return list(data.stored.values())
 
 
 def for_mtme(opts: Options, lps: Sequence[str]) -> dict[str, list[StoredMetric]]:
     """lp -> the stored metrics of a run on MTME data: ``--scores`` files (any format) and, without them,
     the MTME directory's own metric-scores that ``--stored`` names.  With several language pairs every
     pair has the same metrics: ``--stored all`` keeps those every pair has."""
-    declared = check_args(opts)
+    check_args(opts)
     out: dict[str, list[StoredMetric]] = {}
     for lp in lps:
         if getattr(opts, "scores", None):
             out[lp] = for_pair(opts, lp)
         else:
-            out[lp] = read_mtme_dir(opts.mtme, opts.testset, lp, opts.stored, declared)
+            with worded():
+                out[lp] = read_mtme_dir(opts.mtme, opts.testset, lp, opts.stored, opts.direction)
     if len(lps) > 1:
         names = [[m.name for m in ms] for ms in out.values()]
         common = [n for n in names[0] if all(n in other for other in names[1:])]
@@ -103,30 +100,24 @@ def for_mtme(opts: Options, lps: Sequence[str]) -> dict[str, list[StoredMetric]]
             raise InputError(f"--stored {' '.join(opts.stored or ['all'])}: no stored metric is in every language "
                              f"pair ({', '.join(lps)})")
         out = {lp: [m for m in ms if m.name in common] for lp, ms in out.items()}
-    if not getattr(opts, "scores", None):
-        _check_declared(declared, [m.name for ms in out.values() for m in ms], f"--mtme {opts.mtme}")
     return out
 
 
-def _check_declared(declared: dict[str, bool], names: Sequence[str], where: str) -> None:
-    """--direction NAME=... naming no stored metric would be ignored: refuse it, listing the names."""
-    for name, higher in declared.items():
-        if name not in names:
-            have = sorted(set(names))
-            raise UserError(f"--direction {name}={'higher' if higher else 'lower'}: {where} has no stored metric "
-                            f"{name!r} (its metrics: {', '.join(have[:12])}{' ...' if len(have) > 12 else ''}); "
-                            "give one of those names")
+def wanted_metrics(wanted: Sequence[str] | None, preset: str | None) -> Sequence[str] | Callable | None:
+    """The stored metrics to rank or compare, as :meth:`~docmetrics.judging.StoredScores.evalset` takes them:
+    ``wanted`` (--stored), else the preset's of each pair, else all."""
+    if (not wanted or list(wanted) == ["all"]) and preset:
+        from ..judging import AUTORANK_PRESETS  # numpy: not when --help imports this module
+
+        return AUTORANK_PRESETS[preset].metrics_for
+    return wanted
 
 
 def stored_metrics(metrics: dict[str, StoredMetric], lp: str, wanted: Sequence[str] | None, preset: str | None,
                    where: str) -> dict[str, StoredMetric]:
-    """The stored metrics of a language pair to rank or compare: ``wanted`` (--stored), else the preset's, else
-    all (:func:`~docmetrics.judging.stored_scoring.choose_stored`: an InputError naming a metric the files lack)."""
-    if (not wanted or wanted == ["all"]) and preset:
-        from ..judging import AUTORANK_PRESETS  # numpy: not when --help imports this module
-
-        wanted = list(AUTORANK_PRESETS[preset].metrics_for(lp))
-    return {n: metrics[n] for n in choose_stored(list(metrics), wanted, lp, where)}
+    """The stored metrics of a language pair to rank or compare (:func:`wanted_metrics`; an InputError naming a
+    metric the files lack)."""
+    return StoredScores({lp: metrics}, source=where).evalset(lp or None, metrics=wanted_metrics(wanted, preset)).stored
 
 
 def testset_of(metrics: Sequence[StoredMetric]) -> TestSet:

@@ -91,7 +91,7 @@ class EvalSet:
     def results(self, names: list[str] | None = None) -> dict[str, list[Result]]:
         """The stored metrics (``names``, default all) as Results, one per system, in the test set's order
         where there is one: what :func:`~docmetrics.judging.metaeval.meta_evaluate` takes beside live ones."""
-        from .stored import to_results
+        from .stored_metric import to_results
 
         chosen = list(self.stored) if names is None else names
         unknown = [n for n in chosen if n not in self.stored]

@@ -11,14 +11,12 @@ from typing import Mapping, Optional, Sequence
 
 from ..values.errors import InputError, shown
 from ..values.io import read_lines
-from .stored import StoredMetric, check_magnitude, choose_direction, file_fingerprint
+from .stored_metric import STORED_LEVELS, StoredMetric, check_magnitude, choose_direction, file_fingerprint
 
 __all__ = ["LEVELS", "STORED_LEVELS", "Score", "read_score_file", "parse_human_filename", "parse_metric_filename",
            "score_file_level", "read_documents", "read_mtme_stored"]
 
 LEVELS = ("sys", "domain", "doc", "seg")
-#: the levels a metric score file is read at as a stored metric, finest first
-STORED_LEVELS = ("seg", "doc", "sys")
 Score = Optional[float]
 
 

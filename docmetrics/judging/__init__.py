@@ -4,7 +4,9 @@ as importable calls).  Nothing here imports torch, parses arguments or prints.
 
 * :func:`read_human` -> :class:`EvalSet`, its human scores a :class:`HumanScores` (formats:
   :mod:`docmetrics.judging.formats`, a registry with the entry-point group ``docmetrics.human_formats``);
-  :class:`StoredMetric`: a metric's stored scores, what an EvalSet of stored scores holds;
+  :class:`StoredMetric`: a metric's stored scores, what an EvalSet of stored scores holds; every language pair of
+  stored-score files at once: :func:`read_stored` -> :class:`StoredScores` (one pair: its ``evalset``); a stored
+  metric as a metric to score beside live ones: :class:`StoredScorer`;
 * :func:`meta_evaluate` -> :class:`MetaEvaluation` (checked before scoring: :func:`check_human`; its text's line
   on the human scores: :func:`describe_human`), over language pairs :func:`wmt_average` -> :class:`WmtAverage`;
 * :func:`human_clusters` and :func:`cluster_agreement` (rules: :mod:`docmetrics.judging.rules`, entry-point
@@ -67,7 +69,8 @@ _MODULES = {
     ".sweeps": ("STAT_CHOICES", "SEG_STATS", "Sweep", "Point"),
     "..formats.base": ("EvalSet",),
     "..formats.judgements": ("HumanScores",),
-    "..formats.stored": ("StoredMetric",),
+    "..formats.stored_metric": ("StoredMetric", "StoredScorer"),
+    "..formats.stored": ("StoredScores", "read_stored"),
     ".clusters": ("HumanRanking", "ClusteredSystem", "ClusterAgreement"),
     "..formats.wmt25_tsv": ("Submission", "wmt25_submission"),
     ".error_free_detection": ("ErrorFree", "error_free"),

@@ -4,9 +4,8 @@ one, its options), and :func:`read_human`, which recognises a file's format (or 
 one language pair of it into an :class:`~docmetrics.formats.base.EvalSet`.
 
 docmetrics' own formats are the modules of :mod:`docmetrics.formats` that define ``FORMAT`` (one module a form:
-``genmt``, ``wmt26``, ``wmt25_tsv``, ``mqm``, ``human_tsv``, ...), tried in the order of their ``precedence``;
-``stored``, whose reader is still in :mod:`docmetrics.judging`, is declared here.  :func:`formats`
-lists them with what each reads.
+``genmt``, ``wmt26``, ``wmt25_tsv``, ``mqm``, ``human_tsv``, ``stored``, ...), tried in the order of their
+``precedence``.  :func:`formats` lists them with what each reads.
 
 A format a third party adds is a :class:`HumanFormat` registered under the entry-point group
 ``docmetrics.human_formats`` (``mine = my_pkg.formats:FORMAT``); it is tried after docmetrics' own, and a file
@@ -21,47 +20,14 @@ import functools
 import importlib
 import os
 import pkgutil
-from typing import Any, Mapping, Sequence
+from typing import Any, Sequence
 
 from .. import formats as _package
-from ..formats.base import EvalSet, HumanFormat, PathLike, first_json, json_fault, one_pair, tsv_header
-from ..formats.mtme_scores import score_file_level
+from ..formats.base import EvalSet, HumanFormat, PathLike, json_fault
 from ..values.errors import InputError, SpecError, shown
 from .params import name_list, one_name, path_param
 
 __all__ = ["HumanFormat", "EvalSet", "builtin", "formats", "get", "names", "detect", "read_human", "PathLike"]
-
-
-# -- the format whose reader is in docmetrics.judging ------------------------------------------------------
-def _is_stored(path: str) -> bool:
-    if score_file_level(path) is not None:
-        return True
-    header = tsv_header(path)  # a TSV of stored scores: system, doc_id, a column per metric, no seg_id
-    if len(header) >= 3 and header[:2] == ["system", "doc_id"] and "seg_id" not in header:
-        return True
-    obj = first_json(path)
-    return {"language_pair", "document_id"} <= set(obj)
-
-
-def _read_stored(path: str | Sequence[str], lp: str | None, options: Mapping[str, Any]) -> EvalSet:
-    from .stored_scoring import NO_PAIR, read_stored
-
-    paths = [path] if isinstance(path, str) else [os.fspath(p) for p in path]
-    stored = read_stored(paths, lp=lp, declared=options.get("directions"))
-    where = paths[0] if len(paths) == 1 else f"{paths[0]} (and {len(paths) - 1} more)"
-    have = stored.language_pairs()
-    if lp is not None:
-        name, metrics = stored.pair(lp, where)
-    else:
-        one_pair(where, have, lp)
-        name = have[0] if have else NO_PAIR
-        metrics = stored.pairs[name]
-    return EvalSet(where, "stored", name or None, None, stored=dict(metrics),
-                   notes=tuple(n for n in stored.notes if not name or f"({name})" in n), raw=stored)
-
-
-_STORED = HumanFormat("stored", "stored scores: WMT25 automatic-scores JSONL, MTME *.score files, a TSV",
-                      _is_stored, _read_stored, ("directions",), "stored metrics (results())", precedence=40)
 
 
 # -- gold error spans: built by docmetrics.judging.spans, a layer above the formats ------------------------
@@ -94,7 +60,7 @@ def _modules() -> tuple[HumanFormat, ...]:
 def builtin() -> tuple[HumanFormat, ...]:
     """docmetrics' own formats, in the order a file is tried against them."""
     found = [dataclasses.replace(f, spans=_GOLD_SPANS[f.name]) if f.spans is None and f.name in _GOLD_SPANS else f
-             for f in (*_modules(), _STORED)]
+             for f in _modules()]
     return tuple(sorted(found, key=lambda f: (f.precedence, f.name)))
 
 

@@ -24,8 +24,9 @@ from typing import Any, Callable, Mapping, Sequence
 
 from ..formats.base import EvalSet
 from ..formats.mtme import MtmeTestSet, load_mtme, mtme_evalset
-from ..formats.mtme_scores import STORED_LEVELS, parse_metric_filename, read_mtme_stored, score_file_level
-from ..formats.stored import StoredMetric
+from ..formats.mtme_scores import parse_metric_filename, score_file_level
+from ..formats.stored import choose_stored, read_stored
+from ..formats.stored_metric import STORED_LEVELS, Directions, StoredMetric, StoredScorer
 from ..plugin.backbone import REFERENCE
 from ..plugin.metric import Metric
 from ..values.errors import InputError, shown
@@ -34,7 +35,6 @@ from ..values.signature import ParsedSignature
 from ..values.testset import TestSet
 from .metaevaluation import MetaEvaluation
 from .score_systems import Scored, ScoringObserver, score_metrics
-from .stored_scoring import StoredScorer, StoredScores, choose_stored
 
 __all__ = ["NO_HUMAN_SCORES", "ONE_SYSTEM", "MtmeMetric", "MtmeRun", "MtmeObserver", "uses_reference", "run_mtme",
            "mtme_metric_name", "WrittenScores", "write_mtme_scores", "read_mtme_dir"]
@@ -238,9 +238,9 @@ def run_mtme(
 
 # -- the directory's own metric scores, as stored metrics -------------------------------------------------
 def read_mtme_dir(root: str, testset: str, lp: str, wanted: Sequence[str] | None,
-                  declared: Mapping[str, bool] | None = None) -> list[StoredMetric]:
+                  declared: Directions = None) -> list[StoredMetric]:
     """The stored metrics of an MTME directory's own ``ROOT/TESTSET/metric-scores/LP/`` that ``wanted``
-    names (as :func:`~docmetrics.judging.stored_scoring.choose_stored`; every one for ``all``), each with its seg, doc
+    names (as :func:`~docmetrics.formats.stored.choose_stored`; every one for ``all``), each with its seg, doc
     and sys files; only the files of the metrics named are read."""
     folder = os.path.join(root, testset, "metric-scores", lp)
     if not os.path.isdir(folder):
@@ -253,11 +253,10 @@ def read_mtme_dir(root: str, testset: str, lp: str, wanted: Sequence[str] | None
         name, ref, _ = parse_metric_filename(base)
         files.setdefault(f"{name}-{ref}", []).append(os.path.join(folder, base))
     chosen = choose_stored(list(files), wanted, lp, folder)
-    out = StoredScores()
-    for name in chosen:
-        for path in files[name]:
-            out.add(read_mtme_stored(path, declared))
-    return list(out.pairs.get(lp, {}).values())
+    if not chosen:
+        return []
+    read = read_stored([p for name in chosen for p in files[name]], directions=declared)
+    return list(read.pairs.get(lp, {}).values())
 
 
 # -- writing score files ----------------------------------------------------------------------------------

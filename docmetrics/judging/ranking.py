@@ -35,7 +35,7 @@ from typing import Any, Mapping, Sequence
 import numpy as np
 
 from ..formats.judgements import exact_mean
-from ..formats.stored import StoredMetric
+from ..formats.stored_metric import StoredMetric
 from ..values.errors import InputError
 from ..values.result import Result
 from .ranking_presets import AUTORANK_PRESETS as PRESETS
