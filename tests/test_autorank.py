@@ -20,9 +20,8 @@ import pytest
 from cli_fixtures import run_cli
 
 from docmetrics.formats.mtme_scores import read_mtme_stored
-from docmetrics.formats.stored import read_score_tsv
+from docmetrics.formats.stored import read_score_tsv, read_wmt25_scores
 from docmetrics.formats.stored_metric import to_results
-from docmetrics.formats.wmt25_scores import read_wmt25_scores
 from docmetrics.judging import read_stored
 from docmetrics.judging.ranking import EPS, WMT25, autorank, linear_ranks, rank_stored, robust_scale
 from docmetrics.values.errors import InputError

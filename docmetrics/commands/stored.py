@@ -12,7 +12,7 @@ from dataclasses import replace
 from typing import Callable, Iterator, Sequence, TypeVar
 
 from ..api import TestSet
-from ..judging import StoredMetric, StoredScorer, StoredScores, read_mtme_dir
+from ..judging import AUTORANK_PRESETS, StoredMetric, StoredScorer, StoredScores, read_mtme_dir
 from ..values.errors import InputError, UserError
 from .common import read_judged
 from .conflicts import NEEDS_FOR, Conflicts, Option
@@ -107,8 +107,6 @@ def wanted_metrics(wanted: Sequence[str] | None, preset: str | None) -> Sequence
     """The stored metrics to rank or compare, as :meth:`~docmetrics.judging.StoredScores.evalset` takes them:
     ``wanted`` (--stored), else the preset's of each pair, else all."""
     if (not wanted or list(wanted) == ["all"]) and preset:
-        from ..judging import AUTORANK_PRESETS  # numpy: not when --help imports this module
-
         return AUTORANK_PRESETS[preset].metrics_for
     return wanted
 
@@ -124,12 +122,11 @@ def testset_of(metrics: Sequence[StoredMetric]) -> TestSet:
     """The test set stored scores describe where no -i gives one: the systems and documents of the first
     metric (the others are checked against it), no texts."""
     first = metrics[0]
-    doc_ids = [d for d, start, end in first.documents() for _ in range(end - start)] if first.level == "seg" else None
     if first.level != "seg":
         raise InputError(f"{first.file_of(first.systems[0])}: {first.level}-level scores give no segments; give the "
                          "test set with -i HYP... --doc-ids, or segment-level scores")
-    n = first.n_items
-    return TestSet({s: [""] * n for s in first.systems}, doc_ids=doc_ids if first.doc_ids is not None else None,
+    doc_ids = None if first.doc_ids is None else [d for d, start, end in first.documents() for _ in range(end - start)]
+    return TestSet({s: [""] * first.n_items for s in first.systems}, doc_ids=doc_ids,
                    names={s: first.file_of(s) for s in first.systems})
 
 

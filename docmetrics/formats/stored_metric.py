@@ -1,8 +1,8 @@
-"""A stored metric, the value every file of stored scores gives (:mod:`docmetrics.formats.stored`,
-:mod:`docmetrics.formats.wmt25_scores`, :mod:`docmetrics.formats.mtme_scores`): per metric and language pair, every
-system's scores in test-set order with None where missing, the documents, the metric's own name, a fingerprint of
-the files and the direction of its scores, with what its readers share (the direction a name implies or the user
-declares, the fingerprint, the largest score)."""
+"""A stored metric, the value every file of stored scores gives (:mod:`docmetrics.formats.stored`): per metric and
+language pair, every system's scores in test-set order with None where missing, the documents, the metric's own
+name, a fingerprint of the files and the direction of its scores; what its readers share (the direction a name
+implies or the user declares, the fingerprint, the largest score); its Results on a test set (:func:`to_results`)
+and the metric a judging run scores it as (:class:`StoredScorer`)."""
 
 from __future__ import annotations
 
@@ -325,7 +325,6 @@ class StoredScorer:
 
     def check(self, testset: TestSet) -> list[Result]:
         """Its Results on ``testset``, kept for :meth:`compute`; an InputError where they do not fit."""
-        check_order(self.metric, testset)
         self._done = (testset, to_results(self.metric, testset))
         return self._done[1]
 
