@@ -37,6 +37,7 @@ def jsonl(tmp_path):
         path = tmp_path / f"{system}.jsonl"
         path.write_text("\n".join([
             _line("en-ko_KR", "n1", **{"GEMBA": gemba, "MetricX-24-Hybrid-XL": metricx}),
+            _line("en-ko_KR", "n2", **{"GEMBA": [70 + 5 * k, 60], "MetricX-24-Hybrid-XL": [-2.0 + k, -1.0]}),
             _line("en-bho_IN", "s1", **{"GEMBA": [50 + k], "MetricX-24-Hybrid-XL": [-9.0 + k], "chrF++": [31.5 - k]}),
         ]) + "\n", encoding="utf-8")
         paths.append(path)
@@ -100,6 +101,20 @@ def test_rank_scores_prints_the_autorank_of_each_pairs_evalset(capsys, jsonl):
     code, out, err = run_cli(capsys, "rank", "--scores", *jsonl, "-l", "en-ko", "--stored", "GEMBA", "-f", "json")
     assert code == 0, err
     assert json.loads(out) == chosen.to_dict()
+
+
+def test_rank_prints_each_autoranks_to_text(capsys, jsonl):
+    every = judging.read_stored(jsonl)
+    python = "\n".join(judging.autorank(every.evalset(lp)).to_text() for lp in every.language_pairs())
+    code, out, err = run_cli(capsys, "rank", "--scores", *jsonl)
+    assert code == 0, err
+    assert out == python
+    clustered = judging.autorank_clusters(every.evalset("en-ko"), n=20, seed=3)
+    clustered.notes += every.evalset("en-ko").notes
+    code, out, err = run_cli(capsys, "rank", "--scores", *jsonl, "-l", "en-ko", "--paired-bs", "--paired-bs-n", "20",
+                             "--seed", "3", "--width", "2")
+    assert code == 0, err
+    assert out == clustered.to_text(2) and "clusters: paired bootstrap over 2 documents (20 resamples, seed 3" in out
 
 
 @pytest.mark.parametrize("argv,message", [

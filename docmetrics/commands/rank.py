@@ -20,13 +20,12 @@ from ..judging import (
 from ..values.errors import InputError, SpecError
 from . import human_clusters, rank_live
 from . import stored as stored_cli
-from .format import column, num, table
 from .messages import note
 from .options import RankOptions
 from .output import Output, one_or_list, write
 from .specs import language_pairs
 
-__all__ = ["run_rank", "format_rank"]
+__all__ = ["run_rank"]
 
 
 def rank(stored: StoredScores, lps: Sequence[str], wanted: Sequence[str] | None, preset: str | None,
@@ -88,8 +87,8 @@ def write_ranks(opts: RankOptions, results: list[AutoRank], out: TextIO,
 
     def text(r: AutoRank, h: tuple[HumanRanking, list[ClusterAgreement]] | None) -> str:
         if h is None:
-            return format_rank(r, opts.width)
-        return (format_rank(r, opts.width) + "\n" + human_clusters.format_ranking(h[0], opts.width) + "\n"
+            return r.to_text(opts.width)
+        return (r.to_text(opts.width) + "\n" + human_clusters.format_ranking(h[0], opts.width) + "\n"
                 + human_clusters.format_agreement(h[1], opts.width))
 
     write(Output(data=lambda: one_or_list([data(r, h) for r, h in zip(results, beside)]),
@@ -102,41 +101,3 @@ def write_ranks(opts: RankOptions, results: list[AutoRank], out: TextIO,
                 note(opts, f"{r.lp or 'scores'}: {m}: {info['missing']} of {info['items'] * len(r.systems)} "
                            f"{info['level']}-level scores missing, left out of the means ({by}{more})")
     return 0
-
-
-def format_rank(result: AutoRank, width: int = 4) -> str:
-    """The table of one language pair: rank order, (with --paired-bs) cluster, system, AutoRank and each
-    metric's system score (its own values), a rule line between clusters, then each metric's signature
-    and direction, and how the clusters were drawn."""
-    labels = {m: column(m, k + 1) for k, m in enumerate(result.metrics)}
-    clustered = result.significance is not None
-    headers = ["Cluster"] * clustered + ["System", "AutoRank"] + [labels[m] for m in result.metrics]
-    rows = [[str(r.cluster)] * clustered + [r.system, num(r.autorank, width)]
-            + [num(r.scores[m], width) for m in result.metrics] for r in result.systems]
-    text = table(headers, rows, ("r" if clustered else "") + "l" + "r" * (len(headers) - 1 - clustered))
-    lines_of = text.rstrip("\n").split("\n")
-    body = lines_of[:2]
-    for k, r in enumerate(result.systems):
-        if clustered and k and r.cluster != result.systems[k - 1].cluster:
-            body.append(lines_of[1])
-        body.append(lines_of[2 + k])
-    n_clusters = len({r.cluster for r in result.systems}) if clustered else 0
-    title = (f"AutoRank{' ' + result.lp if result.lp else ''}: {len(result.systems)} systems, "
-             f"{len(result.metrics)} metric{'s' if len(result.metrics) != 1 else ''}"
-             f"{f' (preset {result.preset})' if result.preset else ''}"
-             f"{f', {n_clusters} cluster' + ('s' if n_clusters != 1 else '') if clustered else ''}"
-             f"; 1 is best, {len(result.systems)} worst")
-    lines = [title, *body]
-    for k, m in enumerate(result.metrics, 1):
-        info = result.metric_info.get(m, {})
-        sig = info.get("signature", "")
-        way = "higher is better" if result.higher_is_better[m] else "lower is better (scaled negated)"
-        lines.append(f"[{k}] {sig} ({way}; direction: {info.get('direction', 'given')})")
-    if clustered:
-        sig = result.significance or {}
-        lines.append(f"clusters: paired bootstrap over {sig['documents']} documents ({sig['resamples']} resamples, "
-                     f"seed {sig['seed']}; docmetrics' own test, WMT25 defines none): a cluster ends between adjacent "
-                     f"systems where the upper one ranks strictly better in more than {1 - sig['alpha']:g} of the "
-                     "resamples")
-    lines += result.notes
-    return "\n".join(lines) + "\n"

@@ -38,8 +38,10 @@ from ..formats.judgements import exact_mean
 from ..formats.stored_metric import StoredMetric
 from ..values.errors import InputError
 from ..values.result import Result
+from .labels import column
 from .ranking_presets import AUTORANK_PRESETS as PRESETS
 from .ranking_presets import WMT25, RankPreset
+from .text import num, table
 
 __all__ = ["EPS", "PERCENTILE_METHOD", "robust_scale", "linear_ranks", "autorank", "AutoRank", "RankedSystem",
            "RankPreset", "PRESETS", "WMT25", "rank_stored", "SEGMENT_MEAN", "OWN_SCORE", "by_segments",
@@ -118,6 +120,43 @@ class AutoRank:
         if self.significance is not None:
             d["significance"] = self.significance
         return d
+
+    def to_text(self, width: int = 4) -> str:
+        """The table ``docmetrics rank`` prints for the language pair: rank order, (clustered) cluster, system,
+        AutoRank and each metric's system score (its own values), a rule line between clusters, then each
+        metric's signature and direction, how the clusters were drawn, and the notes."""
+        labels = {m: column(m, k + 1) for k, m in enumerate(self.metrics)}
+        clustered = self.significance is not None
+        headers = ["Cluster"] * clustered + ["System", "AutoRank"] + [labels[m] for m in self.metrics]
+        rows = [[str(r.cluster)] * clustered + [r.system, num(r.autorank, width)]
+                + [num(r.scores[m], width) for m in self.metrics] for r in self.systems]
+        text = table(headers, rows, ("r" if clustered else "") + "l" + "r" * (len(headers) - 1 - clustered))
+        lines_of = text.rstrip("\n").split("\n")
+        body = lines_of[:2]
+        for k, r in enumerate(self.systems):
+            if clustered and k and r.cluster != self.systems[k - 1].cluster:
+                body.append(lines_of[1])
+            body.append(lines_of[2 + k])
+        n_clusters = len({r.cluster for r in self.systems}) if clustered else 0
+        title = (f"AutoRank{' ' + self.lp if self.lp else ''}: {len(self.systems)} systems, "
+                 f"{len(self.metrics)} metric{'s' if len(self.metrics) != 1 else ''}"
+                 f"{f' (preset {self.preset})' if self.preset else ''}"
+                 f"{f', {n_clusters} cluster' + ('s' if n_clusters != 1 else '') if clustered else ''}"
+                 f"; 1 is best, {len(self.systems)} worst")
+        lines = [title, *body]
+        for k, m in enumerate(self.metrics, 1):
+            info = self.metric_info.get(m, {})
+            sig = info.get("signature", "")
+            way = "higher is better" if self.higher_is_better[m] else "lower is better (scaled negated)"
+            lines.append(f"[{k}] {sig} ({way}; direction: {info.get('direction', 'given')})")
+        if clustered:
+            drawn = self.significance or {}
+            lines.append(f"clusters: paired bootstrap over {drawn['documents']} documents ({drawn['resamples']} "
+                         f"resamples, seed {drawn['seed']}; docmetrics' own test, WMT25 defines none): a cluster ends "
+                         "between adjacent systems where the upper one ranks strictly better in more than "
+                         f"{1 - drawn['alpha']:g} of the resamples")
+        lines += self.notes
+        return "\n".join(lines) + "\n"
 
 
 def autorank(scores: Mapping[str, Mapping[str, float]], higher_is_better: Mapping[str, bool] | None = None, *,
