@@ -14,11 +14,9 @@ files people publish, each file kind by its name:
 
 :func:`read_stored` reads any mix of them into :class:`StoredScores` (every language pair of the files; its
 :meth:`~StoredScores.evalset` gives one pair as the :class:`~docmetrics.formats.base.EvalSet` that
-``read_human(..., format="stored")`` gives, :data:`FORMAT`).  Each file gives :class:`StoredMetric` values: per
-metric and language pair, every system's segment scores in test-set order with None where missing (counted,
-never read as 0), the documents, the metric's own name, a fingerprint of the files and the direction of its
-scores.  :func:`to_results` turns one into docmetrics :class:`~docmetrics.values.result.Result` objects, and
-:class:`StoredScorer` makes one a metric the judging runs score like a computed one.
+``read_human(..., format="stored")`` gives, :data:`FORMAT`).  Each file gives
+:class:`~docmetrics.formats.stored_metric.StoredMetric` values (with their Results and the metric a judging run
+scores: :mod:`docmetrics.formats.stored_metric`).
 
 Everything a user can get wrong (systems, documents or segment counts that do not match, a metric with
 scores for some systems only, NaN or text where a number belongs, a language pair that is not one or not
