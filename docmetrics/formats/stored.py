@@ -36,6 +36,7 @@ from ..values.errors import InputError, SpecError, shown
 from ..values.io import read_lines
 from ..values.jsonl import field_error, json_lines, string_field
 from ..values.langpair import parse_langpair
+from ..values.testset import runs
 from .base import EvalSet, HumanFormat, first_json, one_pair, tsv_header
 from .mtme_scores import read_mtme_stored, score_file_level
 from .stored_metric import (
@@ -45,7 +46,6 @@ from .stored_metric import (
     check_magnitude,
     choose_direction,
     declared_directions,
-    doc_runs,
     file_fingerprint,
     majority,
 )
@@ -443,22 +443,22 @@ def read_score_tsv(path: str, lp: str | None = None,
             scores[m].setdefault(system, []).append(_cell(text, f"{where}, field {m}"))
     if not docs:
         raise InputError(f"{path}: no scores after the header")
-    first = majority({system: tuple(doc_runs(ids)) for system, ids in docs.items()})
-    ref = doc_runs(docs[first])
-    agree = sum(doc_runs(ids) == ref for ids in docs.values()) - 1
+    first = majority({system: tuple(runs(ids)) for system, ids in docs.items()})
+    ref = runs(docs[first])
+    agree = sum(runs(ids) == ref for ids in docs.values()) - 1
     others = f" (and {agree} other system{'s' if agree != 1 else ''})" if agree else ""
     for system, ids in docs.items():
-        runs = doc_runs(ids)
-        if runs == ref:
+        mine = runs(ids)
+        if mine == ref:
             continue
-        for k, ((d, s, e), (rd, rs, re_)) in enumerate(zip(runs, ref)):
+        for k, ((d, s, e), (rd, rs, re_)) in enumerate(zip(mine, ref)):
             if d != rd or e - s != re_ - rs:
                 raise InputError(f"{path}, line {lines[system][s]}, field doc_id: system {shown(system)} has document "
                                  f"{shown(d)} ({_segments(e - s)}) as its document {k + 1}, where system {shown(first)}"
                                  f"{others} has {shown(rd)} ({_segments(re_ - rs)}, line {lines[first][rs]}); every "
                                  "system has the same documents and segments in the same order")
         line = lines[system][-1]
-        raise InputError(f"{path}, line {line}, field doc_id: system {shown(system)} has {len(runs)} documents, "
+        raise InputError(f"{path}, line {line}, field doc_id: system {shown(system)} has {len(mine)} documents, "
                          f"system {shown(first)}{others} has {len(ref)}; every system has the same documents")
     fp = file_fingerprint([path])
     files = {s: path for s in docs}

@@ -15,13 +15,13 @@ from typing import Any, Mapping, Sequence, Union
 from ..values.errors import InputError, SpecError, shown
 from ..values.result import Coverage, DocScore, Result, UnitScore
 from ..values.signature import SigField, Signature
-from ..values.testset import TestSet
+from ..values.testset import TestSet, runs
 from ..values.versions import __version__
 from .judgements import exact_mean
 
 __all__ = ["StoredMetric", "STORED_LEVELS", "Directions", "parse_direction", "declared_directions", "choose_direction",
            "LOWER_IS_BETTER_NAMES", "FINGERPRINT_LENGTH", "file_fingerprint", "MAX_SCORE", "check_magnitude",
-           "majority", "doc_runs", "check_order", "to_results", "StoredScorer"]
+           "majority", "check_order", "to_results", "StoredScorer"]
 
 #: Hex digits of a stored file's fingerprint (as long as a model's, docmetrics.plugin.models).
 FINGERPRINT_LENGTH = 10
@@ -98,7 +98,7 @@ class StoredMetric:
 
     def documents(self) -> list[tuple[str, int, int]]:
         """(doc id, start, end) of each document (segment level); one document ``all`` without doc ids."""
-        return doc_runs(self.doc_ids) if self.doc_ids is not None else [("all", 0, self.n_items)]
+        return runs(self.doc_ids) if self.doc_ids is not None else [("all", 0, self.n_items)]
 
 
 def majority(shapes: Mapping[str, Any]) -> str:
@@ -108,16 +108,6 @@ def majority(shapes: Mapping[str, Any]) -> str:
     for shape in shapes.values():
         counts[shape] = counts.get(shape, 0) + 1
     return max(shapes, key=lambda system: counts[shapes[system]])
-
-
-def doc_runs(doc_ids: Sequence[str]) -> list[tuple[str, int, int]]:
-    out: list[tuple[str, int, int]] = []
-    start = 0
-    for i in range(1, len(doc_ids) + 1):
-        if i == len(doc_ids) or doc_ids[i] != doc_ids[start]:
-            out.append((doc_ids[start], start, i))
-            start = i
-    return out
 
 
 # -- direction, fingerprint, numbers ------------------------------------------------------------------------
@@ -222,7 +212,7 @@ def check_order(metric: StoredMetric, order: TestSet | Sequence[str]) -> list[st
             raise InputError(f"{m.file_of(first)}, field {m.name}: every {m.level}-level score is empty (all "
                              f"{sum(map(len, m.scores.values()))} of {len(m.scores)} systems): there is nothing to "
                              f"judge; fill in {m.name}'s scores, or leave it out of the file{others}")
-        want = {"seg": len(ids), "doc": len(doc_runs(ids)) if ids else 0, "sys": 1}[m.level]
+        want = {"seg": len(ids), "doc": len(runs(ids)) if ids else 0, "sys": 1}[m.level]
         if m.n_items != want:
             first = m.systems[0]
             what = {"seg": "segments", "doc": "documents", "sys": "system score"}[m.level]
@@ -230,8 +220,8 @@ def check_order(metric: StoredMetric, order: TestSet | Sequence[str]) -> list[st
                              f"{m.name}: {m.n_items} {m.level}-level scores of system {shown(first)}, the test set has "
                              f"{want} {what}; the stored scores belong to another test set (or a subset of it)")
     doc_ids = metric.doc_ids
-    if doc_ids is not None and metric.level == "seg" and doc_runs(doc_ids) != doc_runs(ids):
-        theirs, ours = doc_runs(ids), doc_runs(doc_ids)
+    if doc_ids is not None and metric.level == "seg" and runs(doc_ids) != runs(ids):
+        theirs, ours = runs(ids), runs(doc_ids)
         k = next((k for k, (a, b) in enumerate(zip(ours, theirs)) if a != b), min(len(ours), len(theirs)))
         system = metric.systems[0]
         line = metric.lines[system][ours[k][1]] if k < len(ours) else metric.lines[system][-1]
@@ -260,7 +250,7 @@ def to_results(metric: StoredMetric, order: TestSet | Sequence[str] | None = Non
         if metric.level == "seg":
             doc_ids = ids
         elif metric.level == "doc" and doc_ids is None:
-            doc_ids = [d for d, _, _ in doc_runs(ids)]
+            doc_ids = [d for d, _, _ in runs(ids)]
     signature = metric.signature()
     params = {"name": metric.name, "format": metric.fmt, "level": metric.levels, "file": metric.fingerprint}
     systems = list(order.systems) if isinstance(order, TestSet) else metric.systems
@@ -273,12 +263,12 @@ def to_results(metric: StoredMetric, order: TestSet | Sequence[str] | None = Non
         units: list[UnitScore] = []
         docs: list[DocScore] = []
         if metric.level == "seg":
-            runs = doc_runs(doc_ids) if doc_ids is not None else [("all", 0, len(vals))]
-            for doc, start, end in runs:
+            cut = runs(doc_ids) if doc_ids is not None else [("all", 0, len(vals))]
+            for doc, start, end in cut:
                 scored = [v for v in vals[start:end] if v is not None]
                 units += [UnitScore(doc, i, i + 1, v) for i, v in enumerate(vals[start:end], start) if v is not None]
                 docs.append(DocScore(doc, exact_mean(scored) if scored else None, len(scored)))
-            n_docs = len(runs)
+            n_docs = len(cut)
         elif metric.level == "doc":
             names = doc_ids or [f"doc{k + 1}" for k in range(len(vals))]
             docs = [DocScore(d, v, 1 if v is not None else 0) for d, v in zip(names, vals)]
