@@ -4,11 +4,7 @@ from __future__ import annotations
 
 import argparse
 
-from ..formats.wmt25_tsv import (
-    OFFICIAL,
-    SCORE_FIELD,
-    SIGNATURE_SUFFIX,
-)
+from ..judging import Submission, human_format
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
@@ -17,11 +13,11 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
                    help="score the systems of the task's test TSV (doc_id, segment_id, source_lang, target_lang, "
                         "set_id, system_id, source_segment, hypothesis_segment, reference_segment, domain_name, "
                         "method) for the language pair -l (the only one where it holds one)")
-    g.add_argument("--wmt25-set", metavar="SET_ID", default=OFFICIAL,
+    g.add_argument("--wmt25-set", metavar="SET_ID", default=human_format("wmt25-tsv").defaults["set_id"],
                    help="the set_id to score (default: %(default)s, the set the task's scorer keeps; a challenge "
                         "set's name otherwise)")
     g.add_argument("--write-submission", metavar="FILE",
                    help=f"write the metric's segment scores as a submission: the TSV's lines of the pair with a "
-                        f"{SCORE_FIELD!r} column (one metric: one -m, or one stored metric), the signature in "
-                        f"FILE{SIGNATURE_SUFFIX}")
+                        f"{Submission.SCORE_FIELD!r} column (one metric: one -m, or one stored metric), the signature in "
+                        f"FILE{Submission.SIGNATURE_SUFFIX}")
 

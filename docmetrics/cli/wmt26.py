@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
-from ..formats.wmt26 import SOURCES
+from ..judging import human_format
 
 #: How docmetrics explains each option of the release (rank words its own: :data:`RANK_HELP`).
 HELP = {
@@ -25,12 +25,13 @@ RANK_HELP = {
     "--wmt26-ref": "with --wmt26: the references of the test file's refs to score against (default none)",
     "--wmt26-source": "with --wmt26: the source text (default src_text)",
 }
-#: Each option's form: the same wherever it is offered.
+#: Each option's form: the same wherever it is offered (the source's choices and default: the format's).
 FORMS: dict[str, dict[str, Any]] = {
     "--wmt26": {"metavar": "JSONL"},
     "--wmt26-systems": {"nargs": "+", "metavar": "PATH"},
     "--wmt26-ref": {"nargs": "+", "metavar": "NAME"},
-    "--wmt26-source": {"choices": SOURCES, "default": "src_text"},
+    "--wmt26-source": {"choices": human_format("wmt26").choices["source"],
+                       "default": human_format("wmt26").defaults["source"]},
 }
 
 

@@ -6,14 +6,14 @@ import contextlib
 import dataclasses
 import os
 import re
-from typing import Any, Iterator, Sequence
+from typing import Any, Callable, Iterator, Sequence
 
 from ..api import same_file
 from ..values.errors import UserError
 from .messages import note
 from .options import Options
 
-__all__ = ["check_output_file", "check_outputs", "read_judged", "say_notes", "worded"]
+__all__ = ["check_output_file", "check_outputs", "read_judged", "read_alias", "say_notes", "worded"]
 
 
 @contextlib.contextmanager
@@ -138,6 +138,37 @@ def read_judged(path: str, lp: str | None, *, format: str | None = None, flags: 
     except UserError as exc:
         raise type(exc)(worded(str(exc), flags), params=exc.params) from None
     return dataclasses.replace(data, notes=tuple(worded(n, flags) for n in data.notes))
+
+
+@dataclasses.dataclass(frozen=True)
+class Alias:
+    """A judged-data option of the main command as an alias of ``--data``: its field, the registry's format it
+    names, that format's options from the command's (an option None: not passed) and how the command words the
+    library's names in what the reader says (:func:`worded`)."""
+
+    attr: str
+    format: str
+    options: Callable[[Any], dict[str, Any]]
+    flags: tuple[tuple[str, str], ...] = ()
+
+
+#: --genmt, --wmt25-tsv and --wmt26: one reading path, :func:`read_alias`.
+ALIASES = (
+    Alias("genmt", "genmt", lambda o: {"domains": o.domains, "include_reference": o.include_human or None,
+                                       "reference": o.ref[0] if o.ref else None},  # refA: genmt.check_args
+          (("include_reference=True", "--include-human"),)),
+    Alias("wmt25_tsv", "wmt25-tsv", lambda o: {"set_id": o.wmt25_set}),
+    Alias("wmt26", "wmt26", lambda o: {"systems": o.wmt26_systems, "references": o.wmt26_ref or None,
+                                       "source": o.wmt26_source}),
+)
+
+
+def read_alias(opts: Any, **options: Any) -> Any:
+    """``read_human(FILE, format=, lp=-l, **its options)`` for the alias ``opts`` gives (``options``: some of them
+    otherwise), read and checked before any model loads; its notes are not said (:func:`say_notes`)."""
+    alias = next(a for a in ALIASES if getattr(opts, a.attr, None))
+    return read_judged(getattr(opts, alias.attr), opts.lang or None, format=alias.format, flags=alias.flags,
+                       **{**alias.options(opts), **options})
 
 
 def say_notes(opts: Any, data: Any, who: str = "docmetrics") -> None:

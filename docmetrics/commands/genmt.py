@@ -16,7 +16,7 @@ import dataclasses
 import math
 from typing import TYPE_CHECKING, Any, Sequence
 
-from ..formats.genmt import REFERENCE
+from ..judging import human_format
 from ..values.errors import UserError
 from .conflicts import NEEDS, WITH, Conflicts, Option
 from .format import columns, num, table
@@ -71,6 +71,7 @@ def _check_ref(opts: RunOptions) -> None:
     names = getattr(opts, "ref", None)
     if not names:
         return
+    (REFERENCE,) = human_format("genmt").choices["reference"]
     names = once_each(names, f"--ref {','.join(names)}", paths=False)  # as -i, -r and --mtme's --ref
     why = (f"a GenMT file carries one reference per segment, {REFERENCE} (tgt_text.{REFERENCE}, or "
            f"refs.{REFERENCE}.ref in document lines, the only one WMT25's scripts read)")
@@ -81,20 +82,12 @@ def _check_ref(opts: RunOptions) -> None:
         raise UserError(f"--ref {names[0]}: no such reference in {opts.genmt} (references: {REFERENCE}): {why}")
 
 
-#: How the command names read_human's GenMT options.
-FLAGS = (("include_reference=True", "--include-human"),)
-
-
 def read(opts: RunOptions, domains: Any = "given") -> Any:
-    """``read_human(--genmt, format="genmt", lp=-l, domains=--domains, include_reference=--include-human,
-    reference=--ref)``: the EvalSet (its ``raw``: the GenmtPair, restricted to the domains), read and checked
-    before any model loads; ``domains=None``: every domain."""
-    from .common import read_judged
+    """The GenMT file read as ``--data FILE --data-format genmt`` reads it (:func:`.common.read_alias`);
+    ``domains=None``: every domain."""
+    from .common import read_alias
 
-    return read_judged(opts.genmt, opts.lang or None, format="genmt", flags=FLAGS,
-                       domains=opts.domains if domains == "given" else domains,
-                       include_reference=bool(getattr(opts, "include_human", False)) or None,
-                       reference=REFERENCE if getattr(opts, "ref", None) else None)
+    return read_alias(opts, **({} if domains == "given" else {"domains": domains}))
 
 
 def judging(opts: RunOptions, data: Any) -> RunOptions:
@@ -116,6 +109,7 @@ def check_reference_free(metrics: Sequence[Any], specs: Sequence[str]) -> None:
     against it can judge it."""
     from ..judging import uses_reference
 
+    (REFERENCE,) = human_format("genmt").choices["reference"]
     based = [spec for spec, m in zip(specs, metrics) if uses_reference(m)]
     if based:
         raise UserError(f"--include-human scores the reference {REFERENCE} as a system, and {', '.join(based)} "

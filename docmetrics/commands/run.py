@@ -19,7 +19,7 @@ from . import spans as spans_cli
 from . import stored as stored_cli
 from . import wmt25 as wmt25_cli
 from . import wmt26 as wmt26_cli
-from .common import check_outputs, say_notes, session_scope
+from .common import check_outputs, read_alias, say_notes, session_scope
 from .format import metric_labels
 from .inputs import check_stdin, load_testset, show_warnings
 from .levels import check_segment_units, level_table, results_output
@@ -101,7 +101,7 @@ def judged_run(opts: RunOptions) -> int:
     significance.check_args(opts)
     if genmt.requested(opts):
         genmt.REFUSED.check(opts)
-    data = (genmt if genmt.requested(opts) else wmt25_cli if wmt25_cli.requested(opts) else wmt26_cli).read(opts)
+    data = read_alias(opts)
     say_notes(opts, data)
     testset, human = data.testset, data.human
     show_warnings(testset)

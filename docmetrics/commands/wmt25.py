@@ -7,13 +7,13 @@ from __future__ import annotations
 
 from typing import Any, Sequence
 
-from ..formats.wmt25_tsv import OFFICIAL, SIGNATURE_SUFFIX
+from ..judging import Submission, human_format
 from ..values.errors import UserError
 from .conflicts import NEEDS_FOR, WITH, Conflicts, Option
 from .messages import note
 from .options import RunOptions
 
-__all__ = ["requested", "check_args", "read", "write"]
+__all__ = ["requested", "check_args", "write"]
 
 #: Options that the TSV replaces.
 INPUTS = Conflicts("--wmt25-tsv", "--wmt25-tsv reads the sources, outputs, references and documents from {file}: "
@@ -27,13 +27,14 @@ REFUSED = Conflicts("--wmt25-tsv", WITH, (
 #: Options that only mean something with the TSV.
 WMT25_ONLY = Conflicts("--wmt25-tsv FILE", NEEDS_FOR, (
     Option("write_submission", "--write-submission", "writes the lines of the task's test TSV"),
-    Option("wmt25_set", "--wmt25-set", "picks a set of the task's test TSV", default=OFFICIAL)))
+    Option("wmt25_set", "--wmt25-set", "picks a set of the task's test TSV",
+           default=human_format("wmt25-tsv").defaults["set_id"])))
 
 
 def signature_output(opts: RunOptions) -> tuple[tuple[str, str], ...]:
     """The second file --write-submission writes (FILE.signature), for the one check of every output."""
     path = getattr(opts, "write_submission", None)
-    return ((path + SIGNATURE_SUFFIX, "--write-submission"),) if path else ()
+    return ((path + Submission.SIGNATURE_SUFFIX, "--write-submission"),) if path else ()
 
 
 def requested(opts: RunOptions) -> bool:
@@ -52,16 +53,6 @@ def check_args(opts: RunOptions) -> None:
         if len(named) > 1:
             raise UserError(f"--write-submission writes one metric's scores; {len(named)} given ({', '.join(named)}): "
                             "one -m SPEC, or one --scores FILE --stored NAME")
-
-
-def read(opts: RunOptions) -> Any:
-    """``read_human(--wmt25-tsv, format="wmt25-tsv", lp=-l, set_id=--wmt25-set)``, read and checked before any
-    model loads, its notes said."""
-    from .common import read_judged, say_notes
-
-    data = read_judged(opts.wmt25_tsv, opts.lang or None, format="wmt25-tsv", set_id=opts.wmt25_set)
-    say_notes(opts, data)
-    return data
 
 
 def write(opts: RunOptions, data: Any, all_results: Sequence[tuple[str, list[Any]]]) -> None:

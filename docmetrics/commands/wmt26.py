@@ -6,16 +6,14 @@ one segment per paragraph where every text has the source's paragraph count, els
 from __future__ import annotations
 
 import contextlib
-from typing import TYPE_CHECKING, Any, Iterator, Sequence
+from typing import Any, Iterator, Sequence
 
+from ..judging import human_format
 from ..values.errors import InputError, UserError
 from .conflicts import NEEDS_FOR, Conflicts, Option
 from .options import RunOptions
 
-if TYPE_CHECKING:
-    from ..formats.wmt26 import Wmt26Pair
-
-__all__ = ["references_from_release", "requested", "check_args", "read", "language_pairs", "check_systems_given",
+__all__ = ["references_from_release", "requested", "check_args", "language_pairs", "check_systems_given",
            "check_no_reference_files", "REFERENCE_ADVICE"]
 
 #: How a reference of the release is chosen (where -r is given, or a metric needs a reference).
@@ -31,13 +29,14 @@ INPUTS = Conflicts("--wmt26", "--wmt26 reads the sources, outputs, references an
 WMT26_ONLY = Conflicts("--wmt26 TESTFILE", NEEDS_FOR, (
     Option("wmt26_systems", "--wmt26-systems", "names the system files"),
     Option("wmt26_ref", "--wmt26-ref", "names references of the test file"),
-    Option("wmt26_source", "--wmt26-source", "picks the test file's source field", default="src_text")))
+    Option("wmt26_source", "--wmt26-source", "picks the test file's source field",
+           default=human_format("wmt26").defaults["source"])))
 
 
 @contextlib.contextmanager
-def references_from_release(opts: Any, pairs: Sequence[Wmt26Pair] = ()) -> Iterator[None]:
+def references_from_release(opts: Any, pairs: Sequence[Any] = ()) -> Iterator[None]:
     """A metric that needs a reference where no --wmt26-ref is given: its error names --wmt26-ref and the
-    test file's references (not -r, which --wmt26 refuses)."""
+    test file's references (those of ``pairs``, the EvalSets' ``raw``; not -r, which --wmt26 refuses)."""
     try:
         yield
     except InputError as exc:
@@ -77,20 +76,8 @@ def check_systems_given(opts: RunOptions) -> None:
                         "NAME.jsonl...")
 
 
-def read(opts: RunOptions) -> Any:
-    """``read_human(--wmt26, format="wmt26", lp=-l, systems=--wmt26-systems, references=--wmt26-ref,
-    source=--wmt26-source)``, read before any model loads, its notes said; ``data.testset.lp`` is the pair's ISO
-    639-1 form (``en-is``), the metrics' lang."""
-    from .common import read_judged, say_notes
-
-    data = read_judged(opts.wmt26, opts.lang or None, format="wmt26", systems=opts.wmt26_systems,
-                       references=opts.wmt26_ref or None, source=opts.wmt26_source)
-    say_notes(opts, data)
-    return data
-
-
 def language_pairs(testfile: str) -> list[str]:
     """The language pairs of the release's test file, in its order (rank -m --wmt26 without -l ranks each)."""
-    from ..formats.wmt26 import read_wmt26
-
-    return read_wmt26(testfile).language_pairs()
+    pairs = human_format("wmt26").pairs
+    assert pairs is not None  # the format says which pairs its test file holds
+    return pairs(testfile)

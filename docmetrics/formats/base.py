@@ -111,7 +111,9 @@ class HumanFormat:
     ``options`` reach it) and returns an :class:`EvalSet`.  ``gives``: what an EvalSet of it holds, in words.
     ``spans(evalset)``, where the form has human error spans, builds their gold (a
     :class:`~docmetrics.judging.spans.SpanGold`) from an EvalSet it read: what :attr:`EvalSet.spans` gives,
-    built when first asked for (a reader may instead set ``make_spans`` on the EvalSet itself)."""
+    built when first asked for (a reader may instead set ``make_spans`` on the EvalSet itself).  ``defaults``: the
+    value an option takes where it is not given; ``choices``: the values an option takes, where they are few (what a
+    command line shows for them)."""
 
     name: str
     title: str
@@ -122,6 +124,10 @@ class HumanFormat:
     #: where docmetrics' own formats are tried when recognising a file (lowest first); a plugin's come after
     precedence: int = 50
     spans: Callable[[EvalSet], Any] | None = field(default=None, compare=False)
+    defaults: Mapping[str, Any] = field(default_factory=dict, compare=False)
+    choices: Mapping[str, tuple[str, ...]] = field(default_factory=dict, compare=False)
+    #: the language pairs a file of this form holds, in its order (where the form can say without options)
+    pairs: Callable[[str], list[str]] | None = field(default=None, compare=False)
 
 
 # -- what recognisers and readers share -----------------------------------------------------------------------

@@ -28,7 +28,7 @@ import csv
 import math
 import os
 from dataclasses import dataclass, field
-from typing import Any, Mapping, Sequence
+from typing import Any, ClassVar, Mapping, Sequence
 
 from ..values.errors import InputError, shown
 from ..values.testset import TestSet
@@ -272,6 +272,9 @@ class Submission:
     lines: int
     missing: int
     negated: bool
+    #: the column of the scores, and what the signature's file adds to the submission's name
+    SCORE_FIELD: ClassVar[str] = SCORE_FIELD
+    SIGNATURE_SUFFIX: ClassVar[str] = SIGNATURE_SUFFIX
 
 
 def wmt25_submission(path: str, results: Sequence[Any], data: EvalSet, spec: str | None = None) -> Submission:
@@ -332,4 +335,4 @@ def read_evalset(path: str, lp: str | None, options: Mapping[str, Any]) -> EvalS
 
 
 FORMAT = HumanFormat("wmt25-tsv", "the WMT25 metrics task's test TSV", is_wmt25_tsv, read_evalset, ("set_id",),
-                     "testset", precedence=50)
+                     "testset", precedence=50, defaults={"set_id": OFFICIAL})

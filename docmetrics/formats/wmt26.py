@@ -447,7 +447,7 @@ def read_evalset(path: str, lp: str | None, options: Mapping[str, Any]) -> EvalS
     if not systems:
         raise InputError(f"{path}: the WMT26 test file holds no translations; give the system files with "
                          "systems=DIR or systems=[FILE, ...]", params=("systems",))
-    data = read_wmt26(path, systems, lp=lp, source=options.get("source", "src_text"))
+    data = read_wmt26(path, systems, lp=lp, source=options.get("source", SOURCES[0]))
     one_pair(path, list(data.pairs), lp)
     pair = next(iter(data.pairs.values()))
     testset, plans = pair.testset(references=tuple(options.get("references", ())))
@@ -455,4 +455,6 @@ def read_evalset(path: str, lp: str | None, options: Mapping[str, Any]) -> EvalS
 
 
 FORMAT = HumanFormat("wmt26", "the WMT26 GenMT release (test file and system files)", is_wmt26, read_evalset,
-                     ("systems", "references", "source"), "testset (documents as paragraphs or whole)", precedence=20)
+                     ("systems", "references", "source"), "testset (documents as paragraphs or whole)", precedence=20,
+                     defaults={"source": SOURCES[0]}, choices={"source": SOURCES},
+                     pairs=lambda path: read_wmt26(path).language_pairs())

@@ -3,7 +3,8 @@ rank and cluster systems, judge error spans, compare systems (mt-metrics-eval's 
 as importable calls).  Nothing here imports torch, parses arguments or prints.
 
 * :func:`read_human` -> :class:`EvalSet`, its human scores a :class:`HumanScores` (formats:
-  :mod:`docmetrics.judging.formats`, a registry with the entry-point group ``docmetrics.human_formats``);
+  :mod:`docmetrics.judging.formats`, a registry with the entry-point group ``docmetrics.human_formats``; one format
+  by name, its options' defaults and choices: :func:`human_format`);
   :class:`StoredMetric`: a metric's stored scores, what an EvalSet of stored scores holds; every language pair of
   stored-score files at once: :func:`read_stored` -> :class:`StoredScores` (one pair: its ``evalset``); a stored
   metric as a metric to score beside live ones: :class:`StoredScorer`;
@@ -74,7 +75,7 @@ _MODULES = {
     ".clusters": ("HumanRanking", "ClusteredSystem", "ClusterAgreement"),
     "..formats.wmt25_tsv": ("Submission", "wmt25_submission"),
     ".error_free_detection": ("ErrorFree", "error_free"),
-    ".formats": ("HumanFormat", "read_human"),
+    ".formats": ("HumanFormat", "read_human", "human_format"),
     ".metaeval": ("MetaEvaluation", "WmtAverage", "check_human", "describe_human", "meta_evaluate", "wmt_average"),
     ".mtme": ("NO_HUMAN_SCORES", "ONE_SYSTEM", "MtmeMetric", "MtmeObserver", "MtmeRun", "WrittenScores",
               "mtme_metric_name", "read_mtme_dir", "run_mtme", "uses_reference", "write_mtme_scores"),

@@ -27,7 +27,8 @@ from ..formats.base import EvalSet, HumanFormat, PathLike, json_fault
 from ..values.errors import InputError, SpecError, shown
 from .params import name_list, one_name, path_param
 
-__all__ = ["HumanFormat", "EvalSet", "builtin", "formats", "get", "names", "detect", "read_human", "PathLike"]
+__all__ = ["HumanFormat", "EvalSet", "builtin", "formats", "get", "human_format", "names", "detect", "read_human",
+           "PathLike"]
 
 
 # -- gold error spans: built by docmetrics.judging.spans, a layer above the formats ------------------------
@@ -112,6 +113,12 @@ def get(name: str) -> HumanFormat:
         formats()  # a broken plugin of that name: its own error
     raise SpecError(f"unknown human-data format {shown(name)}; one of {', '.join(f.name for f in found)}",
                     params=("format",))
+
+
+def human_format(name: str) -> HumanFormat:
+    """The registered format called ``name`` (its options, their defaults and choices, the pairs a file holds):
+    docmetrics' own without reading any plugin, else :func:`get`'s."""
+    return next((f for f in builtin() if f.name == name), None) or get(name)
 
 
 def detect(path: PathLike | Sequence[PathLike]) -> HumanFormat:

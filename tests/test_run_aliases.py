@@ -1,0 +1,46 @@
+"""The main command's judged-data options as aliases of ``--data`` (helper slice "run"): ``--wmt26``, ``--wmt25-tsv``
+and ``--genmt`` read through ``read_human`` once, their notes said once; what their parsers show (the WMT26 source's
+choices and default, the WMT25 set, the GenMT reference) comes from the format registry's ``human_format``."""
+
+from __future__ import annotations
+
+import pytest
+from cli_fixtures import run_cli
+from test_wmt26_cli import fixture
+
+import docmetrics
+from docmetrics.cli.parser import build_parser
+from docmetrics.judging import Submission, human_format
+
+
+def test_human_format_declares_what_the_parsers_show():
+    parser = build_parser()
+    source = next(a for a in parser._actions if "--wmt26-source" in a.option_strings)
+    assert tuple(source.choices) == human_format("wmt26").choices["source"] == ("src_text", "gold_transcript")
+    assert source.default == human_format("wmt26").defaults["source"] == "src_text"
+    assert parser.get_default("wmt25_set") == human_format("wmt25-tsv").defaults["set_id"] == "official"
+    assert human_format("genmt").choices["reference"] == ("refA",)
+    assert (Submission.SCORE_FIELD, Submission.SIGNATURE_SUFFIX) == ("overall", ".signature")
+
+
+def test_human_format_of_an_unknown_name_names_those_there_are():
+    with pytest.raises(docmetrics.SpecError, match="unknown human-data format 'nope'; one of .*genmt"):
+        human_format("nope")
+
+
+def test_human_format_says_which_pairs_a_file_holds(tmp_path):
+    tf, _ = fixture(tmp_path)
+    pairs = human_format("wmt26").pairs
+    assert pairs is not None and pairs(str(tf)) == ["eng_Latn-deu_Latn", "ces_Latn-ukr_Cyrl"]
+
+
+def test_wmt26_notes_are_said_once_and_as_data_says_them(tmp_path, capsys):
+    tf, folder = fixture(tmp_path)
+    code, out, err = run_cli(capsys, "-m", "chrf", "--wmt26", tf, "--wmt26-systems", folder, "-l", "en-de",
+                             "--wmt26-ref", "refA")
+    assert code == 0, err
+    left_out = [line for line in err.splitlines() if "sysC left out" in line]
+    assert len(left_out) == 1, err
+    data = docmetrics.read_human(tf, format="wmt26", lp="en-de", systems=str(folder), references=["refA"])
+    for note in data.notes:
+        assert err.count(note) == 1, (note, err)
