@@ -11,7 +11,7 @@ from typing import Any
 from ..values.errors import UserError
 from .options import Options
 
-__all__ = ["Option", "Conflicts", "CANNOT", "WITH", "NEEDS", "NEEDS_FOR"]
+__all__ = ["Option", "Conflicts", "CANNOT", "WITH", "NEEDS", "NEEDS_FOR", "replaced_by"]
 
 #: How a conflict is told: ``{option}`` and ``{instead}`` from the row, ``{other}`` from the table, and any
 #: field :meth:`Conflicts.check` is given (``{file}``: the data source's file).
@@ -61,3 +61,17 @@ class Conflicts:
         """Raise :class:`UserError` for the first row whose option ``opts`` gives."""
         for row in self.given(opts)[:1]:
             raise UserError(self.message(row, **fields))
+
+
+#: The options that name the files of the usual input, then the data sources, as each is written.
+INPUT_FLAGS = {"input": "-i", "source": "-s", "references": "-r", "doc_ids": "--doc-ids", "jsonl": "--jsonl",
+               "doc_per_line": "--doc-per-line", "genmt": "--genmt", "mtme": "--mtme", "human": "--human",
+               "wmt25_tsv": "--wmt25-tsv"}
+
+
+def replaced_by(flag: str, what: str, sources: tuple[str, ...], instead: dict[str, str] | None = None) -> Conflicts:
+    """The options a data source (``flag``, reading ``what`` from ``{file}``) replaces: the usual input's, and the
+    data sources ``sources`` (attributes); ``instead``: what to add after "drop OPTION", by attribute."""
+    rows = [*list(INPUT_FLAGS)[:6], *sources]
+    return Conflicts(flag, f"{flag} reads {what} from {{file}}: drop {{option}}{{instead}}",
+                     tuple(Option(attr, INPUT_FLAGS[attr], (instead or {}).get(attr, "")) for attr in rows))

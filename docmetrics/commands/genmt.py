@@ -18,22 +18,17 @@ from typing import TYPE_CHECKING, Any, Sequence
 
 from ..judging import human_format
 from ..values.errors import UserError
-from .conflicts import NEEDS, WITH, Conflicts, Option
-from .format import columns, num, table
+from .conflicts import NEEDS, WITH, Conflicts, Option, replaced_by
 from .inputs import once_each
 from .options import RunOptions
 
 if TYPE_CHECKING:
     from ..judging import ErrorFree
 
-__all__ = ["requested", "check_args", "read", "detections_text", "with_detections"]
+__all__ = ["requested", "check_args", "read", "with_detections"]
 
 #: Options that name files of the usual input, which --genmt replaces.
-INPUTS = Conflicts("--genmt", "--genmt reads the sources, outputs, references, documents and human scores from "
-                   "{file}: drop {option}", tuple(Option(attr, flag) for attr, flag in (
-                       ("input", "-i"), ("source", "-s"), ("references", "-r"), ("doc_ids", "--doc-ids"),
-                       ("mtme", "--mtme"), ("human", "--human"), ("jsonl", "--jsonl"),
-                       ("doc_per_line", "--doc-per-line"))))
+INPUTS = replaced_by("--genmt", "the sources, outputs, references, documents and human scores", ("mtme", "human"))
 #: Options of ``docmetrics`` that mean nothing with --genmt's human scores.
 REFUSED = Conflicts("--genmt", WITH, (
     Option("human_column", "--human-column", "its human scores are the ESA score of each item (field scores); "
@@ -116,28 +111,6 @@ def check_reference_free(metrics: Sequence[Any], specs: Sequence[str]) -> None:
                         f"score{'s' if len(based) == 1 else ''} against {REFERENCE}: it would judge the reference "
                         "by itself; use reference-free metrics (e.g. cometkiwi, slide with a QE model) or drop "
                         "--include-human")
-
-
-def detections_text(found: Sequence[ErrorFree], width: int) -> str:
-    """The detection table (text), under a blank line, and how its items are judged."""
-    rows = []
-    named = columns([f.spec for f in found])
-    for spec, d, why in ((f.spec, f.detection, f.note) for f in found):
-        if d is None:
-            rows.append([named[spec], "-", "-", "-", "-", "-", "-", "-", why])
-            continue
-        cells = [num(v, width) if not math.isnan(v) else "undefined"
-                 for v in (d.mcc, d.precision, d.recall, d.f1, d.average_precision)]
-        at = f"<= {d.threshold:g}" if d.at_or_below else f"{d.threshold:g}"
-        rows.append([named[spec], *cells, f"{at} ({d.chosen_by})", f"{d.positives}/{d.n}",
-                     "; ".join(x for x in (d.undefined, why) if x)])
-    return ("\nError-free translations (WMT26 subtask 3): (segment, system) items\n"
-            + table(["Metric", "MCC", "precision", "recall", "F1", "AP", "threshold", "error-free items", "note"], rows)
-            + "\nAn item is one system's translation of one segment.  Gold error-free: no error span (an omission "
-              "counts, though it has no place) and ESA >= 85.  An item is predicted error-free when the metric's "
-              "score is at or above the threshold (at or below, '<=', for a metric whose lower scores are better); "
-              "a threshold chosen on these items (mcc) is an oracle operating "
-              "point.  AP: average precision (area under the precision-recall curve).\n")
 
 
 def with_detections(metaeval: list[dict[str, Any]], found: Sequence[ErrorFree]) -> list[dict[str, Any]]:

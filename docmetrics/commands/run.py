@@ -220,8 +220,10 @@ def judged(all_results: list[tuple[str, list[Any]]], opts: RunOptions, cis: Any,
         return results_output(all_results, opts, cis)
     if found is None:  # the meta-evaluation's own text (-w decimals) and JSON
         return Output(data=evals.to_dict, text=lambda: evals.to_text(width=opts.width))
+    from ..judging import error_free_text
+
     return Output(data=lambda: genmt.with_detections(evals.to_dict(), found),
-                  text=lambda: evals.to_text(width=opts.width) + genmt.detections_text(found, opts.width))
+                  text=lambda: evals.to_text(width=opts.width) + error_free_text(found, opts.width))
 
 
 def dump_alignment(all_results: list[tuple[str, list[Any]]], path: str) -> None:

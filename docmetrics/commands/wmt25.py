@@ -9,18 +9,14 @@ from typing import Any, Sequence
 
 from ..judging import Submission, human_format
 from ..values.errors import UserError
-from .conflicts import NEEDS_FOR, WITH, Conflicts, Option
+from .conflicts import NEEDS_FOR, WITH, Conflicts, Option, replaced_by
 from .messages import note
 from .options import RunOptions
 
 __all__ = ["requested", "check_args", "write"]
 
 #: Options that the TSV replaces.
-INPUTS = Conflicts("--wmt25-tsv", "--wmt25-tsv reads the sources, outputs, references and documents from {file}: "
-                   "drop {option}", tuple(Option(attr, flag) for attr, flag in (
-                       ("input", "-i"), ("source", "-s"), ("references", "-r"), ("doc_ids", "--doc-ids"),
-                       ("jsonl", "--jsonl"), ("doc_per_line", "--doc-per-line"), ("genmt", "--genmt"),
-                       ("mtme", "--mtme"), ("human", "--human"))))
+INPUTS = replaced_by("--wmt25-tsv", "the sources, outputs, references and documents", ("genmt", "mtme", "human"))
 #: Options that mean nothing with the TSV.
 REFUSED = Conflicts("--wmt25-tsv", WITH, (
     Option("ci", "--ci", "run without --ci, or a paired test (--paired-bs)"),))

@@ -10,7 +10,7 @@ from typing import Any, Iterator, Sequence
 
 from ..judging import human_format
 from ..values.errors import InputError, UserError
-from .conflicts import NEEDS_FOR, Conflicts, Option
+from .conflicts import NEEDS_FOR, Conflicts, Option, replaced_by
 from .options import RunOptions
 
 __all__ = ["references_from_release", "requested", "check_args", "language_pairs", "check_systems_given",
@@ -19,12 +19,8 @@ __all__ = ["references_from_release", "requested", "check_args", "language_pairs
 #: How a reference of the release is chosen (where -r is given, or a metric needs a reference).
 REFERENCE_ADVICE = "name one of the test file's references with --wmt26-ref NAME (e.g. --wmt26-ref refA)"
 #: Options that the release replaces.
-INPUTS = Conflicts("--wmt26", "--wmt26 reads the sources, outputs, references and documents from {file}: drop "
-                   "{option}{instead}", tuple(Option(attr, flag, instead) for attr, flag, instead in (
-                       ("input", "-i", ""), ("source", "-s", ""), ("references", "-r", f" and {REFERENCE_ADVICE}"),
-                       ("doc_ids", "--doc-ids", ""), ("jsonl", "--jsonl", ""), ("doc_per_line", "--doc-per-line", ""),
-                       ("genmt", "--genmt", ""), ("mtme", "--mtme", ""), ("human", "--human", ""),
-                       ("wmt25_tsv", "--wmt25-tsv", ""))))
+INPUTS = replaced_by("--wmt26", "the sources, outputs, references and documents", ("genmt", "mtme", "human", "wmt25_tsv"),
+                     {"references": f" and {REFERENCE_ADVICE}"})
 #: Options that only mean something with the release.
 WMT26_ONLY = Conflicts("--wmt26 TESTFILE", NEEDS_FOR, (
     Option("wmt26_systems", "--wmt26-systems", "names the system files"),

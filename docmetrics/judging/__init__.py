@@ -21,7 +21,8 @@ as importable calls).  Nothing here imports torch, parses arguments or prints.
   :func:`confidence_intervals`, :func:`sweep`, :func:`write_report` (:mod:`docmetrics.judging.tools`);
 * :func:`run_mtme` (score mt-metrics-eval data), :func:`write_mtme_scores` and :func:`read_mtme_dir` (MTME score files)
   (:mod:`docmetrics.judging.mtme`);
-* :func:`error_free` -> [:class:`ErrorFree`] (metrics as detectors of error-free translations, WMT26 subtask 3);
+* :func:`error_free` -> [:class:`ErrorFree`] (metrics as detectors of error-free translations, WMT26 subtask 3;
+  their table: :func:`error_free_text`);
 * :func:`wmt25_submission` -> :class:`Submission` (a WMT25 metrics-task submission from one metric's Results);
 * :func:`score_metrics` -> [:class:`Scored`] (several metrics on one test set, in order; a :class:`ScoringObserver`
   hears each start and end).
@@ -74,7 +75,7 @@ _MODULES = {
     "..formats.stored": ("StoredScores", "read_stored"),
     ".clusters": ("HumanRanking", "ClusteredSystem", "ClusterAgreement"),
     "..formats.wmt25_tsv": ("Submission", "wmt25_submission"),
-    ".error_free_detection": ("ErrorFree", "error_free"),
+    ".error_free_detection": ("ErrorFree", "error_free", "error_free_text"),
     ".formats": ("HumanFormat", "read_human", "human_format"),
     ".metaeval": ("MetaEvaluation", "WmtAverage", "check_human", "describe_human", "meta_evaluate", "wmt_average"),
     ".mtme": ("NO_HUMAN_SCORES", "ONE_SYSTEM", "MtmeMetric", "MtmeObserver", "MtmeRun", "WrittenScores",

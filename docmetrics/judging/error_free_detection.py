@@ -6,11 +6,14 @@ span and ESA >= 85)."""
 from __future__ import annotations
 
 import dataclasses
+import math
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Mapping, Sequence
 
 from ..algorithms.detection import Detection, detect, items
 from ..values.errors import InputError
+from .labels import column, metric_labels
+from .text import num, table
 
 if TYPE_CHECKING:
     from ..formats.base import EvalSet
@@ -18,7 +21,7 @@ if TYPE_CHECKING:
     from ..values.result import Result
     from .metaeval import ResultsByMetric
 
-__all__ = ["ErrorFree", "error_free"]
+__all__ = ["ErrorFree", "error_free", "error_free_text"]
 
 @dataclass(frozen=True)
 class ErrorFree:
@@ -96,3 +99,28 @@ def _why_no_gold(pair: GenmtPair, systems: Sequence[str]) -> str:
         return (f"every human score is below {AT:g} (the highest: {max(judged):g}), so the gold rule ESA >= {AT:g} "
                 "never holds: are these ESA scores?")
     return ""
+
+
+def error_free_text(found: Sequence[ErrorFree], width: int = 4) -> str:
+    """The detections of :func:`error_free` as a table (each metric named as the meta-evaluation's text names it,
+    scores with ``width`` decimals) under a blank line, and how its items are judged: what ``docmetrics --genmt
+    FILE --error-free`` prints after the meta-evaluation."""
+    specs = [f.spec for f in found]
+    named = {spec: column(label, k + 1) for k, (spec, label) in enumerate(zip(specs, metric_labels(specs)))}
+    rows = []
+    for spec, d, why in ((f.spec, f.detection, f.note) for f in found):
+        if d is None:
+            rows.append([named[spec], "-", "-", "-", "-", "-", "-", "-", why])
+            continue
+        cells = [num(v, width) if not math.isnan(v) else "undefined"
+                 for v in (d.mcc, d.precision, d.recall, d.f1, d.average_precision)]
+        at = f"<= {d.threshold:g}" if d.at_or_below else f"{d.threshold:g}"
+        rows.append([named[spec], *cells, f"{at} ({d.chosen_by})", f"{d.positives}/{d.n}",
+                     "; ".join(x for x in (d.undefined, why) if x)])
+    return ("\nError-free translations (WMT26 subtask 3): (segment, system) items\n"
+            + table(["Metric", "MCC", "precision", "recall", "F1", "AP", "threshold", "error-free items", "note"], rows)
+            + "\nAn item is one system's translation of one segment.  Gold error-free: no error span (an omission "
+              "counts, though it has no place) and ESA >= 85.  An item is predicted error-free when the metric's "
+              "score is at or above the threshold (at or below, '<=', for a metric whose lower scores are better); "
+              "a threshold chosen on these items (mcc) is an oracle operating "
+              "point.  AP: average precision (area under the precision-recall curve).\n")
