@@ -6,7 +6,7 @@ import contextlib
 import dataclasses
 import os
 import re
-from typing import Any, Callable, Iterator, Sequence
+from typing import Any, Iterator, Sequence
 
 from ..api import same_file
 from ..values.errors import UserError
@@ -140,35 +140,24 @@ def read_judged(path: str, lp: str | None, *, format: str | None = None, flags: 
     return dataclasses.replace(data, notes=tuple(worded(n, flags) for n in data.notes))
 
 
-@dataclasses.dataclass(frozen=True)
-class Alias:
-    """A judged-data option of the main command as an alias of ``--data``: its field, the registry's format it
-    names, that format's options from the command's (an option None: not passed) and how the command words the
-    library's names in what the reader says (:func:`worded`)."""
-
-    attr: str
-    format: str
-    options: Callable[[Any], dict[str, Any]]
-    flags: tuple[tuple[str, str], ...] = ()
-
-
-#: --genmt, --wmt25-tsv and --wmt26: one reading path, :func:`read_alias`.
+#: --genmt, --wmt25-tsv and --wmt26 as aliases of --data, read by one path (:func:`read_alias`): each option's field,
+#: the registry's format it names, that format's options from the command's (None: not passed), and how the
+#: command words the library's names in what the reader says (:func:`worded`).
 ALIASES = (
-    Alias("genmt", "genmt", lambda o: {"domains": o.domains, "include_reference": o.include_human or None,
-                                       "reference": o.ref[0] if o.ref else None},  # refA: genmt.check_args
-          (("include_reference=True", "--include-human"),)),
-    Alias("wmt25_tsv", "wmt25-tsv", lambda o: {"set_id": o.wmt25_set}),
-    Alias("wmt26", "wmt26", lambda o: {"systems": o.wmt26_systems, "references": o.wmt26_ref or None,
-                                       "source": o.wmt26_source}),
+    ("genmt", "genmt", lambda o: {"domains": o.domains, "include_reference": o.include_human or None,
+                                  "reference": o.ref[0] if o.ref else None},  # refA: genmt.check_args
+     (("include_reference=True", "--include-human"),)),
+    ("wmt25_tsv", "wmt25-tsv", lambda o: {"set_id": o.wmt25_set}, ()),
+    ("wmt26", "wmt26", lambda o: {"systems": o.wmt26_systems, "references": o.wmt26_ref or None,
+                                  "source": o.wmt26_source}, ()),
 )
 
 
 def read_alias(opts: Any, **options: Any) -> Any:
     """``read_human(FILE, format=, lp=-l, **its options)`` for the alias ``opts`` gives (``options``: some of them
     otherwise), read and checked before any model loads; its notes are not said (:func:`say_notes`)."""
-    alias = next(a for a in ALIASES if getattr(opts, a.attr, None))
-    return read_judged(getattr(opts, alias.attr), opts.lang or None, format=alias.format, flags=alias.flags,
-                       **{**alias.options(opts), **options})
+    attr, form, given, flags = next(a for a in ALIASES if getattr(opts, a[0], None))
+    return read_judged(getattr(opts, attr), opts.lang or None, format=form, flags=flags, **{**given(opts), **options})
 
 
 def say_notes(opts: Any, data: Any, who: str = "docmetrics") -> None:
