@@ -18,6 +18,6 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
                         "set's name otherwise)")
     g.add_argument("--write-submission", metavar="FILE",
                    help=f"write the metric's segment scores as a submission: the TSV's lines of the pair with a "
-                        f"{Submission.SCORE_FIELD!r} column (one metric: one -m, or one stored metric), the signature in "
-                        f"FILE{Submission.SIGNATURE_SUFFIX}")
+                        f"{Submission.SCORE_FIELD!r} column (one metric: one -m, or one stored metric), the signature "
+                        f"in FILE{Submission.SIGNATURE_SUFFIX}")
 

@@ -19,8 +19,8 @@ __all__ = ["references_from_release", "requested", "check_args", "language_pairs
 #: How a reference of the release is chosen (where -r is given, or a metric needs a reference).
 REFERENCE_ADVICE = "name one of the test file's references with --wmt26-ref NAME (e.g. --wmt26-ref refA)"
 #: Options that the release replaces.
-INPUTS = replaced_by("--wmt26", "the sources, outputs, references and documents", ("genmt", "mtme", "human", "wmt25_tsv"),
-                     {"references": f" and {REFERENCE_ADVICE}"})
+INPUTS = replaced_by("--wmt26", "the sources, outputs, references and documents",
+                     ("genmt", "mtme", "human", "wmt25_tsv"), {"references": f" and {REFERENCE_ADVICE}"})
 #: Options that only mean something with the release.
 WMT26_ONLY = Conflicts("--wmt26 TESTFILE", NEEDS_FOR, (
     Option("wmt26_systems", "--wmt26-systems", "names the system files"),

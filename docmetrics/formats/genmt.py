@@ -354,12 +354,7 @@ def _string(obj: Mapping[str, Any], key: str, where: str, what: str) -> str:
 
 def _parse_doc_id(obj: Mapping[str, Any], where: str, segment_number: bool) -> tuple[str, str, str, int | None]:
     """(pair, domain, document id ``LP_#_DOMAIN_#_DOC``, segment number or None)."""
-    doc_id = obj.get("doc_id")
-    if isinstance(doc_id, int) and not isinstance(doc_id, bool):
-        doc_id = str(doc_id)
-    if not isinstance(doc_id, str):
-        raise InputError(f"{where}, field doc_id: {'missing' if doc_id is None else json.dumps(doc_id)[:60]}; "
-                         "give LP_#_DOMAIN_#_DOC, e.g. en-de_DE_#_news_#_doc1")
+    doc_id = string_field(obj, "doc_id", where, "give LP_#_DOMAIN_#_DOC, e.g. en-de_DE_#_news_#_doc1", number=True)
     parts = doc_id.split(SEP)
     most = 4 if segment_number else 3
     if not 3 <= len(parts) <= most or not all(p.strip() == p and p for p in parts):
@@ -381,16 +376,13 @@ def _parse_doc_id(obj: Mapping[str, Any], where: str, segment_number: bool) -> t
 def _segment_row(obj: Mapping[str, Any], where: str, line: int) -> _Row:
     pair, domain, doc, number = _parse_doc_id(obj, where, segment_number=True)
     source = _string(obj, "src_text", where, "the source segment (src_text)")
-    if "tgt_text" not in obj:
-        raise field_error(where, "tgt_text", obj, 'every line needs the outputs as {"SYSTEM": "translation", ...} '
-                          "(refA: the reference)")
-    outputs = _outputs(obj["tgt_text"], where)
+    outputs = _outputs(obj, where)
     scores = obj.get("scores")
     human: dict[str, Judgement] = {}
     if scores is not None:
         if not isinstance(scores, dict):
-            raise InputError(f"{where}, field scores: {json.dumps(scores)[:60]} is not an object "
-                             '{"SYSTEM": {"human": ESA score, "errors": [...]}, ...}')
+            raise field_error(where, "scores", obj, 'give {"SYSTEM": {"human": ESA score, "errors": [...]}, ...}',
+                              kind="an object")
         for system, raw in scores.items():
             if system not in outputs:
                 raise InputError(f"{where}, field scores.{system}: system {shown(system)} has human scores but no "
@@ -401,10 +393,12 @@ def _segment_row(obj: Mapping[str, Any], where: str, line: int) -> _Row:
     return _Row(line, pair, domain, doc, number, source, outputs, human, str(obj["doc_id"]))
 
 
-def _outputs(value: Any, where: str) -> dict[str, str]:
+def _outputs(obj: Mapping[str, Any], where: str) -> dict[str, str]:
+    """The line's tgt_text: system -> its translation."""
+    value = obj.get("tgt_text")
     if not isinstance(value, dict):
-        raise InputError(f"{where}, field tgt_text: {json.dumps(value)[:60]} is not an object "
-                         '{"SYSTEM": "translation", ...}')
+        raise field_error(where, "tgt_text", obj, 'every line needs the outputs as {"SYSTEM": "translation", ...} '
+                          "(refA: the reference)", kind="an object")
     for system, text in value.items():
         if not system.strip():
             raise InputError(f"{where}, field tgt_text: a system with an empty name")
@@ -423,8 +417,8 @@ def _document_rows(obj: Mapping[str, Any], where: str, line: int) -> list[_Row]:
     source = _string(obj, "src_text", where, "the source document (src_text)").split("\n\n")
     refs = obj["refs"]
     if not isinstance(refs, dict):
-        raise InputError(f"{where}, field refs: {json.dumps(refs)[:60]} is not an object "
-                         '{"refA": {"ref": "..."}} (or {} without a reference)')
+        raise field_error(where, "refs", obj, 'give {"refA": {"ref": "..."}} (or {} without a reference)',
+                          kind="an object")
     texts: dict[str, str] = {}
     for key, value in refs.items():
         if not isinstance(value, dict) or not isinstance(value.get("ref"), str):
@@ -432,7 +426,7 @@ def _document_rows(obj: Mapping[str, Any], where: str, line: int) -> list[_Row]:
         if key == REFERENCE:
             texts[REFERENCE] = value["ref"]
     if "tgt_text" in obj:
-        texts.update({k: v for k, v in _outputs(obj["tgt_text"], where).items() if k != REFERENCE})
+        texts.update({k: v for k, v in _outputs(obj, where).items() if k != REFERENCE})
     split = {k: v.split("\n\n") for k, v in texts.items()}
     for key, parts in split.items():
         if len(parts) != len(source):

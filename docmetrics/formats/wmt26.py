@@ -378,17 +378,13 @@ def _document(obj: Mapping[str, Any], where: str, line: int, source: str) -> Wmt
     for key in ASSETS:
         value = obj.get(key)
         if value is not None and not isinstance(value, dict):
-            raise InputError(f"{where}, field {key}: {json.dumps(value)[:60]} is not an object "
-                             '{"id": ..., "path": ...} or null')
+            raise field_error(where, key, obj, 'give {"id": ..., "path": ...} or null', kind="an object")
         if key in obj:
             fields[key] = value
-    if "refs" not in obj:
-        raise field_error(where, "refs", obj, 'every line needs the references as {"NAME": "text", ...} ({} where '
-                          "none)")
-    refs = obj["refs"]
+    refs = obj.get("refs")
     if not isinstance(refs, dict):
-        raise InputError(f"{where}, field refs: {json.dumps(refs)[:60]} is not an object "
-                         '{"NAME": "text", ...} ({} where none)')
+        raise field_error(where, "refs", obj, 'every line needs the references as {"NAME": "text", ...} ({} where '
+                          "none)", kind="an object")
     references: dict[str, tuple[str, ...]] = {}
     for ref_name, value in refs.items():
         text = value.get("ref") if isinstance(value, dict) else value
@@ -414,11 +410,9 @@ def _read_system(system: str, path: str, documents: Mapping[str, Wmt26Document],
         lines += 1
         doc_id = _string(obj, "doc_id", where, "the id of a document of the test file")
         text = _string(obj, "hypothesis", where, 'the translation of the whole document ("" if empty)')
-        if "metadata" not in obj:
+        if not isinstance(obj.get("metadata"), dict):
             raise field_error(where, "metadata", obj, "every line needs the system's metadata as an object ({} if "
-                              "none)")
-        if not isinstance(obj["metadata"], dict):
-            raise InputError(f"{where}, field metadata: {json.dumps(obj['metadata'])[:60]} is not an object")
+                              "none)", kind="an object")
         assert doc_id is not None and text is not None
         if doc_id not in documents:
             raise InputError(f"{where}, field doc_id: {shown(doc_id)} is no document of the test file; is {path} the "
