@@ -96,29 +96,29 @@ def add_model_arguments(p: argparse.ArgumentParser) -> argparse._ArgumentGroup:
     return g
 
 
-def positive(flag: str) -> Any:
-    """An argparse type: a whole number >= 1 for ``flag``."""
-    def convert(text: str) -> int:
+def number(flag: str, kind: type = int, low: float = 1, high: float | None = None, takes: str = "a whole number >= 1",
+           outside: str = "must be >= 1") -> Any:
+    """An argparse type: a number of ``kind`` from ``low`` to ``high`` for ``flag``, its errors saying what it
+    ``takes`` (not a number) and what it must be (``outside``: out of range, NaN included)."""
+    def convert(text: str) -> Any:
         try:
-            value = int(text)
+            value = kind(text)
         except ValueError:
-            raise argparse.ArgumentTypeError(f"{flag} takes a whole number >= 1, not {text!r}") from None
-        if value < 1:
-            raise argparse.ArgumentTypeError(f"{flag} {value}: must be >= 1")
+            raise argparse.ArgumentTypeError(f"{flag} takes {takes}, not {text!r}") from None
+        if not (low <= value and (high is None or value <= high)):
+            raise argparse.ArgumentTypeError(f"{flag} {text}: {outside}")
         return value
 
     return convert
 
 
-def decimals(text: str) -> int:
-    """``-w N``: a number of decimals from 0 to 17 (what a float64 can show)."""
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"-w takes a whole number of decimals, not {text!r}") from None
-    if not 0 <= value <= 17:
-        raise argparse.ArgumentTypeError(f"-w {value}: the number of decimals must be from 0 to 17")
-    return value
+def positive(flag: str) -> Any:
+    """An argparse type: a whole number >= 1 for ``flag``."""
+    return number(flag)
+
+
+#: ``-w N``: a number of decimals from 0 to 17 (what a float64 can show).
+decimals = number("-w", int, 0, 17, "a whole number of decimals", "the number of decimals must be from 0 to 17")
 
 
 class Width(argparse.Action):

@@ -14,7 +14,7 @@ from . import spans as spans_cli
 from . import stored as stored_cli
 from . import wmt25 as wmt25_cli
 from . import wmt26 as wmt26_cli
-from .args import add_cache_arguments, add_input_arguments, add_model_arguments, add_output_arguments
+from .args import add_cache_arguments, add_input_arguments, add_model_arguments, add_output_arguments, number
 from .habits import Parser
 
 EPILOG = """\
@@ -44,18 +44,6 @@ Errors exit with status 2 and one message; --debug shows the traceback.
 """
 
 
-def share(text: str) -> float:
-    """``--max-truncated P``: a share from 0 to 1."""
-    try:
-        value = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"--max-truncated takes a share from 0 to 1 (e.g. 0.05), not {text!r}") \
-            from None
-    if not 0 <= value <= 1:
-        raise argparse.ArgumentTypeError(f"--max-truncated {text}: a share from 0 to 1 (e.g. 0.05 for 5%)")
-    return value
-
-
 def build_parser() -> argparse.ArgumentParser:
     p = Parser(
         prog="docmetrics",
@@ -80,7 +68,9 @@ def build_parser() -> argparse.ArgumentParser:
     add_output_arguments(g)
     g.add_argument("-b", "--score-only", action="store_true",
                    help="print only the score(s); several systems: SYSTEM<TAB>SCORE per line (a score per -m spec)")
-    g.add_argument("--max-truncated", type=share, metavar="P",
+    g.add_argument("--max-truncated", metavar="P", type=number("--max-truncated", float, 0, 1,
+                                                               "a share from 0 to 1 (e.g. 0.05)",
+                                                               "a share from 0 to 1 (e.g. 0.05 for 5%)"),
                    help="fail (exit 2) where more than this share (0 to 1) of a system's units were cut at the "
                         "model's maximum input length (default: warn whenever any is)")
     g.add_argument("--level", choices=LEVELS, default="system",
