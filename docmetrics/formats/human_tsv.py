@@ -25,7 +25,7 @@ from typing import Any, Mapping
 from ..values.errors import InputError, shown
 from ..values.io import read_lines
 from .base import EvalSet, HumanFormat, tsv_header
-from .judgements import HumanScores
+from .judgements import HumanScores, exact_mean
 from .mqm_tsv import MqmSpan, is_human_name, is_mqm_header, read_mqm
 
 __all__ = ["SCORE_COLUMNS", "MQM_COLUMN", "HumanScores", "load_human"]
@@ -128,9 +128,7 @@ def load_human(path: str, column: str | None = None, lower_is_better: bool = Fal
                 continue
             system[name] = sign * value
     if seg_level:
-        for name, values in sums.items():
-            if values:
-                system[name] = math.fsum(values) / len(values)
+        system.update({name: exact_mean(values) for name, values in sums.items() if values})
         positions = doc_pos or _rank_positions(segments)
     else:
         positions = {}
@@ -158,7 +156,7 @@ def _load_mqm(path: str, lines: list[str], column: str | None) -> HumanScores:
         segments.setdefault(seg.system, {})[key] = -seg.penalty
         spans.setdefault(seg.system, {})[key] = seg.spans
         positions[key] = seg.doc_pos
-    system = {name: math.fsum(scores.values()) / len(scores) for name, scores in segments.items()}
+    system = {name: exact_mean(list(scores.values())) for name, scores in segments.items()}
     humans = {name for name in system if is_human_name(name)}
     note = ratings.unclosed_note()
     return HumanScores(path, MQM_COLUMN, system, segments, positions, humans, lower_is_better=True,
