@@ -44,3 +44,12 @@ def test_wmt26_notes_are_said_once_and_as_data_says_them(tmp_path, capsys):
     data = docmetrics.read_human(tf, format="wmt26", lp="en-de", systems=str(folder), references=["refA"])
     for note in data.notes:
         assert err.count(note) == 1, (note, err)
+
+
+def test_flag_of_names_every_option_of_the_main_command_as_typed():
+    from docmetrics.commands.options import flag_of
+
+    parser = build_parser()
+    for action in parser._actions:
+        if action.option_strings:
+            assert flag_of(action.dest) in action.option_strings, action

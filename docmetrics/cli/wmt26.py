@@ -25,13 +25,14 @@ RANK_HELP = {
     "--wmt26-ref": "with --wmt26: the references of the test file's refs to score against (default none)",
     "--wmt26-source": "with --wmt26: the source text (default src_text)",
 }
-#: Each option's form: the same wherever it is offered (the source's choices and default: the format's).
+#: The release's format in the registry: what --wmt26-source takes and its default.
+RELEASE = human_format("wmt26")
+#: Each option's form: the same wherever it is offered.
 FORMS: dict[str, dict[str, Any]] = {
     "--wmt26": {"metavar": "JSONL"},
     "--wmt26-systems": {"nargs": "+", "metavar": "PATH"},
     "--wmt26-ref": {"nargs": "+", "metavar": "NAME"},
-    "--wmt26-source": {"choices": human_format("wmt26").choices["source"],
-                       "default": human_format("wmt26").defaults["source"]},
+    "--wmt26-source": {"choices": RELEASE.choices["source"], "default": RELEASE.defaults["source"]},
 }
 
 

@@ -11,7 +11,7 @@ from typing import Any, Iterator, Sequence
 from ..api import same_file
 from ..values.errors import UserError
 from .messages import note
-from .options import Options
+from .options import Options, flag_of
 
 __all__ = ["check_output_file", "check_outputs", "read_judged", "read_alias", "say_notes", "worded"]
 
@@ -79,18 +79,15 @@ def check_output_file(path: str, option: str, inputs: tuple[str | None, ...] = (
 
 
 #: The options of ``docmetrics`` that name files it reads, and those that name files it writes.
-INPUT_OPTIONS = (("input", "-i"), ("source", "-s"), ("references", "-r"), ("doc_ids", "--doc-ids"),
-                 ("human", "--human"), ("scores", "--scores"), ("genmt", "--genmt"), ("wmt25_tsv", "--wmt25-tsv"),
-                 ("spans", "--spans"), ("wmt26", "--wmt26"), ("wmt26_systems", "--wmt26-systems"),
-                 ("candidates", "-c"))
-OUTPUT_OPTIONS = (("output", "-o"), ("report", "--report"), ("dump_alignment", "--dump-alignment"),
-                  ("write_submission", "--write-submission"))
+INPUT_OPTIONS = ("input", "source", "references", "doc_ids", "human", "scores", "genmt", "wmt25_tsv", "spans", "wmt26",
+                 "wmt26_systems", "candidates")
+OUTPUT_OPTIONS = ("output", "report", "dump_alignment", "write_submission")
 
 
-def _files(opts: Options, options: tuple[tuple[str, str], ...]) -> list[tuple[str, str]]:
+def _files(opts: Options, options: tuple[str, ...]) -> list[tuple[str, str]]:
     found = []
-    for attr, flag in options:
-        value = getattr(opts, attr, None)
+    for attr in options:
+        value, flag = getattr(opts, attr, None), flag_of(attr)
         for path in value if isinstance(value, (list, tuple)) else [value]:
             if isinstance(path, str) and path and path != "-":
                 found.append((path, flag))

@@ -9,7 +9,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..values.errors import UserError
-from .options import Options
+from .options import Options, flag_of
 
 __all__ = ["Option", "Conflicts", "CANNOT", "WITH", "NEEDS", "NEEDS_FOR", "replaced_by"]
 
@@ -63,15 +63,12 @@ class Conflicts:
             raise UserError(self.message(row, **fields))
 
 
-#: The options that name the files of the usual input, then the data sources, as each is written.
-INPUT_FLAGS = {"input": "-i", "source": "-s", "references": "-r", "doc_ids": "--doc-ids", "jsonl": "--jsonl",
-               "doc_per_line": "--doc-per-line", "genmt": "--genmt", "mtme": "--mtme", "human": "--human",
-               "wmt25_tsv": "--wmt25-tsv"}
+#: The options that name the files of the usual input (their fields).
+FILE_INPUTS = ("input", "source", "references", "doc_ids", "jsonl", "doc_per_line")
 
 
 def replaced_by(flag: str, what: str, sources: tuple[str, ...], instead: dict[str, str] | None = None) -> Conflicts:
     """The options a data source (``flag``, reading ``what`` from ``{file}``) replaces: the usual input's, and the
-    data sources ``sources`` (attributes); ``instead``: what to add after "drop OPTION", by attribute."""
-    rows = [*list(INPUT_FLAGS)[:6], *sources]
-    return Conflicts(flag, f"{flag} reads {what} from {{file}}: drop {{option}}{{instead}}",
-                     tuple(Option(attr, INPUT_FLAGS[attr], (instead or {}).get(attr, "")) for attr in rows))
+    data sources ``sources`` (fields); ``instead``: what to add after "drop OPTION", by field."""
+    rows = (Option(attr, flag_of(attr), (instead or {}).get(attr, "")) for attr in (*FILE_INPUTS, *sources))
+    return Conflicts(flag, f"{flag} reads {what} from {{file}}: drop {{option}}{{instead}}", tuple(rows))

@@ -11,11 +11,21 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-__all__ = ["Common", "Shown", "Inputs", "Model", "Human", "Mtme", "Stored", "Paired", "Wmt26", "Data",
+__all__ = ["flag_of", "Common", "Shown", "Inputs", "Model", "Human", "Mtme", "Stored", "Paired", "Wmt26", "Data",
            "RunOptions", "SweepOptions", "MetaevalOptions", "RankOptions", "ReportOptions", "SampleOptions",
            "RerankOptions", "MbrOptions", "Options"]
 
 frozen = dataclass(frozen=True, kw_only=True)
+
+#: The options whose flag is not ``--`` and their field's name with dashes (``doc_ids``: ``--doc-ids``).
+SHORT = {"input": "-i", "source": "-s", "reference": "-r", "references": "-r", "lang": "-l", "lp": "-l", "lps": "-l",
+         "metrics": "-m", "output": "-o", "testset": "-t", "candidates": "-c", "statistics": "--stat"}
+
+
+def flag_of(field_name: str) -> str:
+    """The option as typed that sets the field ``field_name`` of the options."""
+    return SHORT.get(field_name, "--" + field_name.replace("_", "-"))
+
 
 
 @frozen
