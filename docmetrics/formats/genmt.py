@@ -527,5 +527,4 @@ def read_evalset(path: str, lp: str | None, options: Mapping[str, Any]) -> EvalS
 
 FORMAT = HumanFormat("genmt", "the WMT24/25 GenMT/ESA JSONL as released", is_genmt, read_evalset,
                      ("domains", "include_reference", "reference"), "testset, human (ESA), judgements, spans",
-                     precedence=30, choices={"reference": (REFERENCE,)},
-                     pairs=lambda path: read_genmt(path).language_pairs())
+                     precedence=30, choices={"reference": (REFERENCE,)})
