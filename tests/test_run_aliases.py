@@ -4,6 +4,8 @@ choices and default, the WMT25 set, the GenMT reference) comes from the format r
 
 from __future__ import annotations
 
+import json
+
 import pytest
 from cli_fixtures import run_cli
 from test_wmt26_cli import fixture
@@ -53,3 +55,19 @@ def test_flag_of_names_every_option_of_the_main_command_as_typed():
     for action in parser._actions:
         if action.option_strings:
             assert flag_of(action.dest) in action.option_strings, action
+
+
+def test_error_free_prints_the_libraries_meta_evaluation_and_detection_table(tmp_path, capsys):
+    from test_cli_genmt import genmt_lines
+
+    from docmetrics.judging import error_free, error_free_text
+
+    path = tmp_path / "genmt.jsonl"
+    path.write_text("".join(json.dumps(row) + "\n" for row in genmt_lines()), encoding="utf-8")
+    code, out, err = run_cli(capsys, "-m", "chrf", "--genmt", path, "-l", "en-de_DE", "--error-free", "-w", "3")
+    assert code == 0, err
+    data = docmetrics.read_human(path, lp="en-de_DE")
+    results = [("chrf", docmetrics.load("chrf").compute(data.testset))]
+    found = error_free(results, data)
+    assert out == docmetrics.meta_evaluate(results, data).to_text(width=3) + error_free_text(found, 3)
+    assert "Error-free translations (WMT26 subtask 3)" in error_free_text(found) and "chrf [1]" in out
