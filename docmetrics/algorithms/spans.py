@@ -20,13 +20,16 @@ What the official scorer does (``get_counts``, ``get_char_f1``, ``main``), and s
 
 Counts are kept as integers (characters matched with the right class, characters matched across classes),
 so the scores equal the script's floats exactly.  Pure: numpy and the standard library only; a metric's
-per-unit spans are fed the same way as a file's (a :class:`Span` per error).
+per-unit spans are fed the same way as a file's (a :class:`~docmetrics.formats.base.Span` per error, the
+value the formats' gold spans are made of).
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Iterable, Sequence
+
+from ..formats.base import SEVERITY_CLASS, SKIPPED_SEVERITIES, Span
 
 if TYPE_CHECKING:
     import numpy as np
@@ -36,24 +39,6 @@ __all__ = ["PARTIAL_CREDIT", "SEVERITY_CLASS", "SKIPPED_SEVERITIES", "Span", "Sp
 
 #: The credit for a character marked by both sides with the other severity class (the script's default).
 PARTIAL_CREDIT = 0.5
-#: Severity -> its class: the script merges critical into major.
-SEVERITY_CLASS = {"major": "major", "critical": "major", "minor": "minor"}
-#: Severities the script skips (ESA's annotators could leave a span undecided).
-SKIPPED_SEVERITIES = ("undecided",)
-
-
-@dataclass(frozen=True)
-class Span:
-    """One error: characters ``start .. end - 1`` of the translation, or no place (``start`` and ``end``
-    None: an omission), and its severity."""
-
-    start: int | None
-    end: int | None
-    severity: str
-
-    @property
-    def omission(self) -> bool:
-        return self.start is None or self.end is None
 
 
 def severity_class(severity: str) -> str | None:

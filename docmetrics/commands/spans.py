@@ -10,11 +10,8 @@ segment are the predictions, judged by the same call on the pair's (or the MQM f
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
 
-from ..formats.mqm_tsv import MqmRatings, is_human_name
-from ..judging import PARTIAL_CREDIT, SPAN_METRICS, Scored, SpanGold, SpanJudgement, gives_no_spans
-from ..judging.spans import genmt_gold, mqm_gold, no_spans
+from ..judging import PARTIAL_CREDIT, SPAN_METRICS, EvalSet, Scored, SpanGold, SpanJudgement, check_gives_spans
 from ..values.errors import UserError
 from .format import metric_labels, num, table
 from .messages import note, warn
@@ -27,6 +24,10 @@ __all__ = ["requested", "run", "format_text"]
 #: Options of a metric run, which --spans does not take.
 _NOT_WITH = (("input", "-i"), ("mtme", "--mtme"), ("error_free", "--error-free"),
              ("paired_bs", "--paired-bs"), ("paired_ar", "--paired-ar"), ("scores", "--scores"))
+#: How the command names what read_human says of a reference (raw MQM: --ref).
+_REF_WORDS = (("read it without a reference and score with a reference-free metric",
+               "drop --ref and use a QE metric, e.g. -m xcomet-qe"),
+              ("score with a reference-free metric", "use a QE metric, e.g. -m xcomet-qe"))
 
 
 def requested(opts: RunOptions) -> bool:
@@ -35,105 +36,69 @@ def requested(opts: RunOptions) -> bool:
 
 @dataclass
 class _Scored:
-    """What the -m metrics score and how their spans are judged: the judged data (its test set, and the gold
-    their spans are judged against: :func:`docmetrics.judging.span_f1` keys a metric's spans by it), the
-    language pair (the metrics' ``lang``), the notes to add under the table, and where the test set has no
-    reference that a metric could be given (a raw MQM file without --ref), why not and what to do."""
+    """What the -m metrics score and their spans are judged on: the judged data (read_human's EvalSet: its test
+    set, and the gold :func:`docmetrics.judging.span_f1` keys a metric's spans by), the notes to add under the
+    table, and where the test set has no reference that a metric could be given (a raw MQM file without
+    --ref), why not and what to do."""
 
-    data: Any  # docmetrics.judging.EvalSet
-    lang: str | None
+    data: EvalSet
     notes: list[str]
     no_reference: str | None = None
 
 
-def _mqm(opts: RunOptions) -> MqmRatings:
-    """The raw MQM file of ``--human`` (an error naming the option where it is another TSV)."""
-    from ..api import read_lines
-    from ..formats.mqm_tsv import is_mqm_header, read_mqm
-
-    lines = read_lines(opts.human)
-    if not lines or not is_mqm_header([h.strip() for h in lines[0].split("\t")]):
-        raise UserError(f"--spans with --human {opts.human}: the file has no error spans; give a raw MQM file "
-                        "(one line per error, spans marked <v>...</v>) or --genmt FILE")
-    ratings = read_mqm(opts.human, lines)
-    if ratings.unclosed_note():
-        warn(ratings.unclosed_note())
-    return ratings
-
-
-def _gold(opts: RunOptions, metrics: list[str]) -> tuple[SpanGold, _Scored | None]:
-    """The human spans, and with -m what the metrics score (read and checked before any model loads)."""
-    from ..judging import EvalSet  # numpy: not at --help
-
+def _read(opts: RunOptions, metrics: list[str]) -> tuple[SpanGold, _Scored]:
+    """The human spans and what the -m metrics score: ``read_human`` of --genmt, or of --human (a raw MQM file;
+    --ref the reference the metrics score against), read and checked before any model loads."""
     if getattr(opts, "genmt", None):
         from .genmt import read
 
-        full = read(opts, domains=None).raw
-        pair = full.select(opts.domains)
-        gold = genmt_gold(pair, tuple(full.domains))
-        if not metrics:
-            return gold, None
-        testset = pair.testset(reference=pair.reference is not None)
-        data = EvalSet(opts.genmt, "genmt", pair.name, testset, raw=pair, make_spans=lambda: gold)
-        return gold, _Scored(data, pair.name, [])
-    if getattr(opts, "human", None):
-        ratings = _mqm(opts)
-        gold = mqm_gold(ratings)
-        if not metrics:
-            return gold, None
-        ref = _mqm_reference(opts, ratings)
-        testset = ratings.testset(ref)
-        notes = []
-        if ref is not None:
-            notes.append(f"{ref} (--ref) is the reference the metrics score against: not one of their systems")
-        unrated = sum(len(ratings.unrated(s)) for s in testset.systems)
-        if unrated:
-            notes.append(f"{unrated} of {len(testset.systems) * testset.n_segments} items (a system's segment) are "
-                         f"not rated in {opts.human}: the metrics score them as empty translations, which are "
-                         "not judged")
-        judged = gold.without(ref) if ref is not None else gold
-        data = EvalSet(opts.human, "mqm", opts.lang, testset, raw=ratings, make_spans=lambda: judged)
-        if ref is not None:
-            return gold, _Scored(data, opts.lang, notes)
-        return gold, _Scored(data, opts.lang, notes,
-                             f"--human {opts.human} gives none without --ref: give --ref NAME, {_references(ratings)}, "
-                             f"or use a QE metric, e.g. -m xcomet-qe (the metrics that give error spans: "
-                             f"{SPAN_METRICS})")
-    raise UserError("--spans needs the human spans: --genmt FILE (-l LP) or --human RAW_MQM.tsv")
+        data = read(opts)
+        return data.spans, _Scored(data, [])
+    if not getattr(opts, "human", None):
+        raise UserError("--spans needs the human spans: --genmt FILE (-l LP) or --human RAW_MQM.tsv")
+    from ..judging import detect
+    from .common import read_judged
+
+    fmt = detect(opts.human)
+    if fmt.spans is None:
+        raise UserError(f"--spans with --human {opts.human}: the file has no error spans; give a raw MQM file "
+                        "(one line per error, spans marked <v>...</v>) or --genmt FILE")
+    given = ",".join(getattr(opts, "ref", None) or [])
+    names = _reference(opts) if metrics else None
+    try:
+        data = read_judged(opts.human, opts.lang or None, format=fmt.name, flags=_REF_WORDS,
+                           reference=names[0] if names and len(names) == 1 else names)
+    except UserError as exc:
+        if "reference" not in exc.params:
+            raise
+        raise UserError(f"--ref {given}: {exc}") from None
+    gold = data.spans
+    for text in data.notes:
+        warn(text)
+    testset, notes = data.testset, []
+    if names:
+        notes.append(f"{names[0]} (--ref) is the reference the metrics score against: not one of their systems")
+    unrated = sum((s, *k) not in gold.items for s in testset.systems for k in gold.lines)
+    if unrated:
+        notes.append(f"{unrated} of {len(testset.systems) * testset.n_segments} items (a system's segment) are "
+                     f"not rated in {opts.human}: the metrics score them as empty translations, which are "
+                     "not judged")
+    if names or testset.references is not None:
+        return gold, _Scored(data, notes)
+    choices = getattr(data.raw, "reference_choices", None)
+    return gold, _Scored(data, notes, f"--human {opts.human} gives none without --ref: give --ref NAME"
+                         f"{', ' + choices() if choices else ''}, or use a QE metric, e.g. -m xcomet-qe (the "
+                         f"metrics that give error spans: {SPAN_METRICS})")
 
 
-def _references(ratings: MqmRatings) -> str:
-    """The human references a raw MQM file rates as systems, for a message."""
-    found = [s for s in ratings.systems() if is_human_name(s)]
-    return (f"one of {ratings.path}'s human references ({', '.join(found)})" if found else
-            f"a system of {ratings.path} (none is named as a human reference: ref..., Human-...)")
-
-
-def _mqm_reference(opts: RunOptions, ratings: MqmRatings) -> str | None:
-    """``--ref NAME`` with a raw MQM file: one system of it, rated on every segment; None without --ref."""
+def _reference(opts: RunOptions) -> list[str] | None:
+    """``--ref NAME`` with a raw MQM file, each name once (as --genmt's and --mtme's --ref); None without."""
     names = getattr(opts, "ref", None)
     if not names:
         return None
     from .inputs import once_each
 
-    given = ",".join(names)
-    names = once_each(names, f"--ref {given}", paths=False)  # as --genmt's and --mtme's --ref
-    if len(names) > 1:
-        raise UserError(f"--ref {given}: the metrics score against one reference; give {_references(ratings)}")
-    name = names[0]
-    if name not in ratings.systems():
-        raise UserError(f"--ref {name}: {opts.human} rates no system {name}; give {_references(ratings)}")
-    if ratings.systems() == [name]:
-        raise UserError(f"--ref {name}: {name} is the only system {opts.human} rates, so no system would be judged; "
-                        "drop --ref and use a QE metric, e.g. -m xcomet-qe")
-    missing = ratings.unrated(name)
-    if missing:
-        complete = [s for s in ratings.systems() if is_human_name(s) and not ratings.unrated(s)]
-        raise UserError(f"--ref {name}: {opts.human} does not rate {name} on {len(missing)} of "
-                        f"{len(ratings.segment_keys())} segments (e.g. doc {missing[0][0]!r}, seg_id "
-                        f"{missing[0][1]!r}), which would have no reference; give a reference rated on every segment"
-                        f"{' (' + ', '.join(complete) + ')' if complete else ''} or use a QE metric, e.g. -m xcomet-qe")
-    return name
+    return once_each(names, f"--ref {','.join(names)}", paths=False)
 
 
 def run(opts: RunOptions) -> Output:
@@ -165,10 +130,10 @@ def run(opts: RunOptions) -> Output:
         from .specs import check_specs
 
         check_specs(metrics)
-    gold, scored = _gold(opts, metrics)
-    found = [span_f1(path, gold) for path in opts.spans]  # files first: their mistakes before any model loads
+    gold, scored = _read(opts, metrics)
+    found = [span_f1(path, scored.data) for path in opts.spans]  # files first: their mistakes before any model loads
     notes = list(gold.notes)
-    if scored is not None:
+    if metrics:
         found += _metrics_judged(opts, metrics, scored)
         notes += scored.notes
     return Output(data=lambda: {"gold": gold.text, "partial_credit": PARTIAL_CREDIT, "notes": notes,
@@ -185,15 +150,18 @@ def _metrics_judged(opts: RunOptions, specs: list[str], scored: _Scored) -> list
     from .common import session_scope
 
     with session_scope(opts, cache=opts.cache) as session:
-        metrics = [api.load(spec, defaults={"lang": scored.lang}, session=session) for spec in specs]
-        spanless = [spec for spec, metric in zip(specs, metrics) if gives_no_spans(metric)]
-        if spanless:  # before any metric scores (-m chrf was refused after scoring)
-            raise no_spans(spanless[0])
+        metrics = [api.load(spec, defaults={"lang": scored.data.lp}, session=session) for spec in specs]
+        for spec, metric in zip(specs, metrics):  # before any metric scores (-m chrf was refused after scoring)
+            check_gives_spans(spec, metric)
+        if getattr(opts, "include_human", False):  # --genmt's reference scored as a system: not against itself
+            from .genmt import check_reference_free
+
+            check_reference_free(metrics, specs)
         if scored.no_reference is not None:
             based = [spec for spec, metric in zip(specs, metrics) if uses_reference(metric)]
             if based:
                 raise UserError(f"-m {based[0]} scores against a reference, and {scored.no_reference}")
-        report = _SpanReport(opts, metric_labels(specs, [m.name for m in metrics]), scored)
+        report = _SpanReport(opts, metric_labels(specs, [m.name for m in metrics]), scored.data)
         score_metrics(scored.data.testset, list(zip(specs, metrics)), observer=report)
     return report.judged
 
@@ -203,15 +171,15 @@ class _SpanReport(ScoringReport):
     none stops the run here), what every scoring run says of it (signature, coverage, truncation), then its
     spans judged as one predictor, before the next metric scores."""
 
-    def __init__(self, opts: RunOptions, labels: list[str], scored: _Scored) -> None:
+    def __init__(self, opts: RunOptions, labels: list[str], data: EvalSet) -> None:
         super().__init__(opts, labels)
-        self.data, self.judged = scored, []
+        self.data, self.judged = data, []
 
     def scored(self, scored: Scored) -> None:
         from ..judging import span_f1
 
         spec, results = scored.spec, scored.results
-        judged = span_f1(results, self.data.data, name=spec)  # no spans: refused before the scores are reported
+        judged = span_f1(results, self.data, name=spec)  # no spans: refused before the scores are reported
         super().scored(scored)
         note(self.opts, f"{spec}: {judged.signature}")
         self.judged.append(judged)

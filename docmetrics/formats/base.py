@@ -1,7 +1,8 @@
 """What every judged-data format is made of: :class:`HumanFormat` (a form of judging data: its name, how to
 recognise a file of it, how to read one) and :class:`EvalSet` (what reading one language pair of it gives, as
-mt-metrics-eval's ``EvalSet`` is one test set and pair), with the helpers recognisers share (a file's first
-line, as JSON or as a TSV header).  The registry that tries them is :mod:`docmetrics.judging.formats`."""
+mt-metrics-eval's ``EvalSet`` is one test set and pair), the gold error spans a format gives (:class:`SpanGold`
+of :class:`Span`), with the helpers recognisers share (a file's first line, as JSON or as a TSV header).  The
+registry that tries them is :mod:`docmetrics.judging.formats`."""
 
 from __future__ import annotations
 
@@ -20,10 +21,73 @@ if TYPE_CHECKING:
     from ..values.result import Result
     from ..values.testset import TestSet
 
-__all__ = ["EvalSet", "HumanFormat", "PathLike", "first_line", "first_numbered_line", "first_json", "json_fault",
+__all__ = ["EvalSet", "HumanFormat", "Span", "SpanItem", "SpanGold", "SEVERITY_CLASS", "SKIPPED_SEVERITIES",
+           "SPAN_SEVERITIES", "PathLike", "first_line", "first_numbered_line", "first_json", "json_fault",
            "tsv_header", "one_pair"]
 
 PathLike = Union[str, "os.PathLike[str]"]
+
+#: Severity -> its class, as WMT25's span scorer has them (critical merged into major).
+SEVERITY_CLASS = {"major": "major", "critical": "major", "minor": "minor"}
+#: Severities the span scorer skips (ESA's annotators could leave a span undecided).
+SKIPPED_SEVERITIES = ("undecided",)
+#: Every severity the span scorer knows; another is an error.
+SPAN_SEVERITIES = (*SEVERITY_CLASS, *SKIPPED_SEVERITIES)
+
+
+@dataclass(frozen=True)
+class Span:
+    """One error: characters ``start .. end - 1`` of the translation, or no place (``start`` and ``end``
+    None: an omission), and its severity."""
+
+    start: int | None
+    end: int | None
+    severity: str
+
+    @property
+    def omission(self) -> bool:
+        return self.start is None or self.end is None
+
+
+@dataclass(frozen=True)
+class SpanItem:
+    """One system's translation of one segment: how messages name it, its length in characters, its gold
+    spans (omissions included; None where it has none to judge against, ``why`` says why), and the gold
+    spans its reader left out (one reason each)."""
+
+    system: str
+    name: str
+    length: int
+    gold: tuple[Span, ...] | None
+    why: str = ""
+    dropped: tuple[str, ...] = ()
+
+
+@dataclass
+class SpanGold:
+    """The human spans of one test set: items by ``(system, *key)``, the key fields a prediction line
+    gives (beside ``system``), the key of each line of the test set (``lines``: how a metric's spans on a
+    line find their item), what the gold is (``text``) and what to note about it (``notes``)."""
+
+    path: str
+    pair: str | None
+    fields: tuple[str, ...]
+    items: dict[tuple[str, ...], SpanItem]
+    text: str
+    notes: list[str] = field(default_factory=list)
+    lines: list[tuple[str, ...]] = field(default_factory=list)
+    #: GenMT: (doc id without its segment number, position) -> the doc id the line writes
+    positions: dict[tuple[str, int], str] = field(default_factory=dict)
+    #: GenMT: the pair's name with and without locales, the domains selected (lines of the pair's other
+    #: domains, ``all_domains``, are skipped and counted)
+    names: tuple[str, ...] = ()
+    domains: tuple[str, ...] = ()
+    all_domains: tuple[str, ...] = ()
+
+    def of(self, systems: Sequence[str]) -> SpanGold:
+        """The same gold restricted to the items of ``systems`` (a test set's: not its reference)."""
+        keep = set(systems)
+        return dataclasses.replace(self, items={k: v for k, v in self.items.items() if k[0] in keep})
 
 
 @dataclass(frozen=True)
@@ -54,7 +118,7 @@ class EvalSet:
     notes: tuple[str, ...] = ()
     raw: Any = field(default=None, repr=False)
     make_judgements: Callable[[], HumanScores] | None = field(default=None, repr=False, compare=False)
-    make_spans: Callable[[], Any] | None = field(default=None, repr=False, compare=False)
+    make_spans: Callable[[], SpanGold] | None = field(default=None, repr=False, compare=False)
     #: every domain of the language pair in the file (the test set's are those selected); GenMT's gold spans
     #: count the lines of the others as skipped
     domains: tuple[str, ...] = ()
@@ -71,9 +135,9 @@ class EvalSet:
         return self.make_judgements()
 
     @functools.cached_property
-    def spans(self) -> Any:
+    def spans(self) -> SpanGold:
         """The human error spans (GenMT ESA errors, raw MQM marks) that span predictions are judged against (a
-        :class:`~docmetrics.judging.spans.SpanGold`)."""
+        :class:`SpanGold`)."""
         if self.make_spans is None:
             raise InputError(f"{self.source}: a {self.format} file holds no human error spans; give a GenMT file "
                              "with ESA errors or a raw MQM file")
@@ -110,7 +174,7 @@ class HumanFormat:
     ``lp`` (None: the only one, or the file's, where it names none) with ``options`` (only names listed in
     ``options`` reach it) and returns an :class:`EvalSet`.  ``gives``: what an EvalSet of it holds, in words.
     ``spans(evalset)``, where the form has human error spans, builds their gold (a
-    :class:`~docmetrics.judging.spans.SpanGold`) from an EvalSet it read: what :attr:`EvalSet.spans` gives,
+    :class:`SpanGold`) from an EvalSet it read: what :attr:`EvalSet.spans` gives,
     built when first asked for (a reader may instead set ``make_spans`` on the EvalSet itself).  ``defaults``: the
     value an option takes where it is not given; ``choices``: the values an option takes, where they are few (what a
     command line shows for them)."""
@@ -123,7 +187,7 @@ class HumanFormat:
     gives: str = ""
     #: where docmetrics' own formats are tried when recognising a file (lowest first); a plugin's come after
     precedence: int = 50
-    spans: Callable[[EvalSet], Any] | None = field(default=None, compare=False)
+    spans: Callable[[EvalSet], SpanGold] | None = field(default=None, compare=False)
     defaults: Mapping[str, Any] = field(default_factory=dict, compare=False)
     choices: Mapping[str, tuple[str, ...]] = field(default_factory=dict, compare=False)
     #: the language pairs a file of this form holds, in its order (where the form can say without options)

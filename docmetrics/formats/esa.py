@@ -18,6 +18,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..values.errors import InputError, shown
+from .base import Span
 from .judgements import exact_mean
 
 __all__ = ["WMT26_ERROR_FREE_THRESHOLD", "OMISSION", "ESA_RANGE", "ErrorSpan", "Judgement", "read_judgement",
@@ -33,13 +34,9 @@ ESA_RANGE = (0.0, 100.0)
 _WAVE = re.compile(r"^(?:human|errors)(\d*)$")
 
 
-@dataclass(frozen=True)
-class ErrorSpan:
-    """One annotated error: character offsets in the output (``start_i``/``end_i``) and severity."""
-
-    start: int | None
-    end: int | None
-    severity: str | None
+#: One annotated error: character offsets in the output (``start_i``/``end_i``; None for an omission) and
+#: severity: the value the span scorer takes (:class:`~docmetrics.formats.base.Span`).
+ErrorSpan = Span
 
 
 @dataclass(frozen=True)

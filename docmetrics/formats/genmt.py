@@ -36,13 +36,13 @@ from ..values.errors import InputError, shown
 from ..values.io import read_lines
 from ..values.jsonl import field_error, json_lines, string_field
 from ..values.testset import TestSet
-from .base import EvalSet, HumanFormat, first_json, one_pair
+from .base import SPAN_SEVERITIES, EvalSet, HumanFormat, Span, SpanGold, SpanItem, first_json, one_pair
 from .esa import WMT26_ERROR_FREE_THRESHOLD, Judgement, read_judgement
 from .human_tsv import HumanScores
 from .judgements import exact_mean, from_genmt
 
 __all__ = ["REFERENCE", "GenmtDocument", "GenmtSegment", "GenmtPair", "GenmtData", "read_genmt", "target_language",
-           "esa_scores", "judged_testset"]
+           "esa_scores", "judged_testset", "gold_spans"]
 
 #: The key of the reference among ``tgt_text`` (a human post-edit in WMT25/26).
 REFERENCE = "refA"
@@ -525,6 +525,55 @@ def read_evalset(path: str, lp: str | None, options: Mapping[str, Any]) -> EvalS
                    make_judgements=lambda: from_genmt(pair), domains=tuple(full.domains))
 
 
+def _gold(spans: tuple[Span, ...], where: str) -> tuple[Span, ...]:
+    """An annotation's spans (omissions kept); a severity the span scorer does not know is an InputError, as the
+    official scorer stops on it."""
+    for s in spans:
+        if s.severity not in SPAN_SEVERITIES:
+            raise InputError(f"{where}: an error span of severity {s.severity!r}, which the span scorer does not "
+                             f"know ({', '.join(SPAN_SEVERITIES)})")
+    return spans
+
+
+def gold_spans(data: EvalSet) -> SpanGold:
+    """The human error spans of a GenMT EvalSet (its pair, maybe restricted to some domains; ``data.domains``
+    names them all), one annotation per item: an item judged by several annotators is left out (their spans
+    come merged), as WMT25's dev set takes an item's first annotation.  A prediction line names an item by its
+    ``doc_id`` as the file writes it (with ``segment``, its position, where doc ids carry no segment number)."""
+    pair: GenmtPair = data.raw
+    counts: dict[str, int] = {}
+    for seg in pair.segments:
+        counts[seg.line_id] = counts.get(seg.line_id, 0) + 1
+    items: dict[tuple[str, ...], SpanItem] = {}
+    positions, lines = {}, []
+    for i, seg in enumerate(pair.segments):
+        line_id = seg.line_id
+        key_id = positions[(seg.doc_id, seg.position)] = (line_id if counts[line_id] == 1 else
+                                                          f"{seg.doc_id}#{seg.position}")
+        lines.append((key_id,))
+        for system, texts in pair.outputs.items():
+            judged = pair.human.get(system, [None] * len(pair.segments))[i]
+            name = f"system {system!r}, doc_id {line_id!r}" + (f", segment {seg.position}" if counts[line_id] > 1
+                                                               else "")
+            why, gold = "", None
+            if judged is None:
+                why = "items not judged by the humans"
+            elif judged.errors is None:
+                why = "items judged without span annotation"
+            elif len(judged.scores) > 1:
+                why = "items judged by several annotators (their spans come merged: no one annotation to compare)"
+            else:
+                gold = _gold(judged.errors, f"{pair.path}, line {judged.line}, field scores.{system}")
+            items[(system, key_id)] = SpanItem(system, name, len(texts[i] or ""), gold, why)
+    if not any(item.gold is not None for item in items.values()):
+        raise InputError(f"{pair.path}: language pair {pair.name} has no human error spans (field scores, its "
+                         "errors); span judging needs the humeval file")
+    return SpanGold(pair.path, pair.name, ("doc_id",), items,
+                    f"the ESA error spans of {pair.path} ({pair.name}, field scores: one annotation per item)",
+                    [], lines, positions, (pair.name, pair.lang), tuple(pair.domains),
+                    tuple(data.domains or pair.domains))
+
+
 FORMAT = HumanFormat("genmt", "the WMT24/25 GenMT/ESA JSONL as released", is_genmt, read_evalset,
                      ("domains", "include_reference", "reference"), "testset, human (ESA), judgements, spans",
-                     precedence=30, choices={"reference": (REFERENCE,)})
+                     precedence=30, choices={"reference": (REFERENCE,)}, spans=gold_spans)

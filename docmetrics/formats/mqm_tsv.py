@@ -120,6 +120,13 @@ class MqmRatings:
         """The ``(doc, seg_id)`` of :meth:`segment_keys` that ``system`` was not rated on."""
         return [k for k in self.segment_keys() if (system, *k) not in self.segments]
 
+    def reference_choices(self) -> str:
+        """The systems a reference may be chosen from, for a message: the human references it rates (ref...,
+        Human-...), else any system."""
+        found = [s for s in self.systems() if is_human_name(s)]
+        return (f"one of {self.path}'s human references ({', '.join(found)})" if found else
+                f"a system of {self.path} (none is named as a human reference: ref..., Human-...)")
+
     def testset(self, reference: str | None = None) -> TestSet:
         """The rated translations as a test set, one line per :meth:`segment_keys` (its ``doc`` the doc
         id): every system but ``reference``, whose targets are then the references (an InputError where
@@ -137,10 +144,12 @@ class MqmRatings:
         if reference is not None:
             missing = self.unrated(reference)
             if missing:
+                complete = [s for s in self.systems() if is_human_name(s) and not self.unrated(s)]
                 raise InputError(f"{self.path}: {reference} is not rated on {len(missing)} of {len(keys)} segments "
                                  f"(e.g. doc {shown(missing[0][0])}, seg_id {shown(missing[0][1])}), which would "
-                                 f"have no "
-                                 "reference")
+                                 f"have no reference; give a reference rated on every segment"
+                                 f"{' (' + ', '.join(complete) + ')' if complete else ''} or score with a "
+                                 "reference-free metric", params=("reference",))
             refs = [self.segments[(reference, *k)].target for k in keys]
         outputs = {s: [self.segments[(s, *k)].target if (s, *k) in self.segments else "" for k in keys]
                    for s in systems}

@@ -17,7 +17,8 @@ as importable calls).  Nothing here imports torch, parses arguments or prints.
   from a JSONL file: :func:`read_candidates` -> :class:`CandidateFile`;
 * :func:`autorank`, :func:`span_f1` (gold spans from a TSV: :func:`read_spans_tsv`; -> :class:`SpanJudgement`
   against a :class:`SpanGold`, :data:`PARTIAL_CREDIT` across severity classes; the metrics that give spans:
-  :data:`SPAN_METRICS`, one known before it scores to give none: :func:`gives_no_spans`), :func:`compare_systems`,
+  :data:`SPAN_METRICS`, one known before it scores to give none: :func:`gives_no_spans`, refused by
+  :func:`check_gives_spans`), :func:`compare_systems`,
   :func:`confidence_intervals`, :func:`sweep`, :func:`write_report` (:mod:`docmetrics.judging.tools`);
 * :func:`run_mtme` (score mt-metrics-eval data), :func:`write_mtme_scores` and :func:`read_mtme_dir` (MTME score files)
   (:mod:`docmetrics.judging.mtme`);
@@ -66,7 +67,7 @@ _MODULES = {
     ".mbr": ("TIES", "UNITS"),
     ".paired": ("DEFAULT_N", "MAX_N", "TEST_NAMES", "ALPHA", "DEFAULT_CI_LEVEL", "PairedTest", "PairedResult",
                 "ConfidenceInterval"),
-    ".spans": ("SpanGold", "SpanJudgement", "SPAN_METRICS", "gives_no_spans"),
+    ".spans": ("SpanGold", "SpanJudgement", "SPAN_METRICS", "gives_no_spans", "check_gives_spans"),
     ".score_systems": ("Scored", "ScoringObserver", "score_metrics"),
     ".sweeps": ("STAT_CHOICES", "SEG_STATS", "Sweep", "Point"),
     "..formats.base": ("EvalSet",),
@@ -76,7 +77,7 @@ _MODULES = {
     ".clusters": ("HumanRanking", "ClusteredSystem", "ClusterAgreement"),
     "..formats.wmt25_tsv": ("Submission", "wmt25_submission"),
     ".error_free_detection": ("ErrorFree", "error_free", "error_free_text"),
-    ".formats": ("HumanFormat", "read_human", "human_format"),
+    ".formats": ("HumanFormat", "read_human", "human_format", "detect"),
     ".metaeval": ("MetaEvaluation", "WmtAverage", "check_human", "describe_human", "meta_evaluate", "wmt_average"),
     ".mtme": ("NO_HUMAN_SCORES", "ONE_SYSTEM", "MtmeMetric", "MtmeObserver", "MtmeRun", "WrittenScores",
               "mtme_metric_name", "read_mtme_dir", "run_mtme", "uses_reference", "write_mtme_scores"),

@@ -31,23 +31,6 @@ __all__ = ["HumanFormat", "EvalSet", "builtin", "formats", "get", "human_format"
            "PathLike"]
 
 
-# -- gold error spans: built by docmetrics.judging.spans, a layer above the formats ------------------------
-def _genmt_spans(found: EvalSet) -> Any:
-    from .spans import genmt_gold
-
-    return genmt_gold(found.raw, found.domains)
-
-
-def _mqm_spans(found: EvalSet) -> Any:
-    from .spans import mqm_gold
-
-    return mqm_gold(found.raw)
-
-
-#: The gold-spans readers of docmetrics' own formats (HumanFormat.spans), by format.
-_GOLD_SPANS = {"genmt": _genmt_spans, "mqm": _mqm_spans}
-
-
 def _modules() -> tuple[HumanFormat, ...]:
     """The ``FORMAT`` of every module of docmetrics.formats that defines one."""
     found = []
@@ -60,9 +43,7 @@ def _modules() -> tuple[HumanFormat, ...]:
 
 def builtin() -> tuple[HumanFormat, ...]:
     """docmetrics' own formats, in the order a file is tried against them."""
-    found = [dataclasses.replace(f, spans=_GOLD_SPANS[f.name]) if f.spans is None and f.name in _GOLD_SPANS else f
-             for f in _modules()]
-    return tuple(sorted(found, key=lambda f: (f.precedence, f.name)))
+    return tuple(sorted(_modules(), key=lambda f: (f.precedence, f.name)))
 
 
 # -- the registry ---------------------------------------------------------------------------------------------

@@ -1,5 +1,6 @@
 """Error-span judging (WMT25 metrics task 2, WMT26 subtask 1): span predictions from a JSONL file against the
-human spans of a GenMT file (ESA ``errors``) or a raw MQM file (``<v>`` marks), scored by
+human spans of a judged-data file (its format's gold, :class:`~docmetrics.formats.base.SpanGold`: a GenMT
+file's ESA ``errors``, a raw MQM file's ``<v>`` marks), scored by
 :mod:`docmetrics.algorithms.spans` per system and over every item, as WMT25's ``scoring_esa.py`` scores a
 language pair.
 
@@ -11,78 +12,35 @@ MQM: ``doc`` and ``seg_id``), and the errors, either as GenMT writes them
 offsets) or as WMT25's task-2 submissions write them (``start_indices``, ``end_indices``,
 ``error_types``: space-separated, ``no-error`` for none).  Every mistake is an InputError naming the file,
 the line and the field.  A metric's own spans (XCOMET's, per segment: :func:`metric_predictions`) are
-judged the same way (:func:`judge_predicted`), on the GenMT pair's test set or on a raw MQM file's
-(:meth:`~docmetrics.formats.mqm_tsv.MqmRatings.testset`, keyed by :func:`mqm_keys`).  Nothing here prints.
-
-The gold of an item is one annotation, as the WMT25 dev set (``create_tsv_from_wmt24_esa.py``) takes the first
-annotation of an item: a GenMT item judged by several annotators is left out (the GenMT reader merges their
-spans, so the first cannot be told apart) and counted; an MQM item takes its first rater's spans.
+judged the same way (:func:`judge_predicted`), on the file's test set (a line's item: ``SpanGold.lines``).
+Nothing here prints.
 """
 
 from __future__ import annotations
 
 import json
 from collections import Counter
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Mapping, Sequence
 
-from ..algorithms.spans import SEVERITY_CLASS, SKIPPED_SEVERITIES, Span, SpanCounts, item_counts, micro
+from ..algorithms.spans import SpanCounts, item_counts, micro
+from ..formats.base import SKIPPED_SEVERITIES, SPAN_SEVERITIES, Span, SpanGold, SpanItem
 from ..formats.esa import OMISSION
-from ..formats.genmt import SEP, GenmtPair
-from ..formats.mqm_tsv import MqmRatings
-from ..values.errors import InputError, UserError, shown
+from ..formats.genmt import SEP
+from ..values.errors import InputError, UserError
 from ..values.io import read_lines
 from ..values.jsonl import json_lines, string_field
 
 if TYPE_CHECKING:
     from ..values.result import Result
 
-__all__ = ["SpanItem", "SpanGold", "SpanJudgement", "genmt_gold", "mqm_gold", "mqm_keys", "read_predictions",
-           "judge", "metric_predictions", "judge_predicted", "SPAN_METRICS"]
+__all__ = ["SpanGold", "SpanJudgement", "read_predictions", "judge", "metric_predictions", "judge_predicted",
+           "gives_no_spans", "check_gives_spans", "SPAN_METRICS"]
 
 #: What WMT25's task-2 files write in ``error_types`` for an item without errors.
 NO_ERROR = "no-error"
 #: The presets whose metric gives error spans per segment, as an error names them.
 SPAN_METRICS = "xcomet-qe, xcomet (with a reference), gemba-mqm, gemba-esa (LLM judges)"
-_SEVERITIES = (*SEVERITY_CLASS, *SKIPPED_SEVERITIES)
-
-
-@dataclass(frozen=True)
-class SpanItem:
-    """One system's translation of one segment: how messages name it, its length in characters, its gold
-    spans (omissions included; None where it has none to judge against, ``why`` says why), and the gold
-    spans its reader left out (one reason each)."""
-
-    system: str
-    name: str
-    length: int
-    gold: tuple[Span, ...] | None
-    why: str = ""
-    dropped: tuple[str, ...] = ()
-
-
-@dataclass
-class SpanGold:
-    """The human spans of one test set: items by ``(system, *key)``, the key fields a prediction line
-    gives (beside ``system``), what the gold is (``text``) and what to note about it (``notes``)."""
-
-    path: str
-    pair: str | None
-    fields: tuple[str, ...]
-    items: dict[tuple[str, ...], SpanItem]
-    text: str
-    notes: list[str] = field(default_factory=list)
-    #: GenMT: (doc id without its segment number, position) -> the doc id the line writes
-    positions: dict[tuple[str, int], str] = field(default_factory=dict)
-    #: GenMT: the pair's name with and without locales, the domains selected (lines of the pair's other
-    #: domains, ``all_domains``, are skipped and counted)
-    names: tuple[str, ...] = ()
-    domains: tuple[str, ...] = ()
-    all_domains: tuple[str, ...] = ()
-
-    def without(self, system: str) -> SpanGold:
-        """The same gold without ``system``'s items (the reference a metric scores against)."""
-        return replace(self, items={k: v for k, v in self.items.items() if k[0] != system})
 
 
 @dataclass
@@ -105,86 +63,6 @@ class SpanJudgement:
         if self.signature is not None:
             d["signature"] = self.signature
         return d
-
-
-def _gold_spans(spans: Any, where: str) -> tuple[Span, ...]:
-    """A GenMT annotation's spans (omissions kept, with no offsets); a severity the scorer does not know is
-    an InputError, as the official scorer stops on it."""
-    out = []
-    for s in spans:
-        if s.severity not in _SEVERITIES:
-            raise InputError(f"{where}: an error span of severity {s.severity!r}, which the span scorer does not "
-                             f"know ({', '.join(_SEVERITIES)})")
-        out.append(Span(s.start, s.end, s.severity))
-    return tuple(out)
-
-
-def genmt_gold(pair: GenmtPair, all_domains: tuple[str, ...] | None = None) -> SpanGold:
-    """The human spans of one language pair of a GenMT file (segment lines with ``scores``); ``pair``
-    may be restricted to some domains, ``all_domains`` then names them all."""
-    line_ids = [seg.line_id for seg in pair.segments]
-    counts = Counter(line_ids)
-    items: dict[tuple[str, ...], SpanItem] = {}
-    positions = {}
-    for i, (seg, line_id) in enumerate(zip(pair.segments, line_ids)):
-        positions[(seg.doc_id, seg.position)] = line_id if counts[line_id] == 1 else f"{seg.doc_id}#{seg.position}"
-        key_id = positions[(seg.doc_id, seg.position)]
-        for system, texts in pair.outputs.items():
-            text = texts[i]
-            judged = pair.human.get(system, [None] * len(pair.segments))[i]
-            name = f"system {system!r}, doc_id {line_id!r}"
-            if counts[line_id] > 1:
-                name += f", segment {seg.position}"
-            length = len(text or "")
-            if judged is None:
-                items[(system, key_id)] = SpanItem(system, name, length, None, "items not judged by the humans")
-            elif judged.errors is None:
-                items[(system, key_id)] = SpanItem(system, name, length, None, "items judged without span annotation")
-            elif len(judged.scores) > 1:
-                why = "items judged by several annotators (their spans come merged: no one annotation to compare)"
-                items[(system, key_id)] = SpanItem(system, name, length, None, why)
-            else:
-                items[(system, key_id)] = SpanItem(system, name, length, _gold_spans(
-                    judged.errors, f"{pair.path}, line {judged.line}, field scores.{system}"))
-    if not any(item.gold is not None for item in items.values()):
-        raise InputError(f"{pair.path}: language pair {pair.name} has no human error spans (field scores, its "
-                         "errors); span judging needs the humeval file")
-    return SpanGold(pair.path, pair.name, ("doc_id",), items,
-                    f"the ESA error spans of {pair.path} ({pair.name}, field scores: one annotation per item)",
-                    [], positions, (pair.name, pair.lang), tuple(pair.domains),
-                    tuple(all_domains or pair.domains))
-
-
-def mqm_gold(ratings: MqmRatings) -> SpanGold:
-    """The error spans of a raw MQM file: each segment's first rater's spans in the target (a span in the
-    source marks an omission: no offsets in the translation); Neutral errors are not errors."""
-    several = 0
-    items: dict[tuple[str, ...], SpanItem] = {}
-    for (system, doc, seg_id), seg in ratings.segments.items():
-        first = next(iter(seg.raters))
-        several += len(seg.raters) > 1
-        spans, dropped = [], []
-        for s in seg.spans:
-            if s.rater != first:
-                continue
-            if s.severity not in _SEVERITIES:  # Neutral: weight 0 in MQM, no error
-                dropped.append(f"gold spans of severity {s.severity} (not an error)")
-            elif s.side != "target" or s.start is None or s.end is None:
-                spans.append(Span(None, None, s.severity))  # an omission (marked in the source) or no mark
-            else:
-                spans.append(Span(s.start, min(s.end, len(seg.target)), s.severity))
-        items[(system, doc, seg_id)] = SpanItem(system, f"system {system!r}, doc {shown(doc)}, seg_id {seg_id!r}",
-                                                len(seg.target), tuple(spans), dropped=tuple(dropped))
-    return SpanGold(ratings.path, None, ("doc", "seg_id"), items,
-                    f"the MQM error spans of {ratings.path} (one rater per item: the first in the file)",
-                    [f"{several} of {len(items)} items have several raters: the first rater's spans are the gold, "
-                     "as WMT25's dev set takes an item's first annotation"] if several else [])
-
-
-def mqm_keys(ratings: MqmRatings) -> list[tuple[str, str]]:
-    """The key fields (``doc``, ``seg_id``) of each line of ``ratings.testset()``, as :func:`mqm_gold` keys
-    an item beside its system (what :func:`metric_predictions` takes as ``keys``)."""
-    return ratings.segment_keys()
 
 
 def _key(obj: Mapping[str, Any], gold: SpanGold, where: str, skipped: Counter[str]) -> tuple[str, ...] | None:
@@ -242,9 +120,9 @@ def _span(start: Any, end: Any, severity: Any, where: str, item: SpanItem) -> Sp
     s, e = _offset(start, f"{where}.start_i"), _offset(end, f"{where}.end_i")
     if (s is None) != (e is None):
         raise InputError(f"{where}: {OMISSION!r} on one side only; an omission has both offsets {OMISSION!r}")
-    if severity not in _SEVERITIES:
+    if severity not in SPAN_SEVERITIES:
         raise InputError(f"{where}.severity: unknown severity {json.dumps(severity)[:40]}; the span scorer knows "
-                         f"{', '.join(_SEVERITIES)} (lower case)")
+                         f"{', '.join(SPAN_SEVERITIES)} (lower case)")
     if s is not None and e is not None and not 0 <= s <= e <= item.length:
         raise InputError(f"{where}: the span {s}-{e} is outside its segment ({item.name}: {item.length} "
                          "characters); offsets count characters of the translation from 0, end excluded")
@@ -331,11 +209,18 @@ def gives_no_spans(metric: Any) -> bool:
     return backbone is None or getattr(backbone, "gives_spans", None) is False
 
 
-def metric_predictions(results: Sequence[Result], gold: SpanGold, keys: Sequence[tuple[str, ...]],
-                       name: str) -> dict[tuple[str, ...], tuple[int, tuple[Span, ...]]]:
+def check_gives_spans(name: str, metric: Any) -> None:
+    """A UserError naming ``-m NAME`` where ``metric`` is known before it scores to give no error spans
+    (:func:`gives_no_spans`), so that a span judgement refuses it before any metric scores."""
+    if gives_no_spans(metric):
+        raise no_spans(name)
+
+
+def metric_predictions(results: Sequence[Result], gold: SpanGold, name: str
+                       ) -> dict[tuple[str, ...], tuple[int, tuple[Span, ...]]]:
     """A metric's error spans as predictions: each result's spans per segment (``extras["segment_spans"]``,
     line -> spans, as SLIDE gives them, or else the spans of units of one segment each) keyed as ``gold``
-    keys its items (``keys[line]``: the key fields of the test set's line, beside the system).  A line
+    keys its items (``gold.lines[line]``: the key fields of the test set's line, beside the system).  A line
     the metric scored no unit of has no prediction.  ``name`` (the metric as the command line gave it)
     names the metric in errors (as -m): spans the scorer cannot read, or no spans at all."""
     out: dict[tuple[str, ...], tuple[int, tuple[Span, ...]]] = {}
@@ -346,16 +231,16 @@ def metric_predictions(results: Sequence[Result], gold: SpanGold, keys: Sequence
                 raise no_spans(name)
             per_line = {u.start: u.spans for u in r.units}
         for line, spans in per_line.items():
-            key = (r.system, *keys[line])
+            key = (r.system, *gold.lines[line])
             item = gold.items.get(key)
             if item is None:
                 continue
             found = []
             for s in spans:
-                if s.severity not in _SEVERITIES or not 0 <= s.start <= s.end <= item.length:
+                if s.severity not in SPAN_SEVERITIES or not 0 <= s.start <= s.end <= item.length:
                     raise UserError(f"metric {name}: the error span {s.start}-{s.end} ({s.severity}) of {item.name} is "
                                     f"outside its {item.length} characters or of a severity the span scorer does not "
-                                    f"know ({', '.join(_SEVERITIES)})")
+                                    f"know ({', '.join(SPAN_SEVERITIES)})")
                 found.append(Span(s.start, s.end, s.severity))
             out[key] = (line + 1, tuple(found))
     return out

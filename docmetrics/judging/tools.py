@@ -30,7 +30,7 @@ from .params import name_list, one_name, path_param, results_param
 from .ranking import EPS, AutoRank, own_score_notes, rank_results, rank_stored
 from .ranking import autorank as autorank_scores
 from .ranking_presets import AUTORANK_PRESETS
-from .spans import SpanGold, SpanJudgement, judge, judge_predicted, metric_predictions, mqm_keys
+from .spans import SpanGold, SpanJudgement, judge, judge_predicted, metric_predictions
 from .sweeps import Point, Sweep
 from .sweeps import run as run_sweep
 
@@ -153,50 +153,32 @@ def _check_forms(scores: Mapping[str, Any]) -> None:
                          "metric in the same form", params=("scores",))
 
 
-def _gold(gold: EvalSet | SpanGold) -> tuple[SpanGold, EvalSet | None]:
-    if isinstance(gold, EvalSet):
-        return gold.spans, gold
-    if isinstance(gold, SpanGold):
-        return gold, None
-    raise TypeError(f"span_f1: gold= takes what read_human returns (or a SpanGold), not {type(gold).__name__}")
-
-
-def _keys(data: EvalSet) -> list[tuple[str, ...]]:
-    """The key fields of each line of ``data``'s test set, as its gold keys an item (beside the system)."""
-    from ..formats.genmt import GenmtPair
-    from ..formats.mqm_tsv import MqmRatings
-
-    if isinstance(data.raw, GenmtPair):
-        positions = data.spans.positions
-        return [(positions[(seg.doc_id, seg.position)],) for seg in data.raw.segments]
-    if isinstance(data.raw, MqmRatings):
-        return mqm_keys(data.raw)
-    raise InputError(f"{data.source}: a {data.format} file has no human spans to key a metric's spans by")
-
-
 def span_f1(predicted: str | os.PathLike[str] | Sequence[Result], gold: EvalSet | SpanGold, *,
             name: str | None = None) -> SpanJudgement:
-    """Error-span predictions against the human spans of ``gold`` (what read_human returns for a GenMT or raw
-    MQM file): character-level precision, recall and F1 per system and over every item (micro), half credit
-    across severity classes, as WMT25's ``scoring_esa.py``.  ``predicted``: a JSONL file of predictions (one line
-    per system and segment), or a metric's Results on the EvalSet's test set (its spans per segment; ``name``
-    names it).  ``.overall.scores()`` gives precision, recall and F1; ``to_dict()`` the command's JSON row.
+    """Error-span predictions against the human spans of ``gold`` (what read_human returns for a file whose
+    format has them: GenMT, raw MQM; or its ``.spans``): character-level precision, recall and F1 per system and
+    over every item (micro), half credit across severity classes, as WMT25's ``scoring_esa.py``.  ``predicted``:
+    a JSONL file of predictions (one line per system and segment), or a metric's Results on the EvalSet's test
+    set (its spans per segment, judged on the test set's systems; ``name`` names it).  ``.overall.scores()``
+    gives precision, recall and F1; ``to_dict()`` the command's JSON row.
 
     >>> span_f1("predictions.jsonl", read_human("genmt.jsonl", lp="en-cs")).overall.scores().f1   # doctest: +SKIP
     """
-    spans, data = _gold(gold)
+    if not isinstance(gold, (EvalSet, SpanGold)):
+        raise TypeError(f"span_f1: gold= takes what read_human returns (or a SpanGold), not {type(gold).__name__}")
+    spans = gold.spans if isinstance(gold, EvalSet) else gold
     if isinstance(predicted, (str, os.PathLike, bytes, bytearray)):
-        predicted = path_param(predicted, "predicted", "span_f1")
-    if isinstance(predicted, str):
-        return judge(os.fspath(predicted), spans)
+        return judge(path_param(predicted, "predicted", "span_f1", many=False), spans)
     results = results_param(predicted, "predicted", "span_f1")
     if not results:
         raise InputError("span_f1: no Results to judge")
-    if data is None:
-        raise TypeError("span_f1: a metric's Results are keyed by the test set: give gold= as read_human returns it")
+    if not spans.lines:
+        raise InputError(f"span_f1: the gold spans of {spans.path} name no item per line of a test set "
+                         "(SpanGold.lines): a metric's spans cannot be matched to them", params=("gold",))
+    if isinstance(gold, EvalSet) and gold.testset is not None:
+        spans = spans.of(gold.testset.systems)  # not the reference a metric scores against
     label = name or results[0].metric
-    judged = judge_predicted(label, metric_predictions(results, spans, _keys(data), label), spans,
-                             unpredicted=UNSCORED)
+    judged = judge_predicted(label, metric_predictions(results, spans, label), spans, unpredicted=UNSCORED)
     judged.signature = results[0].signature.format()
     return judged
 
