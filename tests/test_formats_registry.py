@@ -36,7 +36,7 @@ def test_evalset_and_humanformat_are_the_judging_apis():
 
 def test_genmt_and_mqm_give_gold_spans_and_the_others_say_they_have_none():
     spans = {f.name: f.spans is not None for f in formats.builtin()}
-    assert spans == {"mtme": False, "wmt26": False, "genmt": True, "cesa": False, "stored": False,
+    assert spans == {"mtme": False, "wmt26": False, "genmt": True, "cesa": True, "stored": False,
                      "wmt25-tsv": False, "mqm": True, "human-tsv": False}
     mqm = docmetrics.read_human(TED / "mqm.tsv")
     assert mqm.spans.fields == ("doc", "seg_id") and mqm.spans.items

@@ -56,8 +56,8 @@ def with_spans(results, spans):
 # -- the formats carry their spans ------------------------------------------------------------------------------
 def test_each_format_with_spans_builds_them_in_its_own_module():
     built = {f.name: f for f in registry.builtin()}
-    assert {name for name, f in built.items() if f.spans is not None} == {"genmt", "mqm"}
-    for name in ("genmt", "mqm"):
+    assert {name for name, f in built.items() if f.spans is not None} == {"genmt", "mqm", "cesa"}
+    for name in ("genmt", "mqm", "cesa"):
         assert built[name].spans.__module__ == f"docmetrics.formats.{name}"
     assert not hasattr(registry, "_GOLD_SPANS")
     import docmetrics.judging.spans as judging_spans
@@ -178,3 +178,30 @@ def test_the_command_words_the_reference_as_ref(mqm, capsys):
     code, out, err = run(capsys, "--human", mqm, "-m", "chrf", "--ref", "Human-B", "--spans")
     assert code == 2 and out == "" and len(err.strip().splitlines()) == 1, err
     assert "--ref Human-B: " in err and "(refA) or use a QE metric, e.g. -m xcomet-qe" in err
+
+
+# -- WMT26 cESA (the documented stand-in): its spans are span_f1's gold, the one module cesa.py adding them ------
+def test_cesa_spans_are_span_f1_gold(tmp_path):
+    from test_formats_cesa import DATA, DOCS, SYSTEMS, TEST_FILE, judgement, write
+
+    path = write(tmp_path / "cesa.jsonl", [judgement(d, s, a) for d in range(len(DOCS)) for s in range(len(SYSTEMS))
+                                           for a in range(2)])
+    with pytest.raises(InputError, match="read it with test_file= and systems="):
+        _ = read_human(str(path)).spans
+    data = read_human(str(path), test_file=str(TEST_FILE), systems=str(DATA / "systems"), references=["refA"])
+    gold = data.spans
+    assert gold.fields == ("doc_id",) and len(gold.items) == len(DOCS) * len(SYSTEMS)
+    assert gold.notes == [f"{len(gold.items)} of {len(gold.items)} items are judged more than once: the first "
+                          "judgement's spans are the gold"]
+    assert gold.items[(SYSTEMS[2], DOCS[0])].gold == (Span(0, 7, "minor"),)  # the fixture's 0 .. 5 + system
+    # each system's spans predicted as judged, but the first system's as major: half credit there
+    rows = [{"system": s, "doc_id": d, "errors": [{"start_i": 0, "end_i": 5 + k,
+                                                   "severity": "major" if k == 0 else "minor"}]}
+            for d in DOCS for k, s in enumerate(SYSTEMS)]
+    judged = span_f1(pred_file(tmp_path, rows), data)
+    assert judged.systems[SYSTEMS[1]].scores().f1 == 1.0 and judged.systems[SYSTEMS[0]].scores().f1 == 0.5
+    assert judged.overall.items == len(gold.items) and judged.left_out == {}
+    # the release's documents are split into paragraphs: no line is a whole item, so a metric's spans are refused
+    assert gold.lines == []
+    with pytest.raises(InputError, match="name no item per line"):
+        span_f1(docmetrics.load("chrf").compute(data.testset), data)

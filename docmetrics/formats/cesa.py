@@ -14,8 +14,8 @@ release's own terms, one JSON object a line, one line per judgement of one syste
 ``system``   the system, as ``data/systems/<system>.jsonl`` names it
 ``score``    the cESA score, a number from 0 to 100 (higher is better)
 ``errors``   optional: the error spans, each ``{"start_i", "end_i", "severity"}`` (character offsets in the
-             system's ``hypothesis``, ``0 <= start_i <= end_i``; severity ``minor`` or ``major``), as WMT25's
-             ESA release writes a span
+             system's ``hypothesis``, its paragraphs joined by a newline, ``0 <= start_i <= end_i``; severity
+             ``minor`` or ``major``), as WMT25's ESA release writes a span
 ``annotator`` optional: who judged (a string); kept, not used
 
 A (document, system) judged more than once keeps each score as an annotation of that item (human clusters read
@@ -23,8 +23,8 @@ them as waves); the system score is the mean over documents of each document's m
 ``02-analyze_results.py`` averages its items.  :func:`read_evalset` gives the judgements (one item a document,
 its domain from ``doc_id``) and the system scores; with ``test_file=`` (the release's ``data/wmt26-genmt.jsonl``)
 and ``systems=`` (``data/systems``), also the texts, read by :mod:`docmetrics.formats.wmt26`, so that metrics can
-be scored and meta-evaluated at the system level.  Every mistake is an InputError naming the file, the line and
-the field.
+be scored and meta-evaluated at the system level, and the error spans (:func:`gold_spans`) judge span predictions.
+Every mistake is an InputError naming the file, the line and the field.
 """
 
 from __future__ import annotations
@@ -36,12 +36,12 @@ from typing import Any, Mapping
 from ..values.errors import InputError, shown
 from ..values.io import read_lines
 from ..values.jsonl import field_error, json_lines, string_field
-from .base import EvalSet, HumanFormat, first_json, one_pair
+from .base import EvalSet, HumanFormat, Span, SpanGold, SpanItem, first_json, one_pair
 from .human_tsv import HumanScores
 from .judgements import exact_mean, from_rows
 from .wmt26 import SEP, Wmt26Pair, read_wmt26
 
-__all__ = ["SEVERITIES", "CesaSpan", "CesaJudgement", "read_cesa", "is_cesa", "read_evalset", "FORMAT"]
+__all__ = ["SEVERITIES", "CesaSpan", "CesaJudgement", "read_cesa", "is_cesa", "read_evalset", "gold_spans", "FORMAT"]
 
 #: The severities a cESA error span takes.
 SEVERITIES = ("minor", "major")
@@ -206,7 +206,44 @@ def _texts(pair: CesaPair, options: Mapping[str, Any]) -> tuple[Any, list[str]]:
     return testset, notes
 
 
+def gold_spans(data: EvalSet) -> SpanGold:
+    """The error spans of a cESA EvalSet read with its texts (``test_file=``, ``systems=``): an item is a system's
+    translation of a document, its offsets into that translation with the paragraphs joined by a newline (as a
+    test set holds a document it does not split); an item judged more than once takes its first judgement's
+    spans, as WMT25's dev set takes an item's first annotation.  A prediction line names an item by ``system``
+    and ``doc_id``; a metric's spans are keyed where every document is one line of the test set."""
+    pair: CesaPair = data.raw
+    if data.testset is None:
+        raise InputError(f"{pair.path}: its error spans are offsets into the systems' translations: read it with "
+                         "test_file= and systems= (the release's texts) to judge spans", params=("test_file",))
+    ts = data.testset
+    texts = {(s, d.doc_id): "\n".join(ts.systems[s][d.start:d.end]) for s in ts.systems for d in ts.documents}
+    first: dict[tuple[str, str], CesaJudgement] = {}
+    for j in pair.judgements:  # a system without the texts (left out, noted by the reader) has no item
+        if (j.system, j.doc_id) in texts:
+            first.setdefault((j.system, j.doc_id), j)
+    several = sum(len(pair.scores[system][doc_id]) > 1 for system, doc_id in first)
+    items: dict[tuple[str, ...], SpanItem] = {}
+    for key, j in first.items():
+        length = len(texts[key])
+        wrong = next((e for e in j.errors or () if e.end > length), None)
+        if wrong is not None:
+            raise InputError(f"{pair.path}, line {j.line}, field errors: the span {wrong.start}-{wrong.end} ends past "
+                             f"{j.system}'s translation of {j.doc_id} ({length} characters, its paragraphs joined "
+                             "by a newline)")
+        gold = None if j.errors is None else tuple(Span(e.start, e.end, e.severity) for e in j.errors)
+        items[key] = SpanItem(j.system, f"system {j.system!r}, doc_id {j.doc_id!r}", length, gold,
+                              "" if gold is not None else "items judged without error spans")
+    whole = all(d.end - d.start == 1 for d in ts.documents)
+    return SpanGold(pair.path, pair.name, ("doc_id",), items,
+                    f"the cESA error spans of {pair.path} ({pair.name}: one judgement per item, a system's "
+                    "translation of a document)",
+                    [f"{several} of {len(items)} items are judged more than once: the first judgement's spans are the "
+                     "gold"] if several else [],
+                    [(doc_id,) for doc_id in ts.doc_ids] if whole else [])
+
+
 FORMAT = HumanFormat("cesa", "WMT26's contrastive ESA judgements (a documented stand-in: one JSON line per "
                      "document and system)", is_cesa, read_evalset, ("test_file", "systems", "references", "source"),
-                     "human (system scores), judgements (one item a document), testset with test_file= and systems=",
-                     precedence=35)
+                     "human (system scores), judgements (one item a document), testset and spans with test_file= and "
+                     "systems=", precedence=35, spans=gold_spans)
