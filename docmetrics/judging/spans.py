@@ -34,7 +34,7 @@ from ..values.jsonl import json_lines, string_field
 if TYPE_CHECKING:
     from ..values.result import Result
 
-__all__ = ["SpanGold", "SpanJudgement", "read_predictions", "judge", "metric_predictions", "judge_predicted",
+__all__ = ["SpanJudgement", "read_predictions", "judge", "metric_predictions", "judge_predicted",
            "gives_no_spans", "check_gives_spans", "SPAN_METRICS"]
 
 #: What WMT25's task-2 files write in ``error_types`` for an item without errors.

@@ -11,7 +11,7 @@ import os
 import tempfile
 from typing import Any, Callable, ContextManager, Mapping, Sequence, Union
 
-from ..formats.base import EvalSet
+from ..formats.base import EvalSet, SpanGold
 from ..formats.spans_tsv import read_spans_tsv
 from ..stats.base import DEFAULT_SEED
 from ..values.errors import InputError, SpecError, UserError
@@ -30,7 +30,7 @@ from .params import name_list, one_name, path_param, results_param
 from .ranking import EPS, AutoRank, own_score_notes, rank_results, rank_stored
 from .ranking import autorank as autorank_scores
 from .ranking_presets import AUTORANK_PRESETS
-from .spans import SpanGold, SpanJudgement, judge, judge_predicted, metric_predictions
+from .spans import SpanJudgement, judge, judge_predicted, metric_predictions
 from .sweeps import Point, Sweep
 from .sweeps import run as run_sweep
 
@@ -156,11 +156,12 @@ def _check_forms(scores: Mapping[str, Any]) -> None:
 def span_f1(predicted: str | os.PathLike[str] | Sequence[Result], gold: EvalSet | SpanGold, *,
             name: str | None = None) -> SpanJudgement:
     """Error-span predictions against the human spans of ``gold`` (what read_human returns for a file whose
-    format has them: GenMT, raw MQM; or its ``.spans``): character-level precision, recall and F1 per system and
-    over every item (micro), half credit across severity classes, as WMT25's ``scoring_esa.py``.  ``predicted``:
-    a JSONL file of predictions (one line per system and segment), or a metric's Results on the EvalSet's test
-    set (its spans per segment, judged on the test set's systems; ``name`` names it).  ``.overall.scores()``
-    gives precision, recall and F1; ``to_dict()`` the command's JSON row.
+    format has them: GenMT, raw MQM, cESA with its texts; or its ``.spans``): character-level precision, recall
+    and F1 per system and over every item (micro), half credit across severity classes, as WMT25's
+    ``scoring_esa.py``.  ``predicted``: a JSONL file of predictions (one line per system and segment), or a
+    metric's Results on the EvalSet's test set (its spans per segment, keyed by ``gold.lines`` and judged on the
+    test set's systems; ``name`` names it).  ``.overall.scores()`` gives precision, recall and F1; ``to_dict()``
+    the command's JSON row.
 
     >>> span_f1("predictions.jsonl", read_human("genmt.jsonl", lp="en-cs")).overall.scores().f1   # doctest: +SKIP
     """
