@@ -205,3 +205,31 @@ def test_cesa_spans_are_span_f1_gold(tmp_path):
     assert gold.lines == []
     with pytest.raises(InputError, match="name no item per line"):
         span_f1(docmetrics.load("chrf").compute(data.testset), data)
+
+
+# -- GenMT prediction lines: how the format locates their item (SpanGold.locate) ----------------------------------
+def test_genmt_lines_name_items_by_doc_id_and_segment_position(tmp_path):
+    rows = [("news", "d1", "Ein Hund bellt."), ("news", "d1", "Er schläft."), ("social", "d2", "Hallo Welt.")]
+    path = tmp_path / "nonum.jsonl"
+    path.write_text("".join(json.dumps({
+        "doc_id": f"en-de_DE_#_{domain}_#_{doc}", "src_text": "x", "tgt_text": {"sysA": text},
+        "scores": {"sysA": [{"score": 70, "errors": [{"start_i": 0, "end_i": 3, "severity": "minor"}]}]}}) + "\n"
+        for domain, doc, text in rows), encoding="utf-8")
+
+    def line(doc, **extra):
+        return {"system": "sysA", "doc_id": doc, "errors": [{"start_i": 0, "end_i": 3, "severity": "minor"}], **extra}
+
+    news = read_human(str(path), domains=["news"])
+    assert news.spans.lines == [("en-de_DE_#_news_#_d1#1",), ("en-de_DE_#_news_#_d1#2",)]
+    judged = span_f1(pred_file(tmp_path, [line("en-de_DE_#_news_#_d1", segment=1),
+                                          line("en-de_DE_#_news_#_d1", segment=2),
+                                          line("en-de_DE_#_social_#_d2"), line("en-cs_CZ_#_news_#_d9")]), news)
+    assert judged.overall.items == 2 and judged.overall.scores().f1 == 1.0
+    assert judged.left_out == {"lines of domains not selected": 1, "lines of other language pairs than en-de_DE": 1}
+    for rows_, message in (([line("en-de_DE_#_news_#_d1")], "line 1, field segment: missing; the lines of .* name "
+                                                              "documents, not segments"),
+                           ([line("en-de_DE_#_news_#_d1", segment=5)], "document 'en-de_DE_#_news_#_d1' of .* has no "
+                                                                        "segment 5"),
+                           ([line("en-de_DE_#_news_#_d1", segment="1")], "field segment: \"1\" is not a 1-based")):
+        with pytest.raises(InputError, match=message):
+            span_f1(pred_file(tmp_path, rows_, "bad.jsonl"), news)

@@ -11,7 +11,7 @@ import functools
 import json
 import os
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Callable, Mapping, Sequence, Union
+from typing import TYPE_CHECKING, Any, Callable, Counter, Mapping, Sequence, Union
 
 from ..values.errors import InputError
 from ..values.jsonl import json_object
@@ -66,8 +66,9 @@ class SpanItem:
 @dataclass
 class SpanGold:
     """The human spans of one test set: items by ``(system, *key)``, the key fields a prediction line
-    gives (beside ``system``), the key of each line of the test set (``lines``: how a metric's spans on a
-    line find their item), what the gold is (``text``) and what to note about it (``notes``)."""
+    gives (beside ``system``), what the gold is (``text``), what to note about it (``notes``) and the key of
+    each line of the test set (``lines``: how a metric's spans on a line find their item; empty where a line
+    is no item)."""
 
     path: str
     pair: str | None
@@ -76,13 +77,11 @@ class SpanGold:
     text: str
     notes: list[str] = field(default_factory=list)
     lines: list[tuple[str, ...]] = field(default_factory=list)
-    #: GenMT: (doc id without its segment number, position) -> the doc id the line writes
-    positions: dict[tuple[str, int], str] = field(default_factory=dict)
-    #: GenMT: the pair's name with and without locales, the domains selected (lines of the pair's other
-    #: domains, ``all_domains``, are skipped and counted)
-    names: tuple[str, ...] = ()
-    domains: tuple[str, ...] = ()
-    all_domains: tuple[str, ...] = ()
+    #: how the format reads the key a prediction line gives, where it is more than its fields' values:
+    #: ``locate(line, system, values, where, skipped)`` gives the key values, or None for a line of data the gold
+    #: does not hold (counted in ``skipped`` by reason: GenMT's other language pairs and domains)
+    locate: Callable[[Mapping[str, Any], str, list[str], str, Counter[str]], list[str] | None] | None = field(
+        default=None, repr=False, compare=False)
 
     def of(self, systems: Sequence[str]) -> SpanGold:
         """The same gold restricted to the items of ``systems`` (a test set's: not its reference)."""

@@ -568,10 +568,34 @@ def gold_spans(data: EvalSet) -> SpanGold:
     if not any(item.gold is not None for item in items.values()):
         raise InputError(f"{pair.path}: language pair {pair.name} has no human error spans (field scores, its "
                          "errors); span judging needs the humeval file")
+    selected, every = pair.domains, data.domains or pair.domains
+
+    def locate(obj: Mapping[str, Any], system: str, values: list[str], where: str, skipped: Any) -> list[str] | None:
+        """A prediction line's ``doc_id`` (with ``segment``, its position, where doc ids carry no segment number);
+        None for a line of another language pair or of a domain not selected (counted)."""
+        parts = values[0].split(SEP)
+        doc = SEP.join(parts[:3])
+        if len(parts) >= 3 and parts[0] not in (pair.name, pair.lang):
+            skipped[f"lines of other language pairs than {pair.name}"] += 1
+            return None
+        if len(parts) >= 3 and parts[1] in every and parts[1] not in selected:
+            skipped["lines of domains not selected"] += 1
+            return None
+        if "segment" in obj:
+            pos = obj["segment"]
+            if isinstance(pos, bool) or not isinstance(pos, int):
+                raise InputError(f"{where}, field segment: {json.dumps(pos)[:40]} is not a 1-based position")
+            if (doc, pos) not in positions:
+                raise InputError(f"{where}, field segment: document {doc!r} of {pair.path} has no segment {pos}")
+            return [positions[(doc, pos)]]
+        if len(parts) == 3 and (system, values[0]) not in items and any(k[0] == doc for k in positions):
+            raise InputError(f"{where}, field segment: missing; the lines of {pair.path} name documents, not "
+                             "segments: give the segment's 1-based position in its document (segment)")
+        return values
+
     return SpanGold(pair.path, pair.name, ("doc_id",), items,
                     f"the ESA error spans of {pair.path} ({pair.name}, field scores: one annotation per item)",
-                    [], lines, positions, (pair.name, pair.lang), tuple(pair.domains),
-                    tuple(data.domains or pair.domains))
+                    [], lines, locate)
 
 
 FORMAT = HumanFormat("genmt", "the WMT24/25 GenMT/ESA JSONL as released", is_genmt, read_evalset,

@@ -26,7 +26,6 @@ from typing import TYPE_CHECKING, Any, Mapping, Sequence
 from ..algorithms.spans import SpanCounts, item_counts, micro
 from ..formats.base import SKIPPED_SEVERITIES, SPAN_SEVERITIES, Span, SpanGold, SpanItem
 from ..formats.esa import OMISSION
-from ..formats.genmt import SEP
 from ..values.errors import InputError, UserError
 from ..values.io import read_lines
 from ..values.jsonl import json_lines, string_field
@@ -66,33 +65,16 @@ class SpanJudgement:
 
 
 def _key(obj: Mapping[str, Any], gold: SpanGold, where: str, skipped: Counter[str]) -> tuple[str, ...] | None:
-    """The item a line names, or None for a line of another language pair or domain (counted)."""
+    """The item a line names, or None for a line of data the gold does not hold (counted: ``SpanGold.locate``)."""
     system = string_field(obj, "system_id" if "system" not in obj and "system_id" in obj else "system", where,
                           "every line names its system (system or system_id)", empty=False)
     values = [string_field(obj, name, where, f"every line names its segment ({', '.join(gold.fields)}) as "
                            f"{gold.path} does", empty=False, number=True) for name in gold.fields]
-    if gold.positions:  # GenMT
-        doc_id = values[0]
-        parts = doc_id.split(SEP)
-        if parts[0] not in gold.names and len(parts) >= 3:
-            skipped[f"lines of other language pairs than {gold.pair}"] += 1
+    if gold.locate is not None:
+        located = gold.locate(obj, system, values, where, skipped)
+        if located is None:
             return None
-        if len(parts) >= 3 and parts[1] in gold.all_domains and parts[1] not in gold.domains:
-            skipped["lines of domains not selected"] += 1
-            return None
-        if "segment" in obj:
-            pos = obj["segment"]
-            if isinstance(pos, bool) or not isinstance(pos, int):
-                raise InputError(f"{where}, field segment: {json.dumps(pos)[:40]} is not a 1-based position")
-            found = gold.positions.get((SEP.join(parts[:3]), pos))
-            if found is None:
-                raise InputError(f"{where}, field segment: document {SEP.join(parts[:3])!r} of {gold.path} has no "
-                                 f"segment {pos}")
-            values = [found]
-        elif (system, doc_id) not in gold.items and any(k[0] == SEP.join(parts[:3]) for k in gold.positions) \
-                and len(parts) == 3:
-            raise InputError(f"{where}, field segment: missing; the lines of {gold.path} name documents, not "
-                             "segments: give the segment's 1-based position in its document (segment)")
+        values = located
     key = (system, *values)
     if key not in gold.items:
         systems = sorted({k[0] for k in gold.items})
