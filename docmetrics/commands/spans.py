@@ -46,7 +46,7 @@ class _Scored:
     no_reference: str | None = None
 
 
-def _read(opts: RunOptions, metrics: list[str]) -> tuple[SpanGold, _Scored]:
+def _read(opts: RunOptions) -> tuple[SpanGold, _Scored]:
     """The human spans and what the -m metrics score: ``read_human`` of --genmt, or of --human (a raw MQM file;
     --ref the reference the metrics score against), read and checked before any model loads."""
     if getattr(opts, "genmt", None):
@@ -63,15 +63,17 @@ def _read(opts: RunOptions, metrics: list[str]) -> tuple[SpanGold, _Scored]:
     if fmt.spans is None:
         raise UserError(f"--spans with --human {opts.human}: the file has no error spans; give a raw MQM file "
                         "(one line per error, spans marked <v>...</v>) or --genmt FILE")
-    given = ",".join(getattr(opts, "ref", None) or [])
-    names = _reference(opts) if metrics else None
+    from .inputs import once_each
+
+    given = getattr(opts, "ref", None)  # only with -m (run refuses it without)
+    names = once_each(given, f"--ref {','.join(given)}", paths=False) if given else None  # as --genmt's, --mtme's
     try:
         data = read_judged(opts.human, opts.lang or None, format=fmt.name, flags=_REF_WORDS,
                            reference=names[0] if names and len(names) == 1 else names)
     except UserError as exc:
         if "reference" not in exc.params:
             raise
-        raise UserError(f"--ref {given}: {exc}") from None
+        raise UserError(f"--ref {','.join(given or [])}: {exc}") from None
     gold = data.spans
     for text in data.notes:
         warn(text)
@@ -89,16 +91,6 @@ def _read(opts: RunOptions, metrics: list[str]) -> tuple[SpanGold, _Scored]:
     return gold, _Scored(data, notes, f"--human {opts.human} gives none without --ref: give --ref NAME"
                          f"{', ' + choices() if choices else ''}, or use a QE metric, e.g. -m xcomet-qe (the "
                          f"metrics that give error spans: {SPAN_METRICS})")
-
-
-def _reference(opts: RunOptions) -> list[str] | None:
-    """``--ref NAME`` with a raw MQM file, each name once (as --genmt's and --mtme's --ref); None without."""
-    names = getattr(opts, "ref", None)
-    if not names:
-        return None
-    from .inputs import once_each
-
-    return once_each(names, f"--ref {','.join(names)}", paths=False)
 
 
 def run(opts: RunOptions) -> Output:
@@ -130,7 +122,7 @@ def run(opts: RunOptions) -> Output:
         from .specs import check_specs
 
         check_specs(metrics)
-    gold, scored = _read(opts, metrics)
+    gold, scored = _read(opts)
     found = [span_f1(path, scored.data) for path in opts.spans]  # files first: their mistakes before any model loads
     notes = list(gold.notes)
     if metrics:
