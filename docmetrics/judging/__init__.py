@@ -2,9 +2,10 @@
 rank and cluster systems, judge error spans, compare systems (mt-metrics-eval's ``data``/``stats``/``tasks``,
 as importable calls).  Nothing here imports torch, parses arguments or prints.
 
-* :func:`read_human` -> :class:`EvalSet`, its human scores a :class:`HumanScores` (formats:
-  :mod:`docmetrics.judging.formats`, a registry with the entry-point group ``docmetrics.human_formats``; one format
-  by name, its options' defaults and choices: :func:`human_format`);
+* :func:`read_human` -> :class:`EvalSet`, its human scores a :class:`HumanScores`, its gold error spans a
+  :class:`SpanGold` of :class:`SpanItem` (each :class:`Span`) (formats: :mod:`docmetrics.judging.formats`, a
+  registry with the entry-point group ``docmetrics.human_formats``; one format by name, its options' defaults and
+  choices: :func:`human_format`; the format of a file: :func:`detect`);
   :class:`StoredMetric`: a metric's stored scores, what an EvalSet of stored scores holds; every language pair of
   stored-score files at once: :func:`read_stored` -> :class:`StoredScores` (one pair: its ``evalset``); a stored
   metric as a metric to score beside live ones: :class:`StoredScorer`;
@@ -16,7 +17,7 @@ as importable calls).  Nothing here imports torch, parses arguments or prints.
 * :func:`mbr`, :func:`rerank` -> :class:`CandidateSelection` (:mod:`docmetrics.judging.mbr`), their candidates
   from a JSONL file: :func:`read_candidates` -> :class:`CandidateFile`;
 * :func:`autorank`, :func:`span_f1` (gold spans from a TSV: :func:`read_spans_tsv`; -> :class:`SpanJudgement`
-  against a :class:`SpanGold`, :data:`PARTIAL_CREDIT` across severity classes; the metrics that give spans:
+  against a SpanGold, :data:`PARTIAL_CREDIT` across severity classes; the metrics that give spans:
   :data:`SPAN_METRICS`, one known before it scores to give none: :func:`gives_no_spans`, refused by
   :func:`check_gives_spans`), :func:`compare_systems`,
   :func:`confidence_intervals`, :func:`sweep`, :func:`write_report` (:mod:`docmetrics.judging.tools`);
