@@ -1,6 +1,7 @@
 """``docmetrics --genmt FILE --spans PRED.jsonl`` (and ``--human RAW_MQM.tsv --spans ...``): error-span
 predictions judged against the human spans (WMT25 metrics subtask 2, WMT26 subtask 1), character-level
-precision, recall and F1 as WMT25's ``scoring_esa.py`` computes them; the work is
+precision, recall and F1 as WMT25's ``scoring_esa.py`` computes them.  The data is read by
+:func:`docmetrics.read_human` (``--human``: any format whose gold spans it carries), the work is
 :func:`docmetrics.judging.span_f1`, the table is here.  ``--genmt FILE -m xcomet --spans`` and
 ``--human RAW_MQM.tsv -m xcomet-qe --spans`` judge a metric's own spans (each -m one predictor, beside any
 files): the metric scores the pair's systems, or the MQM file's rated translations (``--ref NAME``: one of

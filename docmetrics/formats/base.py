@@ -11,13 +11,15 @@ import functools
 import json
 import os
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Callable, Counter, Mapping, Sequence, Union
+from typing import TYPE_CHECKING, Any, Callable, Mapping, Sequence, Union
 
 from ..values.errors import InputError
 from ..values.jsonl import json_object
 from .judgements import HumanScores, judged
 
 if TYPE_CHECKING:
+    from collections import Counter
+
     from ..values.result import Result
     from ..values.testset import TestSet
 
