@@ -33,7 +33,7 @@ from ..values.jsonl import json_lines, string_field
 if TYPE_CHECKING:
     from ..values.result import Result
 
-__all__ = ["SpanJudgement", "read_predictions", "judge", "metric_predictions", "judge_predicted",
+__all__ = ["SpanJudgement", "read_predictions", "metric_predictions", "judge_predicted",
            "gives_no_spans", "check_gives_spans", "SPAN_METRICS"]
 
 #: What WMT25's task-2 files write in ``error_types`` for an item without errors.
@@ -168,14 +168,6 @@ def read_predictions(path: str, gold: SpanGold) -> tuple[dict[tuple[str, ...], t
         raise InputError(f"{path}: no prediction for {gold.pair or gold.path}"
                          f"{' (' + ', '.join(f'{n} {r}' for r, n in skipped.items()) + ')' if skipped else ''}")
     return out, skipped
-
-
-def judge(path: str, gold: SpanGold) -> SpanJudgement:
-    """The predictions of ``path`` against ``gold``: every judged item of each system the file predicts
-    (a judged item of such a system without a prediction is an InputError, as WMT25's scorer refuses
-    a submission that misses items), counted per system and over all."""
-    predicted, skipped = read_predictions(path, gold)
-    return judge_predicted(path, predicted, gold, skipped)
 
 
 def no_spans(name: str) -> UserError:

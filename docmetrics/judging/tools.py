@@ -30,7 +30,7 @@ from .params import name_list, one_name, path_param, results_param
 from .ranking import EPS, AutoRank, own_score_notes, rank_results, rank_stored
 from .ranking import autorank as autorank_scores
 from .ranking_presets import AUTORANK_PRESETS
-from .spans import SpanJudgement, judge, judge_predicted, metric_predictions
+from .spans import SpanJudgement, judge_predicted, metric_predictions, read_predictions
 from .sweeps import Point, Sweep
 from .sweeps import run as run_sweep
 
@@ -169,7 +169,9 @@ def span_f1(predicted: str | os.PathLike[str] | Sequence[Result], gold: EvalSet 
         raise TypeError(f"span_f1: gold= takes what read_human returns (or a SpanGold), not {type(gold).__name__}")
     spans = gold.spans if isinstance(gold, EvalSet) else gold
     if isinstance(predicted, (str, os.PathLike, bytes, bytearray)):
-        return judge(path_param(predicted, "predicted", "span_f1", many=False), spans)
+        path = path_param(predicted, "predicted", "span_f1", many=False)
+        found, skipped = read_predictions(path, spans)  # every judged item of a predicted system: one line each
+        return judge_predicted(path, found, spans, skipped)
     results = results_param(predicted, "predicted", "span_f1")
     if not results:
         raise InputError("span_f1: no Results to judge")
