@@ -7,7 +7,6 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from ..api import Result, TestSet
-from ..formats.human_tsv import HumanScores, load_human
 from ..judging import DEFAULT_SEED
 from ..judging import statistics as stats
 from ..values.errors import InputError, UserError
@@ -16,7 +15,7 @@ from .messages import warn
 from .options import Options
 
 if TYPE_CHECKING:
-    from ..judging import MetaEvaluation
+    from ..judging import HumanScores, MetaEvaluation
 
 __all__ = ["asked_statistics", "check_document_gold", "warn_unmatched", "check_args", "read_human", "run_metaeval"]
 
@@ -65,10 +64,13 @@ def read_human(opts: Options) -> HumanScores | None:
     any model is loaded."""
     if not getattr(opts, "human", None):
         return None
-    human = load_human(opts.human, opts.human_column, opts.human_lower_better)
-    for text in human.warnings:
+    from .. import judging  # numpy and the statistics: not for --help
+
+    read = judging.read_human(opts.human, format="human-tsv", column=opts.human_column,
+                              lower_is_better=opts.human_lower_better)
+    for text in read.notes:
         warn(text)
-    return human
+    return read.human
 
 
 def check_document_gold(opts: Options, testset: TestSet | None, human: HumanScores | None) -> None:

@@ -10,8 +10,6 @@ import os
 from typing import TYPE_CHECKING, Sequence, TextIO
 
 from ..judging import SCHEMES, MtmeRun, WmtAverage
-from ..judging import statistics as stats
-from ..judging.averages import task_set
 from ..values.errors import InputError, UserError
 from . import report as report_cli
 from . import stored as stored_cli
@@ -31,21 +29,15 @@ __all__ = ["run_metaeval"]
 
 def _parse_average(opts: MetaevalOptions) -> tuple[str, ...]:
     """The statistics of --average, by their registry names (an unknown name: the names there are)."""
-    text = opts.average
-    given = [x.strip() for x in text.split(",")]
+    from .. import judging
+
+    given = [x.strip() for x in opts.average.split(",")]
     if any(not x for x in given):
-        raise UserError(f"--average {text}: statistics separated by commas, e.g. pearson,seg_acc_eq")
+        raise UserError(f"--average {opts.average}: statistics separated by commas, e.g. pearson,seg_acc_eq")
     try:
-        chosen = task_set(given)
+        return judging.average_statistics(given, pdp=bool(opts.pdp), document=bool(opts.doc_level))
     except InputError as exc:
-        raise UserError(f"--average {text}: {exc}") from None
-    for name in chosen:
-        s = stats.get(name)
-        if s.needs == "pdp" and not (opts.pdp or opts.doc_level):
-            raise UserError(f"--average {text}: {name} ({s.title}) needs --pdp or --doc-level")
-        if s.needs == "document" and not opts.doc_level:
-            raise UserError(f"--average {text}: {name} ({s.title}) needs --doc-level")
-    return chosen
+        raise UserError(f"--average {opts.average}: {exc}") from None
 
 
 def _check_plot(path: str) -> None:
@@ -99,6 +91,6 @@ def run_metaeval(opts: MetaevalOptions, out: TextIO) -> int:
 def metaeval_text(runs: Sequence[MtmeRun], averages: dict[str, WmtAverage], labels: dict[str, int],
                   opts: MetaevalOptions) -> str:
     """Each language pair's tables (how they are computed under the first), the averages, the plot."""
-    text = "\n".join(lp_text(r, opts, labels, explain=k == 0) for k, r in enumerate(runs))
+    text = "\n".join(lp_text(r, opts, explain=k == 0) for k, r in enumerate(runs))
     text += "".join("\n" + avg.to_text(opts.width, labels) for avg in averages.values())
     return text + (f"\nplot: {opts.plot}\n" if opts.plot else "")

@@ -4,30 +4,32 @@ compares two metrics or more by PERM-BOTH with WMT's clusters, and returns a :cl
 values are read by the statistics registry's names and whose ``to_dict()`` and ``to_text()`` are the JSON and the
 text ``docmetrics --human`` / ``--genmt`` / ``--mtme`` print (the one result type,
 :mod:`docmetrics.judging.metaevaluation`); :func:`wmt_average` averages several language pairs' as the WMT
-metrics tasks do.  The work is
-:func:`docmetrics.judging.metaeval_human.evaluate_human` (MTME data:
-:func:`docmetrics.judging.evaluate.evaluate_mtme`); the command line calls :func:`meta_evaluate` itself."""
+metrics tasks do.  Each metric is judged by :func:`docmetrics.judging.evaluate.evaluate_wmt` on the systems it
+scored (MTME data: :func:`docmetrics.judging.evaluate.evaluate_mtme`); ``docmetrics --human``, ``--genmt``,
+``--mtme``, ``metaeval`` and ``sweep`` call :func:`meta_evaluate` itself."""
 
 from __future__ import annotations
 
 import dataclasses
+import math
 import warnings
-from typing import Mapping, Sequence, Union
+from typing import Any, Mapping, Sequence, Union
 
 from ..formats.base import EvalSet
 from ..formats.human_tsv import HumanScores
 from ..stats.base import DEFAULT_RESAMPLES, DEFAULT_SEED
+from ..stats.pce import DEFAULT_PERMUTATIONS, SPA_SEED
 from ..values.errors import DocMetricsWarning, InputError, SpecError
 from ..values.result import Result
 from ..values.testset import TestSet
 from . import averages
 from . import statistics as stats
-from .comparisons import METRIC_TESTS
+from .comparisons import METRIC_TESTS, Comparison
 from .doc_level import DOC_RULES, doc_gold
-from .evaluate import compared_statistics, evaluate_mtme
+from .evaluate import compared_statistics, evaluate_mtme, evaluate_wmt
 from .human_match import closest_system, match_systems, segment_rows
 from .labels import row_labels
-from .metaeval_human import evaluate_human
+from .metaeval_metric import MetaEval
 from .metaeval_text import esa_description, human_description
 from .metaevaluation import LEVELS, MetaEvaluation
 from .params import name_list
@@ -179,19 +181,96 @@ def meta_evaluate(
     _check_documents(pairs, scores, testset, human.source if isinstance(human, EvalSet) else str(scores.path))
     specs = [spec for spec, _ in pairs]
     names = row_labels(specs, [rs[0].metric if rs else spec for spec, rs in pairs])
-    ev = evaluate_human(
-        pairs, scores, names=names, exclude=exclude, exclude_humans=exclude_humans,
-        seg_level="segment" in levels or document, testset=testset,
-        pdp=pdp or document or "pdp" in (wanted or ()), doc_rule=doc_rule if document else None,
-        n_resamples=n_resamples, seed=seed, metric_test=metric_test,
-        statistics=wanted or (), short=short,
-    )
-    if isinstance(human, EvalSet):  # named as the command names them: the pair
-        ev = dataclasses.replace(ev, lp=human.lp or "")
-    if human_text is None:
-        human_text = describe_human(human)
-    return dataclasses.replace(ev, specs=tuple(specs), human=scores, human_text=human_text,
-                               data=human if isinstance(human, EvalSet) else None)
+    excluded = set(exclude) | (set(scores.humans) if exclude_humans else set())
+    ev = _judge(pairs, names, scores, testset, excluded, seg_level="segment" in levels or document,
+                n_resamples=n_resamples, seed=seed, metric_test=metric_test, short=short,
+                doc_rule=doc_rule if document else None, pdp=pdp or document or "pdp" in (wanted or ()),
+                statistics=wanted or ())
+    return dataclasses.replace(
+        ev, lp=(human.lp or "") if isinstance(human, EvalSet) else "", specs=tuple(specs), human=scores,
+        human_text=describe_human(human) if human_text is None else human_text,
+        data=human if isinstance(human, EvalSet) else None)
+
+
+def _chosen(results: Sequence[Result], human: HumanScores,
+            excluded: set[str]) -> tuple[list[tuple[Result, str]], list[str]]:
+    """The results judged, each with its system's name in the human file, and the systems left out and why."""
+    mapping = match_systems([r.system for r in results], list(human.system))
+    left_out: list[str] = []
+    chosen: list[tuple[Result, str]] = []
+    for r in results:
+        h = mapping.get(r.system)
+        if h is None:
+            left_out.append(f"{r.system} (no human score)")
+        elif h in excluded or r.system in excluded:
+            left_out.append(f"{r.system} (excluded)")
+        elif math.isnan(r.score):
+            left_out.append(f"{r.system} (no metric score)")
+        else:
+            chosen.append((r, h))
+    return chosen, left_out
+
+
+def _judge(pairs: Sequence[tuple[str, list[Result]]], names: Sequence[str], human: HumanScores,
+           testset: TestSet | None, excluded: set[str], *, seg_level: bool, n_resamples: int, seed: int | None,
+           metric_test: str, **options: Any) -> MetaEvaluation:
+    """:func:`meta_evaluate` against HumanScores: each metric judged by
+    :func:`~docmetrics.judging.evaluate.evaluate_wmt` on the systems it scored that have a human score, not
+    ``excluded`` (its numbers the same alone or beside others; its systems as given, those left out and why), then,
+    with two metrics or more, the main statistics (and those of ``options["statistics"]``) compared by PERM-BOTH
+    on the systems every metric scored; the result's ``left_out`` names the others.  ``options``: evaluate_wmt's
+    (``short``, ``pdp``, ``doc_rule``, ``statistics``)."""
+    rows: dict[str, list[float | None]] | None = None
+    doc_ids = testset.doc_ids if options["doc_rule"] is not None and testset is not None else None
+
+    def wmt(chosen: Mapping[str, Sequence[tuple[Result, str]]], **more: Any) -> MetaEvaluation:
+        systems = {h for pairs in chosen.values() for _, h in pairs}
+        return evaluate_wmt(
+            {name: [r if r.system == h else dataclasses.replace(r, system=h) for r, h in pairs]
+             for name, pairs in chosen.items()},
+            {h: human.system[h] for h in systems}, None if rows is None else {h: rows[h] for h in systems},
+            unit_level=True, human_file=str(human.path), doc_ids=doc_ids, **options, **more)
+
+    metrics: dict[str, MetaEval] = {}
+    scored: dict[str, dict[str, Result]] = {}
+    for name, (spec, results) in zip(names, pairs):
+        if not results:
+            raise InputError("no results to meta-evaluate")
+        chosen, left_out = _chosen(results, human, excluded)
+        if len(chosen) < 2:
+            raise InputError(
+                f"{human.path}: only {len(chosen)} system(s) have both a metric and a human score "
+                f"(left out: {', '.join(left_out) or 'none'}); system names must match the human file's "
+                "(file names without extension match too)")
+        if seg_level and rows is None:
+            rows = segment_rows(human, testset)
+        label = spec or results[0].metric
+        ev = wmt({label: chosen}, significance=()).metrics[label]
+        if seg_level and (ev.seg_n or 0) < 2:
+            raise InputError(f"{human.path}: fewer than 2 scored units have human segment scores")
+        ev.metric, ev.left_out = results[0].metric, left_out
+        ev.systems = [r.system for r, _ in chosen]
+        ev.metric_scores = [r.score for r, _ in chosen]
+        ev.human_scores = [human.system[h] for _, h in chosen]
+        metrics[name], scored[name] = ev, {h: r for r, h in chosen}
+    every = sorted(set().union(*scored.values()))
+    systems = [h for h in every if all(h in c for c in scored.values())]
+    left_out = [f"{h} (no score from {', '.join(n for n in names if h not in scored[n])})"
+                for h in every if h not in systems]
+    # judged by the humans, scored by no metric (MTME's human reference): said, as --mtme says it
+    left_out += [f"{h} (no score from {', '.join(spec for spec, _ in pairs)})" for h in sorted(human.system)
+                 if h not in every and h not in excluded]
+    wanted = compared_statistics(options["pdp"], options["doc_rule"], also=options["statistics"])
+    comparisons: dict[str, Comparison] = {}
+    if len(metrics) >= 2 and n_resamples > 0 and len(systems) >= 2:
+        comparisons = wmt({name: [(scored[name][h], h) for h in systems] for name in names}, significance=wanted,
+                          n_resamples=n_resamples, seed=seed, metric_test=metric_test).comparisons
+    elif len(metrics) >= 2 and n_resamples > 0:
+        left_out.append(f"fewer than 2 systems scored by every metric ({', '.join(systems) or 'none'}): "
+                        "no comparison")
+    n_segments = testset.n_segments if seg_level and testset is not None else None
+    return MetaEvaluation("", str(human.path), systems, left_out, metrics, comparisons, n_resamples, seed,
+                          DEFAULT_PERMUTATIONS, SPA_SEED, 0.05, n_segments, layout="human")
 
 
 def wmt_average(evaluations: Sequence[MetaEvaluation], scheme: str | Sequence[str] = "wmt24", *,

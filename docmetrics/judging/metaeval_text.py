@@ -1,44 +1,31 @@
-"""The text of a meta-evaluation: :func:`metaeval_text` renders a
-:class:`~docmetrics.judging.metaevaluation.MetaEvaluation`
+"""The text of a meta-evaluation, what :meth:`MetaEvaluation.to_text
+<docmetrics.judging.metaevaluation.MetaEvaluation.to_text>` gives and every command prints: :func:`metaeval_text`
 as ``docmetrics --human`` / ``--genmt`` print it, :func:`mtme_text` one language pair of MTME data as ``--mtme`` and
-``docmetrics metaeval`` print it; the library's ``MetaEvaluation.to_text`` and the command line both call them."""
+``docmetrics metaeval`` print it; :func:`mtme_run_text` / :func:`mtme_run_dict` a language pair of
+:func:`~docmetrics.judging.run_mtme` (its meta-evaluation's, else its scores; then what it wrote)."""
 
 from __future__ import annotations
 
 import io
-from typing import TYPE_CHECKING, Any, Collection, Mapping, Protocol, Sequence
+import os
+from typing import TYPE_CHECKING, Any, Collection, Mapping, Sequence
 
 from ..stats.pce import DEFAULT_PERMUTATIONS, SPA_SEED
 from ..stats.tasks import rank_order
 from ..values.errors import InputError
 from . import statistics as stats
-from .labels import namer
+from .labels import namer, row_labels
 from .metaeval_metric import MetaEval
 from .stat_table import significance_lines, stat_table, untested_lines
+from .text import num, table
 
 if TYPE_CHECKING:
     from ..formats.mtme import MtmeTestSet
+    from .metaevaluation import MetaEvaluation
+    from .mtme import MtmeRun, WrittenScores
 
-__all__ = ["metaeval_text", "mtme_text", "human_description", "esa_description", "spa_text",
-           "ACC_EQ_TEXT", "DOC_TEXT", "PDP_TEXT", "MQM_TEXT"]
-
-
-
-class MetaEvaluation(Protocol):
-    """What the text reads of a :class:`~docmetrics.judging.metaevaluation.MetaEvaluation` (which calls these
-    renderers from its ``to_text``: named here by what it has, not imported)."""
-
-    lp: str
-    human_name: str | None
-    left_out: list[str]
-    metrics: dict[str, MetaEval]
-    comparisons: dict[str, Any]
-    n_resamples: int
-    seed: int | None
-    n_permutations: int
-    spa_seed: int
-    alpha: float
-    n_segments: int | None
+__all__ = ["metaeval_text", "mtme_text", "mtme_run_text", "mtme_run_dict", "written_lines", "human_description",
+           "esa_description", "spa_text", "ACC_EQ_TEXT", "DOC_TEXT", "PDP_TEXT", "MQM_TEXT"]
 
 
 #: what acc_eq is, in the notes under a table
@@ -142,15 +129,14 @@ def metaeval_text(ev: MetaEvaluation, *, human: str, width: int = 4) -> str:
 
 # -- MTME: one language pair, as --mtme and docmetrics metaeval print it ------------------------------------------
 def mtme_text(ev: MetaEvaluation | None, data: MtmeTestSet, systems: Sequence[str], signatures: Mapping[str, str], *,
-              width: int = 4, labels: Mapping[str, int] | None = None, rank_by: str = "spa", explain: bool = True,
-              written: Sequence[str] = (), scores_table: str = "") -> str:
+              width: int = 4, rank_by: str = "spa", explain: bool = True, written: Sequence[str] = (),
+              scores_table: str = "") -> str:
     """One language pair of MTME data (``data``, its ``systems`` scored): the line naming the test set, then the
     meta-evaluation ``ev`` (:func:`_mtme_table`; None: not meta-evaluated, and ``scores_table``, the scores, in its
     place), the systems not scored and why, the lines of ``written`` (the score files a run wrote), and
-    ``signatures`` (spec -> its signature, in the order given).  ``labels``: spec -> k of ``LABEL [k]`` (default:
-    the order of ``signatures``); ``rank_by``: the statistic the metrics are sorted by; ``explain``: say what the
+    ``signatures`` (spec -> its signature, in the order given: the metrics' ``LABEL [k]``); ``rank_by``: the statistic the metrics are sorted by; ``explain``: say what the
     columns mean.  What ``docmetrics --mtme`` prints and ``MetaEvaluation.to_text()`` gives on MTME data."""
-    labels = dict(labels) if labels is not None else {spec: k + 1 for k, spec in enumerate(signatures)}
+    labels = {spec: k + 1 for k, spec in enumerate(signatures)}
     refs = (f"references {', '.join(data.refs)}" if len(data.refs) > 1 else f"reference {data.ref or 'none'}")
     out = io.StringIO()
     out.write(f"{data.testset} {data.lp}: {len(systems)} systems, {data.n_segments} segments, "
@@ -168,6 +154,52 @@ def mtme_text(ev: MetaEvaluation | None, data: MtmeTestSet, systems: Sequence[st
     for spec, signature in signatures.items():
         out.write(f"[{labels[spec]}] {signature}\n")
     return out.getvalue()
+
+
+def written_lines(written: Sequence[WrittenScores], specs: Sequence[str]) -> list[str]:
+    """The line of each metric's MTME score files (``written``, parallel to ``specs``), ``[k]`` its label."""
+    out = []
+    for k, w in enumerate(written[: len(specs)]):
+        levels = ",".join(lv for lv in ("sys", "doc", "seg") if lv in w.paths)
+        out.append(f"[{k + 1}] MTME scores: {os.path.dirname(w.paths['sys'])}/{w.metric}-{w.ref}.{{{levels}}}.score")
+    return out
+
+
+def mtme_run_text(run: MtmeRun, width: int | None = None, *, rank_by: str = "spa", explain: bool = True,
+                  short: bool = False) -> str:
+    """One language pair of :func:`~docmetrics.judging.run_mtme`, as ``docmetrics --mtme`` prints it: its
+    meta-evaluation's :meth:`~docmetrics.judging.MetaEvaluation.to_text` (``width`` decimals, default 4; the
+    metrics sorted by ``rank_by``; ``explain``: say what the columns mean) with the score files the run wrote, or,
+    where it was not meta-evaluated, the system scores (``width`` decimals, default each metric's own).
+
+    >>> print(docmetrics.judging.mtme_run_text(run))                                   # doctest: +SKIP
+    """
+    if run.evaluation is not None:
+        return run.evaluation.to_text(4 if width is None else width, rank_by=rank_by, explain=explain,
+                                      written=run.written)
+    specs = list(run.results)
+    named = dict(zip(specs, row_labels(specs)))
+    rows = [[s] + [num(r.score, width if width is not None else getattr(r, "decimals", None) or 4)
+                   for r in (run.results[spec][i] for spec in specs)] for i, s in enumerate(run.testset.systems)]
+    signatures = {spec: run.results[spec][0].signature.format(short=short) for spec in specs}
+    return mtme_text(None, run.data, list(run.testset.systems), signatures, written=written_lines(run.written, specs),
+                     scores_table=table(["System"] + [named[s] for s in specs], rows))
+
+
+def mtme_run_dict(run: MtmeRun, *, short: bool = False) -> dict[str, Any]:
+    """The JSON of :func:`mtme_run_text`: the meta-evaluation's ``to_dict(layout="mtme")`` (else the language pair's
+    scores), the score files written (``written``) and what MTME's metadata files say (``metadata``, where some)."""
+    data = run.data
+    if run.evaluation is not None:
+        d: dict[str, Any] = run.evaluation.to_dict(layout="mtme")
+    else:
+        d = {"testset": data.testset, "lp": run.lp, "root": data.root, "reference": data.ref,
+             "references": list(data.refs),
+             "scores": [r.to_dict(level="system", short=short) for rs in run.results.values() for r in rs]}
+    d["written"] = [w.to_dict() for w in run.written]
+    if data.metadata:  # MTME's metadata/LP/*.jsonl (WMT25): what the records say of documents and domains
+        d["metadata"] = data.metadata_summary()
+    return d
 
 
 def _why_not_scored(data: MtmeTestSet, system: str) -> str:

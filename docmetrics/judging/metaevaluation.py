@@ -10,7 +10,7 @@ a statistic."""
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, Mapping
+from typing import Any, Mapping, Sequence
 
 from ..values.errors import InputError, SpecError
 from . import statistics as stats
@@ -158,15 +158,20 @@ class MetaEvaluation:
             out[label] = mine
         return out
 
-    def to_text(self, width: int = 4) -> str:
+    def to_text(self, width: int = 4, *, rank_by: str = "spa", explain: bool = True,
+                written: Sequence[Any] = ()) -> str:
         """The text ``docmetrics --human FILE`` / ``--genmt FILE ...`` prints on stdout (``-w width``): the table of
         statistics, what each is, the clusters, what was left out, the signatures; on MTME data what ``docmetrics
-        --mtme ROOT -t TESTSET -l LP -m ...`` prints (:func:`~docmetrics.judging.metaeval_text.mtme_text`)."""
-        from .metaeval_text import metaeval_text, mtme_text
+        --mtme ROOT -t TESTSET -l LP -m ...`` prints, the metrics sorted by ``rank_by`` (``--rank-by``), what the
+        columns mean with ``explain`` (``docmetrics metaeval`` says it under its first language pair only), the
+        score files of ``written`` (the :class:`~docmetrics.judging.WrittenScores` of a
+        :func:`~docmetrics.judging.run_mtme`) before the signatures."""
+        from .metaeval_text import metaeval_text, mtme_text, written_lines
 
         if self.mtme_data is not None:
             signatures = {spec: e.signature for spec, e in self.metrics.items()}
-            return mtme_text(self, self.mtme_data, list(self.data.testset.systems), signatures, width=width)
+            return mtme_text(self, self.mtme_data, list(self.data.testset.systems), signatures, width=width,
+                             rank_by=rank_by, explain=explain, written=written_lines(written, list(signatures)))
         human = self.human_text or (str(self.human.path) if self.human is not None else "")
         return metaeval_text(self, human=human, width=width)
 
