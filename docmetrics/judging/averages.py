@@ -20,8 +20,8 @@ from .labels import namer
 from .metaevaluation import MetaEvaluation
 from .text import num, table
 
-__all__ = ["RANGES", "SCHEMES", "PER_LP", "AVERAGE_TITLES", "AverageTask", "WmtAverage", "task_set", "average_statistics",
-           "wmt_average"]
+__all__ = ["RANGES", "SCHEMES", "PER_LP", "AVERAGE_TITLES", "AverageTask", "WmtAverage", "task_set",
+           "average_statistics", "wmt_average"]
 
 #: the range each statistic is mapped from to [0, 1] when averaged (MTME's TaskResults.range)
 RANGES = {**{n: (s.low, s.high) for s in stats.BUILTIN for n in (s.name, *s.aliases)},

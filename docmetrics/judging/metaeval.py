@@ -13,7 +13,7 @@ from __future__ import annotations
 import dataclasses
 import math
 import warnings
-from typing import Any, Mapping, Sequence, Union
+from typing import TYPE_CHECKING, Any, Mapping, Sequence, Union
 
 from ..formats.base import EvalSet
 from ..formats.human_tsv import HumanScores
@@ -30,11 +30,15 @@ from .evaluate import compared_statistics, evaluate_mtme, evaluate_wmt
 from .human_match import closest_system, match_systems, segment_rows
 from .labels import row_labels
 from .metaeval_metric import MetaEval
-from .metaeval_text import esa_description, human_description
-from .metaevaluation import LEVELS, MetaEvaluation
+from .metaevaluation import LEVELS, MetaEvaluation, esa_description, human_description, mtme_text, written_lines
 from .params import name_list
+from .text import num, table
 
-__all__ = ["MetaEvaluation", "meta_evaluate", "check_human", "describe_human", "wmt_average", "WmtAverage", "LEVELS"]
+if TYPE_CHECKING:
+    from .mtme import MtmeRun
+
+__all__ = ["MetaEvaluation", "meta_evaluate", "check_human", "describe_human", "wmt_average", "WmtAverage", "LEVELS",
+           "mtme_run_text", "mtme_run_dict"]
 
 WmtAverage = averages.WmtAverage
 
@@ -367,3 +371,41 @@ def _mtme(pairs: Sequence[tuple[str, list[Result]]], data: EvalSet, *, levels: S
     ev = evaluate_mtme(results, raw, n_resamples=n_resamples, seed=seed, significance=compared, short=short,
                        doc_rule=rule, pdp=pdp, metric_test=metric_test, statistics=wanted)
     return dataclasses.replace(ev, specs=tuple(specs), human=data.human, data=data, layout="human")
+
+
+# -- a language pair of run_mtme, as --mtme and docmetrics metaeval print it -------------------------------------
+def mtme_run_text(run: MtmeRun, width: int | None = None, *, rank_by: str = "spa", explain: bool = True,
+                  short: bool = False) -> str:
+    """One language pair of :func:`~docmetrics.judging.run_mtme`, as ``docmetrics --mtme`` prints it: its
+    meta-evaluation's :meth:`~docmetrics.judging.MetaEvaluation.to_text` (``width`` decimals, default 4; the
+    metrics sorted by ``rank_by``; ``explain``: say what the columns mean) with the score files the run wrote, or,
+    where it was not meta-evaluated, the system scores (``width`` decimals, default each metric's own).
+
+    >>> print(docmetrics.judging.mtme_run_text(run))                                   # doctest: +SKIP
+    """
+    if run.evaluation is not None:
+        return run.evaluation.to_text(4 if width is None else width, rank_by=rank_by, explain=explain,
+                                      written=run.written)
+    specs = list(run.results)
+    named = dict(zip(specs, row_labels(specs)))
+    rows = [[s] + [num(r.score, width if width is not None else getattr(r, "decimals", None) or 4)
+                   for r in (run.results[spec][i] for spec in specs)] for i, s in enumerate(run.testset.systems)]
+    signatures = {spec: run.results[spec][0].signature.format(short=short) for spec in specs}
+    return mtme_text(None, run.data, list(run.testset.systems), signatures, written=written_lines(run.written, specs),
+                     scores_table=table(["System"] + [named[s] for s in specs], rows))
+
+
+def mtme_run_dict(run: MtmeRun, *, short: bool = False) -> dict[str, Any]:
+    """The JSON of :func:`mtme_run_text`: the meta-evaluation's ``to_dict(layout="mtme")`` (else the language pair's
+    scores), the score files written (``written``) and what MTME's metadata files say (``metadata``, where some)."""
+    data = run.data
+    if run.evaluation is not None:
+        d: dict[str, Any] = run.evaluation.to_dict(layout="mtme")
+    else:
+        d = {"testset": data.testset, "lp": run.lp, "root": data.root, "reference": data.ref,
+             "references": list(data.refs),
+             "scores": [r.to_dict(level="system", short=short) for rs in run.results.values() for r in rs]}
+    d["written"] = [w.to_dict() for w in run.written]
+    if data.metadata:  # MTME's metadata/LP/*.jsonl (WMT25): what the records say of documents and domains
+        d["metadata"] = data.metadata_summary()
+    return d
