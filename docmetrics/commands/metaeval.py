@@ -9,7 +9,7 @@ import json
 import os
 from typing import TYPE_CHECKING, Sequence, TextIO
 
-from ..judging import SCHEMES, MtmeRun, WmtAverage
+from ..judging import SCHEMES
 from ..values.errors import InputError, UserError
 from . import report as report_cli
 from . import stored as stored_cli
@@ -22,7 +22,7 @@ from .plot import plot_main_statistics, pyplot
 from .specs import language_pairs
 
 if TYPE_CHECKING:
-    from ..judging import WmtAverage
+    from ..judging import MtmeRun, WmtAverage
 
 __all__ = ["run_metaeval"]
 
@@ -84,12 +84,12 @@ def run_metaeval(opts: MetaevalOptions, out: TextIO) -> int:
     if opts.report:  # the page holds what -f json prints
         report_cli.write(opts, opts.report, json.loads(json.dumps(report)),
                          f"docmetrics metaeval -f json ({opts.testset})")
-    write(Output(data=lambda: report, text=lambda: metaeval_text(runs, averages, labels, opts)), opts, out)
+    write(Output(data=lambda: report, text=lambda: _text(runs, averages, labels, opts)), opts, out)
     return 0
 
 
-def metaeval_text(runs: Sequence[MtmeRun], averages: dict[str, WmtAverage], labels: dict[str, int],
-                  opts: MetaevalOptions) -> str:
+def _text(runs: Sequence[MtmeRun], averages: dict[str, WmtAverage], labels: dict[str, int],
+          opts: MetaevalOptions) -> str:
     """Each language pair's tables (how they are computed under the first), the averages, the plot."""
     text = "\n".join(lp_text(r, opts, explain=k == 0) for k, r in enumerate(runs))
     text += "".join("\n" + avg.to_text(opts.width, labels) for avg in averages.values())

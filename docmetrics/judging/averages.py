@@ -174,7 +174,7 @@ def average_statistics(statistics: Sequence[str], *, pdp: bool = True, document:
     there is), a statistic named twice or none, one that needs system-level PDP without ``pdp`` (``--pdp``) or
     the document level, or the document level without ``document`` (``--doc-level``).
 
-    >>> docmetrics.judging.average_statistics(["pearson", "seg-acc-eq"])       # doctest: +SKIP
+    >>> docmetrics.judging.average_statistics(["pearson", "seg_acc_eq"])       # doctest: +SKIP
     ('pearson', 'seg_acc_eq')
     """
     names = task_set(statistics)
