@@ -153,15 +153,15 @@ def meta_evaluate(
     if significance is not None and significance < 0:
         raise SpecError(f"significance={significance}: the number of PERM-BOTH resamples, 0 or more",
                         params=("significance",))
-    wanted = None if statistics is None else tuple(stats.get(s).name for s in statistics)
-    n_resamples = DEFAULT_RESAMPLES if significance is None else significance
+    wanted = () if statistics is None else tuple(stats.get(s).name for s in statistics)
+    # what every computation below takes (evaluate_wmt's options)
+    common: dict[str, Any] = dict(n_resamples=DEFAULT_RESAMPLES if significance is None else significance, seed=seed,
+                                  metric_test=metric_test, short=short, statistics=wanted)
     if isinstance(human, EvalSet) and human.format == "mtme" and human.raw is not None:
         if human_text is not None:
             raise SpecError("human_text: the text of MTME data names its human scores in its first line, as --mtme "
                             "prints it; leave human_text out", params=("human_text",))
-        return _mtme(pairs, human, levels=levels, wanted=wanted or (), n_resamples=n_resamples, seed=seed,
-                     exclude=exclude, exclude_humans=exclude_humans, doc_rule=doc_rule, metric_test=metric_test,
-                     pdp=pdp, short=short)
+        return _mtme(pairs, human, levels, exclude, exclude_humans, doc_rule, pdp, **common)
     if isinstance(human, EvalSet):
         if human.human is None:
             raise InputError(f"{human.source}: no human scores to judge metrics against (a {human.format} file "
@@ -187,9 +187,7 @@ def meta_evaluate(
     names = row_labels(specs, [rs[0].metric if rs else spec for spec, rs in pairs])
     excluded = set(exclude) | (set(scores.humans) if exclude_humans else set())
     ev = _judge(pairs, names, scores, testset, excluded, seg_level="segment" in levels or document,
-                n_resamples=n_resamples, seed=seed, metric_test=metric_test, short=short,
-                doc_rule=doc_rule if document else None, pdp=pdp or document or "pdp" in (wanted or ()),
-                statistics=wanted or ())
+                doc_rule=doc_rule if document else None, pdp=pdp or document or "pdp" in wanted, **common)
     return dataclasses.replace(
         ev, lp=(human.lp or "") if isinstance(human, EvalSet) else "", specs=tuple(specs), human=scores,
         human_text=describe_human(human) if human_text is None else human_text,
@@ -347,11 +345,10 @@ def describe_human(human: EvalSet | HumanScores, *, column: str | None = None, l
                              raw_mqm=scores.raw_mqm)
 
 
-def _mtme(pairs: Sequence[tuple[str, list[Result]]], data: EvalSet, *, levels: Sequence[str] | None,
-          wanted: tuple[str, ...], n_resamples: int, seed: int | None, exclude: Sequence[str], exclude_humans: bool,
-          doc_rule: str, metric_test: str, pdp: bool, short: bool) -> MetaEvaluation:
+def _mtme(pairs: Sequence[tuple[str, list[Result]]], data: EvalSet, levels: Sequence[str] | None,
+          exclude: Sequence[str], exclude_humans: bool, doc_rule: str, pdp: bool, **common: Any) -> MetaEvaluation:
     """:func:`meta_evaluate` on MTME data: :func:`~docmetrics.judging.evaluate.evaluate_mtme` on its own human
-    scores, what ``docmetrics --mtme`` and ``docmetrics metaeval`` print."""
+    scores, what ``docmetrics --mtme`` and ``docmetrics metaeval`` print (``common``: evaluate_wmt's options)."""
     specs = [spec for spec, _ in pairs]
     twice = [spec for k, spec in enumerate(specs) if spec in specs[:k]]
     if twice:
@@ -367,9 +364,8 @@ def _mtme(pairs: Sequence[tuple[str, list[Result]]], data: EvalSet, *, levels: S
     left = set(exclude) | (set(raw.human_systems) if exclude_humans else set())
     results = {spec: [r for r in rs if r.system not in left] for spec, rs in pairs}
     rule = doc_rule if levels is not None and "document" in levels else None
-    compared = compared_statistics(pdp, rule, also=wanted) if n_resamples else ()
-    ev = evaluate_mtme(results, raw, n_resamples=n_resamples, seed=seed, significance=compared, short=short,
-                       doc_rule=rule, pdp=pdp, metric_test=metric_test, statistics=wanted)
+    compared = compared_statistics(pdp, rule, also=common["statistics"]) if common["n_resamples"] else ()
+    ev = evaluate_mtme(results, raw, significance=compared, doc_rule=rule, pdp=pdp, **common)
     return dataclasses.replace(ev, specs=tuple(specs), human=data.human, data=data, layout="human")
 
 
