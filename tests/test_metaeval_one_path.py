@@ -93,3 +93,11 @@ def test_the_statistics_of_an_average_are_checked_before_scoring():
         judging.average_statistics(["pearson", "pearson"])
     with pytest.raises(InputError):
         judging.average_statistics(["no-such-statistic"])
+
+
+@pytest.mark.parametrize("command", [[], ["metaeval"]])
+def test_an_unknown_stat_stops_an_mtme_run_before_anything_is_scored(capsys, command):
+    code, out, err = run(capsys, *command, "-m", "chrf", "--mtme", MTME, "-t", "wmt21.tedtalks", "-l", "en-de",
+                         "--stat", "nope")
+    assert code == 2 and out == "" and "--stat nope: unknown statistic 'nope'" in err
+    assert "coverage" not in err and err.count("\n") == 1, err  # nothing scored, one line

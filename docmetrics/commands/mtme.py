@@ -90,6 +90,7 @@ def check_common(opts: Options, lps: Sequence[str]) -> Options:
         opts = replace(opts, ref=once_each(opts.ref, f"--ref {','.join(opts.ref)}", paths=False))
     if opts.resamples is not None and opts.resamples < 0:
         raise UserError(f"--resamples must be >= 0, not {opts.resamples}")
+    asked_statistics(opts)  # an unknown --stat before anything is scored
     seen: set[str] = set()
     for spec in opts.metrics:
         if spec in seen:
