@@ -28,7 +28,7 @@ from . import stored as stored_cli
 from .common import session_scope
 from .conflicts import CANNOT, NEEDS, Conflicts, Option
 from .format import metric_labels
-from .human import asked_statistics
+from .human import asked_statistics, judging_options
 from .inputs import once_each
 from .messages import note, warn
 from .options import Options
@@ -227,16 +227,11 @@ def score(opts: Options, lps: Sequence[str], systems: Sequence[str] | None, who:
                         requested=getattr(opts, "sacrebleu_signatures", None), stored=stored)
         if session.cache is not None:
             note(opts, f"score cache {session.cache.path}: {session.cache.stats.summary()}", who)
-    doc_rule = getattr(opts, "doc_level", None)
+    levels = None if getattr(opts, "doc_level", None) is None else ("system", "segment", "document")
     for run in runs:  # the library's meta-evaluation of what the library's MTME reader reads
         if run.why_no_metaeval is None:
-            run.evaluation = judging.meta_evaluate(
-                run.results, run.evalset(), levels=None if doc_rule is None else ("system", "segment", "document"),
-                doc_rule=doc_rule or "mean",
-                statistics=(*asked_statistics(opts), *compare_also),
-                significance=opts.resamples, seed=opts.seed,
-                metric_test=opts.metric_test or "perm-both", pdp=bool(getattr(opts, "pdp", False)),
-                short=opts.short)
+            run.evaluation = judging.meta_evaluate(run.results, run.evalset(), levels=levels,
+                                                   **judging_options(opts, tuple(compare_also)))
     return opts, runs
 
 
