@@ -18,7 +18,6 @@ from typing import TYPE_CHECKING, Any, Mapping, Sequence, Union
 from ..formats.base import EvalSet
 from ..formats.human_tsv import HumanScores
 from ..stats.base import DEFAULT_RESAMPLES, DEFAULT_SEED
-from ..stats.pce import DEFAULT_PERMUTATIONS, SPA_SEED
 from ..values.errors import DocMetricsWarning, InputError, SpecError
 from ..values.result import Result
 from ..values.testset import TestSet
@@ -247,7 +246,8 @@ def _judge(pairs: Sequence[tuple[str, list[Result]]], names: Sequence[str], huma
         if seg_level and rows is None:
             rows = segment_rows(human, testset)
         label = spec or results[0].metric
-        ev = wmt({label: chosen}, significance=()).metrics[label]
+        alone = wmt({label: chosen}, significance=())
+        ev = alone.metrics[label]
         if seg_level and (ev.seg_n or 0) < 2:
             raise InputError(f"{human.path}: fewer than 2 scored units have human segment scores")
         ev.metric, ev.left_out = results[0].metric, left_out
@@ -272,7 +272,7 @@ def _judge(pairs: Sequence[tuple[str, list[Result]]], names: Sequence[str], huma
                         "no comparison")
     n_segments = testset.n_segments if seg_level and testset is not None else None
     return MetaEvaluation("", str(human.path), systems, left_out, metrics, comparisons, n_resamples, seed,
-                          DEFAULT_PERMUTATIONS, SPA_SEED, 0.05, n_segments, layout="human")
+                          alone.n_permutations, alone.spa_seed, alone.alpha, n_segments, layout="human")
 
 
 def wmt_average(evaluations: Sequence[MetaEvaluation], scheme: str | Sequence[str] = "wmt24", *,

@@ -14,7 +14,6 @@ import os
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Collection, Mapping, Sequence
 
-from ..stats.pce import DEFAULT_PERMUTATIONS, SPA_SEED
 from ..stats.tasks import rank_order
 from ..values.errors import InputError, SpecError
 from . import statistics as stats
@@ -301,7 +300,7 @@ def metaeval_text(ev: MetaEvaluation, *, human: str, width: int = 4) -> str:
         out.write(f"seg-kendall: Kendall tau-b over pooled (system, {e0.seg_level_name}) pairs; seg-pearson: Pearson "
                   "over pooled (system, segment) pairs, for metrics with one unit per segment.\n")
     if any(e.seg_level_name is not None for e in evals):
-        out.write(spa_text(DEFAULT_PERMUTATIONS, SPA_SEED) + "\n" + ACC_EQ_TEXT + "\n")
+        out.write(spa_text(ev.n_permutations, ev.spa_seed) + "\n" + ACC_EQ_TEXT + "\n")
         for k, e in enumerate(evals):
             for what, why in (("SPA", e.spa_note), ("acc_eq", e.seg_note)):
                 if why:
