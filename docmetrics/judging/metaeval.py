@@ -225,7 +225,7 @@ def _judge(pairs: Sequence[tuple[str, list[Result]]], names: Sequence[str], huma
     doc_ids = testset.doc_ids if options["doc_rule"] is not None and testset is not None else None
 
     def wmt(chosen: Mapping[str, Sequence[tuple[Result, str]]], **more: Any) -> MetaEvaluation:
-        systems = {h for pairs in chosen.values() for _, h in pairs}
+        systems = list(dict.fromkeys(h for pairs in chosen.values() for _, h in pairs))  # in order: the sums too
         return evaluate_wmt(
             {name: [r if r.system == h else dataclasses.replace(r, system=h) for r, h in pairs]
              for name, pairs in chosen.items()},
