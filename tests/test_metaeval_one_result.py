@@ -18,7 +18,6 @@ import docmetrics
 import docmetrics.judging as judging
 from docmetrics.judging import averages
 from docmetrics.judging.evaluate import evaluate_mtme, evaluate_wmt
-from docmetrics.judging.metaeval_human import evaluate_human
 from docmetrics.values.errors import InputError, SpecError
 
 HYPS = [f"{s}.txt" for s in SYSTEMS]
@@ -61,7 +60,7 @@ def test_every_meta_evaluation_is_the_one_result_type(folder):
     wmt = evaluate_wmt(results, human.human.system, significance=())
     assert type(wmt) is judging.MetaEvaluation and isinstance(wmt.to_dict(), dict)
     assert isinstance(wmt.to_dict(layout="human"), list)
-    plain = evaluate_human(list(results.items()), human.human, n_resamples=0)
+    plain = docmetrics.meta_evaluate(list(results.items()), human.human, significance=0)
     assert type(plain) is judging.MetaEvaluation and plain.to_dict() == plain.to_dict(layout="human")
     mtme = docmetrics.read_human("mtme/toy", lp="en-de", ref="refA")
     data, mtme_set = mtme.raw, mtme.testset

@@ -71,10 +71,10 @@ def _spy(monkeypatch, module, name):
 
 def test_one_function_computes_the_mtme_meta_evaluation(monkeypatch, capsys, data, results):
     """The command meta-evaluates through meta_evaluate (with the EvalSet of the library's reader), which runs
-    evaluate_mtme; nothing else computes it (evaluate_human, the --human path, is not called on MTME data)."""
+    evaluate_mtme; nothing else computes it (_judge, the --human path, is not called on MTME data)."""
     front = _spy(monkeypatch, judging, "meta_evaluate")  # the public call the command makes
     work = _spy(monkeypatch, lib, "evaluate_mtme")
-    other = _spy(monkeypatch, lib, "evaluate_human")
+    other = _spy(monkeypatch, lib, "_judge")
     printed = command(capsys)
     assert len(front) == 1 and len(work) == 1 and other == []
     assert not hasattr(mtme_run, "evaluate_mtme")  # the scoring run no longer meta-evaluates on its own

@@ -205,25 +205,25 @@ def test_metrics_that_scored_different_systems_are_compared_on_those_all_scored(
 
     import docmetrics
     from docmetrics.formats.human_tsv import load_human
-    from docmetrics.judging.metaeval_human import evaluate, evaluate_human
     from docmetrics.values.testset import TestSet
 
     testset = TestSet.from_lists(OUTPUTS, SRC, REFS, [f"{d}_{n}" for d, n in DOCS])
     human = load_human(str(same["human"][same["human"].index("--human") + 1]))
     qe = docmetrics.load(QE).compute(testset)
     neg = [r for r in docmetrics.load(NEG).compute(testset) if r.system != "sysD"]
-    ev = evaluate_human([(QE, qe), (NEG, neg)], human, names=["q", "n"], seg_level=True, testset=testset,
-                        n_resamples=100)
-    assert ev.systems == ["sysA", "sysB", "sysC"] and ev.left_out == ["sysD (no score from n)"]
-    alone = evaluate(qe, human, spec=QE, seg_level=True, testset=testset)
-    assert json.dumps(ev.metrics["q"].to_dict()) == json.dumps(alone.to_dict())  # as judged alone, 4 systems
-    assert ev.metrics["n"].systems == ["sysA", "sysB", "sysC"]
+    levels = ("system", "segment")
+    ev = docmetrics.meta_evaluate([(QE, qe), (NEG, neg)], human, levels=levels, testset=testset, significance=100)
+    q, n = list(ev.metrics)  # each metric's LABEL [k]
+    assert ev.systems == ["sysA", "sysB", "sysC"] and ev.left_out == [f"sysD (no score from {n})"]
+    alone = docmetrics.meta_evaluate({QE: qe}, human, levels=levels, testset=testset, significance=0).metric(0)
+    assert json.dumps(ev.metrics[q].to_dict()) == json.dumps(alone.to_dict())  # as judged alone, 4 systems
+    assert ev.metrics[n].systems == ["sysA", "sysB", "sysC"]
     # the comparison's pearson is over the three systems both scored: scipy on them
     means = {s: math.fsum(v) / len(v) for s, v in esa().items()}
-    pearson = next(r.value for r in ev.comparisons["pearson"].ranking if r.metric == "q")
+    pearson = next(r.value for r in ev.comparisons["pearson"].ranking if r.metric == q)
     assert pearson == pytest.approx(scipy.stats.pearsonr([r.score for r in qe[:3]],
                                                          [means[s] for s in ("sysA", "sysB", "sysC")])[0])
-    assert ev.metrics["q"].pearson == pytest.approx(scipy.stats.pearsonr([r.score for r in qe],
+    assert ev.metrics[q].pearson == pytest.approx(scipy.stats.pearsonr([r.score for r in qe],
                                                                          [means[s] for s in OUTPUTS])[0])
     dicts = ev.to_dict()
     assert set(dicts[0]["clusters"]) == set(ev.comparisons) and dicts[0]["perm_both"]["n_resamples"] == 100

@@ -4,10 +4,9 @@ human scores), and what ``--human`` and ``--genmt`` print: the library's
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from ..api import Result, TestSet
-from ..formats.human_tsv import HumanScores, load_human
 from ..judging import DEFAULT_SEED
 from ..judging import statistics as stats
 from ..values.errors import InputError, UserError
@@ -16,9 +15,10 @@ from .messages import warn
 from .options import Options
 
 if TYPE_CHECKING:
-    from ..judging import MetaEvaluation
+    from ..judging import HumanScores, MetaEvaluation
 
-__all__ = ["asked_statistics", "check_document_gold", "warn_unmatched", "check_args", "read_human", "run_metaeval"]
+__all__ = ["asked_statistics", "check_document_gold", "warn_unmatched", "check_args", "read_human", "judging_options",
+           "run_metaeval"]
 
 
 #: Options that only mean something with human scores (--doc-level and --pdp: or with --mtme's).
@@ -65,10 +65,13 @@ def read_human(opts: Options) -> HumanScores | None:
     any model is loaded."""
     if not getattr(opts, "human", None):
         return None
-    human = load_human(opts.human, opts.human_column, opts.human_lower_better)
-    for text in human.warnings:
+    from .. import judging  # numpy and the statistics: not for --help
+
+    read = judging.read_human(opts.human, format="human-tsv", column=opts.human_column,
+                              lower_is_better=opts.human_lower_better)
+    for text in read.notes:
         warn(text)
-    return human
+    return read.human
 
 
 def check_document_gold(opts: Options, testset: TestSet | None, human: HumanScores | None) -> None:
@@ -99,6 +102,16 @@ def warn_unmatched(opts: Options, testset: TestSet | None, human: HumanScores | 
          "system in the human file)", who)
 
 
+def judging_options(opts: Options, also: tuple[str, ...] = ()) -> dict[str, Any]:
+    """The options every meta-evaluation of the command line takes, as :func:`docmetrics.judging.meta_evaluate`'s
+    arguments: --stat (and ``also``) the statistics compared besides the main ones, --resamples the PERM-BOTH
+    resamples, --seed, --metric-test, --pdp, --doc-level's rule, --short."""
+    return dict(statistics=(*asked_statistics(opts), *also), significance=getattr(opts, "resamples", None),
+                seed=getattr(opts, "seed", DEFAULT_SEED), metric_test=getattr(opts, "metric_test", None) or "perm-both",
+                pdp=bool(getattr(opts, "pdp", False)), doc_rule=getattr(opts, "doc_level", None) or "mean",
+                short=opts.short)
+
+
 def run_metaeval(
     all_results: list[tuple[str, list[Result]]],
     opts: Options,
@@ -106,20 +119,15 @@ def run_metaeval(
     human: HumanScores | None = None,
 ) -> MetaEvaluation:
     """The library's :func:`docmetrics.judging.meta_evaluate` of every metric's results against ``human`` (default:
-    read from --human), the options as its arguments: --seg-level and --doc-level the levels, --resamples the
-    PERM-BOTH resamples, --stat the statistics compared besides the main ones.  What it prints is the result's
-    ``to_text()`` (-w decimals) / ``to_dict()``."""
+    read from --human), the options as its arguments (:func:`judging_options`; --seg-level and --doc-level the
+    levels).  What it prints is the result's ``to_text()`` (-w decimals) / ``to_dict()``."""
     from .. import judging  # numpy and the statistics: not for --help
 
     human = human if human is not None else read_human(opts)
     genmt_lp = testset.lp if getattr(opts, "genmt", None) and testset else None
     doc_rule = getattr(opts, "doc_level", None)
     levels = ("system", *(("segment",) if opts.seg_level or doc_rule else ()), *(("document",) if doc_rule else ()))
-    asked = asked_statistics(opts)
     return judging.meta_evaluate(
-        all_results, human, levels=levels, statistics=asked or None, significance=getattr(opts, "resamples", None),
-        seed=getattr(opts, "seed", DEFAULT_SEED), testset=testset, exclude=opts.exclude_systems or (),
-        exclude_humans=opts.no_human_systems, doc_rule=doc_rule or "mean",
-        human_text=judging.describe_human(human, column=opts.human_column, lp=genmt_lp),
-        metric_test=getattr(opts, "metric_test", None) or "perm-both", pdp=bool(getattr(opts, "pdp", False)),
-        short=opts.short)
+        all_results, human, levels=levels, testset=testset, exclude=opts.exclude_systems or (),
+        exclude_humans=opts.no_human_systems, **judging_options(opts),
+        human_text=judging.describe_human(human, column=opts.human_column, lp=genmt_lp))

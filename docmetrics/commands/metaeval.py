@@ -9,9 +9,7 @@ import json
 import os
 from typing import TYPE_CHECKING, Sequence, TextIO
 
-from ..judging import SCHEMES, MtmeRun, WmtAverage
-from ..judging import statistics as stats
-from ..judging.averages import task_set
+from ..judging import SCHEMES
 from ..values.errors import InputError, UserError
 from . import report as report_cli
 from . import stored as stored_cli
@@ -24,28 +22,22 @@ from .plot import plot_main_statistics, pyplot
 from .specs import language_pairs
 
 if TYPE_CHECKING:
-    from ..judging import WmtAverage
+    from ..judging import MtmeRun, WmtAverage
 
 __all__ = ["run_metaeval"]
 
 
 def _parse_average(opts: MetaevalOptions) -> tuple[str, ...]:
     """The statistics of --average, by their registry names (an unknown name: the names there are)."""
-    text = opts.average
-    given = [x.strip() for x in text.split(",")]
+    from .. import judging
+
+    given = [x.strip() for x in opts.average.split(",")]
     if any(not x for x in given):
-        raise UserError(f"--average {text}: statistics separated by commas, e.g. pearson,seg_acc_eq")
+        raise UserError(f"--average {opts.average}: statistics separated by commas, e.g. pearson,seg_acc_eq")
     try:
-        chosen = task_set(given)
+        return judging.average_statistics(given, pdp=bool(opts.pdp), document=bool(opts.doc_level))
     except InputError as exc:
-        raise UserError(f"--average {text}: {exc}") from None
-    for name in chosen:
-        s = stats.get(name)
-        if s.needs == "pdp" and not (opts.pdp or opts.doc_level):
-            raise UserError(f"--average {text}: {name} ({s.title}) needs --pdp or --doc-level")
-        if s.needs == "document" and not opts.doc_level:
-            raise UserError(f"--average {text}: {name} ({s.title}) needs --doc-level")
-    return chosen
+        raise UserError(f"--average {opts.average}: {exc}") from None
 
 
 def _check_plot(path: str) -> None:
@@ -92,13 +84,13 @@ def run_metaeval(opts: MetaevalOptions, out: TextIO) -> int:
     if opts.report:  # the page holds what -f json prints
         report_cli.write(opts, opts.report, json.loads(json.dumps(report)),
                          f"docmetrics metaeval -f json ({opts.testset})")
-    write(Output(data=lambda: report, text=lambda: metaeval_text(runs, averages, labels, opts)), opts, out)
+    write(Output(data=lambda: report, text=lambda: _text(runs, averages, labels, opts)), opts, out)
     return 0
 
 
-def metaeval_text(runs: Sequence[MtmeRun], averages: dict[str, WmtAverage], labels: dict[str, int],
-                  opts: MetaevalOptions) -> str:
+def _text(runs: Sequence[MtmeRun], averages: dict[str, WmtAverage], labels: dict[str, int],
+          opts: MetaevalOptions) -> str:
     """Each language pair's tables (how they are computed under the first), the averages, the plot."""
-    text = "\n".join(lp_text(r, opts, labels, explain=k == 0) for k, r in enumerate(runs))
+    text = "\n".join(lp_text(r, opts, explain=k == 0) for k, r in enumerate(runs))
     text += "".join("\n" + avg.to_text(opts.width, labels) for avg in averages.values())
     return text + (f"\nplot: {opts.plot}\n" if opts.plot else "")

@@ -3,8 +3,8 @@
 data options), what is said while a test set is scored, and the table of a language pair.  The work is
 :func:`docmetrics.judging.run_mtme` (read, score, write), then the library's
 :func:`docmetrics.judging.meta_evaluate` on what :meth:`docmetrics.judging.MtmeRun.evalset` makes of the data read (the
-one MTME meta-evaluation), printed by :func:`docmetrics.judging.metaeval_text.mtme_text` (as
-``MetaEvaluation.to_text()``); every path and option is checked before a model is loaded."""
+one MTME meta-evaluation), printed by :func:`docmetrics.judging.mtme_run_text` (its ``MetaEvaluation.to_text()``)
+and :func:`docmetrics.judging.mtme_run_dict`; every path and option is checked before a model is loaded."""
 
 from __future__ import annotations
 
@@ -23,13 +23,12 @@ from ..judging import (
     mtme_metric_name,
     run_mtme,
 )
-from ..judging.metaeval_text import mtme_text
 from ..values.errors import UserError
 from . import stored as stored_cli
-from .common import session_scope, width
+from .common import session_scope
 from .conflicts import CANNOT, NEEDS, Conflicts, Option
-from .format import columns, metric_labels, num, table
-from .human import asked_statistics
+from .format import metric_labels
+from .human import asked_statistics, judging_options
 from .inputs import once_each
 from .messages import note, warn
 from .options import Options
@@ -91,6 +90,7 @@ def check_common(opts: Options, lps: Sequence[str]) -> Options:
         opts = replace(opts, ref=once_each(opts.ref, f"--ref {','.join(opts.ref)}", paths=False))
     if opts.resamples is not None and opts.resamples < 0:
         raise UserError(f"--resamples must be >= 0, not {opts.resamples}")
+    asked_statistics(opts)  # an unknown --stat before anything is scored
     seen: set[str] = set()
     for spec in opts.metrics:
         if spec in seen:
@@ -227,16 +227,11 @@ def score(opts: Options, lps: Sequence[str], systems: Sequence[str] | None, who:
                         requested=getattr(opts, "sacrebleu_signatures", None), stored=stored)
         if session.cache is not None:
             note(opts, f"score cache {session.cache.path}: {session.cache.stats.summary()}", who)
-    doc_rule = getattr(opts, "doc_level", None)
+    levels = None if getattr(opts, "doc_level", None) is None else ("system", "segment", "document")
     for run in runs:  # the library's meta-evaluation of what the library's MTME reader reads
         if run.why_no_metaeval is None:
-            run.evaluation = judging.meta_evaluate(
-                run.results, run.evalset(), levels=None if doc_rule is None else ("system", "segment", "document"),
-                doc_rule=doc_rule or "mean",
-                statistics=(*asked_statistics(opts), *compare_also),
-                significance=opts.resamples, seed=opts.seed,
-                metric_test=opts.metric_test or "perm-both", pdp=bool(getattr(opts, "pdp", False)),
-                short=opts.short)
+            run.evaluation = judging.meta_evaluate(run.results, run.evalset(), levels=levels,
+                                                   **judging_options(opts, tuple(compare_also)))
     return opts, runs
 
 
@@ -246,46 +241,27 @@ def run(opts: Options, out: TextIO | None = None) -> int:
     out = out or sys.stdout
     opts = _check_main_args(opts)
     opts, (lp_run,) = score(opts, [opts.lang], opts.systems, "docmetrics")
-    labels = {spec: k + 1 for k, spec in enumerate(opts.metrics)}
     if getattr(opts, "report", None):  # the page write_report(PAGE, meta_evaluate(...), results=, data=) writes
         from .report import write as write_report
 
         judged = lp_run.evaluation if lp_run.evaluation is not None else lp_dict(lp_run, opts)  # else: scores only
         write_report(opts, opts.report, judged, f"docmetrics --mtme ({lp_run.lp})", results=lp_run.results,
                      data=lp_run.evalset())
-    write(Output(data=lambda: lp_dict(lp_run, opts), text=lambda: lp_text(lp_run, opts, labels)), opts, out)
+    write(Output(data=lambda: lp_dict(lp_run, opts), text=lambda: lp_text(lp_run, opts)), opts, out)
     return 0
 
 
 def lp_dict(run: MtmeRun, opts: Options) -> dict[str, Any]:
-    """The JSON of a language pair: its meta-evaluation's (where the data was read, each metric judged), else its
-    scores; then the score files written and the data's metadata."""
-    if run.evaluation is not None:
-        d: dict[str, Any] = run.evaluation.to_dict(layout="mtme")
-    else:
-        d = {"testset": opts.testset, "lp": run.lp, "root": opts.mtme, "reference": run.data.ref,
-             "references": list(run.data.refs),
-             "scores": [r.to_dict(level="system", short=opts.short) for rs in run.results.values() for r in rs]}
-    d["written"] = [w.to_dict() for w in run.written]
-    if run.data.metadata:  # MTME's metadata/LP/*.jsonl (WMT25): what the records say of documents and domains
-        d["metadata"] = run.data.metadata_summary()
-    return d
+    """The JSON of a language pair (:func:`docmetrics.judging.mtme_run_dict`)."""
+    from .. import judging
+
+    return judging.mtme_run_dict(run, short=opts.short)
 
 
-def lp_text(run: MtmeRun, opts: Options, labels: dict[str, int], explain: bool = True) -> str:
-    """The text of a language pair: its meta-evaluation's tables (else its system scores), the score files written,
-    the signatures (``explain``: how the statistics are computed, under the first pair)."""
-    table_text = ""
-    if run.evaluation is None:
-        rows = [[s] + [num(run.results[spec][i].score, width(opts, run.results[spec][i])) for spec in opts.metrics]
-                for i, s in enumerate(run.testset.systems)]
-        named = columns(opts.metrics)
-        table_text = table(["System"] + [named[s] for s in opts.metrics], rows)
-    written = []
-    for spec, w in zip(opts.metrics, run.written):
-        levels = [lv for lv in ("sys", "doc", "seg") if lv in w.paths]
-        where = os.path.dirname(w.paths["sys"])
-        written.append(f"[{labels[spec]}] MTME scores: {where}/{w.metric}-{w.ref}.{{{','.join(levels)}}}.score")
-    signatures = {spec: run.results[spec][0].signature.format(short=opts.short) for spec in opts.metrics}
-    return mtme_text(run.evaluation, run.data, list(run.testset.systems), signatures, width=opts.width, labels=labels,
-                     rank_by=opts.rank_by or "spa", explain=explain, written=written, scores_table=table_text)
+def lp_text(run: MtmeRun, opts: Options, explain: bool = True) -> str:
+    """The text of a language pair (:func:`docmetrics.judging.mtme_run_text`; ``explain``: how the statistics are
+    computed, under the first pair)."""
+    from .. import judging
+
+    return judging.mtme_run_text(run, opts.width if opts.width_given else None, rank_by=opts.rank_by or "spa",
+                                 explain=explain, short=opts.short)

@@ -20,7 +20,8 @@ from .labels import namer
 from .metaevaluation import MetaEvaluation
 from .text import num, table
 
-__all__ = ["RANGES", "SCHEMES", "PER_LP", "AVERAGE_TITLES", "AverageTask", "WmtAverage", "task_set", "wmt_average"]
+__all__ = ["RANGES", "SCHEMES", "PER_LP", "AVERAGE_TITLES", "AverageTask", "WmtAverage", "task_set",
+           "average_statistics", "wmt_average"]
 
 #: the range each statistic is mapped from to [0, 1] when averaged (MTME's TaskResults.range)
 RANGES = {**{n: (s.low, s.high) for s in stats.BUILTIN for n in (s.name, *s.aliases)},
@@ -164,6 +165,25 @@ def task_set(statistics: Sequence[str]) -> tuple[str, ...]:
         raise InputError(f"{', '.join(twice)} named twice; name each statistic once")
     if not names:
         raise InputError("no statistic to average")
+    return names
+
+
+def average_statistics(statistics: Sequence[str], *, pdp: bool = True, document: bool = True) -> tuple[str, ...]:
+    """The statistics of a custom average (``docmetrics metaeval --average``; :func:`wmt_average`'s ``scheme``) by
+    their registry names, checked before anything is scored: an InputError for an unknown name (naming every name
+    there is), a statistic named twice or none, one that needs system-level PDP without ``pdp`` (``--pdp``) or
+    the document level, or the document level without ``document`` (``--doc-level``).
+
+    >>> docmetrics.judging.average_statistics(["pearson", "seg_acc_eq"])       # doctest: +SKIP
+    ('pearson', 'seg_acc_eq')
+    """
+    names = task_set(statistics)
+    for name in names:
+        s = stats.get(name)
+        if s.needs == "pdp" and not (pdp or document):
+            raise InputError(f"{name} ({s.title}) needs --pdp or --doc-level", params=("pdp",))
+        if s.needs == "document" and not document:
+            raise InputError(f"{name} ({s.title}) needs --doc-level", params=("document",))
     return names
 
 

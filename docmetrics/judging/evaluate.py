@@ -2,8 +2,8 @@
 
 The one meta-evaluation behind ``--human``, ``--mtme``, ``docmetrics metaeval`` and ``docmetrics sweep``:
 :func:`evaluate_wmt` (several metrics on one test set), :func:`evaluate_mtme` (with the human scores of
-an MTME test set) and :func:`~docmetrics.judging.metaeval_human.evaluate` (one metric against a
-``--human`` file, as sweeps use it) give every metric a
+an MTME test set), both under :func:`~docmetrics.judging.meta_evaluate` (which judges each metric against a
+``--human`` file on the systems it scored, as sweeps use it) give every metric a
 :class:`~docmetrics.judging.metaevaluation.MetaEval` computed by the same code, from
 the statistics of :mod:`docmetrics.stats`:
 

@@ -4,15 +4,16 @@ compares two metrics or more by PERM-BOTH with WMT's clusters, and returns a :cl
 values are read by the statistics registry's names and whose ``to_dict()`` and ``to_text()`` are the JSON and the
 text ``docmetrics --human`` / ``--genmt`` / ``--mtme`` print (the one result type,
 :mod:`docmetrics.judging.metaevaluation`); :func:`wmt_average` averages several language pairs' as the WMT
-metrics tasks do.  The work is
-:func:`docmetrics.judging.metaeval_human.evaluate_human` (MTME data:
-:func:`docmetrics.judging.evaluate.evaluate_mtme`); the command line calls :func:`meta_evaluate` itself."""
+metrics tasks do.  Each metric is judged by :func:`docmetrics.judging.evaluate.evaluate_wmt` on the systems it
+scored (MTME data: :func:`docmetrics.judging.evaluate.evaluate_mtme`); ``docmetrics --human``, ``--genmt``,
+``--mtme``, ``metaeval`` and ``sweep`` call :func:`meta_evaluate` itself."""
 
 from __future__ import annotations
 
 import dataclasses
+import math
 import warnings
-from typing import Mapping, Sequence, Union
+from typing import TYPE_CHECKING, Any, Mapping, Sequence, Union
 
 from ..formats.base import EvalSet
 from ..formats.human_tsv import HumanScores
@@ -22,17 +23,21 @@ from ..values.result import Result
 from ..values.testset import TestSet
 from . import averages
 from . import statistics as stats
-from .comparisons import METRIC_TESTS
+from .comparisons import METRIC_TESTS, Comparison
 from .doc_level import DOC_RULES, doc_gold
-from .evaluate import compared_statistics, evaluate_mtme
+from .evaluate import compared_statistics, evaluate_mtme, evaluate_wmt
 from .human_match import closest_system, match_systems, segment_rows
 from .labels import row_labels
-from .metaeval_human import evaluate_human
-from .metaeval_text import esa_description, human_description
-from .metaevaluation import LEVELS, MetaEvaluation
+from .metaeval_metric import MetaEval
+from .metaevaluation import LEVELS, MetaEvaluation, esa_description, human_description, mtme_text, written_lines
 from .params import name_list
+from .text import num, table
 
-__all__ = ["MetaEvaluation", "meta_evaluate", "check_human", "describe_human", "wmt_average", "WmtAverage", "LEVELS"]
+if TYPE_CHECKING:
+    from .mtme import MtmeRun
+
+__all__ = ["MetaEvaluation", "meta_evaluate", "check_human", "describe_human", "wmt_average", "WmtAverage", "LEVELS",
+           "mtme_run_text", "mtme_run_dict"]
 
 WmtAverage = averages.WmtAverage
 
@@ -147,15 +152,15 @@ def meta_evaluate(
     if significance is not None and significance < 0:
         raise SpecError(f"significance={significance}: the number of PERM-BOTH resamples, 0 or more",
                         params=("significance",))
-    wanted = None if statistics is None else tuple(stats.get(s).name for s in statistics)
-    n_resamples = DEFAULT_RESAMPLES if significance is None else significance
+    wanted = () if statistics is None else tuple(stats.get(s).name for s in statistics)
+    # what every computation below takes (evaluate_wmt's options)
+    common: dict[str, Any] = dict(n_resamples=DEFAULT_RESAMPLES if significance is None else significance, seed=seed,
+                                  metric_test=metric_test, short=short, statistics=wanted)
     if isinstance(human, EvalSet) and human.format == "mtme" and human.raw is not None:
         if human_text is not None:
             raise SpecError("human_text: the text of MTME data names its human scores in its first line, as --mtme "
                             "prints it; leave human_text out", params=("human_text",))
-        return _mtme(pairs, human, levels=levels, wanted=wanted or (), n_resamples=n_resamples, seed=seed,
-                     exclude=exclude, exclude_humans=exclude_humans, doc_rule=doc_rule, metric_test=metric_test,
-                     pdp=pdp, short=short)
+        return _mtme(pairs, human, levels, exclude, exclude_humans, doc_rule, pdp, **common)
     if isinstance(human, EvalSet):
         if human.human is None:
             raise InputError(f"{human.source}: no human scores to judge metrics against (a {human.format} file "
@@ -179,19 +184,95 @@ def meta_evaluate(
     _check_documents(pairs, scores, testset, human.source if isinstance(human, EvalSet) else str(scores.path))
     specs = [spec for spec, _ in pairs]
     names = row_labels(specs, [rs[0].metric if rs else spec for spec, rs in pairs])
-    ev = evaluate_human(
-        pairs, scores, names=names, exclude=exclude, exclude_humans=exclude_humans,
-        seg_level="segment" in levels or document, testset=testset,
-        pdp=pdp or document or "pdp" in (wanted or ()), doc_rule=doc_rule if document else None,
-        n_resamples=n_resamples, seed=seed, metric_test=metric_test,
-        statistics=wanted or (), short=short,
-    )
-    if isinstance(human, EvalSet):  # named as the command names them: the pair
-        ev = dataclasses.replace(ev, lp=human.lp or "")
-    if human_text is None:
-        human_text = describe_human(human)
-    return dataclasses.replace(ev, specs=tuple(specs), human=scores, human_text=human_text,
-                               data=human if isinstance(human, EvalSet) else None)
+    excluded = set(exclude) | (set(scores.humans) if exclude_humans else set())
+    ev = _judge(pairs, names, scores, testset, excluded, seg_level="segment" in levels or document,
+                doc_rule=doc_rule if document else None, pdp=pdp or document or "pdp" in wanted, **common)
+    return dataclasses.replace(
+        ev, lp=(human.lp or "") if isinstance(human, EvalSet) else "", specs=tuple(specs), human=scores,
+        human_text=describe_human(human) if human_text is None else human_text,
+        data=human if isinstance(human, EvalSet) else None)
+
+
+def _chosen(results: Sequence[Result], human: HumanScores,
+            excluded: set[str]) -> tuple[list[tuple[Result, str]], list[str]]:
+    """The results judged, each with its system's name in the human file, and the systems left out and why."""
+    mapping = match_systems([r.system for r in results], list(human.system))
+    left_out: list[str] = []
+    chosen: list[tuple[Result, str]] = []
+    for r in results:
+        h = mapping.get(r.system)
+        if h is None:
+            left_out.append(f"{r.system} (no human score)")
+        elif h in excluded or r.system in excluded:
+            left_out.append(f"{r.system} (excluded)")
+        elif math.isnan(r.score):
+            left_out.append(f"{r.system} (no metric score)")
+        else:
+            chosen.append((r, h))
+    return chosen, left_out
+
+
+def _judge(pairs: Sequence[tuple[str, list[Result]]], names: Sequence[str], human: HumanScores,
+           testset: TestSet | None, excluded: set[str], *, seg_level: bool, n_resamples: int, seed: int | None,
+           metric_test: str, **options: Any) -> MetaEvaluation:
+    """:func:`meta_evaluate` against HumanScores: each metric judged by
+    :func:`~docmetrics.judging.evaluate.evaluate_wmt` on the systems it scored that have a human score, not
+    ``excluded`` (its numbers the same alone or beside others; its systems as given, those left out and why), then,
+    with two metrics or more, the main statistics (and those of ``options["statistics"]``) compared by PERM-BOTH
+    on the systems every metric scored; the result's ``left_out`` names the others.  ``options``: evaluate_wmt's
+    (``short``, ``pdp``, ``doc_rule``, ``statistics``)."""
+    rows: dict[str, list[float | None]] | None = None
+    doc_ids = testset.doc_ids if options["doc_rule"] is not None and testset is not None else None
+
+    def wmt(chosen: Mapping[str, Sequence[tuple[Result, str]]], **more: Any) -> MetaEvaluation:
+        systems = list(dict.fromkeys(h for pairs in chosen.values() for _, h in pairs))  # in order: the sums too
+        return evaluate_wmt(
+            {name: [r if r.system == h else dataclasses.replace(r, system=h) for r, h in pairs]
+             for name, pairs in chosen.items()},
+            {h: human.system[h] for h in systems}, None if rows is None else {h: rows[h] for h in systems},
+            unit_level=True, human_file=str(human.path), doc_ids=doc_ids, **options, **more)
+
+    metrics: dict[str, MetaEval] = {}
+    scored: dict[str, dict[str, Result]] = {}
+    for name, (spec, results) in zip(names, pairs):
+        if not results:
+            raise InputError("no results to meta-evaluate")
+        chosen, left_out = _chosen(results, human, excluded)
+        if len(chosen) < 2:
+            raise InputError(
+                f"{human.path}: only {len(chosen)} system(s) have both a metric and a human score "
+                f"(left out: {', '.join(left_out) or 'none'}); system names must match the human file's "
+                "(file names without extension match too)")
+        if seg_level and rows is None:
+            rows = segment_rows(human, testset)
+        label = spec or results[0].metric
+        alone = wmt({label: chosen}, significance=())
+        ev = alone.metrics[label]
+        if seg_level and (ev.seg_n or 0) < 2:
+            raise InputError(f"{human.path}: fewer than 2 scored units have human segment scores")
+        ev.metric, ev.left_out = results[0].metric, left_out
+        ev.systems = [r.system for r, _ in chosen]
+        ev.metric_scores = [r.score for r, _ in chosen]
+        ev.human_scores = [human.system[h] for _, h in chosen]
+        metrics[name], scored[name] = ev, {h: r for r, h in chosen}
+    every = sorted(set().union(*scored.values()))
+    systems = [h for h in every if all(h in c for c in scored.values())]
+    left_out = [f"{h} (no score from {', '.join(n for n in names if h not in scored[n])})"
+                for h in every if h not in systems]
+    # judged by the humans, scored by no metric (MTME's human reference): said, as --mtme says it
+    left_out += [f"{h} (no score from {', '.join(spec for spec, _ in pairs)})" for h in sorted(human.system)
+                 if h not in every and h not in excluded]
+    wanted = compared_statistics(options["pdp"], options["doc_rule"], also=options["statistics"])
+    comparisons: dict[str, Comparison] = {}
+    if len(metrics) >= 2 and n_resamples > 0 and len(systems) >= 2:
+        comparisons = wmt({name: [(scored[name][h], h) for h in systems] for name in names}, significance=wanted,
+                          n_resamples=n_resamples, seed=seed, metric_test=metric_test).comparisons
+    elif len(metrics) >= 2 and n_resamples > 0:
+        left_out.append(f"fewer than 2 systems scored by every metric ({', '.join(systems) or 'none'}): "
+                        "no comparison")
+    n_segments = testset.n_segments if seg_level and testset is not None else None
+    return MetaEvaluation("", str(human.path), systems, left_out, metrics, comparisons, n_resamples, seed,
+                          alone.n_permutations, alone.spa_seed, alone.alpha, n_segments, layout="human")
 
 
 def wmt_average(evaluations: Sequence[MetaEvaluation], scheme: str | Sequence[str] = "wmt24", *,
@@ -264,11 +345,10 @@ def describe_human(human: EvalSet | HumanScores, *, column: str | None = None, l
                              raw_mqm=scores.raw_mqm)
 
 
-def _mtme(pairs: Sequence[tuple[str, list[Result]]], data: EvalSet, *, levels: Sequence[str] | None,
-          wanted: tuple[str, ...], n_resamples: int, seed: int | None, exclude: Sequence[str], exclude_humans: bool,
-          doc_rule: str, metric_test: str, pdp: bool, short: bool) -> MetaEvaluation:
+def _mtme(pairs: Sequence[tuple[str, list[Result]]], data: EvalSet, levels: Sequence[str] | None,
+          exclude: Sequence[str], exclude_humans: bool, doc_rule: str, pdp: bool, **common: Any) -> MetaEvaluation:
     """:func:`meta_evaluate` on MTME data: :func:`~docmetrics.judging.evaluate.evaluate_mtme` on its own human
-    scores, what ``docmetrics --mtme`` and ``docmetrics metaeval`` print."""
+    scores, what ``docmetrics --mtme`` and ``docmetrics metaeval`` print (``common``: evaluate_wmt's options)."""
     specs = [spec for spec, _ in pairs]
     twice = [spec for k, spec in enumerate(specs) if spec in specs[:k]]
     if twice:
@@ -284,7 +364,44 @@ def _mtme(pairs: Sequence[tuple[str, list[Result]]], data: EvalSet, *, levels: S
     left = set(exclude) | (set(raw.human_systems) if exclude_humans else set())
     results = {spec: [r for r in rs if r.system not in left] for spec, rs in pairs}
     rule = doc_rule if levels is not None and "document" in levels else None
-    compared = compared_statistics(pdp, rule, also=wanted) if n_resamples else ()
-    ev = evaluate_mtme(results, raw, n_resamples=n_resamples, seed=seed, significance=compared, short=short,
-                       doc_rule=rule, pdp=pdp, metric_test=metric_test, statistics=wanted)
+    compared = compared_statistics(pdp, rule, also=common["statistics"]) if common["n_resamples"] else ()
+    ev = evaluate_mtme(results, raw, significance=compared, doc_rule=rule, pdp=pdp, **common)
     return dataclasses.replace(ev, specs=tuple(specs), human=data.human, data=data, layout="human")
+
+
+# -- a language pair of run_mtme, as --mtme and docmetrics metaeval print it -------------------------------------
+def mtme_run_text(run: MtmeRun, width: int | None = None, *, rank_by: str = "spa", explain: bool = True,
+                  short: bool = False) -> str:
+    """One language pair of :func:`~docmetrics.judging.run_mtme`, as ``docmetrics --mtme`` prints it: its
+    meta-evaluation's :meth:`~docmetrics.judging.MetaEvaluation.to_text` (``width`` decimals, default 4; the
+    metrics sorted by ``rank_by``; ``explain``: say what the columns mean) with the score files the run wrote, or,
+    where it was not meta-evaluated, the system scores (``width`` decimals, default each metric's own).
+
+    >>> print(docmetrics.judging.mtme_run_text(run))                                   # doctest: +SKIP
+    """
+    if run.evaluation is not None:
+        return run.evaluation.to_text(4 if width is None else width, rank_by=rank_by, explain=explain,
+                                      written=run.written)
+    specs = list(run.results)
+    named = dict(zip(specs, row_labels(specs)))
+    rows = [[s] + [num(r.score, width if width is not None else getattr(r, "decimals", None) or 4)
+                   for r in (run.results[spec][i] for spec in specs)] for i, s in enumerate(run.testset.systems)]
+    signatures = {spec: run.results[spec][0].signature.format(short=short) for spec in specs}
+    return mtme_text(None, run.data, list(run.testset.systems), signatures, written=written_lines(run.written, specs),
+                     scores_table=table(["System"] + [named[s] for s in specs], rows))
+
+
+def mtme_run_dict(run: MtmeRun, *, short: bool = False) -> dict[str, Any]:
+    """The JSON of :func:`mtme_run_text`: the meta-evaluation's ``to_dict(layout="mtme")`` (else the language pair's
+    scores), the score files written (``written``) and what MTME's metadata files say (``metadata``, where some)."""
+    data = run.data
+    if run.evaluation is not None:
+        d: dict[str, Any] = run.evaluation.to_dict(layout="mtme")
+    else:
+        d = {"testset": data.testset, "lp": run.lp, "root": data.root, "reference": data.ref,
+             "references": list(data.refs),
+             "scores": [r.to_dict(level="system", short=short) for rs in run.results.values() for r in rs]}
+    d["written"] = [w.to_dict() for w in run.written]
+    if data.metadata:  # MTME's metadata/LP/*.jsonl (WMT25): what the records say of documents and domains
+        d["metadata"] = data.metadata_summary()
+    return d

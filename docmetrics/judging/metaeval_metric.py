@@ -27,7 +27,7 @@ class MetaEval:
 
     ``systems``, ``metric_scores`` and ``human_scores`` are parallel: the human names in sorted order
     (:func:`~docmetrics.judging.evaluate.evaluate_wmt`), or the systems as given
-    (:func:`~docmetrics.judging.metaeval_human.evaluate`).  ``values`` holds every statistic
+    (:func:`~docmetrics.judging.meta_evaluate` against HumanScores).  ``values`` holds every statistic
     computed, by its name in the registry (:mod:`docmetrics.judging.statistics`; docmetrics' own and the
     plugins'): None where it is undefined or does not apply, with the reason in ``notes`` under the same
     name; the document level is ``document``.  The statistics are also attributes (``e.pearson``,

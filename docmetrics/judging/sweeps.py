@@ -17,7 +17,7 @@ temporary file unless ``--cache`` asks for a persistent one) means a unit scored
 chunk appears at many (w, s)) is not scored again for another; with a persistent cache, an interrupted
 sweep, run again, takes what was already scored from it.
 
-With ``--human``, each point is meta-evaluated (:func:`docmetrics.judging.metaeval_human.evaluate`, as
+With ``--human``, each point is meta-evaluated (:func:`docmetrics.judging.meta_evaluate`, as
 ``--human`` does; with ``--seg-level`` also SPA, acc_eq and segment-level Kendall): a table, JSON, and
 with ``--plot`` a heatmap of one statistic over two grid parameters (rows: the first, columns: the
 second), like Figure 2 of the SLIDE paper (window x stride, pairwise accuracy).
@@ -36,7 +36,7 @@ from ..values.errors import InputError, SpecError
 from ..values.testset import TestSet
 from ..values.versions import __version__
 from . import statistics as stats
-from .metaeval_human import evaluate
+from .metaeval import meta_evaluate
 
 __all__ = ["Sweep", "run", "Point", "heatmap_matrix", "STAT_CHOICES", "SEG_STATS"]
 
@@ -213,10 +213,11 @@ def run(sweep: Sweep, testset: TestSet, load: Callable[[str], Metric], *, human:
                 if cache is not None and before is not None:
                     pt.cache = cache.stats.since(before).to_dict()
                 if human is not None:
-                    pt.metaeval = evaluate(results, human, spec=pt.spec, exclude=exclude,
-                                           exclude_humans=exclude_humans, seg_level=sweep.segment,
-                                           testset=testset, short=short, pdp=sweep.pdp, doc_rule=sweep.doc_rule,
-                                           statistics=sweep.opt_in)
+                    levels = ("system", *("segment",) * sweep.segment, *("document",) * bool(sweep.doc_rule))
+                    pt.metaeval = meta_evaluate(
+                        {pt.spec: results}, human, levels=levels, statistics=sweep.opt_in, significance=0,
+                        testset=testset, exclude=exclude, exclude_humans=exclude_humans,
+                        doc_rule=sweep.doc_rule or "mean", pdp=sweep.pdp, short=short).metric(0)
         if on_point is not None:
             on_point(k, pt)
     if not any(not p.skipped for p in sweep.points):
