@@ -163,7 +163,7 @@ def test_equal_human_scores_say_zero_variance_not_no_paired_scores(capsys, tmp_p
 
 def test_fewer_than_two_paired_scores_is_said_as_such():
     from docmetrics.formats.judgements import from_rows
-    from docmetrics.judging.clusters import human_clusters
+    from docmetrics.judging import human_clusters
 
     # two systems that judged different items: no paired score, and one score each (no variance either)
     data = from_rows({"A": [70.0, None], "B": [None, 50.0]}, ["news", "news"], source="toy", lp="en-de")

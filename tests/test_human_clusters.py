@@ -16,7 +16,7 @@ import scipy.stats
 from cli_fixtures import run_cli
 
 from docmetrics.formats.judgements import from_genmt, from_rows
-from docmetrics.judging.clusters import cluster_agreement, human_clusters
+from docmetrics.judging import cluster_agreement, human_clusters
 from docmetrics.values.errors import InputError, SpecError
 
 pytestmark = pytest.mark.filterwarnings("ignore::RuntimeWarning")
@@ -175,12 +175,12 @@ def test_agreement_counts_pairs_in_different_clusters_only():
     metric = {s.system: -k for k, s in enumerate(r.systems)}  # orders as the humans do
     first = next(k for k, s in enumerate(r.systems) if s.cluster == 2)
     metric[r.systems[first].system] = metric[r.systems[first - 1].system]  # but ties two across a cut
-    a = cluster_agreement(r, "m", metric)
+    [a] = cluster_agreement(r, {"m": metric})
     pairs = [(x, y) for x in cluster for y in cluster if cluster[x] < cluster[y]]
     assert (a.pairs, a.ties, a.agree, a.disagree) == (len(pairs), 1, len(pairs) - 1, 0)
-    flipped = cluster_agreement(r, "m", {k: -v for k, v in metric.items()}, higher_is_better=False)
+    [flipped] = cluster_agreement(r, {"m": {k: -v for k, v in metric.items()}}, higher_is_better={"m": False})
     assert (flipped.agree, flipped.ties) == (a.agree, a.ties)
-    partial = cluster_agreement(r, "m", {s: v for s, v in metric.items() if s != "sys0"})
+    [partial] = cluster_agreement(r, {"m": {s: v for s, v in metric.items() if s != "sys0"}})
     assert partial.left_out == ["sys0"]
 
 
@@ -188,7 +188,7 @@ def test_bad_calls_raise():
     with pytest.raises(InputError, match="at least two systems"):
         from_rows({"A": [1.0, 2.0], "B": [None, None]})
     rows, domains = make(2)
-    with pytest.raises(SpecError, match="--rule 'wmt23'"):
+    with pytest.raises(SpecError, match="unknown cluster rule 'wmt23'"):
         human_clusters(judgements(rows, domains), "wmt23")
 
 

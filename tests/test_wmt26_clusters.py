@@ -20,7 +20,7 @@ from cli_fixtures import run_cli
 from test_human_clusters import SCORES, genmt_file, make
 
 from docmetrics.formats.judgements import from_genmt, from_rows
-from docmetrics.judging.clusters import human_clusters
+from docmetrics.judging import human_clusters
 
 pytestmark = pytest.mark.filterwarnings("ignore::RuntimeWarning")
 SHARED = Path(__file__).resolve().parents[2] / "shared" / "data"

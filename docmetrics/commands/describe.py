@@ -121,16 +121,13 @@ NO_DESCRIPTION = "(no description: its source gives none)"
 
 def _builtin_rows(kind: str) -> list[tuple[str, str, str]]:
     """docmetrics' own formats and rules, which are no entry points: (name, distribution, description)."""
+    from ..judging import cluster_rules, human_formats
     from ..values.versions import __version__
 
     if kind == "human_format":
-        from ..judging.formats import builtin
-
-        return [(f.name, f"docmetrics {__version__}", f.title) for f in builtin()]
+        return [(f.name, f"docmetrics {__version__}", f.title) for f in human_formats(plugins=False)]
     if kind == "cluster_rule":
-        from ..judging.clusters import RULES
-
-        return [(name, f"docmetrics {__version__}", text) for name, text in RULES.items()]
+        return [(r.name, f"docmetrics {__version__}", r.definition) for r in cluster_rules(plugins=False)]
     return []
 
 

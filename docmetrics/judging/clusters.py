@@ -75,12 +75,11 @@ import warnings
 from dataclasses import dataclass, field
 from typing import Any, Callable, Mapping, Sequence
 
-from ..formats.judgements import HumanScores, JudgedItems, judged_items
+from ..formats.judgements import JudgedItems
 from ..formats.judgements import annotation_count as _count
-from ..values.errors import SpecError
 
-__all__ = ["ALPHA", "RULES", "ClusteredSystem", "PairTest", "HumanRanking", "ClusterAgreement", "human_clusters",
-           "cluster_agreement", "wilcoxon_p", "ttest_ps"]
+__all__ = ["ALPHA", "RULES", "RANKERS", "ClusteredSystem", "PairTest", "HumanRanking", "ClusterAgreement",
+           "wilcoxon_p", "ttest_ps"]
 
 #: The significance level of every rule.
 ALPHA = 0.05
@@ -382,20 +381,14 @@ def _ranking(rule: str, data: JudgedItems, order: list[str], means: Mapping[str,
     return result
 
 
-_RULES: dict[str, Callable[[JudgedItems], HumanRanking]] = {
+#: Each built-in rule's ranking of judged items (what :func:`docmetrics.judging.human_clusters` runs for it, after
+#: checking the scores through :func:`~docmetrics.formats.judgements.judged_items`).
+RANKERS: dict[str, Callable[[JudgedItems], HumanRanking]] = {
     "wmt25": lambda d: _rank_wmt25(d, adjacent=False),
     "wmt25-adjacent": lambda d: _rank_wmt25(d, adjacent=True),
     "wmt24": _rank_wmt24,
     "wmt26": _rank_wmt26,
 }
-
-
-def human_clusters(data: HumanScores, rule: str = "wmt25") -> HumanRanking:
-    """The ranking with clusters of ``data`` (its segment scores, or their annotations) by ``rule``
-    (:data:`RULES`)."""
-    if rule not in _RULES:
-        raise SpecError(f"--rule {rule!r}: unknown; one of {', '.join(RULES)}", params=("rule",))
-    return _RULES[rule](judged_items(data))
 
 
 # -- agreement of a metric ------------------------------------------------------------------------------------
@@ -422,27 +415,3 @@ class ClusterAgreement:
         return {"metric": self.metric, "pairs": self.pairs, "agree": self.agree, "ties": self.ties,
                 "disagree": self.disagree, "share": self.share, "left_out": list(self.left_out),
                 "higher_is_better": self.higher_is_better, **self.info}
-
-
-def cluster_agreement(ranking: HumanRanking, metric: str, scores: Mapping[str, float | None],
-                      higher_is_better: bool = True) -> ClusterAgreement:
-    """The share of system pairs in different human clusters that ``scores`` (system -> system score,
-    the metric's own values) orders as the humans do; systems without a score are left out and named."""
-    sign = 1.0 if higher_is_better else -1.0
-    cluster = ranking.cluster_of()
-    known = [s for s in cluster if scores.get(s) is not None]
-    left_out = [s for s in cluster if s not in known]
-    agree = ties = disagree = 0
-    for i, a in enumerate(known):
-        for b in known[i + 1:]:
-            if cluster[a] == cluster[b]:
-                continue
-            hi, lo = (a, b) if cluster[a] < cluster[b] else (b, a)
-            x, y = sign * float(scores[hi]), sign * float(scores[lo])  # type: ignore[arg-type]
-            if x > y:
-                agree += 1
-            elif x == y:
-                ties += 1
-            else:
-                disagree += 1
-    return ClusterAgreement(metric, agree + ties + disagree, agree, ties, disagree, left_out, higher_is_better)

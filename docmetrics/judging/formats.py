@@ -27,8 +27,8 @@ from ..formats.base import EvalSet, HumanFormat, PathLike, json_fault
 from ..values.errors import InputError, SpecError, shown
 from .params import name_list, one_name, path_param
 
-__all__ = ["HumanFormat", "EvalSet", "builtin", "formats", "get", "human_format", "names", "detect", "read_human",
-           "PathLike"]
+__all__ = ["HumanFormat", "EvalSet", "builtin", "formats", "human_formats", "get", "human_format", "names", "detect",
+           "read_human", "PathLike"]
 
 
 def _modules() -> tuple[HumanFormat, ...]:
@@ -76,6 +76,10 @@ def formats(*, plugins: bool = True, problems: list[str] | None = None) -> list[
     """Every format: docmetrics' own, then the plugins' (read from installed metadata now; a broken plugin
     raises its PluginError, or with ``problems`` is left out and said there)."""
     return list(builtin()) + (_plugins(problems) if plugins else [])
+
+
+#: :func:`formats` as ``docmetrics.judging`` exports it (``human_formats(plugins=False)``: docmetrics' own)
+human_formats = formats
 
 
 def names(*, plugins: bool = True) -> list[str]:

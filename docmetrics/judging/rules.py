@@ -10,7 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any, Callable, Mapping
 
-from ..formats.judgements import from_genmt, from_mtme, from_rows, judged
+from ..formats.judgements import from_genmt, from_mtme, from_rows, judged, judged_items
 from ..values.errors import InputError, PluginError, SpecError
 from . import clusters as hc
 from .params import one_name
@@ -19,7 +19,7 @@ if TYPE_CHECKING:
     from ..formats.human_tsv import HumanScores
     from .clusters import ClusterAgreement, HumanRanking
 
-__all__ = ["ClusterRule", "BUILTIN", "rules", "names", "get", "rank", "human_clusters", "cluster_agreement",
+__all__ = ["ClusterRule", "BUILTIN", "cluster_rules", "names", "get", "rank", "human_clusters", "cluster_agreement",
            "report_ranking", "REPORT_RULE"]
 
 
@@ -38,7 +38,7 @@ class ClusterRule:
 
 
 def _builtin(name: str) -> ClusterRule:
-    return ClusterRule(name, hc.RULES[name], lambda data: hc.human_clusters(data, name))
+    return ClusterRule(name, hc.RULES[name], lambda data: hc.RANKERS[name](judged_items(data)))
 
 
 #: The significance level of docmetrics' own rules.
@@ -62,8 +62,9 @@ def _plugins() -> list[ClusterRule]:
     return out
 
 
-def rules(*, plugins: bool = True) -> list[ClusterRule]:
-    """Every rule: docmetrics' own, then the plugins' (read from installed metadata now)."""
+def cluster_rules(*, plugins: bool = True) -> list[ClusterRule]:
+    """Every cluster rule: docmetrics' own (``plugins=False``: those alone), then the plugins' (read from installed
+    metadata now), each with its name and its definition in one line."""
     return list(BUILTIN) + (_plugins() if plugins else [])
 
 
@@ -78,7 +79,7 @@ def names(*, plugins: bool = True) -> list[str]:
 
 def get(name: str) -> ClusterRule:
     """The rule called ``name``; a SpecError naming every rule there is."""
-    found = rules()
+    found = cluster_rules()
     for r in found:
         if r.name == name:
             return r
@@ -155,9 +156,18 @@ def cluster_agreement(ranking: HumanRanking, scores: Any, *, higher_is_better: M
 
     def each(name: str, by_system: Mapping[str, float | None], higher: bool, info: Mapping[str, Any]
              ) -> ClusterAgreement:
-        found = hc.cluster_agreement(ranking, name, by_system, higher)
-        found.info = dict(info)
-        return found
+        sign = 1.0 if higher else -1.0
+        cluster = ranking.cluster_of()
+        known = [s for s in cluster if by_system.get(s) is not None]
+        counts = [0, 0, 0]  # agree, ties, disagree
+        for i, a in enumerate(known):
+            for b in known[i + 1:]:
+                if cluster[a] != cluster[b]:
+                    hi, lo = (a, b) if cluster[a] < cluster[b] else (b, a)
+                    x, y = sign * float(by_system[hi]), sign * float(by_system[lo])  # type: ignore[arg-type]
+                    counts[0 if x > y else 1 if x == y else 2] += 1
+        return hc.ClusterAgreement(name, sum(counts), *counts, [s for s in cluster if s not in known], higher,
+                                   dict(info))
 
     if not isinstance(ranking, hc.HumanRanking):
         raise TypeError(f"cluster_agreement: ranking= takes what human_clusters returns, not {type(ranking).__name__}")
