@@ -81,12 +81,6 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 
 def _run(opts: RankOptions) -> int:
-    """``--data`` through the library (:mod:`..commands.data`), else :func:`..commands.rank.run_rank`."""
-    if opts.data or opts.data_format or opts.data_option:
-        from ..commands import data
-
-        return data.run_rank(opts, sys.stdout)
     from ..commands.rank import run_rank  # numpy (AutoRank): not for --help
 
     return run_rank(opts, sys.stdout)
-

@@ -1,19 +1,20 @@
 """``--data PATH``: judged data in any registered format, through the public library only.  The data is read by
-:func:`docmetrics.read_human`; ``rank`` prints :func:`docmetrics.human_clusters`, the main command scores each
-``-m`` with ``load(spec).compute(data.testset)`` and prints :func:`docmetrics.meta_evaluate`'s result (and
-``--report``: :func:`docmetrics.write_report` with ``data=``).  ``--genmt``, ``--mtme``, ``--wmt25-tsv``,
-``--wmt26`` and ``--human`` keep their own paths (their output is unchanged); with ``--data`` they conflict."""
+:func:`docmetrics.read_human`; the main command scores each ``-m`` with ``load(spec).compute(data.testset)`` and
+prints :func:`docmetrics.meta_evaluate`'s result (and ``--report``: :func:`docmetrics.write_report` with
+``data=``).  ``rank`` reads its data here too (:func:`read_pairs`), ``--data`` or its aliases ``--genmt``,
+``--human``, ``--mtme`` and ``--wmt26`` (:data:`RANK_ALIASES`), and ranks it in :mod:`.human_clusters` and
+:mod:`.rank_live`.  With ``--data`` the aliases conflict."""
 
 from __future__ import annotations
 
 import dataclasses
 from typing import Any, Sequence, TextIO
 
-from ..values.errors import SpecError
+from ..values.errors import SpecError, UserError
 from .options import MetaevalOptions, Options, RankOptions, ReportOptions, RunOptions
 from .output import Output, one_or_list, write
 
-__all__ = ["requested", "options", "read", "run_rank", "run_main", "run_metaeval", "run_report"]
+__all__ = ["requested", "options", "read", "read_pairs", "run_main", "run_metaeval", "run_report"]
 
 #: The aliases of --data: each option's field and flag.
 ALIASES = (("genmt", "--genmt"), ("mtme", "--mtme"), ("wmt25_tsv", "--wmt25-tsv"), ("wmt26", "--wmt26"),
@@ -21,7 +22,9 @@ ALIASES = (("genmt", "--genmt"), ("mtme", "--mtme"), ("wmt25_tsv", "--wmt25-tsv"
 #: What --data combines with, per command (every other option given is refused, never ignored).
 DATA = {"data", "data_format", "data_option"}
 SHOWN = {"quiet", "debug", "argv", "format", "short", "width", "width_given", "verbose"}
-WITH = {"rank": DATA | SHOWN | {"lp", "rule", "metrics", "device", "batch_size", "max_tokens", "precision", "cache"},
+MODEL = {"device", "batch_size", "max_tokens", "precision", "cache", "workers", "engine", "ray_address"}
+WITH = {"rank": DATA | SHOWN | MODEL | {"lp", "rule", "metrics", "scores", "stored", "preset", "direction", "paired_bs",
+                                       "paired_bs_n", "seed"},
         "main": DATA | SHOWN | {"metrics", "lang", "device", "batch_size", "max_tokens", "precision", "cache",
                                 "report", "sacrebleu_signatures", "stdin_implicit"},
         "metaeval": DATA | SHOWN | {"metrics", "lps", "device", "batch_size", "max_tokens", "precision", "cache",
@@ -29,7 +32,13 @@ WITH = {"rank": DATA | SHOWN | {"lp", "rule", "metrics", "device", "batch_size",
         "report": DATA | {"quiet", "debug", "argv", "files", "output", "title", "lang"}}
 FLAGS = {"lp": "-l", "lang": "-l", "metrics": "-m", "scores": "--scores", "input": "-i", "source": "-s",
          "reference": "-r", "references": "-r", "doc_ids": "--doc-ids", "human_column": "--human-column",
-         "level": "--level", "output": "-o", "testset": "-t", "lps": "-l"}
+         "level": "--level", "output": "-o", "testset": "-t", "lps": "-l", "paired_bs_n": "--paired-bs-n"}
+#: rank's aliases of --data: (field, flag, format, {the format's option: the field that gives it})
+RANK_ALIASES = (("genmt", "--genmt", "genmt", {}),
+                ("human", "--human", "human-tsv", {"column": "human_column", "lower_is_better": "lower_is_better"}),
+                ("mtme", "--mtme", "mtme", {"testset": "testset", "ref": "ref", "human_name": "gold"}),
+                ("wmt26", "--wmt26", "wmt26", {"systems": "wmt26_systems", "references": "wmt26_ref",
+                                               "source": "wmt26_source"}))
 
 
 def requested(opts: Options) -> bool:
@@ -88,7 +97,7 @@ def options(given: Sequence[str] | None) -> dict[str, Any]:
     return out
 
 
-def read(opts: RunOptions | RankOptions | MetaevalOptions | ReportOptions, lp: str | None, who: str) -> Any:
+def read(opts: RunOptions | ReportOptions, lp: str | None, who: str) -> Any:
     """``docmetrics.read_human(--data, format=--data-format, lp=lp, **--data-option)``, its errors worded as the
     options; the reader's notes said on stderr (-q: not)."""
     from .common import read_judged, say_notes
@@ -98,33 +107,36 @@ def read(opts: RunOptions | RankOptions | MetaevalOptions | ReportOptions, lp: s
     return data
 
 
-def run_rank(opts: RankOptions, out: TextIO) -> int:
-    """``docmetrics rank --data PATH``: ``human_clusters(read_human(...), rule)`` per -l (default: the file's one
-    pair), printed as ``rank --genmt`` prints its rankings.  With ``-m SPEC...`` (a format with texts):
-    ``autorank({spec: load(spec).compute(data.testset)})``, then the human clusters and each metric's agreement
-    with them, as ``rank -m ... --genmt`` prints them."""
-    import docmetrics
-
-    from ..judging import cluster_agreement
-    from .human_clusters import format_ranking
-    from .rank import write_ranks
-    from .specs import language_pairs
-
-    check(opts, "rank")
-    assert opts.data is not None
-    rule = opts.rule or "wmt25"
-    found = [read(opts, lp, "docmetrics rank") for lp in (language_pairs(opts.lp or []) or [None])]
-    if opts.metrics:
-        ranks = [docmetrics.autorank(dict(_scored(opts, data)), lp=data.lp) for data in found]
-        rankings = [docmetrics.human_clusters(data, rule) for data in found]
-        return write_ranks(opts, ranks, out, [(h, cluster_agreement(h, r)) for h, r in zip(rankings, ranks)])
-    rankings = [docmetrics.human_clusters(data, rule) for data in found]
-    write(Output(data=lambda: one_or_list([{"ranking": r.to_dict(), "agreement": []} for r in rankings]),
-                 text=lambda: "\n".join(format_ranking(r, opts.width) for r in rankings)), opts, out)
-    return 0
+def source(opts: RankOptions | MetaevalOptions) -> tuple[str, str, str | None, dict[str, Any]]:
+    """The judged data ``rank`` reads: (path, the option that names it, the format or None to recognise it, the
+    format's options): --data with --data-format and --data-option, or an alias (:data:`RANK_ALIASES`) with its
+    own options."""
+    if opts.data:
+        return opts.data, "--data", opts.data_format, options(opts.data_option)
+    attr, flag, fmt, fields = next(row for row in RANK_ALIASES if getattr(opts, row[0], None))
+    given = {key: getattr(opts, name) for key, name in fields.items()}
+    return getattr(opts, attr), flag, fmt, {k: v for k, v in given.items() if v is not None and v != []}
 
 
-def _scored(opts: RunOptions | MetaevalOptions | RankOptions, data: Any) -> list[tuple[str, Any]]:
+def read_pairs(opts: RankOptions | MetaevalOptions, lps: Sequence[str], who: str) -> list[Any]:
+    """``docmetrics.read_human_pairs(PATH, lps=-l, format=, **options)`` of :func:`source` (every pair of the file
+    without -l, the file read once), its errors worded as the options; each pair's notes said on stderr."""
+    import docmetrics.judging
+
+    from .common import say_notes, worded
+
+    path, _, fmt, given = source(opts)
+    try:
+        found = docmetrics.judging.read_human_pairs(path, lps=list(lps) or None, format=fmt, **given)
+    except UserError as exc:
+        raise type(exc)(worded(str(exc)), params=exc.params) from None
+    found = [dataclasses.replace(data, notes=tuple(worded(n) for n in data.notes)) for data in found]
+    for data in found:
+        say_notes(opts, data, who)
+    return found
+
+
+def _scored(opts: RunOptions | MetaevalOptions, data: Any) -> list[tuple[str, Any]]:
     """``(spec, load(spec, ...).compute(data.testset))`` for each -m, loaded with the command's model options."""
     import docmetrics
 
@@ -164,9 +176,9 @@ def run_main(opts: RunOptions, out: TextIO) -> int:
 
 
 def run_metaeval(opts: MetaevalOptions, out: TextIO) -> int:
-    """``docmetrics metaeval -m SPEC... --data PATH [-l LP,LP...]``: per language pair (default: the file's one),
-    ``meta_evaluate(results, read_human(...), significance=--resamples, seed=--seed)``, printed one after another,
-    each under its pair's name (JSON: ``{"data": PATH, "lps": [{"lp": LP, "metrics": to_dict()}, ...]}``)."""
+    """``docmetrics metaeval -m SPEC... --data PATH [-l LP,LP...]``: per language pair (default: every pair of the
+    file; the file read once), ``meta_evaluate(results, read_human(...), significance=--resamples, seed=--seed)``,
+    printed one after another, each under its pair's name (JSON: ``{"data": PATH, "lps": [{"lp": LP, "metrics": to_dict()}, ...]}``)."""
     import docmetrics
 
     from .specs import language_pairs
@@ -175,11 +187,9 @@ def run_metaeval(opts: MetaevalOptions, out: TextIO) -> int:
     assert opts.data is not None
     if not opts.metrics:
         raise SpecError(f"--data {opts.data}: give the metrics to judge with -m SPEC...")
-    evs = []
-    for lp in language_pairs([opts.lps], spaces=False) if opts.lps else [None]:
-        data = read(opts, lp, "docmetrics metaeval")
-        evs.append((data.lp, docmetrics.meta_evaluate(_scored(opts, data), data, significance=opts.resamples,
-                                                      seed=opts.seed)))
+    found = read_pairs(opts, language_pairs([opts.lps], spaces=False) if opts.lps else [], "docmetrics metaeval")
+    evs = [(data.lp, docmetrics.meta_evaluate(_scored(opts, data), data, significance=opts.resamples, seed=opts.seed))
+           for data in found]
     write(Output(data=lambda: {"data": opts.data, "lps": [{"lp": lp, "metrics": ev.to_dict()} for lp, ev in evs]},
                  text=lambda: "\n".join(f"{lp or opts.data}:\n{ev.to_text(opts.width)}" for lp, ev in evs)), opts, out)
     return 0

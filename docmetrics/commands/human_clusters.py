@@ -1,6 +1,8 @@
-"""``docmetrics rank --genmt FILE | --human FILE | --mtme ROOT -t TS``: the human ranking with clusters as
-the WMT organisers compute them (:mod:`docmetrics.judging.clusters`), one table per language
-pair, and with ``--scores`` how each stored metric orders the systems of different human clusters."""
+"""``docmetrics rank --data PATH`` (or its aliases ``--genmt FILE``, ``--human FILE``, ``--mtme ROOT -t TS``): the
+human ranking with clusters as the WMT organisers compute them (:func:`docmetrics.judging.human_clusters` of what
+:func:`docmetrics.judging.read_human_pairs` reads), one table per language pair, and with ``--scores`` how each
+stored metric orders the systems of different human clusters; beside AutoRank (``-m``), the clusters of the test
+set's own human scores."""
 
 from __future__ import annotations
 
@@ -13,10 +15,10 @@ from ..judging import (
     HumanRanking,
     cluster_agreement,
     human_clusters,
-    read_human,
 )
 from ..judging import rules as cluster_rules
 from ..values.errors import InputError, SpecError
+from . import data as data_cli
 from .format import num, table
 from .messages import note
 from .options import RankOptions
@@ -29,10 +31,11 @@ SOURCES = (("genmt", "--genmt"), ("human", "--human"), ("mtme", "--mtme"))
 
 
 def requested(opts: RankOptions) -> bool:
-    return any(getattr(opts, attr, None) for attr, _ in SOURCES)
+    return any(getattr(opts, attr, None) for attr, _ in SOURCES) or data_cli.requested(opts)
 
 
 def check_args(opts: RankOptions) -> None:
+    data_cli.check(opts, "rank")
     given = [flag for attr, flag in SOURCES if getattr(opts, attr, None)]
     if len(given) > 1:
         raise SpecError(f"{' and '.join(given)}: give one source of human scores")
@@ -41,37 +44,22 @@ def check_args(opts: RankOptions) -> None:
              "gold": ("--gold", ("mtme",))}
     for attr, (flag, sources) in needs.items():
         if getattr(opts, attr, None) and not any(getattr(opts, a, None) for a in sources or [a for a, _ in SOURCES]):
+            if not sources and opts.data:
+                continue
             wanted = " or ".join(f for a, f in SOURCES if not sources or a in sources)
             raise SpecError(f"{flag} needs {wanted}")
     if opts.mtme and not opts.testset:
         raise SpecError(f"--mtme {opts.mtme}: name the test set with -t (e.g. -t wmt24)")
     if opts.mtme and not opts.lp:
         raise SpecError(f"--mtme {opts.mtme}: name the language pair with -l")
+    if opts.human and opts.lp and len(opts.lp) > 1:
+        raise SpecError(f"--human {opts.human}: one file holds one language pair; give at most one -l")
 
 
-def genmt_pairs(path: str) -> list[str]:
-    """The language pairs of a GenMT file, in the file's order."""
-    from ..formats.genmt import read_genmt
-
-    return read_genmt(path).language_pairs()
-
-
-def read(opts: RankOptions, lps: Sequence[str]) -> list[Any]:
-    """What :func:`~docmetrics.judging.human_clusters` ranks, per language pair asked for: the EvalSet
-    :func:`~docmetrics.judging.read_human` reads of --genmt (every pair by default); the human scores of a
-    --human file (one pair; a file of system scores only refused by the clusters, naming the columns they need);
-    MTME's segment-level human scores (--gold) of --mtme, read without choosing a reference."""
-    if opts.genmt:
-        return [read_human(opts.genmt, format="genmt", lp=lp) for lp in (lps or genmt_pairs(opts.genmt))]
-    if opts.human:
-        if len(lps) > 1:
-            raise SpecError(f"--human {opts.human}: one file holds one language pair; give at most one -l")
-        return [read_human(opts.human, format="human-tsv", lp=lps[0] if lps else None, column=opts.human_column,
-                           lower_is_better=opts.lower_is_better).human]
-    from ..formats.judgements import from_mtme
-    from ..formats.mtme import read_mtme
-
-    return [from_mtme(read_mtme(opts.mtme, opts.testset, lp), opts.gold) for lp in lps]
+def read(opts: RankOptions, lps: Sequence[str]) -> list[EvalSet]:
+    """The judged data of each language pair asked for (default: every pair of the file), read once by
+    :func:`docmetrics.judging.read_human_pairs` from --data or its alias (:func:`.data.source`)."""
+    return data_cli.read_pairs(opts, lps, "docmetrics rank")
 
 
 def _metrics(stored: Any, ranking: HumanRanking, opts: RankOptions, where: str) -> dict[str, Any]:
@@ -92,21 +80,18 @@ def _metrics(stored: Any, ranking: HumanRanking, opts: RankOptions, where: str) 
 
 def beside_autorank(opts: RankOptions, results: Sequence[AutoRank], found: Sequence[EvalSet | None]
                     ) -> list[tuple[HumanRanking, list[ClusterAgreement]] | None]:
-    """With -m on a test set that carries human scores (--genmt, --mtme: ``found``, the EvalSet of each
-    AutoRank's language pair): per AutoRank, the human clusters of its language pair by --rule (default wmt25)
-    and how each ranked metric agrees with them (None where the file has no human scores for the pair: a note
-    says so)."""
-    if not (opts.genmt or opts.mtme):
-        return [None] * len(results)
+    """With -m on judged data (``found``, the EvalSet of each AutoRank's language pair; None for -i files): per
+    AutoRank, the human clusters of its language pair by --rule (default wmt25) and how each ranked metric agrees
+    with them (None where the data has no human scores, and a note where it has none for the pair)."""
     out: list[tuple[HumanRanking, list[ClusterAgreement]] | None] = []
     for result, data in zip(results, found):
-        try:
-            ranking = human_clusters(data, opts.rule or "wmt25")
-        except InputError as exc:  # a GenMT file without human scores: AutoRank alone, and said
-            note(opts, f"no human clusters beside AutoRank: {exc}", "docmetrics rank")
-            out.append(None)
-            continue
-        out.append((ranking, cluster_agreement(ranking, result)))
+        ranking = None
+        if data is not None and (data.human is not None or data.make_judgements is not None):
+            try:
+                ranking = human_clusters(data, opts.rule or "wmt25")
+            except InputError as exc:  # a GenMT file without human scores: AutoRank alone, and said
+                note(opts, f"no human clusters beside AutoRank: {exc}", "docmetrics rank")
+        out.append(None if ranking is None else (ranking, cluster_agreement(ranking, result)))
     return out
 
 
@@ -114,7 +99,7 @@ def run(opts: RankOptions, lps: Sequence[str], stored: Any, where: str, out: Tex
     rule = opts.rule or "wmt25"
     blocks = []
     for data in read(opts, lps):
-        ranking = human_clusters(data, rule, lp=lps[0] if opts.human and lps else None)
+        ranking = human_clusters(data, rule)
         chosen = _metrics(stored, ranking, opts, where) if stored else {}
         blocks.append((ranking, cluster_agreement(ranking, chosen)))
     write(Output(data=lambda: one_or_list([{"ranking": r.to_dict(), "agreement": [a.to_dict() for a in ag]}

@@ -1,5 +1,6 @@
-"""``docmetrics rank -m SPEC...``: AutoRank over live metrics, scored on a test set (``-i/-s/-r/--doc-ids``,
-``--genmt FILE -l LP`` or ``--mtme ROOT -t TS -l LP``) in the main command's session, beside any stored
+"""``docmetrics rank -m SPEC...``: AutoRank over live metrics, scored on a test set (``-i/-s/-r/--doc-ids``, or
+judged data that carries one: ``--data PATH`` or its aliases ``--genmt FILE``, ``--mtme ROOT -t TS -l LP``,
+``--wmt26 FILE``, read as :mod:`.human_clusters` reads it) in the main command's session, beside any stored
 ``--scores``; and ``--paired-bs``: clusters of AutoRank by a paired bootstrap over documents
 (:func:`docmetrics.judging.autorank_clusters`).  Everything that needs no model is checked first."""
 
@@ -18,13 +19,13 @@ from ..judging import (
     StoredScorer,
     autorank,
     autorank_clusters,
-    read_human,
     score_metrics,
 )
 from ..values.errors import UserError
+from . import data as data_cli
+from . import human_clusters
 from . import stored as stored_cli
 from .common import session_scope
-from .human_clusters import genmt_pairs
 from .inputs import load_testset, show_warnings
 from .messages import note
 from .options import RankOptions
@@ -37,7 +38,7 @@ WHO = "docmetrics rank"
 #: Options of human clusters that mean nothing to AutoRank over live metrics.
 HUMAN_ONLY = (("human", "--human"), ("human_column", "--human-column"), ("lower_is_better", "--lower-is-better"))
 #: With -m, options of the human clusters drawn beside AutoRank from the test set's own human scores.
-BESIDE = (("gold", "--gold", ("mtme",)), ("rule", "--rule", ("genmt", "mtme")))
+BESIDE = (("gold", "--gold", ("mtme",)), ("rule", "--rule", ("genmt", "mtme", "data")))
 
 
 def requested(opts: RankOptions) -> bool:
@@ -55,7 +56,9 @@ def check_args(opts: RankOptions, lps: Sequence[str]) -> None:
     if (opts.wmt26_systems or opts.wmt26_ref) and not opts.wmt26:
         raise UserError(f"{'--wmt26-systems' if opts.wmt26_systems else '--wmt26-ref'}: names files or references of "
                         "the WMT26 release; it needs -m SPEC... --wmt26 TESTFILE")
-    if not requested(opts):
+    if requested(opts):
+        data_cli.check(opts, "rank")
+    else:
         if opts.wmt26:
             raise UserError(f"--wmt26 {opts.wmt26}: the release is ranked by live metrics; give them with -m SPEC...")
         if testset_given:
@@ -73,11 +76,11 @@ def check_args(opts: RankOptions, lps: Sequence[str]) -> None:
                             f"human scores: {' or '.join('--' + s for s in sources)}")
     check_no_reference_files(opts)
     sources = [flag for flag, given in (("-i", testset_given), ("--genmt", opts.genmt), ("--mtme", opts.mtme),
-                                        ("--wmt26", opts.wmt26)) if given]
+                                        ("--wmt26", opts.wmt26), ("--data", opts.data)) if given]
     if not sources:
         raise UserError(f"-m {' '.join(opts.metrics)}: give the test set to score: -i HYP... -s SRC [-r REF] "
-                        "--doc-ids IDS, --genmt FILE -l LP, --mtme ROOT -t TESTSET -l LP or --wmt26 FILE "
-                        "--wmt26-systems DIR")
+                        "--doc-ids IDS, --genmt FILE -l LP, --mtme ROOT -t TESTSET -l LP, --wmt26 FILE "
+                        "--wmt26-systems DIR or --data PATH")
     if len(sources) > 1:
         raise UserError(f"{' and '.join(sources)}: give one test set")
     if opts.wmt26:
@@ -106,36 +109,25 @@ def _stored_for(opts: RankOptions, lp: str | None) -> list[StoredMetric]:
 
 
 def _testsets(opts: RankOptions, lps: Sequence[str]) -> list[tuple[str | None, TestSet, str | None, EvalSet | None]]:
-    """(language pair, test set, the pair as metrics' lang= takes it, the EvalSet read where the data carries
-    human scores) of each pair to rank, read before any model loads."""
+    """(language pair, test set, the pair as metrics' lang= takes it, the EvalSet of judged data or None) of each
+    pair to rank, read before any model loads."""
     if opts.input:
         testset = load_testset(opts, WHO)
         return [(lps[0] if lps else None, testset, lps[0] if lps else None, None)]
-    if opts.wmt26:
-        from .wmt26 import language_pairs
-
-        found = [read_human(opts.wmt26, format="wmt26", lp=lp, systems=opts.wmt26_systems,
-                            references=opts.wmt26_ref or (), source=opts.wmt26_source)
-                 for lp in (list(lps) or language_pairs(opts.wmt26))]
-    elif opts.genmt:
-        found = [read_human(opts.genmt, format="genmt", lp=lp) for lp in (list(lps) or genmt_pairs(opts.genmt))]
-    else:
-        found = [read_human(opts.mtme, format="mtme", lp=lp, testset=opts.testset, ref=opts.ref,
-                            human_name=opts.gold) for lp in lps]
+    found = human_clusters.read(opts, lps)
     for data in found:
-        for text in data.notes:
-            note(opts, text, WHO)
-        assert data.testset is not None
+        if data.testset is None:
+            path, flag, _, _ = data_cli.source(opts)
+            raise UserError(f"{flag} {path}: a {data.format} file carries no texts to score with -m; give a format "
+                            "that carries the test set's texts")
         show_warnings(data.testset, WHO)
-    if opts.wmt26:  # lang=en-de for eng_Latn-deu_Latn; the release carries no human scores
-        return [(data.lp, data.testset, data.raw.lang, None) for data in found]  # type: ignore[misc]
-    return [(data.lp, data.testset, data.lp, data) for data in found]  # type: ignore[misc]
+    return [(data.lp, data.testset, data.testset.lp, data) for data in found]
 
 
 def rank_live(opts: RankOptions, lps: Sequence[str]) -> tuple[list[AutoRank], list[EvalSet | None]]:
     """One AutoRank per language pair: the stored metrics checked against each test set, then every -m
     metric loaded in one session (as the main command loads them) and scored; with --paired-bs, clusters.
-    Beside them, the EvalSet of each pair where the data carries human scores (--genmt, --mtme)."""
+    Beside them, the EvalSet of each pair read from judged data (None for -i files)."""
     from .. import api
 
     pairs = []

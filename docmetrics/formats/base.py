@@ -128,7 +128,7 @@ class EvalSet:
     def judgements(self) -> HumanScores:
         """The segment-level human scores of each system (with each annotation's, where a segment has several),
         as human clusters read them."""
-        if self.make_judgements is None and self.human is not None and self.human.segment_level:
+        if self.make_judgements is None and self.human is not None:  # system scores only: judged() says so
             return judged(dataclasses.replace(self.human, lp=self.lp))
         if self.make_judgements is None:
             raise InputError(f"{self.source}: a {self.format} file holds no segment-level human scores; human "
@@ -193,6 +193,10 @@ class HumanFormat:
     choices: Mapping[str, tuple[str, ...]] = field(default_factory=dict, compare=False)
     #: the language pairs a file of this form holds, in its order (where the form can say without options)
     pairs: Callable[[str], list[str]] | None = field(default=None, compare=False)
+    #: where the form holds several language pairs in one file: ``read_pairs(path, lps, options)`` reads each of
+    #: ``lps`` (None: every pair, in the file's order) from one reading of the file, as ``read`` reads one
+    read_pairs: Callable[[str, Sequence[str] | None, Mapping[str, Any]], list[EvalSet]] | None = field(
+        default=None, compare=False)
 
 
 # -- what recognisers and readers share -----------------------------------------------------------------------

@@ -509,7 +509,17 @@ def read_evalset(path: str, lp: str | None, options: Mapping[str, Any]) -> EvalS
     registry) error spans."""
     data = read_genmt(path)
     one_pair(path, data.language_pairs(), lp)
-    full = data.pair(lp if lp is not None else data.language_pairs()[0])
+    return _evalset(data, path, lp if lp is not None else data.language_pairs()[0], options)
+
+
+def read_pairs(path: str, lps: Sequence[str] | None, options: Mapping[str, Any]) -> list[EvalSet]:
+    """The language pairs ``lps`` (None: every one) of a GenMT file read once, each as :func:`read_evalset`."""
+    data = read_genmt(path)
+    return [_evalset(data, path, lp, options) for lp in (lps or data.language_pairs())]
+
+
+def _evalset(data: GenmtData, path: str, lp: str, options: Mapping[str, Any]) -> EvalSet:
+    full = data.pair(lp)
     pair = full.select(options.get("domains"))
     include = bool(options.get("include_reference", False))
     if include and REFERENCE not in pair.outputs:
@@ -600,4 +610,4 @@ def gold_spans(data: EvalSet) -> SpanGold:
 
 FORMAT = HumanFormat("genmt", "the WMT24/25 GenMT/ESA JSONL as released", is_genmt, read_evalset,
                      ("domains", "include_reference", "reference"), "testset, human (ESA), judgements, spans",
-                     precedence=30, choices={"reference": (REFERENCE,)}, spans=gold_spans)
+                     precedence=30, choices={"reference": (REFERENCE,)}, spans=gold_spans, read_pairs=read_pairs)

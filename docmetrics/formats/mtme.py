@@ -51,6 +51,7 @@ averages over language pairs) in :mod:`docmetrics.judging.averages`; the score f
 
 from __future__ import annotations
 
+import dataclasses
 import glob
 import os
 from dataclasses import dataclass, field
@@ -431,9 +432,9 @@ def _read_metadata(ts: MtmeTestSet, meta_dir: str) -> None:
         ts.paths[f"meta:{name}"] = path
 
 
-def _choose_refs(ts: MtmeTestSet, ref: str | Sequence[str] | None) -> list[str]:
+def _choose_refs(ts: MtmeTestSet, ref: str | Sequence[str] | None, notes: list[str] | None = None) -> list[str]:
     """The references in use: those named (each checked, none twice), else the standard one, else the
-    only one, else none."""
+    only one, else none (several and no standard one: an error, or, given ``notes``, none and a note)."""
     refs = sorted(ts.references)
     where = os.path.join(ts.directory, "references")
     if ref is not None:
@@ -454,8 +455,11 @@ def _choose_refs(ts: MtmeTestSet, ref: str | Sequence[str] | None) -> list[str]:
         return refs
     if not refs:
         return []
-    raise InputError(f"{where}: {len(refs)} references for {ts.lp} ({', '.join(refs)}); choose one with ref= "
-                     "(or several, for metrics that take several)")
+    several = f"{where}: {len(refs)} references for {ts.lp} ({', '.join(refs)})"
+    if notes is not None:
+        notes.append(f"{several} and no standard one: none is in use; choose one with ref= to score against it")
+        return []
+    raise InputError(f"{several}; choose one with ref= (or several, for metrics that take several)")
 
 
 def load_mtme(
@@ -467,6 +471,7 @@ def load_mtme(
     systems: Sequence[str] | None = None,
     include_human: bool = False,
     include_outliers: bool = False,
+    notes: list[str] | None = None,
 ) -> tuple[MtmeTestSet, TestSet]:
     """Read an MTME directory and build the docmetrics test set to score.
 
@@ -476,10 +481,11 @@ def load_mtme(
     reference not in use as a system) and MTME's outlier systems (unless ``include_outliers``);
     ``systems`` names the systems to score instead.  ``human_name`` chooses
     the human scores (default: the standard ones); it is checked here and recorded on the returned
-    :class:`MtmeTestSet` with the reference and the systems.
+    :class:`MtmeTestSet` with the reference and the systems.  Given ``notes``, several references and no
+    standard one (``ref`` not given) is no error: none is in use (the human scores need none), and a note says so.
     """
     ts = read_mtme(root, testset, lp)
-    chosen = _choose_refs(ts, ref)
+    chosen = _choose_refs(ts, ref, notes)
     if human_name is not None and human_name not in ts.human_score_names:
         have = ", ".join(sorted(ts.human_score_names)) or "none"
         raise InputError(
@@ -548,9 +554,10 @@ def read_evalset(path: str, lp: str | None, options: Mapping[str, Any]) -> EvalS
     if not testset_name or lp is None:
         raise InputError(f"{path}: an MTME directory is read one test set and language pair at a time: give "
                          "testset=NAME (e.g. wmt24) and lp=", params=("testset", "lp"))
+    notes: list[str] = []
     data, testset = load_mtme(root, testset_name, lp, ref=options.get("ref"), human_name=options.get("human_name"),
-                              include_human=bool(options.get("include_human", False)))
-    return mtme_evalset(data, testset, options.get("human_name"))
+                              include_human=bool(options.get("include_human", False)), notes=notes)
+    return dataclasses.replace(mtme_evalset(data, testset, options.get("human_name")), notes=tuple(notes))
 
 
 def mtme_evalset(data: MtmeTestSet, testset: TestSet, human_name: str | None = None) -> EvalSet:

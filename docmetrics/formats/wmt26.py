@@ -443,7 +443,20 @@ def read_evalset(path: str, lp: str | None, options: Mapping[str, Any]) -> EvalS
                          "systems=DIR or systems=[FILE, ...]", params=("systems",))
     data = read_wmt26(path, systems, lp=lp, source=options.get("source", SOURCES[0]))
     one_pair(path, list(data.pairs), lp)
-    pair = next(iter(data.pairs.values()))
+    return _evalset(path, next(iter(data.pairs.values())), options)
+
+
+def read_pairs(path: str, lps: Sequence[str] | None, options: Mapping[str, Any]) -> list[EvalSet]:
+    """The language pairs ``lps`` (None: every one) of the WMT26 test file, the files read once."""
+    if lps is not None and len(lps) == 1:
+        return [read_evalset(path, lps[0], options)]
+    if not options.get("systems"):
+        return [read_evalset(path, None, options)]  # its error
+    data = read_wmt26(path, options["systems"], source=options.get("source", "src_text"))
+    return [_evalset(path, data.pair(lp), options) for lp in (lps or data.language_pairs())]
+
+
+def _evalset(path: str, pair: Wmt26Pair, options: Mapping[str, Any]) -> EvalSet:
     testset, plans = pair.testset(references=tuple(options.get("references", ())))
     return EvalSet(path, "wmt26", pair.name, testset, notes=tuple(pair.notes(plans)), raw=pair)
 
@@ -451,4 +464,4 @@ def read_evalset(path: str, lp: str | None, options: Mapping[str, Any]) -> EvalS
 FORMAT = HumanFormat("wmt26", "the WMT26 GenMT release (test file and system files)", is_wmt26, read_evalset,
                      ("systems", "references", "source"), "testset (documents as paragraphs or whole)", precedence=20,
                      defaults={"source": SOURCES[0]}, choices={"source": SOURCES},
-                     pairs=lambda path: read_wmt26(path).language_pairs())
+                     pairs=lambda path: read_wmt26(path).language_pairs(), read_pairs=read_pairs)

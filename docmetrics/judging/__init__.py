@@ -78,7 +78,7 @@ _MODULES = {
     ".clusters": ("HumanRanking", "ClusteredSystem", "ClusterAgreement"),
     "..formats.wmt25_tsv": ("Submission", "wmt25_submission"),
     ".error_free_detection": ("ErrorFree", "error_free", "error_free_text"),
-    ".formats": ("HumanFormat", "read_human", "human_format", "detect", "human_formats"),
+    ".formats": ("HumanFormat", "read_human", "read_human_pairs", "human_format", "detect", "human_formats"),
     ".metaeval": ("MetaEvaluation", "WmtAverage", "check_human", "describe_human", "meta_evaluate", "wmt_average",
                   "mtme_run_text", "mtme_run_dict"),
     ".mtme": ("NO_HUMAN_SCORES", "ONE_SYSTEM", "MtmeMetric", "MtmeObserver", "MtmeRun", "WrittenScores",

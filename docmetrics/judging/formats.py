@@ -28,7 +28,7 @@ from ..values.errors import InputError, SpecError, shown
 from .params import name_list, one_name, path_param
 
 __all__ = ["HumanFormat", "EvalSet", "builtin", "formats", "human_formats", "get", "human_format", "names", "detect",
-           "read_human", "PathLike"]
+           "read_human", "read_human_pairs", "PathLike"]
 
 
 def _modules() -> tuple[HumanFormat, ...]:
@@ -143,8 +143,35 @@ def read_human(path: PathLike | Sequence[PathLike], *, lp: str | None = None, fo
     >>> data = read_human("wmt24-esa.jsonl", lp="en-cs")         # doctest: +SKIP
     >>> data.testset.systems[:2], data.human.system["GPT-4"]     # doctest: +SKIP
     """
-    path = path_param(path, "path", "read_human")
     lp = one_name(lp, "lp", "read_human")
+    fmt, where = _format(path, format, options)
+    return _finished(fmt, fmt.read(where, lp, options))
+
+
+def read_human_pairs(path: PathLike | Sequence[PathLike], *, lps: Sequence[str] | None = None,
+                     format: str | None = None, **options: Any) -> list[EvalSet]:
+    """Several language pairs of judging data: each of ``lps`` (default: every pair a file of several holds, in
+    its order; else the one :func:`read_human` reads), as :func:`read_human` reads it, from one reading of the
+    file where its format reads several pairs at once (``HumanFormat.read_pairs``: GenMT, WMT26).
+
+    >>> [data.lp for data in read_human_pairs("wmt24-esa.jsonl")]    # doctest: +SKIP
+    ['en-cs_CZ', 'en-hi_IN']
+    """
+    if lps is not None:
+        lps = [one_name(lp, "lp", "read_human") for lp in ([lps] if isinstance(lps, str) else lps)]
+    fmt, where = _format(path, format, options)
+    if fmt.read_pairs is not None and (lps is None or len(lps) > 1):
+        found = fmt.read_pairs(where, lps, options)
+    else:
+        found = [fmt.read(where, lp, options) for lp in (lps or [None])]
+    return [_finished(fmt, data) for data in found]
+
+
+def _format(path: PathLike | Sequence[PathLike], format: str | None, options: dict[str, Any]
+            ) -> tuple[HumanFormat, Any]:
+    """The format to read ``path`` in (named, else recognised) and the path as it takes it; ``options`` checked
+    against the format's (several names of one given as a string: a list)."""
+    path = path_param(path, "path", "read_human")
     for key in ("domains", "references"):  # several names: one string is one name
         if key in options:
             options[key] = name_list(options[key], key, "read_human")
@@ -153,8 +180,12 @@ def read_human(path: PathLike | Sequence[PathLike], *, lp: str | None = None, fo
     if unknown:
         raise SpecError(f"read_human: format {shown(fmt.name)} takes no option {shown(unknown[0])}; its options: "
                         f"{', '.join(fmt.options) or 'none'}", params=tuple(unknown))
-    where: Any = os.fspath(path) if isinstance(path, (str, os.PathLike)) else [os.fspath(p) for p in path]
-    found = fmt.read(where, lp, options)
+    return fmt, os.fspath(path) if isinstance(path, (str, os.PathLike)) else [os.fspath(p) for p in path]
+
+
+def _finished(fmt: HumanFormat, found: EvalSet) -> EvalSet:
+    """What the registry adds to a format's EvalSet: its gold spans where the format builds them, and the test
+    set's language pair."""
     if fmt.spans is not None and found.make_spans is None:
         found = dataclasses.replace(found, make_spans=functools.partial(fmt.spans, found))
     if found.testset is not None and found.testset.lp is None and found.lp:
