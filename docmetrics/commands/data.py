@@ -12,7 +12,7 @@ from typing import Any, Sequence, TextIO
 
 from ..values.errors import SpecError, UserError
 from .options import MetaevalOptions, Options, RankOptions, ReportOptions, RunOptions
-from .output import Output, one_or_list, write
+from .output import Output, write
 
 __all__ = ["requested", "options", "read", "read_pairs", "run_main", "run_metaeval", "run_report"]
 
@@ -178,7 +178,8 @@ def run_main(opts: RunOptions, out: TextIO) -> int:
 def run_metaeval(opts: MetaevalOptions, out: TextIO) -> int:
     """``docmetrics metaeval -m SPEC... --data PATH [-l LP,LP...]``: per language pair (default: every pair of the
     file; the file read once), ``meta_evaluate(results, read_human(...), significance=--resamples, seed=--seed)``,
-    printed one after another, each under its pair's name (JSON: ``{"data": PATH, "lps": [{"lp": LP, "metrics": to_dict()}, ...]}``)."""
+    printed one after another, each under its pair's name (JSON: ``{"data": PATH, "lps": [{"lp": LP, "metrics":
+    to_dict()}, ...]}``)."""
     import docmetrics
 
     from .specs import language_pairs

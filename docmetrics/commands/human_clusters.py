@@ -16,16 +16,14 @@ from ..judging import (
     cluster_agreement,
     human_clusters,
 )
-from ..judging import rules as cluster_rules
 from ..values.errors import InputError, SpecError
 from . import data as data_cli
-from .format import num, table
 from .messages import note
 from .options import RankOptions
 from .output import Output, one_or_list, write
 from .stored import stored_metrics
 
-__all__ = ["requested", "check_args", "read", "run", "format_ranking", "format_agreement", "beside_autorank"]
+__all__ = ["requested", "check_args", "read", "run", "beside_autorank"]
 
 SOURCES = (("genmt", "--genmt"), ("human", "--human"), ("mtme", "--mtme"))
 
@@ -104,8 +102,7 @@ def run(opts: RankOptions, lps: Sequence[str], stored: Any, where: str, out: Tex
         blocks.append((ranking, cluster_agreement(ranking, chosen)))
     write(Output(data=lambda: one_or_list([{"ranking": r.to_dict(), "agreement": [a.to_dict() for a in ag]}
                                            for r, ag in blocks]),
-                 text=lambda: "\n".join(format_ranking(r, opts.width)
-                                        + ("\n" + format_agreement(ag, opts.width) if ag else "") for r, ag in blocks)),
+                 text=lambda: "\n".join(r.to_text(opts.width, ag) for r, ag in blocks)),
           opts, out)
     for ranking, agree in blocks:
         for a in agree:
@@ -113,53 +110,3 @@ def run(opts: RankOptions, lps: Sequence[str], stored: Any, where: str, out: Tex
                 note(opts, f"{ranking.lp or 'human'}: {a.metric}: no score of {', '.join(a.left_out)}, left out of "
                            "its agreement")
     return 0
-
-
-def _ranks(r: tuple[int, int] | None) -> str:
-    return "" if r is None else str(r[0]) if r[0] == r[1] else f"{r[0]}-{r[1]}"
-
-
-def _definition(ranking: HumanRanking) -> str:
-    """What the rule does, as the header says it: docmetrics' own rules test at p < 0.05; a plugin rule's
-    definition is its own word (it may run no test)."""
-    builtin = {r.name: r.definition for r in cluster_rules.BUILTIN}
-    if ranking.rule in builtin:
-        return f"{ranking.definition or builtin[ranking.rule]}; p < {cluster_rules.ALPHA}"
-    return ranking.definition or "a plugin rule"
-
-
-def format_ranking(ranking: HumanRanking, width: int = 4) -> str:
-    """The systems best first, a rule line between clusters (as the findings tables draw them)."""
-    with_ranks = any(s.ranks for s in ranking.systems)
-    headers = ["Cluster", "System", "Human"] + (["Ranks"] if with_ranks else []) + ["Annotations"]
-    rows = [[str(s.cluster), s.system, num(s.score, width)] + ([_ranks(s.ranks)] if with_ranks else [])
-            + [str(s.annotations)] for s in ranking.systems]
-    text = table(headers, rows, "rl" + "r" * (len(headers) - 2)).rstrip("\n").split("\n")
-    rule_line = text[1]
-    local_line = rule_line.replace("-", ".")
-    lines = text[:2]
-    for k, s in enumerate(ranking.systems):
-        if k and s.cluster != ranking.systems[k - 1].cluster:
-            lines.append(rule_line)
-        elif k and ranking.systems[k - 1].mark == "local":
-            lines.append(local_line)
-        lines.append(text[2 + k])
-    n = len(ranking.systems)
-    title = (f"Human clusters{' ' + ranking.lp if ranking.lp else ''}: {n} systems, {ranking.n_clusters} cluster"
-             f"{'s' if ranking.n_clusters != 1 else ''}, rule {ranking.rule} "
-             f"({_definition(ranking)})")
-    tested = any(t.p == t.p for t in ranking.tests)  # a NaN p-value: no test
-    tail = [f"from {ranking.source}" + (f" (p-values by scipy {ranking.scipy})" if tested else "")] + ranking.notes
-    if any(s.mark == "local" for s in ranking.systems):
-        tail.insert(1, "a dotted line: only the systems on either side of it differ (the script's local mark)")
-    return "\n".join([title, *lines, *tail]) + "\n"
-
-
-def format_agreement(agree: Sequence[ClusterAgreement], width: int = 4) -> str:
-    """One row per metric: of the system pairs in different human clusters (both scored), how many the
-    metric orders as the humans do."""
-    headers = ["Metric", "Pairs", "Agree", "Ties", "Disagree", "Share"]
-    rows = [[a.metric, str(a.pairs), str(a.agree), str(a.ties), str(a.disagree), num(a.share, width)] for a in agree]
-    title = ("Agreement with the human clusters: of the system pairs in different clusters, the share the metric "
-             "scores strictly better for the better cluster (ties count as not)")
-    return title + "\n" + table(headers, rows)

@@ -88,8 +88,7 @@ def write_ranks(opts: RankOptions, results: list[AutoRank], out: TextIO,
     def text(r: AutoRank, h: tuple[HumanRanking, list[ClusterAgreement]] | None) -> str:
         if h is None:
             return r.to_text(opts.width)
-        return (r.to_text(opts.width) + "\n" + human_clusters.format_ranking(h[0], opts.width) + "\n"
-                + human_clusters.format_agreement(h[1], opts.width))
+        return r.to_text(opts.width) + "\n" + h[0].to_text(opts.width, h[1])
 
     write(Output(data=lambda: one_or_list([data(r, h) for r, h in zip(results, beside)]),
                  text=lambda: "\n".join(text(r, h) for r, h in zip(results, beside))), opts, out)

@@ -77,6 +77,7 @@ from typing import Any, Callable, Mapping, Sequence
 
 from ..formats.judgements import JudgedItems
 from ..formats.judgements import annotation_count as _count
+from .text import num, table
 
 __all__ = ["ALPHA", "RULES", "RANKERS", "ClusteredSystem", "PairTest", "HumanRanking", "ClusterAgreement",
            "wilcoxon_p", "ttest_ps"]
@@ -211,6 +212,44 @@ class HumanRanking:
                 "source": self.source, "scipy": self.scipy, "clusters": self.clusters(),
                 "systems": [s.to_dict() for s in self.systems], "tests": [t.to_dict() for t in self.tests],
                 "notes": list(self.notes)}
+
+    def to_text(self, width: int = 4, agreement: Sequence[ClusterAgreement] = ()) -> str:
+        """What ``docmetrics rank`` prints of it: the systems best first, a rule line between clusters (as the
+        findings tables draw them), a dotted one at a local mark, then where the scores came from and the notes;
+        with ``agreement`` (:func:`~docmetrics.judging.cluster_agreement` of it), a row per metric below: of the
+        system pairs in different clusters (both scored), how many the metric orders as the humans do."""
+        with_ranks = any(s.ranks for s in self.systems)
+        headers = ["Cluster", "System", "Human"] + (["Ranks"] if with_ranks else []) + ["Annotations"]
+        ranks = ["" if not s.ranks else str(s.ranks[0]) if s.ranks[0] == s.ranks[1] else "-".join(map(str, s.ranks))
+                 for s in self.systems]
+        rows = [[str(s.cluster), s.system, num(s.score, width)] + ([r] if with_ranks else []) + [str(s.annotations)]
+                for s, r in zip(self.systems, ranks)]
+        text = table(headers, rows, "rl" + "r" * (len(headers) - 2)).rstrip("\n").split("\n")
+        lines = text[:2]
+        for k, s in enumerate(self.systems):
+            if k and s.cluster != self.systems[k - 1].cluster:
+                lines.append(text[1])
+            elif k and self.systems[k - 1].mark == "local":
+                lines.append(text[1].replace("-", "."))
+            lines.append(text[2 + k])
+        # docmetrics' own rules test at p < ALPHA; a plugin rule's definition is its own word (it may run no test)
+        definition = (f"{self.definition or RULES[self.rule]}; p < {ALPHA}" if self.rule in RULES
+                      else self.definition or "a plugin rule")
+        n = self.n_clusters
+        title = (f"Human clusters{' ' + self.lp if self.lp else ''}: {len(self.systems)} systems, {n} cluster"
+                 f"{'s' if n != 1 else ''}, rule {self.rule} ({definition})")
+        tested = any(t.p == t.p for t in self.tests)  # a NaN p-value: no test
+        tail = [f"from {self.source}" + (f" (p-values by scipy {self.scipy})" if tested else ""), *self.notes]
+        if any(s.mark == "local" for s in self.systems):
+            tail.insert(1, "a dotted line: only the systems on either side of it differ (the script's local mark)")
+        out = "\n".join([title, *lines, *tail]) + "\n"
+        if not agreement:
+            return out
+        rows = [[a.metric, str(a.pairs), str(a.agree), str(a.ties), str(a.disagree), num(a.share, width)]
+                for a in agreement]
+        return (out + "\nAgreement with the human clusters: of the system pairs in different clusters, the share the "
+                "metric scores strictly better for the better cluster (ties count as not)\n"
+                + table(["Metric", "Pairs", "Agree", "Ties", "Disagree", "Share"], rows))
 
 
 def _paired(a: Sequence[float], b: Sequence[float]) -> list[float]:
