@@ -105,9 +105,12 @@ def test_mtme_clusters_are_read_human_of_the_folder_without_a_reference(tmp_path
     python = {"ranking": json.loads(json.dumps(judging.human_clusters(data).to_dict())), "agreement": []}
     code, out, err = run_cli(capsys, "rank", "--mtme", root, "-t", "toy", "-l", "en-de", "-f", "json")
     assert code == 0 and json.loads(out) == python, err
-    assert "none is in use" in err  # the reader's note, said
+    assert "none is in use" not in err  # the reader's note on the test set: said where -m scores it
     assert shell(capsys, "--data", root, "--data-option", "testset=toy", "-l", "en-de") == python
-    # a reference named: scored against it, as before
+    # -m scores the test set: the note said, in the command line's words; a reference named: scored against it
+    code, out, err = run_cli(capsys, "rank", "-m", "chrf", "--mtme", root, "-t", "toy", "-l", "en-de")
+    assert code == 2 and "none is in use; choose one with --ref to score against it" in err
+    assert shell(capsys, "-m", "chrf", "--mtme", root, "-t", "toy", "-l", "en-de", "--ref", "refA")["systems"]
     assert judging.read_human(root, format="mtme", testset="toy", lp="en-de", ref="refA").notes == ()
 
 

@@ -118,20 +118,24 @@ def source(opts: RankOptions | MetaevalOptions) -> tuple[str, str, str | None, d
     return getattr(opts, attr), flag, fmt, {k: v for k, v in given.items() if v is not None and v != []}
 
 
-def read_pairs(opts: RankOptions | MetaevalOptions, lps: Sequence[str], who: str) -> list[Any]:
+def read_pairs(opts: RankOptions | MetaevalOptions, lps: Sequence[str], who: str, *, notes: bool = True) -> list[Any]:
     """``docmetrics.read_human_pairs(PATH, lps=-l, format=, **options)`` of :func:`source` (every pair of the file
-    without -l, the file read once), its errors worded as the options; each pair's notes said on stderr."""
+    without -l, the file read once), its errors worded as the options; each pair's notes said on stderr (``notes``:
+    where its test set is scored; they say what the reader made of it)."""
     import docmetrics.judging
 
     from .common import say_notes, worded
 
-    path, _, fmt, given = source(opts)
+    path, flag, fmt, given = source(opts)
+    # an alias's options are the format's: the library's "ref= " is the command line's "--ref "
+    fields = next((row[3] for row in RANK_ALIASES if row[1] == flag), {})
+    flags = [(f"{key}= ", f"{_flag(field)} ") for key, field in fields.items()]
     try:
         found = docmetrics.judging.read_human_pairs(path, lps=list(lps) or None, format=fmt, **given)
     except UserError as exc:
-        raise type(exc)(worded(str(exc)), params=exc.params) from None
-    found = [dataclasses.replace(data, notes=tuple(worded(n) for n in data.notes)) for data in found]
-    for data in found:
+        raise type(exc)(worded(str(exc), flags), params=exc.params) from None
+    found = [dataclasses.replace(data, notes=tuple(worded(n, flags) for n in data.notes)) for data in found]
+    for data in found if notes else ():
         say_notes(opts, data, who)
     return found
 

@@ -56,8 +56,9 @@ def check_args(opts: RankOptions) -> None:
 
 def read(opts: RankOptions, lps: Sequence[str]) -> list[EvalSet]:
     """The judged data of each language pair asked for (default: every pair of the file), read once by
-    :func:`docmetrics.judging.read_human_pairs` from --data or its alias (:func:`.data.source`)."""
-    return data_cli.read_pairs(opts, lps, "docmetrics rank")
+    :func:`docmetrics.judging.read_human_pairs` from --data or its alias (:func:`.data.source`); the reader's
+    notes, on the test set it built, are said where -m scores it."""
+    return data_cli.read_pairs(opts, lps, "docmetrics rank", notes=bool(opts.metrics))
 
 
 def _metrics(stored: Any, ranking: HumanRanking, opts: RankOptions, where: str) -> dict[str, Any]:
