@@ -41,11 +41,9 @@ def check_args(opts: RankOptions) -> None:
              "lower_is_better": ("--lower-is-better", ("human",)), "testset": ("-t", ("mtme",)),
              "gold": ("--gold", ("mtme",))}
     for attr, (flag, sources) in needs.items():
-        if getattr(opts, attr, None) and not any(getattr(opts, a, None) for a in sources or [a for a, _ in SOURCES]):
-            if not sources and opts.data:
-                continue
-            wanted = " or ".join(f for a, f in SOURCES if not sources or a in sources)
-            raise SpecError(f"{flag} needs {wanted}")
+        allowed = sources or ("genmt", "human", "mtme", "data")
+        if getattr(opts, attr, None) and not any(getattr(opts, a, None) for a in allowed):
+            raise SpecError(f"{flag} needs {' or '.join(f for a, f in SOURCES if a in allowed)}")
     if opts.mtme and not opts.testset:
         raise SpecError(f"--mtme {opts.mtme}: name the test set with -t (e.g. -t wmt24)")
     if opts.mtme and not opts.lp:
