@@ -11,7 +11,7 @@ import dataclasses
 from typing import Any, Sequence, TextIO
 
 from ..values.errors import SpecError, UserError
-from .options import MetaevalOptions, Options, RankOptions, ReportOptions, RunOptions
+from .options import MetaevalOptions, Options, ReportOptions, RunOptions
 from .output import Output, write
 
 __all__ = ["requested", "options", "read", "read_pairs", "run_main", "run_metaeval", "run_report"]
@@ -98,19 +98,15 @@ def options(given: Sequence[str] | None) -> dict[str, Any]:
 
 
 def read(opts: RunOptions | ReportOptions, lp: str | None, who: str) -> Any:
-    """``docmetrics.read_human(--data, format=--data-format, lp=lp, **--data-option)``, its errors worded as the
-    options; the reader's notes said on stderr (-q: not)."""
-    from .common import read_judged, say_notes
-
-    data = read_judged(opts.data, lp, format=opts.data_format, **options(opts.data_option))
-    say_notes(opts, data, who)
-    return data
+    """``docmetrics.read_human(--data, format=--data-format, lp=lp, **--data-option)`` (:func:`read_pairs` of one
+    pair), its errors worded as the options; the reader's notes said on stderr (-q: not)."""
+    return read_pairs(opts, [lp], who)[0]
 
 
-def source(opts: RankOptions | MetaevalOptions) -> tuple[str, str, str | None, dict[str, Any]]:
-    """The judged data ``rank`` reads: (path, the option that names it, the format or None to recognise it, the
-    format's options): --data with --data-format and --data-option, or an alias (:data:`RANK_ALIASES`) with its
-    own options."""
+def source(opts: Options) -> tuple[str, str, str | None, dict[str, Any]]:
+    """The judged data a command reads: (path, the option that names it, the format or None to recognise it, the
+    format's options): --data with --data-format and --data-option, or (rank) an alias (:data:`RANK_ALIASES`) with
+    its own options."""
     if opts.data:
         return opts.data, "--data", opts.data_format, options(opts.data_option)
     attr, flag, fmt, fields = next(row for row in RANK_ALIASES if getattr(opts, row[0], None))
@@ -118,10 +114,11 @@ def source(opts: RankOptions | MetaevalOptions) -> tuple[str, str, str | None, d
     return getattr(opts, attr), flag, fmt, {k: v for k, v in given.items() if v is not None and v != []}
 
 
-def read_pairs(opts: RankOptions | MetaevalOptions, lps: Sequence[str], who: str, *, notes: bool = True) -> list[Any]:
-    """``docmetrics.read_human_pairs(PATH, lps=-l, format=, **options)`` of :func:`source` (every pair of the file
-    without -l, the file read once), its errors worded as the options; each pair's notes said on stderr (``notes``:
-    where its test set is scored; they say what the reader made of it)."""
+def read_pairs(opts: Options, lps: Sequence[str | None], who: str, *, notes: bool = True) -> list[Any]:
+    """``docmetrics.read_human_pairs(PATH, lps=-l, format=, **options)`` of :func:`source` (no -l: every pair of
+    the file, read once; ``[None]``: the file's one, as ``read_human`` reads it), its errors worded as the options;
+    each pair's notes said on stderr (``notes``: where its test set is scored; they say what the reader made of
+    it)."""
     import docmetrics.judging
 
     from .common import say_notes, worded
