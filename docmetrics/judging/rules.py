@@ -10,7 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any, Callable, Mapping
 
-from ..formats.judgements import from_genmt, from_mtme, from_rows, judged, judged_items
+from ..formats.judgements import from_rows, judged, judged_items
 from ..values.errors import InputError, PluginError, SpecError
 from . import clusters as hc
 from .params import one_name
@@ -96,21 +96,15 @@ def rank(data: HumanScores, rule: str = "wmt25") -> HumanRanking:
 
 
 def _judgements(human: Any, lp: str | None) -> HumanScores:
-    """Segment-level human scores from whatever holds them: an EvalSet, HumanScores, a GenMT pair, an MTME test
-    set or a mapping system -> scores per item."""
+    """Segment-level human scores from whatever holds them: an EvalSet, HumanScores or a mapping system ->
+    scores per item."""
     from ..formats.base import EvalSet
-    from ..formats.genmt import GenmtPair
     from ..formats.human_tsv import HumanScores
-    from ..formats.mtme import MtmeTestSet
 
     if isinstance(human, EvalSet):
         return human.judgements
     if isinstance(human, HumanScores):
         return replace(human, lp=lp) if lp is not None and lp != human.lp else human
-    if isinstance(human, GenmtPair):
-        return from_genmt(human)
-    if isinstance(human, MtmeTestSet):
-        return from_mtme(human)
     if isinstance(human, Mapping):
         return from_rows(human, lp=lp)
     raise TypeError(f"human_clusters: give what read_human returns (or HumanScores, or a mapping system -> "
