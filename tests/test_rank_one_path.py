@@ -86,6 +86,13 @@ def test_an_alias_prints_what_data_with_its_format_prints(tmp_path, capsys, extr
     assert alias == data
 
 
+def test_a_human_file_is_one_language_pair(tmp_path, capsys):
+    tsv = tmp_path / "human.tsv"
+    tsv.write_text("system\tdoc_id\tseg_id\tscore\n" + "".join(f"{s}\td\t{k}\t{k}\n" for s in "AB" for k in range(3)))
+    code, out, err = run_cli(capsys, "rank", "--human", tsv, "-l", "en-de,en-cs")
+    assert code == 2 and "one file holds one language pair; give at most one -l" in err
+
+
 def test_human_alias_options_are_the_formats_options(tmp_path, capsys):
     tsv = tmp_path / "human.tsv"
     tsv.write_text("system\tdoc_id\tseg_id\tmqm\n" + "".join(

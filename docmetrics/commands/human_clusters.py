@@ -48,14 +48,14 @@ def check_args(opts: RankOptions) -> None:
         raise SpecError(f"--mtme {opts.mtme}: name the test set with -t (e.g. -t wmt24)")
     if opts.mtme and not opts.lp:
         raise SpecError(f"--mtme {opts.mtme}: name the language pair with -l")
-    if opts.human and opts.lp and len(opts.lp) > 1:
-        raise SpecError(f"--human {opts.human}: one file holds one language pair; give at most one -l")
 
 
 def read(opts: RankOptions, lps: Sequence[str]) -> list[EvalSet]:
     """The judged data of each language pair asked for (default: every pair of the file), read once by
     :func:`docmetrics.judging.read_human_pairs` from --data or its alias (:func:`.data.source`); the reader's
     notes, on the test set it built, are said where -m scores it."""
+    if opts.human and len(lps) > 1:
+        raise SpecError(f"--human {opts.human}: one file holds one language pair; give at most one -l")
     return data_cli.read_pairs(opts, lps, "docmetrics rank", notes=bool(opts.metrics))
 
 
