@@ -35,7 +35,7 @@ from .paired import ALPHA, bootstrap_indices, doc_order, doc_stats, groups_of
 from .ranking import EPS, PERCENTILE_METHOD, AutoRank, by_segments
 
 __all__ = ["TEST", "Boundary", "AutoRankClusters", "document_sums", "resampled_system_scores",
-           "resampled_autoranks", "autorank_clusters"]
+           "resampled_autoranks", "bootstrap_clusters"]
 
 TEST = "paired bootstrap over documents (docmetrics' own; WMT25 defines none)"
 
@@ -127,9 +127,9 @@ def resampled_autoranks(x: np.ndarray, higher: Sequence[bool], eps: float = EPS)
     return np.where(np.isnan(mean).any(axis=-1, keepdims=True), np.nan, ranks)
 
 
-def autorank_clusters(ranking: AutoRank, metrics: Mapping[str, Sequence[Result]], *, n: int, seed: int | None,
-                      alpha: float = ALPHA) -> AutoRankClusters:
-    """The clusters of ``ranking`` (AutoRank of ``metrics`` by :func:`~.autorank.rank_results`) by the
+def bootstrap_clusters(ranking: AutoRank, metrics: Mapping[str, Sequence[Result]], *, n: int, seed: int | None,
+                       alpha: float = ALPHA) -> AutoRankClusters:
+    """The clusters of ``ranking`` (AutoRank of ``metrics`` by :func:`~.ranking.rank_results`) by the
     paired bootstrap of the module docstring; sets each system's ``cluster`` and ``ranking.significance``."""
     names = list(ranking.metrics)
     systems = [r.system for r in metrics[names[0]]]

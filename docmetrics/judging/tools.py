@@ -93,7 +93,7 @@ def autorank_clusters(scores: Mapping[str, Sequence[Result]] | EvalSet, *, ranki
     >>> autorank_clusters({"chrf": chrf_results, "bleu": bleu_results}, n=1000).systems[0].cluster  # doctest: +SKIP
     """
     from .paired import MAX_N, MIN_DOCUMENTS
-    from .ranking_clusters import autorank_clusters as resample
+    from .ranking_clusters import bootstrap_clusters
 
     if isinstance(n, bool) or not isinstance(n, int) or not 1 <= n <= MAX_N:
         raise SpecError(f"autorank_clusters: n= takes the number of resamples, from 1 to {MAX_N}, not {n!r}",
@@ -121,7 +121,7 @@ def autorank_clusters(scores: Mapping[str, Sequence[Result]] | EvalSet, *, ranki
             ranking.metric_info[m.name].update(signature=m.signature().format(), direction=m.direction)
     elif ranking is None:
         ranking = autorank(named, lp=lp, preset=preset)
-    found = resample(ranking, named, n=n, seed=seed, alpha=alpha)
+    found = bootstrap_clusters(ranking, named, n=n, seed=seed, alpha=alpha)
     if found.documents < MIN_DOCUMENTS:
         ranking.notes.append(f"only {found.documents} documents to resample (fewer than {MIN_DOCUMENTS}): the "
                              "clusters are coarse")
