@@ -41,8 +41,6 @@ def _builtin(name: str) -> ClusterRule:
     return ClusterRule(name, hc.RULES[name], lambda data: hc.RANKERS[name](judged_items(data)))
 
 
-#: The significance level of docmetrics' own rules.
-ALPHA = hc.ALPHA
 #: The rules docmetrics defines, in the order ``rank --rule`` lists them.
 BUILTIN: tuple[ClusterRule, ...] = tuple(_builtin(name) for name in hc.RULES)
 
