@@ -135,3 +135,15 @@ def test_the_registries_have_public_listers():
     assert all(r.definition for r in judging.cluster_rules(plugins=False))
     names = [f.name for f in judging.human_formats(plugins=False)]
     assert {"genmt", "human-tsv", "mtme", "wmt26", "stored"} <= set(names) and len(names) == len(set(names))
+
+
+def test_read_human_pairs_of_the_wmt26_release_equals_read_human_per_pair(tmp_path):
+    from test_wmt26_release import write
+
+    tf, folder = write(tmp_path)
+    found = judging.read_human_pairs(tf, format="wmt26", systems=folder)
+    assert [d.lp for d in found] == ["eng_Latn-deu_Latn", "ces_Latn-ukr_Cyrl"]
+    for data in found:
+        one = judging.read_human(tf, format="wmt26", systems=folder, lp=data.lp)
+        assert (data.testset.systems, data.testset.lp, data.notes) == (one.testset.systems, one.testset.lp, one.notes)
+        assert data.testset.documents == one.testset.documents and data.testset.sources == one.testset.sources

@@ -448,8 +448,6 @@ def read_evalset(path: str, lp: str | None, options: Mapping[str, Any]) -> EvalS
 
 def read_pairs(path: str, lps: Sequence[str] | None, options: Mapping[str, Any]) -> list[EvalSet]:
     """The language pairs ``lps`` (None: every one) of the WMT26 test file, the files read once."""
-    if lps is not None and len(lps) == 1:
-        return [read_evalset(path, lps[0], options)]
     if not options.get("systems"):
         return [read_evalset(path, None, options)]  # its error
     data = read_wmt26(path, options["systems"], source=options.get("source", "src_text"))
