@@ -32,7 +32,7 @@ WITH = {"rank": DATA | SHOWN | MODEL | {"lp", "rule", "metrics", "scores", "stor
         "report": DATA | {"quiet", "debug", "argv", "files", "output", "title", "lang"}}
 FLAGS = {"lp": "-l", "lang": "-l", "metrics": "-m", "scores": "--scores", "input": "-i", "source": "-s",
          "reference": "-r", "references": "-r", "doc_ids": "--doc-ids", "human_column": "--human-column",
-         "level": "--level", "output": "-o", "testset": "-t", "lps": "-l", "paired_bs_n": "--paired-bs-n"}
+         "level": "--level", "output": "-o", "testset": "-t", "lps": "-l"}
 #: rank's aliases of --data: (field, flag, format, {the format's option: the field that gives it})
 RANK_ALIASES = (("genmt", "--genmt", "genmt", {}),
                 ("human", "--human", "human-tsv", {"column": "human_column", "lower_is_better": "lower_is_better"}),
