@@ -13,7 +13,7 @@ from ..values.errors import InputError, UserError
 from .conflicts import NEEDS_FOR, Conflicts, Option, replaced_by
 from .options import RunOptions
 
-__all__ = ["references_from_release", "requested", "check_args", "language_pairs", "check_systems_given",
+__all__ = ["references_from_release", "requested", "check_args", "check_systems_given",
            "check_no_reference_files", "REFERENCE_ADVICE"]
 
 #: How a reference of the release is chosen (where -r is given, or a metric needs a reference).
@@ -70,10 +70,3 @@ def check_systems_given(opts: RunOptions) -> None:
     if not opts.wmt26_systems:
         raise UserError(f"--wmt26 {opts.wmt26}: give the system files with --wmt26-systems DIR (data/systems) or "
                         "NAME.jsonl...")
-
-
-def language_pairs(testfile: str) -> list[str]:
-    """The language pairs of the release's test file, in its order (rank -m --wmt26 without -l ranks each)."""
-    pairs = human_format("wmt26").pairs
-    assert pairs is not None  # the format says which pairs its test file holds
-    return pairs(testfile)
