@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import argparse
 
-from ..judging import rules as cluster_rules
+from ..judging import cluster_rules
+from ..plugin import registry
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
@@ -26,7 +27,8 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
                                                   "mtme)")
     g.add_argument("-t", "--testset", metavar="NAME", help="with --mtme: the test set (wmt24, ...)")
     g.add_argument("--gold", metavar="NAME", help="with --mtme: which human scores (default: the standard ones)")
-    g.add_argument("--rule", choices=cluster_rules.names(), default=None,
-                   help="how clusters are drawn (default wmt25): "
-                        + "; ".join(f"{r.name}: {r.definition}" for r in cluster_rules.BUILTIN))
+    own = cluster_rules(plugins=False)  # a plugin's rule: its name from metadata, not imported for --help
+    g.add_argument("--rule", choices=list(dict.fromkeys([r.name for r in own] + registry.names("cluster_rule"))),
+                   default=None, help="how clusters are drawn (default wmt25): "
+                                      + "; ".join(f"{r.name}: {r.definition}" for r in own))
 
