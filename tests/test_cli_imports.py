@@ -20,7 +20,7 @@ OWN = ("docmetrics.cli", "docmetrics.commands")
 #: the issue's bound on names beyond the public surface
 GOAL = 10
 #: the names the command line still imports beyond it (a ceiling: lower it, never raise it)
-LIMIT = 5
+LIMIT = 0
 
 
 def imported_names(path: Path, source: str | None = None) -> list[tuple[str, int]]:
