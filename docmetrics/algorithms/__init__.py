@@ -1,3 +1,3 @@
-"""Pure algorithms over value types: windows, context fitting, aggregation, resampling, correlation,
+"""Pure algorithms over value types: windows, context fitting, aggregation, resampling,
 grids.  stdlib and numpy only; no model, no plugin, no I/O.
 """
