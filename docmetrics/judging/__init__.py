@@ -5,14 +5,18 @@ as importable calls).  Nothing here imports torch, parses arguments or prints.
 * :func:`read_human` -> :class:`EvalSet`, its human scores a :class:`HumanScores`, its gold error spans a
   :class:`SpanGold` of :class:`SpanItem` (each :class:`Span`) (formats: :mod:`docmetrics.judging.formats`, a
   registry with the entry-point group ``docmetrics.human_formats``; one format by name, its options' defaults and
-  choices: :func:`human_format`; the format of a file: :func:`detect`);
+  choices: :func:`human_format`; every format: :func:`human_formats`; the format of a file: :func:`detect`; every
+  language pair of a file, read once: :func:`read_human_pairs`);
   :class:`StoredMetric`: a metric's stored scores, what an EvalSet of stored scores holds; every language pair of
   stored-score files at once: :func:`read_stored` -> :class:`StoredScores` (one pair: its ``evalset``); a stored
   metric as a metric to score beside live ones: :class:`StoredScorer`;
 * :func:`meta_evaluate` -> :class:`MetaEvaluation` (checked before scoring: :func:`check_human`; its text's line
-  on the human scores: :func:`describe_human`), over language pairs :func:`wmt_average` -> :class:`WmtAverage`;
+  on the human scores: :func:`describe_human`), over language pairs :func:`wmt_average` -> :class:`WmtAverage`
+  (the statistics an average may take: :func:`average_statistics`); an :class:`MtmeRun`'s text and JSON as
+  ``--mtme`` prints them: :func:`mtme_run_text`, :func:`mtme_run_dict`;
 * :func:`human_clusters` and :func:`cluster_agreement` (rules: :mod:`docmetrics.judging.rules`, entry-point
-  group ``docmetrics.cluster_rules``) -> :class:`HumanRanking` (of :class:`ClusteredSystem`), :class:`ClusterAgreement`;
+  group ``docmetrics.cluster_rules``; every rule: :func:`cluster_rules`) -> :class:`HumanRanking` (of
+  :class:`ClusteredSystem`; its table: ``to_text``), :class:`ClusterAgreement`;
 * :func:`autorank`, :func:`autorank_clusters` -> :class:`AutoRank` (presets: :data:`AUTORANK_PRESETS`);
 * :func:`mbr`, :func:`rerank` -> :class:`CandidateSelection` (:mod:`docmetrics.judging.mbr`), their candidates
   from a JSONL file: :func:`read_candidates` -> :class:`CandidateFile`;
