@@ -117,6 +117,9 @@ def test_mtme_clusters_are_read_human_of_the_folder_without_a_reference(tmp_path
     # -m scores the test set: the note said, in the command line's words; a reference named: scored against it
     code, out, err = run_cli(capsys, "rank", "-m", "chrf", "--mtme", root, "-t", "toy", "-l", "en-de")
     assert code == 2 and "none is in use; choose one with --ref to score against it" in err
+    # the error names the option that fixes it and the references to choose from, never -r (--mtme refuses it)
+    assert "chrf needs a reference: --mtme" in err and "name one with --ref NAME" in err and "refA" in err
+    assert "-r/--reference" not in err
     assert shell(capsys, "-m", "chrf", "--mtme", root, "-t", "toy", "-l", "en-de", "--ref", "refA")["systems"]
     assert judging.read_human(root, format="mtme", testset="toy", lp="en-de", ref="refA").notes == ()
 

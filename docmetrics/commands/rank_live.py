@@ -6,8 +6,9 @@ judged data that carries one: ``--data PATH`` or its aliases ``--genmt FILE``, `
 
 from __future__ import annotations
 
+import contextlib
 from dataclasses import replace
-from typing import Sequence
+from typing import Iterator, Sequence
 
 from ..api import Result, TestSet
 from ..judging import (
@@ -21,7 +22,7 @@ from ..judging import (
     autorank_clusters,
     score_metrics,
 )
-from ..values.errors import UserError
+from ..values.errors import InputError, UserError
 from . import data as data_cli
 from . import human_clusters
 from . import stored as stored_cli
@@ -124,6 +125,21 @@ def _testsets(opts: RankOptions, lps: Sequence[str]) -> list[tuple[str | None, T
     return [(data.lp, data.testset, data.testset.lp, data) for data in found]
 
 
+@contextlib.contextmanager
+def references_from_mtme(opts: RankOptions, data: EvalSet | None) -> Iterator[None]:
+    """A metric that needs a reference where --mtme data has several and no standard one (none is in use): its
+    error names --ref and the pair's references, not -r (which --mtme refuses)."""
+    try:
+        yield
+    except InputError as exc:
+        raw = getattr(data, "raw", None)
+        if "references" not in exc.params or not opts.mtme or opts.ref or raw is None:
+            raise
+        who = str(exc).split(" needs a reference", 1)[0] if " needs a reference" in str(exc) else "a metric"
+        raise InputError(f"{who} needs a reference: --mtme {opts.mtme} has several for {data.lp} and no standard "
+                         f"one: name one with --ref NAME (its references: {', '.join(raw.references)})") from None
+
+
 def rank_live(opts: RankOptions, lps: Sequence[str]) -> tuple[list[AutoRank], list[EvalSet | None]]:
     """One AutoRank per language pair: the stored metrics checked against each test set, then every -m
     metric loaded in one session (as the main command loads them) and scored; with --paired-bs, clusters.
@@ -145,7 +161,7 @@ def rank_live(opts: RankOptions, lps: Sequence[str]) -> tuple[list[AutoRank], li
         for lp, testset, lang, stored, _ in pairs:
             specs = list(dict.fromkeys(opts.metrics))
             metrics = [(spec, api.load(spec, defaults={"lang": lang}, session=session)) for spec in specs]
-            with references_from_release(opts):
+            with references_from_release(opts), references_from_mtme(opts, data):
                 scored = score_metrics(testset, metrics, observer=ScoringReport(opts, specs, WHO))
             named: dict[str, list[Result]] = {s.spec: s.results for s in scored}
             for scorer in stored:
