@@ -169,16 +169,34 @@ def test_rank_m_with_data_prints_autorank_then_the_human_clusters(genmt, capsys)
     assert {**got, "human_clusters": beside} == alias
 
 
-def test_main_command_data_report_is_write_report_with_data(genmt, tmp_path, capsys):  # noqa: F811
+def _page_data(path: Path) -> dict:
+    """The JSON a report page embeds."""
+    (found,) = re.findall(r'<script[^>]*type="application/json"[^>]*>(.*?)</script>', path.read_text("utf-8"), re.S)
+    return json.loads(found)
+
+
+def test_main_command_data_report_is_the_alias_page_a_superset_of_write_report_with_data(genmt, tmp_path,  # noqa
+                                                                                          capsys):
+    """--data --report is the alias's page (one path: commands/run.judged_run), the same JSON but for the option
+    typed; it holds what ``write_report(meta_evaluate(...), results=, data=)`` holds, plus the command line and its
+    inputs (issue 46: the page used to be written by a path of its own without them)."""
     page = tmp_path / "page.html"
     code, _, err = run_cli(capsys, "-m", "chrf", "--data", genmt, "-l", "en-de", "--report", page)
     assert code == 0, err
+    got = _page_data(page)
+    assert run_cli(capsys, "-m", "chrf", "--genmt", genmt, "-l", "en-de", "--report", page)[0] == 0
+    alias = json.loads(json.dumps(_page_data(page)).replace("--genmt ", "--data ").replace('"--genmt"', '"--data"'))
+    assert {**got, "title": None} == {**alias, "title": None}  # the title: the command line, cut at 160 characters
     data = docmetrics.read_human(genmt, lp="en-de")
     results = docmetrics.load("chrf").compute(data.testset)
     mine = tmp_path / "mine.html"
     docmetrics.write_report(mine, docmetrics.meta_evaluate([("chrf", results)], data), results={"chrf": results},
                             data=data)
-    assert page.read_text(encoding="utf-8") == mine.read_text(encoding="utf-8")
+    lib = _page_data(mine)
+    for key in ("results", "texts", "human", "spans", "significance", "report", "docmetrics"):
+        assert got[key] == lib[key], key
+    assert lib["command"] is None and lib["inputs"] == []
+    assert got["command"].startswith("docmetrics -m chrf --data ") and ["-l", "en-de"] in got["inputs"]
 
 
 # -- bad input: one row per case; exit 2, one message naming the option and the fix ----------------------------
@@ -274,7 +292,12 @@ def test_report_data_is_write_report_of_the_saved_output_with_data(genmt, tmp_pa
     mine = tmp_path / "mine.html"
     docmetrics.write_report(mine, saved, data=docmetrics.read_human(genmt, lp="en-de"), title="T")  # named by its file
     html = page.read_text(encoding="utf-8")
-    assert html == mine.read_text(encoding="utf-8") and "Quelle Satz 3." in html  # the data's texts are on it
+    assert "Quelle Satz 3." in html  # the data's texts are on it
+    # one path (commands/report.run, issue 46): the page of write_report(..., data=) plus the command line typed
+    got, lib = _page_data(page), _page_data(mine)
+    assert {**got, "command": None, "inputs": []} == lib
+    assert got["command"].startswith("docmetrics report ") and ["-l", "en-de"] in got["inputs"]
+    assert ["--data", str(genmt)] in got["inputs"]
 
 
 def test_data_option_values_are_typed_and_a_repeated_key_is_a_list():

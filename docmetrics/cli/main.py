@@ -66,18 +66,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 2
     parser = build_parser()
     args = parse_args(parser, argv)
-    return guarded("docmetrics", args.debug, lambda: _run(typed(RunOptions, args)),
+    return guarded("docmetrics", args.debug, lambda: run(typed(RunOptions, args)),
                    interrupted=lambda: kept(args, argv))
 
 
-def _run(opts: RunOptions) -> int:
-    """The run: ``--data`` (judged data in any registered format) through the library (:mod:`..commands.data`),
-    else :func:`..commands.run.run`."""
-    if opts.data or opts.data_format or opts.data_option:
-        from ..commands import data
-
-        return data.run_main(opts, sys.stdout)
-    return run(opts)
 
 
 def kept(args: argparse.Namespace, argv: Sequence[str]) -> str:

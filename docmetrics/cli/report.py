@@ -49,14 +49,4 @@ def build_parser() -> argparse.ArgumentParser:
 
 def main(argv: Sequence[str] | None = None) -> int:
     args = parse_args(build_parser(), argv, command="report")
-    return guarded("docmetrics report", args.debug, lambda: _run(typed(ReportOptions, args)))
-
-
-def _run(opts: ReportOptions) -> int:
-    """``--data`` through the library (:mod:`..commands.data`), else :func:`..commands.report.run`."""
-    if opts.data or opts.data_format or opts.data_option:
-        from ..commands import data
-
-        return data.run_report(opts)
-    return run(opts)
-
+    return guarded("docmetrics report", args.debug, lambda: run(typed(ReportOptions, args)))

@@ -9,11 +9,11 @@ import re
 from typing import Any, Iterator, Sequence
 
 from ..api import same_file
-from ..values.errors import UserError
+from ..values.errors import SpecError, UserError
 from .messages import note
 from .options import Options, flag_of
 
-__all__ = ["check_output_file", "check_outputs", "read_judged", "read_alias", "say_notes", "worded"]
+__all__ = ["check_output_file", "check_outputs", "data_options", "read_judged", "read_alias", "say_notes", "worded"]
 
 
 @contextlib.contextmanager
@@ -80,7 +80,7 @@ def check_output_file(path: str, option: str, inputs: tuple[str | None, ...] = (
 
 #: The options of ``docmetrics`` that name files it reads, and those that name files it writes.
 INPUT_OPTIONS = ("input", "source", "references", "doc_ids", "human", "scores", "genmt", "wmt25_tsv", "spans", "wmt26",
-                 "wmt26_systems", "candidates")
+                 "wmt26_systems", "candidates", "data")
 OUTPUT_OPTIONS = ("output", "report", "dump_alignment", "write_submission")
 
 
@@ -150,9 +150,40 @@ ALIASES = (
 )
 
 
+def _value(text: str) -> Any:
+    """A --data-option value: a number as a number, true/false (yes/no) as a bool, else the text."""
+    if text.strip().lower() in ("true", "yes", "false", "no"):
+        return text.strip().lower() in ("true", "yes")
+    for kind in (int, float):
+        try:
+            return kind(text)
+        except ValueError:
+            pass
+    return text
+
+
+def data_options(given: Sequence[str] | None) -> dict[str, Any]:
+    """--data-option KEY=VALUE...: ``{key: value}`` (a number as a number, true/false as a bool; a key repeated:
+    a list)."""
+    out: dict[str, Any] = {}
+    for item in given or ():
+        key, eq, value = item.partition("=")
+        if not eq or not key.strip():
+            raise SpecError(f"--data-option {item!r}: give KEY=VALUE (e.g. --data-option column=mqm)")
+        key = key.strip()
+        if key in out:
+            out[key] = [*(out[key] if isinstance(out[key], list) else [out[key]]), _value(value)]
+        else:
+            out[key] = _value(value)
+    return out
+
+
 def read_alias(opts: Any, **options: Any) -> Any:
-    """``read_human(FILE, format=, lp=-l, **its options)`` for the alias ``opts`` gives (``options``: some of them
-    otherwise), read and checked before any model loads; its notes are not said (:func:`say_notes`)."""
+    """``read_human(FILE, format=, lp=-l, **its options)`` for ``--data PATH`` (``--data-format``, ``--data-option``)
+    or the alias ``opts`` gives (``options``: some of them otherwise), read and checked before any model loads; its
+    notes are not said (:func:`say_notes`)."""
+    if getattr(opts, "data", None):
+        return read_judged(opts.data, opts.lang or None, format=opts.data_format, **data_options(opts.data_option))
     attr, form, given, flags = next(a for a in ALIASES if getattr(opts, a[0], None))
     return read_judged(getattr(opts, attr), opts.lang or None, format=form, flags=flags, **{**given(opts), **options})
 

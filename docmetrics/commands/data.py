@@ -1,9 +1,10 @@
 """``--data PATH``: judged data in any registered format, through the public library only.  The data is read by
-:func:`docmetrics.read_human`; the main command scores each ``-m`` with ``load(spec).compute(data.testset)`` and
-prints :func:`docmetrics.meta_evaluate`'s result (and ``--report``: :func:`docmetrics.write_report` with
-``data=``).  ``rank`` reads its data here too (:func:`read_pairs`), ``--data`` or its aliases ``--genmt``,
-``--human``, ``--mtme`` and ``--wmt26`` (:data:`RANK_ALIASES`), and ranks it in :mod:`.human_clusters` and
-:mod:`.rank_live`.  With ``--data`` the aliases conflict."""
+:func:`docmetrics.read_human`; the main command runs it as its aliases (``--genmt``, ``--wmt25-tsv``, ``--wmt26``)
+run, in :func:`docmetrics.commands.run.judged_run` (what it takes: :data:`WITH`); ``metaeval`` scores each ``-m``
+with ``load(spec).compute(data.testset)`` and prints :func:`docmetrics.meta_evaluate`'s result.  ``rank`` reads its
+data here too (:func:`read_pairs`), ``--data`` or its aliases ``--genmt``, ``--human``, ``--mtme`` and ``--wmt26``
+(:data:`RANK_ALIASES`), and ranks it in :mod:`.human_clusters` and :mod:`.rank_live`.  With ``--data`` the aliases
+conflict."""
 
 from __future__ import annotations
 
@@ -11,10 +12,11 @@ import dataclasses
 from typing import Any, Sequence, TextIO
 
 from ..values.errors import SpecError, UserError
+from .common import data_options as options
 from .options import MetaevalOptions, Options, ReportOptions, RunOptions
 from .output import Output, write
 
-__all__ = ["requested", "options", "read", "read_pairs", "run_main", "run_metaeval", "run_report"]
+__all__ = ["requested", "options", "read", "read_pairs", "run_metaeval"]
 
 #: The aliases of --data: each option's field and flag.
 ALIASES = (("genmt", "--genmt"), ("mtme", "--mtme"), ("wmt25_tsv", "--wmt25-tsv"), ("wmt26", "--wmt26"),
@@ -25,8 +27,13 @@ SHOWN = {"quiet", "debug", "argv", "format", "short", "width", "width_given", "v
 MODEL = {"device", "batch_size", "max_tokens", "precision", "cache", "workers", "engine", "ray_address"}
 WITH = {"rank": DATA | SHOWN | MODEL | {"lp", "rule", "metrics", "scores", "stored", "preset", "direction", "paired_bs",
                                        "paired_bs_n", "seed"},
-        "main": DATA | SHOWN | {"metrics", "lang", "device", "batch_size", "max_tokens", "precision", "cache",
-                                "report", "sacrebleu_signatures", "stdin_implicit"},
+        # what --genmt, --wmt25-tsv and --wmt26 take beside their own options (commands/run.judged_run)
+        "main": DATA | SHOWN | MODEL | {"metrics", "lang", "report", "sacrebleu_signatures", "stdin_implicit", "level",
+                                        "output", "dump_alignment", "score_only", "max_truncated", "scores", "stored",
+                                        "direction", "paired_bs", "paired_ar", "baseline", "paired_bs_n",
+                                        "paired_ar_n", "seed", "ci", "ci_n", "ci_level", "exclude_systems",
+                                        "no_human_systems", "seg_level", "doc_level", "pdp", "resamples",
+                                        "metric_test", "statistics", "spans"},
         "metaeval": DATA | SHOWN | {"metrics", "lps", "device", "batch_size", "max_tokens", "precision", "cache",
                                     "seed", "resamples"},
         "report": DATA | {"quiet", "debug", "argv", "files", "output", "title", "lang"}}
@@ -67,34 +74,6 @@ def check(opts: Options, command: str) -> None:
             raise SpecError(f"--data does not take {_flag(f.name)} here; it takes "
                             f"{', '.join(sorted({_flag(n) for n in WITH[command] - SHOWN - DATA}))} and the output "
                             "options (or use the alias of a built-in format)")
-
-
-def _value(text: str) -> Any:
-    """A --data-option value: a number as a number, true/false (yes/no) as a bool, else the text."""
-    if text.strip().lower() in ("true", "yes", "false", "no"):
-        return text.strip().lower() in ("true", "yes")
-    for kind in (int, float):
-        try:
-            return kind(text)
-        except ValueError:
-            pass
-    return text
-
-
-def options(given: Sequence[str] | None) -> dict[str, Any]:
-    """--data-option KEY=VALUE...: ``{key: value}`` (a number as a number, true/false as a bool; a key repeated:
-    a list)."""
-    out: dict[str, Any] = {}
-    for item in given or ():
-        key, eq, value = item.partition("=")
-        if not eq or not key.strip():
-            raise SpecError(f"--data-option {item!r}: give KEY=VALUE (e.g. --data-option column=mqm)")
-        key = key.strip()
-        if key in out:
-            out[key] = [*(out[key] if isinstance(out[key], list) else [out[key]]), _value(value)]
-        else:
-            out[key] = _value(value)
-    return out
 
 
 def read(opts: RunOptions | ReportOptions, lp: str | None, who: str) -> Any:
@@ -154,28 +133,6 @@ def _scored(opts: RunOptions | MetaevalOptions, data: Any) -> list[tuple[str, An
             for spec in opts.metrics]
 
 
-def run_main(opts: RunOptions, out: TextIO) -> int:
-    """``docmetrics -m SPEC... --data PATH``: each spec scores the data's test set (``load(spec).compute``), and
-    ``meta_evaluate`` judges them against its human scores; ``--report``: ``write_report(..., data=)``."""
-    import docmetrics
-
-    check(opts, "main")
-    assert opts.data is not None
-    if not opts.metrics:
-        raise SpecError(f"--data {opts.data}: give the metrics to judge with -m SPEC...")
-    if opts.report:  # refused before anything is scored
-        from .common import check_output_file
-
-        check_output_file(opts.report, "--report", (opts.data,))
-    data = read(opts, opts.lang, "docmetrics")
-    results = _scored(opts, data)
-    ev = docmetrics.meta_evaluate(results, data)
-    if opts.report:
-        docmetrics.write_report(opts.report, ev, results=dict(results), data=data)
-    write(Output(data=ev.to_dict, text=lambda: ev.to_text(opts.width)), opts, out)
-    return 0
-
-
 def run_metaeval(opts: MetaevalOptions, out: TextIO) -> int:
     """``docmetrics metaeval -m SPEC... --data PATH [-l LP,LP...]``: per language pair (default: every pair of the
     file; the file read once), ``meta_evaluate(results, read_human(...), significance=--resamples, seed=--seed)``,
@@ -194,19 +151,4 @@ def run_metaeval(opts: MetaevalOptions, out: TextIO) -> int:
            for data in found]
     write(Output(data=lambda: {"data": opts.data, "lps": [{"lp": lp, "metrics": ev.to_dict()} for lp, ev in evs]},
                  text=lambda: "\n".join(f"{lp or opts.data}:\n{ev.to_text(opts.width)}" for lp, ev in evs)), opts, out)
-    return 0
-
-
-def run_report(opts: ReportOptions) -> int:
-    """``docmetrics report RESULTS.json... -o PAGE.html --data PATH``: ``write_report(PAGE, *outputs, data=
-    read_human(...))``: the saved outputs with the data's texts, human segment scores and gold error spans."""
-    import docmetrics
-
-    from .common import check_output_file
-
-    check(opts, "report")
-    assert opts.data is not None and opts.output is not None
-    check_output_file(opts.output, "-o", (*(opts.files or ()), opts.data))
-    data = read(opts, opts.lang, "docmetrics report")
-    docmetrics.write_report(opts.output, *(opts.files or ()), data=data, title=opts.title)
     return 0

@@ -15,7 +15,7 @@ from .messages import warn
 from .options import Options
 
 if TYPE_CHECKING:
-    from ..judging import HumanScores, MetaEvaluation
+    from ..judging import EvalSet, HumanScores, MetaEvaluation
 
 __all__ = ["asked_statistics", "check_document_gold", "warn_unmatched", "check_args", "read_human", "judging_options",
            "run_metaeval"]
@@ -97,7 +97,8 @@ def warn_unmatched(opts: Options, testset: TestSet | None, human: HumanScores | 
     if not missing:
         return
     names = [f"{system} (did you mean {close}?)" if close else system for system, close in missing.items()]
-    warn(f"--human {human.path} has no scores for {', '.join(names)}: left out of the correlations (a system is "
+    path = getattr(human, "human", human).path  # an EvalSet (--data): its scores' file
+    warn(f"--human {path} has no scores for {', '.join(names)}: left out of the correlations (a system is "
          "matched by its name or its file name without the extension, case and all; rename the file or the "
          "system in the human file)", who)
 
@@ -116,10 +117,11 @@ def run_metaeval(
     all_results: list[tuple[str, list[Result]]],
     opts: Options,
     testset: TestSet | None,
-    human: HumanScores | None = None,
+    human: EvalSet | HumanScores | None = None,
 ) -> MetaEvaluation:
     """The library's :func:`docmetrics.judging.meta_evaluate` of every metric's results against ``human`` (default:
-    read from --human), the options as its arguments (:func:`judging_options`; --seg-level and --doc-level the
+    read from --human; an EvalSet, as ``--data`` reads it: judged by its format's own path, MTME's included), the
+    options as its arguments (:func:`judging_options`; --seg-level and --doc-level the
     levels).  What it prints is the result's ``to_text()`` (-w decimals) / ``to_dict()``."""
     from .. import judging  # numpy and the statistics: not for --help
 

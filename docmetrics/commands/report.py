@@ -20,17 +20,18 @@ from .options import Options
 #: What the page says was typed: (option, field of the options).
 TYPED = (("-m", "metrics"), ("-m", "metric"), ("--grid", "grid"), ("-i", "input"), ("-s", "source"),
          ("-r", "references"), ("--doc-ids", "doc_ids"), ("-l", "lang"), ("-l", "lps"), ("--human", "human"),
-         ("--human-column", "human_column"), ("--genmt", "genmt"), ("--mtme", "mtme"), ("-t", "testset"),
+         ("--human-column", "human_column"), ("--genmt", "genmt"), ("--data", "data"), ("--data-format", "data_format"),
+         ("--data-option", "data_option"), ("--mtme", "mtme"), ("-t", "testset"),
          ("--stat", "stat"), ("--spans", "spans"), ("--spans-tsv", "spans_tsv"))
 
 
 def inputs_typed(opts: Options) -> list[tuple[str, str]]:
-    """The inputs as the command line named them (--genmt FILE sets --human to the same file itself: not
-    listed as --human, which was not typed)."""
+    """The inputs as the command line named them (--genmt FILE and --data FILE set --human to the same file
+    themselves: not listed as --human, which was not typed)."""
     out = []
     for flag, attr in TYPED:
         value = getattr(opts, attr, None)
-        if attr == "human" and value and value == getattr(opts, "genmt", None):
+        if attr == "human" and value and value in (getattr(opts, "genmt", None), getattr(opts, "data", None)):
             continue
         if value:
             out.append((flag, shlex.join(value) if isinstance(value, (list, tuple)) else str(value)))
@@ -67,10 +68,15 @@ def write_page(opts: Options, path: str, written: Callable[[], int]) -> None:
 
 def run(opts: Options) -> int:
     """``docmetrics report``: the saved outputs, with the texts of -i, the human scores of --human and the spans
-    of --spans-tsv (:func:`docmetrics.judging.read_spans_tsv`), through :func:`docmetrics.judging.write_report`."""
+    of --spans-tsv (:func:`docmetrics.judging.read_spans_tsv`), or the judged data of ``--data PATH`` (its texts,
+    human segment scores and gold error spans, as ``read_human`` reads it), through
+    :func:`docmetrics.judging.write_report`."""
     from ..judging import read_human, read_spans_tsv, write_report
+    from . import data as data_cli
 
-    check_output_file(opts.output, "-o", tuple(opts.files))
+    data_cli.check(opts, "report")
+    check_output_file(opts.output, "-o", (*opts.files, *([opts.data] if opts.data else [])))
+    data = data_cli.read(opts, opts.lang, "docmetrics report") if opts.data else None
     testset = human_scores = None
     if opts.spans_tsv and not opts.input:
         raise UserError("--spans-tsv places spans on the systems' lines: give the texts with -i (and --doc-ids)")
@@ -88,6 +94,6 @@ def run(opts: Options) -> int:
         for text in notes:
             note(opts, f"--spans-tsv {text}", "docmetrics report")
     write_page(opts, opts.output, lambda: write_report(
-        opts.output, *opts.files, testset=testset, human=human_scores, spans=tsv_spans, title=opts.title,
+        opts.output, *opts.files, testset=testset, human=human_scores, spans=tsv_spans, data=data, title=opts.title,
         command=command_line(opts), inputs=inputs_typed(opts)))
     return 0

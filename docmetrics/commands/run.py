@@ -11,7 +11,8 @@ from typing import Any
 
 from ..api import read_sacrebleu_signature
 from ..judging import Scored, score_metrics
-from ..values.errors import UserError
+from ..values.errors import SpecError, UserError
+from . import data as data_cli
 from . import genmt, mtme, significance
 from . import human as human_cli
 from . import report as report_cli
@@ -41,6 +42,10 @@ def run(opts: RunOptions) -> int:
 
         print(describe(opts.describe))
         return 0
+    if data_cli.requested(opts) or opts.data_format or opts.data_option:  # judged data: as its alias (judged_run)
+        data_cli.check(opts, "main")
+        if data_cli.requested(opts) and not opts.metrics and not stored_cli.requested(opts):
+            raise SpecError(f"--data {opts.data}: give the metrics to judge with -m SPEC...")
     if spans_cli.requested(opts):  # span predictions from files: no metric is scored
         check_outputs(opts)
         output = spans_cli.run(opts)
@@ -71,7 +76,7 @@ def run(opts: RunOptions) -> int:
         return code
     wmt25_cli.check_args(opts)
     wmt26_cli.check_args(opts)
-    if wmt25_cli.requested(opts) or wmt26_cli.requested(opts) or genmt.requested(opts):
+    if wmt25_cli.requested(opts) or wmt26_cli.requested(opts) or genmt.requested(opts) or data_cli.requested(opts):
         return judged_run(opts)
     opts, human = check_args(opts)
     with session_scope(opts, cache=opts.cache) as session:
@@ -92,10 +97,10 @@ def read_signatures(opts: RunOptions) -> RunOptions:
 
 
 def judged_run(opts: RunOptions) -> int:
-    """``--genmt``, ``--wmt25-tsv`` or ``--wmt26``: the language pair's data read by ``read_human`` (its notes
-    said) before any model loads, then scored (paired tests where asked; --write-submission), and, where it has
-    human scores (--genmt), meta-evaluated like ``--human FILE --seg-level`` (and judged as detectors:
-    --error-free)."""
+    """``--data PATH`` (any registered format) or its alias ``--genmt``, ``--wmt25-tsv``, ``--wmt26``: the language
+    pair's data read by ``read_human`` (its notes said) before any model loads, then scored (paired tests where
+    asked; --write-submission), and, where it has human scores, meta-evaluated like ``--human FILE --seg-level``
+    (the EvalSet itself: ``meta_evaluate``'s own path for its format; --genmt: judged as detectors, --error-free)."""
     from .. import api
 
     significance.check_args(opts)
@@ -104,12 +109,18 @@ def judged_run(opts: RunOptions) -> int:
     data = read_alias(opts)
     say_notes(opts, data)
     testset, human = data.testset, data.human
+    if testset is None:  # a format of human scores only (--data): nothing to score
+        raise SpecError(f"--data {opts.data}: a {data.format} file carries no texts to score with -m; give a format "
+                        "that carries the test set's texts")
     show_warnings(testset)
     if significance.requested(opts) and len(testset.systems) < 2:
         raise UserError(f"--paired-{significance.requested(opts)}: {data.source} has {len(testset.systems)} system "
                         f"to score for {data.lp}; a paired test needs two or more")
     if genmt.requested(opts):
         opts = genmt.judging(opts, data)
+    elif opts.data and human is not None:  # judged as the format's reader made it (MTME: its own statistics); the
+        # segment level where it has segment scores (meta_evaluate's default)
+        opts, human = replace(opts, human=opts.data, seg_level=opts.seg_level or bool(human.segments)), data
     human_cli.check_args(opts)
     live = list(opts.metrics)
     opts, stored = (stored_cli.scorers(opts, stored_cli.for_pair(opts, data.lp), testset) if opts.scores
@@ -192,7 +203,8 @@ def score_and_write(opts: RunOptions, metrics: list[Any], testset: Any, score_ca
     if opts.report:  # the page holds what -f json prints
         report_cli.write(opts, opts.report, json.loads(render(output, "json")), "this command's output ({layout})",
                          report_cli.page_title(opts), results=all_results, intervals=cis, testset=testset,
-                         human=human, data=data if data is not None and data.format == "genmt" else None)  # ESA spans
+                         human=getattr(human, "human", human),  # an EvalSet (--data): its scores
+                         data=data if data is not None and (data.format == "genmt" or opts.data) else None)  # spans
     plain_json = opts.format == "json" and not significance.requested(opts) and not opts.human
     if opts.level == "system" or plain_json:  # JSON results carry their documents and units
         write_output(opts, report)
