@@ -44,7 +44,7 @@ def run(opts: RunOptions) -> int:
         return 0
     if data_cli.requested(opts) or opts.data_format or opts.data_option:  # judged data: as its alias (judged_run)
         data_cli.check(opts, "main")
-        if data_cli.requested(opts) and not opts.metrics and not stored_cli.requested(opts):
+        if data_cli.requested(opts) and not (opts.metrics or stored_cli.requested(opts) or spans_cli.requested(opts)):
             raise SpecError(f"--data {opts.data}: give the metrics to judge with -m SPEC...")
     if spans_cli.requested(opts):  # span predictions from files: no metric is scored
         check_outputs(opts)

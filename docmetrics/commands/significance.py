@@ -36,9 +36,9 @@ def check_args(opts: Options) -> None:
     n = opts.paired_bs_n if test == "bs" else opts.paired_ar_n
     if n < 1 or n > MAX_N:
         raise UserError(f"--paired-{test}-n must be from 1 to {MAX_N} (resamples kept in memory), not {n}")
-    if getattr(opts, "genmt", None) or getattr(opts, "wmt25_tsv", None) or (getattr(opts, "scores", None)
-                                                                          and not opts.input):
-        return  # the systems of the GenMT file or the stored scores, counted once they are read
+    if (getattr(opts, "genmt", None) or getattr(opts, "wmt25_tsv", None) or getattr(opts, "data", None)
+            or (getattr(opts, "scores", None) and not opts.input)):
+        return  # the systems of the judged data or the stored scores, counted once they are read
     if not opts.input or len(opts.input) < 2:
         raise UserError(
             f"--paired-{test} compares systems with the first one (the baseline): give at "

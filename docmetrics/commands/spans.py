@@ -50,10 +50,13 @@ class _Scored:
 def _read(opts: RunOptions) -> tuple[SpanGold, _Scored]:
     """The human spans and what the -m metrics score: ``read_human`` of --genmt, or of --human (a raw MQM file;
     --ref the reference the metrics score against), read and checked before any model loads."""
-    if getattr(opts, "genmt", None):
+    if getattr(opts, "genmt", None) or getattr(opts, "data", None):  # --data: any format with gold spans
         from .genmt import read
 
         data = read(opts)
+        if data.spans is None:
+            raise UserError(f"--spans with --data {opts.data}: a {data.format} file has no error spans; give judged "
+                            "data with spans (e.g. --data-format genmt or cesa)")
         return data.spans, _Scored(data, [])
     if not getattr(opts, "human", None):
         raise UserError("--spans needs the human spans: --genmt FILE (-l LP) or --human RAW_MQM.tsv")
@@ -108,7 +111,7 @@ def run(opts: RunOptions) -> Output:
     if not opts.spans and not metrics:
         raise UserError("--spans: give the span predictions (JSONL files), or with --genmt FILE or --human "
                         "RAW_MQM.tsv the metrics whose own error spans to judge (-m xcomet-qe)")
-    if metrics and not (getattr(opts, "genmt", None) or getattr(opts, "human", None)):
+    if metrics and not (getattr(opts, "genmt", None) or getattr(opts, "human", None) or getattr(opts, "data", None)):
         raise UserError("--spans with -m judges a metric's own error spans against human spans: give --genmt FILE "
                         "(-l LP) or a raw MQM file, --human RAW_MQM.tsv")
     for what, given in (("--spans", opts.spans), ("-m", metrics)):
