@@ -26,7 +26,7 @@ from typing import Any, Callable
 from .plugin import presets, registry
 from .plugin.backbone import COMMON_PARAMS, Backbone
 from .plugin.metric import Metric
-from .runtime.cache import ScoreCache, default_path
+from .runtime.cache import ScoreCache, default_path, environment_path
 from .runtime.engines import make_engine
 from .runtime.session import FROM_ENVIRONMENT, Session
 from .values.errors import DocMetricsWarning, PluginError, SpecError
@@ -47,15 +47,16 @@ from .values.testset import TestSet
 
 #: The API: ``load``, ``build``, ``get_backbone`` and ``resolve`` (defined here), and what they take and give,
 #: defined in their own modules: a :class:`Session` (its score cache: a path, :func:`default_path` - the file the
-#: command line uses - a :class:`ScoreCache`, None or :data:`FROM_ENVIRONMENT`; its engine: :func:`make_engine`),
+#: command line uses - a :class:`ScoreCache`, None or :data:`FROM_ENVIRONMENT`, the file
+#: ``$DOCMETRICS_SCORE_CACHE`` names: :func:`environment_path`; its engine: :func:`make_engine`),
 #: a :class:`TestSet` (:func:`read_testset`, JSONL where :func:`is_jsonl`, :func:`read_lines`; :func:`same_file`
 #: tells whether two paths name one file), a :class:`Result`, a metric's :class:`Param`, a spec, preset or signature
 #: (:func:`parse_spec`, :mod:`presets`, :func:`parse_signature`, :func:`looks_like_signature`,
 #: :func:`read_sacrebleu_signature`); the sample data (:data:`SAMPLES`, :func:`write_sample`).
 __all__ = ["load", "build", "get_backbone", "resolve", "Session", "FROM_ENVIRONMENT", "ScoreCache", "default_path",
-           "make_engine", "TestSet", "read_testset", "is_jsonl", "read_lines", "same_file", "Result", "Param",
-           "parse_spec", "presets", "parse_signature", "looks_like_signature", "read_sacrebleu_signature", "SAMPLES",
-           "write_sample", "WrittenSample"]
+           "environment_path", "make_engine", "TestSet", "read_testset", "is_jsonl", "read_lines", "same_file",
+           "Result", "Param", "parse_spec", "presets", "parse_signature", "looks_like_signature",
+           "read_sacrebleu_signature", "SAMPLES", "write_sample", "WrittenSample"]
 
 
 def resolve(text: str) -> tuple[str, dict[str, str], ParsedSignature | None]:

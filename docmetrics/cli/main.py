@@ -13,7 +13,7 @@ import shlex
 import sys
 from typing import Any, Sequence
 
-from ..commands.common import default_cache_path
+from ..commands.common import cache_file
 from ..commands.options import RunOptions
 from ..commands.run import run
 from ..values.errors import UserError
@@ -74,14 +74,9 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 def kept(args: argparse.Namespace, argv: Sequence[str]) -> str:
     """After Ctrl-C: what the score cache kept and the command that resumes, or that --cache would have."""
-    cache = args.cache
-    if cache is None:  # $DOCMETRICS_SCORE_CACHE, as the session read it
-        value = os.environ.get("DOCMETRICS_SCORE_CACHE", "").strip()
-        cache = None if value.lower() in ("", "0", "no", "off", "false") else (
-            "" if value.lower() in ("1", "yes", "on", "true") else value)
-    if cache is None:
+    path = cache_file(args.cache)  # without --cache: $DOCMETRICS_SCORE_CACHE's, as the session read it
+    if path is None:
         return ("no score cache was on, so the scores computed so far are lost; with --cache, the same command "
                 "run again resumes where it stopped")
-    path = cache or str(default_cache_path())
     return (f"the score cache {path} keeps every chunk scored before the interruption; the same command resumes "
             f"from it: docmetrics {shlex.join(argv)}")

@@ -24,14 +24,14 @@ def session_scope(opts: Options, cache: Any = None) -> Iterator[Any]:
     model defaults (--device, --precision, --batch-size, --max-tokens, -q); workers, the cache it opened
     and every backbone closed at the end.  Cheap to enter: workers and Ray start on the first units to
     score."""
-    from ..api import FROM_ENVIRONMENT, ScoreCache, Session, make_engine
+    from ..api import FROM_ENVIRONMENT, ScoreCache, Session, default_path, make_engine
 
     engine = make_engine(getattr(opts, "engine", "local"), workers=getattr(opts, "workers", None),
                                  device=getattr(opts, "device", "auto"),
                                  ray_address=getattr(opts, "ray_address", None),
                                  notify=lambda text: note(opts, f"--engine ray: {text}"))  # nothing with -q
     store = (FROM_ENVIRONMENT if cache is None else None if cache is False else cache
-             if isinstance(cache, ScoreCache) else (cache or default_cache_path()))
+             if isinstance(cache, ScoreCache) else (cache or default_path()))
     try:
         session = Session(cache=store, engine=engine, device=getattr(opts, "device", "auto"),
                           precision=getattr(opts, "precision", None), batch_size=getattr(opts, "batch_size", None),
@@ -43,10 +43,15 @@ def session_scope(opts: Options, cache: Any = None) -> Iterator[Any]:
         yield session
 
 
-def default_cache_path() -> Any:
-    from ..api import default_path
+def cache_file(cache: str | None) -> str | None:
+    """The score cache file a run uses: ``--cache``'s (a path, "" for the default file), else the one
+    ``$DOCMETRICS_SCORE_CACHE`` names (None where it names none)."""
+    from ..api import default_path, environment_path
 
-    return default_path()
+    if cache is None:
+        path = environment_path(os.environ)
+        return None if path is None else str(path)
+    return cache or str(default_path())
 
 
 def width(opts: Options, result: Any) -> int:

@@ -125,9 +125,9 @@ def _scored(opts: RunOptions | MetaevalOptions, data: Any) -> list[tuple[str, An
                         "that carries the test set's texts")
     cache: dict[str, Any] = {}  # --cache not given: the session reads $DOCMETRICS_SCORE_CACHE, as load() does
     if opts.cache is not None:
-        from .common import default_cache_path
+        from .common import cache_file
 
-        cache = {"cache": opts.cache or str(default_cache_path())}
+        cache = {"cache": cache_file(opts.cache)}
     return [(spec, docmetrics.load(spec, device=opts.device, batch_size=opts.batch_size, max_tokens=opts.max_tokens,
                                    precision=opts.precision, quiet=opts.quiet, **cache).compute(data.testset))
             for spec in opts.metrics]

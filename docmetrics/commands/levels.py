@@ -30,12 +30,12 @@ COLUMNS = {
 def check_segment_units(spec: str, results: list[Any]) -> None:
     """--level seg: every unit of the metric is one segment (else its scores are not per segment)."""
     for r in results:
-        for u in r.units:
-            if u.end - u.start != 1:
-                raise UserError(
-                    f"--level seg: {spec} scores units of several segments (e.g. lines {u.start + 1}-{u.end} of "
-                    f"document {u.doc_id!r}), so it has no per-segment scores; --level chunk gives every unit "
-                    "with its first and last line, --level doc every document")
+        u = r.wide_unit()
+        if u is not None:
+            raise UserError(
+                f"--level seg: {spec} scores units of several segments (e.g. lines {u.start + 1}-{u.end} of "
+                f"document {u.doc_id!r}), so it has no per-segment scores; --level chunk gives every unit "
+                "with its first and last line, --level doc every document")
 
 
 def level_table(all_results: list[tuple[str, list[Any]]], opts: RunOptions, testset: Any) -> Output:

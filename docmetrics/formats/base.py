@@ -13,7 +13,7 @@ import os
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Callable, Mapping, Sequence, Union
 
-from ..values.errors import InputError
+from ..values.errors import InputError, shown
 from ..values.jsonl import json_object
 from .judgements import HumanScores, judged
 
@@ -25,7 +25,7 @@ if TYPE_CHECKING:
 
 __all__ = ["EvalSet", "HumanFormat", "Span", "SpanItem", "SpanGold", "SEVERITY_CLASS", "SKIPPED_SEVERITIES",
            "SPAN_SEVERITIES", "PathLike", "first_line", "first_numbered_line", "first_json", "json_fault",
-           "tsv_header", "one_pair"]
+           "tsv_header", "one_pair", "match_pair"]
 
 PathLike = Union[str, "os.PathLike[str]"]
 
@@ -260,3 +260,25 @@ def one_pair(path: str, have: Sequence[str], lp: str | None) -> None:
     if lp is None and len(have) > 1:
         raise InputError(f"{path} holds {len(have)} language pairs ({', '.join(have)}): name one with lp=",
                          params=("lp",))
+
+
+def match_pair(wanted: str, have: Sequence[str], where: str, fields: str, *tries: Callable[[str], bool],
+               has: str = "the file has") -> str:
+    """The language pair among ``have`` that ``wanted`` names: itself, else the one pair that the first of
+    ``tries`` (tests of a pair's name: case, locales, ISO codes) to accept any accepts.  An InputError (parameter
+    lp) otherwise: ``wanted`` ambiguous, or no pair, naming ``where``, the ``fields`` the pairs are read from and
+    the pairs ``has``."""
+    if wanted in have:
+        return wanted
+    matches: list[str] = []
+    for accepts in tries:
+        matches = [p for p in have if accepts(p)]
+        if matches:
+            break
+    if len(matches) == 1:
+        return matches[0]
+    if matches:
+        raise InputError(f"{where}: language pair {shown(wanted)} is ambiguous here: {', '.join(matches)}; give one",
+                         params=("lp",))
+    raise InputError(f"{where}: no language pair {shown(wanted)} ({fields}); {has} {', '.join(have) or 'none'}",
+                     params=("lp",))

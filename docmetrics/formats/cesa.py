@@ -36,7 +36,7 @@ from typing import Any, Mapping
 from ..values.errors import InputError, shown
 from ..values.io import read_lines
 from ..values.jsonl import field_error, json_lines, string_field
-from .base import EvalSet, HumanFormat, Span, SpanGold, SpanItem, first_json, one_pair
+from .base import EvalSet, HumanFormat, Span, SpanGold, SpanItem, first_json, match_pair, one_pair
 from .human_tsv import HumanScores
 from .judgements import exact_mean, from_rows
 from .wmt26 import SEP, Wmt26Pair, read_wmt26
@@ -165,7 +165,8 @@ def read_evalset(path: str, lp: str | None, options: Mapping[str, Any]) -> EvalS
     found = read_cesa(path)
     have = list(dict.fromkeys(j.pair for j in found))
     one_pair(path, have, lp)
-    name = have[0] if lp is None else _pair(path, have, lp)
+    name = have[0] if lp is None else match_pair(lp, have, path, "field doc_id",
+                                                 lambda p: lp.lower() in (p.lower(), Wmt26Pair(path, p, []).lang))
     pair = CesaPair(path, name, [j for j in found if j.pair == name])
     human = HumanScores(path, "cesa", pair.system_scores())
     testset, notes = None, []
@@ -173,14 +174,6 @@ def read_evalset(path: str, lp: str | None, options: Mapping[str, Any]) -> EvalS
         testset, notes = _texts(pair, options)
     return EvalSet(path, "cesa", name, testset, human, notes=tuple(notes), raw=pair,
                    make_judgements=pair.judgements_by_document, domains=tuple(dict.fromkeys(pair.documents.values())))
-
-
-def _pair(path: str, have: list[str], lp: str) -> str:
-    matches = [p for p in have if p.lower() == lp.lower() or Wmt26Pair(path, p, []).lang == lp.lower()]
-    if not matches:
-        raise InputError(f"{path}: no judgement of language pair {shown(lp)} (field doc_id); the file has "
-                         f"{', '.join(have)}", params=("lp",))
-    return matches[0]
 
 
 def _texts(pair: CesaPair, options: Mapping[str, Any]) -> tuple[Any, list[str]]:

@@ -36,7 +36,7 @@ from ..values.errors import InputError, shown
 from ..values.io import read_lines
 from ..values.jsonl import field_error, json_lines, string_field
 from ..values.testset import TestSet
-from .base import SPAN_SEVERITIES, EvalSet, HumanFormat, Span, SpanGold, SpanItem, first_json, one_pair
+from .base import SPAN_SEVERITIES, EvalSet, HumanFormat, Span, SpanGold, SpanItem, first_json, match_pair, one_pair
 from .esa import WMT26_ERROR_FREE_THRESHOLD, Judgement, read_judgement
 from .human_tsv import HumanScores
 from .judgements import exact_mean, from_genmt
@@ -250,18 +250,9 @@ class GenmtData:
     def pair(self, name: str) -> GenmtPair:
         """The language pair ``name``: as in the file (``en-ko_KR``), or without locales (``en-ko``)
         where that names one pair.  An unknown or ambiguous name is an InputError listing the pairs."""
-        if name in self.pairs:
-            return self.pairs[name]
         wanted = name.strip().lower()
-        matches = [p for p in self.pairs if p.lower() == wanted or self.pairs[p].lang == wanted]
-        if len(matches) == 1:
-            return self.pairs[matches[0]]
-        have = ", ".join(self.pairs) or "none"
-        if matches:
-            raise InputError(f"{self.path}: language pair {shown(name)} is ambiguous here: {', '.join(matches)}; "
-                             "give one of them", params=("lp",))
-        raise InputError(f"{self.path}: no language pair {shown(name)} (field doc_id, its first part); the file "
-                         f"has {have}", params=("lp",))
+        return self.pairs[match_pair(name, list(self.pairs), self.path, "field doc_id, its first part",
+                                     lambda p: p.lower() == wanted or self.pairs[p].lang == wanted)]
 
 
 def reference_judged_note(pair: GenmtPair, where: str, option: str) -> str | None:

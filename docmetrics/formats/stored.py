@@ -37,7 +37,7 @@ from ..values.io import read_lines
 from ..values.jsonl import field_error, json_lines, string_field
 from ..values.langpair import parse_langpair
 from ..values.testset import runs
-from .base import EvalSet, HumanFormat, first_json, one_pair, tsv_header
+from .base import EvalSet, HumanFormat, first_json, match_pair, one_pair, tsv_header
 from .mtme_scores import read_mtme_stored, score_file_level
 from .stored_metric import (
     STORED_LEVELS,
@@ -93,18 +93,11 @@ def find_pair(wanted: str, have: Sequence[str], where: str) -> str:
     except SpecError as exc:
         raise InputError(f"-l {wanted}: {exc}", params=("lp",)) from None
     bare = f"{lp.src}-{lp.tgt}"
-    matches = [p for p in have if p == lp.code or p.lower() == wanted.lower()]
-    if not matches:
-        # a pair written without locales names the pair with them and the other way round (-l en-de_DE and a
-        # TSV's en-de; -l en-de and a release's en-de_DE), where that names one
-        matches = [p for p in have if _bare(p) == bare and (lp.code == bare or p == bare)]
-    if len(matches) == 1:
-        return matches[0]
-    if matches:
-        raise InputError(f"{where}: language pair {shown(wanted)} is ambiguous here: {', '.join(matches)}; give one",
-                         params=("lp",))
-    raise InputError(f"{where}: no language pair {shown(wanted)} (field language_pair); the files have "
-                     f"{', '.join(have) or 'none'}", params=("lp",))
+    # a pair written without locales names the pair with them and the other way round (-l en-de_DE and a TSV's
+    # en-de; -l en-de and a release's en-de_DE), where that names one
+    return match_pair(wanted, have, where, "field language_pair",
+                      lambda p: p == lp.code or p.lower() == wanted.lower(),
+                      lambda p: _bare(p) == bare and (lp.code == bare or p == bare), has="the files have")
 
 
 def _bare(pair: str) -> str:

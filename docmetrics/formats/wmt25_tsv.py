@@ -298,12 +298,13 @@ def wmt25_submission(path: str, results: Sequence[Any], data: EvalSet, spec: str
     n = pair.testset.n_segments
     scores: dict[str, list[float | None]] = {}
     for r in results:
+        wide = r.wide_unit()
+        if wide is not None:
+            raise InputError(f"{spec} scores units of several segments (e.g. lines {wide.start + 1}-{wide.end} of "
+                             f"document {wide.doc_id!r}), so it has no segment scores; the task scores segments: "
+                             "use a metric scoring one segment per unit (slide:w=1,s=1)", params=("results",))
         row: list[float | None] = [None] * n
         for u in r.oriented().units:
-            if u.end - u.start != 1:
-                raise InputError(f"{spec} scores units of several segments (e.g. lines {u.start + 1}-{u.end} of "
-                                 f"document {u.doc_id!r}), so it has no segment scores; the task scores segments: "
-                                 "use a metric scoring one segment per unit (slide:w=1,s=1)", params=("results",))
             row[u.start] = u.score
         scores[r.system] = row
     missing = sum(v is None for row in scores.values() for v in row)

@@ -40,7 +40,7 @@ from ..values.jsonl import field_error, json_lines, string_field
 from ..values.langpair import parse_langpair
 from ..values.paragraphs import FAULTS, MarkupError, Paragraphs, paragraphs
 from ..values.testset import TestSet
-from .base import EvalSet, HumanFormat, first_json, one_pair
+from .base import EvalSet, HumanFormat, first_json, match_pair, one_pair
 
 __all__ = ["Wmt26Document", "Hypothesis", "Wmt26Pair", "Wmt26Data", "DocumentPlan", "read_wmt26",
            "SOURCES", "ISO639_1", "SEP", "OPTIONAL_STRINGS", "ASSETS"]
@@ -262,17 +262,8 @@ class Wmt26Data:
     def pair(self, name: str) -> Wmt26Pair:
         """The pair ``name``, as the fields write it (``eng_Latn-isl_Latn``) or in ISO 639-1 (``en-is``)
         where that names one pair; an InputError listing the pairs otherwise."""
-        if name in self.pairs:
-            return self.pairs[name]
-        matches = [p for p in self.pairs if p.lower() == name.lower() or self.pairs[p].lang == name.lower()]
-        if len(matches) == 1:
-            return self.pairs[matches[0]]
-        have = ", ".join(self.pairs) or "none"
-        if matches:
-            raise InputError(f"{self.testfile}: language pair {shown(name)} is ambiguous here: {', '.join(matches)}",
-                             params=("lp",))
-        raise InputError(f"{self.testfile}: no language pair {shown(name)} (fields src_lang, tgt_lang); the file has "
-                         f"{have}", params=("lp",))
+        return self.pairs[match_pair(name, list(self.pairs), self.testfile, "fields src_lang, tgt_lang",
+                                     lambda p: name.lower() in (p.lower(), self.pairs[p].lang))]
 
 
 # -- reading -------------------------------------------------------------------------------------------------

@@ -45,7 +45,7 @@ def align(results: Sequence[Result], order: Sequence[str], n_segments: int | Non
                 f"metric {chosen[0].metric!r} scores segment {beyond.end} of document {shown(beyond.doc_id)}, but the "
                 f"human scores cover {n_segments} segments: score the test set the human scores belong to"
             )
-    single = all(u.end - u.start == 1 for r in chosen for u in r.units)
+    single = all(r.wide_unit() is None for r in chosen)
     if single and n_segments:
         seg: dict[str, list[Score]] = {}
         for r in chosen:

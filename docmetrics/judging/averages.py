@@ -11,10 +11,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Callable, Sequence, Union
 
-from .. import stats as ws  # docmetrics.stats, WMT's statistics
+from .. import stats
 from ..values.errors import InputError
 from ..values.units import as_score
-from . import statistics as stats
+from . import statistics as registry  # the statistics as named values
 from .comparisons import Comparison
 from .labels import namer
 from .metaevaluation import MetaEvaluation
@@ -24,7 +24,7 @@ __all__ = ["RANGES", "SCHEMES", "PER_LP", "AVERAGE_TITLES", "AverageTask", "WmtA
            "average_statistics", "wmt_average"]
 
 #: the range each statistic is mapped from to [0, 1] when averaged (MTME's TaskResults.range)
-RANGES = {**{n: (s.low, s.high) for s in stats.BUILTIN for n in (s.name, *s.aliases)},
+RANGES = {**{n: (s.low, s.high) for s in registry.BUILTIN for n in (s.name, *s.aliases)},
           "global_accuracy": (0.0, 1.0)}
 SCHEMES = ("wmt23", "wmt24")
 #: the statistics of every language pair in MTME's task sets (WMT23 adds the pooled pairwise accuracy)
@@ -62,7 +62,7 @@ class WmtAverage:
 
     scheme: str
     tasks: list[AverageTask]
-    ranking: list[ws.RankedMetric]
+    ranking: list[stats.RankedMetric]
     task_values: list[dict[str, float | None]]
     excluded: dict[str, str]
     pvalues: dict[tuple[str, str], float]
@@ -81,7 +81,7 @@ class WmtAverage:
         """What the average is of, in words: the WMT scheme's title, or the registry's titles of its statistics."""
         if self.scheme in AVERAGE_TITLES:
             return AVERAGE_TITLES[self.scheme]
-        titles = [stats.get(n).title for n in self.statistics]
+        titles = [registry.get(n).title for n in self.statistics]
         return f"Average of {'; '.join(titles)} of every language pair, equal weights"
 
     def to_text(self, width: int = 4, labels: dict[str, int] | None = None) -> str:
@@ -142,24 +142,24 @@ def _global_accuracy(evals: Sequence[MetaEvaluation], names: Sequence[str], n_re
 
     def pooled(x: np.ndarray) -> float:
         groups = [(list(x[b:e]), human[b:e]) for b, e in zip(bounds[:-1], bounds[1:])]
-        return ws.pooled_pairwise_accuracy(groups)[0]
+        return stats.pooled_pairwise_accuracy(groups)[0]
 
     values = {m: pooled(np.asarray([v for e in evals for v in e.metrics[m].metric_scores])) for m in names}
-    order = ws.rank_order(values)
+    order = stats.rank_order(values)
     nulls: dict[tuple[str, str], Any] = {}
     if n_resamples:
         for i, a in enumerate(order):
             for b in order[i + 1 :]:
                 xa = np.asarray([v for e in evals for v in e.metrics[a].metric_scores])
                 xb = np.asarray([v for e in evals for v in e.metrics[b].metric_scores])
-                nulls[(a, b)] = ws.perm_both(xa, xb, pooled, n_resamples=n_resamples, seed=seed)
+                nulls[(a, b)] = stats.perm_both(xa, xb, pooled, n_resamples=n_resamples, seed=seed)
     return values, nulls
 
 
 def task_set(statistics: Sequence[str]) -> tuple[str, ...]:
     """The statistics of a custom average, by their registry names (an alias gives its statistic's name);
     an InputError for an unknown name (naming every name there is), a statistic named twice, or none."""
-    names = tuple(stats.get(n).name for n in statistics)
+    names = tuple(registry.get(n).name for n in statistics)
     twice = sorted({n for n in names if names.count(n) > 1})
     if twice:
         raise InputError(f"{', '.join(twice)} named twice; name each statistic once")
@@ -179,7 +179,7 @@ def average_statistics(statistics: Sequence[str], *, pdp: bool = True, document:
     """
     names = task_set(statistics)
     for name in names:
-        s = stats.get(name)
+        s = registry.get(name)
         if s.needs == "pdp" and not (pdp or document):
             raise InputError(f"{name} ({s.title}) needs --pdp or --doc-level", params=("pdp",))
         if s.needs == "document" and not document:
@@ -229,7 +229,8 @@ def wmt_average(evals: Sequence[MetaEvaluation], scheme: Scheme = "wmt24", alpha
     task_nulls: list[Callable[[str, str], Any]] = []
 
     def add(task: str, lp: str, stat: str, weight: float, values: dict[str, float | None], nulls) -> None:
-        tasks.append(AverageTask(task, lp, stat, weight, *(RANGES[stat] if stat in RANGES else stats.stat_range(stat))))
+        low_high = RANGES[stat] if stat in RANGES else registry.stat_range(stat)
+        tasks.append(AverageTask(task, lp, stat, weight, *low_high))
         task_values.append(values)
         task_nulls.append(nulls)
 
@@ -249,7 +250,7 @@ def wmt_average(evals: Sequence[MetaEvaluation], scheme: Scheme = "wmt24", alpha
         t.weight /= total
     weights = [t.weight for t in tasks]
     ranges = [(t.low, t.high) for t in tasks]
-    avg = ws.weighted_average(task_values, weights, ranges)
+    avg = stats.weighted_average(task_values, weights, ranges)
     excluded = {}
     for m in names:
         if m not in avg:
@@ -266,9 +267,9 @@ def wmt_average(evals: Sequence[MetaEvaluation], scheme: Scheme = "wmt24", alpha
                         if any(c.metric_test == "williams" for e in evals for c in e.comparisons.values()) else
                         "no test on the average: evaluate_wmt needs significance on every averaged statistic")
                 break
-            pvalues[(a, b)] = ws.combined_pvalue(avg[a] - avg[b], nulls, weights, ranges)
+            pvalues[(a, b)] = stats.combined_pvalue(avg[a] - avg[b], nulls, weights, ranges)
         if note:
             break
-    ranking = ws.significance_clusters(avg, None if note else pvalues, alpha)
+    ranking = stats.significance_clusters(avg, None if note else pvalues, alpha)
     return WmtAverage(label, tasks, ranking, task_values, excluded, {} if note else pvalues, n_resamples, seed,
                       alpha, note)

@@ -12,9 +12,9 @@ import math
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Callable, Mapping, Sequence
 
-from .. import stats as ws  # docmetrics.stats, WMT's statistics
+from .. import stats
 from ..stats.vector import kendall, pairwise_accuracy, pearson, spearman
-from . import statistics as stats
+from . import statistics as registry  # the statistics as named values
 from .aligned import Aligned, Score
 from .doc_level import doc_cells
 
@@ -36,8 +36,8 @@ class Comparison:
     p-value of every pair (``(a, b)``: a ranked above b; p of "a is better than b")."""
 
     statistic: str
-    ranking: list[ws.RankedMetric]
-    tests: dict[tuple[str, str], ws.PermResult]
+    ranking: list[stats.RankedMetric]
+    tests: dict[tuple[str, str], stats.PermResult]
     alpha: float
     n_resamples: int
     seed: int | None
@@ -90,7 +90,7 @@ def items_text(x: Aligned) -> str:
     return f"{len(x.item_keys)} units of {size} segment{'s' if spans[-1] > 1 else ''} each"
 
 
-def _plugin_value(statistic: stats.Statistic, data: stats.StatInput) -> float:
+def _plugin_value(statistic: registry.Statistic, data: registry.StatInput) -> float:
     """A plugin statistic on one side of a resample; NaN (counted as 0 by PERM-BOTH) where it is undefined,
     as the metric's own value is None then."""
     try:
@@ -126,7 +126,7 @@ _ON_SYSTEM_CELLS: dict[str, Callable[[list[float], list[float]], Any]] = {
 
 
 def _cells(
-    statistic: stats.Statistic,
+    statistic: registry.Statistic,
     a: Aligned,
     b: Aligned,
     order: Sequence[str],
@@ -145,10 +145,10 @@ def _cells(
         h = list(human_sys)
         if statistic.compute is not None:
             return np.asarray(a.sys), np.asarray(b.sys), lambda x: _plugin_value(
-                statistic, stats.StatInput(list(order), x.tolist(), h, None, human_seg))
+                statistic, registry.StatInput(list(order), x.tolist(), h, None, human_seg))
         if stat == "pdp":
             hrow = [h]
-            return np.asarray(a.sys), np.asarray(b.sys), lambda x: ws.pdp(hrow, [x])
+            return np.asarray(a.sys), np.asarray(b.sys), lambda x: stats.pdp(hrow, [x])
         fn = _ON_SYSTEM_CELLS[stat]
         return np.asarray(a.sys), np.asarray(b.sys), lambda x: float(fn(list(x), h))
     if kind == "segment":
@@ -162,7 +162,7 @@ def _cells(
                     seg[s][i] = v
                 means = [math.fsum(c) / len(c) if (c := [v for v in seg[s] if v is not None]) else math.nan
                          for s in order]
-                return _plugin_value(statistic, stats.StatInput(list(order), means, list(human_sys), seg, human_seg))
+                return _plugin_value(statistic, registry.StatInput(list(order), means, list(human_sys), seg, human_seg))
 
             return np.asarray(xa), np.asarray(xb), rebuilt
         if stat == "seg_pearson":
@@ -196,10 +196,10 @@ def _spa_cells(
     hm, ma, mb = hm[:, keep_h], ma[:, keep_m], mb[:, keep_m]
     if hm.shape[1] == 0 or ma.shape[1] == 0:
         raise ValueError("no item is scored for every system")
-    return ma.ravel(), mb.ravel(), ws.spa_statistic(hm, ma.shape, n_permutations, spa_seed)
+    return ma.ravel(), mb.ravel(), stats.spa_statistic(hm, ma.shape, n_permutations, spa_seed)
 
 
-def williams(a: Sequence[float], b: Sequence[float], human: Sequence[float]) -> ws.PermResult:
+def williams(a: Sequence[float], b: Sequence[float], human: Sequence[float]) -> stats.PermResult:
     """Williams' test that metric a correlates better with ``human`` than metric b (Pearson's r; one-sided, n - 3
     degrees of freedom: :func:`docmetrics.stats.WilliamsTest`), as a result beside PERM-BOTH's (no resamples)."""
     from ..stats import WilliamsTest
@@ -210,7 +210,7 @@ def williams(a: Sequence[float], b: Sequence[float], human: Sequence[float]) -> 
     if len(human) <= 3:
         raise ValueError(f"Williams' test needs more than 3 scores, got {len(human)}")
     p = WilliamsTest(r_a, r_b, r_ab, len(human))
-    return ws.PermResult(p, r_a - r_b, 0, None, None, {"test": "williams", "r_ab": r_ab, "n": len(human)})
+    return stats.PermResult(p, r_a - r_b, 0, None, None, {"test": "williams", "r_ab": r_ab, "n": len(human)})
 
 
 def _williams_cells(stat: str, a: Aligned, b: Aligned, order: Sequence[str], human_sys: Sequence[float],
@@ -249,11 +249,11 @@ def compare(
     instead of PERM-BOTH for the statistics of :data:`WILLIAMS_STATISTICS` (the others keep PERM-BOTH)."""
     if metric_test not in METRIC_TESTS:
         raise ValueError(f"metric_test={metric_test!r}: one of {', '.join(METRIC_TESTS)}")
-    statistic = stats.get(stat)
+    statistic = registry.get(stat)
     use_williams = metric_test == "williams" and stat in WILLIAMS_STATISTICS
     skipped = dict(skipped)
-    ranked = ws.rank_order(values)
-    tests: dict[tuple[str, str], ws.PermResult] = {}
+    ranked = stats.rank_order(values)
+    tests: dict[tuple[str, str], stats.PermResult] = {}
     failed: dict[str, str] = {}
     for i, a in enumerate(ranked):
         for b in ranked[i + 1 :]:
@@ -265,7 +265,7 @@ def compare(
                     if doc_scores is None or doc_gold is None:
                         raise ValueError("no document level")
                     if statistic.cells == "document pair":
-                        tests[(a, b)] = ws.perm_both_acc_eq(
+                        tests[(a, b)] = stats.perm_both_acc_eq(
                             doc_scores[a], doc_scores[b], doc_gold, group_by_item=True,
                             epsilon_a=epsilons[a], epsilon_b=epsilons[b], systems=order,
                             n_resamples=n_resamples, seed=seed,
@@ -273,10 +273,10 @@ def compare(
                     else:
                         xa, xb, fn = doc_cells(stat, doc_scores[a], doc_scores[b], doc_gold, order, n_permutations,
                                                spa_seed)
-                        tests[(a, b)] = ws.perm_both(xa, xb, fn, n_resamples=n_resamples, seed=seed)
+                        tests[(a, b)] = stats.perm_both(xa, xb, fn, n_resamples=n_resamples, seed=seed)
                 elif statistic.cells == "segment pair":
                     assert human_seg is not None and aligned[a].seg is not None and aligned[b].seg is not None
-                    tests[(a, b)] = ws.perm_both_acc_eq(
+                    tests[(a, b)] = stats.perm_both_acc_eq(
                         aligned[a].seg, aligned[b].seg, human_seg, group_by_item=True,  # type: ignore[arg-type]
                         epsilon_a=epsilons[a], epsilon_b=epsilons[b], systems=order,
                         n_resamples=n_resamples, seed=seed,
@@ -284,15 +284,15 @@ def compare(
                 else:
                     xa, xb, fn = _cells(statistic, aligned[a], aligned[b], order, human_sys, human_seg,
                                         n_permutations, spa_seed)
-                    tests[(a, b)] = ws.perm_both(xa, xb, fn, n_resamples=n_resamples, seed=seed)
+                    tests[(a, b)] = stats.perm_both(xa, xb, fn, n_resamples=n_resamples, seed=seed)
             except ItemsDiffer as exc:
                 failed[f"{a} vs {b}"] = f"no significance test: {exc.explain(a, b)}"
             except ValueError as exc:
                 failed[f"{a} vs {b}"] = f"no significance test: {exc}"
     if failed or len(ranked) < 2:
-        ranking = ws.significance_clusters(values, None, alpha)
+        ranking = stats.significance_clusters(values, None, alpha)
         skipped.update(failed)
     else:
-        ranking = ws.significance_clusters(values, {k: t.p_value for k, t in tests.items()}, alpha)
+        ranking = stats.significance_clusters(values, {k: t.p_value for k, t in tests.items()}, alpha)
     return Comparison(stat, ranking, tests, alpha, 0 if use_williams else n_resamples, None if use_williams else seed,
                       skipped, "williams" if use_williams else "perm-both")

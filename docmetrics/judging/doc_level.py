@@ -27,7 +27,7 @@ import math
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Callable, Mapping, Optional, Sequence
 
-from .. import stats as ws  # docmetrics.stats, WMT's statistics
+from .. import stats
 from ..stats.base import EPSILON_RULE, ITEM_RULE
 from ..stats.vector import kendall, pearson
 from ..values.errors import InputError
@@ -216,8 +216,8 @@ def doc_eval(
     order: Sequence[str],
     *,
     spa: bool = True,
-    n_permutations: int = ws.DEFAULT_PERMUTATIONS,
-    spa_seed: int = ws.SPA_SEED,
+    n_permutations: int = stats.DEFAULT_PERMUTATIONS,
+    spa_seed: int = stats.SPA_SEED,
 ) -> DocEval:
     """The document-level statistics of one metric (``metric``: system -> per-document scores, parallel
     to ``gold.docs``)."""
@@ -228,10 +228,10 @@ def doc_eval(
     if all(v is None for s in order for v in metric[s]):
         out.note = "the metric gives no document scores for the judged documents"
         return out
-    m_rows = ws.score_rows(metric, order, True, "metric document scores")
-    g_rows = ws.score_rows(gold.scores, order, True, "human document scores")
+    m_rows = stats.score_rows(metric, order, True, "metric document scores")
+    g_rows = stats.score_rows(gold.scores, order, True, "human document scores")
     try:
-        res = ws.acc_eq_rows(m_rows, g_rows)
+        res = stats.acc_eq_rows(m_rows, g_rows)
         out.acc_eq, out.epsilon, out.acc_eq_items, out.acc_eq_pairs = (
             as_score(res.accuracy), res.epsilon, res.n_groups, res.n_pairs)
         out.note = res.ties_note()
@@ -241,12 +241,12 @@ def doc_eval(
     out.n = len(xs)
     if len(xs) >= 2:
         out.pearson, out.kendall = pearson(xs, ys), kendall(xs, ys)
-    out.pearson_item, out.items = ws.grouped_correlation(g_rows, m_rows, pearson)
-    out.kendall_item, _ = ws.grouped_correlation(g_rows, m_rows, kendall)
-    out.pdp = ws.pdp(g_rows, m_rows)
+    out.pearson_item, out.items = stats.grouped_correlation(g_rows, m_rows, pearson)
+    out.kendall_item, _ = stats.grouped_correlation(g_rows, m_rows, kendall)
+    out.pdp = stats.pdp(g_rows, m_rows)
     if spa:
         try:
-            r = ws.soft_pairwise_accuracy(metric, gold.scores, systems=order, n_permutations=n_permutations,
+            r = stats.soft_pairwise_accuracy(metric, gold.scores, systems=order, n_permutations=n_permutations,
                                           seed=spa_seed)
             out.spa, out.spa_items = r.spa, r.metric.n_items
         except ValueError as exc:
@@ -267,16 +267,16 @@ def doc_cells(
     (for :func:`~docmetrics.stats.permutation.perm_both`)."""
     import numpy as np
 
-    ma = ws.score_rows(a, order, False, "metric a")[0].reshape(len(order), -1)
-    mb = ws.score_rows(b, order, False, "metric b")[0].reshape(len(order), -1)
-    g = ws.score_rows(gold, order, False, "human scores")[0].reshape(len(order), -1)
+    ma = stats.score_rows(a, order, False, "metric a")[0].reshape(len(order), -1)
+    mb = stats.score_rows(b, order, False, "metric b")[0].reshape(len(order), -1)
+    g = stats.score_rows(gold, order, False, "human scores")[0].reshape(len(order), -1)
     present = ~np.isnan(ma) & ~np.isnan(mb) & ~np.isnan(g)
     if stat == "doc_spa":
         full = present.all(axis=0)
         if not full.any():
             raise ValueError("no document is scored for every system")
         g, ma, mb = g[:, full], ma[:, full], mb[:, full]
-        return ma.ravel(), mb.ravel(), ws.spa_statistic(g, ma.shape, n_permutations, spa_seed)
+        return ma.ravel(), mb.ravel(), stats.spa_statistic(g, ma.shape, n_permutations, spa_seed)
     if not present.any():
         raise ValueError("no (system, document) pair is scored by the humans and by both metrics")
     pos = np.nonzero(present)
@@ -295,8 +295,8 @@ def doc_cells(
             mm = np.full(g.shape, np.nan)
             mm[pos] = x
             if stat == "doc_pdp":
-                return ws.pdp(gt, mm.T)
-            return ws.grouped_correlation(gt, mm.T, pearson if stat == "doc_pearson_item" else kendall)[0]
+                return stats.pdp(gt, mm.T)
+            return stats.grouped_correlation(gt, mm.T, pearson if stat == "doc_pearson_item" else kendall)[0]
 
         return ma[pos], mb[pos], corr
     raise ValueError(f"no PERM-BOTH test for {stat}")

@@ -67,7 +67,7 @@ def error_free(results: ResultsByMetric, data: EvalSet | GenmtPair, threshold: f
 
 def _one(spec: str, results: list[Result], pair: GenmtPair, gold: Mapping[str, list[bool | None]],
          threshold: float | None) -> ErrorFree:
-    if any(u.end - u.start != 1 for r in results for u in r.units):
+    if any(r.wide_unit() is not None for r in results):
         return ErrorFree(spec, None, "its units span several segments: no score per segment "
                                      "(asd:unit=segment or slide:w=1,s=1 give one)")
     lower = not all(r.higher_is_better for r in results)  # detected on negated scores: higher better

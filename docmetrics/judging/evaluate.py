@@ -38,13 +38,13 @@ import dataclasses
 import math
 from typing import Any, Mapping, Sequence
 
-from .. import stats as ws  # docmetrics.stats, WMT's statistics
+from .. import stats
 from ..formats.mtme import MtmeTestSet
 from ..stats.vector import kendall, pairwise_accuracy, pearson, spearman
 from ..values.errors import InputError
 from ..values.result import Result
 from ..values.units import as_score
-from . import statistics as stats
+from . import statistics as registry  # the statistics as named values
 from .aligned import Aligned, Score, align
 from .comparisons import Comparison, compare
 from .doc_level import DOC_RULES, DOC_STATISTICS, DocGold, doc_eval, doc_gold, doc_matrix
@@ -58,18 +58,18 @@ __all__ = ["SYS_STATISTICS", "SEG_STATISTICS", "STATISTICS", "MAIN_STATISTICS", 
 # The names below are views of the one registry, :mod:`docmetrics.judging.statistics` (docmetrics' own
 # statistics; a plugin statistic is found there at run time).
 #: the system level without the opt-in PDP (``accuracy_mtme``: MTME's name of pairwise accuracy)
-SYS_STATISTICS = tuple(n for s in stats.BUILTIN if s.level == "system" and s.needs != "pdp"
+SYS_STATISTICS = tuple(n for s in registry.BUILTIN if s.level == "system" and s.needs != "pdp"
                        for n in (s.name, *(a for a in s.aliases if "_" in a)))
-SEG_STATISTICS = stats.names("segment", plugins=False)
+SEG_STATISTICS = registry.names("segment", plugins=False)
 STATISTICS = SYS_STATISTICS + SEG_STATISTICS
 #: opt-in statistics (``pdp=True`` / ``doc_rule``): system-level Pairwise Difference Pearson and the
 #: document level (:mod:`docmetrics.judging.doc_level`); the default output does not change
-EXTRA_STATISTICS = stats.names(needs="pdp", plugins=False) + DOC_STATISTICS
+EXTRA_STATISTICS = registry.names(needs="pdp", plugins=False) + DOC_STATISTICS
 ALL_STATISTICS = STATISTICS + EXTRA_STATISTICS
 #: the statistics compared by PERM-BOTH by default when the document level is asked for
 DOC_MAIN_STATISTICS = ("pdp", "doc_acc_eq", "doc_pearson", "doc_spa")
 #: the statistics of the WMT23 and WMT24 rankings, compared by PERM-BOTH by default
-MAIN_STATISTICS = stats.names(main=True, plugins=False)
+MAIN_STATISTICS = registry.names(main=True, plugins=False)
 
 
 def compared_statistics(pdp: bool = False, doc_rule: str | None = None, also: Sequence[str] = ()) -> tuple[str, ...]:
@@ -77,7 +77,7 @@ def compared_statistics(pdp: bool = False, doc_rule: str | None = None, also: Se
     the plugins' marked ``main``, read now), system-level PDP with ``pdp``, the document level's main ones
     with ``doc_rule``, then ``also`` (e.g. the statistics of an average), each once."""
     extra = DOC_MAIN_STATISTICS if doc_rule is not None else ("pdp",) if pdp else ()
-    return tuple(dict.fromkeys((*stats.names(main=True), *extra, *also)))
+    return tuple(dict.fromkeys((*registry.names(main=True), *extra, *also)))
 
 
 
@@ -144,8 +144,8 @@ def _plugin_stats(out: MetaEval, al: Aligned, order: Sequence[str], human_sys: S
     """The statistics of one metric that bring their own ``compute`` (:mod:`docmetrics.judging.statistics`:
     the plugins', and the opt-in ones named in ``asked``), each computed on the oriented scores; a segment-level
     one without segment scores is None, with the reason."""
-    found = [s for s in stats.statistics(opt_in=True) if s.compute is not None and (not s.opt_in or s.name in asked)]
-    data = stats.StatInput(list(order), list(al.sys), list(human_sys), al.seg, human_seg)
+    found = [s for s in registry.statistics(opt_in=True) if s.compute is not None and (not s.opt_in or s.name in asked)]
+    data = registry.StatInput(list(order), list(al.sys), list(human_sys), al.seg, human_seg)
     for s in found:
         if s.level == "segment" and (human_seg is None or al.seg is None):
             out.values[s.name] = None
@@ -188,7 +188,7 @@ def _metric_stats(
     _segment_level(out, results, al, order, human_seg, spa, n_permutations, spa_seed, unit_level)
     if out.seg_level_name is not None and results[0].unit_signature is not None:  # what the segment level judged
         out.unit_signature = results[0].unit_signature.format(short=short)
-    for name in stats.names("segment", plugins=False):  # a segment correlation without a reason of its own
+    for name in registry.names("segment", plugins=False):  # a segment correlation without a reason of its own
         if out.values.get(name) is None and name not in out.notes and out.seg_note is not None:
             out.notes[name] = out.seg_note
     return out
@@ -209,7 +209,7 @@ def _segment_level(out: MetaEval, results: Sequence[Result], al: Aligned, order:
             )
         else:
             try:
-                res = ws.soft_pairwise_accuracy(
+                res = stats.soft_pairwise_accuracy(
                     al.items, human_seg, systems=order, n_permutations=n_permutations, seed=spa_seed
                 )
                 out.spa, out.spa_items = res.spa, f"{res.metric.n_items} {al.item_kind}s"
@@ -217,7 +217,7 @@ def _segment_level(out: MetaEval, results: Sequence[Result], al: Aligned, order:
                 out.spa_note = str(exc)
     if al.seg is not None:
         try:
-            res_acc = ws.acc_eq(al.seg, human_seg, group_by_item=True, systems=order)
+            res_acc = stats.acc_eq(al.seg, human_seg, group_by_item=True, systems=order)
             out.seg_acc_eq, out.seg_epsilon = as_score(res_acc.accuracy), res_acc.epsilon
             out.seg_groups, out.seg_pairs = res_acc.n_groups, res_acc.n_pairs
             out.acc_eq_note = res_acc.ties_note()
@@ -260,10 +260,10 @@ def evaluate_wmt(
     human_name: str | None = None,
     systems: Sequence[str] | None = None,
     significance: Sequence[str] | None = None,
-    n_resamples: int = ws.DEFAULT_RESAMPLES,
-    seed: int | None = ws.DEFAULT_SEED,
-    n_permutations: int = ws.DEFAULT_PERMUTATIONS,
-    spa_seed: int = ws.SPA_SEED,
+    n_resamples: int = stats.DEFAULT_RESAMPLES,
+    seed: int | None = stats.DEFAULT_SEED,
+    n_permutations: int = stats.DEFAULT_PERMUTATIONS,
+    spa_seed: int = stats.SPA_SEED,
     spa: bool = True,
     alpha: float = 0.05,
     short: bool = False,
@@ -300,11 +300,11 @@ def evaluate_wmt(
         raise InputError("no human scores: give system-level or segment-level human scores")
     if significance is None:
         significance = compared_statistics()
-    known = ALL_STATISTICS + stats.names(level="system", opt_in=True) + stats.names(level="segment", opt_in=True)
+    known = ALL_STATISTICS + registry.names(level="system", opt_in=True) + registry.names(level="segment", opt_in=True)
     for stat in significance:
         if stat not in known:
             raise InputError(f"unknown statistic {stat!r} for significance; one of {', '.join(dict.fromkeys(known))}")
-    asked = frozenset(stats.get(n).name for n in (*statistics, *significance))
+    asked = frozenset(registry.get(n).name for n in (*statistics, *significance))
     n_segments = None
     if human_seg is not None:
         lengths = {len(v) for v in human_seg.values()}
@@ -377,7 +377,7 @@ def evaluate_wmt(
             metrics[name].metric_scores = [-x for x in al.sys]
         if pdp or gold is not None:
             metrics[name].with_pdp = True
-            metrics[name].pdp = ws.pdp([human_vec], [al.sys])
+            metrics[name].pdp = stats.pdp([human_vec], [al.sys])
         if gold is not None:
             doc_scores[name] = doc_matrix(rs, order, gold.docs)
             metrics[name].document = doc_eval(doc_scores[name], gold, order, spa=spa,

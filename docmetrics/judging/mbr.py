@@ -398,15 +398,14 @@ def _unit_scores(result: Result, spans: list[tuple[str, int, int]], n_blocks: in
                              "candidates cannot be compared")
         return [[float(v) for v in values[j * n_units:(j + 1) * n_units]] for j in range(n_blocks)]  # type: ignore[arg-type]
     n_lines = spans[-1][2]
-    by_line: dict[int, float] = {}
-    for us in result.units:
-        if us.end - us.start != 1:
-            raise SpecError(f"unit=segment: {spec} scores units of several segments (lines {us.start % n_lines + 1}-"
-                            f"{(us.end - 1) % n_lines + 1}), so it has no per-segment scores; use unit=document "
-                            "(per document), or a metric that scores one segment per unit (slide with w=1, doc-* "
-                            "with any k)",
-                            params=("unit",))
-        by_line[us.start] = us.score
+    wide = result.wide_unit()
+    if wide is not None:
+        raise SpecError(f"unit=segment: {spec} scores units of several segments (lines {wide.start % n_lines + 1}-"
+                        f"{(wide.end - 1) % n_lines + 1}), so it has no per-segment scores; use unit=document "
+                        "(per document), or a metric that scores one segment per unit (slide with w=1, doc-* "
+                        "with any k)",
+                        params=("unit",))
+    by_line = {us.start: us.score for us in result.units}
     out = []
     for j in range(n_blocks):
         row = []

@@ -300,10 +300,10 @@ def _fmt(x: float) -> str:
 def _seg_lines(results: Sequence[Result], n_segments: int) -> tuple[list[str], str | None]:
     lines: list[str] = []
     for r in results:
+        if r.wide_unit() is not None:
+            return [], f"{r.metric} scores units of several segments (e.g. windows): no segment-level scores"
         per_line: dict[int, float] = {}
         for u in r.units:
-            if u.end - u.start != 1:
-                return [], f"{r.metric} scores units of several segments (e.g. windows): no segment-level scores"
             if u.start in per_line:
                 return [], f"system {r.system!r} has two scores for segment {u.start + 1}"
             per_line[u.start] = u.score

@@ -243,13 +243,8 @@ def by_segments(results: Sequence[Result]) -> bool:
     has segment scores to take WMT25's mean over.  A Result with documents and no units (stored
     document- or system-level scores) has none."""
     for r in results:
-        if not r.units:
+        if not r.units or r.wide_unit() is not None or len({u.start for u in r.units}) != len(r.units):
             return False
-        seen = set()
-        for u in r.units:
-            if u.end - u.start != 1 or u.start in seen:
-                return False
-            seen.add(u.start)
     return True
 
 

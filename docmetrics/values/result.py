@@ -152,6 +152,11 @@ class Result:
             docs=[dataclasses.replace(d, score=None if d.score is None else -d.score) for d in self.docs],
             higher_is_better=True)
 
+    def wide_unit(self) -> UnitScore | None:
+        """The first unit that covers several segments (a window, a document), None where every unit is one
+        segment: only then has the metric a score per segment."""
+        return next((u for u in self.units if u.end - u.start != 1), None)
+
     def to_dict(self, level: str = "system", short: bool = False) -> dict[str, Any]:
         d: dict[str, Any] = {
             "system": self.system,
