@@ -402,7 +402,9 @@ def report_data(f, lp, tmp, capsys):
     assert code == 0, err
     # the saved output as a file (write_report reads it and names its section after it, as the command does)
     judging.write_report(tmp / "python.html", str(saved), data=judging.read_human(f["genmt"], format="genmt"))
+    # the page names the command typed and its inputs, which a Python call has not (as report_human allows)
     python, printed = embedded(tmp / "python.html"), embedded(tmp / "shell.html")
+    python, printed = without(python, "command", "inputs"), without(printed, "command", "inputs")
     assert python["human"] and python["texts"] and python["spans"] is not None
     return python, printed
 

@@ -129,7 +129,9 @@ def run_metaeval(
     genmt_lp = testset.lp if getattr(opts, "genmt", None) and testset else None
     doc_rule = getattr(opts, "doc_level", None)
     levels = ("system", *(("segment",) if opts.seg_level or doc_rule else ()), *(("document",) if doc_rule else ()))
+    # MTME data names its human scores in its text's first line: no line on them from here
+    mtme = isinstance(human, judging.EvalSet) and human.format == "mtme"
     return judging.meta_evaluate(
         all_results, human, levels=levels, testset=testset, exclude=opts.exclude_systems or (),
         exclude_humans=opts.no_human_systems, **judging_options(opts),
-        human_text=judging.describe_human(human, column=opts.human_column, lp=genmt_lp))
+        human_text=None if mtme else judging.describe_human(human, column=opts.human_column, lp=genmt_lp))
