@@ -30,12 +30,6 @@ def test_human_format_of_an_unknown_name_names_those_there_are():
         human_format("nope")
 
 
-def test_human_format_says_which_pairs_a_file_holds(tmp_path):
-    tf, _ = fixture(tmp_path)
-    pairs = human_format("wmt26").pairs
-    assert pairs is not None and pairs(str(tf)) == ["eng_Latn-deu_Latn", "ces_Latn-ukr_Cyrl"]
-
-
 def test_wmt26_notes_are_said_once_and_as_data_says_them(tmp_path, capsys):
     tf, folder = fixture(tmp_path)
     code, out, err = run_cli(capsys, "-m", "chrf", "--wmt26", tf, "--wmt26-systems", folder, "-l", "en-de",

@@ -191,8 +191,6 @@ class HumanFormat:
     spans: Callable[[EvalSet], SpanGold] | None = field(default=None, compare=False)
     defaults: Mapping[str, Any] = field(default_factory=dict, compare=False)
     choices: Mapping[str, tuple[str, ...]] = field(default_factory=dict, compare=False)
-    #: the language pairs a file of this form holds, in its order (where the form can say without options)
-    pairs: Callable[[str], list[str]] | None = field(default=None, compare=False)
     #: where the form holds several language pairs in one file: ``read_pairs(path, lps, options)`` reads each of
     #: ``lps`` (None: every pair, in the file's order) from one reading of the file, as ``read`` reads one
     read_pairs: Callable[[str, Sequence[str] | None, Mapping[str, Any]], list[EvalSet]] | None = field(
