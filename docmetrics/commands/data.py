@@ -12,11 +12,11 @@ import dataclasses
 from typing import Any, Sequence, TextIO
 
 from ..values.errors import SpecError, UserError
-from .common import data_options as options
+from .common import data_options
 from .options import MetaevalOptions, Options, ReportOptions, RunOptions
 from .output import Output, write
 
-__all__ = ["requested", "options", "read", "read_pairs", "run_metaeval"]
+__all__ = ["requested", "read", "read_pairs", "run_metaeval"]
 
 #: The aliases of --data: each option's field and flag.
 ALIASES = (("genmt", "--genmt"), ("mtme", "--mtme"), ("wmt25_tsv", "--wmt25-tsv"), ("wmt26", "--wmt26"),
@@ -87,7 +87,7 @@ def source(opts: Options) -> tuple[str, str, str | None, dict[str, Any]]:
     format's options): --data with --data-format and --data-option, or (rank) an alias (:data:`RANK_ALIASES`) with
     its own options."""
     if opts.data:
-        return opts.data, "--data", opts.data_format, options(opts.data_option)
+        return opts.data, "--data", opts.data_format, data_options(opts.data_option)
     attr, flag, fmt, fields = next(row for row in RANK_ALIASES if getattr(opts, row[0], None))
     given = {key: getattr(opts, name) for key, name in fields.items()}
     return getattr(opts, attr), flag, fmt, {k: v for k, v in given.items() if v is not None and v != []}
