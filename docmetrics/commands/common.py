@@ -9,11 +9,12 @@ import re
 from typing import Any, Iterator, Sequence
 
 from ..api import same_file
-from ..values.errors import SpecError, UserError
+from ..values.errors import InputError, SpecError, UserError
 from .messages import note
 from .options import Options, flag_of
 
-__all__ = ["check_output_file", "check_outputs", "data_options", "read_judged", "read_alias", "say_notes", "worded"]
+__all__ = ["check_output_file", "check_outputs", "data_options", "naming_the_reference", "read_judged", "read_alias",
+           "say_notes", "worded"]
 
 
 @contextlib.contextmanager
@@ -200,3 +201,17 @@ def say_notes(opts: Any, data: Any, who: str = "docmetrics") -> None:
 
     for text in data.notes:
         warn(text, who) if "reappears" in text else note(opts, text, who)
+
+
+@contextlib.contextmanager
+def naming_the_reference(what: str, option: str, there: str) -> Iterator[None]:
+    """A metric that needs a reference where the judged data has none in use: its error (an InputError on
+    ``references``, which names -r) says instead where the data takes one from (``what``), the option that names
+    it and ``there`` (the data's references)."""
+    try:
+        yield
+    except InputError as exc:
+        if "references" not in exc.params:
+            raise
+        who = str(exc).split(" needs a reference", 1)[0] if " needs a reference" in str(exc) else "a metric"
+        raise InputError(f"{who} needs a reference: {what}: name one with {option} NAME ({there})") from None

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import contextlib
 from dataclasses import replace
-from typing import Iterator, Sequence
+from typing import Sequence
 
 from ..api import Result, TestSet
 from ..judging import (
@@ -22,11 +22,11 @@ from ..judging import (
     autorank_clusters,
     score_metrics,
 )
-from ..values.errors import InputError, UserError
+from ..values.errors import UserError
 from . import data as data_cli
 from . import human_clusters
 from . import stored as stored_cli
-from .common import session_scope
+from .common import naming_the_reference, session_scope
 from .inputs import load_testset, show_warnings
 from .messages import note
 from .options import RankOptions
@@ -125,19 +125,14 @@ def _testsets(opts: RankOptions, lps: Sequence[str]) -> list[tuple[str | None, T
     return [(data.lp, data.testset, data.testset.lp, data) for data in found]
 
 
-@contextlib.contextmanager
-def references_from_mtme(opts: RankOptions, data: EvalSet | None) -> Iterator[None]:
+def references_from_mtme(opts: RankOptions, data: EvalSet | None) -> contextlib.AbstractContextManager[None]:
     """A metric that needs a reference where --mtme data has several and no standard one (none is in use): its
     error names --ref and the pair's references, not -r (which --mtme refuses)."""
-    try:
-        yield
-    except InputError as exc:
-        raw = getattr(data, "raw", None)
-        if "references" not in exc.params or not opts.mtme or opts.ref or raw is None:
-            raise
-        who = str(exc).split(" needs a reference", 1)[0] if " needs a reference" in str(exc) else "a metric"
-        raise InputError(f"{who} needs a reference: --mtme {opts.mtme} has several for {data.lp} and no standard "
-                         f"one: name one with --ref NAME (its references: {', '.join(raw.references)})") from None
+    raw = getattr(data, "raw", None)
+    if not opts.mtme or opts.ref or data is None or raw is None:
+        return contextlib.nullcontext()
+    return naming_the_reference(f"--mtme {opts.mtme} has several for {data.lp} and no standard one", "--ref",
+                                f"its references: {', '.join(raw.references)}")
 
 
 def rank_live(opts: RankOptions, lps: Sequence[str]) -> tuple[list[AutoRank], list[EvalSet | None]]:

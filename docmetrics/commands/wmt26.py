@@ -6,10 +6,11 @@ one segment per paragraph where every text has the source's paragraph count, els
 from __future__ import annotations
 
 import contextlib
-from typing import Any, Iterator, Sequence
+from typing import Any, Sequence
 
 from ..judging import human_format
-from ..values.errors import InputError, UserError
+from ..values.errors import UserError
+from .common import naming_the_reference
 from .conflicts import NEEDS_FOR, Conflicts, Option, replaced_by
 from .options import RunOptions
 
@@ -29,20 +30,14 @@ WMT26_ONLY = Conflicts("--wmt26 TESTFILE", NEEDS_FOR, (
            default=human_format("wmt26").defaults["source"])))
 
 
-@contextlib.contextmanager
-def references_from_release(opts: Any, pairs: Sequence[Any] = ()) -> Iterator[None]:
+def references_from_release(opts: Any, pairs: Sequence[Any] = ()) -> contextlib.AbstractContextManager[None]:
     """A metric that needs a reference where no --wmt26-ref is given: its error names --wmt26-ref and the
     test file's references (those of ``pairs``, the EvalSets' ``raw``; not -r, which --wmt26 refuses)."""
-    try:
-        yield
-    except InputError as exc:
-        if "references" not in exc.params or not requested(opts) or opts.wmt26_ref:
-            raise
-        who = str(exc).split(" needs a reference", 1)[0] if " needs a reference" in str(exc) else "a metric"
-        names = list(dict.fromkeys(n for p in pairs for n in p.reference_names))
-        there = f"its references: {', '.join(names) or 'none'}" if pairs else "e.g. --wmt26-ref refA"
-        raise InputError(f"{who} needs a reference: --wmt26 takes it from {opts.wmt26}: name one with --wmt26-ref "
-                         f"NAME ({there})") from None
+    if not requested(opts) or opts.wmt26_ref:
+        return contextlib.nullcontext()
+    names = list(dict.fromkeys(n for p in pairs for n in p.reference_names))
+    there = f"its references: {', '.join(names) or 'none'}" if pairs else "e.g. --wmt26-ref refA"
+    return naming_the_reference(f"--wmt26 takes it from {opts.wmt26}", "--wmt26-ref", there)
 
 
 def requested(opts: RunOptions) -> bool:
