@@ -10,7 +10,7 @@ import json
 import pytest
 from cli_fixtures import run_cli as run
 from plugin_fixtures import toy_dist  # noqa: F401
-from test_cli_genmt import ESA, SPANS, SYSTEMS, genmt_lines
+from test_cli_genmt import ESA, SPANS, SYSTEMS, genmt, genmt_lines  # noqa: F401  (genmt: its fixture)
 from test_wmt25_tsv import lines, write_tsv
 from test_wmt26_cli import ENDE
 from test_wmt26_cli import fixture as wmt26_fixture
@@ -22,14 +22,6 @@ from docmetrics.values.errors import InputError
 pytestmark = pytest.mark.usefixtures("toy_dist")
 
 QE = "slide:w=1,s=1,backbone=toy"
-
-
-@pytest.fixture()
-def genmt(tmp_path):
-    path = tmp_path / "genmt.jsonl"
-    rows = genmt_lines() + genmt_lines("en-ko_KR")
-    path.write_text("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rows), encoding="utf-8")
-    return path
 
 
 # -- error-free detection: the library's is the command's -----------------------------------------------------------
