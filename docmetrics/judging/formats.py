@@ -101,7 +101,7 @@ def get(name: str) -> HumanFormat:
 
 
 def human_format(name: str) -> HumanFormat:
-    """The registered format called ``name`` (its options, their defaults and choices, the pairs a file holds):
+    """The registered format called ``name`` (its options, their defaults and choices):
     docmetrics' own without reading any plugin, else :func:`get`'s."""
     return next((f for f in builtin() if f.name == name), None) or get(name)
 
