@@ -13,7 +13,7 @@ from typing import Any, Sequence, TextIO
 
 from ..values.errors import SpecError, UserError
 from .common import data_options
-from .options import MetaevalOptions, Options, ReportOptions, RunOptions
+from .options import MetaevalOptions, Options, ReportOptions, RunOptions, flag_of
 from .output import Output, write
 
 __all__ = ["requested", "read", "read_pairs", "run_metaeval"]
@@ -37,9 +37,6 @@ WITH = {"rank": DATA | SHOWN | MODEL | {"lp", "rule", "metrics", "scores", "stor
         "metaeval": DATA | SHOWN | {"metrics", "lps", "device", "batch_size", "max_tokens", "precision", "cache",
                                     "seed", "resamples"},
         "report": DATA | {"quiet", "debug", "argv", "files", "output", "title", "lang"}}
-FLAGS = {"lp": "-l", "lang": "-l", "metrics": "-m", "scores": "--scores", "input": "-i", "source": "-s",
-         "reference": "-r", "references": "-r", "doc_ids": "--doc-ids", "human_column": "--human-column",
-         "level": "--level", "output": "-o", "testset": "-t", "lps": "-l"}
 #: rank's aliases of --data: (field, flag, format, {the format's option: the field that gives it})
 RANK_ALIASES = (("genmt", "--genmt", "genmt", {}),
                 ("human", "--human", "human-tsv", {"column": "human_column", "lower_is_better": "lower_is_better"}),
@@ -52,17 +49,13 @@ def requested(opts: Options) -> bool:
     return bool(getattr(opts, "data", None))
 
 
-def _flag(name: str) -> str:
-    return FLAGS.get(name, "--" + name.replace("_", "-"))
-
-
 def check(opts: Options, command: str) -> None:
     """--data without its aliases, and only with the options it honours (a SpecError naming the one refused);
     --data-format and --data-option only with --data."""
     if not requested(opts):
         for name in ("data_format", "data_option"):
             if getattr(opts, name, None):
-                raise SpecError(f"{_flag(name)} needs --data PATH (the judged data it reads)")
+                raise SpecError(f"{flag_of(name)} needs --data PATH (the judged data it reads)")
         return
     given = [flag for attr, flag in ALIASES if getattr(opts, attr, None)]
     if given:
@@ -71,8 +64,8 @@ def check(opts: Options, command: str) -> None:
     defaults = type(opts)()
     for f in dataclasses.fields(opts):
         if f.name not in WITH[command] and getattr(opts, f.name) != getattr(defaults, f.name):
-            raise SpecError(f"--data does not take {_flag(f.name)} here; it takes "
-                            f"{', '.join(sorted({_flag(n) for n in WITH[command] - SHOWN - DATA}))} and the output "
+            raise SpecError(f"--data does not take {flag_of(f.name)} here; it takes "
+                            f"{', '.join(sorted({flag_of(n) for n in WITH[command] - SHOWN - DATA}))} and the output "
                             "options (or use the alias of a built-in format)")
 
 
@@ -105,7 +98,7 @@ def read_pairs(opts: Options, lps: Sequence[str | None], who: str, *, notes: boo
     path, flag, fmt, given = source(opts)
     # an alias's options are the format's: the library's "ref= " is the command line's "--ref "
     fields = next((row[3] for row in RANK_ALIASES if row[1] == flag), {})
-    flags = [(f"{key}= ", f"{_flag(field)} ") for key, field in fields.items()]
+    flags = [(f"{key}= ", f"{flag_of(field)} ") for key, field in fields.items()]
     try:
         found = docmetrics.judging.read_human_pairs(path, lps=list(lps) or None, format=fmt, **given)
     except UserError as exc:
