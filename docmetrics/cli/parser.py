@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import argparse
 
-from ..commands.levels import LEVELS
+from ..judging import Scores
 from ..values.versions import __version__
 from . import data as data_cli
 from . import genmt, mtme, significance
@@ -73,7 +73,7 @@ def build_parser() -> argparse.ArgumentParser:
                                                                "a share from 0 to 1 (e.g. 0.05 for 5%)"),
                    help="fail (exit 2) where more than this share (0 to 1) of a system's units were cut at the "
                         "model's maximum input length (default: warn whenever any is)")
-    g.add_argument("--level", choices=LEVELS, default="system",
+    g.add_argument("--level", choices=Scores.LEVELS, default="system",
                    help="a table (TSV with a header; -f json: nested in each result) of per-document, per-unit "
                         "(chunk) or per-segment (seg: metrics scoring one segment per unit) scores, to -o FILE or "
                         "stdout; the system scores then go to stdout with -o, else to stderr")

@@ -55,13 +55,6 @@ def cache_file(cache: str | None) -> str | None:
     return cache or str(default_path())
 
 
-def width(opts: Options, result: Any) -> int:
-    """The decimals to print ``result``'s score with: ``-w`` where given, else the metric's default."""
-    if getattr(opts, "width_given", False):
-        return int(opts.width)
-    return int(getattr(result, "decimals", None) or opts.width)
-
-
 def check_output_file(path: str, option: str, inputs: tuple[str | None, ...] = ()) -> None:
     """Refuse, before anything is scored, a file ``option`` could not write: a directory, one whose
     folder does not exist (or is a file), one that cannot be written, or one of the ``inputs``."""

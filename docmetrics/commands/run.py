@@ -10,7 +10,7 @@ from dataclasses import replace
 from typing import Any
 
 from ..api import read_sacrebleu_signature
-from ..judging import Scored, score_metrics
+from ..judging import Scored, Scores, score_metrics
 from ..values.errors import SpecError, UserError
 from . import data as data_cli
 from . import genmt, mtme, significance
@@ -23,7 +23,6 @@ from . import wmt26 as wmt26_cli
 from .common import check_outputs, read_alias, say_notes, session_scope
 from .format import metric_labels
 from .inputs import check_stdin, load_testset, show_warnings
-from .levels import check_segment_units, level_table, results_output
 from .messages import note, warn
 from .options import RunOptions
 from .output import Output, render, write, write_output
@@ -51,7 +50,7 @@ def run(opts: RunOptions) -> int:
         output = spans_cli.run(opts)
         if opts.report:  # the page holds what -f json prints
             data = output.data()
-            output = Output(data=lambda: data, text=output.text, tsv=output.tsv)
+            output = Output(data=lambda: data, text=output.text)
             report_cli.write(opts, opts.report, data, "this command's output (spans)", report_cli.page_title(opts))
         write(output, opts)
         return 0
@@ -190,7 +189,7 @@ def score_and_write(opts: RunOptions, metrics: list[Any], testset: Any, score_ca
         wmt25_cli.write(opts, data, all_results)  # --write-submission needs --wmt25-tsv
     if score_cache is not None:
         note(opts, f"score cache {score_cache.path}: {score_cache.stats.summary()}")
-    cis = significance.confidence_intervals(all_results, opts) if opts.ci else None
+    scores = Scores(all_results, testset, significance.confidence_intervals(all_results, opts) if opts.ci else None)
     evals = found = None
     if opts.human and not significance.requested(opts):
         evals = human_cli.run_metaeval(all_results, opts, testset, human)
@@ -198,18 +197,19 @@ def score_and_write(opts: RunOptions, metrics: list[Any], testset: Any, score_ca
             from ..judging import error_free  # --error-free needs --genmt
 
             found = error_free(all_results, data, None if opts.error_free == "auto" else float(opts.error_free))
-    output = judged(all_results, opts, cis, evals, found)
+    output = judged(scores, opts, evals, found)
     report = render(output, opts.format)
     if opts.report:  # the page holds what -f json prints
         report_cli.write(opts, opts.report, json.loads(render(output, "json")), "this command's output ({layout})",
-                         report_cli.page_title(opts), results=all_results, intervals=cis, testset=testset,
+                         report_cli.page_title(opts), results=all_results, intervals=scores.intervals, testset=testset,
                          human=getattr(human, "human", human),  # an EvalSet (--data): its scores
                          data=data if data is not None and (data.format == "genmt" or opts.data) else None)  # spans
     plain_json = opts.format == "json" and not significance.requested(opts) and not opts.human
     if opts.level == "system" or plain_json:  # JSON results carry their documents and units
         write_output(opts, report)
         return 0
-    write(level_table(all_results, opts, testset), opts)
+    write(Output(data=lambda: scores.to_dict(opts.level, short=opts.short), text=lambda: level_tsv(scores, opts)),
+          opts)
     (sys.stdout if opts.output else sys.stderr).write(report)
     return 0
 
@@ -218,18 +218,31 @@ class _Report(ScoringReport):
     """--level seg: a metric whose units span several segments stops the run before it is reported."""
 
     def scored(self, scored: Scored) -> None:
-        if self.opts.level == "seg":
-            check_segment_units(scored.spec, scored.results)
+        try:
+            Scores.check_level(self.opts.level, scored.spec, scored.results)
+        except UserError as exc:  # in the command's words: --level seg, --level chunk
+            raise UserError(str(exc).replace("level=", "--level ")) from None
         super().scored(scored)
 
 
-def judged(all_results: list[tuple[str, list[Any]]], opts: RunOptions, cis: Any, evals: Any, found: Any) -> Output:
+def level_tsv(scores: Scores, opts: RunOptions) -> str:
+    """The TSV of --level doc|chunk|seg (-w decimals where given, else each metric's own)."""
+    odd = sorted({d.doc_id for d in scores.testset.documents if any(c in d.doc_id for c in "\t\r\n")})
+    if odd:  # a TSV cell cannot hold them
+        warn(f"--level {opts.level}: {len(odd)} doc id(s) hold a tab or a line break (e.g. {odd[0]!r}), written as "
+             "a space in the TSV; -f json keeps them as they are")
+    return scores.to_tsv(opts.level, width=opts.width if opts.width_given else None)
+
+
+def judged(scores: Scores, opts: RunOptions, evals: Any, found: Any) -> Output:
     """What the command prints on stdout: the paired test, the meta-evaluation (and the error-free
-    detections), or the system scores."""
+    detections), or the system scores (JSON with their documents and units at --level)."""
     if significance.requested(opts):
-        return significance.paired_output(all_results, opts)
+        return significance.paired_output(list(scores.metrics), opts)
     if evals is None:
-        return results_output(all_results, opts, cis)
+        return Output(data=lambda: scores.to_dict(opts.level, short=opts.short),
+                      text=lambda: scores.to_text(short=opts.short, width=opts.width if opts.width_given else None,
+                                                  score_only=opts.score_only, level=opts.level))
     if found is None:  # the meta-evaluation's own text (-w decimals) and JSON
         return Output(data=evals.to_dict, text=lambda: evals.to_text(width=opts.width))
     from ..judging import error_free_text

@@ -31,7 +31,7 @@ as importable calls).  Nothing here imports torch, parses arguments or prints.
   their table: :func:`error_free_text`);
 * :func:`wmt25_submission` -> :class:`Submission` (a WMT25 metrics-task submission from one metric's Results);
 * :func:`score_metrics` -> [:class:`Scored`] (several metrics on one test set, in order; a :class:`ScoringObserver`
-  hears each start and end).
+  hears each start and end); their results as the main command prints them: :class:`Scores`.
 
 The defaults and choices these calls take, for a notebook's loops and the command line's help:
 :data:`DEFAULT_SEED` and :data:`DEFAULT_RESAMPLES` (mt-metrics-eval's significance tests); for
@@ -73,7 +73,7 @@ _MODULES = {
     ".paired": ("DEFAULT_N", "MAX_N", "TEST_NAMES", "ALPHA", "DEFAULT_CI_LEVEL", "PairedTest", "PairedResult",
                 "ConfidenceInterval"),
     ".spans": ("SpanJudgement", "SPAN_METRICS", "gives_no_spans", "check_gives_spans"),
-    ".score_systems": ("Scored", "ScoringObserver", "score_metrics"),
+    ".score_systems": ("Scored", "ScoringObserver", "score_metrics", "Scores"),
     ".sweeps": ("STAT_CHOICES", "SEG_STATS", "Sweep", "Point"),
     "..formats.base": ("EvalSet", "SpanGold", "SpanItem", "Span"),
     "..formats.judgements": ("HumanScores",),
