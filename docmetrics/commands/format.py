@@ -1,4 +1,4 @@
-"""What the command line's text adds to the library's: TSV, truncation and coverage notes (numbers, tables and
+"""What the command line's text adds to the library's: truncation and coverage notes (numbers, tables and
 metric labels are the library's own, :func:`docmetrics.judging.num`, ...)."""
 
 from __future__ import annotations
@@ -7,22 +7,12 @@ from typing import Sequence
 
 from ..judging import column, metric_labels, num, table
 
-__all__ = ["num", "table", "tsv", "metric_labels", "column", "columns", "units_cut", "coverage_lines"]
+__all__ = ["num", "table", "metric_labels", "column", "columns", "units_cut", "coverage_lines"]
 
 
 def columns(specs: Sequence[str]) -> dict[str, str]:
     """spec -> ``LABEL [k]`` for the ``-m`` specs in order (``k`` from 1)."""
     return {spec: column(label, k + 1) for k, (spec, label) in enumerate(zip(specs, metric_labels(specs)))}
-
-
-def tsv(headers: Sequence[str], rows: Sequence[Sequence[str]]) -> str:
-    """Tab-separated values with a header line (``pandas.read_csv(f, sep="\\t")`` reads it); a tab or
-    a line break inside a cell becomes a space."""
-
-    def line(cells: Sequence[str]) -> str:
-        return "\t".join(" ".join(c.split("\t")).replace("\r", " ").replace("\n", " ") for c in cells)
-
-    return "".join(line(r) + "\n" for r in [headers, *rows])
 
 
 def units_cut(truncated: int, units: int, tokens: int | None = None) -> str:

@@ -1,6 +1,6 @@
-"""One output model for every command (issue 28, item 5): a command builds an :class:`Output` (its text,
-its JSON-ready object and, where it has one, its TSV) and :func:`write` picks what ``-f`` asks for and
-writes it to ``out``, to ``-o FILE`` or to stdout.  The parts are made only when picked, so a part's own
+"""One output model for every command (issue 28, item 5): a command builds an :class:`Output` (its text
+and its JSON-ready object) and :func:`write` picks what ``-f`` asks for and writes it to ``out``, to
+``-o FILE`` or to stdout.  The parts are made only when picked, so a part's own
 warnings and notes are printed only when it is written."""
 
 from __future__ import annotations
@@ -14,7 +14,7 @@ from ..values.errors import UserError
 from .messages import note
 from .options import Options
 
-__all__ = ["Output", "render", "write", "write_output", "json_text", "one_or_list"]
+__all__ = ["Output", "write", "write_output", "json_text", "one_or_list"]
 
 
 def json_text(data: Any) -> str:
@@ -29,31 +29,21 @@ def one_or_list(items: list[Any]) -> Any:
 
 @dataclass(frozen=True)
 class Output:
-    """What a command prints, in each format it has: ``text()`` (the tables), ``data()`` (the object
-    ``-f json`` prints) and ``tsv()`` where the text format is a TSV (a header, one row per item)."""
+    """What a command prints, in each format: ``text()`` (the tables, or a TSV) and ``data()`` (the object
+    ``-f json`` prints)."""
 
     data: Callable[[], Any]
-    text: Callable[[], str] | None = None
-    tsv: Callable[[], str] | None = None
+    text: Callable[[], str]
 
-    def __post_init__(self) -> None:
-        if self.text is None and self.tsv is None:
-            raise ValueError("an Output needs its text or its TSV")
-
-
-def render(output: Output, fmt: str) -> str:
-    """The output in format ``fmt`` (``-f``): JSON, else the text (or the TSV where that is the text)."""
-    if fmt == "json":
-        return json_text(output.data())
-    make = output.text if output.text is not None else output.tsv
-    assert make is not None
-    return make()
+    def render(self, fmt: str) -> str:
+        """The output in format ``fmt`` (``-f``): JSON, else the text."""
+        return json_text(self.data()) if fmt == "json" else self.text()
 
 
 def write(output: Output, opts: Options, out: TextIO | None = None) -> None:
     """The output in ``-f``'s format, to ``out`` where given (a command that writes to a stream), else
     to ``-o FILE`` or stdout (:func:`write_output`)."""
-    text = render(output, opts.format)
+    text = output.render(opts.format)
     if out is not None:
         out.write(text)
     else:

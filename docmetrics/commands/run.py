@@ -25,7 +25,7 @@ from .format import metric_labels
 from .inputs import check_stdin, load_testset, show_warnings
 from .messages import note, warn
 from .options import RunOptions
-from .output import Output, render, write, write_output
+from .output import Output, write, write_output
 from .scoring import ScoringReport
 from .specs import check_specs, reference_advice, reference_files
 
@@ -198,9 +198,9 @@ def score_and_write(opts: RunOptions, metrics: list[Any], testset: Any, score_ca
 
             found = error_free(all_results, data, None if opts.error_free == "auto" else float(opts.error_free))
     output = judged(scores, opts, evals, found)
-    report = render(output, opts.format)
+    report = output.render(opts.format)
     if opts.report:  # the page holds what -f json prints
-        report_cli.write(opts, opts.report, json.loads(render(output, "json")), "this command's output ({layout})",
+        report_cli.write(opts, opts.report, json.loads(output.render("json")), "this command's output ({layout})",
                          report_cli.page_title(opts), results=all_results, intervals=scores.intervals, testset=testset,
                          human=getattr(human, "human", human),  # an EvalSet (--data): its scores
                          data=data if data is not None and (data.format == "genmt" or opts.data) else None)  # spans
