@@ -9,12 +9,11 @@ import json
 import os
 from typing import TYPE_CHECKING, Sequence, TextIO
 
-from ..judging import SCHEMES
+from ..judging import SCHEMES, column, metric_labels
 from ..values.errors import InputError, UserError
 from . import report as report_cli
 from . import stored as stored_cli
 from .common import check_output_file
-from .format import columns
 from .mtme import check_common, lp_dict, lp_text, score
 from .options import MetaevalOptions
 from .output import Output, write
@@ -73,7 +72,8 @@ def run_metaeval(opts: MetaevalOptions, out: TextIO) -> int:
     labels = {spec: k + 1 for k, spec in enumerate(opts.metrics)}
     if opts.plot:
         plot_main_statistics(evals, averages, labels, opts.plot, title=f"{opts.testset}: {', '.join(lps)}",
-                             names=columns(opts.metrics))
+                             names={spec: column(label, labels[spec])
+                                    for spec, label in zip(opts.metrics, metric_labels(opts.metrics))})
     report = {
         "testset": opts.testset,
         "root": opts.mtme,

@@ -20,6 +20,7 @@ from ..judging import (
     MtmeObserver,
     MtmeRun,
     WrittenScores,
+    metric_labels,
     mtme_metric_name,
     run_mtme,
 )
@@ -27,7 +28,6 @@ from ..values.errors import UserError
 from . import stored as stored_cli
 from .common import session_scope
 from .conflicts import CANNOT, NEEDS, Conflicts, Option
-from .format import metric_labels
 from .human import asked_statistics, judging_options
 from .inputs import once_each
 from .messages import note, warn

@@ -10,7 +10,7 @@ from dataclasses import replace
 from typing import Any
 
 from ..api import read_sacrebleu_signature
-from ..judging import Scored, Scores, score_metrics
+from ..judging import Scored, Scores, metric_labels, score_metrics
 from ..values.errors import SpecError, UserError
 from . import data as data_cli
 from . import genmt, mtme, significance
@@ -21,7 +21,6 @@ from . import stored as stored_cli
 from . import wmt25 as wmt25_cli
 from . import wmt26 as wmt26_cli
 from .common import check_outputs, read_alias, say_notes, session_scope
-from .format import metric_labels
 from .inputs import check_stdin, load_testset, show_warnings
 from .messages import note, warn
 from .options import RunOptions

@@ -10,16 +10,15 @@ from typing import Any, Sequence
 
 from ..judging import Scored, ScoringObserver
 from ..values.errors import UserError
-from .format import coverage_lines, units_cut
 from .messages import note, warn
 from .options import RunOptions
 
-__all__ = ["ScoringReport", "check_truncation"]
+__all__ = ["ScoringReport", "check_truncation", "units_cut", "coverage_lines"]
 
 
 class ScoringReport(ScoringObserver):
     """Says what a run must hear of each scored metric, named by ``labels`` (one per spec, in the run's
-    order; see :func:`~docmetrics.cli.format.metric_labels`) under ``who``."""
+    order; see :func:`~docmetrics.judging.metric_labels`) under ``who``."""
 
     def __init__(self, opts: RunOptions, labels: Sequence[str] = (), who: str = "docmetrics") -> None:
         self.opts, self.labels, self.who = opts, list(labels), who
@@ -61,3 +60,27 @@ def check_truncation(opts: RunOptions, label: str, metric: Any, results: list[An
     if over:
         raise UserError(f"{text} (more than --max-truncated {limit:g})")
     warn(text, who)
+
+
+def units_cut(truncated: int, units: int, tokens: int | None = None) -> str:
+    """How many units were cut at a model's maximum length, as every truncation warning says it:
+    ``287 of 514 units (55.8%)``, with ``, N tokens cut`` where the backbone counts them."""
+    share = truncated / units if units else 0.0
+    return f"{truncated} of {units} units ({100 * share:.1f}%)" + (f", {tokens} tokens cut" if tokens else "")
+
+
+def coverage_lines(label: str, results: Sequence[object], verbose: bool = False) -> list[str]:
+    """The coverage notes of one metric's results: one line per system with ``verbose`` (or one
+    system), else one line for all: the coverage most systems share, and each system that differs."""
+    given = [(r.system, r.coverage.summary()) for r in results if r.coverage is not None]  # type: ignore[attr-defined]
+    if verbose or len(given) < 2:
+        return [f"{label} [{system}]: {text}" for system, text in given]
+    counts: dict[str, int] = {}
+    for _, text in given:
+        counts[text] = counts.get(text, 0) + 1
+    common = max(counts, key=counts.__getitem__)
+    others = [(system, text) for system, text in given if text != common]
+    line = f"{label} [{'each' if not others else counts[common]} of {len(given)} systems]: {common}"
+    shown = "; ".join(f"{system}: {text}" for system, text in others[:3])
+    more = f"; {len(others) - 3} more" if len(others) > 3 else ""
+    return [line + (f"; {shown}{more}" if others else "") + " (-v: one line per system)"]

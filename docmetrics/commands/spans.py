@@ -12,9 +12,19 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from ..judging import PARTIAL_CREDIT, SPAN_METRICS, EvalSet, Scored, SpanGold, SpanJudgement, check_gives_spans
+from ..judging import (
+    PARTIAL_CREDIT,
+    SPAN_METRICS,
+    EvalSet,
+    Scored,
+    SpanGold,
+    SpanJudgement,
+    check_gives_spans,
+    metric_labels,
+    num,
+    table,
+)
 from ..values.errors import UserError
-from .format import metric_labels, num, table
 from .messages import note, warn
 from .options import RunOptions
 from .output import Output

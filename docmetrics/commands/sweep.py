@@ -10,17 +10,17 @@ import shlex
 import textwrap
 from typing import Any, Sequence, TextIO
 
-from ..judging import Axis, Point, Sweep
+from ..judging import Axis, Point, Sweep, num
 from ..values.errors import InputError, UserError
 from . import human as human_cli
 from . import report as report_cli
 from .common import check_output_file, session_scope
-from .format import num, units_cut
 from .inputs import load_testset
 from .messages import note, warn
 from .options import SweepOptions
 from .output import Output, json_text, write
 from .plot import color_range, pyplot, save
+from .scoring import units_cut
 from .specs import check_specs
 
 
