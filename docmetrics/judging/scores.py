@@ -46,7 +46,7 @@ class Scores:
             self.metrics = list(self.metrics.items())
 
     @staticmethod
-    def check_level(level: str, spec: str, results: Sequence[Result]) -> None:
+    def check_level(level: str, spec: str = "", results: Sequence[Result] = ()) -> None:
         """Refuse (SpecError) a level that is not one of :data:`LEVELS`, and ``"seg"`` where the metric ``spec``
         scores units of several segments (windows, documents): it has no score per segment."""
         if level not in Scores.LEVELS:
@@ -67,6 +67,7 @@ class Scores:
         (one per line for one system, else ``SYSTEM<TAB>SCORE...`` per system).  At ``level`` ``"seg"`` or
         ``"chunk"`` a signature is followed by the unit scores' where theirs differs (BLEU's sentence scores:
         ``eff:yes``), so the :meth:`to_tsv` scores can be reproduced."""
+        self.check_level(level)
         columns = [results for _, results in self.metrics]
         n_systems = len(columns[0]) if columns else 0
         if score_only:
