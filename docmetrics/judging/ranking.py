@@ -53,20 +53,23 @@ EPS = 1e-9
 PERCENTILE_METHOD = "linear"
 
 
-def robust_scale(values: Sequence[float], eps: float = EPS) -> list[float]:
-    """``(x - median) / max(eps, Q100 - Q25)`` of each value (median-interpercentile scaling)."""
+def robust_scale(values: Any, eps: float = EPS) -> np.ndarray:
+    """``(x - median) / max(eps, Q100 - Q25)`` of each value (median-interpercentile scaling), along the last
+    axis (each row of an array of resamples scaled apart)."""
     x = np.asarray(values, dtype=float)
-    spread = float(np.percentile(x, 100, method=PERCENTILE_METHOD) - np.percentile(x, 25, method=PERCENTILE_METHOD))
-    return [float(v) for v in (x - float(np.median(x))) / max(eps, spread)]
+    spread = (np.percentile(x, 100, axis=-1, method=PERCENTILE_METHOD)
+              - np.percentile(x, 25, axis=-1, method=PERCENTILE_METHOD))
+    return (x - np.median(x, axis=-1, keepdims=True)) / np.maximum(eps, spread)[..., None]
 
 
-def linear_ranks(means: Sequence[float]) -> list[float]:
-    """The highest mean 1, the lowest N, the others placed linearly between; all 1 when all are equal."""
+def linear_ranks(means: Any) -> np.ndarray:
+    """The highest mean 1, the lowest N, the others placed linearly between; all 1 when all are equal; along the
+    last axis, NaN in a row with a NaN."""
     z = np.asarray(means, dtype=float)
-    top, bottom = float(z.max()), float(z.min())
-    if top == bottom:
-        return [1.0] * len(z)
-    return [float(v) for v in 1 + (len(z) - 1) * (top - z) / (top - bottom)]
+    top, bottom = z.max(axis=-1, keepdims=True), z.min(axis=-1, keepdims=True)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        ranks = np.where(top == bottom, 1.0, 1 + (z.shape[-1] - 1) * (top - z) / (top - bottom))
+    return np.where(np.isnan(z).any(axis=-1, keepdims=True), np.nan, ranks)
 
 
 @dataclass
@@ -179,14 +182,12 @@ def autorank(scores: Mapping[str, Mapping[str, float]], higher_is_better: Mappin
                              f"{f'; {len(bad)} systems have none' if len(bad) > 1 else ''}); AutoRank needs a "
                              "system score of every metric: give its score, or leave the system out of every metric")
     direction = {m: True if higher_is_better is None else bool(higher_is_better.get(m, True)) for m in metrics}
-    z: dict[str, list[float]] = {}
-    for m in metrics:
-        sign = 1.0 if direction[m] else -1.0
-        z[m] = robust_scale([sign * float(scores[m][s]) for s in systems], eps)
-    means = [float(np.mean([z[m][k] for m in metrics])) for k in range(len(systems))]
+    sign = np.where([direction[m] for m in metrics], 1.0, -1.0)[:, None]
+    z = robust_scale(sign * np.array([[float(scores[m][s]) for s in systems] for m in metrics]), eps)
+    means = z.mean(axis=0)
     ranks = linear_ranks(means)
-    rows = [RankedSystem(s, ranks[k], means[k], {m: float(scores[m][s]) for m in metrics},
-                         {m: z[m][k] for m in metrics}) for k, s in enumerate(systems)]
+    rows = [RankedSystem(s, float(ranks[k]), float(means[k]), {m: float(scores[m][s]) for m in metrics},
+                         {m: float(z[i, k]) for i, m in enumerate(metrics)}) for k, s in enumerate(systems)]
     rows.sort(key=lambda r: r.autorank)
     return AutoRank(lp, metrics, rows, direction, eps)
 

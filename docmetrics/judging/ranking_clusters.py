@@ -32,7 +32,7 @@ import numpy as np
 from ..values.errors import InputError
 from ..values.result import Result
 from .paired import ALPHA, bootstrap_indices, doc_order, doc_stats, groups_of
-from .ranking import EPS, PERCENTILE_METHOD, AutoRank, by_segments
+from .ranking import EPS, AutoRank, by_segments, linear_ranks, robust_scale
 
 __all__ = ["TEST", "Boundary", "AutoRankClusters", "document_sums", "resampled_system_scores",
            "resampled_autoranks", "bootstrap_clusters"]
@@ -115,16 +115,7 @@ def resampled_autoranks(x: np.ndarray, higher: Sequence[bool], eps: float = EPS)
     """AutoRank in each resample: ``x`` of shape (metrics, resamples, systems) holds system scores in
     each metric's own direction (``higher``); rows with a NaN give NaN.  Shape (resamples, systems)."""
     sign = np.where(np.asarray(higher, dtype=bool), 1.0, -1.0)[:, None, None]
-    o = x * sign
-    spread = (np.percentile(o, 100, axis=-1, method=PERCENTILE_METHOD)
-              - np.percentile(o, 25, axis=-1, method=PERCENTILE_METHOD))
-    z = (o - np.median(o, axis=-1, keepdims=True)) / np.maximum(eps, spread)[..., None]
-    mean = z.mean(axis=0)
-    top, bottom = mean.max(axis=-1, keepdims=True), mean.min(axis=-1, keepdims=True)
-    n = mean.shape[-1]
-    with np.errstate(invalid="ignore", divide="ignore"):
-        ranks = np.where(top == bottom, 1.0, 1 + (n - 1) * (top - mean) / (top - bottom))
-    return np.where(np.isnan(mean).any(axis=-1, keepdims=True), np.nan, ranks)
+    return linear_ranks(robust_scale(x * sign, eps).mean(axis=0))
 
 
 def bootstrap_clusters(ranking: AutoRank, metrics: Mapping[str, Sequence[Result]], *, n: int, seed: int | None,
