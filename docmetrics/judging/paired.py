@@ -49,6 +49,7 @@ from typing import TYPE_CHECKING, Any, Sequence
 from ..algorithms import aggregation
 from ..algorithms.aggregation import Aggregation, WeightedMean
 from ..stats.base import DEFAULT_SEED
+from ..stats.pce import all_sign_vectors
 from ..stats.ties import at_least, exceeds
 from ..values.errors import InputError, UserError, shown
 from ..values.result import Result
@@ -79,10 +80,6 @@ class DocStats:
     num: np.ndarray
     den: np.ndarray
     aggregation: Aggregation = field(default_factory=WeightedMean)
-
-    def combine(self, num: np.ndarray, den: np.ndarray) -> np.ndarray:
-        """Scores from summed statistics of shape (..., G)."""
-        return self.aggregation.combine(num, den)
 
 
 @dataclass
@@ -272,7 +269,7 @@ def bootstrap_indices(n_docs: int, n: int, seed: int | None) -> np.ndarray:
 def resampled_scores(stats: DocStats, idx: np.ndarray) -> np.ndarray:
     """The system score of every resample (rows of ``idx``)."""
 
-    return stats.combine(stats.num[idx].sum(axis=1), stats.den[idx].sum(axis=1))
+    return stats.aggregation.combine(stats.num[idx].sum(axis=1), stats.den[idx].sum(axis=1))
 
 
 def percentile_interval(scores: np.ndarray, level: float = DEFAULT_CI_LEVEL) -> tuple[float, float]:
@@ -332,14 +329,6 @@ def randomization_masks(n_docs: int, n: int, seed: int | None) -> np.ndarray:
     return rng.integers(2, size=(n, n_docs), dtype=bool)
 
 
-def all_masks(n_docs: int) -> np.ndarray:
-    """Every one of the 2^n_docs ways to swap documents (rows)."""
-    import numpy as np
-
-    codes = np.arange(2 ** n_docs, dtype=np.int64)[:, None]
-    return ((codes >> np.arange(n_docs)) & 1).astype(bool)
-
-
 def paired_randomization(
     base: DocStats, systems: Sequence[DocStats], n: int = DEFAULT_N["ar"], seed: int | None = DEFAULT_SEED
 ) -> list[PairedResult]:
@@ -347,12 +336,13 @@ def paired_randomization(
     import numpy as np
 
     exact = 2 ** len(base.num) <= n
-    swap = all_masks(len(base.num)) if exact else randomization_masks(len(base.num), n, seed)
+    # exact: every one of the 2^D ways to swap documents (rows; D <= 19 as n <= MAX_N)
+    swap = all_sign_vectors(len(base.num)) > 0 if exact else randomization_masks(len(base.num), n, seed)
     keep = ~swap
     rows = [PairedResult(base.system, base.score, baseline=True)]
     for s in systems:
-        a = base.combine(keep @ base.num + swap @ s.num, keep @ base.den + swap @ s.den)
-        b = base.combine(swap @ base.num + keep @ s.num, swap @ base.den + keep @ s.den)
+        a = base.aggregation.combine(keep @ base.num + swap @ s.num, keep @ base.den + swap @ s.den)
+        b = base.aggregation.combine(swap @ base.num + keep @ s.num, swap @ base.den + keep @ s.den)
         observed = abs(s.score - base.score)
         if exact:  # the exact permutation p-value: the share of all swaps at least as extreme
             p = 1.0 if observed == 0 else float(np.mean(at_least(np.abs(a - b), observed, observed)))

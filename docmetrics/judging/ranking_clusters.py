@@ -31,7 +31,7 @@ import numpy as np
 
 from ..values.errors import InputError
 from ..values.result import Result
-from .paired import ALPHA, bootstrap_indices, doc_order, doc_stats, groups_of
+from .paired import ALPHA, bootstrap_indices, doc_order, doc_stats, groups_of, resampled_scores
 from .ranking import EPS, AutoRank, by_segments, linear_ranks, robust_scale
 
 __all__ = ["TEST", "Boundary", "AutoRankClusters", "document_sums", "resampled_system_scores",
@@ -103,12 +103,8 @@ def resampled_system_scores(results: Sequence[Result], doc_ids: Sequence[str], i
     if any(not r.units for r in results):
         raise InputError(f"{results[0].metric}: its scores have no units in documents (document- or system-level "
                          "stored scores), so AutoRank cannot be resampled by documents; give segment-level scores")
-    groups = groups_of(results)
-    out = np.empty((len(idx), len(results)))
-    for i, r in enumerate(results):
-        stats = doc_stats(r, doc_ids, groups)  # checks that its aggregation rebuilds its score
-        out[:, i] = stats.combine(stats.num[idx].sum(axis=1), stats.den[idx].sum(axis=1))
-    return out
+    groups = groups_of(results)  # doc_stats checks that each one's aggregation rebuilds its score
+    return np.stack([resampled_scores(doc_stats(r, doc_ids, groups), idx) for r in results], axis=1)
 
 
 def resampled_autoranks(x: np.ndarray, higher: Sequence[bool], eps: float = EPS) -> np.ndarray:
