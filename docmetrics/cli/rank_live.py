@@ -1,4 +1,4 @@
-"""The command line's options of :mod:`docmetrics.commands.rank_live`."""
+"""The command line's options of ``docmetrics rank -m`` (live metrics: :mod:`docmetrics.commands.rank`)."""
 
 from __future__ import annotations
 
