@@ -86,7 +86,7 @@ def autorank_clusters(scores: Mapping[str, Sequence[Result]] | EvalSet, *, ranki
     (:mod:`docmetrics.judging.ranking_clusters`).  ``scores``: ``{metric: [Result per system]}``, or an
     EvalSet of stored segment scores (every stored metric).  ``ranking``: the AutoRank of those scores, where
     the caller has one (its ``metric_info`` and notes kept); default :func:`autorank` of them (for an EvalSet:
-    from its Results, each metric's signature and direction the stored ones).  Each system of the result has
+    its stored metrics described as without clusters).  Each system of the result has
     its ``cluster``; ``significance`` says how they were drawn, and a note where fewer than 10 documents were
     resampled.  ``to_dict()`` is the JSON ``docmetrics rank --paired-bs -f json`` prints.
 
@@ -115,12 +115,8 @@ def autorank_clusters(scores: Mapping[str, Sequence[Result]] | EvalSet, *, ranki
     else:
         raise InputError(f"autorank_clusters: scores= takes {{metric: [Result per system]}} or an EvalSet of stored "
                          f"scores, not {type(scores).__name__}", params=("scores",))
-    if ranking is None and isinstance(scores, EvalSet):  # from Results, each metric's signature the stored one
-        ranking = rank_results(named, lp=lp, preset=preset)
-        for m in scores.stored.values():
-            ranking.metric_info[m.name].update(signature=m.signature().format(), direction=m.direction)
-    elif ranking is None:
-        ranking = autorank(named, lp=lp, preset=preset)
+    if ranking is None:  # an EvalSet's stored metrics described as autorank describes them
+        ranking = autorank(scores, lp=lp, preset=preset)
     found = bootstrap_clusters(ranking, named, n=n, seed=seed, alpha=alpha)
     if found.documents < MIN_DOCUMENTS:
         ranking.notes.append(f"only {found.documents} documents to resample (fewer than {MIN_DOCUMENTS}): the "
