@@ -24,7 +24,6 @@ Nothing here prints.
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, field
 from typing import Any, Mapping, Sequence
 
 import numpy as np
@@ -34,47 +33,9 @@ from ..values.result import Result
 from .paired import ALPHA, bootstrap_indices, doc_order, doc_stats, groups_of, resampled_scores
 from .ranking import EPS, AutoRank, by_segments, linear_ranks, robust_scale
 
-__all__ = ["TEST", "Boundary", "AutoRankClusters", "document_sums", "resampled_system_scores",
-           "resampled_autoranks", "bootstrap_clusters"]
+__all__ = ["TEST", "document_sums", "resampled_system_scores", "resampled_autoranks", "bootstrap_clusters"]
 
 TEST = "paired bootstrap over documents (docmetrics' own; WMT25 defines none)"
-
-
-@dataclass
-class Boundary:
-    """Two adjacent systems in AutoRank order: the share of resamples in which the upper one ranks
-    strictly better, the one-sided p-value (1 - that share) and whether a cluster ends between them."""
-
-    upper: str
-    lower: str
-    better: float
-    p_value: float
-    split: bool
-
-    def to_dict(self) -> dict[str, Any]:
-        return {"upper": self.upper, "lower": self.lower, "share_better": self.better, "p_value": self.p_value,
-                "split": self.split}
-
-
-@dataclass
-class AutoRankClusters:
-    """Each system's cluster (1 best), in AutoRank order, and how they were drawn."""
-
-    clusters: dict[str, int]
-    boundaries: list[Boundary]
-    n: int
-    seed: int | None
-    alpha: float
-    documents: int
-    undefined: int = 0
-    notes: list[str] = field(default_factory=list)
-
-    def to_dict(self) -> dict[str, Any]:
-        return {"test": TEST, "resamples": self.n, "seed": self.seed, "alpha": self.alpha,
-                "documents": self.documents, "undefined_resamples": self.undefined,
-                "rule": "a boundary between adjacent systems where the share of resamples in which the upper one "
-                        "does not rank strictly better is below alpha",
-                "boundaries": [b.to_dict() for b in self.boundaries]}
 
 
 def document_sums(results: Sequence[Result], doc_ids: Sequence[str]) -> tuple[np.ndarray, np.ndarray]:
@@ -115,9 +76,12 @@ def resampled_autoranks(x: np.ndarray, higher: Sequence[bool], eps: float = EPS)
 
 
 def bootstrap_clusters(ranking: AutoRank, metrics: Mapping[str, Sequence[Result]], *, n: int, seed: int | None,
-                       alpha: float = ALPHA) -> AutoRankClusters:
+                       alpha: float = ALPHA) -> dict[str, Any]:
     """The clusters of ``ranking`` (AutoRank of ``metrics`` by :func:`~.ranking.rank_results`) by the
-    paired bootstrap of the module docstring; sets each system's ``cluster`` and ``ranking.significance``."""
+    paired bootstrap of the module docstring; sets each system's ``cluster`` and ``ranking.significance``, how
+    they were drawn (returned): the test, resamples, seed, alpha, documents, undefined resamples, the rule and
+    per pair of adjacent systems (``boundaries``) the share of resamples in which the upper one ranks strictly
+    better, the one-sided p-value (1 - that share) and whether a cluster ends between them."""
     names = list(ranking.metrics)
     systems = [r.system for r in metrics[names[0]]]
     doc_ids = doc_order([r for m in names for r in metrics[m]])
@@ -138,17 +102,20 @@ def bootstrap_clusters(ranking: AutoRank, metrics: Mapping[str, Sequence[Result]
     clusters = {order[0]: 1}
     for upper, lower in zip(order, order[1:]):
         better = float(np.mean(ranks[:, col[upper]] < ranks[:, col[lower]]))  # NaN compares False
-        p = 1.0 - better
-        split = p < alpha
-        boundaries.append(Boundary(upper, lower, better, p, split))
+        split = 1.0 - better < alpha
+        boundaries.append({"upper": upper, "lower": lower, "share_better": better, "p_value": 1.0 - better,
+                           "split": split})
         cluster += split
         clusters[lower] = cluster
-    out = AutoRankClusters(clusters, boundaries, n, seed, alpha, len(doc_ids), undefined)
     if undefined:
-        out.notes.append(f"{undefined} of {n} resamples left some system without any scored segment of a metric: "
-                         "no AutoRank, counted as not better")
+        ranking.notes.append(f"{undefined} of {n} resamples left some system without any scored segment of a metric: "
+                             "no AutoRank, counted as not better")
     for r in ranking.systems:
         r.cluster = clusters[r.system]
-    ranking.significance = out.to_dict()
-    ranking.notes += out.notes
-    return out
+    ranking.significance = {
+        "test": TEST, "resamples": n, "seed": seed, "alpha": alpha, "documents": len(doc_ids),
+        "undefined_resamples": undefined,
+        "rule": "a boundary between adjacent systems where the share of resamples in which the upper one does not "
+                "rank strictly better is below alpha",
+        "boundaries": boundaries}
+    return ranking.significance

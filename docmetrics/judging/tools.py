@@ -118,8 +118,8 @@ def autorank_clusters(scores: Mapping[str, Sequence[Result]] | EvalSet, *, ranki
     if ranking is None:  # an EvalSet's stored metrics described as autorank describes them
         ranking = autorank(scores, lp=lp, preset=preset)
     found = bootstrap_clusters(ranking, named, n=n, seed=seed, alpha=alpha)
-    if found.documents < MIN_DOCUMENTS:
-        ranking.notes.append(f"only {found.documents} documents to resample (fewer than {MIN_DOCUMENTS}): the "
+    if found["documents"] < MIN_DOCUMENTS:
+        ranking.notes.append(f"only {found['documents']} documents to resample (fewer than {MIN_DOCUMENTS}): the "
                              "clusters are coarse")
     return ranking
 
