@@ -45,7 +45,7 @@ from .text import num, table
 
 __all__ = ["EPS", "PERCENTILE_METHOD", "robust_scale", "linear_ranks", "autorank", "AutoRank", "RankedSystem",
            "RankPreset", "PRESETS", "WMT25", "rank_stored", "SEGMENT_MEAN", "OWN_SCORE", "by_segments",
-           "wmt25_system_score", "rank_results", "own_score_notes"]
+           "wmt25_system_score", "rank_results"]
 
 #: The epsilon of the scaling's denominator (main.tex: only "eps > 0").
 EPS = 1e-9
@@ -262,7 +262,8 @@ def rank_results(metrics: Mapping[str, Sequence[Result]], *, lp: str | None = No
                  preset: str | None = None) -> AutoRank:
     """AutoRank over metrics given as Results (name -> one Result per system, every metric the same
     systems, in the same order): each metric's system score as :func:`wmt25_system_score` reads it, its
-    direction ``Result.higher_is_better``.  A system without any score of a metric is an InputError."""
+    direction ``Result.higher_is_better``, and a note per metric whose AutoRank score is not the system score it
+    reports itself.  A system without any score of a metric is an InputError."""
     if not metrics:
         raise InputError(f"{lp or 'the scores'}: no metric to rank with")
     names = list(metrics)
@@ -304,20 +305,14 @@ def rank_results(metrics: Mapping[str, Sequence[Result]], *, lp: str | None = No
     result = autorank(scores, higher, eps=eps, lp=lp)
     result.preset = preset
     result.metric_info = info
-    return result
-
-
-def own_score_notes(result: AutoRank) -> None:
-    """A note in ``result.notes`` per metric (of :func:`rank_results`) whose AutoRank score is not the one it
-    reports itself."""
-    for m, info in result.metric_info.items():
-        own: dict[str, float] = info.get("own_scores", {})
-        if info.get("system_score") == OWN_SCORE:
+    top = result.systems[0]
+    for m, described in info.items():  # a note per metric whose AutoRank score is not the one it reports itself
+        own = described["own_scores"]
+        if described["system_score"] == OWN_SCORE:
             result.notes.append(f"{m}: its units span several segments (windows), so AutoRank reads its own system "
                                 "score (its declared aggregation), not a mean over segments")
-        elif any(abs(own[r.system] - r.scores[m]) > 1e-9 * max(1.0, abs(own[r.system])) for r in result.systems
-                 if r.system in own):
-            first = result.systems[0]
+        elif any(abs(own[r.system] - r.scores[m]) > 1e-9 * max(1.0, abs(own[r.system])) for r in result.systems):
             result.notes.append(f"{m}: AutoRank reads the mean of its segment scores (WMT25's definition; "
-                                f"{first.scores[m]:.4g} for {first.system}), not its own system score "
-                                f"({own[first.system]:.4g})")
+                                f"{top.scores[m]:.4g} for {top.system}), not its own system score "
+                                f"({own[top.system]:.4g})")
+    return result

@@ -27,7 +27,7 @@ from .paired import (
     paired_test,
 )
 from .params import name_list, one_name, path_param, results_param
-from .ranking import EPS, AutoRank, own_score_notes, rank_results, rank_stored
+from .ranking import EPS, AutoRank, rank_results, rank_stored
 from .ranking import autorank as autorank_scores
 from .ranking_presets import AUTORANK_PRESETS
 from .spans import SpanJudgement, judge_predicted, metric_predictions, read_predictions
@@ -71,9 +71,7 @@ def autorank(scores: Mapping[str, Sequence[Result]] | Mapping[str, Mapping[str, 
             raise InputError(f"autorank: {exc}") from None
         result.preset = preset
         return result
-    result = rank_results(scores, lp=lp, eps=eps, preset=preset)  # type: ignore[arg-type]
-    own_score_notes(result)
-    return result
+    return rank_results(scores, lp=lp, eps=eps, preset=preset)  # type: ignore[arg-type]
 
 
 def autorank_clusters(scores: Mapping[str, Sequence[Result]] | EvalSet, *, ranking: AutoRank | None = None,
