@@ -221,12 +221,9 @@ def groups_of(results: Sequence[Result]) -> list[str]:
     return aggregation.unit_groups(u for r in results for u in r.units)
 
 
-def doc_stats(
-    result: Result, doc_ids: Sequence[str], groups: Sequence[str] | None = None, *, check: bool = True
-) -> DocStats:
-    """Reduce a result to per-document, per-group ``sum(w*s)`` and ``sum(w)``; with ``check``, verify
-    that the declared aggregation of all units is the system score (else the test would test
-    another number)."""
+def doc_stats(result: Result, doc_ids: Sequence[str], groups: Sequence[str] | None = None) -> DocStats:
+    """Reduce a result to per-document, per-group ``sum(w*s)`` and ``sum(w)``, verifying that the declared
+    aggregation of all units is the system score (else the test would test another number)."""
     import numpy as np
 
     try:
@@ -248,13 +245,12 @@ def doc_stats(
         for g, value in aggregation.unit_values(u):  # (group, score), or the unit's statistics
             num[k, gpos[g]] += u.weight * value
             den[k, gpos[g]] += u.weight
-    if check:
-        recomputed = float(agg.combine(num.sum(axis=0), den.sum(axis=0)))
-        if not math.isclose(recomputed, result.score, rel_tol=1e-9, abs_tol=1e-9):
-            raise UserError(
-                f"{result.metric}: its system score ({result.score!r}) is not the {agg.label or agg.name} "
-                f"({recomputed!r}), so a document resample cannot recompute it"
-            )
+    recomputed = float(agg.combine(num.sum(axis=0), den.sum(axis=0)))
+    if not math.isclose(recomputed, result.score, rel_tol=1e-9, abs_tol=1e-9):
+        raise UserError(
+            f"{result.metric}: its system score ({result.score!r}) is not the {agg.label or agg.name} "
+            f"({recomputed!r}), so a document resample cannot recompute it"
+        )
     return DocStats(result.system, float(result.score), num, den, agg)
 
 
