@@ -23,7 +23,8 @@ from docmetrics.formats.mtme_scores import read_mtme_stored
 from docmetrics.formats.stored import read_score_tsv, read_wmt25_scores
 from docmetrics.formats.stored_metric import to_results
 from docmetrics.judging import read_stored
-from docmetrics.judging.ranking import EPS, WMT25, autorank, linear_ranks, rank_stored, robust_scale
+from docmetrics.judging.ranking import EPS, autorank, linear_ranks, rank_stored, robust_scale
+from docmetrics.judging.ranking_presets import WMT25
 from docmetrics.values.errors import InputError
 from docmetrics.values.testset import TestSet
 

@@ -15,7 +15,7 @@ scores to AutoRank"):
 WMT25 stores MetricX negated, so all its metrics are higher-is-better; a metric whose lower scores are
 better is read through its oriented (negated) scores here, which is what storing it negated does, and
 keeps its own values in the table.  Presets name the metric set of a campaign per language pair
-(:data:`PRESETS`: ``wmt25``).  Nothing here prints.
+(:data:`~.ranking_presets.AUTORANK_PRESETS`: ``wmt25``).  Nothing here prints.
 
 Live metrics (:func:`rank_results`, from each metric's :class:`~docmetrics.values.result.Result` per
 system): a metric whose units are segments (every unit covers one segment, no segment twice) gets WMT25's
@@ -39,13 +39,10 @@ from ..formats.stored_metric import StoredMetric
 from ..values.errors import InputError
 from ..values.result import Result
 from .labels import column
-from .ranking_presets import AUTORANK_PRESETS as PRESETS
-from .ranking_presets import WMT25, RankPreset
 from .text import num, table
 
 __all__ = ["EPS", "PERCENTILE_METHOD", "robust_scale", "linear_ranks", "autorank", "AutoRank", "RankedSystem",
-           "RankPreset", "PRESETS", "WMT25", "rank_stored", "SEGMENT_MEAN", "OWN_SCORE", "by_segments",
-           "wmt25_system_score", "rank_results"]
+           "rank_stored", "SEGMENT_MEAN", "OWN_SCORE", "by_segments", "wmt25_system_score", "rank_results"]
 
 #: The epsilon of the scaling's denominator (main.tex: only "eps > 0").
 EPS = 1e-9
@@ -190,9 +187,6 @@ def autorank(scores: Mapping[str, Mapping[str, float]], higher_is_better: Mappin
                          {m: float(z[i, k]) for i, m in enumerate(metrics)}) for k, s in enumerate(systems)]
     rows.sort(key=lambda r: r.autorank)
     return AutoRank(lp, metrics, rows, direction, eps)
-
-
-# -- presets: judging/ranking_presets.py (no numpy: rank --help lists them) ------------------------------
 
 
 def rank_stored(metrics: Sequence[StoredMetric], *, lp: str | None = None, eps: float = EPS,
