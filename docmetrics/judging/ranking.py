@@ -130,20 +130,16 @@ class AutoRank:
         headers = ["Cluster"] * clustered + ["System", "AutoRank"] + [labels[m] for m in self.metrics]
         rows = [[str(r.cluster)] * clustered + [r.system, num(r.autorank, width)]
                 + [num(r.scores[m], width) for m in self.metrics] for r in self.systems]
-        text = table(headers, rows, ("r" if clustered else "") + "l" + "r" * (len(headers) - 1 - clustered))
-        lines_of = text.rstrip("\n").split("\n")
-        body = lines_of[:2]
-        for k, r in enumerate(self.systems):
-            if clustered and k and r.cluster != self.systems[k - 1].cluster:
-                body.append(lines_of[1])
-            body.append(lines_of[2 + k])
+        rules = ["-" if clustered and k and r.cluster != self.systems[k - 1].cluster else ""
+                 for k, r in enumerate(self.systems)]
+        text = table(headers, rows, ("r" if clustered else "") + "l" + "r" * (len(headers) - 1 - clustered), rules)
         n_clusters = len({r.cluster for r in self.systems}) if clustered else 0
         title = (f"AutoRank{' ' + self.lp if self.lp else ''}: {len(self.systems)} systems, "
                  f"{len(self.metrics)} metric{'s' if len(self.metrics) != 1 else ''}"
                  f"{f' (preset {self.preset})' if self.preset else ''}"
                  f"{f', {n_clusters} cluster' + ('s' if n_clusters != 1 else '') if clustered else ''}"
                  f"; 1 is best, {len(self.systems)} worst")
-        lines = [title, *body]
+        lines = [title, *text.rstrip("\n").split("\n")]
         for k, m in enumerate(self.metrics, 1):
             info = self.metric_info.get(m, {})
             sig = info.get("signature", "")
