@@ -9,8 +9,7 @@ import numpy as np
 
 from docmetrics.judging import table
 from docmetrics.judging.clusters import ClusteredSystem, HumanRanking
-from docmetrics.judging.ranking import autorank, linear_ranks, robust_scale
-from docmetrics.judging.ranking_clusters import resampled_autoranks
+from docmetrics.judging.ranking import autorank, linear_ranks, resampled_autoranks, robust_scale
 
 
 def test_table_draws_a_rule_above_the_rows_asked():

@@ -81,7 +81,7 @@ def autorank_clusters(scores: Mapping[str, Sequence[Result]] | EvalSet, *, ranki
     replacement ``n`` times (``seed``), the same resamples for every system and metric, each metric's system
     scores and AutoRank recomputed in each; a cluster ends between adjacent systems where the upper one ranks
     strictly better in more than ``1 - alpha`` of the resamples
-    (:mod:`docmetrics.judging.ranking_clusters`).  ``scores``: ``{metric: [Result per system]}``, or an
+    (:func:`docmetrics.judging.ranking.bootstrap_clusters`).  ``scores``: ``{metric: [Result per system]}``, or an
     EvalSet of stored segment scores (every stored metric).  ``ranking``: the AutoRank of those scores, where
     the caller has one (its ``metric_info`` and notes kept); default :func:`autorank` of them (for an EvalSet:
     its stored metrics described as without clusters).  Each system of the result has
@@ -91,7 +91,7 @@ def autorank_clusters(scores: Mapping[str, Sequence[Result]] | EvalSet, *, ranki
     >>> autorank_clusters({"chrf": chrf_results, "bleu": bleu_results}, n=1000).systems[0].cluster  # doctest: +SKIP
     """
     from .paired import MAX_N, MIN_DOCUMENTS
-    from .ranking_clusters import bootstrap_clusters
+    from .ranking import bootstrap_clusters
 
     if isinstance(n, bool) or not isinstance(n, int) or not 1 <= n <= MAX_N:
         raise SpecError(f"autorank_clusters: n= takes the number of resamples, from 1 to {MAX_N}, not {n!r}",
