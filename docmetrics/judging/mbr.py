@@ -182,12 +182,11 @@ def _mbr(metric: str | Metric, units: _Units, matrix: bool, prune_top_k: int | N
         for i in range(k):
             row = [scores[i][j][u] for j in range(k) if j != i]
             utilities[slots[u][i]] = math.fsum(row) / len(row)
-        ref_scores = None
-        if truth is not None:
-            ref_scores = [math.nan] * len(names)
+        ref_scores: list[float | None] | None = None
+        if truth is not None:  # a pruned candidate, or one the metric gave no score: None
+            ref_scores = [None] * len(names)
             for i in range(k):
-                ref_scores[slots[u][i]] = scores[i][k][u]
-            ref_scores = [s if not math.isnan(s) else None for s in ref_scores]  # type: ignore[misc]
+                ref_scores[slots[u][i]] = None if math.isnan(scores[i][k][u]) else scores[i][k][u]
         chosen_units.append(UnitChoice(doc_id, a, b, utilities, best(utilities, higher),
                                        m if matrix else None, ref_scores, units.paragraphs[u]))
     signature = f"{results[0].signature}|mbr|n:{len(names)}|unit:{unit}|utility:mean"
