@@ -84,7 +84,7 @@ def autorank_clusters(scores: Mapping[str, Sequence[Result]] | EvalSet, *, ranki
     (:func:`docmetrics.judging.ranking.bootstrap_clusters`).  ``scores``: ``{metric: [Result per system]}``, or an
     EvalSet of stored segment scores (every stored metric).  ``ranking``: the AutoRank of those scores, where
     the caller has one (its ``metric_info`` and notes kept); default :func:`autorank` of them (for an EvalSet:
-    its stored metrics described as without clusters).  Each system of the result has
+    of its stored metrics, each described as :func:`autorank` describes it).  Each system of the result has
     its ``cluster``; ``significance`` says how they were drawn, and a note where fewer than 10 documents were
     resampled.  ``to_dict()`` is the JSON ``docmetrics rank --paired-bs -f json`` prints.
 
