@@ -177,9 +177,10 @@ class AutoRank:
 
 
 def autorank(scores: Mapping[str, Mapping[str, float]], higher_is_better: Mapping[str, bool] | None = None, *,
-             eps: float = EPS, lp: str | None = None) -> AutoRank:
+             eps: float = EPS, lp: str | None = None, preset: str | None = None) -> AutoRank:
     """AutoRank from system-level scores: metric -> system -> score (every metric scores the same systems;
-    a ValueError otherwise), ``higher_is_better``: metric -> direction (default: higher)."""
+    a ValueError otherwise), ``higher_is_better``: metric -> direction (default: higher); ``preset``: the name of
+    the metric set, where one chose it."""
     metrics = list(scores)
     if not metrics:
         raise ValueError("AutoRank needs at least one metric")
@@ -203,7 +204,7 @@ def autorank(scores: Mapping[str, Mapping[str, float]], higher_is_better: Mappin
     rows = [RankedSystem(s, float(ranks[k]), float(means[k]), {m: float(scores[m][s]) for m in metrics},
                          {m: float(z[i, k]) for i, m in enumerate(metrics)}) for k, s in enumerate(systems)]
     rows.sort(key=lambda r: r.autorank)
-    return AutoRank(lp, metrics, rows, direction, eps)
+    return AutoRank(lp, metrics, rows, direction, eps, preset)
 
 
 def rank_stored(metrics: Sequence[StoredMetric], *, lp: str | None = None, eps: float = EPS,
@@ -233,8 +234,7 @@ def rank_stored(metrics: Sequence[StoredMetric], *, lp: str | None = None, eps: 
                              f"{lp or 'the scores'} (all {m.n_items} missing); AutoRank needs a system score of "
                              "every metric")
         scores[m.name] = {s: float(v) for s, v in per.items() if v is not None}
-    result = autorank(scores, {m.name: m.higher_is_better for m in metrics}, eps=eps, lp=lp)
-    result.preset = preset
+    result = autorank(scores, {m.name: m.higher_is_better for m in metrics}, eps=eps, lp=lp, preset=preset)
     for m in metrics:
         missing = m.missing()
         result.metric_info[m.name] = {
@@ -313,8 +313,7 @@ def rank_results(metrics: Mapping[str, Sequence[Result]], *, lp: str | None = No
             "system_score": SEGMENT_MEAN if segments else OWN_SCORE,
             "own_scores": {r.system: float(r.score) for r in results},
         }
-    result = autorank(scores, higher, eps=eps, lp=lp)
-    result.preset = preset
+    result = autorank(scores, higher, eps=eps, lp=lp, preset=preset)
     result.metric_info = info
     top = result.systems[0]
     for m, described in info.items():  # a note per metric whose AutoRank score is not the one it reports itself

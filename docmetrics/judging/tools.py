@@ -66,11 +66,9 @@ def autorank(scores: Mapping[str, Sequence[Result]] | Mapping[str, Mapping[str, 
     first = next(iter(scores.values()))
     if isinstance(first, Mapping):
         try:
-            result = autorank_scores(scores, higher_is_better, eps=eps, lp=lp)  # type: ignore[arg-type]
+            return autorank_scores(scores, higher_is_better, eps=eps, lp=lp, preset=preset)  # type: ignore[arg-type]
         except ValueError as exc:
             raise InputError(f"autorank: {exc}") from None
-        result.preset = preset
-        return result
     return rank_results(scores, lp=lp, eps=eps, preset=preset)  # type: ignore[arg-type]
 
 
