@@ -49,3 +49,26 @@ def test_resampled_autoranks_of_one_resample_are_autoranks():
     again = resampled_autoranks(x, [True, False])[0]
     assert {r.system: r.autorank for r in ranked.systems} == dict(zip("abc", again.tolist()))
     assert linear_ranks(robust_scale([[1.0, 2.0], [2.0, 1.0]])).tolist() == [[2.0, 1.0], [1.0, 2.0]]
+
+
+def test_rank_human_with_scores_compares_the_pair_the_library_chooses(tmp_path, capsys):
+    """``rank --human H --scores S`` compares the stored metrics ``StoredScores.evalset`` picks for the human
+    scores' pair (the command once chose the pair itself), with and without -l, as the library's calls do."""
+    import json
+
+    from cli_fixtures import run_cli
+
+    from docmetrics.judging import cluster_agreement, human_clusters, read_human
+
+    human = {"a": [90, 80, 85, 70, 95, 75], "b": [60, 50, 55, 65, 45, 40], "c": [10, 20, 15, 5, 25, 30]}
+    metric = {"a": 0.1, "b": 0.9, "c": 0.5}
+    h = tmp_path / "h.tsv"
+    h.write_text("system\tdoc_id\tseg_id\tscore\n" + "".join(
+        f"{s}\td\t{i + 1}\t{v}\n" for s, row in human.items() for i, v in enumerate(row)))
+    s = tmp_path / "s.tsv"
+    s.write_text("system\tdoc_id\tm\n" + "".join(f"{n}\td\t{metric[n]}\n" for n in human for _ in range(6)))
+    want = [a.to_dict() for a in cluster_agreement(human_clusters(read_human(h)), read_human(s, format="stored"))]
+    for extra in ([], ["-l", "en-de"]):
+        code, out, err = run_cli(capsys, "rank", "--human", h, "--scores", s, "-f", "json", *extra)
+        assert code == 0, err
+        assert json.loads(out)["agreement"] == want and want[0]["pairs"] > 0
