@@ -1,4 +1,4 @@
-"""The command line's options of ``docmetrics rank``'s human clusters (:mod:`docmetrics.commands.rank`)."""
+"""The command line's options of :mod:`docmetrics.commands.human_clusters`."""
 
 from __future__ import annotations
 

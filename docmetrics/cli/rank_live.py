@@ -1,4 +1,4 @@
-"""The command line's options of ``docmetrics rank -m`` (live metrics: :mod:`docmetrics.commands.rank`)."""
+"""The command line's options of :mod:`docmetrics.commands.rank_live`."""
 
 from __future__ import annotations
 
