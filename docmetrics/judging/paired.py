@@ -373,12 +373,8 @@ def paired_test(
     warnings = []
     if len(doc_ids) < MIN_DOCUMENTS:
         warnings.append(few_documents_warning(metric, test, len(doc_ids)))
-    if test == "bs":
-        return PairedTest(metric, test, n, seed, doc_ids, results[0].signature,
-                          paired_bootstrap(stats[0], stats[1:], n, seed), warnings=warnings,
-                          decimals=results[0].decimals, asked=n)
-    exact = 2 ** len(doc_ids) <= n
-    rows = paired_randomization(stats[0], stats[1:], n, seed)
+    exact = test == "ar" and 2 ** len(doc_ids) <= n  # every swap enumerated: no seed, 2^D trials
+    rows = (paired_bootstrap if test == "bs" else paired_randomization)(stats[0], stats[1:], n, seed)
     return PairedTest(metric, test, 2 ** len(doc_ids) if exact else n, None if exact else seed, doc_ids,
                       results[0].signature, rows, exact=exact, warnings=warnings, decimals=results[0].decimals,
                       asked=n)
