@@ -1,24 +1,49 @@
 """The argument groups every docmetrics command shares (input, model, output, the score cache), and the
-parsed options as the commands' typed values (:func:`typed`)."""
+parsed options as the command's typed value, derived from its parser (:func:`typed`)."""
 
 from __future__ import annotations
 
 import argparse
 import dataclasses
-from typing import Any, TypeVar
+from typing import Any
 
-T = TypeVar("T")
+#: The fields no option sets, each with the option it goes with (a parser without that option lacks the field; None:
+#: every parser) and its default: the command as typed (a report names it), whether -w was given (else each metric
+#: prints its own decimals), whether the one system is read from stdin for want of -i, and for the index of each -m
+#: given as sacrebleu's signature the options that signature names (read, not given).
+DERIVED: dict[str, tuple[str | None, Any]] = {"argv": (None, None), "width_given": ("width", False),
+                                              "stdin_implicit": ("input", False),
+                                              "sacrebleu_signatures": ("metrics", {})}
 
 
-def typed(cls: type[T], args: argparse.Namespace) -> T:
-    """The parsed options as the command's typed value ``cls`` (:mod:`docmetrics.commands.options`): each
-    field from the attribute of its name; a list option not given (None) as its empty default."""
-    values = {}
-    for f in dataclasses.fields(cls):  # type: ignore[arg-type]
-        value = getattr(args, f.name, None)
-        if hasattr(args, f.name) and not (value is None and f.default_factory is not dataclasses.MISSING):
-            values[f.name] = value
-    return cls(**values)
+def options_type(parser: argparse.ArgumentParser) -> type:
+    """The command's options as a frozen dataclass: a field per option of ``parser``, named by its dest, with its
+    default (a list default copied for each value), then the :data:`DERIVED` fields; ``flags``: the option as typed
+    that sets each field (its one-letter form where it has one, e.g. ``-i``, else its first long form; a positional
+    argument's metavar)."""
+    defaults, flags = {}, {}
+    for action in parser._actions:
+        if action.default is argparse.SUPPRESS:  # --help, --version
+            continue
+        defaults[action.dest] = action.default
+        strings = action.option_strings
+        flags[action.dest] = next((s for s in strings if len(s) == 2), None) or next(
+            (s for s in strings if s.startswith("--")), action.metavar or action.dest)
+    defaults.update((name, value) for name, value in parser._defaults.items() if name not in DERIVED)
+    defaults.update((name, value) for name, (option, value) in DERIVED.items() if option in (None, *defaults))
+    fields = [(name, Any, dataclasses.field(default_factory=value.copy) if isinstance(value, (list, dict))
+               else dataclasses.field(default=value)) for name, value in defaults.items()]
+    command = "".join(word.title() for word in parser.prog.split()[1:]) or "Run"
+    return dataclasses.make_dataclass(f"{command}Options", fields, namespace={"flags": flags}, frozen=True,
+                                      kw_only=True)
+
+
+def typed(parser: argparse.ArgumentParser, args: argparse.Namespace) -> Any:
+    """The options ``parser`` parsed into ``args`` as the command's typed value (:func:`options_type`); a list option
+    not given (the parser's default itself) as the field's default, the value's own copy."""
+    cls = options_type(parser)
+    return cls(**{f.name: getattr(args, f.name) for f in dataclasses.fields(cls) if hasattr(args, f.name) and not (
+        f.default_factory is not dataclasses.MISSING and getattr(args, f.name) is parser.get_default(f.name))})
 
 
 def add_input_arguments(
@@ -30,10 +55,10 @@ def add_input_arguments(
                    help="system output, one file per system (text, or .jsonl with doc_id/src/mt/ref); -i given "
                         "again adds systems")
     g.add_argument("-s", "--source", metavar="FILE", action=Once, help="source sentences, line-parallel")
-    g.add_argument("-r", "--reference", nargs="+", action=References, metavar="FILE",
+    g.add_argument("-r", "--reference", nargs="+", action=References, dest="references", metavar="FILE",
                    help="reference translations, line-parallel; several references: -r ref1.txt ref2.txt (or -r "
                         "given again): sacrebleu's metrics use them all, a metric that takes one refuses several")
-    p.set_defaults(references=None)
+    p.set_defaults(reference=None)
     g.add_argument("--doc-ids", metavar="FILE", action=Once,
                    help="document id of each line; a new document starts where the id changes")
     g.add_argument("-l", "--lang", metavar="SRC-TGT",
@@ -62,7 +87,7 @@ class Once(argparse.Action):
 
 
 class References(argparse.Action):
-    """``-r FILE [FILE ...]``, repeatable: every file is kept, in order, in ``references`` (a repeated -r
+    """``-r FILE [FILE ...]``, repeatable: every file is kept, in order, in ``references`` (its dest; a repeated -r
     adds, never replaces); ``reference`` is the first (what commands that take one reference read)."""
 
     def __call__(self, parser: argparse.ArgumentParser, namespace: argparse.Namespace, values: Any,

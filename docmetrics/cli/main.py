@@ -14,7 +14,6 @@ import sys
 from typing import Any, Sequence
 
 from ..commands.common import cache_file
-from ..commands.options import RunOptions
 from ..commands.run import run
 from ..values.errors import UserError
 from .args import typed
@@ -66,7 +65,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 2
     parser = build_parser()
     args = parse_args(parser, argv)
-    return guarded("docmetrics", args.debug, lambda: run(typed(RunOptions, args)),
+    return guarded("docmetrics", args.debug, lambda: run(typed(parser, args)),
                    interrupted=lambda: kept(args, argv))
 
 

@@ -7,7 +7,6 @@ import argparse
 from typing import Sequence
 
 from ..commands.mbr import run_mbr, run_rerank
-from ..commands.options import MbrOptions, RerankOptions
 from ..judging import TIES, UNITS
 from .args import Once, add_cache_arguments, add_model_arguments, add_output_arguments, positive, typed
 from .errors import guarded
@@ -83,10 +82,12 @@ def build_rerank_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    args = parse_args(build_parser(), argv, command="mbr")
-    return guarded("docmetrics mbr", args.debug, lambda: run_mbr(typed(MbrOptions, args)))
+    parser = build_parser()
+    args = parse_args(parser, argv, command="mbr")
+    return guarded("docmetrics mbr", args.debug, lambda: run_mbr(typed(parser, args)))
 
 
 def main_rerank(argv: Sequence[str] | None = None) -> int:
-    args = parse_args(build_rerank_parser(), argv, command="rerank")
-    return guarded("docmetrics rerank", args.debug, lambda: run_rerank(typed(RerankOptions, args)))
+    parser = build_rerank_parser()
+    args = parse_args(parser, argv, command="rerank")
+    return guarded("docmetrics rerank", args.debug, lambda: run_rerank(typed(parser, args)))

@@ -4,10 +4,9 @@ from __future__ import annotations
 
 import argparse
 import sys
-from typing import Sequence
+from typing import Any, Sequence
 
 from ..commands.metaeval import run_metaeval
-from ..commands.options import MetaevalOptions
 from ..judging import DEFAULT_SEED
 from . import data as data_cli
 from . import report as report_cli
@@ -40,7 +39,7 @@ def build_parser() -> argparse.ArgumentParser:
         epilog=EPILOG,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
-    p.add_argument("-m", "--metrics", nargs="+", action="extend", metavar="SPEC",
+    p.add_argument("-m", "--metrics", nargs="+", action="extend", default=[], metavar="SPEC",
                    help="metric specs NAME[:key=value,...], preset names, or signatures (-m given again adds "
                         "metrics); optional with stored metrics (--stored, --scores)")
     g = p.add_argument_group("MTME data")
@@ -74,10 +73,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         missing = [flag for flag, given in (("--mtme", args.mtme), ("-l/--lps", args.lps)) if given is None]
         if missing:  # what argparse said when they were required (--data needs neither)
             parser.error(f"the following arguments are required: {', '.join(missing)}")
-    return guarded("docmetrics metaeval", args.debug, lambda: _run(typed(MetaevalOptions, args)))
+    return guarded("docmetrics metaeval", args.debug, lambda: _run(typed(parser, args)))
 
 
-def _run(opts: MetaevalOptions) -> int:
+def _run(opts: Any) -> int:
     """``--data`` through the library (:mod:`..commands.data`), else :func:`..commands.metaeval.run_metaeval`."""
     if opts.data or opts.data_format or opts.data_option:
         from ..commands import data

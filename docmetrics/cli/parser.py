@@ -52,7 +52,7 @@ def build_parser() -> argparse.ArgumentParser:
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     g = p.add_argument_group("what to compute")
-    g.add_argument("-m", "--metrics", nargs="+", action="extend", metavar="SPEC",
+    g.add_argument("-m", "--metrics", nargs="+", action="extend", default=[], metavar="SPEC",
                    help="metric specs NAME[:key=value,...], preset names, or signatures (-m given again adds "
                         "metrics); NAME@DIST picks "
                         "the plugin of distribution DIST where several register NAME (e.g. slide@my-dist)")

@@ -4,9 +4,8 @@ from __future__ import annotations
 
 import argparse
 import sys
-from typing import Sequence
+from typing import Any, Sequence
 
-from ..commands.options import RankOptions
 from ..judging import AUTORANK_PRESETS as PRESETS
 from . import data as data_cli
 from . import human_clusters, rank_live
@@ -77,10 +76,10 @@ def build_parser() -> argparse.ArgumentParser:
 def main(argv: Sequence[str] | None = None) -> int:
     parser = build_parser()
     args = parse_args(parser, list(sys.argv[1:] if argv is None else argv))
-    return guarded("docmetrics rank", args.debug, lambda: _run(typed(RankOptions, args)))
+    return guarded("docmetrics rank", args.debug, lambda: _run(typed(parser, args)))
 
 
-def _run(opts: RankOptions) -> int:
+def _run(opts: Any) -> int:
     from ..commands.rank import run_rank  # numpy (AutoRank): not for --help
 
     return run_rank(opts, sys.stdout)

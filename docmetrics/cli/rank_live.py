@@ -14,14 +14,14 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     g = p.add_argument_group("live metrics (AutoRank over metrics scored here, beside any --scores; the test set "
                              "from -i/-s/-r/--doc-ids, --genmt FILE -l LP, --mtme ROOT -t TS -l LP or --wmt26 FILE "
                              "--wmt26-systems DIR)")
-    g.add_argument("-m", "--metrics", nargs="+", action="extend", metavar="SPEC",
+    g.add_argument("-m", "--metrics", nargs="+", action="extend", default=[], metavar="SPEC",
                    help="metric specs, as docmetrics -m takes them")
     g.add_argument("-i", "--input", nargs="+", action="extend", metavar="HYP",
                    help="system output, one file per system, as docmetrics -i reads them")
     g.add_argument("-s", "--source", metavar="FILE", action=Once, help="source sentences, line-parallel")
-    g.add_argument("-r", "--reference", nargs="+", action=References, metavar="FILE",
+    g.add_argument("-r", "--reference", nargs="+", action=References, dest="references", metavar="FILE",
                    help="reference translations, line-parallel")
-    p.set_defaults(references=None)
+    p.set_defaults(reference=None)
     g.add_argument("--doc-ids", metavar="FILE", action=Once,
                    help="document id of each line; a new document starts where the id changes")
     g.add_argument("--jsonl", action="store_true", help="read -i files as JSONL (doc_id, src, mt, ref)")

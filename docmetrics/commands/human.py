@@ -22,7 +22,7 @@ __all__ = ["asked_statistics", "check_document_gold", "warn_unmatched", "check_a
 
 
 #: Options that only mean something with human scores (--doc-level and --pdp: or with --mtme's).
-HUMAN_ONLY = Conflicts("--human FILE", NEEDS, tuple(Option(attr, "--" + attr.replace("_", "-")) for attr in (
+HUMAN_ONLY = Conflicts("--human FILE", NEEDS, tuple(Option(attr) for attr in (
     "human_column", "seg_level", "no_human_systems", "human_lower_better", "doc_level", "pdp")))
 #: Options of ``docmetrics`` that a meta-evaluation against --human refuses.
 PAIRED = Conflicts("--human", "give either a paired test (--paired-bs/--paired-ar) or {other}, not both",
