@@ -9,7 +9,7 @@ import pytest
 
 from docmetrics.cli.args import typed
 from docmetrics.cli.parser import build_parser
-from docmetrics.commands import genmt, human, mtme, stored, wmt25
+from docmetrics.commands import genmt, human, mtme, stored, wmt25, wmt26
 from docmetrics.commands.conflicts import CANNOT, NEEDS, Conflicts, Option
 from docmetrics.commands.options import flag_of
 from docmetrics.values.errors import UserError
@@ -23,6 +23,7 @@ TABLES = {
     "stored.STORED_ONLY": stored.STORED_ONLY, "stored.FILES_NEEDED": stored.FILES_NEEDED,
     "stored.WITHOUT_OUTPUTS": stored.WITHOUT_OUTPUTS, "stored.IN_MTME": stored.IN_MTME,
     "human.HUMAN_ONLY": human.HUMAN_ONLY, "human.PAIRED": human.PAIRED, "human.REFUSED": human.REFUSED,
+    "wmt26.INPUTS": wmt26.INPUTS, "wmt26.WMT26_ONLY": wmt26.WMT26_ONLY,
 }
 
 
