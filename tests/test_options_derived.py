@@ -9,7 +9,7 @@ import dataclasses
 
 import pytest
 
-from docmetrics.cli import mbr, metaeval, rank, report, rerank, sample, sweep
+from docmetrics.cli import mbr, metaeval, rank, report, sample, sweep
 from docmetrics.cli.args import DERIVED, options_type, typed
 from docmetrics.cli.main import main
 from docmetrics.cli.parser import build_parser
@@ -17,7 +17,7 @@ from docmetrics.commands.options import flag_of
 
 COMMANDS = {"docmetrics": build_parser, "sweep": sweep.build_parser, "metaeval": metaeval.build_parser,
             "rank": rank.build_parser, "report": report.build_parser, "sample": sample.build_parser,
-            "mbr": mbr.build_parser, "rerank": rerank.build_parser}
+            "mbr": mbr.build_parser, "rerank": mbr.build_rerank_parser}
 #: a parse of each command that its parser accepts (required options and positionals given)
 ARGV = {"docmetrics": ["-m", "chrf"], "sweep": ["-m", "chrf", "--grid", "w=1..2", "-i", "h.txt"],
         "metaeval": ["--mtme", "root", "-l", "en-de"], "rank": ["--scores", "s.tsv"],
