@@ -102,15 +102,15 @@ def add_model_arguments(p: argparse.ArgumentParser) -> argparse._ArgumentGroup:
     g = p.add_argument_group("model")
     g.add_argument("--device", choices=("auto", "cpu", "cuda"), default="auto",
                    help="where models run (default: auto = cuda if available)")
-    g.add_argument("--batch-size", type=positive("--batch-size"), metavar="N",
+    g.add_argument("--batch-size", type=number("--batch-size"), metavar="N",
                    help="a fixed number of inputs per batch (default: batches by --max-tokens)")
-    g.add_argument("--max-tokens", type=positive("--max-tokens"), metavar="N",
+    g.add_argument("--max-tokens", type=number("--max-tokens"), metavar="N",
                    help="padded tokens per batch; inputs are sorted by length and batched within this "
                         "budget (default: the backbone's for the device, e.g. comet 4096 on CPU, 32768 on GPU)")
     g.add_argument("--precision", choices=("fp32", "fp16", "bf16"),
                    help="default precision where a spec does not set precision= (fp32; fp16/bf16 need a GPU)")
     e = p.add_argument_group("engine")
-    e.add_argument("--workers", type=positive("--workers"), metavar="N",
+    e.add_argument("--workers", type=number("--workers"), metavar="N",
                    help="N model replicas in N processes, units split into length-balanced chunks "
                         "(default: 1; with --device cuda one per visible GPU; with --engine ray one per CPU or GPU)")
     e.add_argument("--engine", choices=("local", "ray"), default="local",
@@ -123,8 +123,9 @@ def add_model_arguments(p: argparse.ArgumentParser) -> argparse._ArgumentGroup:
 
 def number(flag: str, kind: type = int, low: float = 1, high: float | None = None, takes: str = "a whole number >= 1",
            outside: str = "must be >= 1") -> Any:
-    """An argparse type: a number of ``kind`` from ``low`` to ``high`` for ``flag``, its errors saying what it
-    ``takes`` (not a number) and what it must be (``outside``: out of range, NaN included)."""
+    """An argparse type: a number of ``kind`` from ``low`` to ``high`` (default: a whole number >= 1) for ``flag``,
+    its errors saying what it ``takes`` (not a number) and what it must be (``outside``: out of range, NaN
+    included)."""
     def convert(text: str) -> Any:
         try:
             value = kind(text)
@@ -135,11 +136,6 @@ def number(flag: str, kind: type = int, low: float = 1, high: float | None = Non
         return value
 
     return convert
-
-
-def positive(flag: str) -> Any:
-    """An argparse type: a whole number >= 1 for ``flag``."""
-    return number(flag)
 
 
 #: ``-w N``: a number of decimals from 0 to 17 (what a float64 can show).
