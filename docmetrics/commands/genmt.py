@@ -37,7 +37,7 @@ REFUSED = Conflicts("--genmt", WITH, (
     Option("ci", "--ci", "the meta-evaluation prints correlations, not system scores; drop --ci (or run a paired "
                          "test: --paired-bs)")))
 #: Options that only mean something with --genmt.
-GENMT_ONLY = Conflicts("--genmt FILE", NEEDS, (Option("domains", "--domains"), Option("error_free", "--error-free")))
+GENMT_ONLY = Conflicts("--genmt FILE", NEEDS, (Option("domains"), Option("error_free")))
 
 
 def requested(opts: Options) -> bool:
