@@ -138,6 +138,18 @@ def number(flag: str, kind: type = int, low: float = 1, high: float | None = Non
     return convert
 
 
+def parse_seed(text: str) -> int | None:
+    if text.strip().lower() == "none":
+        return None
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"--seed must be an integer or 'none', not {text!r}") from None
+    if value < 0:
+        raise argparse.ArgumentTypeError(f"--seed must be >= 0, not {value}")
+    return value
+
+
 #: ``-w N``: a number of decimals from 0 to 17 (what a float64 can show).
 decimals = number("-w", int, 0, 17, "a whole number of decimals", "the number of decimals must be from 0 to 17")
 

@@ -11,12 +11,11 @@ from ..judging import DEFAULT_SEED
 from . import data as data_cli
 from . import report as report_cli
 from . import stored as stored_cli
-from .args import add_cache_arguments, add_model_arguments, add_output_arguments, typed
+from .args import add_cache_arguments, add_model_arguments, add_output_arguments, parse_seed, typed
 from .errors import guarded
 from .habits import Parser, parse_args
 from .human import add_level_arguments
 from .mtme import add_data_arguments
-from .significance import parse_seed
 
 EPILOG = """\
 example (WMT23 en-de and zh-en, the WMT23 and WMT24 averages, a plot):

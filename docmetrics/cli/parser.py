@@ -1,19 +1,25 @@
 """The ``docmetrics`` command's options: the parser (and its epilog), built from the shared argument groups and its
-own (GenMT, error spans, MTME, WMT25)."""
+own (significance, GenMT, error spans, MTME, WMT25)."""
 
 from __future__ import annotations
 
 import argparse
 
 from ..commands.levels import LEVELS
-from ..judging import Submission, human_format
+from ..judging import DEFAULT_CI_LEVEL, DEFAULT_N, DEFAULT_SEED, MAX_N, Submission, human_format
 from ..values.versions import __version__
 from . import data as data_cli
 from . import human as human_cli
 from . import report as report_cli
-from . import significance
 from . import stored as stored_cli
-from .args import add_cache_arguments, add_input_arguments, add_model_arguments, add_output_arguments, number
+from .args import (
+    add_cache_arguments,
+    add_input_arguments,
+    add_model_arguments,
+    add_output_arguments,
+    number,
+    parse_seed,
+)
 from .habits import Parser
 from .mtme import add_data_arguments
 from .wmt26 import add_release_arguments
@@ -85,7 +91,75 @@ def build_parser() -> argparse.ArgumentParser:
                         "object per system, document and side")
     report_cli.add_argument(g)
     g.add_argument("-V", "--version", action="version", version=f"docmetrics {__version__}")
-    significance.add_arguments(p)
+    g = p.add_argument_group(
+        "significance (paired tests: the baseline is --baseline NAME, else the first system) and confidence "
+        "intervals")
+    x = g.add_mutually_exclusive_group()
+    x.add_argument(
+        "--paired-bs",
+        "-pbs",
+        action="store_true",
+        help="paired bootstrap resampling of whole documents (score, mean +- 95%% CI, p-value)",
+    )
+    x.add_argument(
+        "--paired-ar",
+        "-par",
+        action="store_true",
+        help="paired approximate randomization, swapping whole documents (score, p-value)",
+    )
+    g.add_argument(
+        "--baseline",
+        metavar="NAME",
+        help="the system the paired test compares every other with (a -i file as given or shown, or a system "
+        "of --genmt / the stored scores); default: the first system",
+    )
+    g.add_argument(
+        "--paired-bs-n",
+        "-pbsn",
+        type=int,
+        default=DEFAULT_N["bs"],
+        metavar="N",
+        help="bootstrap resamples (default: %(default)s)",
+    )
+    g.add_argument(
+        "--paired-ar-n",
+        "-parn",
+        type=int,
+        default=DEFAULT_N["ar"],
+        metavar="N",
+        help="randomization trials (default: %(default)s)",
+    )
+    g.add_argument(
+        "--seed",
+        type=parse_seed,
+        default=DEFAULT_SEED,
+        metavar="INT",
+        help="seed of the resampling (default: %(default)s; 'none': not reproducible)",
+    )
+    g.add_argument(
+        "--ci",
+        "--confidence",
+        "-ci",
+        action="store_true",
+        help="a bootstrap confidence interval of every system score, resampling whole documents "
+        "(sacrebleu's --confidence); not with a paired test, whose bootstrap gives one",
+    )
+    g.add_argument(
+        "--ci-n",
+        "--confidence-n",
+        "-cin",
+        type=int,
+        default=DEFAULT_N["bs"],
+        metavar="N",
+        help=f"resamples of --ci (default: %(default)s; at most {MAX_N})",
+    )
+    g.add_argument(
+        "--ci-level",
+        type=float,
+        default=DEFAULT_CI_LEVEL,
+        metavar="P",
+        help="coverage of --ci, between 0 and 1 (default: %(default)s)",
+    )
     human_cli.add_arguments(p)
     g = p.add_argument_group("GenMT data (WMT25/26 JSONL with ESA human scores)")
     g.add_argument("--genmt", metavar="JSONL",

@@ -11,11 +11,10 @@ from ..judging import AUTORANK_PRESETS as PRESETS
 from ..judging import DEFAULT_N, DEFAULT_SEED, cluster_rules
 from ..plugin import registry
 from . import data as data_cli
-from .args import Once, References, add_cache_arguments, add_model_arguments, add_output_arguments, typed
+from .args import Once, References, add_cache_arguments, add_model_arguments, add_output_arguments, parse_seed, typed
 from .errors import guarded
 from .habits import Parser, parse_args
 from .mtme import RefNames
-from .significance import parse_seed
 from .wmt26 import RANK_HELP, add_release_arguments
 
 EPILOG = """\
