@@ -39,11 +39,11 @@ def options_type(parser: argparse.ArgumentParser) -> type:
 
 
 def typed(parser: argparse.ArgumentParser, args: argparse.Namespace) -> Any:
-    """The options ``parser`` parsed into ``args`` as the command's typed value (:func:`options_type`); a list option
-    not given (the parser's default itself) as the field's default, the value's own copy."""
+    """The options ``parser`` parsed into ``args`` as the command's typed value (:func:`options_type`); each list
+    the value's own copy (a list option not given is the parser's default itself)."""
     cls = options_type(parser)
-    return cls(**{f.name: getattr(args, f.name) for f in dataclasses.fields(cls) if hasattr(args, f.name) and not (
-        f.default_factory is not dataclasses.MISSING and getattr(args, f.name) is parser.get_default(f.name))})
+    given = {f.name: getattr(args, f.name) for f in dataclasses.fields(cls) if hasattr(args, f.name)}
+    return cls(**{name: list(v) if isinstance(v, list) else v for name, v in given.items()})
 
 
 def add_input_arguments(
@@ -139,6 +139,7 @@ def number(flag: str, kind: type = int, low: float = 1, high: float | None = Non
 
 
 def parse_seed(text: str) -> int | None:
+    """An argparse type: ``--seed`` a whole number >= 0, or 'none' (not reproducible)."""
     if text.strip().lower() == "none":
         return None
     try:
