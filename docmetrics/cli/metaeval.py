@@ -4,8 +4,9 @@ from __future__ import annotations
 
 import argparse
 import sys
-from typing import Any, Sequence
+from typing import Sequence
 
+from ..commands.data import run_metaeval as run_judged
 from ..commands.metaeval import run_metaeval
 from ..judging import DEFAULT_SEED
 from . import data as data_cli
@@ -68,18 +69,11 @@ def build_parser() -> argparse.ArgumentParser:
 def main(argv: Sequence[str] | None = None) -> int:
     parser = build_parser()
     args = parse_args(parser, argv, command="metaeval")
-    if not (args.data or args.data_format or args.data_option):
+    judged = args.data or args.data_format or args.data_option  # --data: through the library (commands.data)
+    if not judged:
         missing = [flag for flag, given in (("--mtme", args.mtme), ("-l/--lps", args.lps)) if given is None]
         if missing:  # what argparse said when they were required (--data needs neither)
             parser.error(f"the following arguments are required: {', '.join(missing)}")
-    return guarded("docmetrics metaeval", args.debug, lambda: _run(typed(parser, args)))
-
-
-def _run(opts: Any) -> int:
-    """``--data`` through the library (:mod:`..commands.data`), else :func:`..commands.metaeval.run_metaeval`."""
-    if opts.data or opts.data_format or opts.data_option:
-        from ..commands import data
-
-        return data.run_metaeval(opts, sys.stdout)
-    return run_metaeval(opts, sys.stdout)
+    run = run_judged if judged else run_metaeval
+    return guarded("docmetrics metaeval", args.debug, lambda: run(typed(parser, args), sys.stdout))
 
