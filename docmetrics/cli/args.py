@@ -7,6 +7,8 @@ import argparse
 import dataclasses
 from typing import Any
 
+from ..judging import DEFAULT_N, DEFAULT_SEED
+
 #: The fields no option sets, each with the option it goes with (a parser without that option lacks the field; None:
 #: every parser) and its default: the command as typed (a report names it), whether -w was given (else each metric
 #: prints its own decimals), whether the one system is read from stdin for want of -i, and for the index of each -m
@@ -149,6 +151,18 @@ def parse_seed(text: str) -> int | None:
     if value < 0:
         raise argparse.ArgumentTypeError(f"--seed must be >= 0, not {value}")
     return value
+
+
+def add_resampling_arguments(g: argparse._ArgumentGroup, *, ar: bool = False) -> None:
+    """--paired-bs-n (with ``ar`` --paired-ar-n too) and --seed: the resampling of docmetrics' paired tests and of
+    rank's AutoRank clusters."""
+    g.add_argument("--paired-bs-n", "-pbsn", type=int, default=DEFAULT_N["bs"], metavar="N",
+                   help="bootstrap resamples (default: %(default)s)")
+    if ar:
+        g.add_argument("--paired-ar-n", "-parn", type=int, default=DEFAULT_N["ar"], metavar="N",
+                       help="randomization trials (default: %(default)s)")
+    g.add_argument("--seed", type=parse_seed, default=DEFAULT_SEED, metavar="INT",
+                   help="seed of the resampling (default: %(default)s; 'none': not reproducible)")
 
 
 #: ``-w N``: a number of decimals from 0 to 17 (what a float64 can show).

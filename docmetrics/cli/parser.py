@@ -6,7 +6,7 @@ from __future__ import annotations
 import argparse
 
 from ..commands.levels import LEVELS
-from ..judging import DEFAULT_CI_LEVEL, DEFAULT_N, DEFAULT_SEED, MAX_N, Submission, human_format
+from ..judging import DEFAULT_CI_LEVEL, DEFAULT_N, MAX_N, Submission, human_format
 from ..values.versions import __version__
 from . import data as data_cli
 from . import human as human_cli
@@ -17,8 +17,8 @@ from .args import (
     add_input_arguments,
     add_model_arguments,
     add_output_arguments,
+    add_resampling_arguments,
     number,
-    parse_seed,
 )
 from .habits import Parser
 from .mtme import add_data_arguments
@@ -113,29 +113,7 @@ def build_parser() -> argparse.ArgumentParser:
         help="the system the paired test compares every other with (a -i file as given or shown, or a system "
         "of --genmt / the stored scores); default: the first system",
     )
-    g.add_argument(
-        "--paired-bs-n",
-        "-pbsn",
-        type=int,
-        default=DEFAULT_N["bs"],
-        metavar="N",
-        help="bootstrap resamples (default: %(default)s)",
-    )
-    g.add_argument(
-        "--paired-ar-n",
-        "-parn",
-        type=int,
-        default=DEFAULT_N["ar"],
-        metavar="N",
-        help="randomization trials (default: %(default)s)",
-    )
-    g.add_argument(
-        "--seed",
-        type=parse_seed,
-        default=DEFAULT_SEED,
-        metavar="INT",
-        help="seed of the resampling (default: %(default)s; 'none': not reproducible)",
-    )
+    add_resampling_arguments(g, ar=True)
     g.add_argument(
         "--ci",
         "--confidence",

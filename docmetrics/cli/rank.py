@@ -8,10 +8,18 @@ import sys
 from typing import Any, Sequence
 
 from ..judging import AUTORANK_PRESETS as PRESETS
-from ..judging import DEFAULT_N, DEFAULT_SEED, cluster_rules
+from ..judging import cluster_rules
 from ..plugin import registry
 from . import data as data_cli
-from .args import Once, References, add_cache_arguments, add_model_arguments, add_output_arguments, parse_seed, typed
+from .args import (
+    Once,
+    References,
+    add_cache_arguments,
+    add_model_arguments,
+    add_output_arguments,
+    add_resampling_arguments,
+    typed,
+)
 from .errors import guarded
 from .habits import Parser, parse_args
 from .mtme import RefNames
@@ -117,10 +125,7 @@ def build_parser() -> argparse.ArgumentParser:
                         "metric, each metric's system means and AutoRank recomputed per resample; a boundary "
                         "between adjacent systems where the upper one ranks strictly better in more than 95%% of "
                         "the resamples")
-    s.add_argument("--paired-bs-n", "-pbsn", type=int, default=DEFAULT_N["bs"], metavar="N",
-                   help="bootstrap resamples (default: %(default)s)")
-    s.add_argument("--seed", type=parse_seed, default=DEFAULT_SEED, metavar="INT",
-                   help="seed of the resampling (default: %(default)s; 'none': not reproducible)")
+    add_resampling_arguments(s)
     data_cli.add_arguments(p)
     add_output_arguments(p.add_argument_group("output"))
     return p
