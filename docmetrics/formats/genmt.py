@@ -42,7 +42,7 @@ from .human_tsv import HumanScores
 from .judgements import exact_mean, from_genmt
 
 __all__ = ["REFERENCE", "GenmtDocument", "GenmtSegment", "GenmtPair", "GenmtData", "read_genmt", "target_language",
-           "esa_scores", "judged_testset", "gold_spans"]
+           "esa_scores", "gold_spans"]
 
 #: The key of the reference among ``tgt_text`` (a human post-edit in WMT25/26).
 REFERENCE = "refA"
@@ -255,33 +255,6 @@ class GenmtData:
                                      lambda p: p.lower() == wanted or self.pairs[p].lang == wanted)]
 
 
-def reference_judged_note(pair: GenmtPair, where: str, option: str) -> str | None:
-    """The note that the reference was judged as a system in ``where`` but is not scored as one (None where it
-    was not judged); ``option``: how the caller names the option that scores it too."""
-    if REFERENCE not in pair.human:
-        return None
-    judged = sum(j is not None and j.score is not None for j in pair.human[REFERENCE])
-    return (f"{REFERENCE} (the reference) was judged as a system in {where} ({judged} segments of {pair.name}); it is "
-            f"not scored as one, since reference-based metrics score against it: {option} scores it too "
-            "(reference-free metrics only)")
-
-
-def judged_testset(pair: GenmtPair, source: str, *, include_reference: bool, option: str,
-                   warnings: Sequence[str] = (), reference: bool | None = None
-                   ) -> tuple[TestSet, HumanScores | None, list[str]]:
-    """What a judging run reads of a (selected) pair: its test set (``reference``: with the pair's reference;
-    default where it has one; ``include_reference``: the reference scored as a system too), its ESA scores
-    (:func:`esa_scores`) and the notes to show: the file's ``warnings``, then, where the reference was judged
-    as a system and is left out, :func:`reference_judged_note` (``option``: what scores it too)."""
-    testset = pair.testset(reference=pair.reference is not None if reference is None else reference,
-                           include_reference=include_reference)
-    notes = list(warnings)
-    judged = None if include_reference else reference_judged_note(pair, source, option)
-    if judged:
-        notes.append(judged)
-    return testset, esa_scores(pair, source, include_reference=include_reference), notes
-
-
 def esa_scores(pair: GenmtPair, source: str | None = None, *, include_reference: bool = False) -> HumanScores | None:
     """The pair's ESA scores as the meta-evaluation reads human scores: per (system, segment) the mean of its
     annotations, keyed by (doc id, position in the document), a system's score the exact mean of its judged
@@ -339,10 +312,6 @@ def read_genmt(path: str | os.PathLike[str]) -> GenmtData:
     return GenmtData(name, _assemble(name, rows, found), found)
 
 
-def _string(obj: Mapping[str, Any], key: str, where: str, what: str) -> str:
-    return string_field(obj, key, where, f"every line needs {what}")  # type: ignore[no-any-return]
-
-
 def _parse_doc_id(obj: Mapping[str, Any], where: str, segment_number: bool) -> tuple[str, str, str, int | None]:
     """(pair, domain, document id ``LP_#_DOMAIN_#_DOC``, segment number or None)."""
     doc_id = string_field(obj, "doc_id", where, "give LP_#_DOMAIN_#_DOC, e.g. en-de_DE_#_news_#_doc1", number=True)
@@ -366,7 +335,7 @@ def _parse_doc_id(obj: Mapping[str, Any], where: str, segment_number: bool) -> t
 
 def _segment_row(obj: Mapping[str, Any], where: str, line: int) -> _Row:
     pair, domain, doc, number = _parse_doc_id(obj, where, segment_number=True)
-    source = _string(obj, "src_text", where, "the source segment (src_text)")
+    source = string_field(obj, "src_text", where, "every line needs the source segment (src_text)")
     outputs = _outputs(obj, where)
     scores = obj.get("scores")
     human: dict[str, Judgement] = {}
@@ -405,7 +374,7 @@ def _document_rows(obj: Mapping[str, Any], where: str, line: int) -> list[_Row]:
     if "scores" in obj:
         raise InputError(f"{where}, field scores: a document line (one with refs) has no per-segment human "
                          "scores; human scores come in segment lines (wmt25-genmt-humeval.jsonl)")
-    source = _string(obj, "src_text", where, "the source document (src_text)").split("\n\n")
+    source = string_field(obj, "src_text", where, "every line needs the source document (src_text)").split("\n\n")
     refs = obj["refs"]
     if not isinstance(refs, dict):
         raise field_error(where, "refs", obj, 'give {"refA": {"ref": "..."}} (or {} without a reference)',
@@ -520,10 +489,15 @@ def _evalset(data: GenmtData, path: str, lp: str, options: Mapping[str, Any]) ->
     if reference is not None and reference != REFERENCE:
         raise InputError(f"{path}: no reference {shown(reference)}; a GenMT file carries one reference per segment, "
                          f"{REFERENCE}", params=("reference",))
-    testset, human, notes = judged_testset(pair, path, include_reference=include, option="include_reference=True",
-                                           warnings=data.warnings, reference=True if reference else None)
-    return EvalSet(path, "genmt", pair.name, testset, human, notes=tuple(notes), raw=pair,
-                   make_judgements=lambda: from_genmt(pair), domains=tuple(full.domains))
+    testset = pair.testset(reference=bool(reference) or pair.reference is not None, include_reference=include)
+    notes = list(data.warnings)
+    if REFERENCE in pair.human and not include:  # the reference judged as a system, not scored as one
+        judged = sum(j is not None and j.score is not None for j in pair.human[REFERENCE])
+        notes.append(f"{REFERENCE} (the reference) was judged as a system in {path} ({judged} segments of "
+                     f"{pair.name}); it is not scored as one, since reference-based metrics score against it: "
+                     "include_reference=True scores it too (reference-free metrics only)")
+    return EvalSet(path, "genmt", pair.name, testset, esa_scores(pair, path, include_reference=include),
+                   notes=tuple(notes), raw=pair, make_judgements=lambda: from_genmt(pair), domains=tuple(full.domains))
 
 
 def _gold(spans: tuple[Span, ...], where: str) -> tuple[Span, ...]:

@@ -26,9 +26,9 @@ from ..values.errors import InputError, shown
 from ..values.io import read_lines
 from .base import EvalSet, HumanFormat, tsv_header
 from .judgements import HumanScores, exact_mean
-from .mqm_tsv import MqmSpan, is_human_name, is_mqm_header, read_mqm
+from .mqm_tsv import MqmRatings, MqmSpan, is_human_name, is_mqm_header, read_mqm
 
-__all__ = ["SCORE_COLUMNS", "MQM_COLUMN", "HumanScores", "load_human"]
+__all__ = ["SCORE_COLUMNS", "MQM_COLUMN", "HumanScores", "load_human", "mqm_scores"]
 
 SCORE_COLUMNS = ("score", "human", "human_score", "mqm_score", "mqm_score_mean", "z", "raw")
 MISSING = {"", "na", "nan", "none", "null", "-"}
@@ -63,7 +63,10 @@ def load_human(path: str, column: str | None = None, lower_is_better: bool = Fal
         raise InputError(f"{path}: empty; expected a TSV with system and score columns")
     first = lines[0].split("\t")
     if raw[0].strip() and is_mqm_header([h.strip() for h in first]):
-        return _load_mqm(path, raw, column)
+        if column not in (None, MQM_COLUMN):
+            raise InputError(f"{path}: a raw MQM file (one line per error) has one score, the penalty computed from "
+                             f"its errors ({MQM_COLUMN}), not a column {shown(column)}: drop --human-column")
+        return mqm_scores(read_mqm(path, raw))
     if len(first) in (2, 4) and _is_number(first[-1]) and column is None:
         header = ["system", "score"] if len(first) == 2 else ["system", "doc_id", "seg_id", "score"]
         body = list(enumerate(lines, 1))
@@ -142,12 +145,8 @@ def load_human(path: str, column: str | None = None, lower_is_better: bool = Fal
 MQM_COLUMN = "mqm_penalty"
 
 
-def _load_mqm(path: str, lines: list[str], column: str | None) -> HumanScores:
+def mqm_scores(ratings: MqmRatings) -> HumanScores:
     """A raw MQM file's penalties (negated: lower is better), positions, human systems and spans."""
-    if column not in (None, MQM_COLUMN):
-        raise InputError(f"{path}: a raw MQM file (one line per error) has one score, the penalty computed from "
-                         f"its errors ({MQM_COLUMN}), not a column {shown(column)}: drop --human-column")
-    ratings = read_mqm(path, lines)
     segments: dict[str, dict[tuple[str, str], float]] = {}
     spans: dict[str, dict[tuple[str, str], list[MqmSpan]]] = {}
     positions: dict[tuple[str, str], int] = {}
@@ -159,7 +158,7 @@ def _load_mqm(path: str, lines: list[str], column: str | None) -> HumanScores:
     system = {name: exact_mean(list(scores.values())) for name, scores in segments.items()}
     humans = {name for name in system if is_human_name(name)}
     note = ratings.unclosed_note()
-    return HumanScores(path, MQM_COLUMN, system, segments, positions, humans, lower_is_better=True,
+    return HumanScores(ratings.path, MQM_COLUMN, system, segments, positions, humans, lower_is_better=True,
                        raw_mqm=True, spans=spans, warnings=[note] if note else [])
 
 
@@ -195,7 +194,7 @@ def is_human_tsv(path: str) -> bool:
 def read_evalset(path: str, lp: str | None, options: Mapping[str, Any]) -> EvalSet:
     """A TSV of human scores (``column``: the score column; ``lower_is_better``)."""
     human = load_human(path, options.get("column"), bool(options.get("lower_is_better", False)))
-    return EvalSet(path, "human-tsv", lp, None, human, notes=tuple(getattr(human, "warnings", ()) or ()), raw=human)
+    return EvalSet(path, "human-tsv", lp, None, human, notes=tuple(human.warnings), raw=human)
 
 
 FORMAT = HumanFormat("human-tsv", "a TSV of human scores (system[, doc_id, seg_id], score)", is_human_tsv,

@@ -9,7 +9,7 @@ from typing import Any, Mapping, Sequence
 
 from ..values.errors import InputError, shown
 from .base import SPAN_SEVERITIES, EvalSet, HumanFormat, Span, SpanGold, SpanItem, tsv_header
-from .human_tsv import load_human
+from .human_tsv import mqm_scores
 from .mqm_tsv import MqmRatings, is_mqm_header, read_mqm
 
 
@@ -24,10 +24,9 @@ def read_evalset(path: str, lp: str | None, options: Mapping[str, Any]) -> EvalS
     """A raw MQM file: its test set (``reference``: the system that is the reference: rated on every segment,
     not the only one), the MQM penalties (negated) as human scores and judgements, and its error spans."""
     ratings = read_mqm(path)
-    human = load_human(path)
+    human = mqm_scores(ratings)
     reference = _reference(ratings, options.get("reference"))
-    return EvalSet(path, "mqm", lp, ratings.testset(reference), human,
-                   notes=tuple(getattr(human, "warnings", ()) or ()), raw=ratings)
+    return EvalSet(path, "mqm", lp, ratings.testset(reference), human, notes=tuple(human.warnings), raw=ratings)
 
 
 def _reference(ratings: MqmRatings, given: str | Sequence[str] | None) -> str | None:

@@ -330,10 +330,6 @@ def _system_files(systems: str | os.PathLike[str] | Sequence[str | os.PathLike[s
     return out
 
 
-def _string(obj: Mapping[str, Any], key: str, where: str, what: str, *, null: bool = False) -> str | None:
-    return string_field(obj, key, where, f"every line needs {what}", null=null)  # type: ignore[no-any-return]
-
-
 def _split(text: str, where: str, key: str) -> tuple[str, ...]:
     try:
         return paragraphs(text, strict=True).texts
@@ -346,7 +342,7 @@ def _document(obj: Mapping[str, Any], where: str, line: int, source: str) -> Wmt
     what = {"doc_id": "the document's id SET_###_DOMAIN_###_SRCLANG_###_TGTLANG_###_DOC",
             "domain": "the document's domain", "src_lang": "the source language (e.g. eng_Latn)",
             "tgt_lang": "the target language (e.g. isl_Latn)", "src_text": "the source document"}
-    values = {k: _string(obj, k, where, w) for k, w in what.items()}
+    values = {k: string_field(obj, k, where, f"every line needs {w}") for k, w in what.items()}
     doc_id, domain, src, tgt = (str(values[k]) for k in ("doc_id", "domain", "src_lang", "tgt_lang"))
     parts = doc_id.split(SEP, 4)
     if len(parts) != 5 or not all(p.strip() == p and p for p in parts):
@@ -365,7 +361,7 @@ def _document(obj: Mapping[str, Any], where: str, line: int, source: str) -> Wmt
     fields: dict[str, Any] = {}
     for key in OPTIONAL_STRINGS:
         if key in obj:
-            fields[key] = _string(obj, key, where, "a text or null", null=True)
+            fields[key] = string_field(obj, key, where, "every line needs a text or null", null=True)
     for key in ASSETS:
         value = obj.get(key)
         if value is not None and not isinstance(value, dict):
@@ -399,12 +395,12 @@ def _read_system(system: str, path: str, documents: Mapping[str, Wmt26Document],
     lines = 0
     for i, where, obj in json_lines(path, _lines(path), SYSTEM_LINE):
         lines += 1
-        doc_id = _string(obj, "doc_id", where, "the id of a document of the test file")
-        text = _string(obj, "hypothesis", where, 'the translation of the whole document ("" if empty)')
+        doc_id = string_field(obj, "doc_id", where, "every line needs the id of a document of the test file")
+        text = string_field(obj, "hypothesis", where,
+                            'every line needs the translation of the whole document ("" if empty)')
         if not isinstance(obj.get("metadata"), dict):
             raise field_error(where, "metadata", obj, "every line needs the system's metadata as an object ({} if "
                               "none)", kind="an object")
-        assert doc_id is not None and text is not None
         if doc_id not in documents:
             raise InputError(f"{where}, field doc_id: {shown(doc_id)} is no document of the test file; is {path} the "
                              "system file of another test set?")
