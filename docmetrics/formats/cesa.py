@@ -41,20 +41,11 @@ from .human_tsv import HumanScores
 from .judgements import exact_mean, from_rows
 from .wmt26 import SEP, Wmt26Pair, read_wmt26
 
-__all__ = ["SEVERITIES", "CesaSpan", "CesaJudgement", "read_cesa", "is_cesa", "read_evalset", "gold_spans", "FORMAT"]
+__all__ = ["SEVERITIES", "CesaJudgement", "read_cesa", "is_cesa", "read_evalset", "gold_spans", "FORMAT"]
 
 #: The severities a cESA error span takes.
 SEVERITIES = ("minor", "major")
 _LINE = "one JSON object with doc_id, system, score (0-100) and errors (a cESA judgement)"
-
-
-@dataclass(frozen=True)
-class CesaSpan:
-    """One error span: characters ``start .. end - 1`` of the system's hypothesis, and its severity."""
-
-    start: int
-    end: int
-    severity: str
 
 
 @dataclass(frozen=True)
@@ -66,7 +57,7 @@ class CesaJudgement:
     domain: str
     system: str
     score: float
-    errors: tuple[CesaSpan, ...] | None
+    errors: tuple[Span, ...] | None
     annotator: str | None
     line: int
 
@@ -91,7 +82,7 @@ def _score(obj: Mapping[str, Any], where: str) -> float:
     return float(value)
 
 
-def _errors(obj: Mapping[str, Any], where: str) -> tuple[CesaSpan, ...] | None:
+def _errors(obj: Mapping[str, Any], where: str) -> tuple[Span, ...] | None:
     raw = obj.get("errors")
     if raw is None:
         return None
@@ -108,7 +99,7 @@ def _errors(obj: Mapping[str, Any], where: str) -> tuple[CesaSpan, ...] | None:
                              "0 <= start_i <= end_i")
         if severity not in SEVERITIES:
             raise InputError(f"{at}, severity: {shown(severity)} is not one of {', '.join(SEVERITIES)}")
-        out.append(CesaSpan(start, end, severity))
+        out.append(Span(start, end, severity))
     return tuple(out)
 
 
@@ -224,9 +215,8 @@ def gold_spans(data: EvalSet) -> SpanGold:
             raise InputError(f"{pair.path}, line {j.line}, field errors: the span {wrong.start}-{wrong.end} ends past "
                              f"{j.system}'s translation of {j.doc_id} ({length} characters, its paragraphs joined "
                              "by a newline)")
-        gold = None if j.errors is None else tuple(Span(e.start, e.end, e.severity) for e in j.errors)
-        items[key] = SpanItem(j.system, f"system {j.system!r}, doc_id {j.doc_id!r}", length, gold,
-                              "" if gold is not None else "items judged without error spans")
+        items[key] = SpanItem(j.system, f"system {j.system!r}, doc_id {j.doc_id!r}", length, j.errors,
+                              "" if j.errors is not None else "items judged without error spans")
     whole = all(d.end - d.start == 1 for d in ts.documents)
     return SpanGold(pair.path, pair.name, ("doc_id",), items,
                     f"the cESA error spans of {pair.path} ({pair.name}: one judgement per item, a system's "

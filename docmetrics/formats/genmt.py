@@ -255,27 +255,20 @@ class GenmtData:
                                      lambda p: p.lower() == wanted or self.pairs[p].lang == wanted)]
 
 
-def esa_scores(pair: GenmtPair, source: str | None = None, *, include_reference: bool = False) -> HumanScores | None:
+def esa_scores(pair: GenmtPair, *, include_reference: bool = False) -> HumanScores | None:
     """The pair's ESA scores as the meta-evaluation reads human scores: per (system, segment) the mean of its
     annotations, keyed by (doc id, position in the document), a system's score the exact mean of its judged
     segments; the reference (``refA``) among the systems, marked human, with ``include_reference``.  None where
-    no system of the pair has a score.  ``source``: how the scores name their file (default: the pair's)."""
+    no system of the pair has a score."""
     scores = pair.human_scores(pair.systems + ([REFERENCE] if include_reference else []))
     if not scores:
         return None
-    segments: dict[str, dict[tuple[str, str], float]] = {}
-    positions: dict[tuple[str, str], int] = {}
-    for name, row in scores.items():
-        judged_segments = {}
-        for seg, value in zip(pair.segments, row):
-            key = (seg.doc_id, str(seg.position))
-            positions[key] = seg.position
-            if value is not None:
-                judged_segments[key] = float(value)
-        segments[name] = judged_segments
+    keys = [(seg.doc_id, str(seg.position)) for seg in pair.segments]
+    segments = {name: {k: float(v) for k, v in zip(keys, row) if v is not None} for name, row in scores.items()}
+    positions = {k: int(k[1]) for k in keys}
     system = {name: exact_mean(list(v.values())) for name, v in segments.items() if v}
     humans = {REFERENCE} if include_reference and REFERENCE in system else set()
-    return HumanScores(pair.path if source is None else source, "ESA", system, segments, positions, humans)
+    return HumanScores(pair.path, "ESA", system, segments, positions, humans)
 
 
 # -- reading ---------------------------------------------------------------------------------------------
@@ -496,7 +489,7 @@ def _evalset(data: GenmtData, path: str, lp: str, options: Mapping[str, Any]) ->
         notes.append(f"{REFERENCE} (the reference) was judged as a system in {path} ({judged} segments of "
                      f"{pair.name}); it is not scored as one, since reference-based metrics score against it: "
                      "include_reference=True scores it too (reference-free metrics only)")
-    return EvalSet(path, "genmt", pair.name, testset, esa_scores(pair, path, include_reference=include),
+    return EvalSet(path, "genmt", pair.name, testset, esa_scores(pair, include_reference=include),
                    notes=tuple(notes), raw=pair, make_judgements=lambda: from_genmt(pair), domains=tuple(full.domains))
 
 

@@ -8,7 +8,7 @@ reference rated as a system), which can be excluded.  A segment sits at position
 document (1-based), or, without that column, at the rank of its ``seg_id`` there.
 
 A raw MQM file as google/wmt-mqm-human-evaluation publishes it (one line per error, ``<v>`` marks; see
-:mod:`docmetrics.formats.mqm_tsv`) is recognised by its header and read as MQM penalties per segment, lower
+:mod:`docmetrics.formats.mqm`) is recognised by its header and read as MQM penalties per segment, lower
 is better (so negated, as ``lower_is_better`` does), with its error spans; its ``doc`` column gives the
 document, ``doc_id`` the position in it, and systems named ref.../Human-... count as human.
 
@@ -26,9 +26,9 @@ from ..values.errors import InputError, shown
 from ..values.io import read_lines
 from .base import EvalSet, HumanFormat, tsv_header
 from .judgements import HumanScores, exact_mean
-from .mqm_tsv import MqmRatings, MqmSpan, is_human_name, is_mqm_header, read_mqm
+from .mqm import MQM_COLUMN, is_mqm_header, mqm_scores, read_mqm
 
-__all__ = ["SCORE_COLUMNS", "MQM_COLUMN", "HumanScores", "load_human", "mqm_scores"]
+__all__ = ["SCORE_COLUMNS", "HumanScores", "load_human"]
 
 SCORE_COLUMNS = ("score", "human", "human_score", "mqm_score", "mqm_score_mean", "z", "raw")
 MISSING = {"", "na", "nan", "none", "null", "-"}
@@ -139,27 +139,6 @@ def load_human(path: str, column: str | None = None, lower_is_better: bool = Fal
         raise InputError(f"{path}: no human score in column {shown(column)}")
     # systems listed without any score are reported as such by evaluate() (no human score)
     return HumanScores(path, column, system, segments, positions, humans, lower_is_better=lower_is_better)
-
-
-#: the one score of a raw MQM file
-MQM_COLUMN = "mqm_penalty"
-
-
-def mqm_scores(ratings: MqmRatings) -> HumanScores:
-    """A raw MQM file's penalties (negated: lower is better), positions, human systems and spans."""
-    segments: dict[str, dict[tuple[str, str], float]] = {}
-    spans: dict[str, dict[tuple[str, str], list[MqmSpan]]] = {}
-    positions: dict[tuple[str, str], int] = {}
-    for seg in ratings.segments.values():
-        key = (seg.doc, seg.seg_id)
-        segments.setdefault(seg.system, {})[key] = -seg.penalty
-        spans.setdefault(seg.system, {})[key] = seg.spans
-        positions[key] = seg.doc_pos
-    system = {name: exact_mean(list(scores.values())) for name, scores in segments.items()}
-    humans = {name for name in system if is_human_name(name)}
-    note = ratings.unclosed_note()
-    return HumanScores(ratings.path, MQM_COLUMN, system, segments, positions, humans, lower_is_better=True,
-                       raw_mqm=True, spans=spans, warnings=[note] if note else [])
 
 
 def _rank_positions(segments: dict[str, dict[tuple[str, str], float]]) -> dict[tuple[str, str], int]:

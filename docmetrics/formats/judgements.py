@@ -58,7 +58,7 @@ class HumanScores:
     lower_is_better: bool = False
     #: read from a raw MQM file (one line per error), the scores computed from its errors
     raw_mqm: bool = False
-    #: system -> {(doc_id, seg_id): the errors' spans (:class:`~docmetrics.formats.mqm_tsv.MqmSpan`)}, from a raw
+    #: system -> {(doc_id, seg_id): the errors' spans (:class:`~docmetrics.formats.mqm.MqmSpan`)}, from a raw
     #: MQM file
     spans: dict[str, dict[tuple[str, str], list[Any]]] = field(default_factory=dict)
     #: what the reader has to say of the file (a raw MQM file's unclosed <v>), for the caller to warn

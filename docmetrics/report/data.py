@@ -159,16 +159,15 @@ def compact_result(result: Result, spec: str, ci: Mapping[str, Any] | None = Non
     return d
 
 
-def texts(testset: TestSet, systems: Iterable[str] | None = None) -> dict[str, Any]:
+def texts(testset: TestSet) -> dict[str, Any]:
     """The test set as the document view reads it: documents as ``[doc_id, first line, end line]``
     (0-based, end exclusive), the source, every reference with its name, each system's output."""
-    names = list(systems) if systems is not None else list(testset.systems)
     return {
         "documents": [[d.doc_id, d.start, d.end] for d in testset.documents],
         "source": testset.sources,
         "references": testset.all_references,
         "reference_names": testset.reference_names() if testset.references else [],
-        "systems": {name: testset.systems[name] for name in names if name in testset.systems},
+        "systems": dict(testset.systems),
     }
 
 
