@@ -258,8 +258,8 @@ class GenmtData:
 def esa_scores(pair: GenmtPair, *, include_reference: bool = False) -> HumanScores | None:
     """The pair's ESA scores as the meta-evaluation reads human scores: per (system, segment) the mean of its
     annotations, keyed by (doc id, position in the document), a system's score the exact mean of its judged
-    segments; the reference (``refA``) among the systems, marked human, with ``include_reference``.  None where
-    no system of the pair has a score."""
+    segments; the reference (``refA``) among the systems, marked human, with ``include_reference``; every judged
+    output's error spans (the reference's too), where it has some.  None where no system of the pair has a score."""
     scores = pair.human_scores(pair.systems + ([REFERENCE] if include_reference else []))
     if not scores:
         return None
@@ -268,7 +268,10 @@ def esa_scores(pair: GenmtPair, *, include_reference: bool = False) -> HumanScor
     positions = {k: int(k[1]) for k in keys}
     system = {name: exact_mean(list(v.values())) for name, v in segments.items() if v}
     humans = {REFERENCE} if include_reference and REFERENCE in system else set()
-    return HumanScores(pair.path, "ESA", system, segments, positions, humans)
+    spans = {name: {k: list(j.errors) for k, j in zip(keys, row) if j is not None and j.errors}
+             for name, row in pair.human.items()}
+    return HumanScores(pair.path, "ESA", system, segments, positions, humans,
+                       spans={name: by_key for name, by_key in spans.items() if by_key})
 
 
 # -- reading ---------------------------------------------------------------------------------------------

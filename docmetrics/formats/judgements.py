@@ -58,8 +58,8 @@ class HumanScores:
     lower_is_better: bool = False
     #: read from a raw MQM file (one line per error), the scores computed from its errors
     raw_mqm: bool = False
-    #: system -> {(doc_id, seg_id): the errors' spans (:class:`~docmetrics.formats.mqm.MqmSpan`)}, from a raw
-    #: MQM file
+    #: system -> {(doc_id, seg_id): the errors' spans}, where the data marks them (a raw MQM file's
+    #: :class:`~docmetrics.formats.mqm.MqmSpan`, GenMT's ESA :class:`~docmetrics.formats.base.Span`)
     spans: dict[str, dict[tuple[str, str], list[Any]]] = field(default_factory=dict)
     #: what the reader has to say of the file (a raw MQM file's unclosed <v>), for the caller to warn
     warnings: list[str] = field(default_factory=list)

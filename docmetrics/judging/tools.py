@@ -343,10 +343,9 @@ def write_report(path: str | os.PathLike[str], *sources: Source, names: Sequence
     given = list((results.items() if isinstance(results, Mapping) else results) or ())
     compact = [compact_result(r, spec, _interval(intervals, k, i)) for k, (spec, rs) in enumerate(given)
                for i, r in enumerate(rs)]
-    pair = data.raw if data is not None and data.format == "genmt" else None
     page = payload(named, results=compact, texts=texts(testset) if testset is not None else None, title=title,
                    human=human_segments(human, testset) if testset is not None else None,
-                   spans=merge_spans(error_spans(pair, human, testset), spans) if testset is not None else None,
+                   spans=merge_spans(error_spans(human, testset), spans) if testset is not None else None,
                    command=command, inputs=inputs)
     return write_page(path, page)
 
@@ -375,27 +374,21 @@ def human_segments(human: Any, testset: TestSet) -> dict[str, Any] | None:
             "ranking": report_ranking(rows, lower_is_better=human.lower_is_better)}
 
 
-def error_spans(pair: Any, human: Any, testset: TestSet) -> dict[str, Any] | None:
-    """``system -> {line: [[start, end, severity, category], ...]}``: GenMT's ESA spans (``pair``: the --genmt
-    language pair), or a raw MQM file's (an omission without a place has start and end null)."""
+def error_spans(human: Any, testset: TestSet) -> dict[str, Any] | None:
+    """``system -> {line: [[start, end, severity, category], ...]}``: the human error spans of ``human`` (GenMT's ESA
+    spans, a raw MQM file's; an omission, or a span marked in the source, has start and end null) on the test
+    set's lines."""
     out: dict[str, dict[str, list[list[Any]]]] = {}
-    if pair is not None:
-        for system, judgements in pair.human.items():
-            for line, j in enumerate(judgements):
-                if j is not None and j.errors:
-                    out.setdefault(system, {})[str(line)] = [[e.start, e.end, e.severity or "", ""] for e in j.errors]
-    elif human is not None and getattr(human, "spans", None):
-        first: dict[str, int] = {}
-        for d in testset.documents:
-            first.setdefault(d.doc_id, d.start)
-        for system, by_segment in human.spans.items():
-            for key, spans in by_segment.items():
-                pos = human.positions.get(key)
-                if pos is None or key[0] not in first:
-                    continue
-                line = first[key[0]] + pos - 1
-                out.setdefault(system, {})[str(line)] = [
-                    [sp.start if sp.side != "source" else None, sp.end if sp.side != "source" else None,
-                     sp.severity, sp.category] for sp in spans]
+    first: dict[str, int] = {}
+    for d in testset.documents:
+        first.setdefault(d.doc_id, d.start)
+    for system, by_segment in (getattr(human, "spans", None) or {}).items():
+        for key, spans in by_segment.items():
+            pos = human.positions.get(key)
+            if pos is None or key[0] not in first:
+                continue
+            out.setdefault(system, {})[str(first[key[0]] + pos - 1)] = [
+                [None if getattr(sp, "side", None) == "source" else sp.start,
+                 None if getattr(sp, "side", None) == "source" else sp.end,
+                 sp.severity or "", getattr(sp, "category", "")] for sp in spans]
     return out or None
-
