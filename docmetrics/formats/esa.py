@@ -21,8 +21,7 @@ from ..values.errors import InputError, shown
 from .base import Span
 from .judgements import exact_mean
 
-__all__ = ["WMT26_ERROR_FREE_THRESHOLD", "OMISSION", "ESA_RANGE", "ErrorSpan", "Judgement", "read_judgement",
-           "read_spans"]
+__all__ = ["WMT26_ERROR_FREE_THRESHOLD", "OMISSION", "ESA_RANGE", "Judgement", "read_judgement", "read_spans"]
 
 #: The ESA score at or above which a segment without error spans is error-free (WMT26 subtask 3).
 WMT26_ERROR_FREE_THRESHOLD = 85.0
@@ -32,11 +31,6 @@ OMISSION = "missing"
 ESA_RANGE = (0.0, 100.0)
 #: The keys of one annotation wave (``human2``, ``errors2``; no number: the first).
 _WAVE = re.compile(r"^(?:human|errors)(\d*)$")
-
-
-#: One annotated error: character offsets in the output (``start_i``/``end_i``; None for an omission) and
-#: severity: the value the span scorer takes (:class:`~docmetrics.formats.base.Span`).
-ErrorSpan = Span
 
 
 @dataclass(frozen=True)
@@ -50,7 +44,7 @@ class Judgement:
 
     score: float | None
     scores: tuple[float, ...]
-    errors: tuple[ErrorSpan, ...] | None
+    errors: tuple[Span, ...] | None
     line: int
 
     def error_free(self, threshold: float = WMT26_ERROR_FREE_THRESHOLD,
@@ -87,7 +81,7 @@ def read_judgement(raw: Any, where: str, line: int, text: str | None = None) -> 
         raise InputError(f"{where}: {json.dumps(raw)[:60]} is not a judgement "
                          '({"human": ESA score, "errors": [...]}, or a list of annotations)')
     scores: list[float] = []
-    spans: list[ErrorSpan] | None = None
+    spans: list[Span] | None = None
     for score, errors, score_at, errors_at, protocol in pieces:
         if score is not None:
             if isinstance(score, bool) or not isinstance(score, (int, float)) or not math.isfinite(score):
@@ -105,7 +99,7 @@ def read_judgement(raw: Any, where: str, line: int, text: str | None = None) -> 
                      tuple(spans) if spans is not None else None, line)
 
 
-def read_spans(errors: Any, where: str, text: str | None) -> list[ErrorSpan]:
+def read_spans(errors: Any, where: str, text: str | None) -> list[Span]:
     """The error spans of one annotation, checked against the translation ``text`` they mark: offsets
     are 0-based characters with ``0 <= start <= end <= len(text)`` (an empty span marks a place), or both
     ``"missing"`` (ESA's omission: an error with no place in the translation, kept with no offsets)."""
@@ -120,7 +114,7 @@ def read_spans(errors: Any, where: str, text: str | None) -> list[ErrorSpan]:
         severity = e.get("severity")
         severity = str(severity) if severity is not None else None
         if start == OMISSION and end == OMISSION:
-            out.append(ErrorSpan(None, None, severity))
+            out.append(Span(None, None, severity))
             continue
         for key, v in (("start_i", start), ("end_i", end)):
             if v == OMISSION:
@@ -137,5 +131,5 @@ def read_spans(errors: Any, where: str, text: str | None) -> list[ErrorSpan]:
         if text is not None and max(v for v in (start, end, 0) if v is not None) > len(text):
             raise InputError(f"{where}[{k}]: the span {start}-{end} ends past the translation it marks "
                              f"({len(text)} characters); offsets count characters of tgt_text")
-        out.append(ErrorSpan(start, end, severity))
+        out.append(Span(start, end, severity))
     return out
