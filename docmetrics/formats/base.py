@@ -25,7 +25,7 @@ if TYPE_CHECKING:
 
 __all__ = ["EvalSet", "HumanFormat", "Span", "SpanItem", "SpanGold", "SEVERITY_CLASS", "SKIPPED_SEVERITIES",
            "SPAN_SEVERITIES", "PathLike", "first_line", "first_numbered_line", "first_json", "json_fault",
-           "tsv_header", "one_pair", "match_pair"]
+           "tsv_header", "bare_pair", "one_pair", "match_pair"]
 
 PathLike = Union[str, "os.PathLike[str]"]
 
@@ -251,6 +251,12 @@ def tsv_header(path: str) -> list[str]:
     """The fields of the first line of ``path`` where it is tab-separated ([] otherwise)."""
     line = first_line(path)
     return [h.strip() for h in line.split("\t")] if "\t" in line else []
+
+
+def bare_pair(pair: str) -> str:
+    """``"en-sr_Cyrl_RS"`` -> ``"en-sr"``: a language pair without its locales, lower case."""
+    src, _, tgt = pair.partition("-")
+    return f"{src.split('_')[0].lower()}-{tgt.split('_')[0].lower()}"
 
 
 def one_pair(path: str, have: Sequence[str], lp: str | None) -> None:

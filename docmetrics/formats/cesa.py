@@ -39,7 +39,7 @@ from ..values.jsonl import field_error, json_lines, string_field
 from .base import EvalSet, HumanFormat, Span, SpanGold, SpanItem, first_json, match_pair, one_pair
 from .human_tsv import HumanScores
 from .judgements import exact_mean, from_rows
-from .wmt26 import SEP, Wmt26Pair, read_wmt26
+from .wmt26 import SEP, iso_pair, read_wmt26
 
 __all__ = ["SEVERITIES", "CesaJudgement", "read_cesa", "is_cesa", "read_evalset", "gold_spans", "FORMAT"]
 
@@ -157,7 +157,7 @@ def read_evalset(path: str, lp: str | None, options: Mapping[str, Any]) -> EvalS
     have = list(dict.fromkeys(j.pair for j in found))
     one_pair(path, have, lp)
     name = have[0] if lp is None else match_pair(lp, have, path, "field doc_id",
-                                                 lambda p: lp.lower() in (p.lower(), Wmt26Pair(path, p, []).lang))
+                                                 lambda p: lp.lower() in (p.lower(), iso_pair(p)))
     pair = CesaPair(path, name, [j for j in found if j.pair == name])
     human = HumanScores(path, "cesa", pair.system_scores())
     testset, notes = None, []

@@ -36,7 +36,7 @@ from ..values.errors import InputError, shown
 from ..values.io import read_lines
 from ..values.jsonl import field_error, json_lines, string_field
 from ..values.testset import TestSet
-from .base import SPAN_SEVERITIES, EvalSet, HumanFormat, Span, SpanGold, SpanItem, first_json, match_pair, one_pair
+from .base import SPAN_SEVERITIES, EvalSet, HumanFormat, SpanGold, SpanItem, bare_pair, first_json, match_pair, one_pair
 from .esa import WMT26_ERROR_FREE_THRESHOLD, Judgement, read_judgement
 from .human_tsv import HumanScores
 from .judgements import exact_mean, from_genmt
@@ -54,12 +54,7 @@ _PAIR = re.compile(r"^([A-Za-z]{2,3})(?:_[A-Za-z0-9]+)*-([A-Za-z]{2,3})(?:_[A-Za
 
 def target_language(pair: str) -> str:
     """``"en-sr_Cyrl_RS"`` -> ``"sr"``: the target side before its first underscore, lower case."""
-    return pair.split("-", 1)[1].split("_")[0].lower()
-
-
-def source_language(pair: str) -> str:
-    """``"ja_JP-zh_CN"`` -> ``"ja"``."""
-    return pair.split("-", 1)[0].split("_")[0].lower()
+    return bare_pair(pair).split("-")[1]
 
 
 @dataclass(frozen=True)
@@ -104,16 +99,16 @@ class GenmtPair:
 
     @property
     def source_language(self) -> str:
-        return source_language(self.name)
+        return self.lang.split("-")[0]
 
     @property
     def target_language(self) -> str:
-        return target_language(self.name)
+        return self.lang.split("-")[1]
 
     @property
     def lang(self) -> str:
         """``src-tgt`` without locales (``en-ko``), what ``-l`` and a metric's ``lang=`` take."""
-        return f"{self.source_language}-{self.target_language}"
+        return bare_pair(self.name)
 
     @property
     def systems(self) -> list[str]:
@@ -496,16 +491,6 @@ def _evalset(data: GenmtData, path: str, lp: str, options: Mapping[str, Any]) ->
                    notes=tuple(notes), raw=pair, make_judgements=lambda: from_genmt(pair), domains=tuple(full.domains))
 
 
-def _gold(spans: tuple[Span, ...], where: str) -> tuple[Span, ...]:
-    """An annotation's spans (omissions kept); a severity the span scorer does not know is an InputError, as the
-    official scorer stops on it."""
-    for s in spans:
-        if s.severity not in SPAN_SEVERITIES:
-            raise InputError(f"{where}: an error span of severity {s.severity!r}, which the span scorer does not "
-                             f"know ({', '.join(SPAN_SEVERITIES)})")
-    return spans
-
-
 def gold_spans(data: EvalSet) -> SpanGold:
     """The human error spans of a GenMT EvalSet (its pair, maybe restricted to some domains; ``data.domains``
     names them all), one annotation per item: an item judged by several annotators is left out (their spans
@@ -534,7 +519,12 @@ def gold_spans(data: EvalSet) -> SpanGold:
             elif len(judged.scores) > 1:
                 why = "items judged by several annotators (their spans come merged: no one annotation to compare)"
             else:
-                gold = _gold(judged.errors, f"{pair.path}, line {judged.line}, field scores.{system}")
+                gold = judged.errors
+                bad = next((e for e in gold if e.severity not in SPAN_SEVERITIES), None)
+                if bad is not None:  # the official scorer stops on it
+                    raise InputError(f"{pair.path}, line {judged.line}, field scores.{system}: an error span of "
+                                     f"severity {bad.severity!r}, which the span scorer does not know "
+                                     f"({', '.join(SPAN_SEVERITIES)})")
             items[(system, key_id)] = SpanItem(system, name, len(texts[i] or ""), gold, why)
     if not any(item.gold is not None for item in items.values()):
         raise InputError(f"{pair.path}: language pair {pair.name} has no human error spans (field scores, its "

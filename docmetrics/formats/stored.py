@@ -37,7 +37,7 @@ from ..values.io import read_lines
 from ..values.jsonl import field_error, json_lines, string_field
 from ..values.langpair import parse_langpair
 from ..values.testset import runs
-from .base import EvalSet, HumanFormat, first_json, match_pair, one_pair, tsv_header
+from .base import EvalSet, HumanFormat, bare_pair, first_json, match_pair, one_pair, tsv_header
 from .mtme_scores import read_mtme_stored, score_file_level
 from .stored_metric import (
     STORED_LEVELS,
@@ -97,12 +97,7 @@ def find_pair(wanted: str, have: Sequence[str], where: str) -> str:
     # en-de; -l en-de and a release's en-de_DE), where that names one
     return match_pair(wanted, have, where, "field language_pair",
                       lambda p: p == lp.code or p.lower() == wanted.lower(),
-                      lambda p: _bare(p) == bare and (lp.code == bare or p == bare), has="the files have")
-
-
-def _bare(pair: str) -> str:
-    src, _, tgt = pair.partition("-")
-    return f"{src.split('_')[0].lower()}-{tgt.split('_')[0].lower()}"
+                      lambda p: bare_pair(p) == bare and (lp.code == bare or p == bare), has="the files have")
 
 
 # -- every file kind, every language pair -------------------------------------------------------------------

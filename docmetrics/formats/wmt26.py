@@ -42,7 +42,7 @@ from ..values.paragraphs import FAULTS, MarkupError, Paragraphs, paragraphs
 from ..values.testset import TestSet
 from .base import EvalSet, HumanFormat, first_json, match_pair, one_pair
 
-__all__ = ["Wmt26Document", "Hypothesis", "Wmt26Pair", "Wmt26Data", "DocumentPlan", "read_wmt26",
+__all__ = ["Wmt26Document", "Hypothesis", "Wmt26Pair", "Wmt26Data", "DocumentPlan", "read_wmt26", "iso_pair",
            "SOURCES", "ISO639_1", "SEP", "OPTIONAL_STRINGS", "ASSETS"]
 
 #: The separator of the parts of a WMT26 doc id.
@@ -59,6 +59,13 @@ ISO639_1 = {"eng": "en", "ces": "cs", "deu": "de", "ukr": "uk", "vie": "vi", "jp
 TEST_LINE = "one JSON object with doc_id, domain, src_lang, tgt_lang, src_text, refs (a WMT26 document)"
 SYSTEM_LINE = "one JSON object with doc_id, hypothesis, metadata (a WMT26 system's document)"
 _LFS = "version https://git-lfs.github.com/spec/"
+
+
+def iso_pair(name: str) -> str:
+    """A language pair as WMT26 writes it (``eng_Latn-isl_Latn``) in ISO 639-1 where the languages have one
+    (``en-is``)."""
+    lp = parse_langpair(name)
+    return "-".join(ISO639_1.get(side.language, side.language) for side in (lp.source, lp.target))
 
 
 @dataclass(frozen=True)
@@ -117,8 +124,7 @@ class Wmt26Pair:
     @property
     def lang(self) -> str:
         """``src-tgt`` in ISO 639-1 where the languages have one (``en-is``), what ``lang=`` takes."""
-        lp = parse_langpair(self.name)
-        return "-".join(ISO639_1.get(side.language, side.language) for side in (lp.source, lp.target))
+        return iso_pair(self.name)
 
     @property
     def systems(self) -> list[str]:
