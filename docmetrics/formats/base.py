@@ -24,7 +24,7 @@ if TYPE_CHECKING:
     from ..values.testset import TestSet
 
 __all__ = ["EvalSet", "HumanFormat", "Span", "SpanItem", "SpanGold", "SEVERITY_CLASS", "SKIPPED_SEVERITIES",
-           "SPAN_SEVERITIES", "PathLike", "first_line", "first_numbered_line", "first_json", "json_fault",
+           "SPAN_SEVERITIES", "PathLike", "first_line", "first_json", "json_fault",
            "tsv_header", "bare_pair", "one_pair", "match_pair"]
 
 PathLike = Union[str, "os.PathLike[str]"]
@@ -198,14 +198,9 @@ class HumanFormat:
 
 
 # -- what recognisers and readers share -----------------------------------------------------------------------
-def first_line(path: str, limit: int = 1 << 20) -> str:
-    """The first non-blank line of a text file ("" for a directory, an unreadable or an empty file)."""
-    return first_numbered_line(path, limit)[1]
-
-
-def first_numbered_line(path: str, limit: int = 1 << 20) -> tuple[int, str]:
-    """(its number from 1, the text) of the first non-blank line of a text file ((0, "") where :func:`first_line`
-    gives "")."""
+def first_line(path: str, limit: int = 1 << 20) -> tuple[int, str]:
+    """(its number from 1, the text) of the first non-blank line of a text file ((0, "") for a directory, an
+    unreadable or an empty file)."""
     if not os.path.isfile(path):
         return 0, ""
     try:
@@ -224,7 +219,7 @@ def first_numbered_line(path: str, limit: int = 1 << 20) -> tuple[int, str]:
 
 def first_json(path: str) -> dict[str, Any]:
     """The first line of ``path`` as a JSON object ({} where it is none)."""
-    line = first_line(path)
+    line = first_line(path)[1]
     if not line.startswith("{"):
         return {}
     try:
@@ -237,7 +232,7 @@ def first_json(path: str) -> dict[str, Any]:
 def json_fault(path: str) -> str | None:
     """Why the first line of ``path``, where it looks like JSON (``{`` or ``[``), is no JSON object docmetrics
     reads (too deep, invalid, not an object), as ``PATH, line N: ...``; None otherwise."""
-    number, line = first_numbered_line(path)
+    number, line = first_line(path)
     if not line.lstrip().startswith(("{", "[")):
         return None
     try:
@@ -249,7 +244,7 @@ def json_fault(path: str) -> str | None:
 
 def tsv_header(path: str) -> list[str]:
     """The fields of the first line of ``path`` where it is tab-separated ([] otherwise)."""
-    line = first_line(path)
+    line = first_line(path)[1]
     return [h.strip() for h in line.split("\t")] if "\t" in line else []
 
 
