@@ -65,7 +65,7 @@ from ..values.testset import TestSet, runs
 from .base import EvalSet, HumanFormat
 from .human_tsv import HumanScores
 from .judgements import exact_mean, from_mtme
-from .mtme_scores import LEVELS, Score, parse_human_filename, read_documents, read_score_file
+from .mtme_scores import Score, parse_human_filename, read_documents, read_score_file
 
 __all__ = [
     "NO_TRANSLATION", "MtmeTestSet", "read_mtme", "load_mtme", "METADATA_DOC_FIELD",
@@ -264,9 +264,8 @@ class MtmeTestSet:
         )
 
     def human(self, name: str | None = None, level: str = "seg") -> dict[str, list[Score]]:
-        """Human scores by name and level (the standard ones when name is None)."""
-        if level not in LEVELS:
-            raise InputError(f"unknown level {shown(level)}; one of {', '.join(LEVELS)}")
+        """Human scores by name and level (one of :data:`~docmetrics.formats.mtme_scores.LEVELS`; the standard
+        ones when name is None)."""
         chosen = name if name is not None else self.default_human_name(level)
         if chosen is None or (chosen, level) not in self.human_scores:
             have = ", ".join(f"{n}.{lv}" for n, lv in sorted(self.human_scores)) or "none"
@@ -566,21 +565,17 @@ def mtme_evalset(data: MtmeTestSet, testset: TestSet, human_name: str | None = N
     scores (and system scores, MTME's where it has them, else the mean of the segments) as HumanScores; what
     ``read_human`` of an MTME directory returns, and what ``docmetrics --mtme`` meta-evaluates."""
     seg_name = human_name or data.default_human_name("seg")
+    seg = data.human_scores.get((seg_name, "seg"))  # type: ignore[arg-type]
     human = None
-    if seg_name is not None and (seg_name, "seg") in data.human_scores:
-        positions: dict[tuple[str, str], int] = {}
-        for d in testset.documents:
-            for i in range(d.start, d.end):
-                positions[(d.doc_id, str(i))] = i - d.start + 1
-        keys = list(positions)
-        segments = {s: {k: float(v) for k, v in zip(keys, row) if v is not None}
-                    for s, row in data.human(seg_name, "seg").items()}
-        sys_name = human_name or data.default_human_name("sys")
-        given = data.human(sys_name, "sys") if sys_name and (sys_name, "sys") in data.human_scores else {}
-        system = {s: float(given[s][0]) if s in given and given[s] and given[s][0] is not None
-                  else exact_mean(list(v.values())) for s, v in segments.items() if v}
+    if seg is not None:
+        positions = {(d.doc_id, str(i)): i - d.start + 1 for d in testset.documents for i in range(d.start, d.end)}
+        segments = {s: {k: float(v) for k, v in zip(positions, row) if v is not None} for s, row in seg.items()}
+        segments = {s: v for s, v in segments.items() if v}
+        given = data.human_scores.get((human_name or data.default_human_name("sys"), "sys"), {})  # type: ignore[arg-type]
+        system = {s: float(given[s][0]) if given.get(s) and given[s][0] is not None else exact_mean(list(v.values()))
+                  for s, v in segments.items()}
         human = HumanScores(f"{data.directory}/human-scores/{data.lp}.{seg_name}.seg.score", seg_name, system,
-                            {s: v for s, v in segments.items() if v}, positions, set(data.human_systems))
+                            segments, positions, set(data.human_systems))
     return EvalSet(data.directory, "mtme", data.lp, testset, human, raw=data,
                    make_judgements=lambda: from_mtme(data, human_name))
 
