@@ -91,34 +91,33 @@ class Standard:
     outliers: frozenset[str] = frozenset()
 
 
-def _mqm(ref: str, levels: Sequence[str] = ("sys", "seg"), outliers: Sequence[str] = ()) -> Standard:
-    return Standard(ref, {lv: "mqm" for lv in levels}, frozenset(outliers))
-
-
 _WMT22 = ("sys", "domain", "seg")
-#: from mt_metrics_eval/meta_info.py (DATA), the MQM-judged language pairs up to WMT22
-_UP_TO_WMT22: dict[tuple[str, str], Standard] = {
-    ("wmt21.news", "en-de"): _mqm("refC"),
-    ("wmt21.news", "en-ru"): _mqm("refA"),
-    ("wmt21.news", "zh-en"): _mqm("refB"),
-    ("wmt21.tedtalks", "en-de"): _mqm("refA"),
-    ("wmt21.tedtalks", "en-ru"): _mqm("refA"),
-    ("wmt21.tedtalks", "zh-en"): _mqm("refB"),
-    ("wmt22", "en-de"): _mqm("refA", _WMT22, ("M2M100_1.2B-B4",)),
-    ("wmt22", "en-ru"): _mqm("refA", _WMT22),
-    ("wmt22", "zh-en"): _mqm("refA", _WMT22),
-    ("wmt23", "en-de"): _mqm("refA", _WMT22, ("synthetic_ref",)),
-    ("wmt23", "he-en"): _mqm("refB", _WMT22),
-    ("wmt23", "zh-en"): _mqm("refA", _WMT22, ("synthetic_ref",)),
-    ("wmt24", "en-de"): _mqm("refB", _WMT22, ("MSLC",)),
-    ("wmt24", "en-es"): _mqm("refA", _WMT22, ("MSLC",)),
-    ("wmt24", "ja-zh"): _mqm("refA", _WMT22, ("MSLC",)),
-}
+_SYS_SEG = ("sys", "seg")
 
 
 def _gold(ref: str, name: str | None, levels: Sequence[str] = _WMT22, outliers: Sequence[str] = ()) -> Standard:
     """A standard with gold ``name`` at ``levels`` (no gold at all when name is None)."""
     return Standard(ref, {lv: name for lv in levels} if name else {}, frozenset(outliers))
+
+
+#: from mt_metrics_eval/meta_info.py (DATA), the MQM-judged language pairs up to WMT22
+_UP_TO_WMT22: dict[tuple[str, str], Standard] = {
+    ("wmt21.news", "en-de"): _gold("refC", "mqm", _SYS_SEG),
+    ("wmt21.news", "en-ru"): _gold("refA", "mqm", _SYS_SEG),
+    ("wmt21.news", "zh-en"): _gold("refB", "mqm", _SYS_SEG),
+    ("wmt21.tedtalks", "en-de"): _gold("refA", "mqm", _SYS_SEG),
+    ("wmt21.tedtalks", "en-ru"): _gold("refA", "mqm", _SYS_SEG),
+    ("wmt21.tedtalks", "zh-en"): _gold("refB", "mqm", _SYS_SEG),
+    ("wmt22", "en-de"): _gold("refA", "mqm", outliers=("M2M100_1.2B-B4",)),
+    ("wmt22", "en-ru"): _gold("refA", "mqm"),
+    ("wmt22", "zh-en"): _gold("refA", "mqm"),
+    ("wmt23", "en-de"): _gold("refA", "mqm", outliers=("synthetic_ref",)),
+    ("wmt23", "he-en"): _gold("refB", "mqm"),
+    ("wmt23", "zh-en"): _gold("refA", "mqm", outliers=("synthetic_ref",)),
+    ("wmt24", "en-de"): _gold("refB", "mqm", outliers=("MSLC",)),
+    ("wmt24", "en-es"): _gold("refA", "mqm", outliers=("MSLC",)),
+    ("wmt24", "ja-zh"): _gold("refA", "mqm", outliers=("MSLC",)),
+}
 
 
 # The rest of MTME's meta_info.DATA for wmt23, wmt23.sent, wmt24, wmt24pp and wmt25 (checked against
@@ -128,7 +127,7 @@ def _gold(ref: str, name: str | None, levels: Sequence[str] = _WMT22, outliers: 
 # 'mqm' (en-ko_KR, ja-zh_CN) or 'esa-human1' (WMT25_ESA), std_ref 'refA', no outliers.
 def _recent_standards() -> dict[tuple[str, str], Standard]:
     """WMT23-25 entries of MTME's meta_info.DATA (see the comment above)."""
-    out = {("wmt23.sent", "en-de"): _mqm("refA", _WMT22)}
+    out = {("wmt23.sent", "en-de"): _gold("refA", "mqm")}
     for lp in ("cs-uk", "de-en", "en-cs", "en-ja", "en-zh", "ja-en"):
         out[("wmt23", lp)] = _gold("refA", "da-sqm")
     out[("wmt23", "en-he")] = _gold("refB", None)
