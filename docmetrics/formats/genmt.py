@@ -193,17 +193,12 @@ class GenmtPair:
                 out[name] = [j.score if j is not None else None for j in judged]
         return out
 
-    def error_free(self, systems: Sequence[str] | None = None, *,
-                   threshold: float = WMT26_ERROR_FREE_THRESHOLD,
+    def error_free(self, threshold: float = WMT26_ERROR_FREE_THRESHOLD,
                    score_only_threshold: float = 100.0) -> dict[str, list[bool | None]]:
-        """``system -> [gold error-free flag or None per segment]`` (:meth:`Judgement.error_free`)."""
-        out: dict[str, list[bool | None]] = {}
-        for name in self._systems(systems, reference_too=True):
-            judged = self.human.get(name)
-            if judged is not None:
-                out[name] = [j.error_free(threshold, score_only_threshold) if j is not None else None
-                             for j in judged]
-        return out
+        """``system -> [gold error-free flag or None per segment]`` (:meth:`Judgement.error_free`), for every judged
+        output (the reference's too)."""
+        return {name: [j.error_free(threshold, score_only_threshold) if j is not None else None for j in
+                       self.human[name]] for name in [*self.systems, REFERENCE] if name in self.human}
 
     def _systems(self, systems: Sequence[str] | None, reference_too: bool = False) -> list[str]:
         if systems is None:
