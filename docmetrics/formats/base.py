@@ -173,19 +173,17 @@ class HumanFormat:
     ``recognise(path)`` says whether ``path`` (a file or directory, read as little as it needs) is of this
     form; it never raises for a file of another form.  ``read(path, lp, options)`` reads the language pair
     ``lp`` (None: the only one, or the file's, where it names none) with ``options`` (only names listed in
-    ``options`` reach it) and returns an :class:`EvalSet`.  ``gives``: what an EvalSet of it holds, in words.
-    ``spans(evalset)``, where the form has human error spans, builds their gold (a
-    :class:`SpanGold`) from an EvalSet it read: what :attr:`EvalSet.spans` gives,
-    built when first asked for (a reader may instead set ``make_spans`` on the EvalSet itself).  ``defaults``: the
-    value an option takes where it is not given; ``choices``: the values an option takes, where they are few (what a
-    command line shows for them)."""
+    ``options`` reach it) and returns an :class:`EvalSet`.  ``spans(evalset)``, where the form has human error
+    spans, builds their gold (a :class:`SpanGold`) from an EvalSet it read: what :attr:`EvalSet.spans` gives, built
+    when first asked for (a reader may instead set ``make_spans`` on the EvalSet itself).  ``defaults``: the value an
+    option takes where it is not given; ``choices``: the values an option takes, where they are few (what a command
+    line shows for them)."""
 
     name: str
     title: str
     recognise: Callable[[str], bool]
     read: Callable[[str, str | None, Mapping[str, Any]], EvalSet]
     options: tuple[str, ...] = ()
-    gives: str = ""
     #: where docmetrics' own formats are tried when recognising a file (lowest first); a plugin's come after
     precedence: int = 50
     spans: Callable[[EvalSet], SpanGold] | None = field(default=None, compare=False)

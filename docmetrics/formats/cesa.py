@@ -228,5 +228,4 @@ def gold_spans(data: EvalSet) -> SpanGold:
 
 FORMAT = HumanFormat("cesa", "WMT26's contrastive ESA judgements (a documented stand-in: one JSON line per "
                      "document and system)", is_cesa, read_evalset, ("test_file", "systems", "references", "source"),
-                     "human (system scores), judgements (one item a document), testset and spans with test_file= and "
-                     "systems=", precedence=35, spans=gold_spans)
+                     precedence=35, spans=gold_spans)

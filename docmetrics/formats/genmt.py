@@ -555,5 +555,5 @@ def gold_spans(data: EvalSet) -> SpanGold:
 
 
 FORMAT = HumanFormat("genmt", "the WMT24/25 GenMT/ESA JSONL as released", is_genmt, read_evalset,
-                     ("domains", "include_reference", "reference"), "testset, human (ESA), judgements, spans",
-                     precedence=30, choices={"reference": (REFERENCE,)}, spans=gold_spans, read_pairs=read_pairs)
+                     ("domains", "include_reference", "reference"), precedence=30, choices={"reference": (REFERENCE,)},
+                     spans=gold_spans, read_pairs=read_pairs)

@@ -177,5 +177,4 @@ def read_evalset(path: str, lp: str | None, options: Mapping[str, Any]) -> EvalS
 
 
 FORMAT = HumanFormat("human-tsv", "a TSV of human scores (system[, doc_id, seg_id], score)", is_human_tsv,
-                     read_evalset, ("column", "lower_is_better"), "human, judgements (with segment scores)",
-                     precedence=70)
+                     read_evalset, ("column", "lower_is_better"), precedence=70)

@@ -387,5 +387,5 @@ def gold_spans(data: EvalSet) -> SpanGold:
                     ratings.segment_keys())
 
 
-FORMAT = HumanFormat("mqm", "a raw MQM TSV (one line per error)", is_mqm, read_evalset, ("reference",),
-                     "testset, human (MQM penalties, negated), judgements, spans", precedence=60, spans=gold_spans)
+FORMAT = HumanFormat("mqm", "a raw MQM TSV (one line per error)", is_mqm, read_evalset, ("reference",), precedence=60,
+                     spans=gold_spans)

@@ -580,5 +580,4 @@ def mtme_evalset(data: MtmeTestSet, testset: TestSet, human_name: str | None = N
 
 
 FORMAT = HumanFormat("mtme", "an mt-metrics-eval directory (ROOT or ROOT/TESTSET)", lambda p: mtme_root(p) is not None,
-                     read_evalset, ("testset", "ref", "human_name", "include_human"),
-                     "testset, human (segment and system scores), judgements", precedence=10)
+                     read_evalset, ("testset", "ref", "human_name", "include_human"), precedence=10)

@@ -239,7 +239,7 @@ def _read(path: str | Sequence[str], lp: str | None, options: Mapping[str, Any])
 #: The judged-data format of stored scores (``read_human(paths, format="stored", lp=..., directions=...,
 #: metrics=...)``): one language pair of :func:`read_stored`, :meth:`StoredScores.evalset`.
 FORMAT = HumanFormat("stored", "stored scores: WMT25 automatic-scores JSONL, MTME *.score files, a TSV",
-                     _recognise, _read, ("directions", "metrics"), "stored metrics (results())", precedence=40)
+                     _recognise, _read, ("directions", "metrics"), precedence=40)
 
 
 # -- WMT25 automatic-scores JSONL ----------------------------------------------------------------------------

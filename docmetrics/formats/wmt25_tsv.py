@@ -331,4 +331,4 @@ def read_evalset(path: str, lp: str | None, options: Mapping[str, Any]) -> EvalS
 
 
 FORMAT = HumanFormat("wmt25-tsv", "the WMT25 metrics task's test TSV", is_wmt25_tsv, read_evalset, ("set_id",),
-                     "testset", precedence=50, defaults={"set_id": OFFICIAL})
+                     precedence=50, defaults={"set_id": OFFICIAL})

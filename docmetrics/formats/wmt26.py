@@ -453,6 +453,5 @@ def _evalset(path: str, pair: Wmt26Pair, options: Mapping[str, Any]) -> EvalSet:
 
 
 FORMAT = HumanFormat("wmt26", "the WMT26 GenMT release (test file and system files)", is_wmt26, read_evalset,
-                     ("systems", "references", "source"), "testset (documents as paragraphs or whole)", precedence=20,
-                     defaults={"source": SOURCES[0]}, choices={"source": SOURCES},
-                     read_pairs=read_pairs)
+                     ("systems", "references", "source"), precedence=20, defaults={"source": SOURCES[0]},
+                     choices={"source": SOURCES}, read_pairs=read_pairs)
