@@ -309,11 +309,11 @@ def _read_wmt25_file(path: str) -> dict[str, list[_Doc]]:
     return out
 
 
-def read_wmt25_scores(paths: Sequence[str], declared: Mapping[str, bool] | None = None,
-                      systems: Mapping[str, str] | None = None) -> dict[str, dict[str, StoredMetric]]:
-    """WMT25's automatic-scores files (one per system, named ``SYSTEM.jsonl``; ``systems``: path -> name
-    to name them otherwise): lp -> metric -> :class:`StoredMetric`, language pairs and metrics in the order
-    of first appearance, documents in the first system's order.  ``declared``: metric -> higher_is_better,
+def read_wmt25_scores(paths: Sequence[str], declared: Mapping[str, bool] | None = None
+                      ) -> dict[str, dict[str, StoredMetric]]:
+    """WMT25's automatic-scores files (one per system, named ``SYSTEM.jsonl``): lp -> metric ->
+    :class:`StoredMetric`, language pairs and metrics in the order of first appearance, documents in the first
+    system's order.  ``declared``: metric -> higher_is_better,
     where the name alone would not say (see :func:`choose_direction`).
 
     Per language pair every system must have the same documents, each with the same number of segments,
@@ -322,7 +322,7 @@ def read_wmt25_scores(paths: Sequence[str], declared: Mapping[str, bool] | None 
         raise InputError("no scores file given")
     names: dict[str, str] = {}
     for path in paths:
-        name = (systems or {}).get(path) or os.path.basename(path).rsplit(".", 1)[0]
+        name = os.path.basename(path).rsplit(".", 1)[0]
         if name in names:
             raise InputError(f"{path}: system {shown(name)} again (also {names[name]}); WMT25's automatic scores "
                              f"are one "
