@@ -29,6 +29,7 @@ from __future__ import annotations
 import json
 import os
 import re
+from collections import Counter
 from dataclasses import dataclass, field
 from typing import Any, Mapping, Sequence
 
@@ -492,9 +493,7 @@ def gold_spans(data: EvalSet) -> SpanGold:
     come merged), as WMT25's dev set takes an item's first annotation.  A prediction line names an item by its
     ``doc_id`` as the file writes it (with ``segment``, its position, where doc ids carry no segment number)."""
     pair: GenmtPair = data.raw
-    counts: dict[str, int] = {}
-    for seg in pair.segments:
-        counts[seg.line_id] = counts.get(seg.line_id, 0) + 1
+    counts = Counter(seg.line_id for seg in pair.segments)
     items: dict[tuple[str, ...], SpanItem] = {}
     positions, lines = {}, []
     for i, seg in enumerate(pair.segments):

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import math
 import os
-import statistics
 from dataclasses import dataclass, field
 from typing import Any, Mapping, Sequence
 
@@ -35,7 +34,7 @@ def annotation_count(annotations: Sequence[float]) -> int:
 
 def _mean(annotations: Sequence[float]) -> float:
     present = [x for x in annotations if not math.isnan(x)]
-    return statistics.fmean(present) if present else math.nan
+    return exact_mean(present) if present else math.nan
 
 
 @dataclass
