@@ -313,8 +313,8 @@ def read_wmt25_scores(paths: Sequence[str], declared: Mapping[str, bool] | None 
                       ) -> dict[str, dict[str, StoredMetric]]:
     """WMT25's automatic-scores files (one per system, named ``SYSTEM.jsonl``): lp -> metric ->
     :class:`StoredMetric`, language pairs and metrics in the order of first appearance, documents in the first
-    system's order.  ``declared``: metric -> higher_is_better,
-    where the name alone would not say (see :func:`choose_direction`).
+    system's order.  ``declared``: metric -> higher_is_better, where the name alone would not say (see
+    :func:`choose_direction`).
 
     Per language pair every system must have the same documents, each with the same number of segments,
     and the same metrics; a system may lack a language pair altogether (it did not take part)."""
