@@ -19,7 +19,6 @@ is :mod:`docmetrics.judging.human_match`'s.
 
 from __future__ import annotations
 
-import math
 from typing import Any, Mapping
 
 from ..values.errors import InputError, shown
@@ -27,6 +26,7 @@ from ..values.io import read_lines
 from .base import EvalSet, HumanFormat, tsv_header
 from .judgements import HumanScores, exact_mean
 from .mqm import MQM_COLUMN, is_mqm_header, mqm_scores, read_mqm
+from .stored_metric import parse_score
 
 __all__ = ["SCORE_COLUMNS", "HumanScores", "load_human"]
 
@@ -37,14 +37,8 @@ MISSING = {"", "na", "nan", "none", "null", "-"}
 def _float(text: str, where: str) -> float | None:
     if text.strip().lower() in MISSING:
         return None
-    try:
-        value = float(text)
-    except ValueError:
-        raise InputError(f"{where}: {shown(text)} is not a number") from None
-    if math.isinf(value):
-        raise InputError(f"{where}: {shown(text)} is not a finite number; give a score, or leave the entry "
-                         f"empty (or {'/'.join(sorted(MISSING - {''}))}) for a missing one")
-    return None if math.isnan(value) else value
+    return parse_score(text, where, f"leave the entry empty (or {'/'.join(sorted(MISSING - {''}))})",
+                       nan_is_missing=True, bounded=False)
 
 
 def _is_number(text: str) -> bool:

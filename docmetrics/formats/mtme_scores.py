@@ -5,13 +5,12 @@ a metric score file read as a stored metric (:func:`read_mtme_stored`)."""
 
 from __future__ import annotations
 
-import math
 import os
 from typing import Mapping, Optional, Sequence
 
 from ..values.errors import InputError, shown
 from ..values.io import read_lines
-from .stored_metric import STORED_LEVELS, StoredMetric, check_magnitude, choose_direction, file_fingerprint
+from .stored_metric import STORED_LEVELS, StoredMetric, choose_direction, file_fingerprint, parse_score
 
 __all__ = ["LEVELS", "STORED_LEVELS", "Score", "read_score_file", "parse_human_filename", "parse_metric_filename",
            "score_file_level", "read_documents", "read_mtme_stored"]
@@ -23,18 +22,10 @@ Score = Optional[float]
 def _parse_score(text: str, where: str, nan_is_missing: bool = True) -> Score:
     if text == "None":
         return None
-    try:
-        value = float(text)
-    except ValueError:
-        raise InputError(f"{where}: {shown(text)} is not a number (or None)") from None
-    if math.isinf(value):
-        raise InputError(f"{where}: {shown(text)} is not a finite number; write None for a missing score")
-    if math.isnan(value):
-        if not nan_is_missing:
-            raise InputError(f"{where}, field SCORE: {shown(text)} is not a number; write None where a score is "
-                             "missing")
-        return None
-    return check_magnitude(value, repr(text), where, "write None")
+    value = parse_score(text, where, "write None", nan_is_missing=True)
+    if value is None and not nan_is_missing:
+        raise InputError(f"{where}, field SCORE: {shown(text)} is not a number; write None where a score is missing")
+    return value
 
 
 def read_score_file(

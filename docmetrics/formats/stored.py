@@ -48,6 +48,7 @@ from .stored_metric import (
     declared_directions,
     file_fingerprint,
     majority,
+    parse_score,
 )
 
 __all__ = ["FORMAT", "StoredScores", "read_stored", "choose_stored", "NO_PAIR", "read_wmt25_scores", "read_score_tsv",
@@ -70,17 +71,7 @@ def _segments(n: int) -> str:
 def _cell(text: str, where: str) -> float | None:
     """A TSV score: a finite number, or None for an empty cell or ``None``."""
     text = text.strip()
-    if text in _MISSING_TEXT:
-        return None
-    try:
-        value = float(text)
-    except ValueError:
-        raise InputError(f"{where}: {shown(text)} is not a number; leave the cell empty (or write None) where a "
-                         "score is missing") from None
-    if not math.isfinite(value):
-        raise InputError(f"{where}: {shown(text)} is not a finite number; leave the cell empty (or write None) "
-                         "where a score is missing")
-    return check_magnitude(value, repr(text), where, "leave the cell empty")
+    return None if text in _MISSING_TEXT else parse_score(text, where, "leave the cell empty (or write None)")
 
 
 def find_pair(wanted: str, have: Sequence[str], where: str) -> str:
