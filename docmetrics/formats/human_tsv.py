@@ -85,7 +85,7 @@ def load_human(path: str, column: str | None = None, lower_is_better: bool = Fal
     seg_level = "doc_id" in cols and "seg_id" in cols
     sign = -1.0 if lower_is_better else 1.0
     system: dict[str, float] = {}
-    sums: dict[str, list[float]] = {}
+    seen: set[str] = set()
     segments: dict[str, dict[tuple[str, str], float]] = {}
     doc_pos: dict[tuple[str, str], int] = {}
     humans: set[str] = set()
@@ -114,18 +114,14 @@ def load_human(path: str, column: str | None = None, lower_is_better: bool = Fal
                 raise InputError(f"{path}, line {lineno}: system {shown(name)} has segment {key} twice")
             if value is not None:
                 mine[key] = sign * value
-                sums.setdefault(name, []).append(sign * value)
-            else:
-                sums.setdefault(name, [])
         else:
-            if name in system or name in sums:
+            if name in seen:
                 raise InputError(f"{path}, line {lineno}: system {shown(name)} appears twice")
-            if value is None:
-                sums[name] = []
-                continue
-            system[name] = sign * value
+            seen.add(name)
+            if value is not None:
+                system[name] = sign * value
     if seg_level:
-        system.update({name: exact_mean(values) for name, values in sums.items() if values})
+        system.update({name: exact_mean(list(scores.values())) for name, scores in segments.items() if scores})
         positions = doc_pos or _rank_positions(segments)
     else:
         positions = {}
