@@ -60,9 +60,7 @@ def autorank(scores: Mapping[str, Sequence[Result]] | Mapping[str, Mapping[str, 
     if not isinstance(scores, Mapping):
         raise InputError(f"autorank: scores= takes {{metric: [Result per system]}}, {{metric: {{system: score}}}} "
                          f"or an EvalSet of stored scores, not {type(scores).__name__}", params=("scores",))
-    if not scores:
-        raise InputError("autorank: no metric to rank with")
-    _check_forms(scores)
+    _check_forms(scores, "autorank")
     first = next(iter(scores.values()))
     if isinstance(first, Mapping):
         try:
@@ -105,9 +103,7 @@ def autorank_clusters(scores: Mapping[str, Sequence[Result]] | EvalSet, *, ranki
         named = scores.results()
         lp = lp or scores.lp
     elif isinstance(scores, Mapping):
-        if not scores:
-            raise InputError("autorank_clusters: no metric to rank with", params=("scores",))
-        _check_forms(scores)
+        _check_forms(scores, "autorank_clusters")
         if isinstance(next(iter(scores.values())), Mapping):
             raise InputError("autorank_clusters: resampling documents needs each metric's Results (one per system, "
                              "with its segment scores), not {system: score}", params=("scores",))
@@ -128,9 +124,12 @@ def autorank_clusters(scores: Mapping[str, Sequence[Result]] | EvalSet, *, ranki
     return ranking
 
 
-def _check_forms(scores: Mapping[str, Any]) -> None:
-    """Each metric of ``autorank``'s ``scores`` is given in one of its two forms, the same for every metric, and
-    scores at least one system; an InputError naming the metric otherwise."""
+def _check_forms(scores: Mapping[str, Any], caller: str) -> None:
+    """``scores`` of ``caller`` (:func:`autorank`, :func:`autorank_clusters`) name a metric or more, each given in
+    one of its two forms, the same for every metric, and scoring at least one system; an InputError naming the
+    metric otherwise."""
+    if not scores:
+        raise InputError(f"{caller}: no metric to rank with", params=("scores",))
     forms = "[Result per system] (what load(...).compute gives) or {system: score}"
     kinds = set()
     for name, value in scores.items():
@@ -140,16 +139,16 @@ def _check_forms(scores: Mapping[str, Any]) -> None:
             kinds.add("results")
             wrong = next((v for v in value if not isinstance(v, Result)), None)
             if wrong is not None:
-                raise InputError(f"autorank: metric {name!r}: {type(wrong).__name__} {wrong!r:.60} is not a Result; "
+                raise InputError(f"{caller}: metric {name!r}: {type(wrong).__name__} {wrong!r:.60} is not a Result; "
                                  f"give each metric {forms}", params=("scores",))
         else:
-            raise InputError(f"autorank: metric {name!r}: a {type(value).__name__}; give each metric {forms}",
+            raise InputError(f"{caller}: metric {name!r}: a {type(value).__name__}; give each metric {forms}",
                              params=("scores",))
         if not value:
-            raise InputError(f"autorank: metric {name!r} scores no system (an empty {type(value).__name__}); give "
+            raise InputError(f"{caller}: metric {name!r} scores no system (an empty {type(value).__name__}); give "
                              f"each metric {forms}, one score for every system", params=("scores",))
     if len(kinds) > 1:
-        raise InputError("autorank: some metrics are given as Results and others as {system: score}; give every "
+        raise InputError(f"{caller}: some metrics are given as Results and others as {{system: score}}; give every "
                          "metric in the same form", params=("scores",))
 
 
