@@ -116,3 +116,18 @@ def test_human_format_finds_its_own_formats_without_reading_the_plugins(monkeypa
     monkeypatch.setattr(plugins, "names", refuse)
     assert registry.human_format("genmt").name == "genmt"
     assert [f.name for f in registry.human_formats(plugins=False)] == [f.name for f in registry.builtin()]
+
+
+@pytest.mark.parametrize("errors,message", [
+    ({"start_i": 0}, "W: {\"start_i\": 0} is not a list of error spans"),
+    ([{"start_i": 0, "end_i": 1, "severity": "minor"}, 3], "W[1]: 3 is not an error span"),
+])
+def test_one_reader_of_a_list_of_error_spans_for_gold_and_predictions(errors, message):
+    from docmetrics.formats.base import span_objects
+    from docmetrics.formats.esa import read_spans
+
+    for read in (lambda: span_objects(errors, "W"), lambda: read_spans(errors, "W", None)):
+        with pytest.raises(InputError) as caught:
+            read()
+        assert str(caught.value).startswith(message)
+    assert span_objects([{"start_i": 0}], "W") == [("W[0]", {"start_i": 0})]

@@ -23,9 +23,9 @@ if TYPE_CHECKING:
     from ..values.result import Result
     from ..values.testset import TestSet
 
-__all__ = ["EvalSet", "HumanFormat", "Span", "SpanItem", "SpanGold", "SEVERITY_CLASS", "SKIPPED_SEVERITIES",
-           "SPAN_SEVERITIES", "PathLike", "first_line", "first_json", "json_fault",
-           "tsv_header", "bare_pair", "one_pair", "match_pair"]
+__all__ = ["EvalSet", "HumanFormat", "Span", "SpanItem", "SpanGold", "span_objects", "SEVERITY_CLASS",
+           "SKIPPED_SEVERITIES", "SPAN_SEVERITIES", "PathLike", "first_line", "first_json", "json_fault", "tsv_header",
+           "bare_pair", "one_pair", "match_pair"]
 
 PathLike = Union[str, "os.PathLike[str]"]
 
@@ -49,6 +49,20 @@ class Span:
     @property
     def omission(self) -> bool:
         return self.start is None or self.end is None
+
+
+def span_objects(errors: Any, where: str) -> list[tuple[str, dict[str, Any]]]:
+    """The error spans of a list as written (``errors``: ``[{"start_i", "end_i", "severity"}, ...]``), each with
+    where it is (``WHERE[k]``), its fields still to read; an InputError naming ``where`` for what is no list of
+    objects."""
+    if not isinstance(errors, list):
+        raise InputError(f"{where}: {json.dumps(errors)[:60]} is not a list of error spans "
+                         '[{"start_i": ..., "end_i": ..., "severity": ...}] ([] for none)')
+    for k, e in enumerate(errors):
+        if not isinstance(e, dict):
+            raise InputError(f"{where}[{k}]: {json.dumps(e)[:60]} is not an error span "
+                             '{"start_i": ..., "end_i": ..., "severity": ...}')
+    return [(f"{where}[{k}]", e) for k, e in enumerate(errors)]
 
 
 @dataclass(frozen=True)

@@ -36,7 +36,7 @@ from typing import Any, Mapping
 from ..values.errors import InputError, shown
 from ..values.io import read_lines
 from ..values.jsonl import field_error, json_lines, string_field
-from .base import EvalSet, HumanFormat, Span, SpanGold, SpanItem, first_json, match_pair, one_pair
+from .base import EvalSet, HumanFormat, Span, SpanGold, SpanItem, first_json, match_pair, one_pair, span_objects
 from .human_tsv import HumanScores
 from .judgements import exact_mean, from_rows
 from .wmt26 import SEP, iso_pair, read_wmt26
@@ -86,13 +86,8 @@ def _errors(obj: Mapping[str, Any], where: str) -> tuple[Span, ...] | None:
     raw = obj.get("errors")
     if raw is None:
         return None
-    if not isinstance(raw, list):
-        raise field_error(where, "errors", obj, 'give a list of {"start_i", "end_i", "severity"}', kind="a list")
     out = []
-    for k, span in enumerate(raw):
-        at = f"{where}, field errors[{k}]"
-        if not isinstance(span, dict):
-            raise InputError(f'{at}: not an object; each error is {{"start_i": ..., "end_i": ..., "severity": ...}}')
+    for at, span in span_objects(raw, f"{where}, field errors"):
         start, end, severity = span.get("start_i"), span.get("end_i"), span.get("severity")
         if any(isinstance(v, bool) or not isinstance(v, int) for v in (start, end)) or not 0 <= start <= end:
             raise InputError(f"{at}: start_i {shown(start)}, end_i {shown(end)} are not character offsets "

@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..values.errors import InputError, shown
-from .base import Span
+from .base import Span, span_objects
 from .judgements import exact_mean
 
 __all__ = ["WMT26_ERROR_FREE_THRESHOLD", "OMISSION", "ESA_RANGE", "Judgement", "read_judgement", "read_spans"]
@@ -103,13 +103,8 @@ def read_spans(errors: Any, where: str, text: str | None) -> list[Span]:
     """The error spans of one annotation, checked against the translation ``text`` they mark: offsets
     are 0-based characters with ``0 <= start <= end <= len(text)`` (an empty span marks a place), or both
     ``"missing"`` (ESA's omission: an error with no place in the translation, kept with no offsets)."""
-    if not isinstance(errors, list):
-        raise InputError(f"{where}: {json.dumps(errors)[:60]} is not a list of error spans")
     out = []
-    for k, e in enumerate(errors):
-        if not isinstance(e, dict):
-            raise InputError(f"{where}[{k}]: {json.dumps(e)[:60]} is not an error span "
-                             '{"start_i": ..., "end_i": ..., "severity": ...}')
+    for at, e in span_objects(errors, where):
         start, end = e.get("start_i", e.get("start")), e.get("end_i", e.get("end"))
         severity = e.get("severity")
         severity = str(severity) if severity is not None else None
@@ -118,18 +113,18 @@ def read_spans(errors: Any, where: str, text: str | None) -> list[Span]:
             continue
         for key, v in (("start_i", start), ("end_i", end)):
             if v == OMISSION:
-                raise InputError(f"{where}[{k}].{key}: {shown(OMISSION)} on one side only; an omission has "
+                raise InputError(f"{at}.{key}: {shown(OMISSION)} on one side only; an omission has "
                                  f'"start_i": "{OMISSION}" and "end_i": "{OMISSION}", a span two offsets')
             if v is not None and (isinstance(v, bool) or not isinstance(v, int)):
-                raise InputError(f"{where}[{k}].{key}: {json.dumps(v)[:40]} is not a character offset (an "
+                raise InputError(f"{at}.{key}: {json.dumps(v)[:40]} is not a character offset (an "
                                  f'integer), nor "{OMISSION}" (an omission)')
             if v is not None and v < 0:
-                raise InputError(f"{where}[{k}].{key}: {v} is negative; offsets count characters from 0")
+                raise InputError(f"{at}.{key}: {v} is negative; offsets count characters from 0")
         if start is not None and end is not None and start > end:
-            raise InputError(f"{where}[{k}]: start_i {start} is after end_i {end}; a span runs from start_i "
+            raise InputError(f"{at}: start_i {start} is after end_i {end}; a span runs from start_i "
                              "to end_i (end_i excluded)")
         if text is not None and max(v for v in (start, end, 0) if v is not None) > len(text):
-            raise InputError(f"{where}[{k}]: the span {start}-{end} ends past the translation it marks "
+            raise InputError(f"{at}: the span {start}-{end} ends past the translation it marks "
                              f"({len(text)} characters); offsets count characters of tgt_text")
         out.append(Span(start, end, severity))
     return out
