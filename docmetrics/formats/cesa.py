@@ -39,7 +39,7 @@ from ..values.jsonl import field_error, json_lines, string_field
 from .base import EvalSet, HumanFormat, Span, SpanGold, SpanItem, first_json, match_pair, one_pair, span_objects
 from .human_tsv import HumanScores
 from .judgements import exact_mean, from_rows
-from .wmt26 import doc_id_parts, iso_pair, read_wmt26
+from .wmt26 import SEP, iso_pair, read_wmt26
 
 __all__ = ["SEVERITIES", "CesaJudgement", "read_cesa", "is_cesa", "read_evalset", "gold_spans", "FORMAT"]
 
@@ -66,7 +66,10 @@ def _doc_id(obj: Mapping[str, Any], where: str) -> tuple[str, str, str]:
     """(doc_id, its language pair, its domain)."""
     doc_id = string_field(obj, "doc_id", where, "every line names its document as the WMT26 test file does",
                           empty=False)
-    parts = doc_id_parts(doc_id, where)
+    parts = doc_id.split(SEP, 4)
+    if len(parts) != 5 or not all(p.strip() == p and p for p in parts):
+        raise InputError(f"{where}, field doc_id: {shown(doc_id)} is not SET{SEP}DOMAIN{SEP}SRCLANG{SEP}TGTLANG{SEP}"
+                         f"DOC, as the WMT26 test file writes a document's id")
     return doc_id, f"{parts[2]}-{parts[3]}", parts[1]
 
 

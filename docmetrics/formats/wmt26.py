@@ -43,7 +43,7 @@ from ..values.testset import TestSet
 from .base import EvalSet, HumanFormat, first_json, match_pair, one_pair
 
 __all__ = ["Wmt26Document", "Hypothesis", "Wmt26Pair", "Wmt26Data", "DocumentPlan", "read_wmt26", "iso_pair",
-           "doc_id_parts", "SOURCES", "ISO639_1", "SEP", "OPTIONAL_STRINGS", "ASSETS"]
+           "SOURCES", "ISO639_1", "SEP", "OPTIONAL_STRINGS", "ASSETS"]
 
 #: The separator of the parts of a WMT26 doc id.
 SEP = "_###_"
@@ -66,17 +66,6 @@ def iso_pair(name: str) -> str:
     (``en-is``)."""
     lp = parse_langpair(name)
     return "-".join(ISO639_1.get(side.language, side.language) for side in (lp.source, lp.target))
-
-
-def doc_id_parts(doc_id: str, where: str) -> list[str]:
-    """The five parts of a WMT26 doc id (set, domain, source and target language, document); an InputError naming
-    ``where`` for another form."""
-    parts = doc_id.split(SEP, 4)
-    if len(parts) != 5 or not all(p.strip() == p and p for p in parts):
-        raise InputError(f"{where}, field doc_id: {shown(doc_id)} is not "
-                         f"SET{SEP}DOMAIN{SEP}SRCLANG{SEP}TGTLANG{SEP}DOC (five parts joined by '{SEP}', none empty "
-                         "or padded)")
-    return parts
 
 
 @dataclass(frozen=True)
@@ -361,7 +350,11 @@ def _document(obj: Mapping[str, Any], where: str, line: int, source: str) -> Wmt
             "tgt_lang": "the target language (e.g. isl_Latn)", "src_text": "the source document"}
     values = {k: string_field(obj, k, where, f"every line needs {w}") for k, w in what.items()}
     doc_id, domain, src, tgt = (str(values[k]) for k in ("doc_id", "domain", "src_lang", "tgt_lang"))
-    parts = doc_id_parts(doc_id, where)
+    parts = doc_id.split(SEP, 4)
+    if len(parts) != 5 or not all(p.strip() == p and p for p in parts):
+        raise InputError(f"{where}, field doc_id: {shown(doc_id)} is not "
+                         f"SET{SEP}DOMAIN{SEP}SRCLANG{SEP}TGTLANG{SEP}DOC (five parts joined by '{SEP}', none empty "
+                         "or padded)")
     if (parts[1], parts[2], parts[3]) != (domain, src, tgt):
         raise InputError(f"{where}, field doc_id: {shown(doc_id)} names domain {shown(parts[1])} and "
                          f"{parts[2]}-{parts[3]}, "
