@@ -149,15 +149,7 @@ def _rank_positions(segments: dict[str, dict[tuple[str, str], float]]) -> dict[t
 def is_human_tsv(path: str) -> bool:
     """A TSV with a ``system`` column, or without a header: 2 or 4 fields, the last a number."""
     header = tsv_header(path)
-    if not header:
-        return False
-    if "system" in header:
-        return True
-    try:
-        float(header[-1])
-    except ValueError:
-        return False
-    return len(header) in (2, 4)
+    return "system" in header or (len(header) in (2, 4) and _is_number(header[-1]))
 
 
 def read_evalset(path: str, lp: str | None, options: Mapping[str, Any]) -> EvalSet:
