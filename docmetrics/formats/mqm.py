@@ -327,8 +327,7 @@ def mqm_scores(ratings: MqmRatings) -> HumanScores:
 # -- the format ---------------------------------------------------------------------------------------------
 def is_mqm(path: str) -> bool:
     """A TSV whose header is a raw MQM file's."""
-    header = tsv_header(path)
-    return bool(header) and is_mqm_header(header)
+    return is_mqm_header(tsv_header(path))
 
 
 def read_evalset(path: str, lp: str | None, options: Mapping[str, Any]) -> EvalSet:
