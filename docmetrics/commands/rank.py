@@ -13,12 +13,10 @@ set's own human scores.  Everything that needs no model is checked first."""
 from __future__ import annotations
 
 import contextlib
-from dataclasses import replace
 from typing import Any, Sequence, TextIO
 
 from ..api import Result, TestSet
 from ..judging import (
-    AUTORANK_PRESETS,
     MAX_N,
     AutoRank,
     ClusterAgreement,
@@ -147,15 +145,15 @@ def _check_live(opts: Options, lps: Sequence[str], testset_given: bool) -> None:
 def run_rank(opts: Options, out: TextIO) -> int:
     lps = language_pairs(opts.lp or [])
     check_args(opts, lps)
-    if opts.metrics:
-        results, found = rank_live(opts, lps)
-        return write_ranks(opts, results, out, beside_autorank(opts, results, found))
     stored = None
     if opts.scores:
         with stored_cli.worded():
             stored = read_stored(opts.scores, lp=lps[0] if len(lps) == 1 else None, directions=opts.direction)
-        if "" in stored.pairs and len(lps) > 1:  # "": the pair of a TSV read without one
-            raise InputError(f"{', '.join(opts.scores)}: a TSV names no language pair; rank one with -l LP")
+    if opts.metrics:
+        results, found = rank_live(opts, lps, stored)
+        return write_ranks(opts, results, out, beside_autorank(opts, results, found))
+    if stored is not None and "" in stored.pairs and len(lps) > 1:  # "": the pair of a TSV read without one
+        raise InputError(f"{', '.join(opts.scores)}: a TSV names no language pair; rank one with -l LP")
     if _human(opts):
         if opts.paired_bs:
             raise SpecError("--paired-bs clusters AutoRank; the human clusters are drawn by the organisers' tests "
@@ -255,16 +253,6 @@ def beside_autorank(opts: Options, results: Sequence[AutoRank], found: Sequence[
 
 
 # -- live metrics ---------------------------------------------------------------------------------------------------
-def _stored_for(opts: Options, lp: str | None) -> list[StoredMetric]:
-    """The --scores metrics of ``lp`` (``--stored``, else the preset's, else all)."""
-    if not opts.scores:
-        return []
-    wanted = opts.stored
-    if (not wanted or wanted == ["all"]) and opts.preset and lp:
-        wanted = list(AUTORANK_PRESETS[opts.preset].metrics_for(lp))
-    return stored_cli.for_pair(replace(opts, stored=wanted), lp)
-
-
 def _testsets(opts: Options, lps: Sequence[str]) -> list[tuple[str | None, TestSet, str | None, EvalSet | None]]:
     """(language pair, test set, the pair as metrics' lang= takes it, the EvalSet of judged data or None) of each
     pair to rank, read before any model loads."""
@@ -291,34 +279,37 @@ def references_from_mtme(opts: Options, data: EvalSet | None) -> contextlib.Abst
                                 f"its references: {', '.join(raw.references)}")
 
 
-def rank_live(opts: Options, lps: Sequence[str]) -> tuple[list[AutoRank], list[EvalSet | None]]:
-    """One AutoRank per language pair: the stored metrics checked against each test set, then every -m
+def rank_live(opts: Options, lps: Sequence[str], stored: StoredScores | None
+              ) -> tuple[list[AutoRank], list[EvalSet | None]]:
+    """One AutoRank per language pair: the ``stored`` metrics of the pair (``--stored``, else the preset's, else
+    all; every one without a pair) checked against each test set, then every -m
     metric loaded in one session (as the main command loads them) and scored; with --paired-bs, clusters.
     Beside them, the EvalSet of each pair read from judged data (None for -i files)."""
     from .. import api
 
     pairs = []
     for lp, testset, lang, data in _testsets(opts, lps):
-        stored = [StoredScorer(m) for m in _stored_for(opts, lp)]
-        for scorer in stored:  # a stored metric that does not fit the test set stops the run here
+        wanted = stored_cli.wanted_metrics(opts.stored, opts.preset if lp else None)
+        scorers = [StoredScorer(m) for m in stored.evalset(lp, metrics=wanted).stored.values()] if stored else []
+        for scorer in scorers:  # a stored metric that does not fit the test set stops the run here
             scorer.check(testset)
-        clash = [s.name for s in stored if s.name in opts.metrics]
+        clash = [s.name for s in scorers if s.name in opts.metrics]
         if clash:
             raise UserError(f"--scores: a stored metric is named {clash[0]!r} like a -m spec; leave it out with "
                             "--stored NAME...")
-        pairs.append((lp, testset, lang, stored, data))
+        pairs.append((lp, testset, lang, scorers, data))
     out = []
     with session_scope(opts, cache=opts.cache) as session:
-        for lp, testset, lang, stored, data in pairs:
+        for lp, testset, lang, scorers, data in pairs:
             specs = list(dict.fromkeys(opts.metrics))
             metrics = [(spec, api.load(spec, defaults={"lang": lang}, session=session)) for spec in specs]
             with references_from_release(opts), references_from_mtme(opts, data):
                 scored = score_metrics(testset, metrics, observer=ScoringReport(opts, specs, WHO))
             named: dict[str, list[Result]] = {s.spec: s.results for s in scored}
-            for scorer in stored:
+            for scorer in scorers:
                 named[scorer.name] = scorer.compute(testset)
-            result = autorank(named, lp=lp, preset=opts.preset if stored else None)
-            for scorer in stored:
+            result = autorank(named, lp=lp, preset=opts.preset if scorers else None)
+            for scorer in scorers:
                 result.metric_info[scorer.name].update(direction=scorer.metric.direction)
             if opts.paired_bs:
                 autorank_clusters(named, ranking=result, n=opts.paired_bs_n, seed=opts.seed)
