@@ -53,12 +53,13 @@ from typing import Any, Mapping, Sequence
 
 import numpy as np
 
+from ..algorithms.aggregation import unit_groups
 from ..formats.judgements import exact_mean
 from ..formats.stored_metric import StoredMetric
 from ..values.errors import InputError
 from ..values.result import Result
 from .labels import column
-from .paired import ALPHA, bootstrap_indices, doc_order, doc_stats, groups_of, resampled_scores
+from .paired import ALPHA, bootstrap_indices, doc_order, doc_stats, resampled_scores
 from .text import num, table
 
 __all__ = ["EPS", "PERCENTILE_METHOD", "robust_scale", "linear_ranks", "autorank", "AutoRank", "RankedSystem",
@@ -359,7 +360,8 @@ def resampled_system_scores(results: Sequence[Result], doc_ids: Sequence[str], i
     if any(not r.units for r in results):
         raise InputError(f"{results[0].metric}: its scores have no units in documents (document- or system-level "
                          "stored scores), so AutoRank cannot be resampled by documents; give segment-level scores")
-    groups = groups_of(results)  # doc_stats checks that each one's aggregation rebuilds its score
+    # doc_stats checks that each one's aggregation rebuilds its score
+    groups = unit_groups(u for r in results for u in r.units)
     return np.stack([resampled_scores(doc_stats(r, doc_ids, groups), idx) for r in results], axis=1)
 
 
