@@ -36,6 +36,7 @@ from ..values.errors import InputError, SpecError, UserError
 from . import data as data_cli
 from . import stored as stored_cli
 from .common import naming_the_reference, session_scope
+from .conflicts import Conflicts, Option
 from .inputs import load_testset, show_warnings
 from .messages import note
 from .options import Options
@@ -50,7 +51,10 @@ WHO = "docmetrics rank"
 #: The sources of human scores to cluster (without -m), beside --data.
 SOURCES = (("genmt", "--genmt"), ("human", "--human"), ("mtme", "--mtme"))
 #: Options of human clusters that mean nothing to AutoRank over live metrics.
-HUMAN_ONLY = (("human", "--human"), ("human_column", "--human-column"), ("lower_is_better", "--lower-is-better"))
+HUMAN_ONLY = Conflicts("-m", "{option} with {other}: -m ranks live metrics with AutoRank on a test set; a --human "
+                       "file holds no test set: rank it without -m (with --scores for the metrics to compare), or "
+                       "give -m a --genmt or --mtme test set, whose human clusters are drawn beside AutoRank",
+                       (Option("human"), Option("human_column"), Option("lower_is_better")))
 #: With -m, options of the human clusters drawn beside AutoRank from the test set's own human scores.
 BESIDE = (("gold", "--gold", ("mtme",)), ("rule", "--rule", ("genmt", "mtme", "data")))
 #: Human clusters beside an AutoRank, and each metric's agreement with them.
@@ -113,11 +117,7 @@ def _check_human(opts: Options) -> None:
 def _check_live(opts: Options, lps: Sequence[str], testset_given: bool) -> None:
     """The options of -m: one test set to score, and the specs."""
     data_cli.check(opts, "rank")
-    for attr, flag in HUMAN_ONLY:
-        if getattr(opts, attr, None):
-            raise UserError(f"{flag} with -m: -m ranks live metrics with AutoRank on a test set; a --human file holds "
-                            "no test set: rank it without -m (with --scores for the metrics to compare), or give -m a "
-                            "--genmt or --mtme test set, whose human clusters are drawn beside AutoRank")
+    HUMAN_ONLY.check(opts)
     for attr, flag, sources in BESIDE:
         if getattr(opts, attr, None) and not any(getattr(opts, s, None) for s in sources):
             raise UserError(f"{flag} with -m: the human clusters beside AutoRank are drawn from the test set's own "
