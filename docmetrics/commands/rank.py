@@ -17,12 +17,10 @@ from typing import Any, Sequence, TextIO
 
 from ..api import Result, TestSet
 from ..judging import (
-    MAX_N,
     AutoRank,
     ClusterAgreement,
     EvalSet,
     HumanRanking,
-    StoredMetric,
     StoredScorer,
     StoredScores,
     autorank,
@@ -42,6 +40,7 @@ from .messages import note
 from .options import Options
 from .output import Output, one_or_list, write
 from .scoring import ScoringReport
+from .significance import check_resamples
 from .specs import check_specs, language_pairs
 from .wmt26 import check_no_reference_files, check_systems_given, references_from_release
 
@@ -75,8 +74,7 @@ def check_args(opts: Options, lps: Sequence[str]) -> None:
     if opts.ref and not (opts.mtme and opts.metrics):
         raise UserError(f"--ref {','.join(opts.ref)}: the references of an MTME directory to score -m metrics against; "
                         "it needs -m SPEC... --mtme ROOT")
-    if not 1 <= opts.paired_bs_n <= MAX_N:
-        raise UserError(f"--paired-bs-n must be from 1 to {MAX_N} (resamples kept in memory), not {opts.paired_bs_n}")
+    check_resamples("--paired-bs-n", opts.paired_bs_n)
     testset_given = bool(opts.input or opts.source or opts.references or opts.doc_ids)
     if (opts.wmt26_systems or opts.wmt26_ref) and not opts.wmt26:
         raise UserError(f"{'--wmt26-systems' if opts.wmt26_systems else '--wmt26-ref'}: names files or references of "
@@ -208,21 +206,20 @@ def read(opts: Options, lps: Sequence[str]) -> list[EvalSet]:
     return data_cli.read_pairs(opts, lps, WHO, notes=bool(opts.metrics))
 
 
-def _metrics(stored: StoredScores, ranking: HumanRanking, opts: Options) -> dict[str, StoredMetric]:
-    """The stored metrics of the ranking's language pair to compare with it (``--stored``, else the preset's, else
-    all), as :meth:`~docmetrics.judging.StoredScores.evalset` chooses them."""
-    if ranking.lp is None and len(stored.language_pairs()) > 1:
-        raise InputError(f"{stored.source}: scores of several language pairs ({', '.join(stored.language_pairs())}); "
-                         "name the one of the human scores with -l")
-    return stored.evalset(ranking.lp, metrics=stored_cli.wanted_metrics(opts.stored, opts.preset)).stored
-
-
 def run_human(opts: Options, lps: Sequence[str], stored: StoredScores | None, out: TextIO) -> int:
-    """The human clusters of each language pair (--rule, default wmt25) and each stored metric's agreement."""
+    """The human clusters of each language pair (--rule, default wmt25) and each stored metric's agreement: the
+    stored metrics of its pair (``--stored``, else the preset's, else all) as
+    :meth:`~docmetrics.judging.StoredScores.evalset` chooses them."""
     blocks = []
     for data in read(opts, lps):
         ranking = human_clusters(data, opts.rule or "wmt25")
-        blocks.append((ranking, cluster_agreement(ranking, _metrics(stored, ranking, opts) if stored else {})))
+        metrics = {}
+        if stored:
+            if ranking.lp is None and len(stored.language_pairs()) > 1:
+                raise InputError(f"{stored.source}: scores of several language pairs "
+                                 f"({', '.join(stored.language_pairs())}); name the one of the human scores with -l")
+            metrics = stored.evalset(ranking.lp, metrics=stored_cli.wanted_metrics(opts.stored, opts.preset)).stored
+        blocks.append((ranking, cluster_agreement(ranking, metrics)))
     write(Output(data=lambda: one_or_list([{"ranking": r.to_dict(), "agreement": [a.to_dict() for a in ag]}
                                            for r, ag in blocks]),
                  text=lambda: "\n".join(r.to_text(opts.width, ag) for r, ag in blocks)),

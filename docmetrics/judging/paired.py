@@ -137,7 +137,10 @@ class PairedTest:
     asked: int | None = None
 
     def signature_text(self, short: bool = False) -> str:
-        return test_signature(self.signature, self.test, self.n, self.seed).format(short=short)
+        """The metric's signature with the test's fields (``bs:1000|seed:12345``) before the version."""
+        fields = [*self.signature.fields, SigField(self.test, self.test, str(self.n), is_param=False),
+                  SigField("seed", "seed", "none" if self.seed is None else str(self.seed), is_param=False)]
+        return Signature(self.signature.metric, fields, self.signature.version).format(short=short)
 
     def to_dicts(self, spec: str | None = None, *, short: bool = False) -> list[dict[str, Any]]:
         """One object per system, the baseline first: its row (:meth:`PairedResult.to_dict`), then the metric
@@ -190,15 +193,6 @@ class PairedTest:
                  "   not say which system is better, only that they differ.\n\n")
         return text + "Signatures:\n" + "".join(f"[{k + 1}] {t.signature_text(short=short)}\n"
                                                  for k, t in enumerate(tests))
-
-
-def test_signature(signature: Signature, test: str, n: int, seed: int | None) -> Signature:
-    """The metric's signature with the test's fields (``bs:1000|seed:12345``) before the version."""
-    fields = list(signature.fields) + [
-        SigField(test, test, str(n), is_param=False),
-        SigField("seed", "seed", "none" if seed is None else str(seed), is_param=False),
-    ]
-    return Signature(signature.metric, fields, signature.version)
 
 
 def doc_order(results: Sequence[Result]) -> list[str]:
