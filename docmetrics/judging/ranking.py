@@ -213,8 +213,6 @@ def rank_stored(metrics: Sequence[StoredMetric], *, lp: str | None = None, eps: 
     """AutoRank over stored metrics (each a :class:`~docmetrics.formats.stored.StoredMetric` of the same
     language pair): the system score of each is the mean over its available items.  Metrics that score
     different systems, or a system without any score of a metric, are an InputError naming the file."""
-    if not metrics:
-        raise InputError(f"{lp or 'the scores'}: no metric to rank with")
     first = metrics[0]
     for m in metrics[1:]:
         extra = [s for s in m.systems if s not in first.scores]
@@ -276,8 +274,6 @@ def rank_results(metrics: Mapping[str, Sequence[Result]], *, lp: str | None = No
     systems, in the same order): each metric's system score as :func:`wmt25_system_score` reads it, its
     direction ``Result.higher_is_better``, and a note per metric whose AutoRank score is not the system score it
     reports itself.  A system without any score of a metric is an InputError."""
-    if not metrics:
-        raise InputError(f"{lp or 'the scores'}: no metric to rank with")
     names = list(metrics)
     systems = [r.system for r in metrics[names[0]]]
     scores: dict[str, dict[str, float]] = {}
