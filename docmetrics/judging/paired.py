@@ -387,10 +387,9 @@ def _check_documents(metric: str, doc_ids: Sequence[str], what: str) -> None:
             "every unit is unscored (its stored cells are all empty, or every document is too short for the "
             f"metric); give {metric}'s scores, or leave it out")
     if len(doc_ids) < 2:
-        only = f" ({doc_ids[0]!r})"
         raise InputError(
-            f"{metric}: {what} resample whole documents, and the test set has {len(doc_ids)} "
-            f"scored document{only}: one document cannot be resampled into a distribution; give the "
+            f"{metric}: {what} resample whole documents, and the test set has 1 scored document "
+            f"({doc_ids[0]!r}): one document cannot be resampled into a distribution; give the "
             "document boundaries with --doc-ids (and check that documents are long enough to be scored)"
         )
 
