@@ -161,18 +161,18 @@ def average_statistics(statistics: Sequence[str], *, pdp: bool = True, document:
     >>> docmetrics.judging.average_statistics(["pearson", "seg_acc_eq"])       # doctest: +SKIP
     ('pearson', 'seg_acc_eq')
     """
-    names = tuple(registry.get(n).name for n in statistics)  # an alias gives its statistic's name
+    found = [registry.get(n) for n in statistics]
+    names = tuple(s.name for s in found)  # an alias gives its statistic's name
     twice = sorted({n for n in names if names.count(n) > 1})
     if twice:
         raise InputError(f"{', '.join(twice)} named twice; name each statistic once")
     if not names:
         raise InputError("no statistic to average")
-    for name in names:
-        s = registry.get(name)
+    for s in found:
         if s.needs == "pdp" and not (pdp or document):
-            raise InputError(f"{name} ({s.title}) needs --pdp or --doc-level", params=("pdp",))
+            raise InputError(f"{s.name} ({s.title}) needs --pdp or --doc-level", params=("pdp",))
         if s.needs == "document" and not document:
-            raise InputError(f"{name} ({s.title}) needs --doc-level", params=("document",))
+            raise InputError(f"{s.name} ({s.title}) needs --doc-level", params=("document",))
     return names
 
 
