@@ -213,7 +213,7 @@ def run_human(opts: Options, lps: Sequence[str], stored: StoredScores | None, ou
     blocks = []
     for data in read(opts, lps):
         ranking = human_clusters(data, opts.rule or "wmt25")
-        metrics = {}
+        metrics: dict[str, Any] = {}
         if stored:
             if ranking.lp is None and len(stored.language_pairs()) > 1:
                 raise InputError(f"{stored.source}: scores of several language pairs "
