@@ -106,8 +106,8 @@ def twins(tmp_path):
 
 def test_the_views_of_the_registry_are_what_the_tables_had():
     assert metaeval.MAIN_STATISTICS == ("pearson", "accuracy", "spa", "seg_acc_eq", "seg_pearson")
-    assert metaeval.SYS_STATISTICS == ("pearson", "spearman", "kendall", "accuracy", "accuracy_mtme", "spa")
-    assert metaeval.SEG_STATISTICS == ("seg_acc_eq", "seg_pearson", "seg_kendall")
+    assert stats.names("system", plugins=False) == ("pearson", "spearman", "kendall", "accuracy", "spa", "pdp")
+    assert stats.names("segment", plugins=False) == ("seg_acc_eq", "seg_pearson", "seg_kendall")
     assert ALIASES["acc_eq"] == "seg_acc_eq" and ALIASES["seg-kendall"] == "seg_kendall"
     assert averages.RANGES["pearson"] == (-1.0, 1.0) and averages.RANGES["seg_acc_eq"] == (0.0, 1.0)
     assert averages.RANGES["accuracy_mtme"] == (0.0, 1.0) and averages.RANGES["global_accuracy"] == (0.0, 1.0)

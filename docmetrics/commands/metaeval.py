@@ -6,7 +6,6 @@ data, with the WMT23 and WMT24 averages (and ``--average``: any statistics of th
 from __future__ import annotations
 
 import json
-import os
 from typing import TYPE_CHECKING, Sequence, TextIO
 
 from ..judging import SCHEMES
@@ -40,15 +39,6 @@ def _parse_average(opts: MetaevalOptions) -> tuple[str, ...]:
         raise UserError(f"--average {opts.average}: {exc}") from None
 
 
-def _check_plot(path: str) -> None:
-    parent = os.path.dirname(os.path.abspath(path))
-    if not os.path.isdir(parent):
-        raise UserError(f"--plot {path}: no such directory {parent}")
-    if not path.lower().endswith(".png"):
-        raise UserError(f"--plot {path}: give a .png file")
-    pyplot()
-
-
 def run_metaeval(opts: MetaevalOptions, out: TextIO) -> int:
     from .. import judging  # numpy and the statistics: not for --help
 
@@ -60,7 +50,10 @@ def run_metaeval(opts: MetaevalOptions, out: TextIO) -> int:
     lps = language_pairs([opts.lps], spaces=False)
     custom = _parse_average(opts) if opts.average else None
     if opts.plot:
-        _check_plot(opts.plot)
+        check_output_file(opts.plot, "--plot")
+        if not opts.plot.lower().endswith(".png"):
+            raise UserError(f"--plot {opts.plot}: give a .png file")
+        pyplot()
     if opts.report:
         check_output_file(opts.report, "--report", (opts.plot,))
     opts = check_common(opts, lps)

@@ -161,9 +161,7 @@ def plot_main_statistics(
         else:
             series = []
             for e in evals:
-                comp = e.comparisons.get(panel)
-                rank = {r.metric: r.rank for r in comp.ranking} if comp else {}
-                series.append((e.lp, {m: (e.metrics[m].get(panel), rank.get(m)) for m in e.metrics}))
+                series.append((e.lp, {m: (e.metrics[m].get(panel), e.cluster_of(m).get(panel)) for m in e.metrics}))
         text, wmt = panel_title(kind, panel, averages, titles or {}), kind == "average" and panel in SCHEMES
         ax.set_title(text if wmt else text.replace(" (", "\n("), fontsize=10 if wmt else 9)
         bar_h = 0.8 / len(series)

@@ -27,7 +27,7 @@ from .specs import check_specs
 def run(opts: SweepOptions, out: TextIO) -> int:
     """Check every option, read the test set and the human scores, run :func:`docmetrics.judging.sweep` (the
     progress a note per point), then write -o, --report and --plot and print the table."""
-    from ..judging import read_human, sweep
+    from ..judging import sweep
 
     check_specs([opts.metric])  # the base spec, before any grid point is built or a model loads
     human_cli.check_args(opts)
@@ -56,8 +56,7 @@ def run(opts: SweepOptions, out: TextIO) -> int:
             planned.heatmap()
         except InputError as exc:  # the library's words as the options'
             raise UserError("--plot: " + str(exc).replace("the metric's spec", "-m")) from None
-    human = read_human(opts.human, format="human-tsv", column=opts.human_column,
-                       lower_is_better=opts.human_lower_better).human if opts.human else None
+    human = human_cli.read_human(opts)
     testset = load_testset(opts, who="docmetrics sweep")
     human_cli.warn_unmatched(opts, testset, human, who="docmetrics sweep")
     n = len(planned.points)

@@ -47,28 +47,17 @@ from ..values.units import as_score
 from . import statistics as registry  # the statistics as named values
 from .aligned import Aligned, Score, align
 from .comparisons import Comparison, compare
-from .doc_level import DOC_RULES, DOC_STATISTICS, DocGold, doc_eval, doc_gold, doc_matrix
+from .doc_level import DocGold, doc_eval, doc_gold, doc_matrix
 from .human_match import match_systems
 from .metaeval_metric import UNIT_LEVEL, MetaEval
 from .metaevaluation import MetaEvaluation
 
-__all__ = ["SYS_STATISTICS", "SEG_STATISTICS", "STATISTICS", "MAIN_STATISTICS", "compared_statistics", "evaluate_wmt",
-           "evaluate_mtme", "match_systems"]
+__all__ = ["MAIN_STATISTICS", "compared_statistics", "evaluate_wmt", "evaluate_mtme", "match_systems"]
 
-# The names below are views of the one registry, :mod:`docmetrics.judging.statistics` (docmetrics' own
-# statistics; a plugin statistic is found there at run time).
-#: the system level without the opt-in PDP (``accuracy_mtme``: MTME's name of pairwise accuracy)
-SYS_STATISTICS = tuple(n for s in registry.BUILTIN if s.level == "system" and s.needs != "pdp"
-                       for n in (s.name, *(a for a in s.aliases if "_" in a)))
-SEG_STATISTICS = registry.names("segment", plugins=False)
-STATISTICS = SYS_STATISTICS + SEG_STATISTICS
-#: opt-in statistics (``pdp=True`` / ``doc_rule``): system-level Pairwise Difference Pearson and the
-#: document level (:mod:`docmetrics.judging.doc_level`); the default output does not change
-EXTRA_STATISTICS = registry.names(needs="pdp", plugins=False) + DOC_STATISTICS
-ALL_STATISTICS = STATISTICS + EXTRA_STATISTICS
 #: the statistics compared by PERM-BOTH by default when the document level is asked for
 DOC_MAIN_STATISTICS = ("pdp", "doc_acc_eq", "doc_pearson", "doc_spa")
-#: the statistics of the WMT23 and WMT24 rankings, compared by PERM-BOTH by default
+#: the statistics of the WMT23 and WMT24 rankings, compared by PERM-BOTH by default (a view of the one registry,
+#: :mod:`docmetrics.judging.statistics`)
 MAIN_STATISTICS = registry.names(main=True, plugins=False)
 
 
@@ -78,10 +67,6 @@ def compared_statistics(pdp: bool = False, doc_rule: str | None = None, also: Se
     with ``doc_rule``, then ``also`` (e.g. the statistics of an average), each once."""
     extra = DOC_MAIN_STATISTICS if doc_rule is not None else ("pdp",) if pdp else ()
     return tuple(dict.fromkeys((*registry.names(main=True), *extra, *also)))
-
-
-
-
 
 
 # -- evaluation ------------------------------------------------------------------------------------------------
@@ -294,16 +279,10 @@ def evaluate_wmt(
     any name or alias); an opt-in statistic of ``significance`` is computed as well."""
     raw = _group(results)
     groups = {name: [r.oriented() for r in rs] for name, rs in raw.items()}  # judged higher-better
-    if doc_rule is not None and doc_rule not in DOC_RULES:
-        raise InputError(f"document rule {doc_rule!r}: expected one of {', '.join(DOC_RULES)}")
     if human_sys is None and human_seg is None:
         raise InputError("no human scores: give system-level or segment-level human scores")
     if significance is None:
         significance = compared_statistics()
-    known = ALL_STATISTICS + registry.names(level="system", opt_in=True) + registry.names(level="segment", opt_in=True)
-    for stat in significance:
-        if stat not in known:
-            raise InputError(f"unknown statistic {stat!r} for significance; one of {', '.join(dict.fromkeys(known))}")
     asked = frozenset(registry.get(n).name for n in (*statistics, *significance))
     n_segments = None
     if human_seg is not None:

@@ -20,7 +20,7 @@ from . import statistics as stats
 from .comparisons import Comparison
 from .labels import namer, row_labels
 from .metaeval_metric import MetaEval
-from .stat_table import significance_lines, stat_table, untested_lines
+from .stat_table import ranks, significance_lines, stat_table, untested_lines
 
 if TYPE_CHECKING:
     from ..formats.mtme import MtmeTestSet
@@ -147,8 +147,7 @@ class MetaEvaluation:
     def cluster_of(self, metric: str | int) -> dict[str, int | None]:
         """statistic -> the metric's cluster there (1 = best), for every statistic compared where it has a value
         (None: compared, but no clusters could be formed)."""
-        name = self._label(metric)
-        return {stat: r.rank for stat, comp in self.comparisons.items() for r in comp.ranking if r.metric == name}
+        return ranks(self.comparisons).get(self._label(metric), {})
 
     @property
     def pvalues(self) -> dict[str, dict[str, dict[str, float]]]:
