@@ -13,6 +13,8 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Callable, Mapping, Sequence
 
 from .. import stats
+from ..stats.base import to_matrix
+from ..stats.pce import common_items
 from ..stats.vector import kendall, pairwise_accuracy, pearson, spearman
 from . import statistics as registry  # the statistics as named values
 from .aligned import Aligned, Score
@@ -182,20 +184,11 @@ def _spa_cells(
 ) -> tuple[np.ndarray, np.ndarray, Callable[[np.ndarray], float]]:
     """SPA's items both metrics score for every system, and SPA over an item vector (the humans' p-values
     fixed, the metric's recomputed with the same sign vectors)."""
-    import numpy as np
 
     if a.items is None or b.items is None or a.item_keys != b.item_keys or a.item_kind != b.item_kind:
         raise ItemsDiffer(a, b)
-    hm = np.array([[np.nan if v is None else v for v in human_seg[s]] for s in order], dtype=float)
-    ma = np.array([[np.nan if v is None else v for v in a.items[s]] for s in order], dtype=float)
-    mb = np.array([[np.nan if v is None else v for v in b.items[s]] for s in order], dtype=float)
-    keep_m = ~np.isnan(ma).any(axis=0) & ~np.isnan(mb).any(axis=0)
-    keep_h = ~np.isnan(hm).any(axis=0)
-    if a.item_kind == "segment" and hm.shape[1] == ma.shape[1]:
-        keep_h = keep_m = keep_h & keep_m
-    hm, ma, mb = hm[:, keep_h], ma[:, keep_m], mb[:, keep_m]
-    if hm.shape[1] == 0 or ma.shape[1] == 0:
-        raise ValueError("no item is scored for every system")
+    hm, ma, mb = (to_matrix(x, order, "scores") for x in (human_seg, a.items, b.items))
+    hm, ma, mb = common_items(hm, ma, mb, same_items=a.item_kind == "segment" and hm.shape[1] == ma.shape[1])
     return ma.ravel(), mb.ravel(), stats.spa_statistic(hm, ma.shape, n_permutations, spa_seed)
 
 
