@@ -86,7 +86,7 @@ def fake_evals(values):
     evals = []
     for lp, by_metric in values.items():
         metrics = {m: SimpleNamespace(get=lambda stat, d=d: d.get(stat)) for m, d in by_metric.items()}
-        evals.append(SimpleNamespace(lp=lp, metrics=metrics, comparisons={}))
+        evals.append(SimpleNamespace(lp=lp, metrics=metrics, comparisons={}, cluster_of=lambda m: {}))
     return evals
 
 

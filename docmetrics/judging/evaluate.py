@@ -243,7 +243,6 @@ def evaluate_wmt(
     *,
     lp: str = "",
     human_name: str | None = None,
-    systems: Sequence[str] | None = None,
     significance: Sequence[str] | None = None,
     n_resamples: int = stats.DEFAULT_RESAMPLES,
     seed: int | None = stats.DEFAULT_SEED,
@@ -311,9 +310,6 @@ def evaluate_wmt(
             mine[hn] = r
         per_metric[name] = mine
     candidates = [s for s in sorted(hsys) if hsys[s] is not None]
-    if systems is not None:
-        wanted = set(systems)
-        candidates = [s for s in candidates if s in wanted]
     order = []
     for s in candidates:
         lacking = [n for n, mine in per_metric.items() if s not in mine]

@@ -21,15 +21,14 @@ from .comparisons import Comparison
 from .labels import namer, row_labels
 from .metaeval_metric import MetaEval
 from .stat_table import ranks, significance_lines, stat_table, untested_lines
+from .statistics import LEVELS
 
 if TYPE_CHECKING:
     from ..formats.mtme import MtmeTestSet
 
 __all__ = ["MetaEvaluation", "MetaEval", "LEVELS", "LAYOUTS", "metaeval_text", "mtme_text", "written_lines",
-           "human_description", "esa_description", "spa_text", "ACC_EQ_TEXT", "DOC_TEXT", "PDP_TEXT", "MQM_TEXT"]
+           "spa_text", "ACC_EQ_TEXT", "DOC_TEXT", "PDP_TEXT"]
 
-#: The levels of a meta-evaluation.
-LEVELS = ("system", "segment", "document")
 #: the prefix of a statistic's name at a level other than the system's
 _PREFIX = {"segment": "seg_", "document": "doc_"}
 #: the JSON layouts: ``--human`` / ``--genmt``'s list, ``--mtme``'s object
@@ -260,31 +259,9 @@ def spa_text(n_permutations: int, seed: int) -> str:
             f"{seed}) for the humans and the metric, 1 - mean |difference| over system pairs.")
 
 
-#: how a raw MQM file's scores are computed, in the notes under a table
-MQM_TEXT = ("raw MQM ratings: per segment, the errors' weights (Major 5, Minor 1, Minor Fluency/Punctuation 0.1, "
-            "Major Non-translation! 25, else 0) summed per rater and averaged over raters, as mt-metrics-eval's "
-            "score_mqm.py computes them; a penalty, lower is better, negated")
-
-
-def human_description(path: str, *, column: str | None = None, lower_better: bool = False,
-                      raw_mqm: bool = False) -> str:
-    """What the human scores of ``--human PATH`` are, under the table: the file, its column (``auto`` where
-    none was named) and direction, or how a raw MQM file's scores were computed."""
-    negated = " after negation" if lower_better else ""
-    how = MQM_TEXT if raw_mqm else f"column {column or 'auto'}; higher is better{negated}"
-    return f"{path} ({how})"
-
-
-def esa_description(source: str, lp: str, segments: Mapping[str, Mapping[Any, Any]]) -> str:
-    """What the human scores of a GenMT file are, under the table (``segments``: system -> its judged segments)."""
-    items = sum(len(judged) for judged in segments.values())
-    return (f"ESA scores of {source} ({lp}, field scores; an item's score is the mean of its annotations; {items} "
-            f"judged (segment, system) items of {len(segments)} systems; higher is better)")
-
-
 def metaeval_text(ev: MetaEvaluation, *, human: str, width: int = 4) -> str:
     """The meta-evaluation table (:mod:`docmetrics.judging.stat_table`) with ``width`` decimals, what the human
-    scores are (``human``: :func:`human_description`, :func:`esa_description`), how each statistic is computed, the
+    scores are (``human``: :func:`~docmetrics.judging.describe_human`), how each statistic is computed, the
     clusters, what is left out, the signatures: what ``docmetrics --human`` / ``--genmt`` print."""
     evals = list(ev.metrics.values())
     segment = ev.n_segments is not None
