@@ -287,7 +287,7 @@ def metaeval_argv(root, *more):
 
 
 def test_metaeval_shows_averages_and_plots_a_registered_statistic(top, tiny, capsys, monkeypatch):
-    from docmetrics.commands import plot as plot_cli
+    from docmetrics.judging import plots
 
     code, out, err = run(capsys, *metaeval_argv(tiny, "--average", "top_agree,pearson", "-f", "json"))
     assert code == 0, err
@@ -311,7 +311,7 @@ def test_metaeval_shows_averages_and_plots_a_registered_statistic(top, tiny, cap
         assert {"top_agree", "pearson"} <= set(lp["comparisons"])
 
     figures = []
-    monkeypatch.setattr(plot_cli, "save", lambda fig, path, **kw: figures.append(fig))
+    monkeypatch.setattr(plots, "save", lambda fig, path, **kw: figures.append(fig))
     code, out, err = run(capsys, *metaeval_argv(tiny, "--average", "top_agree,pearson", "--plot", tiny / "p.png"))
     assert code == 0, err
     assert [line.split()[-1] for line in out.splitlines() if line.startswith("Metric")] == ["top-agree"] * 2

@@ -8,7 +8,7 @@ from __future__ import annotations
 import json
 from typing import TYPE_CHECKING, Sequence, TextIO
 
-from ..judging import SCHEMES
+from ..judging import SCHEMES, plot_main_statistics, pyplot
 from ..values.errors import InputError, UserError
 from . import report as report_cli
 from . import stored as stored_cli
@@ -17,7 +17,6 @@ from .format import columns
 from .mtme import check_common, lp_dict, lp_text, score
 from .options import MetaevalOptions
 from .output import Output, write
-from .plot import plot_main_statistics, pyplot
 from .specs import language_pairs
 
 if TYPE_CHECKING:

@@ -75,6 +75,7 @@ _MODULES = {
     ".spans": ("SpanJudgement", "SPAN_METRICS", "gives_no_spans", "check_gives_spans"),
     ".score_systems": ("Scored", "ScoringObserver", "score_metrics"),
     ".sweeps": ("STAT_CHOICES", "SEG_STATS", "Sweep", "Point"),
+    ".plots": ("plot_heatmap", "plot_main_statistics", "pyplot"),
     "..formats.base": ("EvalSet", "SpanGold", "SpanItem", "Span"),
     "..formats.judgements": ("HumanScores",),
     "..formats.stored_metric": ("StoredMetric", "StoredScorer"),
