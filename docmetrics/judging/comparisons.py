@@ -254,30 +254,22 @@ def compare(
                 if use_williams:
                     tests[(a, b)] = williams(*_williams_cells(stat, aligned[a], aligned[b], order, human_sys,
                                                               human_seg))
-                elif statistic.cells in ("document", "document pair"):
-                    if doc_scores is None or doc_gold is None:
-                        raise ValueError("no document level")
-                    if statistic.cells == "document pair":
-                        tests[(a, b)] = stats.perm_both_acc_eq(
-                            doc_scores[a], doc_scores[b], doc_gold, group_by_item=True,
-                            epsilon_a=epsilons[a], epsilon_b=epsilons[b], systems=order,
-                            n_resamples=n_resamples, seed=seed,
-                        )
-                    else:
-                        xa, xb, fn = doc_cells(stat, doc_scores[a], doc_scores[b], doc_gold, order, n_permutations,
-                                               spa_seed)
-                        tests[(a, b)] = stats.perm_both(xa, xb, fn, n_resamples=n_resamples, seed=seed)
-                elif statistic.cells == "segment pair":
-                    assert human_seg is not None and aligned[a].seg is not None and aligned[b].seg is not None
+                    continue
+                document = statistic.cells.startswith("document")
+                if document and (doc_scores is None or doc_gold is None):
+                    raise ValueError("no document level")
+                if statistic.cells.endswith("pair"):  # acc_eq: pair outcomes swapped, each metric its epsilon
+                    ma, mb, gold = ((doc_scores[a], doc_scores[b], doc_gold) if document  # type: ignore[index]
+                                    else (aligned[a].seg, aligned[b].seg, human_seg))
                     tests[(a, b)] = stats.perm_both_acc_eq(
-                        aligned[a].seg, aligned[b].seg, human_seg, group_by_item=True,  # type: ignore[arg-type]
-                        epsilon_a=epsilons[a], epsilon_b=epsilons[b], systems=order,
-                        n_resamples=n_resamples, seed=seed,
-                    )
-                else:
-                    xa, xb, fn = _cells(statistic, aligned[a], aligned[b], order, human_sys, human_seg,
-                                        n_permutations, spa_seed)
-                    tests[(a, b)] = stats.perm_both(xa, xb, fn, n_resamples=n_resamples, seed=seed)
+                        ma, mb, gold, group_by_item=True, epsilon_a=epsilons[a], epsilon_b=epsilons[b],  # type: ignore[arg-type]
+                        systems=order, n_resamples=n_resamples, seed=seed)
+                    continue
+                xa, xb, fn = (doc_cells(stat, doc_scores[a], doc_scores[b], doc_gold, order,  # type: ignore[index,arg-type]
+                                        n_permutations, spa_seed) if document
+                              else _cells(statistic, aligned[a], aligned[b], order, human_sys, human_seg,
+                                          n_permutations, spa_seed))
+                tests[(a, b)] = stats.perm_both(xa, xb, fn, n_resamples=n_resamples, seed=seed)
             except ItemsDiffer as exc:
                 failed[f"{a} vs {b}"] = f"no significance test: {exc.explain(a, b)}"
             except ValueError as exc:
