@@ -397,16 +397,11 @@ def _renamed(r: Result, system: str) -> Result:
     return r if r.system == system else dataclasses.replace(r, system=system)
 
 
-def evaluate_mtme(
-    results: Mapping[str, Sequence[Result]] | Sequence[Result],
-    data: MtmeTestSet,
-    *,
-    human_name: str | None = None,
-    **options: Any,
-) -> MetaEvaluation:
-    """:func:`evaluate_wmt` with the human scores of an MTME test set (``human_name``: default the
-    one chosen by load_mtme, else the standard one); ``options`` as for evaluate_wmt."""
-    name = human_name or data.human_name or data.default_human_name("seg") or data.default_human_name("sys")
+def evaluate_mtme(results: Mapping[str, Sequence[Result]] | Sequence[Result], data: MtmeTestSet,
+                  **options: Any) -> MetaEvaluation:
+    """:func:`evaluate_wmt` with the human scores of an MTME test set (those chosen by load_mtme, else the
+    standard ones); ``options`` as for evaluate_wmt."""
+    name = data.human_name or data.default_human_name("seg") or data.default_human_name("sys")
     if name is None:
         raise InputError(f"{data.directory}/human-scores: no human scores for {data.lp}")
     sys_scores = data.human_scores.get((name, "sys"))
@@ -421,5 +416,5 @@ def evaluate_mtme(
         if doc_scores is not None:
             options.setdefault("human_doc", doc_scores)
             options.setdefault("doc_names", data.doc_names)
-    return evaluate_wmt(results, sys_scores, seg_scores, lp=options.pop("lp", data.lp), human_name=name, **options)
+    return evaluate_wmt(results, sys_scores, seg_scores, lp=data.lp, human_name=name, **options)
 
