@@ -262,8 +262,8 @@ def compare(
                     ma, mb, gold = ((doc_scores[a], doc_scores[b], doc_gold) if document  # type: ignore[index]
                                     else (aligned[a].seg, aligned[b].seg, human_seg))
                     tests[(a, b)] = stats.perm_both_acc_eq(
-                        ma, mb, gold, group_by_item=True, epsilon_a=epsilons[a], epsilon_b=epsilons[b],  # type: ignore[arg-type]
-                        systems=order, n_resamples=n_resamples, seed=seed)
+                        ma, mb, gold, epsilon_a=epsilons[a], epsilon_b=epsilons[b], systems=order,  # type: ignore[arg-type]
+                        n_resamples=n_resamples, seed=seed)
                     continue
                 xa, xb, fn = (doc_cells(stat, doc_scores[a], doc_scores[b], doc_gold, order,  # type: ignore[index,arg-type]
                                         n_permutations, spa_seed) if document
