@@ -6,6 +6,7 @@ import argparse
 import sys
 from typing import Sequence
 
+from ..commands import data as data_cmd
 from ..commands.metaeval import run_metaeval
 from ..commands.options import MetaevalOptions
 from ..judging import DEFAULT_SEED
@@ -70,18 +71,11 @@ def build_parser() -> argparse.ArgumentParser:
 def main(argv: Sequence[str] | None = None) -> int:
     parser = build_parser()
     args = parse_args(parser, argv, command="metaeval")
-    if not (args.data or args.data_format or args.data_option):
+    via_data = bool(args.data or args.data_format or args.data_option)
+    if not via_data:
         missing = [flag for flag, given in (("--mtme", args.mtme), ("-l/--lps", args.lps)) if given is None]
         if missing:  # what argparse said when they were required (--data needs neither)
             parser.error(f"the following arguments are required: {', '.join(missing)}")
-    return guarded("docmetrics metaeval", args.debug, lambda: _run(typed(MetaevalOptions, args)))
-
-
-def _run(opts: MetaevalOptions) -> int:
-    """``--data`` through the library (:mod:`..commands.data`), else :func:`..commands.metaeval.run_metaeval`."""
-    if opts.data or opts.data_format or opts.data_option:
-        from ..commands import data
-
-        return data.run_metaeval(opts, sys.stdout)
-    return run_metaeval(opts, sys.stdout)
-
+    # --data through the library (commands.data), else the MTME path (commands.metaeval)
+    run = data_cmd.run_metaeval if via_data else run_metaeval
+    return guarded("docmetrics metaeval", args.debug, lambda: run(typed(MetaevalOptions, args), sys.stdout))
