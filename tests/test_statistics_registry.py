@@ -23,7 +23,6 @@ from docmetrics.judging import evaluate as metaeval
 from docmetrics.judging import statistics as stats
 from docmetrics.judging.aligned import Aligned
 from docmetrics.judging.comparisons import compare
-from docmetrics.judging.metaeval_metric import ALIASES
 from docmetrics.judging.sweeps import SEG_STATS, STAT_CHOICES
 from docmetrics.plugin import registry
 from docmetrics.values.errors import InputError
@@ -108,7 +107,7 @@ def test_the_views_of_the_registry_are_what_the_tables_had():
     assert metaeval.MAIN_STATISTICS == ("pearson", "accuracy", "spa", "seg_acc_eq", "seg_pearson")
     assert stats.names("system", plugins=False) == ("pearson", "spearman", "kendall", "accuracy", "spa", "pdp")
     assert stats.names("segment", plugins=False) == ("seg_acc_eq", "seg_pearson", "seg_kendall")
-    assert ALIASES["acc_eq"] == "seg_acc_eq" and ALIASES["seg-kendall"] == "seg_kendall"
+    assert stats.get("acc_eq").name == "seg_acc_eq" and stats.get("seg-kendall").name == "seg_kendall"
     assert averages.RANGES["pearson"] == (-1.0, 1.0) and averages.RANGES["seg_acc_eq"] == (0.0, 1.0)
     assert averages.RANGES["accuracy_mtme"] == (0.0, 1.0) and averages.RANGES["global_accuracy"] == (0.0, 1.0)
     assert {"accuracy", "pdp", "seg-kendall", "seg-pearson", "acc_eq", "doc_spa"} <= set(STAT_CHOICES)
