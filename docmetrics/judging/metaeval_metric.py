@@ -119,6 +119,13 @@ class MetaEval:
             return "no document level" if self.document is None else self.document.note
         return self.notes.get(name)
 
+    def note_lines(self, label: int | str, segment: str = "segment level") -> list[str]:
+        """The notes under a table on this metric (``[label]``): why it has no SPA, why no ``segment`` level
+        (acc_eq), and acc_eq's note on ties."""
+        missing = (("SPA", self.spa_note), (segment, self.seg_note))
+        lines = [f"[{label}] no {what}: {why}" for what, why in missing if why]
+        return lines + ([f"[{label}] acc_eq: {self.acc_eq_note}"] if self.acc_eq_note else [])
+
     def plugin_statistics(self) -> list[str]:
         """The names of the statistics computed here by their own ``compute`` (a plugin's, or an entry of
         the registry that brings one), in the order they were computed: each is a key of the JSON layouts

@@ -277,12 +277,7 @@ def metaeval_text(ev: MetaEvaluation, *, human: str, width: int = 4) -> str:
                   "over pooled (system, segment) pairs, for metrics with one unit per segment.\n")
     if any(e.seg_level_name is not None for e in evals):
         out.write(spa_text(ev.n_permutations, ev.spa_seed) + "\n" + ACC_EQ_TEXT + "\n")
-        for k, e in enumerate(evals):
-            for what, why in (("SPA", e.spa_note), ("acc_eq", e.seg_note)):
-                if why:
-                    out.write(f"[{k + 1}] no {what}: {why}\n")
-            if e.acc_eq_note:
-                out.write(f"[{k + 1}] acc_eq: {e.acc_eq_note}\n")
+        out.writelines(line + "\n" for k, e in enumerate(evals) for line in e.note_lines(k + 1, "acc_eq"))
     for name in dict.fromkeys(p for e in evals for p in e.plugin_statistics()):
         found = stats.get(name)
         whose = "mt-metrics-eval's, by docmetrics.stats" if found.opt_in else "a plugin statistic"
@@ -412,11 +407,7 @@ def _mtme_table(ev: MetaEvaluation, width: int, labels: Mapping[str, int], rank_
         mw = ev.metrics[m]
         if mw.document is not None and mw.document.note:
             lines.append(f"[{labels.get(m, '?')}] document level: {mw.document.note}")
-        for what, text_note in (("SPA", mw.spa_note), ("segment level", mw.seg_note)):
-            if text_note:
-                lines.append(f"[{labels.get(m, '?')}] no {what}: {text_note}")
-        if mw.acc_eq_note:
-            lines.append(f"[{labels.get(m, '?')}] acc_eq: {mw.acc_eq_note}")
+        lines += mw.note_lines(labels.get(m, "?"))
         for p in mw.plugin_statistics():
             if p in mw.notes:
                 lines.append(f"[{labels.get(m, '?')}] no {p}: {mw.notes[p]}")
