@@ -94,11 +94,6 @@ class MetaEval:
         else:
             self.notes[name] = text
 
-    @property
-    def accuracy_mtme(self) -> float | None:
-        """Pairwise accuracy under MTME's name (one definition: pairs with a missing score skipped)."""
-        return self.accuracy
-
     def _name(self, stat: str) -> str:
         """The registry's name of ``stat`` (any alias resolved); an unknown name is an InputError naming those there
         are."""
