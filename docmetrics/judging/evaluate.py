@@ -34,7 +34,6 @@ Nothing here parses arguments or prints; the result is a :class:`~docmetrics.jud
 
 from __future__ import annotations
 
-import dataclasses
 import math
 from typing import Any, Mapping, Sequence
 
@@ -341,8 +340,7 @@ def evaluate_wmt(
     doc_scores: dict[str, dict[str, list[Score]]] = {}
     for name, mine in per_metric.items():
         rs = [mine[s] for s in order]
-        # the results are renamed to the human names for alignment
-        al = align([_renamed(r, s) for r, s in zip(rs, order)], order, n_segments)
+        al = align(rs, order, n_segments)
         aligned[name] = al
         metrics[name] = _plugin_stats(_metric_stats(
             name, rs, al, order, human_vec, human_seg, spa, n_permutations, spa_seed, short, unit_level
@@ -391,10 +389,6 @@ def _doc_ids_from_units(groups: Mapping[str, Sequence[Result]], n_segments: int 
             "(no metric scored it); give the test set's document ids"
         )
     return ids  # type: ignore[return-value]
-
-
-def _renamed(r: Result, system: str) -> Result:
-    return r if r.system == system else dataclasses.replace(r, system=system)
 
 
 def evaluate_mtme(results: Mapping[str, Sequence[Result]] | Sequence[Result], data: MtmeTestSet,

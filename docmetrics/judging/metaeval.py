@@ -227,8 +227,7 @@ def _judge(pairs: Sequence[tuple[str, list[Result]]], names: Sequence[str], huma
     def wmt(chosen: Mapping[str, Sequence[tuple[Result, str]]], **more: Any) -> MetaEvaluation:
         systems = list(dict.fromkeys(h for pairs in chosen.values() for _, h in pairs))  # in order: the sums too
         return evaluate_wmt(
-            {name: [r if r.system == h else dataclasses.replace(r, system=h) for r, h in pairs]
-             for name, pairs in chosen.items()},
+            {name: [r for r, _ in pairs] for name, pairs in chosen.items()},
             {h: human.system[h] for h in systems}, None if rows is None else {h: rows[h] for h in systems},
             unit_level=True, human_file=str(human.path), doc_ids=doc_ids, **options, **more)
 
