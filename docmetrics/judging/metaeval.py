@@ -29,17 +29,15 @@ from .evaluate import compared_statistics, evaluate_mtme, evaluate_wmt
 from .human_match import closest_system, match_systems, segment_rows
 from .labels import row_labels
 from .metaeval_metric import MetaEval
-from .metaevaluation import LEVELS, MetaEvaluation, mtme_text, written_lines
+from .metaevaluation import MetaEvaluation, mtme_text, written_lines
 from .params import name_list
+from .statistics import LEVELS
 from .text import num, table
 
 if TYPE_CHECKING:
     from .mtme import MtmeRun
 
-__all__ = ["MetaEvaluation", "meta_evaluate", "check_human", "describe_human", "wmt_average", "WmtAverage", "LEVELS",
-           "mtme_run_text", "mtme_run_dict"]
-
-WmtAverage = averages.WmtAverage
+__all__ = ["meta_evaluate", "check_human", "describe_human", "wmt_average", "mtme_run_text", "mtme_run_dict"]
 
 ResultsByMetric = Union[Mapping[str, Sequence[Result]], Sequence[tuple[str, Sequence[Result]]]]
 
