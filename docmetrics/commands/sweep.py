@@ -5,9 +5,8 @@ heatmap :func:`docmetrics.judging.plot_heatmap`)."""
 from __future__ import annotations
 
 import json
-import os
 import shlex
-from typing import Any, Sequence, TextIO
+from typing import Sequence, TextIO
 
 from ..judging import Point, Sweep, plot_heatmap, pyplot
 from ..values.errors import InputError, UserError
@@ -87,8 +86,7 @@ def run(opts: SweepOptions, out: TextIO) -> int:
         report_cli.write(opts, opts.report, json.loads(json.dumps(report)), "docmetrics sweep -o (sweep)",
                          testset=testset, human=human)
     if opts.plot:
-        title = heatmap_title(opts.stat, done.points, testset, typed_inputs(opts))
-        plot_heatmap(done, opts.plot, title=title)
+        plot_heatmap(done, opts.plot, testset=testset, inputs=typed_inputs(opts))
     heatmap = f"heatmap: {opts.plot}\n" if opts.plot else ""
     decimals = opts.width if opts.width_given else None  # else each metric's own
     write(Output(data=lambda: report, text=lambda: done.to_text(decimals, temporary="(temporary: --cache keeps it)")
@@ -125,21 +123,6 @@ def write_report(path: str, report: dict[str, object], kept: bool = True) -> Non
         raise UserError(f"-o {path}: cannot write the file ({exc.strerror}){left}. {again}") from None
 
 
-def metric_label(signature: str) -> str:
-    """The metric and its model for a title, without local paths: a model directory is named by its
-    last component and the fingerprint of its weights; a hub id as it is."""
-    from ..api import parse_signature
-
-    parsed = parse_signature(signature)
-    model = parsed.get("model", "m")
-    if not model:
-        return parsed.metric
-    fingerprint = parsed.get("fingerprint", "fp")
-    if os.path.isabs(model) or model.startswith((".", "~")) or os.path.exists(model):
-        model = os.path.basename(os.path.normpath(model)) or model
-    return f"{parsed.metric}, model {model}" + (f" (fp {fingerprint})" if fingerprint else "")
-
-
 def typed_inputs(opts: SweepOptions, most: int = 4) -> str:
     """The input options as the user typed them (``-i hyp.txt hypB.txt -s src.txt -r ref.txt``), the
     test set's name in a title; past ``most`` system files, the first ones and their number."""
@@ -158,16 +141,3 @@ def typed_inputs(opts: SweepOptions, most: int = 4) -> str:
     if opts.lang:
         words += ["-l", q(opts.lang)]
     return " ".join(words)
-
-
-def heatmap_title(stat: str, points: Sequence[Point], testset: Any, inputs: str) -> str:
-    """Two lines: the metric (no local path) and the statistic; the systems, pairs and the test set,
-    named by ``inputs`` (what the user passed: :func:`typed_inputs`, or an MTME test set and its
-    language pairs) and counted."""
-    done = [p for p in points if p.metaeval is not None]
-    first = done[0].metaeval if done else None
-    what = {"accuracy": "pairwise accuracy", "spa": "soft pairwise accuracy (SPA)"}.get(stat, stat)
-    line1 = f"{metric_label(done[0].signature) if done else '?'}: {what}"
-    line2 = (f"{len(first.systems) if first else 0} systems, {first.pairs if first else 0} pairs; test set "
-             f"{inputs} ({len(testset.documents)} documents, {testset.n_segments} segments)")
-    return f"{line1}\n{line2}"

@@ -7,6 +7,7 @@ returns the (closed) figure; a missing matplotlib is a UserError naming the extr
 from __future__ import annotations
 
 import math
+import os
 import re
 import textwrap
 from typing import TYPE_CHECKING, Any, Mapping, Sequence
@@ -22,7 +23,7 @@ if TYPE_CHECKING:
     from .sweeps import Point, Sweep
 
 __all__ = ["pyplot", "save", "color_range", "wrap_label", "panels", "plot_main_statistics", "GREY_CELLS",
-           "grey_cells", "plot_heatmap"]
+           "grey_cells", "metric_label", "heatmap_title", "plot_heatmap"]
 
 
 def pyplot() -> Any:
@@ -249,16 +250,46 @@ def _grey_text(kind: str, point: Point | None, axes: Sequence[Axis], stat: str) 
     return f"{stat} {text}" if kind == "undefined" else text
 
 
-def plot_heatmap(done: Sweep, path: str, title: str = "") -> Any:
+def metric_label(signature: str) -> str:
+    """The metric and its model for a title, without local paths: a model directory is named by its
+    last component and the fingerprint of its weights; a hub id as it is."""
+    from ..values.signature import parse_signature
+
+    parsed = parse_signature(signature)
+    model = parsed.get("model", "m")
+    if not model:
+        return parsed.metric
+    fingerprint = parsed.get("fingerprint", "fp")
+    if os.path.isabs(model) or model.startswith((".", "~")) or os.path.exists(model):
+        model = os.path.basename(os.path.normpath(model)) or model
+    return f"{parsed.metric}, model {model}" + (f" (fp {fingerprint})" if fingerprint else "")
+
+
+def heatmap_title(sweep: Sweep, testset: Any, inputs: str | None = None) -> str:
+    """Two lines: the metric (no local path) and the statistic; the systems, pairs and the test set, named by
+    ``inputs`` (what the user passed: the command's input options, or an MTME test set and its language pairs;
+    default: its files) and counted."""
+    done = [p for p in sweep.points if p.metaeval is not None]
+    first = done[0].metaeval if done else None
+    named = " ".join(dict.fromkeys(testset.names.values())) if inputs is None else inputs
+    line1 = f"{metric_label(done[0].signature) if done else '?'}: {stats.get(sweep.stat).title}"
+    line2 = (f"{len(first.systems) if first else 0} systems, {first.pairs if first else 0} pairs; test set "
+             f"{named} ({len(testset.documents)} documents, {testset.n_segments} segments)")
+    return f"{line1}\n{line2}"
+
+
+def plot_heatmap(done: Sweep, path: str, title: str = "", *, testset: Any = None, inputs: str | None = None) -> Any:
     """A heatmap PNG like the SLIDE paper's Figure 2 (rows: first grid parameter, columns: second),
     its colours scaled to the values drawn (:func:`color_range`; the colour bar says
     so, with the range and chance);
     a cell without a value is grey, hatched by why (:func:`grey_cells`), explained in a legend below;
+    ``title``: default, with the ``testset`` scored, :func:`heatmap_title` (``inputs``: what names the test set);
     returns the (closed) figure."""
     import numpy as np
     from matplotlib.patches import Patch, Rectangle
 
     plt = pyplot()
+    title = title or ("" if testset is None else heatmap_title(done, testset, inputs))
     points, axes, stat = done.points, done.axes, done.stat
     rows, cols, values = done.heatmap()
     low, chance, high = done.scale
