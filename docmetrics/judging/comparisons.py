@@ -23,7 +23,7 @@ from .doc_level import doc_cells
 if TYPE_CHECKING:
     import numpy as np
 
-__all__ = ["Comparison", "compare", "METRIC_TESTS", "WILLIAMS_STATISTICS"]
+__all__ = ["Comparison", "compare", "METRIC_TESTS", "WILLIAMS_STATISTICS", "SYSTEM_STATISTICS"]
 
 #: The tests between two metrics: PERM-BOTH (every statistic), or Williams' test of two dependent correlations
 #: (WMT17-20; Pearson's r only: the other statistics keep PERM-BOTH).
@@ -120,8 +120,9 @@ def _segment_cells(a: Aligned, b: Aligned, order: Sequence[str], human_seg: Mapp
     return xa, xb, hh, where
 
 
-#: docmetrics' own statistics of system-level cells, recomputed on a resampled vector and the humans'
-_ON_SYSTEM_CELLS: dict[str, Callable[[list[float], list[float]], Any]] = {
+#: docmetrics' own statistics of the system scores (metric, humans): what the meta-evaluation computes and
+#: PERM-BOTH recomputes on every resampled vector
+SYSTEM_STATISTICS: dict[str, Callable[[Sequence[float], Sequence[float]], float]] = {
     "pearson": pearson, "spearman": spearman, "kendall": kendall,
     "accuracy": lambda x, y: pairwise_accuracy(x, y)[0],
 }
@@ -151,7 +152,7 @@ def _cells(
         if stat == "pdp":
             hrow = [h]
             return np.asarray(a.sys), np.asarray(b.sys), lambda x: stats.pdp(hrow, [x])
-        fn = _ON_SYSTEM_CELLS[stat]
+        fn = SYSTEM_STATISTICS[stat]
         return np.asarray(a.sys), np.asarray(b.sys), lambda x: float(fn(list(x), h))
     if kind == "segment":
         xa, xb, hh, where = _segment_cells(a, b, order, human_seg)

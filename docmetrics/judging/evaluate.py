@@ -39,13 +39,13 @@ from typing import Any, Mapping, Sequence
 
 from .. import stats
 from ..formats.mtme import MtmeTestSet
-from ..stats.vector import kendall, pairwise_accuracy, pearson, spearman
+from ..stats.vector import kendall, pairwise_accuracy, pearson
 from ..values.errors import InputError
 from ..values.result import Result
 from ..values.units import as_score
 from . import statistics as registry  # the statistics as named values
 from .aligned import Aligned, Score, align
-from .comparisons import Comparison, compare
+from .comparisons import SYSTEM_STATISTICS, Comparison, compare
 from .doc_level import DocGold, doc_eval, doc_gold, doc_matrix
 from .human_match import match_systems
 from .metaeval_metric import UNIT_LEVEL, MetaEval
@@ -157,7 +157,7 @@ def _metric_stats(
     unit_level: bool,
 ) -> MetaEval:
     m, h = al.sys, list(human_sys)
-    acc, agree, pairs = pairwise_accuracy(m, h)
+    _, agree, pairs = pairwise_accuracy(m, h)
     out = MetaEval(
         metric=name,
         spec=name,
@@ -165,7 +165,7 @@ def _metric_stats(
         systems=list(order),
         metric_scores=m,
         human_scores=h,
-        values={"pearson": pearson(m, h), "spearman": spearman(m, h), "kendall": kendall(m, h), "accuracy": acc},
+        values={stat: fn(m, h) for stat, fn in SYSTEM_STATISTICS.items()},
         agree=agree,
         pairs=pairs,
     )
