@@ -168,11 +168,9 @@ def _cells(
                 return _plugin_value(statistic, registry.StatInput(list(order), means, list(human_sys), seg, human_seg))
 
             return np.asarray(xa), np.asarray(xb), rebuilt
-        if stat == "seg_pearson":
-            harr = np.asarray(hh, dtype=float)
-            return np.asarray(xa), np.asarray(xb), lambda x: pearson(x, harr)
-        if stat == "seg_kendall":
-            return np.asarray(xa), np.asarray(xb), lambda x: kendall(list(x), hh)
+        if stat in ("seg_pearson", "seg_kendall"):
+            pooled, harr = pearson if stat == "seg_pearson" else kendall, np.asarray(hh, dtype=float)
+            return np.asarray(xa), np.asarray(xb), lambda x: pooled(x, harr)
     if kind == "item":
         assert human_seg is not None
         return _spa_cells(a, b, order, human_seg, n_permutations, spa_seed)

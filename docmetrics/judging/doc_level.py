@@ -280,10 +280,8 @@ def doc_cells(
     pos = np.nonzero(present)
     gv = g[pos]
     if stat in ("doc_pearson", "doc_kendall"):
-        if stat == "doc_pearson":
-            return ma[pos], mb[pos], lambda x: pearson(x, gv)
-        glist = list(gv)
-        return ma[pos], mb[pos], lambda x: kendall(list(x), glist)
+        pooled = pearson if stat == "doc_pearson" else kendall
+        return ma[pos], mb[pos], lambda x: pooled(x, gv)
     gm = np.full(g.shape, np.nan)
     gm[pos] = gv
     gt = gm.T.copy()
