@@ -101,7 +101,8 @@ class MetaEval:
 
     def get(self, stat: str) -> float | None:
         """A statistic by any of its names (see :mod:`docmetrics.judging.statistics`); None where it
-        does not apply, is not computed here or is undefined (NaN)."""
+        does not apply, is not computed here or is undefined (NaN); an unknown name is an InputError naming those
+        there are."""
         name = self._name(stat)
         if name in DOC_STATISTICS:
             return None if self.document is None else self.document.get(name)
