@@ -27,7 +27,8 @@ __all__ = ["pyplot", "save", "color_range", "wrap_label", "panels", "plot_main_s
 
 
 def pyplot() -> Any:
-    """``matplotlib.pyplot`` on the Agg backend."""
+    """``matplotlib.pyplot`` on the Agg backend (no display); a UserError naming the ``plot`` extra where matplotlib
+    is missing (the command line calls it before scoring, so that ``--plot`` fails early)."""
     try:
         import matplotlib
 
