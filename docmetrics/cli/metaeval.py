@@ -6,19 +6,17 @@ import argparse
 import sys
 from typing import Sequence
 
-from ..commands import data as data_cmd
+from ..commands.data import run_metaeval as run_judged
 from ..commands.metaeval import run_metaeval
-from ..commands.options import MetaevalOptions
 from ..judging import DEFAULT_SEED
 from . import data as data_cli
 from . import report as report_cli
 from . import stored as stored_cli
-from .args import add_cache_arguments, add_model_arguments, add_output_arguments, typed
+from .args import add_cache_arguments, add_model_arguments, add_output_arguments, parse_seed, typed
 from .errors import guarded
 from .habits import Parser, parse_args
 from .human import add_level_arguments
 from .mtme import add_data_arguments
-from .significance import parse_seed
 
 EPILOG = """\
 example (WMT23 en-de and zh-en, the WMT23 and WMT24 averages, a plot):
@@ -41,7 +39,7 @@ def build_parser() -> argparse.ArgumentParser:
         epilog=EPILOG,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
-    p.add_argument("-m", "--metrics", nargs="+", action="extend", metavar="SPEC",
+    p.add_argument("-m", "--metrics", nargs="+", action="extend", default=[], metavar="SPEC",
                    help="metric specs NAME[:key=value,...], preset names, or signatures (-m given again adds "
                         "metrics); optional with stored metrics (--stored, --scores)")
     g = p.add_argument_group("MTME data")
@@ -71,11 +69,11 @@ def build_parser() -> argparse.ArgumentParser:
 def main(argv: Sequence[str] | None = None) -> int:
     parser = build_parser()
     args = parse_args(parser, argv, command="metaeval")
-    via_data = bool(args.data or args.data_format or args.data_option)
-    if not via_data:
+    judged = args.data or args.data_format or args.data_option  # --data: through the library (commands.data)
+    if not judged:
         missing = [flag for flag, given in (("--mtme", args.mtme), ("-l/--lps", args.lps)) if given is None]
         if missing:  # what argparse said when they were required (--data needs neither)
             parser.error(f"the following arguments are required: {', '.join(missing)}")
-    # --data through the library (commands.data), else the MTME path (commands.metaeval)
-    run = data_cmd.run_metaeval if via_data else run_metaeval
-    return guarded("docmetrics metaeval", args.debug, lambda: run(typed(MetaevalOptions, args), sys.stdout))
+    run = run_judged if judged else run_metaeval
+    return guarded("docmetrics metaeval", args.debug, lambda: run(typed(parser, args), sys.stdout))
+
