@@ -25,7 +25,7 @@ from .options import RunOptions
 if TYPE_CHECKING:
     from ..judging import ErrorFree
 
-__all__ = ["requested", "check_args", "read", "with_detections"]
+__all__ = ["requested", "check_args", "with_detections"]
 
 #: Options that name files of the usual input, which --genmt replaces.
 INPUTS = replaced_by("--genmt", "the sources, outputs, references, documents and human scores", ("mtme", "human"))
@@ -75,14 +75,6 @@ def _check_ref(opts: RunOptions) -> None:
                         "score plain files (-r ref1.txt ref2.txt) or MTME data (--mtme ROOT --ref refA,refB)")
     if names[0] != REFERENCE:
         raise UserError(f"--ref {names[0]}: no such reference in {opts.genmt} (references: {REFERENCE}): {why}")
-
-
-def read(opts: RunOptions, domains: Any = "given") -> Any:
-    """The GenMT file read as ``--data FILE --data-format genmt`` reads it (:func:`.common.read_alias`);
-    ``domains=None``: every domain."""
-    from .common import read_alias
-
-    return read_alias(opts, **({} if domains == "given" else {"domains": domains}))
 
 
 def judging(opts: RunOptions, data: Any) -> RunOptions:

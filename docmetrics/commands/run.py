@@ -20,7 +20,7 @@ from . import spans as spans_cli
 from . import stored as stored_cli
 from . import wmt25 as wmt25_cli
 from . import wmt26 as wmt26_cli
-from .common import check_outputs, read_alias, say_notes, session_scope
+from .common import check_outputs, session_scope
 from .format import metric_labels
 from .inputs import check_stdin, load_testset, show_warnings
 from .levels import check_segment_units, level_table, results_output
@@ -106,8 +106,7 @@ def judged_run(opts: RunOptions) -> int:
     significance.check_args(opts)
     if genmt.requested(opts):
         genmt.REFUSED.check(opts)
-    data = read_alias(opts)
-    say_notes(opts, data)
+    data = data_cli.read(opts, opts.lang or None)
     testset, human = data.testset, data.human
     if testset is None:  # a format of human scores only (--data): nothing to score
         raise SpecError(f"--data {opts.data}: a {data.format} file carries no texts to score with -m; give a format "

@@ -51,9 +51,9 @@ def _read(opts: RunOptions) -> tuple[SpanGold, _Scored]:
     """The human spans and what the -m metrics score: ``read_human`` of --genmt, or of --human (a raw MQM file;
     --ref the reference the metrics score against), read and checked before any model loads."""
     if getattr(opts, "genmt", None) or getattr(opts, "data", None):  # --data: any format with gold spans
-        from .genmt import read
+        from .data import read
 
-        data = read(opts)
+        data = read(opts, opts.lang or None, notes=False)
         if data.spans is None:
             raise UserError(f"--spans with --data {opts.data}: a {data.format} file has no error spans; give judged "
                             "data with spans (e.g. --data-format genmt or cesa)")
@@ -61,7 +61,7 @@ def _read(opts: RunOptions) -> tuple[SpanGold, _Scored]:
     if not getattr(opts, "human", None):
         raise UserError("--spans needs the human spans: --genmt FILE (-l LP) or --human RAW_MQM.tsv")
     from ..judging import detect
-    from .common import read_judged
+    from .data import read_judged
 
     fmt = detect(opts.human)
     if fmt.spans is None:
@@ -72,8 +72,8 @@ def _read(opts: RunOptions) -> tuple[SpanGold, _Scored]:
     given = getattr(opts, "ref", None)  # only with -m (run refuses it without)
     names = once_each(given, f"--ref {','.join(given)}", paths=False) if given else None  # as --genmt's, --mtme's
     try:
-        data = read_judged(opts.human, opts.lang or None, format=fmt.name, flags=_REF_WORDS,
-                           reference=names[0] if names and len(names) == 1 else names)
+        (data,) = read_judged(opts.human, [opts.lang or None], format=fmt.name, flags=_REF_WORDS,
+                              reference=names[0] if names and len(names) == 1 else names)
     except UserError as exc:
         if "reference" not in exc.params:
             raise

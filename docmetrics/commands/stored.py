@@ -14,8 +14,8 @@ from typing import Callable, Iterator, Sequence, TypeVar
 from ..api import TestSet
 from ..judging import AUTORANK_PRESETS, StoredMetric, StoredScorer, StoredScores, read_mtme_dir
 from ..values.errors import InputError, UserError
-from .common import read_judged
 from .conflicts import NEEDS_FOR, Conflicts, Option
+from .data import read_judged
 from .options import MetaevalOptions, Options, RankOptions, RunOptions
 
 Opts = TypeVar("Opts", RunOptions, MetaevalOptions, RankOptions)
@@ -77,7 +77,7 @@ def for_pair(opts: Options, lp: str | None) -> list[StoredMetric]:
     one of the files where None): the library's ``stored`` format."""
     check_args(opts)
     with worded():
-        data = read_judged(opts.scores, lp, format="stored", directions=opts.direction or None, metrics=opts.stored)
+        (data,) = read_judged(opts.scores, [lp], format="stored", directions=opts.direction, metrics=opts.stored)
     return list(data.stored.values())
 
 
