@@ -26,27 +26,21 @@ from ..judging import (
 from ..values.errors import UserError
 from . import stored as stored_cli
 from .common import session_scope
-from .conflicts import CANNOT, NEEDS, Conflicts, Option
+from .conflicts import CANNOT, NEEDS, Conflicts, Option, Source
 from .format import metric_labels
 from .human import asked_statistics, judging_options
 from .inputs import once_each
 from .messages import note, warn
-from .options import Options
+from .options import Options, flag_of
 from .output import Output, write
 from .scoring import ScoringReport
 
-__all__ = ["check_common", "requested", "run", "score", "lp_dict", "lp_text"]
+__all__ = ["MTME", "check_common", "requested", "run", "score", "lp_dict", "lp_text"]
 
 #: the longest file name most file systems take (bytes)
 MAX_FILE_NAME = 255
-#: Options of ``docmetrics`` that only make sense with --mtme
-MTME_ONLY = Conflicts("--mtme ROOT (an mt-metrics-eval data directory)", NEEDS, (
-    Option("testset", "-t/--testset"), Option("ref", "--ref"), Option("human_name", "--human-name"),
-    Option("systems", "--systems"), Option("include_human", "--include-human"),
-    Option("include_outliers", "--include-outliers"), Option("write_mtme", "--write-mtme"),
-    Option("metric_name", "--metric-name"), Option("rank_by", "--rank-by")))
-#: Options of ``docmetrics`` that --mtme replaces, and what to do instead
-REPLACED = Conflicts("--mtme", CANNOT, (
+#: --mtme: the options of ``docmetrics`` it replaces (and what to do instead), those that only make sense with it
+MTME = Source("mtme", Conflicts("--mtme", CANNOT, (
     Option("input", "-i", "the system outputs come from ROOT/TESTSET/system-outputs/LP; choose them with --systems"),
     Option("source", "-s", "the source comes from ROOT/TESTSET/sources/LP.txt"),
     Option("reference", "-r", "the references come from ROOT/TESTSET/references; choose them with --ref (--ref "
@@ -54,25 +48,28 @@ REPLACED = Conflicts("--mtme", CANNOT, (
     Option("doc_ids", "--doc-ids", "the documents come from ROOT/TESTSET/documents/LP.docs"),
     Option("jsonl", "--jsonl", "MTME files are read as MTME names them (.txt or .jsonl)"),
     Option("doc_per_line", "--doc-per-line", "MTME segments are lines of a document"),
-    Option("human", "--human", "the human scores come from ROOT/TESTSET/human-scores; choose them with --human-name"),
-    Option("human_column", "--human-column", "the human scores come from ROOT/TESTSET/human-scores; choose them "
-                                             "with --human-name"),
+    *(Option(attr, flag_of(attr), "the human scores come from ROOT/TESTSET/human-scores; choose them with "
+                                  "--human-name") for attr in ("human", "human_column")),
     Option("human_lower_better", "--human-lower-better", "MTME stores human scores with higher better (MQM negated)"),
     Option("exclude_systems", "--exclude-systems", "choose the systems with --systems"),
-    Option("paired_bs", "--paired-bs", "--mtme meta-evaluates metrics; run paired tests without --mtme"),
-    Option("paired_ar", "--paired-ar", "--mtme meta-evaluates metrics; run paired tests without --mtme"),
+    *(Option(attr, flag_of(attr), "--mtme meta-evaluates metrics; run paired tests without --mtme")
+      for attr in ("paired_bs", "paired_ar")),
     Option("score_only", "-b/--score-only", "--mtme prints a meta-evaluation; --write-mtme OUT writes the scores"),
     Option("dump_alignment", "--dump-alignment", "run it without --mtme"),
     Option("ci", "--ci", "--mtme meta-evaluates metrics; confidence intervals of system scores: run without --mtme"),
     Option("level", "--level", "--write-mtme OUT writes segment and document scores", default="system"),
-))
+)), Conflicts("--mtme ROOT (an mt-metrics-eval data directory)", NEEDS, (
+    Option("testset", "-t/--testset"), Option("ref", "--ref"), Option("human_name", "--human-name"),
+    Option("systems", "--systems"), Option("include_human", "--include-human"),
+    Option("include_outliers", "--include-outliers"), Option("write_mtme", "--write-mtme"),
+    Option("metric_name", "--metric-name"), Option("rank_by", "--rank-by"))))
 
 
 def requested(opts: Options) -> bool:
     """Whether ``docmetrics`` was given --mtme or one of its options (--ref and --include-human with
     --genmt and no --mtme are the GenMT file's: :func:`docmetrics.cli.genmt.check_args` reads them)."""
     genmt = bool(getattr(opts, "genmt", None)) and not getattr(opts, "mtme", None)
-    only = MTME_ONLY.without("ref", "include_human") if genmt else MTME_ONLY
+    only = MTME.needs.without("ref", "include_human") if genmt else MTME.needs
     return bool(getattr(opts, "mtme", None)) or bool(only.given(opts))
 
 
@@ -125,11 +122,9 @@ def _check_out_dir(out: str, testset: str, lps: Sequence[str]) -> None:
 
 
 def _check_main_args(opts: Options) -> Options:
-    if not opts.mtme:
-        if MTME_ONLY.given(opts)[0].attr == "testset":
-            raise UserError(_testset_habit(opts.testset))
-        MTME_ONLY.check(opts)
-    REPLACED.check(opts)
+    if not opts.mtme and MTME.needs.given(opts)[0].attr == "testset":
+        raise UserError(_testset_habit(opts.testset))
+    MTME.check(opts)
     if not opts.lang:
         raise UserError("--mtme needs -l/--lang LP, the language pair of the test set (e.g. en-de)")
     if "," in opts.lang:

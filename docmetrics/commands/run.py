@@ -42,11 +42,10 @@ def run(opts: RunOptions) -> int:
 
         print(describe(opts.describe))
         return 0
-    if data_cli.requested(opts) or opts.data_format or opts.data_option:  # judged data: as its alias (judged_run)
-        data_cli.check(opts, "main")
-        if data_cli.requested(opts) and not (opts.metrics or stored_cli.requested(opts) or spans_cli.requested(opts)):
-            raise SpecError(f"--data {opts.data}: give the metrics to judge with -m SPEC...")
-    if spans_cli.requested(opts):  # span predictions from files: no metric is scored
+    data_cli.check(opts, "main")  # judged data: as its alias (judged_run)
+    if opts.data and not (opts.metrics or stored_cli.requested(opts) or opts.spans is not None):
+        raise SpecError(f"--data {opts.data}: give the metrics to judge with -m SPEC...")
+    if opts.spans is not None:  # span predictions from files: no metric is scored
         check_outputs(opts)
         output = spans_cli.run(opts)
         if opts.report:  # the page holds what -f json prints
@@ -76,7 +75,7 @@ def run(opts: RunOptions) -> int:
         return code
     wmt25_cli.check_args(opts)
     wmt26_cli.check_args(opts)
-    if wmt25_cli.requested(opts) or wmt26_cli.requested(opts) or genmt.requested(opts) or data_cli.requested(opts):
+    if opts.wmt25_tsv or opts.wmt26 or opts.genmt or opts.data:
         return judged_run(opts)
     opts, human = check_args(opts)
     with session_scope(opts, cache=opts.cache) as session:
@@ -104,8 +103,6 @@ def judged_run(opts: RunOptions) -> int:
     from .. import api
 
     significance.check_args(opts)
-    if genmt.requested(opts):
-        genmt.REFUSED.check(opts)
     data = data_cli.read(opts, opts.lang or None)
     testset, human = data.testset, data.human
     if testset is None:  # a format of human scores only (--data): nothing to score
@@ -115,7 +112,7 @@ def judged_run(opts: RunOptions) -> int:
     if significance.requested(opts) and len(testset.systems) < 2:
         raise UserError(f"--paired-{significance.requested(opts)}: {data.source} has {len(testset.systems)} system "
                         f"to score for {data.lp}; a paired test needs two or more")
-    if genmt.requested(opts):
+    if opts.genmt:
         opts = genmt.judging(opts, data)
     elif opts.data and human is not None:  # judged as the format's reader made it (MTME: its own statistics); the
         # segment level where it has segment scores (meta_evaluate's default)

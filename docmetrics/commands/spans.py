@@ -20,7 +20,7 @@ from .options import RunOptions
 from .output import Output
 from .scoring import ScoringReport
 
-__all__ = ["requested", "run", "format_text"]
+__all__ = ["run", "format_text"]
 
 #: Options of a metric run, which --spans does not take.
 _NOT_WITH = (("input", "-i"), ("mtme", "--mtme"), ("error_free", "--error-free"),
@@ -29,10 +29,6 @@ _NOT_WITH = (("input", "-i"), ("mtme", "--mtme"), ("error_free", "--error-free")
 _REF_WORDS = (("read it without a reference and score with a reference-free metric",
                "drop --ref and use a QE metric, e.g. -m xcomet-qe"),
               ("score with a reference-free metric", "use a QE metric, e.g. -m xcomet-qe"))
-
-
-def requested(opts: RunOptions) -> bool:
-    return getattr(opts, "spans", None) is not None
 
 
 @dataclass
