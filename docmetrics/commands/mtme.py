@@ -205,11 +205,7 @@ def score(opts: Options, lps: Sequence[str], systems: Sequence[str] | None, who:
     stored = {lp: {stored_cli.label(m): m for m in ms} for lp, ms in read.items()}
     if stored:
         stored_cli.IN_MTME.check(opts)
-        names = list(next(iter(stored.values())))
-        twice = [n for n in names if n in opts.metrics]
-        if twice:
-            raise UserError(f"--stored: {twice[0][len(stored_cli.PREFIX):]} is given twice")
-        opts = replace(opts, metrics=[*opts.metrics, *names])
+        opts = stored_cli.with_stored(opts, next(iter(read.values())))
 
     with session_scope(opts, cache=getattr(opts, "cache", None)) as session:
         def load(spec: str, lp: str) -> Any:

@@ -21,7 +21,7 @@ from .options import MetaevalOptions, Options, RankOptions, RunOptions
 Opts = TypeVar("Opts", RunOptions, MetaevalOptions, RankOptions)
 
 __all__ = ["requested", "check_args", "worded", "label", "for_pair", "for_mtme", "wanted_metrics", "stored_metrics",
-           "testset_of", "scorers"]
+           "testset_of", "with_stored", "scorers"]
 
 #: How a stored metric is named among the metrics of a run (``stored:NAME``).
 PREFIX = "stored:"
@@ -130,18 +130,22 @@ def testset_of(metrics: Sequence[StoredMetric]) -> TestSet:
                    names={s: first.file_of(s) for s in first.systems})
 
 
-def scorers(opts: Opts, stored: Sequence[StoredMetric], testset: TestSet) -> tuple[Opts, list[StoredScorer]]:
-    """A :class:`StoredScorer` per stored metric, each checked against ``testset`` (an InputError naming
-    the file, line and field where it does not fit: called before any model loads), and the options with
-    each one's ``stored:NAME`` in ``metrics`` after the live specs."""
+def with_stored(opts: Opts, stored: Sequence[StoredMetric]) -> Opts:
+    """The options with each stored metric's ``stored:NAME`` in ``metrics`` after the live specs (one named twice:
+    a UserError)."""
     names = list(opts.metrics)
-    out = []
     for m in stored:
-        name = label(m)
-        if name in names:
+        if label(m) in names:
             raise UserError(f"--stored: {m.name} is given twice")
-        scorer = StoredScorer(m)
+        names.append(label(m))
+    return replace(opts, metrics=names)
+
+
+def scorers(opts: Opts, stored: Sequence[StoredMetric], testset: TestSet) -> tuple[Opts, list[StoredScorer]]:
+    """The options :func:`with_stored` and a :class:`StoredScorer` per stored metric, each checked against
+    ``testset`` (an InputError naming the file, line and field where it does not fit: called before any model
+    loads)."""
+    opts, out = with_stored(opts, stored), [StoredScorer(m) for m in stored]
+    for scorer in out:
         scorer.check(testset)
-        names.append(name)
-        out.append(scorer)
-    return replace(opts, metrics=names), out
+    return opts, out
