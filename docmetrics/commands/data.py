@@ -17,7 +17,7 @@ from .options import MetaevalOptions, Options, RunOptions, flag_of
 from .output import Output, write
 
 __all__ = ["requested", "check", "data_options", "read", "read_judged", "read_pairs", "run_metaeval", "say_notes",
-           "worded"]
+           "texts", "worded"]
 
 #: The aliases of --data, read by one path (:func:`read_pairs`): each option's field, the registry's format it
 #: names, that format's options from the command's (None or []: not passed) and how the command words the
@@ -75,6 +75,9 @@ def check(opts: Options, command: str) -> None:
             raise SpecError(f"--data does not take {flag_of(f.name)} here; it takes "
                             f"{', '.join(sorted({flag_of(n) for n in WITH[command] - SHOWN - DATA}))} and the output "
                             "options (or use the alias of a built-in format)")
+    judges = [getattr(opts, name, None) for name in ("metrics", "scores", "stored")]  # the main command's, metaeval's
+    if command in ("main", "metaeval") and not any(judges) and getattr(opts, "spans", None) is None:
+        raise SpecError(f"--data {opts.data}: give the metrics to judge with -m SPEC...")
 
 
 def _value(text: str) -> Any:
@@ -167,20 +170,27 @@ def say_notes(opts: Any, data: Any, who: str = "docmetrics") -> None:
         warn(text, who) if "reappears" in text else note(opts, text, who)
 
 
+def texts(opts: Options, data: Any) -> Any:
+    """The test set of judged data, to score with -m (a format of human scores only: a SpecError naming it)."""
+    if data.testset is None:
+        path, flag, _, _ = source(opts)
+        raise SpecError(f"{flag} {path}: a {data.format} file carries no texts to score with -m; give a format that "
+                        "carries the test set's texts")
+    return data.testset
+
+
 def _scored(opts: RunOptions | MetaevalOptions, data: Any) -> list[tuple[str, Any]]:
     """``(spec, load(spec, ...).compute(data.testset))`` for each -m, loaded with the command's model options."""
     import docmetrics
 
-    if data.testset is None:
-        raise SpecError(f"--data {opts.data}: a {data.format} file carries no texts to score with -m; give a format "
-                        "that carries the test set's texts")
+    testset = texts(opts, data)
     cache: dict[str, Any] = {}  # --cache not given: the session reads $DOCMETRICS_SCORE_CACHE, as load() does
     if opts.cache is not None:
         from .common import cache_file
 
         cache = {"cache": cache_file(opts.cache)}
     return [(spec, docmetrics.load(spec, device=opts.device, batch_size=opts.batch_size, max_tokens=opts.max_tokens,
-                                   precision=opts.precision, quiet=opts.quiet, **cache).compute(data.testset))
+                                   precision=opts.precision, quiet=opts.quiet, **cache).compute(testset))
             for spec in opts.metrics]
 
 
@@ -194,9 +204,6 @@ def run_metaeval(opts: MetaevalOptions, out: TextIO) -> int:
     from .specs import language_pairs
 
     check(opts, "metaeval")
-    assert opts.data is not None
-    if not opts.metrics:
-        raise SpecError(f"--data {opts.data}: give the metrics to judge with -m SPEC...")
     found = read_pairs(opts, language_pairs([opts.lps], spaces=False) if opts.lps else [], "docmetrics metaeval")
     evs = [(data.lp, docmetrics.meta_evaluate(_scored(opts, data), data, significance=opts.resamples, seed=opts.seed))
            for data in found]

@@ -11,7 +11,7 @@ from typing import Any
 
 from ..api import read_sacrebleu_signature
 from ..judging import Scored, score_metrics
-from ..values.errors import SpecError, UserError
+from ..values.errors import UserError
 from . import data as data_cli
 from . import genmt, mtme, significance
 from . import human as human_cli
@@ -43,8 +43,6 @@ def run(opts: RunOptions) -> int:
         print(describe(opts.describe))
         return 0
     data_cli.check(opts, "main")  # judged data: as its alias (judged_run)
-    if opts.data and not (opts.metrics or stored_cli.requested(opts) or opts.spans is not None):
-        raise SpecError(f"--data {opts.data}: give the metrics to judge with -m SPEC...")
     if opts.spans is not None:  # span predictions from files: no metric is scored
         check_outputs(opts)
         output = spans_cli.run(opts)
@@ -104,10 +102,7 @@ def judged_run(opts: RunOptions) -> int:
 
     significance.check_args(opts)
     data = data_cli.read(opts, opts.lang or None)
-    testset, human = data.testset, data.human
-    if testset is None:  # a format of human scores only (--data): nothing to score
-        raise SpecError(f"--data {opts.data}: a {data.format} file carries no texts to score with -m; give a format "
-                        "that carries the test set's texts")
+    testset, human = data_cli.texts(opts, data), data.human
     show_warnings(testset)
     if significance.requested(opts) and len(testset.systems) < 2:
         raise UserError(f"--paired-{significance.requested(opts)}: {data.source} has {len(testset.systems)} system "
