@@ -58,8 +58,8 @@ def requested(opts: Options) -> bool:
 
 
 def check(opts: Options, command: str) -> None:
-    """--data without its aliases, and only with the options it honours (a SpecError naming the one refused);
-    --data-format and --data-option only with --data."""
+    """--data without its aliases, only with the options it honours (a SpecError naming the one refused) and, for
+    the main command and metaeval, with metrics to judge; --data-format and --data-option only with --data."""
     if not requested(opts):
         for name in ("data_format", "data_option"):
             if getattr(opts, name, None):
