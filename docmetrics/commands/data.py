@@ -13,7 +13,7 @@ from typing import Any, Sequence, TextIO
 
 from ..values.errors import SpecError, UserError
 from .messages import note, warn
-from .options import MetaevalOptions, Options, RunOptions, flag_of
+from .options import MetaevalOptions, Options, flag_of
 from .output import Output, write
 
 __all__ = ["requested", "check", "data_options", "read", "read_judged", "read_pairs", "run_metaeval", "say_notes",
@@ -179,34 +179,25 @@ def texts(opts: Options, data: Any) -> Any:
     return data.testset
 
 
-def _scored(opts: RunOptions | MetaevalOptions, data: Any) -> list[tuple[str, Any]]:
-    """``(spec, load(spec, ...).compute(data.testset))`` for each -m, loaded with the command's model options."""
-    import docmetrics
-
-    testset = texts(opts, data)
-    cache: dict[str, Any] = {}  # --cache not given: the session reads $DOCMETRICS_SCORE_CACHE, as load() does
-    if opts.cache is not None:
-        from .common import cache_file
-
-        cache = {"cache": cache_file(opts.cache)}
-    return [(spec, docmetrics.load(spec, device=opts.device, batch_size=opts.batch_size, max_tokens=opts.max_tokens,
-                                   precision=opts.precision, quiet=opts.quiet, **cache).compute(testset))
-            for spec in opts.metrics]
-
-
 def run_metaeval(opts: MetaevalOptions, out: TextIO) -> int:
     """``docmetrics metaeval -m SPEC... --data PATH [-l LP,LP...]``: per language pair (default: every pair of the
     file; the file read once), ``meta_evaluate(results, read_human(...), significance=--resamples, seed=--seed)``,
     printed one after another, each under its pair's name (JSON: ``{"data": PATH, "lps": [{"lp": LP, "metrics":
-    to_dict()}, ...]}``)."""
+    to_dict()}, ...]}``); each -m is ``load(spec).compute(data.testset)`` in the command's session (its model
+    options and score cache)."""
     import docmetrics
 
+    from .common import session_scope
     from .specs import language_pairs
 
     check(opts, "metaeval")
     found = read_pairs(opts, language_pairs([opts.lps], spaces=False) if opts.lps else [], "docmetrics metaeval")
-    evs = [(data.lp, docmetrics.meta_evaluate(_scored(opts, data), data, significance=opts.resamples, seed=opts.seed))
-           for data in found]
+    testsets = [texts(opts, data) for data in found]  # before any model loads
+    with session_scope(opts, cache=opts.cache) as session:
+        metrics = [(spec, docmetrics.load(spec, session=session)) for spec in opts.metrics]
+        evs = [(data.lp, docmetrics.meta_evaluate([(spec, m.compute(testset)) for spec, m in metrics], data,
+                                                  significance=opts.resamples, seed=opts.seed))
+               for data, testset in zip(found, testsets)]
     write(Output(data=lambda: {"data": opts.data, "lps": [{"lp": lp, "metrics": ev.to_dict()} for lp, ev in evs]},
                  text=lambda: "\n".join(f"{lp or opts.data}:\n{ev.to_text(opts.width)}" for lp, ev in evs)), opts, out)
     return 0
