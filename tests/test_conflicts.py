@@ -8,7 +8,7 @@ import argparse
 import pytest
 
 from docmetrics.cli.parser import build_parser
-from docmetrics.commands import genmt, human, mtme, stored, wmt25, wmt26
+from docmetrics.commands import genmt, human, mtme, wmt25, wmt26
 from docmetrics.commands.conflicts import CANNOT, NEEDS, Conflicts, Option
 from docmetrics.values.errors import UserError
 
@@ -17,8 +17,6 @@ ALSO_SET = {"references": "reference"}
 TABLES = {
     **{f"{source.attr}.{part}": getattr(source, part) for source in (mtme.MTME, genmt.GENMT, wmt25.WMT25, wmt26.WMT26)
        for part in ("replaces", "needs", "refuses")},
-    "stored.STORED_ONLY": stored.STORED_ONLY, "stored.FILES_NEEDED": stored.FILES_NEEDED,
-    "stored.WITHOUT_OUTPUTS": stored.WITHOUT_OUTPUTS, "stored.IN_MTME": stored.IN_MTME,
     "human.HUMAN_ONLY": human.HUMAN_ONLY, "human.PAIRED": human.PAIRED, "human.REFUSED": human.REFUSED,
 }
 

@@ -55,13 +55,10 @@ class Conflicts:
         """The table without the rows of these options (where another data source gives them a meaning)."""
         return Conflicts(self.other, self.template, tuple(row for row in self.rows if row.attr not in attrs))
 
-    def message(self, row: Option, **fields: Any) -> str:
-        return self.template.format(option=row.flag, other=self.other, instead=row.instead, **fields)
-
     def check(self, opts: Options, **fields: Any) -> None:
-        """Raise :class:`UserError` for the first row whose option ``opts`` gives."""
+        """Raise :class:`UserError` for the first row whose option ``opts`` gives, told by :attr:`template`."""
         for row in self.given(opts)[:1]:
-            raise UserError(self.message(row, **fields))
+            raise UserError(self.template.format(option=row.flag, other=self.other, instead=row.instead, **fields))
 
 
 #: The options that name the files of the usual input (their fields).

@@ -204,7 +204,9 @@ def score(opts: Options, lps: Sequence[str], systems: Sequence[str] | None, who:
     read = stored_cli.for_mtme(opts, lps) if stored_cli.requested(opts) else {}
     stored = {lp: {stored_cli.label(m): m for m in ms} for lp, ms in read.items()}
     if stored:
-        stored_cli.IN_MTME.check(opts)
+        if opts.metric_name:
+            raise UserError("--metric-name names the score files of -m metrics one by one; with stored metrics "
+                            "(--scores/--stored) drop it: each file is named after the metric's signature")
         opts = stored_cli.with_stored(opts, next(iter(read.values())))
 
     with session_scope(opts, cache=getattr(opts, "cache", None)) as session:

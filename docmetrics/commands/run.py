@@ -148,7 +148,9 @@ def check_args(opts: RunOptions) -> tuple[RunOptions, Any]:
     numbers, the files to write, the combinations of options; the options (reading stdin where no -i)
     and the --human scores read."""
     if opts.scores and not opts.input:  # the stored scores are the test set: no text to read
-        stored_cli.WITHOUT_OUTPUTS.check(opts, specs=" ".join(opts.metrics))
+        if opts.metrics:
+            raise UserError(f"-m {' '.join(opts.metrics)} with --scores and no -i: a live metric needs the system "
+                            "outputs (-i HYP... -s SRC --doc-ids IDS) that the stored scores were computed on")
     else:
         opts = check_stdin(opts)
     significance.check_args(opts)

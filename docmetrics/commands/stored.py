@@ -14,7 +14,6 @@ from typing import Callable, Iterator, Sequence, TypeVar
 from ..api import TestSet
 from ..judging import AUTORANK_PRESETS, StoredMetric, StoredScorer, StoredScores, read_mtme_dir
 from ..values.errors import InputError, UserError
-from .conflicts import NEEDS_FOR, Conflicts, Option
 from .data import read_judged
 from .options import MetaevalOptions, Options, RankOptions, RunOptions
 
@@ -25,21 +24,6 @@ __all__ = ["requested", "check_args", "worded", "label", "for_pair", "for_mtme",
 
 #: How a stored metric is named among the metrics of a run (``stored:NAME``).
 PREFIX = "stored:"
-#: Options that only mean something with stored scores.
-STORED_ONLY = Conflicts("--scores FILE... or --stored", NEEDS_FOR, (
-    Option("direction", "--direction", "declares a stored metric's direction"),))
-#: --stored names metrics of files: it needs them (the caller knows whether --mtme gives them).
-FILES_NEEDED = Conflicts("--scores FILE... (or an MTME directory with --mtme ROOT, whose metric-scores it reads)",
-                         "{option} {names}: give the files with {other}", (Option("stored", "--stored"),))
-#: Options that stored scores read without the system outputs (--scores and no -i) refuse.
-WITHOUT_OUTPUTS = Conflicts("--scores and no -i", "{option} {specs} with {other}: {instead}", (
-    Option("metrics", "-m", "a live metric needs the system outputs (-i HYP... -s SRC --doc-ids IDS) that the "
-                            "stored scores were computed on"),))
-#: Options that stored metrics in an MTME run refuse.
-IN_MTME = Conflicts("stored metrics (--scores/--stored)", "{option} names the score files of -m metrics one by one; "
-                    "with {other} {instead}", (
-                        Option("metric_name", "--metric-name", "drop it: each file is named after the metric's "
-                                                               "signature"),))
 
 
 def requested(opts: Options) -> bool:
@@ -47,14 +31,16 @@ def requested(opts: Options) -> bool:
 
 
 def check_args(opts: Options) -> None:
-    """The option combinations, before any file is read (a --direction is read with the files)."""
+    """The option combinations, before any file is read (a --direction is read with the files): --stored names
+    metrics of files, so it needs them (--scores, or --mtme's metric-scores); --direction needs stored metrics."""
     stored = getattr(opts, "stored", None) or []
     if "all" in stored and len(stored) > 1:
         raise UserError("--stored all names every metric; give 'all' or metric names, not both")
-    if not getattr(opts, "scores", None) and not getattr(opts, "mtme", None):
-        FILES_NEEDED.check(opts, names=" ".join(stored))
-    if not requested(opts):
-        STORED_ONLY.check(opts)
+    if stored and not getattr(opts, "scores", None) and not getattr(opts, "mtme", None):
+        raise UserError(f"--stored {' '.join(stored)}: give the files with --scores FILE... (or an MTME directory "
+                        "with --mtme ROOT, whose metric-scores it reads)")
+    if getattr(opts, "direction", None) and not requested(opts):
+        raise UserError("--direction declares a stored metric's direction: it needs --scores FILE... or --stored")
 
 
 @contextlib.contextmanager
