@@ -130,7 +130,7 @@ def run(opts: RunOptions) -> Output:
         notes += scored.notes
     return Output(data=lambda: {"gold": gold.text, "partial_credit": PARTIAL_CREDIT, "notes": notes,
                                 "predictors": [j.to_dict() for j in found]},
-                  text=lambda: format_text(found, gold, getattr(opts, "width", None) or 4, notes))
+                  text=lambda: format_text(found, gold, opts.width or 4, notes))
 
 
 def _metrics_judged(opts: RunOptions, specs: list[str], scored: _Scored) -> list[SpanJudgement]:
@@ -177,7 +177,9 @@ class _SpanReport(ScoringReport):
         self.judged.append(judged)
 
 
-def format_text(found: list[SpanJudgement], gold: SpanGold, width: int = 4, notes: list[str] | None = None) -> str:
+def format_text(found: list[SpanJudgement], gold: SpanGold, width: int, notes: list[str]) -> str:
+    """The predictors' span judgements against ``gold`` as a table, each one's counts, ``notes`` and how spans are
+    scored."""
     rows: list[list[str]] = []
     for j in found:
         for k, (system, c) in enumerate([("all", j.overall), *j.systems.items()]):
@@ -191,7 +193,7 @@ def format_text(found: list[SpanJudgement], gold: SpanGold, width: int = 4, note
         left = "; ".join(f"{why}: {n}" for why, n in j.left_out.items())
         out.append(f"{j.predictor}: {j.overall.items} items, {j.spans['gold']} gold and {j.spans['pred']} predicted "
                    f"spans compared; left out: {left or 'nothing'}.\n")
-    out.extend(note + "\n" for note in (gold.notes if notes is None else notes))
+    out.extend(note + "\n" for note in notes)
     out.append(f"Character-level, as WMT25's scoring_esa.py: a character counts once per span covering it; full "
                f"credit within a severity class (major = major or critical; minor), {PARTIAL_CREDIT:g} across "
                "classes; summed over the items (micro); precision 1 with nothing predicted, recall 1 with no gold "

@@ -14,15 +14,13 @@ from .common import naming_the_reference
 from .conflicts import NEEDS_FOR, Conflicts, Option, Source, replaced_by
 from .options import RunOptions
 
-__all__ = ["WMT26", "references_from_release", "check_args", "check_systems_given", "check_no_reference_files",
-           "REFERENCE_ADVICE"]
+__all__ = ["WMT26", "references_from_release", "check_args", "check_systems_given", "check_no_reference_files"]
 
-#: How a reference of the release is chosen (where -r is given, or a metric needs a reference).
-REFERENCE_ADVICE = "name one of the test file's references with --wmt26-ref NAME (e.g. --wmt26-ref refA)"
 #: --wmt26: the usual input's files it replaces, the options that only mean something with it.
 WMT26 = Source("wmt26", replaced_by("--wmt26", "the sources, outputs, references and documents",
                                     ("genmt", "mtme", "human", "wmt25_tsv"),
-                                    {"references": f" and {REFERENCE_ADVICE}"}),
+                                    {"references": " and name one of the test file's references with --wmt26-ref "
+                                                   "NAME (e.g. --wmt26-ref refA)"}),
                Conflicts("--wmt26 TESTFILE", NEEDS_FOR, (
                    Option("wmt26_systems", "--wmt26-systems", "names the system files"),
                    Option("wmt26_ref", "--wmt26-ref", "names references of the test file"),
