@@ -1,4 +1,6 @@
-"""The argument groups every docmetrics command shares: input, model, output and the score cache."""
+"""What the docmetrics commands share: the session their model options and score cache make, the check of every
+file a command writes, and a judged data's reference named as its option names it.  Judged data is read in
+:mod:`.data`."""
 
 from __future__ import annotations
 
