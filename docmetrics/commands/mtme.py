@@ -88,11 +88,9 @@ def check_common(opts: Options, lps: Sequence[str]) -> Options:
     if opts.resamples is not None and opts.resamples < 0:
         raise UserError(f"--resamples must be >= 0, not {opts.resamples}")
     asked_statistics(opts)  # an unknown --stat before anything is scored
-    seen: set[str] = set()
-    for spec in opts.metrics:
-        if spec in seen:
-            raise UserError(f"-m: {spec!r} is given twice")
-        seen.add(spec)
+    twice = [spec for k, spec in enumerate(opts.metrics) if spec in opts.metrics[:k]]
+    if twice:
+        raise UserError(f"-m: {twice[0]!r} is given twice")
     if opts.metric_name:
         if not opts.write_mtme:
             raise UserError("--metric-name names the MTME score files: it needs --write-mtme OUT")
