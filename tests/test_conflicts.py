@@ -8,7 +8,7 @@ import argparse
 import pytest
 
 from docmetrics.cli.parser import build_parser
-from docmetrics.commands import genmt, human, mtme, wmt25, wmt26
+from docmetrics.commands import genmt, human, mtme, spans, wmt25, wmt26
 from docmetrics.commands.conflicts import CANNOT, NEEDS, Conflicts, Option
 from docmetrics.values.errors import UserError
 
@@ -17,6 +17,7 @@ ALSO_SET = {"references": "reference"}
 TABLES = {
     **{f"{source.attr}.{part}": getattr(source, part) for source in (mtme.MTME, genmt.GENMT, wmt25.WMT25, wmt26.WMT26)
        for part in ("replaces", "needs", "refuses")},
+    "spans.NOT_WITH": spans.NOT_WITH,
     "human.HUMAN_ONLY": human.HUMAN_ONLY, "human.PAIRED": human.PAIRED, "human.REFUSED": human.REFUSED,
 }
 

@@ -69,3 +69,11 @@ def test_every_alias_is_read_with_its_format_and_options():
 def test_the_readers_words_are_the_options():
     assert data_cli.worded("choose one with ref= to score", [("ref= ", "--ref ")]) == "choose one with --ref to score"
     assert data_cli.worded("give format='genmt' and lp=", ()) == "give --data-format genmt and -l"
+
+
+@pytest.mark.parametrize("flag", [["-i", "h.txt"], ["--paired-bs"], ["--scores", "s.tsv"]])
+def test_spans_refuses_the_options_of_a_metric_run(capsys, flag):
+    code, out, err = run(capsys, "--spans", "p.jsonl", *flag)
+    assert code == 2 and out == "" and err == (
+        f"docmetrics: error: --spans judges error spans (from files, or a metric's own with --genmt or --human), "
+        f"not metric scores: drop {flag[0]} (meta-evaluate metrics in a run of their own)\n")

@@ -14,17 +14,20 @@ from dataclasses import dataclass
 
 from ..judging import PARTIAL_CREDIT, SPAN_METRICS, EvalSet, Scored, SpanGold, SpanJudgement, check_gives_spans
 from ..values.errors import UserError
+from .conflicts import Conflicts, Option
 from .format import metric_labels, num, table
 from .messages import note, warn
-from .options import RunOptions
+from .options import RunOptions, flag_of
 from .output import Output
 from .scoring import ScoringReport
 
 __all__ = ["run", "format_text"]
 
 #: Options of a metric run, which --spans does not take.
-_NOT_WITH = (("input", "-i"), ("mtme", "--mtme"), ("error_free", "--error-free"),
-             ("paired_bs", "--paired-bs"), ("paired_ar", "--paired-ar"), ("scores", "--scores"))
+NOT_WITH = Conflicts("--spans", "{other} judges error spans (from files, or a metric's own with --genmt or --human), "
+                     "not metric scores: drop {option} (meta-evaluate metrics in a run of their own)",
+                     tuple(Option(a, flag_of(a)) for a in ("input", "mtme", "error_free", "paired_bs", "paired_ar",
+                                                           "scores")))
 #: How the command names what read_human says of a reference (raw MQM: --ref).
 _REF_WORDS = (("read it without a reference and score with a reference-free metric",
                "drop --ref and use a QE metric, e.g. -m xcomet-qe"),
@@ -99,10 +102,7 @@ def run(opts: RunOptions) -> Output:
     from ..judging import span_f1  # numpy: not at --help
     from . import genmt
 
-    for attr, flag in _NOT_WITH:
-        if getattr(opts, attr, None):
-            raise UserError(f"--spans judges error spans (from files, or a metric's own with --genmt or --human), not "
-                            f"metric scores: drop {flag} (meta-evaluate metrics in a run of their own)")
+    NOT_WITH.check(opts)
     metrics = list(getattr(opts, "metrics", None) or [])
     if not opts.spans and not metrics:
         raise UserError("--spans: give the span predictions (JSONL files), or with --genmt FILE or --human "
