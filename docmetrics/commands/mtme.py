@@ -9,9 +9,8 @@ and :func:`docmetrics.judging.mtme_run_dict`; every path and option is checked b
 from __future__ import annotations
 
 import os
-import sys
 from dataclasses import replace
-from typing import Any, Sequence, TextIO
+from typing import Any, Sequence
 
 from ..judging import (
     NO_HUMAN_SCORES,
@@ -227,9 +226,8 @@ def score(opts: Options, lps: Sequence[str], systems: Sequence[str] | None, who:
 
 
 # -- docmetrics --mtme ROOT -t TESTSET -l LP -m SPEC... ------------------------------------------------------------
-def run(opts: Options, out: TextIO | None = None) -> int:
-    """``docmetrics -m SPEC... --mtme ROOT -t TESTSET -l LP``: score, write, meta-evaluate, print."""
-    out = out or sys.stdout
+def run(opts: Options) -> int:
+    """``docmetrics -m SPEC... --mtme ROOT -t TESTSET -l LP``: score, write, meta-evaluate, print (-o: to the file)."""
     opts = _check_main_args(opts)
     opts, (lp_run,) = score(opts, [opts.lang], opts.systems, "docmetrics")
     if getattr(opts, "report", None):  # the page write_report(PAGE, meta_evaluate(...), results=, data=) writes
@@ -238,7 +236,7 @@ def run(opts: Options, out: TextIO | None = None) -> int:
         judged = lp_run.evaluation if lp_run.evaluation is not None else lp_dict(lp_run, opts)  # else: scores only
         write_report(opts, opts.report, judged, f"docmetrics --mtme ({lp_run.lp})", results=lp_run.results,
                      data=lp_run.evalset())
-    write(Output(data=lambda: lp_dict(lp_run, opts), text=lambda: lp_text(lp_run, opts)), opts, out)
+    write(Output(data=lambda: lp_dict(lp_run, opts), text=lambda: lp_text(lp_run, opts)), opts)
     return 0
 
 

@@ -3,7 +3,6 @@ scored and written (the system scores, the --level tables, a paired test or a me
 
 from __future__ import annotations
 
-import io
 import json
 import sys
 from dataclasses import replace
@@ -66,11 +65,7 @@ def run(opts: RunOptions) -> int:
     check_outputs(opts, wmt25_cli.signature_output(opts))  # -o, --report, ... never an input nor each other
     genmt.check_args(opts)  # before --mtme: --domains and --error-free are --genmt's alone
     if mtme.requested(opts):
-        out = io.StringIO() if opts.output else sys.stdout
-        code = mtme.run(opts, out)  # in a session of its own (cli.mtme.score)
-        if opts.output:
-            write_output(opts, out.getvalue())
-        return code
+        return mtme.run(opts)  # in a session of its own (mtme.score)
     wmt25_cli.check_args(opts)
     wmt26_cli.check_args(opts)
     if opts.wmt25_tsv or opts.wmt26 or opts.genmt or opts.data:
