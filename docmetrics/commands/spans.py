@@ -46,9 +46,9 @@ class _Scored:
     no_reference: str | None = None
 
 
-def _read(opts: RunOptions) -> tuple[SpanGold, _Scored]:
-    """The human spans and what the -m metrics score: ``read_human`` of --genmt, or of --human (a raw MQM file;
-    --ref the reference the metrics score against), read and checked before any model loads."""
+def _read(opts: RunOptions) -> _Scored:
+    """The human spans (``data.spans``) and what the -m metrics score: ``read_human`` of --genmt, or of --human (a
+    raw MQM file; --ref the reference the metrics score against), read and checked before any model loads."""
     if getattr(opts, "genmt", None) or getattr(opts, "data", None):  # --data: any format with gold spans
         from .data import read
 
@@ -56,7 +56,7 @@ def _read(opts: RunOptions) -> tuple[SpanGold, _Scored]:
         if data.spans is None:
             raise UserError(f"--spans with --data {opts.data}: a {data.format} file has no error spans; give judged "
                             "data with spans (e.g. --data-format genmt or cesa)")
-        return data.spans, _Scored(data, [])
+        return _Scored(data, [])
     if not getattr(opts, "human", None):
         raise UserError("--spans needs the human spans: --genmt FILE (-l LP) or --human RAW_MQM.tsv")
     from ..judging import detect
@@ -89,11 +89,11 @@ def _read(opts: RunOptions) -> tuple[SpanGold, _Scored]:
                      f"not rated in {opts.human}: the metrics score them as empty translations, which are "
                      "not judged")
     if names or testset.references is not None:
-        return gold, _Scored(data, notes)
+        return _Scored(data, notes)
     choices = getattr(data.raw, "reference_choices", None)
-    return gold, _Scored(data, notes, f"--human {opts.human} gives none without --ref: give --ref NAME"
-                         f"{', ' + choices() if choices else ''}, or use a QE metric, e.g. -m xcomet-qe (the "
-                         f"metrics that give error spans: {SPAN_METRICS})")
+    return _Scored(data, notes, f"--human {opts.human} gives none without --ref: give --ref NAME"
+                   f"{', ' + choices() if choices else ''}, or use a QE metric, e.g. -m xcomet-qe (the metrics that "
+                   f"give error spans: {SPAN_METRICS})")
 
 
 def run(opts: RunOptions) -> Output:
@@ -122,7 +122,8 @@ def run(opts: RunOptions) -> Output:
         from .specs import check_specs
 
         check_specs(metrics)
-    gold, scored = _read(opts)
+    scored = _read(opts)
+    gold = scored.data.spans
     found = [span_f1(path, scored.data) for path in opts.spans]  # files first: their mistakes before any model loads
     notes = list(gold.notes)
     if metrics:
