@@ -9,8 +9,10 @@ from cli_fixtures import run_cli as run
 from plugin_fixtures import toy_dist  # noqa: F401
 from test_stored_judging import QE, mtme, tiny  # noqa: F401
 
+from docmetrics.cli import parser as main_parser
+from docmetrics.cli import rank as rank_parser
+from docmetrics.cli.args import typed
 from docmetrics.commands import data as data_cli
-from docmetrics.commands.options import RankOptions, RunOptions
 
 
 @pytest.mark.parametrize("argv,message", [
@@ -40,29 +42,28 @@ def test_metric_name_with_stored_metrics_in_an_mtme_run_is_refused(tiny, capsys)
                         "signature\n")
 
 
-def source(opts):
-    """:func:`data_cli.source` with the options read_judged passes (None and [] are not)."""
-    path, flag, fmt, given = data_cli.source(opts)
+def source(command, *argv):
+    """:func:`data_cli.source` of ``command``'s options parsed from ``argv``, with the format's options read_judged
+    passes (None and [] are not)."""
+    parser = command.build_parser()
+    path, flag, fmt, given = data_cli.source(typed(parser, parser.parse_args(argv)))
     return path, flag, fmt, {k: v for k, v in given.items() if v is not None and v != []}
 
 
 def test_every_alias_is_read_with_its_format_and_options():
     """The main command's aliases and rank's are one table: the format each names and its options from the
     command's."""
-    run_opts = RunOptions(genmt="g.jsonl", domains=["news"], include_human=True, ref=["refA"])
-    assert source(run_opts) == ("g.jsonl", "--genmt", "genmt",
-                                         {"domains": ["news"], "include_reference": True, "reference": "refA"})
-    assert source(RunOptions(wmt25_tsv="t.tsv")) == ("t.tsv", "--wmt25-tsv", "wmt25-tsv",
-                                                              {"set_id": "official"})
-    rank = RankOptions(mtme="root", testset="wmt24", ref=["refA", "refB"], gold="mqm")
-    assert source(rank) == ("root", "--mtme", "mtme",
-                                     {"testset": "wmt24", "ref": ["refA", "refB"], "human_name": "mqm"})
-    assert source(RankOptions(human="h.tsv", lower_is_better=True)) == (
+    assert source(main_parser, "--genmt", "g.jsonl", "--domains", "news", "--include-human", "--ref", "refA") == (
+        "g.jsonl", "--genmt", "genmt", {"domains": ["news"], "include_reference": True, "reference": "refA"})
+    assert source(main_parser, "--wmt25-tsv", "t.tsv") == ("t.tsv", "--wmt25-tsv", "wmt25-tsv", {"set_id": "official"})
+    assert source(rank_parser, "--mtme", "root", "-t", "wmt24", "--ref", "refA,refB", "--gold", "mqm") == (
+        "root", "--mtme", "mtme", {"testset": "wmt24", "ref": ["refA", "refB"], "human_name": "mqm"})
+    assert source(rank_parser, "--human", "h.tsv", "--lower-is-better") == (
         "h.tsv", "--human", "human-tsv", {"lower_is_better": True})
-    assert source(RankOptions(wmt26="w.jsonl", wmt26_systems=["sys"])) == (
+    assert source(rank_parser, "--wmt26", "w.jsonl", "--wmt26-systems", "sys") == (
         "w.jsonl", "--wmt26", "wmt26", {"systems": ["sys"], "source": "src_text"})
-    assert source(RankOptions(genmt="g.jsonl")) == ("g.jsonl", "--genmt", "genmt", {})
-    assert source(RunOptions(data="d", data_format="toyh", data_option=["k=1"])) == (
+    assert source(rank_parser, "--genmt", "g.jsonl") == ("g.jsonl", "--genmt", "genmt", {})
+    assert source(main_parser, "--data", "d", "--data-format", "toyh", "--data-option", "k=1") == (
         "d", "--data", "toyh", {"k": 1})
 
 

@@ -7,7 +7,6 @@ import argparse
 from typing import Sequence
 
 from ..api import SAMPLES
-from ..commands.options import SampleOptions
 from ..commands.sample import run
 from .args import typed
 from .errors import guarded
@@ -46,5 +45,6 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    args = parse_args(build_parser(), argv)
-    return guarded("docmetrics sample", args.debug, lambda: run(typed(SampleOptions, args)))
+    parser = build_parser()
+    args = parse_args(parser, argv)
+    return guarded("docmetrics sample", args.debug, lambda: run(typed(parser, args)))

@@ -3,7 +3,7 @@
 data here (:func:`read_pairs`, by :func:`docmetrics.judging.read_human_pairs`).  The main command runs it in
 :func:`docmetrics.commands.run.judged_run` (what --data takes: :data:`WITH`); ``metaeval`` scores each ``-m`` with
 ``load(spec).compute(data.testset)`` and prints :func:`docmetrics.meta_evaluate`'s result; ``rank`` ranks it in
-:mod:`.human_clusters` and :mod:`.rank_live`.  With ``--data`` the aliases conflict."""
+:mod:`.rank`.  With ``--data`` the aliases conflict."""
 
 from __future__ import annotations
 
@@ -13,7 +13,7 @@ from typing import Any, Sequence, TextIO
 
 from ..values.errors import SpecError, UserError
 from .messages import note, warn
-from .options import MetaevalOptions, Options, flag_of
+from .options import Options, flag_of
 from .output import Output, write
 
 __all__ = ["requested", "check", "data_options", "read", "read_judged", "read_pairs", "run_metaeval", "say_notes",
@@ -35,19 +35,20 @@ ALIASES = (
     ("human", "human-tsv", lambda o: {"column": o.human_column, "lower_is_better": getattr(o, "lower_is_better", None)},
      ()),
 )
-#: What --data combines with, per command (every other option given is refused, never ignored).
+#: What --data combines with, per command (every other option given is refused, never ignored; SHOWN: the output
+#: options and the fields no option sets).
 DATA = {"data", "data_format", "data_option"}
-SHOWN = {"quiet", "debug", "argv", "format", "short", "width", "width_given", "verbose"}
+SHOWN = {"quiet", "debug", "argv", "format", "short", "width", "width_given", "verbose", "stdin_implicit",
+         "sacrebleu_signatures"}
 MODEL = {"device", "batch_size", "max_tokens", "precision", "cache", "workers", "engine", "ray_address"}
 WITH = {"rank": DATA | SHOWN | MODEL | {"lp", "rule", "metrics", "scores", "stored", "preset", "direction", "paired_bs",
                                        "paired_bs_n", "seed"},
         # what --genmt, --wmt25-tsv and --wmt26 take beside their own options (commands/run.judged_run)
-        "main": DATA | SHOWN | MODEL | {"metrics", "lang", "report", "sacrebleu_signatures", "stdin_implicit", "level",
-                                        "output", "dump_alignment", "score_only", "max_truncated", "scores", "stored",
-                                        "direction", "paired_bs", "paired_ar", "baseline", "paired_bs_n",
-                                        "paired_ar_n", "seed", "ci", "ci_n", "ci_level", "exclude_systems",
-                                        "no_human_systems", "seg_level", "doc_level", "pdp", "resamples",
-                                        "metric_test", "statistics", "spans"},
+        "main": DATA | SHOWN | MODEL | {"metrics", "lang", "report", "level", "output", "dump_alignment", "score_only",
+                                        "max_truncated", "scores", "stored", "direction", "paired_bs", "paired_ar",
+                                        "baseline", "paired_bs_n", "paired_ar_n", "seed", "ci", "ci_n", "ci_level",
+                                        "exclude_systems", "no_human_systems", "seg_level", "doc_level", "pdp",
+                                        "resamples", "metric_test", "statistics", "spans"},
         "metaeval": DATA | SHOWN | {"metrics", "lps", "device", "batch_size", "max_tokens", "precision", "cache",
                                     "seed", "resamples"},
         "report": DATA | {"quiet", "debug", "argv", "files", "output", "title", "lang"}}
@@ -63,18 +64,18 @@ def check(opts: Options, command: str) -> None:
     if not requested(opts):
         for name in ("data_format", "data_option"):
             if getattr(opts, name, None):
-                raise SpecError(f"{flag_of(name)} needs --data PATH (the judged data it reads)")
+                raise SpecError(f"{flag_of(opts, name)} needs --data PATH (the judged data it reads)")
         return
-    given = [flag_of(row[0]) for row in ALIASES if getattr(opts, row[0], None)]
+    given = [flag_of(opts, row[0]) for row in ALIASES if getattr(opts, row[0], None)]
     if given:
         raise SpecError(f"--data and {given[0]}: give the judged data once (--data PATH, or its alias {given[0]}; "
                         "with --data name a format with --data-format)")
     defaults = type(opts)()
     for f in dataclasses.fields(opts):
         if f.name not in WITH[command] and getattr(opts, f.name) != getattr(defaults, f.name):
-            raise SpecError(f"--data does not take {flag_of(f.name)} here; it takes "
-                            f"{', '.join(sorted({flag_of(n) for n in WITH[command] - SHOWN - DATA}))} and the output "
-                            "options (or use the alias of a built-in format)")
+            taken = sorted({flag_of(opts, n) for n in WITH[command] - SHOWN - DATA})
+            raise SpecError(f"--data does not take {flag_of(opts, f.name)} here; it takes {', '.join(taken)} and the "
+                            "output options (or use the alias of a built-in format)")
     judges = [getattr(opts, name, None) for name in ("metrics", "scores", "stored")]  # the main command's, metaeval's
     if command in ("main", "metaeval") and not any(judges) and getattr(opts, "spans", None) is None:
         raise SpecError(f"--data {opts.data}: give the metrics to judge with -m SPEC...")
@@ -142,8 +143,13 @@ def source(opts: Options) -> tuple[str, str, str | None, dict[str, Any]]:
     options."""
     if getattr(opts, "data", None):
         return opts.data, "--data", opts.data_format, data_options(opts.data_option)
-    attr, fmt, given, _ = next(row for row in ALIASES if getattr(opts, row[0], None))
-    return getattr(opts, attr), flag_of(attr), fmt, given(opts)
+    attr, fmt, given, _ = _alias(opts)
+    return getattr(opts, attr), flag_of(opts, attr), fmt, given(opts)
+
+
+def _alias(opts: Options) -> tuple[Any, ...]:
+    """The row of :data:`ALIASES` whose option ``opts`` gives."""
+    return next(row for row in ALIASES if getattr(opts, row[0], None))
 
 
 def read_pairs(opts: Options, lps: Sequence[str | None], who: str, *, notes: bool = True) -> list[Any]:
@@ -151,8 +157,7 @@ def read_pairs(opts: Options, lps: Sequence[str | None], who: str, *, notes: boo
     as the options; each pair's notes said on stderr (``notes``: where its test set is scored; they say what the
     reader made of it)."""
     path, flag, fmt, given = source(opts)
-    flags = next((row[3] for row in ALIASES if flag_of(row[0]) == flag), ())
-    found = read_judged(path, lps, format=fmt, flags=flags, **given)
+    found = read_judged(path, lps, format=fmt, flags=() if flag == "--data" else _alias(opts)[3], **given)
     for data in found if notes else ():
         say_notes(opts, data, who)
     return found
@@ -179,7 +184,7 @@ def texts(opts: Options, data: Any) -> Any:
     return data.testset
 
 
-def run_metaeval(opts: MetaevalOptions, out: TextIO) -> int:
+def run_metaeval(opts: Options, out: TextIO) -> int:
     """``docmetrics metaeval -m SPEC... --data PATH [-l LP,LP...]``: per language pair (default: every pair of the
     file; the file read once), ``meta_evaluate(results, read_human(...), significance=--resamples, seed=--seed)``,
     printed one after another, each under its pair's name (JSON: ``{"data": PATH, "lps": [{"lp": LP, "metrics":

@@ -20,7 +20,7 @@ from ..judging import human_format
 from ..values.errors import UserError
 from .conflicts import NEEDS, WITH, Conflicts, Option, Source, replaced_by
 from .inputs import once_each
-from .options import RunOptions, flag_of
+from .options import Options, flag_of
 
 if TYPE_CHECKING:
     from ..judging import ErrorFree
@@ -31,7 +31,7 @@ __all__ = ["GENMT", "check_args", "judging", "check_reference_free", "with_detec
 #: only mean something with it.
 GENMT = Source("genmt", replaced_by("--genmt", "the sources, outputs, references, documents and human scores",
                                     ("mtme", "human")),
-               Conflicts("--genmt FILE", NEEDS, (Option("domains", "--domains"), Option("error_free", "--error-free"))),
+               Conflicts("--genmt FILE", NEEDS, (Option("domains"), Option("error_free"))),
                Conflicts("--genmt", WITH, (
                    Option("human_column", "--human-column", "its human scores are the ESA score of each item (field "
                                                             "scores); drop it"),
@@ -41,7 +41,7 @@ GENMT = Source("genmt", replaced_by("--genmt", "the sources, outputs, references
                                         "run a paired test: --paired-bs)"))))
 
 
-def check_args(opts: RunOptions) -> None:
+def check_args(opts: Options) -> None:
     """The option combinations, before anything is read."""
     if not GENMT.check(opts):
         return
@@ -56,7 +56,7 @@ def check_args(opts: RunOptions) -> None:
     _check_ref(opts)
 
 
-def _check_ref(opts: RunOptions) -> None:
+def _check_ref(opts: Options) -> None:
     """--ref with --genmt: only the file's one reference (refA), as WMT25's scripts read it."""
     names = getattr(opts, "ref", None)
     if not names:
@@ -72,11 +72,11 @@ def _check_ref(opts: RunOptions) -> None:
         raise UserError(f"--ref {names[0]}: no such reference in {opts.genmt} (references: {REFERENCE}): {why}")
 
 
-def judging(opts: RunOptions, data: Any) -> RunOptions:
+def judging(opts: Options, data: Any) -> Options:
     """The options that meta-evaluate the data's human scores like ``--human FILE --seg-level``; where it has
     none, an option that judges against them is refused."""
     if data.human is None:
-        judging = [flag_of(attr) for attr in ("error_free", "doc_level", "pdp", "seg_level", "no_human_systems")
+        judging = [flag_of(opts, attr) for attr in ("error_free", "doc_level", "pdp", "seg_level", "no_human_systems")
                    if getattr(opts, attr, None)]
         if judging:
             raise UserError(f"{judging[0]}: {opts.genmt} has no human scores for {data.lp} (field scores); "

@@ -30,7 +30,7 @@ from .format import metric_labels
 from .human import asked_statistics, judging_options
 from .inputs import once_each
 from .messages import note, warn
-from .options import Options, flag_of
+from .options import Options
 from .output import Output, write
 from .scoring import ScoringReport
 
@@ -47,21 +47,19 @@ MTME = Source("mtme", Conflicts("--mtme", CANNOT, (
     Option("doc_ids", "--doc-ids", "the documents come from ROOT/TESTSET/documents/LP.docs"),
     Option("jsonl", "--jsonl", "MTME files are read as MTME names them (.txt or .jsonl)"),
     Option("doc_per_line", "--doc-per-line", "MTME segments are lines of a document"),
-    *(Option(attr, flag_of(attr), "the human scores come from ROOT/TESTSET/human-scores; choose them with "
-                                  "--human-name") for attr in ("human", "human_column")),
+    *(Option(attr, instead="the human scores come from ROOT/TESTSET/human-scores; choose them with --human-name")
+      for attr in ("human", "human_column")),
     Option("human_lower_better", "--human-lower-better", "MTME stores human scores with higher better (MQM negated)"),
     Option("exclude_systems", "--exclude-systems", "choose the systems with --systems"),
-    *(Option(attr, flag_of(attr), "--mtme meta-evaluates metrics; run paired tests without --mtme")
+    *(Option(attr, instead="--mtme meta-evaluates metrics; run paired tests without --mtme")
       for attr in ("paired_bs", "paired_ar")),
     Option("score_only", "-b/--score-only", "--mtme prints a meta-evaluation; --write-mtme OUT writes the scores"),
     Option("dump_alignment", "--dump-alignment", "run it without --mtme"),
     Option("ci", "--ci", "--mtme meta-evaluates metrics; confidence intervals of system scores: run without --mtme"),
     Option("level", "--level", "--write-mtme OUT writes segment and document scores", default="system"),
-)), Conflicts("--mtme ROOT (an mt-metrics-eval data directory)", NEEDS, (
-    Option("testset", "-t/--testset"), Option("ref", "--ref"), Option("human_name", "--human-name"),
-    Option("systems", "--systems"), Option("include_human", "--include-human"),
-    Option("include_outliers", "--include-outliers"), Option("write_mtme", "--write-mtme"),
-    Option("metric_name", "--metric-name"), Option("rank_by", "--rank-by"))))
+)), Conflicts("--mtme ROOT (an mt-metrics-eval data directory)", NEEDS, (Option("testset", "-t/--testset"), *(
+    Option(attr) for attr in ("ref", "human_name", "systems", "include_human", "include_outliers", "write_mtme",
+                              "metric_name", "rank_by")))))
 
 
 def requested(opts: Options) -> bool:

@@ -17,7 +17,7 @@ from ..values.errors import UserError
 from .conflicts import Conflicts, Option
 from .format import metric_labels, num, table
 from .messages import note, warn
-from .options import RunOptions, flag_of
+from .options import Options
 from .output import Output
 from .scoring import ScoringReport
 
@@ -26,8 +26,7 @@ __all__ = ["run", "format_text"]
 #: Options of a metric run, which --spans does not take.
 NOT_WITH = Conflicts("--spans", "{other} judges error spans (from files, or a metric's own with --genmt or --human), "
                      "not metric scores: drop {option} (meta-evaluate metrics in a run of their own)",
-                     tuple(Option(a, flag_of(a)) for a in ("input", "mtme", "error_free", "paired_bs", "paired_ar",
-                                                           "scores")))
+                     tuple(Option(a) for a in ("input", "mtme", "error_free", "paired_bs", "paired_ar", "scores")))
 #: How the command names what read_human says of a reference (raw MQM: --ref).
 _REF_WORDS = (("read it without a reference and score with a reference-free metric",
                "drop --ref and use a QE metric, e.g. -m xcomet-qe"),
@@ -46,7 +45,7 @@ class _Scored:
     no_reference: str | None = None
 
 
-def _read(opts: RunOptions) -> _Scored:
+def _read(opts: Options) -> _Scored:
     """The human spans (``data.spans``) and what the -m metrics score: ``read_human`` of --genmt, or of --human (a
     raw MQM file; --ref the reference the metrics score against), read and checked before any model loads."""
     if getattr(opts, "genmt", None) or getattr(opts, "data", None):  # --data: any format with gold spans
@@ -96,7 +95,7 @@ def _read(opts: RunOptions) -> _Scored:
                    f"give error spans: {SPAN_METRICS})")
 
 
-def run(opts: RunOptions) -> Output:
+def run(opts: Options) -> Output:
     """The span judgement (:func:`docmetrics.judging.span_f1`) of every ``--spans`` file and every ``-m`` metric,
     as text or JSON (``-f json``)."""
     from ..judging import span_f1  # numpy: not at --help
@@ -134,7 +133,7 @@ def run(opts: RunOptions) -> Output:
                   text=lambda: format_text(found, gold, opts.width or 4, notes))
 
 
-def _metrics_judged(opts: RunOptions, specs: list[str], scored: _Scored) -> list[SpanJudgement]:
+def _metrics_judged(opts: Options, specs: list[str], scored: _Scored) -> list[SpanJudgement]:
     """Each metric scores the test set (with its reference where it has one) and its spans per segment are
     judged as one predictor, named by its -m spec.  Every metric is loaded, and with a raw MQM file
     checked to have the reference it needs, before any scores."""
@@ -164,7 +163,7 @@ class _SpanReport(ScoringReport):
     none stops the run here), what every scoring run says of it (signature, coverage, truncation), then its
     spans judged as one predictor, before the next metric scores."""
 
-    def __init__(self, opts: RunOptions, labels: list[str], data: EvalSet) -> None:
+    def __init__(self, opts: Options, labels: list[str], data: EvalSet) -> None:
         super().__init__(opts, labels)
         self.data, self.judged = data, []
 

@@ -9,15 +9,13 @@ from __future__ import annotations
 
 import contextlib
 from dataclasses import replace
-from typing import Callable, Iterator, Sequence, TypeVar
+from typing import Callable, Iterator, Sequence
 
 from ..api import TestSet
 from ..judging import AUTORANK_PRESETS, StoredMetric, StoredScorer, StoredScores, read_mtme_dir
 from ..values.errors import InputError, UserError
 from .data import read_judged
-from .options import MetaevalOptions, Options, RankOptions, RunOptions
-
-Opts = TypeVar("Opts", RunOptions, MetaevalOptions, RankOptions)
+from .options import Options
 
 __all__ = ["requested", "check_args", "worded", "label", "for_pair", "for_mtme", "wanted_metrics", "stored_metrics",
            "testset_of", "with_stored", "scorers"]
@@ -116,7 +114,7 @@ def testset_of(metrics: Sequence[StoredMetric]) -> TestSet:
                    names={s: first.file_of(s) for s in first.systems})
 
 
-def with_stored(opts: Opts, stored: Sequence[StoredMetric]) -> Opts:
+def with_stored(opts: Options, stored: Sequence[StoredMetric]) -> Options:
     """The options with each stored metric's ``stored:NAME`` in ``metrics`` after the live specs (one named twice:
     a UserError)."""
     names = list(opts.metrics)
@@ -127,7 +125,7 @@ def with_stored(opts: Opts, stored: Sequence[StoredMetric]) -> Opts:
     return replace(opts, metrics=names)
 
 
-def scorers(opts: Opts, stored: Sequence[StoredMetric], testset: TestSet) -> tuple[Opts, list[StoredScorer]]:
+def scorers(opts: Options, stored: Sequence[StoredMetric], testset: TestSet) -> tuple[Options, list[StoredScorer]]:
     """The options :func:`with_stored` and a :class:`StoredScorer` per stored metric, each checked against
     ``testset`` (an InputError naming the file, line and field where it does not fit: called before any model
     loads)."""

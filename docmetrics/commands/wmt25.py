@@ -11,7 +11,7 @@ from ..judging import Submission, human_format
 from ..values.errors import UserError
 from .conflicts import NEEDS_FOR, WITH, Conflicts, Option, Source, replaced_by
 from .messages import note
-from .options import RunOptions
+from .options import Options
 
 __all__ = ["WMT25", "check_args", "signature_output", "write"]
 
@@ -27,13 +27,13 @@ WMT25 = Source("wmt25_tsv", replaced_by("--wmt25-tsv", "the sources, outputs, re
                    Option("ci", "--ci", "run without --ci, or a paired test (--paired-bs)"),)))
 
 
-def signature_output(opts: RunOptions) -> tuple[tuple[str, str], ...]:
+def signature_output(opts: Options) -> tuple[tuple[str, str], ...]:
     """The second file --write-submission writes (FILE.signature), for the one check of every output."""
     path = getattr(opts, "write_submission", None)
     return ((path + Submission.SIGNATURE_SUFFIX, "--write-submission"),) if path else ()
 
 
-def check_args(opts: RunOptions) -> None:
+def check_args(opts: Options) -> None:
     """The option combinations, before anything is read."""
     # --write-submission's file and FILE.signature are checked with every output (opts.check_outputs)
     if WMT25.check(opts) and opts.write_submission:
@@ -43,7 +43,7 @@ def check_args(opts: RunOptions) -> None:
                             "one -m SPEC, or one --scores FILE --stored NAME")
 
 
-def write(opts: RunOptions, data: Any, all_results: Sequence[tuple[str, list[Any]]]) -> None:
+def write(opts: Options, data: Any, all_results: Sequence[tuple[str, list[Any]]]) -> None:
     """--write-submission: ``docmetrics.judging.wmt25_submission`` of the one metric's Results, and what it wrote
     said."""
     from ..judging import wmt25_submission

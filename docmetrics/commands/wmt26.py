@@ -12,7 +12,7 @@ from ..judging import human_format
 from ..values.errors import UserError
 from .common import naming_the_reference
 from .conflicts import NEEDS_FOR, Conflicts, Option, Source, replaced_by
-from .options import RunOptions
+from .options import Options
 
 __all__ = ["WMT26", "references_from_release", "check_args", "check_systems_given", "check_no_reference_files"]
 
@@ -38,7 +38,7 @@ def references_from_release(opts: Any, pairs: Sequence[Any] = ()) -> contextlib.
     return naming_the_reference(f"--wmt26 takes it from {opts.wmt26}", "--wmt26-ref", there)
 
 
-def check_args(opts: RunOptions) -> None:
+def check_args(opts: Options) -> None:
     """The option combinations, before anything is read."""
     if WMT26.check(opts):
         check_systems_given(opts)
@@ -52,7 +52,7 @@ def check_no_reference_files(opts: Any) -> None:
         WMT26.replaces.without(*(row.attr for row in rows if row.attr != "references")).check(opts, file=opts.wmt26)
 
 
-def check_systems_given(opts: RunOptions) -> None:
+def check_systems_given(opts: Options) -> None:
     """--wmt26 needs --wmt26-systems (the main command's and rank's check)."""
     if not opts.wmt26_systems:
         raise UserError(f"--wmt26 {opts.wmt26}: give the system files with --wmt26-systems DIR (data/systems) or "
