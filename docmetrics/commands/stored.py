@@ -12,12 +12,12 @@ from dataclasses import replace
 from typing import Callable, Iterator, Sequence
 
 from ..api import TestSet
-from ..judging import AUTORANK_PRESETS, StoredMetric, StoredScorer, StoredScores, read_mtme_dir
+from ..judging import AUTORANK_PRESETS, StoredMetric, StoredScorer, read_mtme_dir
 from ..values.errors import InputError, UserError
 from .data import read_judged
 from .options import Options
 
-__all__ = ["requested", "check_args", "worded", "label", "for_pair", "for_mtme", "wanted_metrics", "stored_metrics",
+__all__ = ["requested", "check_args", "worded", "label", "for_pair", "for_mtme", "wanted_metrics",
            "testset_of", "with_stored", "scorers"]
 
 #: How a stored metric is named among the metrics of a run (``stored:NAME``).
@@ -93,13 +93,6 @@ def wanted_metrics(wanted: Sequence[str] | None, preset: str | None) -> Sequence
     if (not wanted or list(wanted) == ["all"]) and preset:
         return AUTORANK_PRESETS[preset].metrics_for
     return wanted
-
-
-def stored_metrics(metrics: dict[str, StoredMetric], lp: str, wanted: Sequence[str] | None, preset: str | None,
-                   where: str) -> dict[str, StoredMetric]:
-    """The stored metrics of a language pair to rank or compare (:func:`wanted_metrics`; an InputError naming a
-    metric the files lack)."""
-    return StoredScores({lp: metrics}, source=where).evalset(lp or None, metrics=wanted_metrics(wanted, preset)).stored
 
 
 def testset_of(metrics: Sequence[StoredMetric]) -> TestSet:
