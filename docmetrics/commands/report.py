@@ -15,26 +15,23 @@ from ..values.errors import InputError, UserError
 from .common import check_output_file
 from .inputs import load_testset
 from .messages import note
-from .options import Options
+from .options import Options, flag_of
 
-#: What the page says was typed: (option, field of the options).
-TYPED = (("-m", "metrics"), ("-m", "metric"), ("--grid", "grid"), ("-i", "input"), ("-s", "source"),
-         ("-r", "references"), ("--doc-ids", "doc_ids"), ("-l", "lang"), ("-l", "lps"), ("--human", "human"),
-         ("--human-column", "human_column"), ("--genmt", "genmt"), ("--data", "data"), ("--data-format", "data_format"),
-         ("--data-option", "data_option"), ("--mtme", "mtme"), ("-t", "testset"),
-         ("--stat", "stat"), ("--spans", "spans"), ("--spans-tsv", "spans_tsv"))
+#: What the page says was typed: the fields of the options that name inputs, each told as its option.
+TYPED = ("metrics", "metric", "grid", "input", "source", "references", "doc_ids", "lang", "lps", "human",
+         "human_column", "genmt", "data", "data_format", "data_option", "mtme", "testset", "stat", "spans", "spans_tsv")
 
 
 def inputs_typed(opts: Options) -> list[tuple[str, str]]:
     """The inputs as the command line named them (--genmt FILE and --data FILE set --human to the same file
     themselves: not listed as --human, which was not typed)."""
     out = []
-    for flag, attr in TYPED:
+    for attr in TYPED:
         value = getattr(opts, attr, None)
         if attr == "human" and value and value in (getattr(opts, "genmt", None), getattr(opts, "data", None)):
             continue
         if value:
-            out.append((flag, shlex.join(value) if isinstance(value, (list, tuple)) else str(value)))
+            out.append((flag_of(opts, attr), shlex.join(value) if isinstance(value, (list, tuple)) else str(value)))
     return out
 
 
