@@ -83,27 +83,18 @@ def resolve(text: str) -> tuple[str, dict[str, str], ParsedSignature | None]:
 def _params_from_signature(
     parsed: ParsedSignature, metric_cls: type[Metric]
 ) -> dict[str, str]:
-    """The parameters of a signature (long or short keys), leaving out environment fields."""
-    raw: dict[str, str] = {}
-    given: dict[str, str] = {}
+    """The parameters of a signature under its keys (long or short: :meth:`Metric.check_params` names one
+    given twice), leaving out environment fields."""
     backbone_name = parsed.get("backbone", "bb") or metric_cls.default_backbone
-    backbone_params: tuple[Param, ...] = ()
-    if backbone_name:
-        backbone_params = registry.load("backbone", backbone_name).all_params()
-    for key, value in parsed.items:
-        if key in ("backbone", "bb"):
-            name = "backbone"
-        else:
-            p = find_param(metric_cls.params, key) or find_param(backbone_params, key)
-            if p is None:
-                continue  # an environment field (fingerprint, versions): compared after scoring
-            name = p.name
-        if name in given:
-            raise SpecError(f"signature of {parsed.metric}: parameter '{name}' is given twice (as "
-                            f"'{given[name]}' and '{key}'); give each field once")
-        given[name] = key
-        raw[name] = value
-    return raw
+    backbone_params = registry.load("backbone", backbone_name).all_params() if backbone_name else ()
+    raw = {key: value for key, value in parsed.items
+           if find_param(metric_cls.params, key) or find_param(backbone_params, key)}
+    # (an environment field, e.g. fingerprint or versions, is compared after scoring)
+    named = [value for key, value in parsed.items if key in ("backbone", "bb")]
+    if len(named) > 1:
+        raise SpecError(f"signature of {parsed.metric}: parameter 'backbone' is given twice (as 'backbone' and "
+                        "'bb'); give each field once")
+    return {"backbone": named[0], **raw} if named else raw
 
 
 def load(

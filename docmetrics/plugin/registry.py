@@ -141,10 +141,6 @@ class PluginInfo:
             return f'pip install "{dist}[{",".join(self.extras)}]"'
         return f"pip install {' '.join(self.missing) or dist}"
 
-    def entry_point(self) -> importlib.metadata.EntryPoint:
-        group = GROUPS[self.kind]
-        return importlib.metadata.EntryPoint(self.name, self.target, group)
-
 
 # -- discovery (metadata only) ------------------------------------------------------------------------
 def refresh() -> None:
@@ -355,7 +351,7 @@ def load(kind: str, name: str) -> Any:
 def _import_checked(meta: PluginInfo) -> Any:
     where = f"{meta.describe()} ({meta.target})"
     try:
-        obj = meta.entry_point().load()
+        obj = importlib.metadata.EntryPoint(meta.name, meta.target, GROUPS[meta.kind]).load()
     except (KeyboardInterrupt, GeneratorExit):
         raise
     except ImportError as exc:

@@ -61,13 +61,12 @@ class Session:
         self.batch_size = batch_size
         self.max_tokens = max_tokens
         self.quiet = quiet
-        self._owns_cache = not isinstance(cache, cache_module.ScoreCache)
         if isinstance(cache, str) and cache == FROM_ENVIRONMENT:
-            self.cache = cache_module.from_environment(os.environ if environ is None else environ)
-        elif cache is None or isinstance(cache, cache_module.ScoreCache):
-            self.cache = cache
-        else:
-            self.cache = cache_module.ScoreCache(cache)
+            cache = cache_module.environment_path(os.environ if environ is None else environ)
+        self._owns_cache = not isinstance(cache, cache_module.ScoreCache)
+        if cache is not None and self._owns_cache:
+            cache = cache_module.ScoreCache(cache)
+        self.cache = cache
         self.engine: engines.Engine = engine if engine is not None else engines.InProcess()
         self._backbones: dict[tuple[Any, ...], Backbone] = {}
         self._closed = False
@@ -96,10 +95,6 @@ class Session:
         settings = {key: value if value is not None else getattr(like, key) if like is not None else default
                     for key, value, default in zip(SETTINGS, given, own)}
         return build_once(self._backbones, cls, model or cls.default_model, settings, options)
-
-    def clear_backbones(self) -> None:
-        """Forget every backbone built so far (their models are freed once nothing else holds them)."""
-        self._backbones.clear()
 
     @property
     def backbones(self) -> list[Backbone]:

@@ -78,7 +78,7 @@ from .store import CacheStats, ScoreCache
 
 __all__ = [
     "ENV", "DEFAULT_CHUNK", "QUICK_CHECK_MAX_BYTES", "CacheError", "CacheStats", "ScoreCache", "attribute_counters",
-    "backbone_identity", "backbone_key", "default_path", "environment_path", "from_environment", "unit_key", "using",
+    "backbone_identity", "backbone_key", "default_path", "environment_path", "unit_key", "using",
 ]
 
 ENV = "DOCMETRICS_SCORE_CACHE"
@@ -97,17 +97,10 @@ def using(
         store.close()
 
 
-def from_environment(environ: Mapping[str, str]) -> ScoreCache | None:
-    """The cache ``$DOCMETRICS_SCORE_CACHE`` names in ``environ`` (``1``/``yes``/``on``/``true``: the
-    default file; a path: that file; unset, empty or ``0``: none), opened now.  A
-    :class:`~docmetrics.runtime.session.Session` reads it once, when it is made."""
-    path = environment_path(environ)
-    return None if path is None else ScoreCache(path)
-
-
 def environment_path(environ: Mapping[str, str]) -> str | Path | None:
     """The file ``$DOCMETRICS_SCORE_CACHE`` names in ``environ`` (``1``/``yes``/``on``/``true``: the default
-    file; a path: that file), None where it names none (unset, empty or ``0``/``no``/``off``/``false``)."""
+    file; a path: that file), None where it names none (unset, empty or ``0``/``no``/``off``/``false``).  A
+    :class:`~docmetrics.runtime.session.Session` reads it once, when it is made."""
     value = environ.get(ENV, "").strip()
     if not value or value.lower() in ("0", "no", "off", "false"):
         return None

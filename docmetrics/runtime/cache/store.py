@@ -3,12 +3,12 @@ under their keys, counting both (:class:`CacheStats`)."""
 
 from __future__ import annotations
 
+import dataclasses
 import hashlib
 import json
 import os
 import sqlite3
 import weakref
-from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Sequence
 
@@ -22,7 +22,7 @@ if TYPE_CHECKING:
     from ...plugin.backbone import Backbone, BackboneOutput, Unit
 
 
-@dataclass
+@dataclasses.dataclass
 class CacheStats:
     """Counts since the cache was opened."""
 
@@ -33,22 +33,13 @@ class CacheStats:
     unstored: int = 0  # scored but not stored (counters not attributable to single units)
 
     def copy(self) -> CacheStats:
-        return CacheStats(self.looked_up, self.hits, self.scored, self.stored, self.unstored)
+        return dataclasses.replace(self)
 
     def since(self, before: CacheStats) -> CacheStats:
-        return CacheStats(*(a - b for a, b in zip(self.astuple(), before.astuple())))
-
-    def astuple(self) -> tuple[int, int, int, int, int]:
-        return (self.looked_up, self.hits, self.scored, self.stored, self.unstored)
+        return CacheStats(*(a - b for a, b in zip(dataclasses.astuple(self), dataclasses.astuple(before))))
 
     def to_dict(self) -> dict[str, int]:
-        return {
-            "looked_up": self.looked_up,
-            "hits": self.hits,
-            "scored": self.scored,
-            "stored": self.stored,
-            "unstored": self.unstored,
-        }
+        return dataclasses.asdict(self)
 
     def summary(self) -> str:
         pct = 100.0 * self.hits / self.looked_up if self.looked_up else 0.0
