@@ -11,15 +11,15 @@ from plugin_fixtures import toy_dist  # noqa: F401
 from docmetrics.cli import main
 from docmetrics.plugin.backbone import QE, Backbone, BackboneOutput, Unit
 from docmetrics.runtime import cache
-from docmetrics.runtime.scoring import CachingScorer
+from docmetrics.runtime.session import Session
 from docmetrics.values.errors import UserError
 from docmetrics.values.params import Param
 
 
 def scored(store, backbone, units):
     """``backbone``'s scores of ``units`` answered from ``store`` where it can: the one scorer
-    (:class:`CachingScorer`, in-process) every metric scores through."""
-    return CachingScorer(store).score(backbone, units)
+    (:class:`~docmetrics.runtime.session.CachingScorer`, in-process) every metric scores through."""
+    return Session(cache=store).scorer().score(backbone, units)
 
 
 class Recorder(Backbone):
@@ -45,7 +45,7 @@ class Recorder(Backbone):
         if self.fail_after is not None and len(self.calls) >= self.fail_after:
             raise KeyboardInterrupt  # a killed run
         self.calls.append(list(units))
-        scale = self.options.get("scale", 1.0)
+        scale = self.p.get("scale", 1.0)
         scores = [scale * (len(u.mt) / 7 + 0.1 * len(u.src or "") + 1e-9 * len(u.mt_context)) for u in units]
         counters = (
             {"context": sum(len(u.mt_context) for u in units)} if any(u.mt_context for u in units) else {}

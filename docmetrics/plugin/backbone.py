@@ -172,15 +172,6 @@ class Backbone(abc.ABC):
         ``model=OUT_DIR/model,tokenizer=OUT_DIR/tokenizer``)."""
         raise NotImplementedError(f"backbone '{cls.name}' writes no sample model")
 
-    @property
-    def options(self) -> dict[str, Any]:
-        """The validated parameters under their 0.3.0 name (:attr:`p` is the one to use)."""
-        return self.p
-
-    @options.setter
-    def options(self, value: dict[str, Any]) -> None:
-        self.p = value
-
     @classmethod
     def all_params(cls) -> tuple[Param, ...]:
         return COMMON_PARAMS + tuple(cls.params)
@@ -274,22 +265,18 @@ class Backbone(abc.ABC):
         is given; None otherwise (the default)."""
         return None
 
-    def resolved_device(self) -> str:
-        """'cpu' or 'cuda' (resolves 'auto'); imports torch.  Asking for CUDA where there is none is a
-        UserError, not a traceback."""
+    def checked_device(self) -> str:
+        """'cpu' or 'cuda' (resolves 'auto'), checked: asking for CUDA where there is none, or for fp16/bf16
+        off CUDA, is a UserError, not a traceback.  Imports torch."""
         import torch
 
-        if self.device == "auto":
-            return "cuda" if torch.cuda.is_available() else "cpu"
-        if self.device == "cuda" and not torch.cuda.is_available():
+        device = self.device
+        if device == "auto":
+            device = "cuda" if torch.cuda.is_available() else "cpu"
+        elif device == "cuda" and not torch.cuda.is_available():
             why = "torch was built without CUDA" if torch.version.cuda is None else "no CUDA device is visible"
             raise UserError(f"device=cuda: {why} (torch {torch.__version__}); use device=cpu or device=auto",
                             params=("device",))
-        return self.device
-
-    def checked_device(self) -> str:
-        """:meth:`resolved_device`, after checking that the precision fits it (fp16/bf16 need CUDA)."""
-        device = self.resolved_device()
         if self.precision != "fp32" and device != "cuda":
             raise UserError(
                 f"backbone '{self.name}': precision={self.precision} needs a CUDA GPU but the device is "

@@ -57,6 +57,7 @@ BASES = {
 VALUES = {
     "human_format": ("docmetrics.formats.base", "HumanFormat", "docmetrics.judging.HumanFormat"),
     "cluster_rule": ("docmetrics.judging.rules", "ClusterRule", "docmetrics.judging.rules.ClusterRule"),
+    "statistic": ("docmetrics.judging.statistics", "Statistic", "docmetrics.judging.statistics.Statistic"),
 }
 #: ``module[:attr] [extras]`` as entry points write a target (PyPA entry-point specification).
 _IDENT = r"[^\W\d]\w*"
@@ -383,10 +384,6 @@ def kind_problem(kind: str, obj: Any) -> str:
         f"the function {getattr(obj, '__qualname__', obj)}" if callable(obj) else f"a {type(obj).__name__}"
     if kind == "tool":
         return "" if callable(obj) and not isinstance(obj, type) else f"is {what}, not a function main(argv) -> int"
-    if kind == "statistic":
-        statistic = ("docmetrics.judging.statistics", "Statistic")
-        return "" if _is_subclass_of(type(obj), *statistic) else \
-            f"is {what}, not a docmetrics.judging.statistics.Statistic"
     if kind in VALUES:
         module, qualname, public = VALUES[kind]
         return "" if _is_subclass_of(type(obj), module, qualname) else f"is {what}, not a {public}"

@@ -55,7 +55,7 @@ naming the file: exit status 2 on the command line, never a traceback; notices a
   once: "N tampered rows in score cache FILE ignored".  The checksum catches damage and hand edits,
   not a forger who recomputes it.
 
-The hook is :class:`docmetrics.runtime.scoring.CachingScorer`, which the API hands to every
+The hook is :class:`docmetrics.runtime.session.CachingScorer`, which the API hands to every
 metric.  Importing this package imports only the standard library.
 
 The modules: :mod:`.keys` (what a score is stored under), :mod:`.rows` (a unit's record as a row, its

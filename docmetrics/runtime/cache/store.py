@@ -66,7 +66,6 @@ class ScoreCache(CacheFile):
         self.chunk_size = chunk_size
         self.stats = CacheStats()
         self._tampered: set[tuple[str, str]] = set()
-        self._reported = False
         # backbone -> its key (computing a fingerprint can mean hashing a large file once)
         self._keys: weakref.WeakKeyDictionary[Any, dict[str, str]] = weakref.WeakKeyDictionary()
         super().__init__(where)
@@ -135,8 +134,7 @@ class ScoreCache(CacheFile):
 
     def close(self) -> None:
         """Close the file; warn once if tampered rows were ignored."""
-        if self._tampered and not self._reported and self.is_open:
-            self._reported = True
+        if self._tampered and self.is_open:  # (closed once: a second close says nothing)
             again = "scored again" if self.read_only else "scored again and stored afresh"
             cache_warning(f"{len(self._tampered)} tampered row(s) in score cache {self.path} ignored: their "
                           f"checksums do not match their content (the units were {again})")
