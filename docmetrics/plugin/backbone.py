@@ -219,19 +219,16 @@ class Backbone(abc.ABC):
                     + sum(map(len, item.mt_context + item.src_context + item.ref_context)))
         return sum(len(x) for x in item) if isinstance(item, tuple) else 0
 
-    def batches(self, lengths: Sequence[int], *, default_tokens: int = 8192,
-                default_size: int | None = None) -> list[list[int]]:
+    def batches(self, lengths: Sequence[int], *, default_tokens: int = 8192) -> list[list[int]]:
         """Batches of indices into ``lengths`` (tokens per input, padded to the batch's longest):
         sorted by length, each within :attr:`max_tokens` padded tokens (``default_tokens`` when
-        unset) and :attr:`batch_size` inputs (``default_size`` when unset and no token budget was
-        asked for).  See :func:`docmetrics.algorithms.batching.token_batches`."""
+        neither it nor :attr:`batch_size` is set) and :attr:`batch_size` inputs (where set).  See
+        :func:`docmetrics.algorithms.batching.token_batches`."""
         from ..algorithms.batching import token_batches
 
-        size = self.batch_size if self.batch_size is not None else (
-            default_size if self.max_tokens is None else None)
         budget = self.max_tokens if self.max_tokens is not None else (
             None if self.batch_size is not None else default_tokens)
-        return token_batches(lengths, max_tokens=budget, max_size=size)
+        return token_batches(lengths, max_tokens=budget, max_size=self.batch_size)
 
     def cache_state(self) -> dict[str, str]:
         """State beyond the model and options that changes scores (e.g. idf statistics taken from the
