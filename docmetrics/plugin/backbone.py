@@ -26,7 +26,7 @@ from ..values.units import BackboneOutput, Unit
 __all__ = [
     "Backbone", "BackboneOutput", "Unit", "SigField", "COMMON_PARAMS", "CAPABILITY_HELP",
     "QE", "REFERENCE", "CURRENT_SENTENCE", "SIMILARITY", "FORCE_DECODE", "TOKEN_MATCHING", "PRECISIONS",
-    "DEVICES", "JoinsContext", "GivesSimilarity", "TakesIdfCorpus", "build_backbone", "build_once", "SETTINGS",
+    "DEVICES", "JoinsContext", "GivesSimilarity", "TakesIdfCorpus", "build_once", "SETTINGS",
 ]
 
 #: Scores a unit from source and MT alone (quality estimation).
@@ -318,24 +318,21 @@ class Backbone(abc.ABC):
         return fields
 
 
-def build_backbone(cls: type[Backbone], model: str | None = None, **settings: Any) -> Backbone:
-    """``cls(model, **settings)``; a backbone that cannot even be built (other than for a user's
-    mistake it reports) is a PluginError naming it and its distribution."""
-    from .registry import plugin_fault
-
-    with plugin_fault(cls, "when built"):
-        return cls(model, **settings)
-
-
 def build_once(built: dict[tuple[Any, ...], Backbone], cls: type[Backbone], model: str | None,
                settings: dict[str, Any], options: dict[str, Any]) -> Backbone:
-    """:func:`build_backbone` ``cls(model, **settings, **options)``, kept in ``built`` by all of these, so that
-    one is built once (one whose options cannot be hashed is built every time, never shared)."""
+    """``cls(model, **settings, **options)``, kept in ``built`` by all of these, so that one is built once (one
+    whose options cannot be hashed is built every time, never shared).  A backbone that cannot even be built
+    (other than for a user's mistake it reports) is a PluginError naming it and its distribution."""
+    from .registry import plugin_fault
+
     key = (cls, model, *settings.items(), tuple(sorted(options.items(), key=lambda kv: kv[0])))
     try:
-        found = built.get(key)
-    except TypeError:
-        return build_backbone(cls, model, **settings, **options)
+        found, shared = built.get(key), True
+    except TypeError:  # an option that cannot be hashed
+        found, shared = None, False
     if found is None:
-        found = built[key] = build_backbone(cls, model, **settings, **options)
+        with plugin_fault(cls, "when built"):
+            found = cls(model, **settings, **options)
+        if shared:
+            built[key] = found
     return found
