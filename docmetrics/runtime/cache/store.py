@@ -127,8 +127,6 @@ class ScoreCache(CacheFile):
         where, args = ("", ()) if backbone is None else (" WHERE backbone=?", (self.key_for(backbone),))
         try:
             return int(self.connection().execute("SELECT COUNT(*) FROM scores" + where, args).fetchone()[0])
-        except sqlite3.ProgrammingError:
-            raise
         except (sqlite3.DatabaseError, OSError) as exc:
             raise self.failure(exc, "counting stored scores") from None
 
@@ -171,8 +169,6 @@ class ScoreCache(CacheFile):
                         self._tampered.add((bkey, str(unit)))  # a miss: scored again (and stored afresh)
                     else:
                         found[unit] = value
-        except sqlite3.ProgrammingError:
-            raise
         except (sqlite3.DatabaseError, OSError) as exc:
             raise self.failure(exc, "reading stored scores") from None
         return found
