@@ -72,11 +72,6 @@ __all__ = [
     "CandidateSelection",
 ]
 
-#: The judging API (:mod:`docmetrics.judging`), imported when first used: ``import docmetrics`` stays light.
-_JUDGING = ("read_human", "EvalSet", "HumanFormat", "meta_evaluate", "MetaEvaluation", "human_clusters",
-            "ClusterRule", "autorank", "span_f1", "compare_systems", "confidence_intervals", "write_report", "sweep",
-            "mbr", "rerank", "CandidateSelection")
-
 if TYPE_CHECKING:
     from .judging import (
         CandidateSelection,
@@ -99,7 +94,9 @@ if TYPE_CHECKING:
 
 
 def __getattr__(name: str) -> Any:
-    if name in _JUDGING:
+    """The judging API (:mod:`docmetrics.judging`: the names of ``__all__`` not imported above), imported when
+    first used: ``import docmetrics`` stays light."""
+    if name in __all__:
         from . import judging
 
         return getattr(judging, name)
@@ -107,4 +104,4 @@ def __getattr__(name: str) -> Any:
 
 
 def __dir__() -> list[str]:
-    return sorted(set(globals()) | set(_JUDGING))
+    return sorted(set(globals()) | set(__all__))
