@@ -84,12 +84,11 @@ def _params_from_signature(
     parsed: ParsedSignature, metric_cls: type[Metric]
 ) -> dict[str, str]:
     """The parameters of a signature under its keys (long or short: :meth:`Metric.check_params` names one
-    given twice), leaving out environment fields."""
+    given twice), leaving out environment fields (fingerprint, versions: compared after scoring)."""
     backbone_name = parsed.get("backbone", "bb") or metric_cls.default_backbone
     backbone_params = registry.load("backbone", backbone_name).all_params() if backbone_name else ()
     raw = {key: value for key, value in parsed.items
            if find_param(metric_cls.params, key) or find_param(backbone_params, key)}
-    # (an environment field, e.g. fingerprint or versions, is compared after scoring)
     named = [value for key, value in parsed.items if key in ("backbone", "bb")]
     if len(named) > 1:
         raise SpecError(f"signature of {parsed.metric}: parameter 'backbone' is given twice (as 'backbone' and "
