@@ -13,7 +13,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from .algorithms.aggregation import Aggregation, MeanOfGroupMeans, WeightedMean
-from .api import build, get_backbone, load
+from .api import build, load
 from .plugin.backbone import (
     CURRENT_SENTENCE,
     FORCE_DECODE,
@@ -57,7 +57,7 @@ from .values.units import ScoringUnit, UnitPlan
 from .values.versions import __version__
 
 __all__ = [
-    "__version__", "load", "build", "get_backbone", "Session", "Scorer",
+    "__version__", "load", "build", "Session", "Scorer",
     "Backbone", "BackboneOutput", "SigField", "Unit", "Metric", "Param", "ScoringUnit", "UnitPlan",
     "Aggregation", "WeightedMean", "MeanOfGroupMeans",
     "QE", "REFERENCE", "CURRENT_SENTENCE", "SIMILARITY", "FORCE_DECODE", "TOKEN_MATCHING",

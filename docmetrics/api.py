@@ -24,7 +24,7 @@ from pathlib import Path
 from typing import Any, Callable
 
 from .plugin import presets, registry
-from .plugin.backbone import COMMON_PARAMS, Backbone
+from .plugin.backbone import COMMON_PARAMS
 from .plugin.metric import Metric
 from .runtime.cache import ScoreCache, default_path, environment_path
 from .runtime.engines import make_engine
@@ -45,7 +45,7 @@ from .values.signature import (
 from .values.spec import parse_spec
 from .values.testset import TestSet
 
-#: The API: ``load``, ``build``, ``get_backbone`` and ``resolve`` (defined here), and what they take and give,
+#: The API: ``load``, ``build`` and ``resolve`` (defined here), and what they take and give,
 #: defined in their own modules: a :class:`Session` (its score cache: a path, :func:`default_path` - the file the
 #: command line uses - a :class:`ScoreCache`, None or :data:`FROM_ENVIRONMENT`, the file
 #: ``$DOCMETRICS_SCORE_CACHE`` names: :func:`environment_path`; its engine: :func:`make_engine`),
@@ -53,7 +53,7 @@ from .values.testset import TestSet
 #: tells whether two paths name one file), a :class:`Result`, a metric's :class:`Param`, a spec, preset or signature
 #: (:func:`parse_spec`, :mod:`presets`, :func:`parse_signature`, :func:`looks_like_signature`,
 #: :func:`read_sacrebleu_signature`); the sample data (:data:`SAMPLES`, :func:`write_sample`).
-__all__ = ["load", "build", "get_backbone", "resolve", "Session", "FROM_ENVIRONMENT", "ScoreCache", "default_path",
+__all__ = ["load", "build", "resolve", "Session", "FROM_ENVIRONMENT", "ScoreCache", "default_path",
            "environment_path", "make_engine", "TestSet", "read_testset", "is_jsonl", "read_lines", "same_file",
            "Result", "Param", "parse_spec", "presets", "parse_signature", "looks_like_signature",
            "read_sacrebleu_signature", "SAMPLES", "write_sample", "WrittenSample"]
@@ -196,7 +196,9 @@ def build(
     """A metric from its class and raw parameters (metric and backbone parameters mixed), in
     ``session`` (or a session of its own, see :func:`load`)."""
     check_batch_size(batch_size)
-    _check_session(session, "docmetrics.load")
+    if session is not None and not isinstance(session, Session):
+        raise TypeError(f"docmetrics.load: session= takes a docmetrics.Session (or None, for a session of its own), "
+                        f"not {type(session).__name__} {session!r:.60}")
     if session is None:
         session = Session(cache=cache, device=device, precision=precision, batch_size=batch_size,
                           max_tokens=max_tokens, quiet=quiet)
@@ -252,20 +254,6 @@ def _rebuild(metric_cls: type[Metric], raw: dict[str, Any], session: Session, de
              overrides: dict[str, Any], more: dict[str, Any]) -> Metric:
     """The metric ``_build`` made from ``raw``, built again in ``session`` with ``more`` defaults."""
     return _build(metric_cls, raw, session, defaults={**defaults, **more}, overrides=dict(overrides))
-
-
-def _check_session(session: Any, where: str) -> None:
-    if session is not None and not isinstance(session, Session):
-        raise TypeError(f"{where}: session= takes a docmetrics.Session (or None, for a session of its own), "
-                        f"not {type(session).__name__} {session!r:.60}")
-
-
-def get_backbone(backbone_cls: type[Backbone], model: str | None = None, *, session: Session | None = None,
-                 **settings: Any) -> Backbone:
-    """A backbone ``backbone_cls(model, **settings)``: ``session``'s (built once per model and settings)
-    where one is given, else a new one."""
-    _check_session(session, "docmetrics.get_backbone")
-    return (session if session is not None else Session(cache=None)).backbone(backbone_cls, model, **settings)
 
 
 @dataclass(frozen=True)
