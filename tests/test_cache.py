@@ -107,7 +107,7 @@ def test_key_includes_the_backbone_identity(tmp_path, change):
         scored(c, base, UNITS)
         scored(c, other, UNITS)
         assert c.stats.hits == 0 and len(other.calls) == 1
-        assert cache.backbone_key(base) != cache.backbone_key(other)
+        assert c.key_for(base) != c.key_for(other)
         # the model's path is not in the key: the same weights elsewhere hit
         moved = Recorder(scale=1.0)
         moved.model_name = lambda: "/elsewhere/rec-v1"  # type: ignore[method-assign]

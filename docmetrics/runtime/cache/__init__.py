@@ -72,13 +72,13 @@ from typing import Iterator, Mapping
 
 from ..engines import DEFAULT_CHUNK  # one chunk scored by an engine, one transaction here
 from .file import QUICK_CHECK_MAX_BYTES, CacheError, default_path
-from .keys import backbone_identity, backbone_key, unit_key
+from .keys import backbone_identity, unit_key
 from .rows import attribute_counters
 from .store import CacheStats, ScoreCache
 
 __all__ = [
     "ENV", "DEFAULT_CHUNK", "QUICK_CHECK_MAX_BYTES", "CacheError", "CacheStats", "ScoreCache", "attribute_counters",
-    "backbone_identity", "backbone_key", "default_path", "environment_path", "unit_key", "using",
+    "backbone_identity", "default_path", "environment_path", "unit_key", "using",
 ]
 
 ENV = "DOCMETRICS_SCORE_CACHE"

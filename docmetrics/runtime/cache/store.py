@@ -77,6 +77,8 @@ class ScoreCache(CacheFile):
         return len(self._tampered)
 
     def key_for(self, backbone: Backbone) -> str:
+        """The first half of every key of ``backbone``'s scores: the hash of its identity
+        (:func:`~.keys.backbone_identity`), recorded in the file with it."""
         state = json.dumps(backbone.cache_state(), sort_keys=True)
         per_state = self._keys.setdefault(backbone, {})
         key = per_state.get(state)
