@@ -124,7 +124,6 @@ def load(
     if not isinstance(text, str):
         raise SpecError(f"docmetrics.load: give a metric spec as a string (e.g. 'slide:w=6,s=6'), not "
                         f"{type(text).__name__}")
-    check_batch_size(batch_size)
     name, raw, parsed = resolve(text)
     named = _named_plugins(parsed)
     try:
