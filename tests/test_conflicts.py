@@ -7,13 +7,15 @@ import argparse
 
 import pytest
 
+from docmetrics.cli.args import typed
 from docmetrics.cli.parser import build_parser
-from docmetrics.commands import genmt, human, mtme, stored, wmt25
+from docmetrics.commands import genmt, human, mtme, stored, wmt25, wmt26
 from docmetrics.commands.conflicts import CANNOT, NEEDS, Conflicts, Option
+from docmetrics.commands.options import flag_of
 from docmetrics.values.errors import UserError
 
-#: attributes an action sets beside its dest (-r/--reference's References: every file in ``references``)
-ALSO_SET = {"references": "reference"}
+#: attributes an action sets beside its dest (-r/--reference's References: the first file in ``reference``)
+ALSO_SET = {"reference": "references"}
 TABLES = {
     "mtme.MTME_ONLY": mtme.MTME_ONLY, "mtme.REPLACED": mtme.REPLACED,
     "genmt.INPUTS": genmt.INPUTS, "genmt.REFUSED": genmt.REFUSED, "genmt.GENMT_ONLY": genmt.GENMT_ONLY,
@@ -21,6 +23,7 @@ TABLES = {
     "stored.STORED_ONLY": stored.STORED_ONLY, "stored.FILES_NEEDED": stored.FILES_NEEDED,
     "stored.WITHOUT_OUTPUTS": stored.WITHOUT_OUTPUTS, "stored.IN_MTME": stored.IN_MTME,
     "human.HUMAN_ONLY": human.HUMAN_ONLY, "human.PAIRED": human.PAIRED, "human.REFUSED": human.REFUSED,
+    "wmt26.INPUTS": wmt26.INPUTS, "wmt26.WMT26_ONLY": wmt26.WMT26_ONLY,
 }
 
 
@@ -28,8 +31,9 @@ TABLES = {
 def test_every_row_is_an_option_of_docmetrics_as_written(name):
     parser = build_parser()
     flags = {s: a.dest for a in parser._actions for s in a.option_strings}
+    opts = typed(parser, parser.parse_args([]))
     for row in TABLES[name].rows:
-        for flag in row.flag.split("/"):
+        for flag in (row.flag or flag_of(opts, row.attr)).split("/"):
             assert flags.get(flag) == ALSO_SET.get(row.attr, row.attr), (name, row)
         assert parser.get_default(ALSO_SET.get(row.attr, row.attr)) in (None, False, [], row.default), (name, row)
 

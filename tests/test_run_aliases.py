@@ -42,15 +42,6 @@ def test_wmt26_notes_are_said_once_and_as_data_says_them(tmp_path, capsys):
         assert err.count(note) == 1, (note, err)
 
 
-def test_flag_of_names_every_option_of_the_main_command_as_typed():
-    from docmetrics.commands.options import flag_of
-
-    parser = build_parser()
-    for action in parser._actions:
-        if action.option_strings:
-            assert flag_of(action.dest) in action.option_strings, action
-
-
 def test_error_free_prints_the_libraries_meta_evaluation_and_detection_table(tmp_path, capsys):
     from test_cli_genmt import genmt_lines
 

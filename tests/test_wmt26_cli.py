@@ -90,20 +90,6 @@ def test_bad_input_exits_2_with_one_line(tmp_path, capsys, args, needles):
         assert needle in lines[0], (needle, lines[0])
 
 
-@pytest.mark.parametrize("table", ["INPUTS", "WMT26_ONLY"])
-def test_conflict_rows_are_options_of_docmetrics_as_written(table):
-    """As tests/test_conflicts.py checks the other tables."""
-    from docmetrics.cli.parser import build_parser
-    from docmetrics.commands import wmt26
-
-    parser = build_parser()
-    flags = {s: a.dest for a in parser._actions for s in a.option_strings}
-    also = {"references": "reference"}  # -r sets both
-    for row in getattr(wmt26, table).rows:
-        assert flags.get(row.flag) == also.get(row.attr, row.attr), row
-        assert parser.get_default(also.get(row.attr, row.attr)) in (None, False, [], row.default), row
-
-
 def test_rank_m_ranks_the_release_by_live_metrics(tmp_path, capsys):
     """``rank -m chrf --wmt26 ...``: AutoRank over a metric scored on the release, each document held as the
     main command holds it; chrF's AutoRank input is the mean of its segment scores, equal to sacrebleu's

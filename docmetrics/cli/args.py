@@ -1,24 +1,51 @@
 """The argument groups every docmetrics command shares (input, model, output, the score cache), and the
-parsed options as the commands' typed values (:func:`typed`)."""
+parsed options as the command's typed value, derived from its parser (:func:`typed`)."""
 
 from __future__ import annotations
 
 import argparse
 import dataclasses
-from typing import Any, TypeVar
+from typing import Any
 
-T = TypeVar("T")
+from ..judging import DEFAULT_N, DEFAULT_SEED
+
+#: The fields no option sets, each with the option it goes with (a parser without that option lacks the field; None:
+#: every parser) and its default: the command as typed (a report names it), whether -w was given (else each metric
+#: prints its own decimals), whether the one system is read from stdin for want of -i, and for the index of each -m
+#: given as sacrebleu's signature the options that signature names (read, not given).
+DERIVED: dict[str, tuple[str | None, Any]] = {"argv": (None, None), "width_given": ("width", False),
+                                              "stdin_implicit": ("input", False),
+                                              "sacrebleu_signatures": ("metrics", {})}
 
 
-def typed(cls: type[T], args: argparse.Namespace) -> T:
-    """The parsed options as the command's typed value ``cls`` (:mod:`docmetrics.commands.options`): each
-    field from the attribute of its name; a list option not given (None) as its empty default."""
-    values = {}
-    for f in dataclasses.fields(cls):  # type: ignore[arg-type]
-        value = getattr(args, f.name, None)
-        if hasattr(args, f.name) and not (value is None and f.default_factory is not dataclasses.MISSING):
-            values[f.name] = value
-    return cls(**values)
+def options_type(parser: argparse.ArgumentParser) -> type:
+    """The command's options as a frozen dataclass: a field per option of ``parser``, named by its dest, with its
+    default (a list default copied for each value), then the :data:`DERIVED` fields; ``flags``: the option as typed
+    that sets each field (its one-letter form where it has one, e.g. ``-i``, else its first long form; a positional
+    argument's metavar)."""
+    defaults, flags = {}, {}
+    for action in parser._actions:
+        if action.default is argparse.SUPPRESS:  # --help, --version
+            continue
+        defaults[action.dest] = action.default
+        strings = action.option_strings
+        flags[action.dest] = next((s for s in strings if len(s) == 2), None) or next(
+            (s for s in strings if s.startswith("--")), action.metavar or action.dest)
+    defaults.update((name, value) for name, value in parser._defaults.items() if name not in DERIVED)
+    defaults.update((name, value) for name, (option, value) in DERIVED.items() if option in (None, *defaults))
+    fields = [(name, Any, dataclasses.field(default_factory=value.copy) if isinstance(value, (list, dict))
+               else dataclasses.field(default=value)) for name, value in defaults.items()]
+    command = "".join(word.title() for word in parser.prog.split()[1:]) or "Run"
+    return dataclasses.make_dataclass(f"{command}Options", fields, namespace={"flags": flags}, frozen=True,
+                                      kw_only=True)
+
+
+def typed(parser: argparse.ArgumentParser, args: argparse.Namespace) -> Any:
+    """The options ``parser`` parsed into ``args`` as the command's typed value (:func:`options_type`); each list
+    the value's own copy (a list option not given is the parser's default itself)."""
+    cls = options_type(parser)
+    given = {f.name: getattr(args, f.name) for f in dataclasses.fields(cls) if hasattr(args, f.name)}
+    return cls(**{name: list(v) if isinstance(v, list) else v for name, v in given.items()})
 
 
 def add_input_arguments(
@@ -30,10 +57,10 @@ def add_input_arguments(
                    help="system output, one file per system (text, or .jsonl with doc_id/src/mt/ref); -i given "
                         "again adds systems")
     g.add_argument("-s", "--source", metavar="FILE", action=Once, help="source sentences, line-parallel")
-    g.add_argument("-r", "--reference", nargs="+", action=References, metavar="FILE",
+    g.add_argument("-r", "--reference", nargs="+", action=References, dest="references", metavar="FILE",
                    help="reference translations, line-parallel; several references: -r ref1.txt ref2.txt (or -r "
                         "given again): sacrebleu's metrics use them all, a metric that takes one refuses several")
-    p.set_defaults(references=None)
+    p.set_defaults(reference=None)
     g.add_argument("--doc-ids", metavar="FILE", action=Once,
                    help="document id of each line; a new document starts where the id changes")
     g.add_argument("-l", "--lang", metavar="SRC-TGT",
@@ -62,7 +89,7 @@ class Once(argparse.Action):
 
 
 class References(argparse.Action):
-    """``-r FILE [FILE ...]``, repeatable: every file is kept, in order, in ``references`` (a repeated -r
+    """``-r FILE [FILE ...]``, repeatable: every file is kept, in order, in ``references`` (its dest; a repeated -r
     adds, never replaces); ``reference`` is the first (what commands that take one reference read)."""
 
     def __call__(self, parser: argparse.ArgumentParser, namespace: argparse.Namespace, values: Any,
@@ -77,15 +104,15 @@ def add_model_arguments(p: argparse.ArgumentParser) -> argparse._ArgumentGroup:
     g = p.add_argument_group("model")
     g.add_argument("--device", choices=("auto", "cpu", "cuda"), default="auto",
                    help="where models run (default: auto = cuda if available)")
-    g.add_argument("--batch-size", type=positive("--batch-size"), metavar="N",
+    g.add_argument("--batch-size", type=number("--batch-size"), metavar="N",
                    help="a fixed number of inputs per batch (default: batches by --max-tokens)")
-    g.add_argument("--max-tokens", type=positive("--max-tokens"), metavar="N",
+    g.add_argument("--max-tokens", type=number("--max-tokens"), metavar="N",
                    help="padded tokens per batch; inputs are sorted by length and batched within this "
                         "budget (default: the backbone's for the device, e.g. comet 4096 on CPU, 32768 on GPU)")
     g.add_argument("--precision", choices=("fp32", "fp16", "bf16"),
                    help="default precision where a spec does not set precision= (fp32; fp16/bf16 need a GPU)")
     e = p.add_argument_group("engine")
-    e.add_argument("--workers", type=positive("--workers"), metavar="N",
+    e.add_argument("--workers", type=number("--workers"), metavar="N",
                    help="N model replicas in N processes, units split into length-balanced chunks "
                         "(default: 1; with --device cuda one per visible GPU; with --engine ray one per CPU or GPU)")
     e.add_argument("--engine", choices=("local", "ray"), default="local",
@@ -98,8 +125,9 @@ def add_model_arguments(p: argparse.ArgumentParser) -> argparse._ArgumentGroup:
 
 def number(flag: str, kind: type = int, low: float = 1, high: float | None = None, takes: str = "a whole number >= 1",
            outside: str = "must be >= 1") -> Any:
-    """An argparse type: a number of ``kind`` from ``low`` to ``high`` for ``flag``, its errors saying what it
-    ``takes`` (not a number) and what it must be (``outside``: out of range, NaN included)."""
+    """An argparse type: a number of ``kind`` from ``low`` to ``high`` (default: a whole number >= 1) for ``flag``,
+    its errors saying what it ``takes`` (not a number) and what it must be (``outside``: out of range, NaN
+    included)."""
     def convert(text: str) -> Any:
         try:
             value = kind(text)
@@ -112,9 +140,29 @@ def number(flag: str, kind: type = int, low: float = 1, high: float | None = Non
     return convert
 
 
-def positive(flag: str) -> Any:
-    """An argparse type: a whole number >= 1 for ``flag``."""
-    return number(flag)
+def parse_seed(text: str) -> int | None:
+    """An argparse type: ``--seed`` a whole number >= 0, or 'none' (not reproducible)."""
+    if text.strip().lower() == "none":
+        return None
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"--seed must be an integer or 'none', not {text!r}") from None
+    if value < 0:
+        raise argparse.ArgumentTypeError(f"--seed must be >= 0, not {value}")
+    return value
+
+
+def add_resampling_arguments(g: argparse._ArgumentGroup, *, ar: bool = False) -> None:
+    """--paired-bs-n (with ``ar`` --paired-ar-n too) and --seed: the resampling of docmetrics' paired tests and of
+    rank's AutoRank clusters."""
+    g.add_argument("--paired-bs-n", "-pbsn", type=int, default=DEFAULT_N["bs"], metavar="N",
+                   help="bootstrap resamples (default: %(default)s)")
+    if ar:
+        g.add_argument("--paired-ar-n", "-parn", type=int, default=DEFAULT_N["ar"], metavar="N",
+                       help="randomization trials (default: %(default)s)")
+    g.add_argument("--seed", type=parse_seed, default=DEFAULT_SEED, metavar="INT",
+                   help="seed of the resampling (default: %(default)s; 'none': not reproducible)")
 
 
 #: ``-w N``: a number of decimals from 0 to 17 (what a float64 can show).

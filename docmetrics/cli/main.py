@@ -14,7 +14,6 @@ import sys
 from typing import Any, Sequence
 
 from ..commands.common import cache_file
-from ..commands.options import RunOptions
 from ..commands.run import run
 from ..values.errors import UserError
 from .args import typed
@@ -22,11 +21,12 @@ from .errors import guarded
 from .habits import parse_args, reference_advice
 from .parser import build_parser
 
-#: Subcommands built in: ``docmetrics sweep ...``; tools (``docmetrics vat ...``) come from plugins
-#: registered under the entry-point group ``docmetrics.tools`` (a callable ``main(argv) -> int``).
+#: Subcommands built in: ``docmetrics sweep ...``, each the ``main(argv)`` of its module (or ``MODULE:FUNCTION``);
+#: tools (``docmetrics vat ...``) come from plugins registered under the entry-point group ``docmetrics.tools`` (a
+#: callable ``main(argv) -> int``).
 SUBCOMMANDS = {"sweep": "docmetrics.cli.sweep", "metaeval": "docmetrics.cli.metaeval", "rank": "docmetrics.cli.rank",
                "report": "docmetrics.cli.report", "sample": "docmetrics.cli.sample", "mbr": "docmetrics.cli.mbr",
-               "rerank": "docmetrics.cli.rerank"}
+               "rerank": "docmetrics.cli.mbr:main_rerank"}
 TOOLS_GROUP = "docmetrics.tools"
 
 
@@ -35,7 +35,8 @@ def _subcommand(name: str) -> Any:
     if name in SUBCOMMANDS:
         import importlib
 
-        return importlib.import_module(SUBCOMMANDS[name]).main
+        module, _, function = SUBCOMMANDS[name].partition(":")
+        return getattr(importlib.import_module(module), function or "main")
     from ..plugin import registry
 
     if registry.split_name(name)[0] in registry.names("tool"):
@@ -66,7 +67,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 2
     parser = build_parser()
     args = parse_args(parser, argv)
-    return guarded("docmetrics", args.debug, lambda: run(typed(RunOptions, args)),
+    return guarded("docmetrics", args.debug, lambda: run(typed(parser, args)),
                    interrupted=lambda: kept(args, argv))
 
 

@@ -7,9 +7,8 @@ import argparse
 from typing import Sequence
 
 from ..commands.mbr import run_mbr, run_rerank
-from ..commands.options import MbrOptions, RerankOptions
 from ..judging import TIES, UNITS
-from .args import Once, add_cache_arguments, add_model_arguments, add_output_arguments, positive, typed
+from .args import Once, add_cache_arguments, add_model_arguments, add_output_arguments, number, typed
 from .errors import guarded
 from .habits import Parser, parse_args
 
@@ -68,7 +67,7 @@ def build_parser() -> argparse.ArgumentParser:
                        "every candidate scored against every other (one scoring pass).", MBR_EPILOG)
     g = p.add_argument_group("MBR")
     g.add_argument("--matrix", action="store_true", help="-f json: the pairwise scores of each unit too")
-    g.add_argument("--prune-top-k", type=positive("--prune-top-k"), metavar="K",
+    g.add_argument("--prune-top-k", type=number("--prune-top-k"), metavar="K",
                    help="only the K best candidates of each unit by --prune-metric enter MBR")
     g.add_argument("--prune-metric", metavar="QE_SPEC", help="the QE metric that prunes (with --prune-top-k)")
     add_cache_arguments(p)
@@ -83,10 +82,12 @@ def build_rerank_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    args = parse_args(build_parser(), argv, command="mbr")
-    return guarded("docmetrics mbr", args.debug, lambda: run_mbr(typed(MbrOptions, args)))
+    parser = build_parser()
+    args = parse_args(parser, argv, command="mbr")
+    return guarded("docmetrics mbr", args.debug, lambda: run_mbr(typed(parser, args)))
 
 
 def main_rerank(argv: Sequence[str] | None = None) -> int:
-    args = parse_args(build_rerank_parser(), argv, command="rerank")
-    return guarded("docmetrics rerank", args.debug, lambda: run_rerank(typed(RerankOptions, args)))
+    parser = build_rerank_parser()
+    args = parse_args(parser, argv, command="rerank")
+    return guarded("docmetrics rerank", args.debug, lambda: run_rerank(typed(parser, args)))

@@ -6,18 +6,17 @@ import argparse
 import sys
 from typing import Sequence
 
+from ..commands.data import run_metaeval as run_judged
 from ..commands.metaeval import run_metaeval
-from ..commands.options import MetaevalOptions
 from ..judging import DEFAULT_SEED
 from . import data as data_cli
 from . import report as report_cli
 from . import stored as stored_cli
-from .args import add_cache_arguments, add_model_arguments, add_output_arguments, typed
+from .args import add_cache_arguments, add_model_arguments, add_output_arguments, parse_seed, typed
 from .errors import guarded
 from .habits import Parser, parse_args
 from .human import add_level_arguments
 from .mtme import add_data_arguments
-from .significance import parse_seed
 
 EPILOG = """\
 example (WMT23 en-de and zh-en, the WMT23 and WMT24 averages, a plot):
@@ -40,7 +39,7 @@ def build_parser() -> argparse.ArgumentParser:
         epilog=EPILOG,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
-    p.add_argument("-m", "--metrics", nargs="+", action="extend", metavar="SPEC",
+    p.add_argument("-m", "--metrics", nargs="+", action="extend", default=[], metavar="SPEC",
                    help="metric specs NAME[:key=value,...], preset names, or signatures (-m given again adds "
                         "metrics); optional with stored metrics (--stored, --scores)")
     g = p.add_argument_group("MTME data")
@@ -70,18 +69,11 @@ def build_parser() -> argparse.ArgumentParser:
 def main(argv: Sequence[str] | None = None) -> int:
     parser = build_parser()
     args = parse_args(parser, argv, command="metaeval")
-    if not (args.data or args.data_format or args.data_option):
+    judged = args.data or args.data_format or args.data_option  # --data: through the library (commands.data)
+    if not judged:
         missing = [flag for flag, given in (("--mtme", args.mtme), ("-l/--lps", args.lps)) if given is None]
         if missing:  # what argparse said when they were required (--data needs neither)
             parser.error(f"the following arguments are required: {', '.join(missing)}")
-    return guarded("docmetrics metaeval", args.debug, lambda: _run(typed(MetaevalOptions, args)))
-
-
-def _run(opts: MetaevalOptions) -> int:
-    """``--data`` through the library (:mod:`..commands.data`), else :func:`..commands.metaeval.run_metaeval`."""
-    if opts.data or opts.data_format or opts.data_option:
-        from ..commands import data
-
-        return data.run_metaeval(opts, sys.stdout)
-    return run_metaeval(opts, sys.stdout)
+    run = run_judged if judged else run_metaeval
+    return guarded("docmetrics metaeval", args.debug, lambda: run(typed(parser, args), sys.stdout))
 

@@ -55,14 +55,3 @@ def add_data_arguments(g: argparse._ArgumentGroup, *, single: bool) -> None:
     g.add_argument("--rank-by", choices=MAIN_STATISTICS,
                    help="the statistic the table is sorted by (default: spa)")
 
-
-def add_arguments(parser: argparse.ArgumentParser) -> None:
-    """The --mtme options of ``docmetrics`` (``-l`` gives the language pair, ``--seed`` the seed)."""
-    g = parser.add_argument_group(
-        "WMT meta-evaluation on mt-metrics-eval data (-l gives the language pair, --seed the seed)")
-    g.add_argument("--mtme", metavar="ROOT",
-                   help="an MTME data directory (ROOT/TESTSET/{sources,documents,references,system-outputs,"
-                        "human-scores}): score every MT system of -t TESTSET and -l LP and meta-evaluate "
-                        "the metrics at system and segment level (SPA, acc_eq, PERM-BOTH clusters)")
-    add_data_arguments(g, single=True)
-

@@ -1,18 +1,29 @@
-"""``docmetrics rank``: its parser and entry point; what it runs is :mod:`docmetrics.commands.rank`."""
+"""``docmetrics rank``: its parser and entry point; what it runs is :mod:`docmetrics.commands.rank` (human clusters:
+:mod:`docmetrics.commands.human_clusters`; live metrics: :mod:`docmetrics.commands.rank_live`)."""
 
 from __future__ import annotations
 
 import argparse
 import sys
-from typing import Sequence
+from typing import Any, Sequence
 
-from ..commands.options import RankOptions
 from ..judging import AUTORANK_PRESETS as PRESETS
+from ..judging import cluster_rules
+from ..plugin import registry
 from . import data as data_cli
-from . import human_clusters, rank_live
-from .args import add_output_arguments, typed
+from .args import (
+    Once,
+    References,
+    add_cache_arguments,
+    add_model_arguments,
+    add_output_arguments,
+    add_resampling_arguments,
+    typed,
+)
 from .errors import guarded
 from .habits import Parser, parse_args
+from .mtme import RefNames
+from .wmt26 import RANK_HELP, add_release_arguments
 
 EPILOG = """\
 examples:
@@ -67,8 +78,54 @@ def build_parser() -> argparse.ArgumentParser:
     g.add_argument("--direction", nargs="+", action="extend", default=[], metavar="NAME=higher|lower",
                    help="declare a metric's direction where its name does not say it (MetricX: lower unless every "
                         "score is <= 0, as stored negated)")
-    human_clusters.add_arguments(p)
-    rank_live.add_arguments(p)
+    g = p.add_argument_group("human clusters (without -m: instead of AutoRank, --scores then gives the metrics to "
+                             "compare; with -m on --genmt or --mtme: after AutoRank, from the test set's own human "
+                             "scores, with the live metrics' agreement)")
+    g.add_argument("--genmt", metavar="JSONL", help="the human ranking of a GenMT humeval file (ESA per segment); "
+                                                    "with -m, the test set the metrics score for AutoRank (an alias "
+                                                    "of --data JSONL --data-format genmt)")
+    g.add_argument("--human", metavar="TSV", help="the human ranking of a --human file with segment scores "
+                                                  "(system, doc_id, seg_id, score; an alias of --data TSV "
+                                                  "--data-format human-tsv)")
+    g.add_argument("--human-column", metavar="NAME", help="with --human: the score column")
+    g.add_argument("--lower-is-better", action="store_true", help="with --human: lower scores are better (MQM "
+                                                                  "penalties; read negated)")
+    g.add_argument("--mtme", metavar="ROOT", help="the human ranking of an MTME directory's segment-level human "
+                                                  "scores (with -t TESTSET and -l LP); with -m, the test set the "
+                                                  "metrics score for AutoRank (an alias of --data ROOT --data-format "
+                                                  "mtme)")
+    g.add_argument("-t", "--testset", metavar="NAME", help="with --mtme: the test set (wmt24, ...)")
+    g.add_argument("--gold", metavar="NAME", help="with --mtme: which human scores (default: the standard ones)")
+    own = cluster_rules(plugins=False)  # a plugin's rule: its name from metadata, not imported for --help
+    g.add_argument("--rule", choices=list(dict.fromkeys([r.name for r in own] + registry.names("cluster_rule"))),
+                   default=None, help="how clusters are drawn (default wmt25): "
+                                      + "; ".join(f"{r.name}: {r.definition}" for r in own))
+    g = p.add_argument_group("live metrics (AutoRank over metrics scored here, beside any --scores; the test set "
+                             "from -i/-s/-r/--doc-ids, --genmt FILE -l LP, --mtme ROOT -t TS -l LP or --wmt26 FILE "
+                             "--wmt26-systems DIR)")
+    g.add_argument("-m", "--metrics", nargs="+", action="extend", default=[], metavar="SPEC",
+                   help="metric specs, as docmetrics -m takes them")
+    g.add_argument("-i", "--input", nargs="+", action="extend", metavar="HYP",
+                   help="system output, one file per system, as docmetrics -i reads them")
+    g.add_argument("-s", "--source", metavar="FILE", action=Once, help="source sentences, line-parallel")
+    g.add_argument("-r", "--reference", nargs="+", action=References, dest="references", metavar="FILE",
+                   help="reference translations, line-parallel")
+    p.set_defaults(reference=None)
+    g.add_argument("--doc-ids", metavar="FILE", action=Once,
+                   help="document id of each line; a new document starts where the id changes")
+    g.add_argument("--jsonl", action="store_true", help="read -i files as JSONL (doc_id, src, mt, ref)")
+    add_release_arguments(g, RANK_HELP)
+    g.add_argument("--ref", metavar="REF[,REF...]", action=RefNames,
+                   help="with --mtme: the reference(s) to score against, as docmetrics --mtme takes them")
+    add_model_arguments(p)
+    add_cache_arguments(p)
+    s = p.add_argument_group("clusters of AutoRank (docmetrics' own test; WMT25 defines none)")
+    s.add_argument("--paired-bs", "-pbs", action="store_true",
+                   help="clusters by a paired bootstrap over documents: the same resamples for every system and "
+                        "metric, each metric's system means and AutoRank recomputed per resample; a boundary "
+                        "between adjacent systems where the upper one ranks strictly better in more than 95%% of "
+                        "the resamples")
+    add_resampling_arguments(s)
     data_cli.add_arguments(p)
     add_output_arguments(p.add_argument_group("output"))
     return p
@@ -77,10 +134,10 @@ def build_parser() -> argparse.ArgumentParser:
 def main(argv: Sequence[str] | None = None) -> int:
     parser = build_parser()
     args = parse_args(parser, list(sys.argv[1:] if argv is None else argv))
-    return guarded("docmetrics rank", args.debug, lambda: _run(typed(RankOptions, args)))
+    return guarded("docmetrics rank", args.debug, lambda: _run(typed(parser, args)))
 
 
-def _run(opts: RankOptions) -> int:
+def _run(opts: Any) -> int:
     from ..commands.rank import run_rank  # numpy (AutoRank): not for --help
 
     return run_rank(opts, sys.stdout)

@@ -5,7 +5,6 @@ from __future__ import annotations
 import argparse
 from typing import Sequence
 
-from ..commands.options import ReportOptions
 from ..commands.report import run
 from . import data as data_cli
 from .args import add_input_arguments, typed
@@ -48,5 +47,6 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    args = parse_args(build_parser(), argv, command="report")
-    return guarded("docmetrics report", args.debug, lambda: run(typed(ReportOptions, args)))
+    parser = build_parser()
+    args = parse_args(parser, argv, command="report")
+    return guarded("docmetrics report", args.debug, lambda: run(typed(parser, args)))

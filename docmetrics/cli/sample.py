@@ -8,7 +8,6 @@ import sys
 from typing import Sequence
 
 from ..api import SAMPLES
-from ..commands.options import SampleOptions
 from ..commands.sample import run
 from .args import typed
 from .errors import guarded
@@ -47,7 +46,6 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    args = parse_args(build_parser(), list(sys.argv[1:] if argv is None else argv))
-
-
-    return guarded("docmetrics sample", args.debug, lambda: run(typed(SampleOptions, args)))
+    parser = build_parser()
+    args = parse_args(parser, list(sys.argv[1:] if argv is None else argv))
+    return guarded("docmetrics sample", args.debug, lambda: run(typed(parser, args)))

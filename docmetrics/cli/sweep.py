@@ -6,7 +6,6 @@ import argparse
 import sys
 from typing import Sequence
 
-from ..commands.options import SweepOptions
 from ..commands.sweep import run
 from ..judging import SEG_STATS, STAT_CHOICES
 from . import human as human_cli
@@ -87,7 +86,7 @@ def build_parser() -> argparse.ArgumentParser:
 def main(argv: Sequence[str] | None = None) -> int:
     parser = build_parser()
     args = parse_args(parser, argv, command="sweep")
-    return guarded("docmetrics sweep", args.debug, lambda: run(typed(SweepOptions, args), sys.stdout),
+    return guarded("docmetrics sweep", args.debug, lambda: run(typed(parser, args), sys.stdout),
                    interrupted=lambda: kept(args))
 
 

@@ -40,7 +40,3 @@ def add_release_arguments(g: argparse._ActionsContainer, helps: dict[str, str] =
     """--wmt26, --wmt26-systems, --wmt26-ref and --wmt26-source into ``g``, explained by ``helps``."""
     for flag, form in FORMS.items():
         g.add_argument(flag, help=helps[flag], **form)
-
-
-def add_arguments(p: argparse.ArgumentParser) -> None:
-    add_release_arguments(p.add_argument_group("WMT26 General MT release (wmt-conference/wmt26-general-mt)"))

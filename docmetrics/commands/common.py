@@ -93,10 +93,10 @@ OUTPUT_OPTIONS = ("output", "report", "dump_alignment", "write_submission")
 def _files(opts: Options, options: tuple[str, ...]) -> list[tuple[str, str]]:
     found = []
     for attr in options:
-        value, flag = getattr(opts, attr, None), flag_of(attr)
+        value = getattr(opts, attr, None)
         for path in value if isinstance(value, (list, tuple)) else [value]:
             if isinstance(path, str) and path and path != "-":
-                found.append((path, flag))
+                found.append((path, flag_of(opts, attr)))
     return found
 
 

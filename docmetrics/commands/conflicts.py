@@ -24,12 +24,12 @@ NEEDS_FOR = "{option} {instead}: it needs {other}"
 
 @dataclass(frozen=True)
 class Option:
-    """One row: the option's attribute in the parsed arguments, the option as it is written, what to do
-    instead; given when set to anything but ``default`` (its value when not given, where that is not
-    None, False or empty)."""
+    """One row: the option's attribute in the parsed arguments, the option as it is written (default: as the
+    command's parser declares it, :func:`.options.flag_of`), what to do instead; given when set to anything but
+    ``default`` (its value when not given, where that is not None, False or empty)."""
 
     attr: str
-    flag: str
+    flag: str = ""
     instead: str = ""
     default: Any = None
 
@@ -54,13 +54,11 @@ class Conflicts:
         """The table without the rows of these options (where another data source gives them a meaning)."""
         return Conflicts(self.other, self.template, tuple(row for row in self.rows if row.attr not in attrs))
 
-    def message(self, row: Option, **fields: Any) -> str:
-        return self.template.format(option=row.flag, other=self.other, instead=row.instead, **fields)
-
     def check(self, opts: Options, **fields: Any) -> None:
         """Raise :class:`UserError` for the first row whose option ``opts`` gives."""
         for row in self.given(opts)[:1]:
-            raise UserError(self.message(row, **fields))
+            raise UserError(self.template.format(option=row.flag or flag_of(opts, row.attr), other=self.other,
+                                                 instead=row.instead, **fields))
 
 
 #: The options that name the files of the usual input (their fields).
@@ -70,5 +68,5 @@ FILE_INPUTS = ("input", "source", "references", "doc_ids", "jsonl", "doc_per_lin
 def replaced_by(flag: str, what: str, sources: tuple[str, ...], instead: dict[str, str] | None = None) -> Conflicts:
     """The options a data source (``flag``, reading ``what`` from ``{file}``) replaces: the usual input's, and the
     data sources ``sources`` (fields); ``instead``: what to add after "drop OPTION", by field."""
-    rows = (Option(attr, flag_of(attr), (instead or {}).get(attr, "")) for attr in (*FILE_INPUTS, *sources))
+    rows = (Option(attr, instead=(instead or {}).get(attr, "")) for attr in (*FILE_INPUTS, *sources))
     return Conflicts(flag, f"{flag} reads {what} from {{file}}: drop {{option}}{{instead}}", tuple(rows))

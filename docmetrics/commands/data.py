@@ -13,7 +13,7 @@ from typing import Any, Sequence, TextIO
 
 from ..values.errors import SpecError, UserError
 from .common import data_options
-from .options import MetaevalOptions, Options, ReportOptions, RunOptions, flag_of
+from .options import Options, flag_of
 from .output import Output, write
 
 __all__ = ["requested", "read", "read_pairs", "run_metaeval"]
@@ -21,19 +21,20 @@ __all__ = ["requested", "read", "read_pairs", "run_metaeval"]
 #: The aliases of --data: each option's field and flag.
 ALIASES = (("genmt", "--genmt"), ("mtme", "--mtme"), ("wmt25_tsv", "--wmt25-tsv"), ("wmt26", "--wmt26"),
            ("human", "--human"))
-#: What --data combines with, per command (every other option given is refused, never ignored).
+#: What --data combines with, per command (every other option given is refused, never ignored; SHOWN: the output
+#: options and the fields no option sets).
 DATA = {"data", "data_format", "data_option"}
-SHOWN = {"quiet", "debug", "argv", "format", "short", "width", "width_given", "verbose"}
+SHOWN = {"quiet", "debug", "argv", "format", "short", "width", "width_given", "verbose", "stdin_implicit",
+         "sacrebleu_signatures"}
 MODEL = {"device", "batch_size", "max_tokens", "precision", "cache", "workers", "engine", "ray_address"}
 WITH = {"rank": DATA | SHOWN | MODEL | {"lp", "rule", "metrics", "scores", "stored", "preset", "direction", "paired_bs",
                                        "paired_bs_n", "seed"},
         # what --genmt, --wmt25-tsv and --wmt26 take beside their own options (commands/run.judged_run)
-        "main": DATA | SHOWN | MODEL | {"metrics", "lang", "report", "sacrebleu_signatures", "stdin_implicit", "level",
-                                        "output", "dump_alignment", "score_only", "max_truncated", "scores", "stored",
-                                        "direction", "paired_bs", "paired_ar", "baseline", "paired_bs_n",
-                                        "paired_ar_n", "seed", "ci", "ci_n", "ci_level", "exclude_systems",
-                                        "no_human_systems", "seg_level", "doc_level", "pdp", "resamples",
-                                        "metric_test", "statistics", "spans"},
+        "main": DATA | SHOWN | MODEL | {"metrics", "lang", "report", "level", "output", "dump_alignment", "score_only",
+                                        "max_truncated", "scores", "stored", "direction", "paired_bs", "paired_ar",
+                                        "baseline", "paired_bs_n", "paired_ar_n", "seed", "ci", "ci_n", "ci_level",
+                                        "exclude_systems", "no_human_systems", "seg_level", "doc_level", "pdp",
+                                        "resamples", "metric_test", "statistics", "spans"},
         "metaeval": DATA | SHOWN | {"metrics", "lps", "device", "batch_size", "max_tokens", "precision", "cache",
                                     "seed", "resamples"},
         "report": DATA | {"quiet", "debug", "argv", "files", "output", "title", "lang"}}
@@ -55,7 +56,7 @@ def check(opts: Options, command: str) -> None:
     if not requested(opts):
         for name in ("data_format", "data_option"):
             if getattr(opts, name, None):
-                raise SpecError(f"{flag_of(name)} needs --data PATH (the judged data it reads)")
+                raise SpecError(f"{flag_of(opts, name)} needs --data PATH (the judged data it reads)")
         return
     given = [flag for attr, flag in ALIASES if getattr(opts, attr, None)]
     if given:
@@ -64,12 +65,12 @@ def check(opts: Options, command: str) -> None:
     defaults = type(opts)()
     for f in dataclasses.fields(opts):
         if f.name not in WITH[command] and getattr(opts, f.name) != getattr(defaults, f.name):
-            raise SpecError(f"--data does not take {flag_of(f.name)} here; it takes "
-                            f"{', '.join(sorted({flag_of(n) for n in WITH[command] - SHOWN - DATA}))} and the output "
-                            "options (or use the alias of a built-in format)")
+            taken = sorted({flag_of(opts, n) for n in WITH[command] - SHOWN - DATA})
+            raise SpecError(f"--data does not take {flag_of(opts, f.name)} here; it takes {', '.join(taken)} and the "
+                            "output options (or use the alias of a built-in format)")
 
 
-def read(opts: RunOptions | ReportOptions, lp: str | None, who: str) -> Any:
+def read(opts: Options, lp: str | None, who: str) -> Any:
     """``docmetrics.read_human(--data, format=--data-format, lp=lp, **--data-option)`` (:func:`read_pairs` of one
     pair), its errors worded as the options; the reader's notes said on stderr (-q: not)."""
     return read_pairs(opts, [lp], who)[0]
@@ -98,7 +99,7 @@ def read_pairs(opts: Options, lps: Sequence[str | None], who: str, *, notes: boo
     path, flag, fmt, given = source(opts)
     # an alias's options are the format's: the library's "ref= " is the command line's "--ref "
     fields = next((row[3] for row in RANK_ALIASES if row[1] == flag), {})
-    flags = [(f"{key}= ", f"{flag_of(field)} ") for key, field in fields.items()]
+    flags = [(f"{key}= ", f"{flag_of(opts, field)} ") for key, field in fields.items()]
     try:
         found = docmetrics.judging.read_human_pairs(path, lps=list(lps) or None, format=fmt, **given)
     except UserError as exc:
@@ -109,7 +110,7 @@ def read_pairs(opts: Options, lps: Sequence[str | None], who: str, *, notes: boo
     return found
 
 
-def _scored(opts: RunOptions | MetaevalOptions, data: Any) -> list[tuple[str, Any]]:
+def _scored(opts: Options, data: Any) -> list[tuple[str, Any]]:
     """``(spec, load(spec, ...).compute(data.testset))`` for each -m, loaded with the command's model options."""
     import docmetrics
 
@@ -126,7 +127,7 @@ def _scored(opts: RunOptions | MetaevalOptions, data: Any) -> list[tuple[str, An
             for spec in opts.metrics]
 
 
-def run_metaeval(opts: MetaevalOptions, out: TextIO) -> int:
+def run_metaeval(opts: Options, out: TextIO) -> int:
     """``docmetrics metaeval -m SPEC... --data PATH [-l LP,LP...]``: per language pair (default: every pair of the
     file; the file read once), ``meta_evaluate(results, read_human(...), significance=--resamples, seed=--seed)``,
     printed one after another, each under its pair's name (JSON: ``{"data": PATH, "lps": [{"lp": LP, "metrics":

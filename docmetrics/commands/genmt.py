@@ -20,7 +20,7 @@ from ..judging import human_format
 from ..values.errors import UserError
 from .conflicts import NEEDS, WITH, Conflicts, Option, replaced_by
 from .inputs import once_each
-from .options import RunOptions
+from .options import Options
 
 if TYPE_CHECKING:
     from ..judging import ErrorFree
@@ -37,14 +37,14 @@ REFUSED = Conflicts("--genmt", WITH, (
     Option("ci", "--ci", "the meta-evaluation prints correlations, not system scores; drop --ci (or run a paired "
                          "test: --paired-bs)")))
 #: Options that only mean something with --genmt.
-GENMT_ONLY = Conflicts("--genmt FILE", NEEDS, (Option("domains", "--domains"), Option("error_free", "--error-free")))
+GENMT_ONLY = Conflicts("--genmt FILE", NEEDS, (Option("domains"), Option("error_free")))
 
 
-def requested(opts: RunOptions) -> bool:
+def requested(opts: Options) -> bool:
     return bool(getattr(opts, "genmt", None))
 
 
-def check_args(opts: RunOptions) -> None:
+def check_args(opts: Options) -> None:
     """The option combinations, before anything is read."""
     if not requested(opts):
         GENMT_ONLY.check(opts)
@@ -61,7 +61,7 @@ def check_args(opts: RunOptions) -> None:
     _check_ref(opts)
 
 
-def _check_ref(opts: RunOptions) -> None:
+def _check_ref(opts: Options) -> None:
     """--ref with --genmt: only the file's one reference (refA), as WMT25's scripts read it."""
     names = getattr(opts, "ref", None)
     if not names:
@@ -77,7 +77,7 @@ def _check_ref(opts: RunOptions) -> None:
         raise UserError(f"--ref {names[0]}: no such reference in {opts.genmt} (references: {REFERENCE}): {why}")
 
 
-def read(opts: RunOptions, domains: Any = "given") -> Any:
+def read(opts: Options, domains: Any = "given") -> Any:
     """The GenMT file read as ``--data FILE --data-format genmt`` reads it (:func:`.common.read_alias`);
     ``domains=None``: every domain."""
     from .common import read_alias
@@ -85,7 +85,7 @@ def read(opts: RunOptions, domains: Any = "given") -> Any:
     return read_alias(opts, **({} if domains == "given" else {"domains": domains}))
 
 
-def judging(opts: RunOptions, data: Any) -> RunOptions:
+def judging(opts: Options, data: Any) -> Options:
     """The options that meta-evaluate the data's human scores like ``--human FILE --seg-level``; where it has
     none, an option that judges against them is refused."""
     if data.human is None:

@@ -22,17 +22,16 @@ __all__ = ["asked_statistics", "check_document_gold", "warn_unmatched", "check_a
 
 
 #: Options that only mean something with human scores (--doc-level and --pdp: or with --mtme's).
-HUMAN_ONLY = Conflicts("--human FILE", NEEDS, tuple(Option(attr, "--" + attr.replace("_", "-")) for attr in (
+HUMAN_ONLY = Conflicts("--human FILE", NEEDS, tuple(Option(attr) for attr in (
     "human_column", "seg_level", "no_human_systems", "human_lower_better", "doc_level", "pdp")))
 #: Options of ``docmetrics`` that a meta-evaluation against --human refuses.
 PAIRED = Conflicts("--human", "give either a paired test (--paired-bs/--paired-ar) or {other}, not both",
-                   (Option("paired_bs", "--paired-bs"), Option("paired_ar", "--paired-ar")))
+                   (Option("paired_bs"), Option("paired_ar")))
 REFUSED = Conflicts("--human", WITH, (
     Option("ci", "--ci", "the meta-evaluation prints correlations, not system scores; drop --ci"),))
 #: The PERM-BOTH tests between metrics: a meta-evaluation's, with any source of human scores.
 COMPARING = Conflicts("human scores to judge metrics against (--human FILE, a --genmt FILE with scores, or --mtme "
-                      "ROOT)", NEEDS, (Option("resamples", "--resamples"), Option("metric_test", "--metric-test"),
-                                      Option("statistics", "--stat")))
+                      "ROOT)", NEEDS, (Option("resamples"), Option("metric_test"), Option("statistics")))
 
 
 def asked_statistics(opts: Options) -> tuple[str, ...]:

@@ -19,7 +19,7 @@ from ..judging import (
 from ..values.errors import InputError, SpecError
 from . import data as data_cli
 from .messages import note
-from .options import RankOptions
+from .options import Options
 from .output import Output, one_or_list, write
 from .stored import stored_metrics
 
@@ -28,11 +28,11 @@ __all__ = ["requested", "check_args", "read", "run", "beside_autorank"]
 SOURCES = (("genmt", "--genmt"), ("human", "--human"), ("mtme", "--mtme"))
 
 
-def requested(opts: RankOptions) -> bool:
+def requested(opts: Options) -> bool:
     return any(getattr(opts, attr, None) for attr, _ in SOURCES) or data_cli.requested(opts)
 
 
-def check_args(opts: RankOptions) -> None:
+def check_args(opts: Options) -> None:
     data_cli.check(opts, "rank")
     given = [flag for attr, flag in SOURCES if getattr(opts, attr, None)]
     if len(given) > 1:
@@ -50,7 +50,7 @@ def check_args(opts: RankOptions) -> None:
         raise SpecError(f"--mtme {opts.mtme}: name the language pair with -l")
 
 
-def read(opts: RankOptions, lps: Sequence[str]) -> list[EvalSet]:
+def read(opts: Options, lps: Sequence[str]) -> list[EvalSet]:
     """The judged data of each language pair asked for (default: every pair of the file), read once by
     :func:`docmetrics.judging.read_human_pairs` from --data or its alias (:func:`.data.source`); the reader's
     notes, on the test set it built, are said where -m scores it."""
@@ -59,7 +59,7 @@ def read(opts: RankOptions, lps: Sequence[str]) -> list[EvalSet]:
     return data_cli.read_pairs(opts, lps, "docmetrics rank", notes=bool(opts.metrics))
 
 
-def _metrics(stored: Any, ranking: HumanRanking, opts: RankOptions, where: str) -> dict[str, Any]:
+def _metrics(stored: Any, ranking: HumanRanking, opts: Options, where: str) -> dict[str, Any]:
     """The stored metrics of the ranking's language pair (name -> StoredMetric) to compare with it
     (:func:`.stored.stored_metrics`)."""
     if "" in stored.pairs:  # a TSV that names no language pair
@@ -75,7 +75,7 @@ def _metrics(stored: Any, ranking: HumanRanking, opts: RankOptions, where: str) 
     return stored_metrics(metrics, lp, opts.stored, opts.preset, where)
 
 
-def beside_autorank(opts: RankOptions, results: Sequence[AutoRank], found: Sequence[EvalSet | None]
+def beside_autorank(opts: Options, results: Sequence[AutoRank], found: Sequence[EvalSet | None]
                     ) -> list[tuple[HumanRanking, list[ClusterAgreement]] | None]:
     """With -m on judged data (``found``, the EvalSet of each AutoRank's language pair; None for -i files): per
     AutoRank, the human clusters of its language pair by --rule (default wmt25) and how each ranked metric agrees
@@ -92,7 +92,7 @@ def beside_autorank(opts: RankOptions, results: Sequence[AutoRank], found: Seque
     return out
 
 
-def run(opts: RankOptions, lps: Sequence[str], stored: Any, where: str, out: TextIO) -> int:
+def run(opts: Options, lps: Sequence[str], stored: Any, where: str, out: TextIO) -> int:
     rule = opts.rule or "wmt25"
     blocks = []
     for data in read(opts, lps):

@@ -11,7 +11,7 @@ from ..values.errors import UserError
 from .common import width
 from .format import column, metric_labels, num, table, tsv
 from .messages import warn
-from .options import RunOptions
+from .options import Options
 from .output import Output
 
 #: --level: the system scores alone, or a table per document, per unit (chunk) or per segment
@@ -38,7 +38,7 @@ def check_segment_units(spec: str, results: list[Any]) -> None:
                 "with its first and last line, --level doc every document")
 
 
-def level_table(all_results: list[tuple[str, list[Any]]], opts: RunOptions, testset: Any) -> Output:
+def level_table(all_results: list[tuple[str, list[Any]]], opts: Options, testset: Any) -> Output:
     """--level doc|chunk|seg as TSV (a header, one row per document, unit or segment) or, with -f json,
     the results with their documents and units."""
     level = "doc" if opts.level == "doc" else "unit"
@@ -47,7 +47,7 @@ def level_table(all_results: list[tuple[str, list[Any]]], opts: RunOptions, test
                   tsv=lambda: level_tsv(all_results, opts, testset))
 
 
-def level_tsv(all_results: list[tuple[str, list[Any]]], opts: RunOptions, testset: Any) -> str:
+def level_tsv(all_results: list[tuple[str, list[Any]]], opts: Options, testset: Any) -> str:
     """The TSV of --level doc|chunk|seg: a header (:data:`COLUMNS`), one row per document, unit or segment."""
     odd = sorted({d.doc_id for d in testset.documents if any(c in d.doc_id for c in "\t\r\n")})
     if odd:  # a TSV cell cannot hold them
@@ -77,7 +77,7 @@ def level_tsv(all_results: list[tuple[str, list[Any]]], opts: RunOptions, testse
     return tsv(COLUMNS[opts.level], rows)
 
 
-def results_output(all_results: list[tuple[str, list[Any]]], opts: RunOptions,
+def results_output(all_results: list[tuple[str, list[Any]]], opts: Options,
                    cis: list[list[Any]] | None = None) -> Output:
     """The system scores: one line per metric (one system), a table (several), the scores alone
     (-b) or JSON (one object per system and metric, with its documents and units at --level)."""
@@ -92,7 +92,7 @@ def flat_results(all_results: list[tuple[str, list[Any]]],
     return flat, [ci for per_metric in cis for ci in per_metric] if cis else [None] * len(flat)
 
 
-def results_data(all_results: list[tuple[str, list[Any]]], opts: RunOptions,
+def results_data(all_results: list[tuple[str, list[Any]]], opts: Options,
                  cis: list[list[Any]] | None) -> list[dict]:
     """``-f json``: one object per system and metric (its spec, its CI where asked), with its documents and
     units at --level."""
@@ -107,7 +107,7 @@ def results_data(all_results: list[tuple[str, list[Any]]], opts: RunOptions,
     return data
 
 
-def results_text(all_results: list[tuple[str, list[Any]]], opts: RunOptions,
+def results_text(all_results: list[tuple[str, list[Any]]], opts: Options,
                  cis: list[list[Any]] | None) -> str:
     """The score table (or one line per metric for one system, or the scores alone with -b) and each
     metric's signature."""
@@ -153,7 +153,7 @@ def results_text(all_results: list[tuple[str, list[Any]]], opts: RunOptions,
     return out.getvalue()
 
 
-def unit_signature_line(r: Any, opts: RunOptions, prefix: str = "") -> str:
+def unit_signature_line(r: Any, opts: Options, prefix: str = "") -> str:
     """At --level seg|chunk, the signature of the unit scores where it is not the system score's (BLEU's
     sentence scores: effective order, eff:yes), so the table's scores can be reproduced from it."""
     if opts.level not in ("seg", "chunk") or getattr(r, "unit_signature", None) is None:

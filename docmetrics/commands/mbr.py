@@ -12,13 +12,13 @@ from ..values.errors import UserError
 from .common import check_outputs, session_scope
 from .inputs import once_each
 from .messages import note, warn
-from .options import MbrOptions, RerankOptions
+from .options import Options
 from .output import json_text
 
 __all__ = ["run_mbr", "run_rerank"]
 
 
-def _testset(opts: RerankOptions, who: str) -> tuple[TestSet, list[str] | None]:
+def _testset(opts: Options, who: str) -> tuple[TestSet, list[str] | None]:
     """The candidates as a test set, and the paragraph ids (--paragraph-ids) where given."""
     check_outputs(opts)
     candidates = once_each(opts.candidates or [], "-c", who)
@@ -48,7 +48,7 @@ def _testset(opts: RerankOptions, who: str) -> tuple[TestSet, list[str] | None]:
     return testset, paragraph_ids
 
 
-def _print(selection: CandidateSelection, opts: RerankOptions, who: str) -> int:
+def _print(selection: CandidateSelection, opts: Options, who: str) -> int:
     sys.stdout.write(json_text(selection.to_dict()) if opts.format == "json" else selection.to_text())
     if opts.output:
         try:
@@ -60,7 +60,7 @@ def _print(selection: CandidateSelection, opts: RerankOptions, who: str) -> int:
     return 0
 
 
-def run_mbr(opts: MbrOptions) -> int:
+def run_mbr(opts: Options) -> int:
     who = "docmetrics mbr"
     testset, paragraph_ids = _testset(opts, who)
     with session_scope(opts, cache=opts.cache) as session:
@@ -69,7 +69,7 @@ def run_mbr(opts: MbrOptions) -> int:
     return _print(selection, opts, who)
 
 
-def run_rerank(opts: RerankOptions) -> int:
+def run_rerank(opts: Options) -> int:
     who = "docmetrics rerank"
     testset, paragraph_ids = _testset(opts, who)
     with session_scope(opts, cache=opts.cache) as session:

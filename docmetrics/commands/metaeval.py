@@ -16,7 +16,7 @@ from . import stored as stored_cli
 from .common import check_output_file
 from .format import columns
 from .mtme import check_common, lp_dict, lp_text, score
-from .options import MetaevalOptions
+from .options import Options
 from .output import Output, write
 from .plot import plot_main_statistics, pyplot
 from .specs import language_pairs
@@ -27,7 +27,7 @@ if TYPE_CHECKING:
 __all__ = ["run_metaeval"]
 
 
-def _parse_average(opts: MetaevalOptions) -> tuple[str, ...]:
+def _parse_average(opts: Options) -> tuple[str, ...]:
     """The statistics of --average, by their registry names (an unknown name: the names there are)."""
     from .. import judging
 
@@ -49,7 +49,7 @@ def _check_plot(path: str) -> None:
     pyplot()
 
 
-def run_metaeval(opts: MetaevalOptions, out: TextIO) -> int:
+def run_metaeval(opts: Options, out: TextIO) -> int:
     from .. import judging  # numpy and the statistics: not for --help
 
     who = "docmetrics metaeval"
@@ -89,7 +89,7 @@ def run_metaeval(opts: MetaevalOptions, out: TextIO) -> int:
 
 
 def _text(runs: Sequence[MtmeRun], averages: dict[str, WmtAverage], labels: dict[str, int],
-          opts: MetaevalOptions) -> str:
+          opts: Options) -> str:
     """Each language pair's tables (how they are computed under the first), the averages, the plot."""
     text = "\n".join(lp_text(r, opts, explain=k == 0) for k, r in enumerate(runs))
     text += "".join("\n" + avg.to_text(opts.width, labels) for avg in averages.values())

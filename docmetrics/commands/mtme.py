@@ -40,11 +40,9 @@ __all__ = ["check_common", "requested", "run", "score", "lp_dict", "lp_text"]
 #: the longest file name most file systems take (bytes)
 MAX_FILE_NAME = 255
 #: Options of ``docmetrics`` that only make sense with --mtme
-MTME_ONLY = Conflicts("--mtme ROOT (an mt-metrics-eval data directory)", NEEDS, (
-    Option("testset", "-t/--testset"), Option("ref", "--ref"), Option("human_name", "--human-name"),
-    Option("systems", "--systems"), Option("include_human", "--include-human"),
-    Option("include_outliers", "--include-outliers"), Option("write_mtme", "--write-mtme"),
-    Option("metric_name", "--metric-name"), Option("rank_by", "--rank-by")))
+MTME_ONLY = Conflicts("--mtme ROOT (an mt-metrics-eval data directory)", NEEDS, (Option("testset", "-t/--testset"), *(
+    Option(attr) for attr in ("ref", "human_name", "systems", "include_human", "include_outliers", "write_mtme",
+                              "metric_name", "rank_by"))))
 #: Options of ``docmetrics`` that --mtme replaces, and what to do instead
 REPLACED = Conflicts("--mtme", CANNOT, (
     Option("input", "-i", "the system outputs come from ROOT/TESTSET/system-outputs/LP; choose them with --systems"),

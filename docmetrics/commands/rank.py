@@ -21,7 +21,7 @@ from ..values.errors import InputError, SpecError
 from . import human_clusters, rank_live
 from . import stored as stored_cli
 from .messages import note
-from .options import RankOptions
+from .options import Options
 from .output import Output, one_or_list, write
 from .specs import language_pairs
 
@@ -29,7 +29,7 @@ __all__ = ["run_rank"]
 
 
 def rank(stored: StoredScores, lps: Sequence[str], wanted: Sequence[str] | None, preset: str | None,
-         resample: RankOptions | None = None) -> list[AutoRank]:
+         resample: Options | None = None) -> list[AutoRank]:
     """One AutoRank per language pair (``lps``, default: every pair of ``stored``) of the metrics ``wanted`` (else
     the preset's, else all); with ``resample`` (the --paired-bs options), its clusters."""
     out = []
@@ -42,7 +42,7 @@ def rank(stored: StoredScores, lps: Sequence[str], wanted: Sequence[str] | None,
     return out
 
 
-def run_rank(opts: RankOptions, out: TextIO) -> int:
+def run_rank(opts: Options, out: TextIO) -> int:
     lps = language_pairs(opts.lp or [])
     if opts.stored and "all" in opts.stored and len(opts.stored) > 1:
         raise SpecError("--stored all names every metric; give 'all' or metric names, not both")
@@ -73,7 +73,7 @@ def run_rank(opts: RankOptions, out: TextIO) -> int:
     return write_ranks(opts, rank(stored, lps, opts.stored, opts.preset, opts if opts.paired_bs else None), out)
 
 
-def write_ranks(opts: RankOptions, results: list[AutoRank], out: TextIO,
+def write_ranks(opts: Options, results: list[AutoRank], out: TextIO,
                 humans: Sequence[tuple[HumanRanking, list[ClusterAgreement]] | None] = ()) -> int:
     """Each AutoRank; where ``humans`` gives one (``rank -m`` on --genmt or --mtme data), the human clusters of
     its language pair and each metric's agreement with them after it (JSON: its ``human_clusters``)."""

@@ -29,7 +29,7 @@ from . import stored as stored_cli
 from .common import naming_the_reference, session_scope
 from .inputs import load_testset, show_warnings
 from .messages import note
-from .options import RankOptions
+from .options import Options
 from .scoring import ScoringReport
 from .wmt26 import check_no_reference_files, references_from_release
 
@@ -42,11 +42,11 @@ HUMAN_ONLY = (("human", "--human"), ("human_column", "--human-column"), ("lower_
 BESIDE = (("gold", "--gold", ("mtme",)), ("rule", "--rule", ("genmt", "mtme", "data")))
 
 
-def requested(opts: RankOptions) -> bool:
+def requested(opts: Options) -> bool:
     return bool(opts.metrics)
 
 
-def check_args(opts: RankOptions, lps: Sequence[str]) -> None:
+def check_args(opts: Options, lps: Sequence[str]) -> None:
     """The combinations, before any file is read or model loaded."""
     if opts.ref and not (opts.mtme and requested(opts)):
         raise UserError(f"--ref {','.join(opts.ref)}: the references of an MTME directory to score -m metrics against; "
@@ -99,7 +99,7 @@ def check_args(opts: RankOptions, lps: Sequence[str]) -> None:
     check_specs(opts.metrics)
 
 
-def _stored_for(opts: RankOptions, lp: str | None) -> list[StoredMetric]:
+def _stored_for(opts: Options, lp: str | None) -> list[StoredMetric]:
     """The --scores metrics of ``lp`` (``--stored``, else the preset's, else all)."""
     if not opts.scores:
         return []
@@ -109,7 +109,7 @@ def _stored_for(opts: RankOptions, lp: str | None) -> list[StoredMetric]:
     return stored_cli.for_pair(replace(opts, stored=wanted), lp)
 
 
-def _testsets(opts: RankOptions, lps: Sequence[str]) -> list[tuple[str | None, TestSet, str | None, EvalSet | None]]:
+def _testsets(opts: Options, lps: Sequence[str]) -> list[tuple[str | None, TestSet, str | None, EvalSet | None]]:
     """(language pair, test set, the pair as metrics' lang= takes it, the EvalSet of judged data or None) of each
     pair to rank, read before any model loads."""
     if opts.input:
@@ -125,7 +125,7 @@ def _testsets(opts: RankOptions, lps: Sequence[str]) -> list[tuple[str | None, T
     return [(data.lp, data.testset, data.testset.lp, data) for data in found]
 
 
-def references_from_mtme(opts: RankOptions, data: EvalSet | None) -> contextlib.AbstractContextManager[None]:
+def references_from_mtme(opts: Options, data: EvalSet | None) -> contextlib.AbstractContextManager[None]:
     """A metric that needs a reference where --mtme data has several and no standard one (none is in use): its
     error names --ref and the pair's references, not -r (which --mtme refuses)."""
     raw = getattr(data, "raw", None)
@@ -135,7 +135,7 @@ def references_from_mtme(opts: RankOptions, data: EvalSet | None) -> contextlib.
                                 f"its references: {', '.join(raw.references)}")
 
 
-def rank_live(opts: RankOptions, lps: Sequence[str]) -> tuple[list[AutoRank], list[EvalSet | None]]:
+def rank_live(opts: Options, lps: Sequence[str]) -> tuple[list[AutoRank], list[EvalSet | None]]:
     """One AutoRank per language pair: the stored metrics checked against each test set, then every -m
     metric loaded in one session (as the main command loads them) and scored; with --paired-bs, clusters.
     Beside them, the EvalSet of each pair read from judged data (None for -i files)."""

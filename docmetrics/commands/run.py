@@ -25,13 +25,13 @@ from .format import metric_labels
 from .inputs import check_stdin, load_testset, show_warnings
 from .levels import check_segment_units, level_table, results_output
 from .messages import note, warn
-from .options import RunOptions
+from .options import Options
 from .output import Output, render, write, write_output
 from .scoring import ScoringReport
 from .specs import check_specs, reference_advice, reference_files
 
 
-def run(opts: RunOptions) -> int:
+def run(opts: Options) -> int:
     if opts.list or opts.check_plugins:
         from .describe import write_list
 
@@ -83,7 +83,7 @@ def run(opts: RunOptions) -> int:
         return score_run(opts, human, session)
 
 
-def read_signatures(opts: RunOptions) -> RunOptions:
+def read_signatures(opts: Options) -> Options:
     """The options with each -m that is sacrebleu's signature (BLEU|nrefs:1|case:mixed|...) read as the metric
     sacrebleu computed, with its options (``sacrebleu_signatures``: what the signature says, by -m index)."""
     specs, expected = list(opts.metrics), {}
@@ -96,7 +96,7 @@ def read_signatures(opts: RunOptions) -> RunOptions:
     return replace(opts, metrics=specs, sacrebleu_signatures=expected)
 
 
-def judged_run(opts: RunOptions) -> int:
+def judged_run(opts: Options) -> int:
     """``--data PATH`` (any registered format) or its alias ``--genmt``, ``--wmt25-tsv``, ``--wmt26``: the language
     pair's data read by ``read_human`` (its notes said) before any model loads, then scored (paired tests where
     asked; --write-submission), and, where it has human scores, meta-evaluated like ``--human FILE --seg-level``
@@ -133,7 +133,7 @@ def judged_run(opts: RunOptions) -> int:
             return score_and_write(opts, metrics + stored, testset, session.cache, human, data=data)
 
 
-def score_run(opts: RunOptions, human: Any, session: Any) -> int:
+def score_run(opts: Options, human: Any, session: Any) -> int:
     """Load the metrics in the command's session, read the test set, score, write."""
     from .. import api
 
@@ -152,7 +152,7 @@ def score_run(opts: RunOptions, human: Any, session: Any) -> int:
     return score_and_write(opts, metrics, testset, session.cache, human)
 
 
-def check_args(opts: RunOptions) -> tuple[RunOptions, Any]:
+def check_args(opts: Options) -> tuple[Options, Any]:
     """Every check that needs no model, before any is loaded: the inputs (stdin where no -i), the
     numbers, the files to write, the combinations of options; the options (reading stdin where no -i)
     and the --human scores read."""
@@ -173,7 +173,7 @@ def check_args(opts: RunOptions) -> tuple[RunOptions, Any]:
     return opts, human_cli.read_human(opts)
 
 
-def score_and_write(opts: RunOptions, metrics: list[Any], testset: Any, score_cache: Any,
+def score_and_write(opts: Options, metrics: list[Any], testset: Any, score_cache: Any,
                     human: Any = None, data: Any = None) -> int:
     """Score, judge and write; ``data``: what --genmt, --wmt25-tsv or --wmt26 read (what --error-free judges, what
     --write-submission writes; --genmt's is what the report shows the ESA spans of)."""
@@ -223,7 +223,7 @@ class _Report(ScoringReport):
         super().scored(scored)
 
 
-def judged(all_results: list[tuple[str, list[Any]]], opts: RunOptions, cis: Any, evals: Any, found: Any) -> Output:
+def judged(all_results: list[tuple[str, list[Any]]], opts: Options, cis: Any, evals: Any, found: Any) -> Output:
     """What the command prints on stdout: the paired test, the meta-evaluation (and the error-free
     detections), or the system scores."""
     if significance.requested(opts):

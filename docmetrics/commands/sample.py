@@ -6,12 +6,12 @@ from __future__ import annotations
 import sys
 
 from ..api import SAMPLES, write_sample
-from .options import SampleOptions
+from .options import Options
 
 __all__ = ["run"]
 
 
-def run(opts: SampleOptions) -> int:
+def run(opts: Options) -> int:
     """Write the sample files (and the models) into ``opts.dir`` and say what was written; where any of them
     cannot be written, a UserError naming the path before anything is."""
     note = None if opts.quiet else (lambda line: print(f"docmetrics sample: {line}", file=sys.stderr))

@@ -12,7 +12,7 @@ from ..judging import Scored, ScoringObserver
 from ..values.errors import UserError
 from .format import coverage_lines, units_cut
 from .messages import note, warn
-from .options import RunOptions
+from .options import Options
 
 __all__ = ["ScoringReport", "check_truncation"]
 
@@ -21,7 +21,7 @@ class ScoringReport(ScoringObserver):
     """Says what a run must hear of each scored metric, named by ``labels`` (one per spec, in the run's
     order; see :func:`~docmetrics.cli.format.metric_labels`) under ``who``."""
 
-    def __init__(self, opts: RunOptions, labels: Sequence[str] = (), who: str = "docmetrics") -> None:
+    def __init__(self, opts: Options, labels: Sequence[str] = (), who: str = "docmetrics") -> None:
         self.opts, self.labels, self.who = opts, list(labels), who
 
     def scored(self, scored: Scored) -> None:
@@ -36,7 +36,7 @@ class ScoringReport(ScoringObserver):
         check_truncation(self.opts, label, scored.metric, scored.results, self.who)
 
 
-def check_truncation(opts: RunOptions, label: str, metric: Any, results: list[Any],
+def check_truncation(opts: Options, label: str, metric: Any, results: list[Any],
                      who: str = "docmetrics") -> None:
     """One warning per metric naming every system whose units were cut at the model's maximum length
     (their scores miss the end of the input): how many, the tokens cut where the backbone counts them,

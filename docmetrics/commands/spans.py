@@ -16,7 +16,7 @@ from ..judging import PARTIAL_CREDIT, SPAN_METRICS, EvalSet, Scored, SpanGold, S
 from ..values.errors import UserError
 from .format import metric_labels, num, table
 from .messages import note, warn
-from .options import RunOptions
+from .options import Options
 from .output import Output
 from .scoring import ScoringReport
 
@@ -31,7 +31,7 @@ _REF_WORDS = (("read it without a reference and score with a reference-free metr
               ("score with a reference-free metric", "use a QE metric, e.g. -m xcomet-qe"))
 
 
-def requested(opts: RunOptions) -> bool:
+def requested(opts: Options) -> bool:
     return getattr(opts, "spans", None) is not None
 
 
@@ -47,7 +47,7 @@ class _Scored:
     no_reference: str | None = None
 
 
-def _read(opts: RunOptions) -> tuple[SpanGold, _Scored]:
+def _read(opts: Options) -> tuple[SpanGold, _Scored]:
     """The human spans and what the -m metrics score: ``read_human`` of --genmt, or of --human (a raw MQM file;
     --ref the reference the metrics score against), read and checked before any model loads."""
     if getattr(opts, "genmt", None) or getattr(opts, "data", None):  # --data: any format with gold spans
@@ -97,7 +97,7 @@ def _read(opts: RunOptions) -> tuple[SpanGold, _Scored]:
                          f"metrics that give error spans: {SPAN_METRICS})")
 
 
-def run(opts: RunOptions) -> Output:
+def run(opts: Options) -> Output:
     """The span judgement (:func:`docmetrics.judging.span_f1`) of every ``--spans`` file and every ``-m`` metric,
     as text or JSON (``-f json``)."""
     from ..judging import span_f1  # numpy: not at --help
@@ -137,7 +137,7 @@ def run(opts: RunOptions) -> Output:
                   text=lambda: format_text(found, gold, getattr(opts, "width", None) or 4, notes))
 
 
-def _metrics_judged(opts: RunOptions, specs: list[str], scored: _Scored) -> list[SpanJudgement]:
+def _metrics_judged(opts: Options, specs: list[str], scored: _Scored) -> list[SpanJudgement]:
     """Each metric scores the test set (with its reference where it has one) and its spans per segment are
     judged as one predictor, named by its -m spec.  Every metric is loaded, and with a raw MQM file
     checked to have the reference it needs, before any scores."""
@@ -167,7 +167,7 @@ class _SpanReport(ScoringReport):
     none stops the run here), what every scoring run says of it (signature, coverage, truncation), then its
     spans judged as one predictor, before the next metric scores."""
 
-    def __init__(self, opts: RunOptions, labels: list[str], data: EvalSet) -> None:
+    def __init__(self, opts: Options, labels: list[str], data: EvalSet) -> None:
         super().__init__(opts, labels)
         self.data, self.judged = data, []
 

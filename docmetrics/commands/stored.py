@@ -16,9 +16,9 @@ from ..judging import AUTORANK_PRESETS, StoredMetric, StoredScorer, StoredScores
 from ..values.errors import InputError, UserError
 from .common import read_judged
 from .conflicts import NEEDS_FOR, Conflicts, Option
-from .options import MetaevalOptions, Options, RankOptions, RunOptions
+from .options import Options
 
-Opts = TypeVar("Opts", RunOptions, MetaevalOptions, RankOptions)
+Opts = TypeVar("Opts", Options, Options, Options)
 
 __all__ = ["requested", "check_args", "worded", "label", "for_pair", "for_mtme", "wanted_metrics", "stored_metrics",
            "testset_of", "scorers"]

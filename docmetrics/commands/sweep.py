@@ -18,13 +18,13 @@ from .common import check_output_file, session_scope
 from .format import num, units_cut
 from .inputs import load_testset
 from .messages import note, warn
-from .options import SweepOptions
+from .options import Options
 from .output import Output, json_text, write
 from .plot import color_range, pyplot, save
 from .specs import check_specs
 
 
-def run(opts: SweepOptions, out: TextIO) -> int:
+def run(opts: Options, out: TextIO) -> int:
     """Check every option, read the test set and the human scores, run :func:`docmetrics.judging.sweep` (the
     progress a note per point), then write -o, --report and --plot and print the table."""
     from ..judging import read_human, sweep
@@ -143,7 +143,7 @@ def metric_label(signature: str) -> str:
     return f"{parsed.metric}, model {model}" + (f" (fp {fingerprint})" if fingerprint else "")
 
 
-def typed_inputs(opts: SweepOptions, most: int = 4) -> str:
+def typed_inputs(opts: Options, most: int = 4) -> str:
     """The input options as the user typed them (``-i hyp.txt hypB.txt -s src.txt -r ref.txt``), the
     test set's name in a title; past ``most`` system files, the first ones and their number."""
     q = shlex.quote

@@ -11,7 +11,7 @@ from ..judging import Submission, human_format
 from ..values.errors import UserError
 from .conflicts import NEEDS_FOR, WITH, Conflicts, Option, replaced_by
 from .messages import note
-from .options import RunOptions
+from .options import Options
 
 __all__ = ["requested", "check_args", "write"]
 
@@ -27,17 +27,17 @@ WMT25_ONLY = Conflicts("--wmt25-tsv FILE", NEEDS_FOR, (
            default=human_format("wmt25-tsv").defaults["set_id"])))
 
 
-def signature_output(opts: RunOptions) -> tuple[tuple[str, str], ...]:
+def signature_output(opts: Options) -> tuple[tuple[str, str], ...]:
     """The second file --write-submission writes (FILE.signature), for the one check of every output."""
     path = getattr(opts, "write_submission", None)
     return ((path + Submission.SIGNATURE_SUFFIX, "--write-submission"),) if path else ()
 
 
-def requested(opts: RunOptions) -> bool:
+def requested(opts: Options) -> bool:
     return bool(getattr(opts, "wmt25_tsv", None))
 
 
-def check_args(opts: RunOptions) -> None:
+def check_args(opts: Options) -> None:
     """The option combinations, before anything is read."""
     if not requested(opts):
         WMT25_ONLY.check(opts)
@@ -51,7 +51,7 @@ def check_args(opts: RunOptions) -> None:
                             "one -m SPEC, or one --scores FILE --stored NAME")
 
 
-def write(opts: RunOptions, data: Any, all_results: Sequence[tuple[str, list[Any]]]) -> None:
+def write(opts: Options, data: Any, all_results: Sequence[tuple[str, list[Any]]]) -> None:
     """--write-submission: ``docmetrics.judging.wmt25_submission`` of the one metric's Results, and what it wrote
     said."""
     from ..judging import wmt25_submission

@@ -12,7 +12,7 @@ from ..judging import human_format
 from ..values.errors import UserError
 from .common import naming_the_reference
 from .conflicts import NEEDS_FOR, Conflicts, Option, replaced_by
-from .options import RunOptions
+from .options import Options
 
 __all__ = ["references_from_release", "requested", "check_args", "check_systems_given",
            "check_no_reference_files", "REFERENCE_ADVICE"]
@@ -40,11 +40,11 @@ def references_from_release(opts: Any, pairs: Sequence[Any] = ()) -> contextlib.
     return naming_the_reference(f"--wmt26 takes it from {opts.wmt26}", "--wmt26-ref", there)
 
 
-def requested(opts: RunOptions) -> bool:
+def requested(opts: Options) -> bool:
     return bool(getattr(opts, "wmt26", None))
 
 
-def check_args(opts: RunOptions) -> None:
+def check_args(opts: Options) -> None:
     """The option combinations, before anything is read."""
     if not requested(opts):
         WMT26_ONLY.check(opts)
@@ -60,7 +60,7 @@ def check_no_reference_files(opts: Any) -> None:
         INPUTS.without(*(row.attr for row in INPUTS.rows if row.attr != "references")).check(opts, file=opts.wmt26)
 
 
-def check_systems_given(opts: RunOptions) -> None:
+def check_systems_given(opts: Options) -> None:
     """--wmt26 needs --wmt26-systems (the main command's and rank's check)."""
     if not opts.wmt26_systems:
         raise UserError(f"--wmt26 {opts.wmt26}: give the system files with --wmt26-systems DIR (data/systems) or "
