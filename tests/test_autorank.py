@@ -23,7 +23,8 @@ from docmetrics.formats.mtme_scores import read_mtme_stored
 from docmetrics.formats.stored import read_score_tsv, read_wmt25_scores
 from docmetrics.formats.stored_metric import to_results
 from docmetrics.judging import read_stored
-from docmetrics.judging.ranking import EPS, WMT25, autorank, linear_ranks, rank_stored, robust_scale
+from docmetrics.judging.ranking import EPS, autorank, linear_ranks, rank_stored, robust_scale
+from docmetrics.judging.ranking_presets import WMT25
 from docmetrics.values.errors import InputError
 from docmetrics.values.testset import TestSet
 
@@ -111,13 +112,15 @@ def test_a_lower_is_better_metric_ranks_as_its_negation_stored_as_higher_is_bett
 def test_robust_scale(values, want):
     x = np.array(values)
     expected = (x - np.median(x)) / max(EPS, np.percentile(x, 100) - np.percentile(x, 25))
-    assert robust_scale(values) == pytest.approx(expected.tolist() if want is None else want)
+    assert robust_scale(values).tolist() == pytest.approx(expected.tolist() if want is None else want)
+    assert robust_scale([values, values]).tolist() == [robust_scale(values).tolist()] * 2  # each row apart
 
 
 def test_linear_ranks_best_one_worst_n_all_tied_one():
     assert linear_ranks([0.5, -1.0, 0.0]) == pytest.approx([1.0, 3.0, 1 + 2 * 0.5 / 1.5])
-    assert linear_ranks([2.0, 2.0, 2.0]) == [1.0, 1.0, 1.0]
-    assert linear_ranks([0.3]) == [1.0]
+    assert linear_ranks([2.0, 2.0, 2.0]).tolist() == [1.0, 1.0, 1.0]
+    assert linear_ranks([0.3]).tolist() == [1.0]
+    assert np.isnan(linear_ranks([[0.3, 0.2], [0.1, np.nan]])[1]).all()  # a resample with a NaN has no ranks
 
 
 def test_wmt25_preset_metric_sets():

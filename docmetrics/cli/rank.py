@@ -1,5 +1,5 @@
-"""``docmetrics rank``: its parser and entry point; what it runs is :mod:`docmetrics.commands.rank` (human clusters:
-:mod:`docmetrics.commands.human_clusters`; live metrics: :mod:`docmetrics.commands.rank_live`)."""
+"""``docmetrics rank``: its parser and entry point; what it runs (AutoRank over stored or live metrics, human
+clusters) is :mod:`docmetrics.commands.rank`."""
 
 from __future__ import annotations
 

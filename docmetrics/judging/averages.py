@@ -20,8 +20,8 @@ from .labels import namer
 from .metaevaluation import MetaEvaluation
 from .text import num, table
 
-__all__ = ["RANGES", "SCHEMES", "PER_LP", "AVERAGE_TITLES", "AverageTask", "WmtAverage", "task_set",
-           "average_statistics", "wmt_average"]
+__all__ = ["RANGES", "SCHEMES", "PER_LP", "AVERAGE_TITLES", "AverageTask", "WmtAverage", "average_statistics",
+           "wmt_average"]
 
 #: the range each statistic is mapped from to [0, 1] when averaged (MTME's TaskResults.range)
 RANGES = {**{n: (s.low, s.high) for s in registry.BUILTIN for n in (s.name, *s.aliases)},
@@ -144,28 +144,15 @@ def _global_accuracy(evals: Sequence[MetaEvaluation], names: Sequence[str], n_re
         groups = [(list(x[b:e]), human[b:e]) for b, e in zip(bounds[:-1], bounds[1:])]
         return stats.pooled_pairwise_accuracy(groups)[0]
 
-    values = {m: pooled(np.asarray([v for e in evals for v in e.metrics[m].metric_scores])) for m in names}
+    scores = {m: np.asarray([v for e in evals for v in e.metrics[m].metric_scores]) for m in names}
+    values = {m: pooled(x) for m, x in scores.items()}
     order = stats.rank_order(values)
     nulls: dict[tuple[str, str], Any] = {}
     if n_resamples:
         for i, a in enumerate(order):
             for b in order[i + 1 :]:
-                xa = np.asarray([v for e in evals for v in e.metrics[a].metric_scores])
-                xb = np.asarray([v for e in evals for v in e.metrics[b].metric_scores])
-                nulls[(a, b)] = stats.perm_both(xa, xb, pooled, n_resamples=n_resamples, seed=seed)
+                nulls[(a, b)] = stats.perm_both(scores[a], scores[b], pooled, n_resamples=n_resamples, seed=seed)
     return values, nulls
-
-
-def task_set(statistics: Sequence[str]) -> tuple[str, ...]:
-    """The statistics of a custom average, by their registry names (an alias gives its statistic's name);
-    an InputError for an unknown name (naming every name there is), a statistic named twice, or none."""
-    names = tuple(registry.get(n).name for n in statistics)
-    twice = sorted({n for n in names if names.count(n) > 1})
-    if twice:
-        raise InputError(f"{', '.join(twice)} named twice; name each statistic once")
-    if not names:
-        raise InputError("no statistic to average")
-    return names
 
 
 def average_statistics(statistics: Sequence[str], *, pdp: bool = True, document: bool = True) -> tuple[str, ...]:
@@ -177,7 +164,12 @@ def average_statistics(statistics: Sequence[str], *, pdp: bool = True, document:
     >>> docmetrics.judging.average_statistics(["pearson", "seg_acc_eq"])       # doctest: +SKIP
     ('pearson', 'seg_acc_eq')
     """
-    names = task_set(statistics)
+    names = tuple(registry.get(n).name for n in statistics)  # an alias gives its statistic's name
+    twice = sorted({n for n in names if names.count(n) > 1})
+    if twice:
+        raise InputError(f"{', '.join(twice)} named twice; name each statistic once")
+    if not names:
+        raise InputError("no statistic to average")
     for name in names:
         s = registry.get(name)
         if s.needs == "pdp" and not (pdp or document):
@@ -198,7 +190,7 @@ def wmt_average(evals: Sequence[MetaEvaluation], scheme: Scheme = "wmt24", alpha
     * ``wmt23``: system-level pairwise accuracy pooled over all language pairs (weight: the number of
       language pairs), then for every language pair system-level Pearson, segment-level Pearson and
       segment-level acc_eq (weight 1 each); weights normalised to sum to 1;
-    * a sequence of statistics (names or aliases of the registry, :func:`task_set`): each of them on
+    * a sequence of statistics (names or aliases of the registry, :func:`average_statistics`): each of them on
       every language pair, all tasks weighted equally, as ``wmt24`` (which is ``["spa", "seg_acc_eq"]``);
       the average's ``scheme`` is their names joined by commas.
 
@@ -214,7 +206,7 @@ def wmt_average(evals: Sequence[MetaEvaluation], scheme: Scheme = "wmt24", alpha
                              "statistics")
         label, per_lp = scheme, PER_LP[scheme]
     else:
-        per_lp = task_set(scheme)
+        per_lp = average_statistics(scheme)
         label = ",".join(per_lp)
     if not evals:
         raise InputError("no language pair to average")

@@ -224,14 +224,9 @@ class HumanRanking:
                  for s in self.systems]
         rows = [[str(s.cluster), s.system, num(s.score, width)] + ([r] if with_ranks else []) + [str(s.annotations)]
                 for s, r in zip(self.systems, ranks)]
-        text = table(headers, rows, "rl" + "r" * (len(headers) - 2)).rstrip("\n").split("\n")
-        lines = text[:2]
-        for k, s in enumerate(self.systems):
-            if k and s.cluster != self.systems[k - 1].cluster:
-                lines.append(text[1])
-            elif k and self.systems[k - 1].mark == "local":
-                lines.append(text[1].replace("-", "."))
-            lines.append(text[2 + k])
+        rules = ["" if not k else "-" if s.cluster != self.systems[k - 1].cluster
+                 else "." if self.systems[k - 1].mark == "local" else "" for k, s in enumerate(self.systems)]
+        lines = table(headers, rows, "rl" + "r" * (len(headers) - 2), rules).rstrip("\n").split("\n")
         # docmetrics' own rules test at p < ALPHA; a plugin rule's definition is its own word (it may run no test)
         definition = (f"{self.definition or RULES[self.rule]}; p < {ALPHA}" if self.rule in RULES
                       else self.definition or "a plugin rule")

@@ -13,8 +13,8 @@ from __future__ import annotations
 import contextlib
 import math
 import warnings
-from dataclasses import dataclass, field
-from typing import Any, Iterator, Mapping, Sequence, Union
+from dataclasses import dataclass, field, replace
+from typing import Any, Mapping, Sequence, Union
 
 from ..api import load
 from ..plugin.metric import Metric
@@ -132,7 +132,7 @@ def mbr(metric: str | Metric, candidates: Candidates, *, sources: Sequence[str] 
     maximal run of lines of one document with the same id, scored as a document of its own.
     ``prune_top_k`` with a QE ``prune_metric``: only the K best candidates of each unit by QE enter MBR
     (``comet-mbr --rerank_top_k K --qe_model``)."""
-    with _own_session(session) as session:
+    with _session(session) as session:
         units = _units(_testset(candidates, sources, references, doc_ids), unit, paragraph_ids)
         return _mbr(metric, units, matrix, prune_top_k, prune_metric, session)
 
@@ -182,12 +182,11 @@ def _mbr(metric: str | Metric, units: _Units, matrix: bool, prune_top_k: int | N
         for i in range(k):
             row = [scores[i][j][u] for j in range(k) if j != i]
             utilities[slots[u][i]] = math.fsum(row) / len(row)
-        ref_scores = None
-        if truth is not None:
-            ref_scores = [math.nan] * len(names)
+        ref_scores: list[float | None] | None = None
+        if truth is not None:  # a pruned candidate, or one the metric gave no score: None
+            ref_scores = [None] * len(names)
             for i in range(k):
-                ref_scores[slots[u][i]] = scores[i][k][u]
-            ref_scores = [s if not math.isnan(s) else None for s in ref_scores]  # type: ignore[misc]
+                ref_scores[slots[u][i]] = None if math.isnan(scores[i][k][u]) else scores[i][k][u]
         chosen_units.append(UnitChoice(doc_id, a, b, utilities, best(utilities, higher),
                                        m if matrix else None, ref_scores, units.paragraphs[u]))
     signature = f"{results[0].signature}|mbr|n:{len(names)}|unit:{unit}|utility:mean"
@@ -202,7 +201,7 @@ def rerank(metric: str | Metric, candidates: Candidates, *, sources: Sequence[st
     """Reranking: in each unit, the candidate with the best score, by a QE metric (no ``references``) or by a
     reference-based metric against ``references`` (an oracle); the direction is the Result's, ties go to the
     first candidate.  ``unit`` and ``paragraph_ids`` as for :func:`mbr`."""
-    with _own_session(session) as session:
+    with _session(session) as session:
         units = _units(_testset(candidates, sources, references, doc_ids), unit, paragraph_ids)
         return _rerank(metric, units, session)
 
@@ -248,14 +247,9 @@ def best(utilities: Sequence[float | None], higher_is_better: bool) -> int:
 
 
 # -- the pieces -----------------------------------------------------------------------------------------------
-@contextlib.contextmanager
-def _own_session(session: Session | None) -> Iterator[Session]:
+def _session(session: Session | None) -> contextlib.AbstractContextManager[Session]:
     """``session``, or one of the call's own (no score cache), closed at the end."""
-    if session is not None:
-        yield session
-        return
-    with Session(cache=None) as own:
-        yield own
+    return contextlib.nullcontext(session) if session is not None else Session(cache=None)
 
 
 def _testset(candidates: Candidates, sources: Sequence[str] | None, references: Sequence[str] | None,
@@ -428,9 +422,7 @@ def _pruned(units: _Units, k: int | None, qe: str | Metric | None,
     if not 2 <= k <= n:
         raise SpecError(f"prune_top_k={k}: keep from 2 to {n} (the number of candidates) per unit",
                         params=("prune_top_k",))
-    no_refs = _Units(units.testset, units.unit, units.spans, units.paragraphs, _without_references(units.scored),
-                     units.by)
-    ranked = _rerank(qe, no_refs, session)
+    ranked = _rerank(qe, replace(units, scored=_without_references(units.scored)), session)
     higher = ranked.higher_is_better
     slots = []
     for u in ranked.units:

@@ -49,6 +49,7 @@ from typing import TYPE_CHECKING, Any, Sequence
 from ..algorithms import aggregation
 from ..algorithms.aggregation import Aggregation, WeightedMean
 from ..stats.base import DEFAULT_SEED
+from ..stats.pce import all_sign_vectors
 from ..stats.ties import at_least, exceeds
 from ..values.errors import InputError, UserError, shown
 from ..values.result import Result
@@ -79,10 +80,6 @@ class DocStats:
     num: np.ndarray
     den: np.ndarray
     aggregation: Aggregation = field(default_factory=WeightedMean)
-
-    def combine(self, num: np.ndarray, den: np.ndarray) -> np.ndarray:
-        """Scores from summed statistics of shape (..., G)."""
-        return self.aggregation.combine(num, den)
 
 
 @dataclass
@@ -224,12 +221,9 @@ def groups_of(results: Sequence[Result]) -> list[str]:
     return aggregation.unit_groups(u for r in results for u in r.units)
 
 
-def doc_stats(
-    result: Result, doc_ids: Sequence[str], groups: Sequence[str] | None = None, *, check: bool = True
-) -> DocStats:
-    """Reduce a result to per-document, per-group ``sum(w*s)`` and ``sum(w)``; with ``check``, verify
-    that the declared aggregation of all units is the system score (else the test would test
-    another number)."""
+def doc_stats(result: Result, doc_ids: Sequence[str], groups: Sequence[str] | None = None) -> DocStats:
+    """Reduce a result to per-document, per-group ``sum(w*s)`` and ``sum(w)``, verifying that the declared
+    aggregation of all units is the system score (else the test would test another number)."""
     import numpy as np
 
     try:
@@ -251,13 +245,12 @@ def doc_stats(
         for g, value in aggregation.unit_values(u):  # (group, score), or the unit's statistics
             num[k, gpos[g]] += u.weight * value
             den[k, gpos[g]] += u.weight
-    if check:
-        recomputed = float(agg.combine(num.sum(axis=0), den.sum(axis=0)))
-        if not math.isclose(recomputed, result.score, rel_tol=1e-9, abs_tol=1e-9):
-            raise UserError(
-                f"{result.metric}: its system score ({result.score!r}) is not the {agg.label or agg.name} "
-                f"({recomputed!r}), so a document resample cannot recompute it"
-            )
+    recomputed = float(agg.combine(num.sum(axis=0), den.sum(axis=0)))
+    if not math.isclose(recomputed, result.score, rel_tol=1e-9, abs_tol=1e-9):
+        raise UserError(
+            f"{result.metric}: its system score ({result.score!r}) is not the {agg.label or agg.name} "
+            f"({recomputed!r}), so a document resample cannot recompute it"
+        )
     return DocStats(result.system, float(result.score), num, den, agg)
 
 
@@ -272,7 +265,7 @@ def bootstrap_indices(n_docs: int, n: int, seed: int | None) -> np.ndarray:
 def resampled_scores(stats: DocStats, idx: np.ndarray) -> np.ndarray:
     """The system score of every resample (rows of ``idx``)."""
 
-    return stats.combine(stats.num[idx].sum(axis=1), stats.den[idx].sum(axis=1))
+    return stats.aggregation.combine(stats.num[idx].sum(axis=1), stats.den[idx].sum(axis=1))
 
 
 def percentile_interval(scores: np.ndarray, level: float = DEFAULT_CI_LEVEL) -> tuple[float, float]:
@@ -332,14 +325,6 @@ def randomization_masks(n_docs: int, n: int, seed: int | None) -> np.ndarray:
     return rng.integers(2, size=(n, n_docs), dtype=bool)
 
 
-def all_masks(n_docs: int) -> np.ndarray:
-    """Every one of the 2^n_docs ways to swap documents (rows)."""
-    import numpy as np
-
-    codes = np.arange(2 ** n_docs, dtype=np.int64)[:, None]
-    return ((codes >> np.arange(n_docs)) & 1).astype(bool)
-
-
 def paired_randomization(
     base: DocStats, systems: Sequence[DocStats], n: int = DEFAULT_N["ar"], seed: int | None = DEFAULT_SEED
 ) -> list[PairedResult]:
@@ -347,12 +332,13 @@ def paired_randomization(
     import numpy as np
 
     exact = 2 ** len(base.num) <= n
-    swap = all_masks(len(base.num)) if exact else randomization_masks(len(base.num), n, seed)
+    # exact: every one of the 2^D ways to swap documents (rows; D <= 19 as n <= MAX_N)
+    swap = all_sign_vectors(len(base.num)) > 0 if exact else randomization_masks(len(base.num), n, seed)
     keep = ~swap
     rows = [PairedResult(base.system, base.score, baseline=True)]
     for s in systems:
-        a = base.combine(keep @ base.num + swap @ s.num, keep @ base.den + swap @ s.den)
-        b = base.combine(swap @ base.num + keep @ s.num, swap @ base.den + keep @ s.den)
+        a = base.aggregation.combine(keep @ base.num + swap @ s.num, keep @ base.den + swap @ s.den)
+        b = base.aggregation.combine(swap @ base.num + keep @ s.num, swap @ base.den + keep @ s.den)
         observed = abs(s.score - base.score)
         if exact:  # the exact permutation p-value: the share of all swaps at least as extreme
             p = 1.0 if observed == 0 else float(np.mean(at_least(np.abs(a - b), observed, observed)))
@@ -387,12 +373,8 @@ def paired_test(
     warnings = []
     if len(doc_ids) < MIN_DOCUMENTS:
         warnings.append(few_documents_warning(metric, test, len(doc_ids)))
-    if test == "bs":
-        return PairedTest(metric, test, n, seed, doc_ids, results[0].signature,
-                          paired_bootstrap(stats[0], stats[1:], n, seed), warnings=warnings,
-                          decimals=results[0].decimals, asked=n)
-    exact = 2 ** len(doc_ids) <= n
-    rows = paired_randomization(stats[0], stats[1:], n, seed)
+    exact = test == "ar" and 2 ** len(doc_ids) <= n  # every swap enumerated: no seed, 2^D trials
+    rows = (paired_bootstrap if test == "bs" else paired_randomization)(stats[0], stats[1:], n, seed)
     return PairedTest(metric, test, 2 ** len(doc_ids) if exact else n, None if exact else seed, doc_ids,
                       results[0].signature, rows, exact=exact, warnings=warnings, decimals=results[0].decimals,
                       asked=n)

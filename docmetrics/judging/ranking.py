@@ -15,15 +15,34 @@ scores to AutoRank"):
 WMT25 stores MetricX negated, so all its metrics are higher-is-better; a metric whose lower scores are
 better is read through its oriented (negated) scores here, which is what storing it negated does, and
 keeps its own values in the table.  Presets name the metric set of a campaign per language pair
-(:data:`PRESETS`: ``wmt25``).  Nothing here prints.
+(:data:`~.ranking_presets.AUTORANK_PRESETS`: ``wmt25``).  Nothing here prints.
 
 Live metrics (:func:`rank_results`, from each metric's :class:`~docmetrics.values.result.Result` per
 system): a metric whose units are segments (every unit covers one segment, no segment twice) gets WMT25's
 system score, the mean of its unit scores over the segments it scored (for sacrebleu's chrF: the mean of
 sentence chrF, as WMT25's chrF++ column, not its corpus chrF); a metric whose units span several segments
 (SLIDE windows, ASD chunks) has no segment scores, so its own system score (its declared aggregation) is
-used, and :attr:`AutoRank.metric_info` says so (``system_score``).  Clusters of AutoRank by resampling
-documents are :mod:`docmetrics.judging.ranking_clusters` (WMT25 defines none).
+used, and :attr:`AutoRank.metric_info` says so (``system_score``).
+
+Clusters of AutoRank by a paired bootstrap over documents (:func:`bootstrap_clusters`).
+WMT25 defines no significance test for AutoRank (its preliminary ranking prints AutoRank alone); this
+is docmetrics' own, built on the document resampling of :mod:`docmetrics.judging.paired`:
+
+1. ``n`` resamples of the D documents, D drawn with replacement each time
+   (:func:`~docmetrics.judging.paired.bootstrap_indices`, ``numpy.random.default_rng(seed)``),
+   the same resamples for every system and every metric (paired);
+2. in each resample every metric's system score is recomputed from its documents as
+   :func:`rank_results` reads it: the mean over the scored segments of the
+   drawn documents (a metric with segment scores), or the metric's declared aggregation of the drawn
+   documents' units (one whose units span several segments; :func:`~docmetrics.judging.paired.
+   doc_stats`); then AutoRank is recomputed over all systems (robust scaling, equal-weight mean, 1..N);
+3. systems are taken in the observed AutoRank order (best first); between adjacent systems A (above) and
+   B (below) a cluster boundary is drawn where the share of resamples in which A does NOT rank strictly
+   better than B (ties and reversals) is below ``alpha`` (0.05): a one-sided bootstrap p-value.  Only
+   adjacent systems are tested; systems tied in AutoRank are never split.
+
+A resample in which some system has no scored segment of some metric has no AutoRank; it counts as one
+in which the upper system is not better (so it can only merge clusters), and their number is reported.
 """
 
 from __future__ import annotations
@@ -39,13 +58,12 @@ from ..formats.stored_metric import StoredMetric
 from ..values.errors import InputError
 from ..values.result import Result
 from .labels import column
-from .ranking_presets import AUTORANK_PRESETS as PRESETS
-from .ranking_presets import WMT25, RankPreset
+from .paired import ALPHA, bootstrap_indices, doc_order, doc_stats, groups_of, resampled_scores
 from .text import num, table
 
 __all__ = ["EPS", "PERCENTILE_METHOD", "robust_scale", "linear_ranks", "autorank", "AutoRank", "RankedSystem",
-           "RankPreset", "PRESETS", "WMT25", "rank_stored", "SEGMENT_MEAN", "OWN_SCORE", "by_segments",
-           "wmt25_system_score", "rank_results", "own_score_notes"]
+           "rank_stored", "SEGMENT_MEAN", "OWN_SCORE", "by_segments", "wmt25_system_score", "rank_results", "TEST",
+           "document_sums", "resampled_system_scores", "resampled_autoranks", "bootstrap_clusters"]
 
 #: The epsilon of the scaling's denominator (main.tex: only "eps > 0").
 EPS = 1e-9
@@ -53,20 +71,23 @@ EPS = 1e-9
 PERCENTILE_METHOD = "linear"
 
 
-def robust_scale(values: Sequence[float], eps: float = EPS) -> list[float]:
-    """``(x - median) / max(eps, Q100 - Q25)`` of each value (median-interpercentile scaling)."""
+def robust_scale(values: Any, eps: float = EPS) -> np.ndarray:
+    """``(x - median) / max(eps, Q100 - Q25)`` of each value (median-interpercentile scaling), along the last
+    axis (each row of an array of resamples scaled apart)."""
     x = np.asarray(values, dtype=float)
-    spread = float(np.percentile(x, 100, method=PERCENTILE_METHOD) - np.percentile(x, 25, method=PERCENTILE_METHOD))
-    return [float(v) for v in (x - float(np.median(x))) / max(eps, spread)]
+    spread = (np.percentile(x, 100, axis=-1, method=PERCENTILE_METHOD)
+              - np.percentile(x, 25, axis=-1, method=PERCENTILE_METHOD))
+    return (x - np.median(x, axis=-1, keepdims=True)) / np.maximum(eps, spread)[..., None]
 
 
-def linear_ranks(means: Sequence[float]) -> list[float]:
-    """The highest mean 1, the lowest N, the others placed linearly between; all 1 when all are equal."""
+def linear_ranks(means: Any) -> np.ndarray:
+    """The highest mean 1, the lowest N, the others placed linearly between; all 1 when all are equal; along the
+    last axis, NaN in a row with a NaN."""
     z = np.asarray(means, dtype=float)
-    top, bottom = float(z.max()), float(z.min())
-    if top == bottom:
-        return [1.0] * len(z)
-    return [float(v) for v in 1 + (len(z) - 1) * (top - z) / (top - bottom)]
+    top, bottom = z.max(axis=-1, keepdims=True), z.min(axis=-1, keepdims=True)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        ranks = np.where(top == bottom, 1.0, 1 + (z.shape[-1] - 1) * (top - z) / (top - bottom))
+    return np.where(np.isnan(z).any(axis=-1, keepdims=True), np.nan, ranks)
 
 
 @dataclass
@@ -130,20 +151,16 @@ class AutoRank:
         headers = ["Cluster"] * clustered + ["System", "AutoRank"] + [labels[m] for m in self.metrics]
         rows = [[str(r.cluster)] * clustered + [r.system, num(r.autorank, width)]
                 + [num(r.scores[m], width) for m in self.metrics] for r in self.systems]
-        text = table(headers, rows, ("r" if clustered else "") + "l" + "r" * (len(headers) - 1 - clustered))
-        lines_of = text.rstrip("\n").split("\n")
-        body = lines_of[:2]
-        for k, r in enumerate(self.systems):
-            if clustered and k and r.cluster != self.systems[k - 1].cluster:
-                body.append(lines_of[1])
-            body.append(lines_of[2 + k])
+        rules = ["-" if clustered and k and r.cluster != self.systems[k - 1].cluster else ""
+                 for k, r in enumerate(self.systems)]
+        text = table(headers, rows, ("r" if clustered else "") + "l" + "r" * (len(headers) - 1 - clustered), rules)
         n_clusters = len({r.cluster for r in self.systems}) if clustered else 0
         title = (f"AutoRank{' ' + self.lp if self.lp else ''}: {len(self.systems)} systems, "
                  f"{len(self.metrics)} metric{'s' if len(self.metrics) != 1 else ''}"
                  f"{f' (preset {self.preset})' if self.preset else ''}"
                  f"{f', {n_clusters} cluster' + ('s' if n_clusters != 1 else '') if clustered else ''}"
                  f"; 1 is best, {len(self.systems)} worst")
-        lines = [title, *body]
+        lines = [title, *text.rstrip("\n").split("\n")]
         for k, m in enumerate(self.metrics, 1):
             info = self.metric_info.get(m, {})
             sig = info.get("signature", "")
@@ -160,9 +177,10 @@ class AutoRank:
 
 
 def autorank(scores: Mapping[str, Mapping[str, float]], higher_is_better: Mapping[str, bool] | None = None, *,
-             eps: float = EPS, lp: str | None = None) -> AutoRank:
+             eps: float = EPS, lp: str | None = None, preset: str | None = None) -> AutoRank:
     """AutoRank from system-level scores: metric -> system -> score (every metric scores the same systems;
-    a ValueError otherwise), ``higher_is_better``: metric -> direction (default: higher)."""
+    a ValueError otherwise), ``higher_is_better``: metric -> direction (default: higher); ``preset``: the name of
+    the metric set, where one chose it."""
     metrics = list(scores)
     if not metrics:
         raise ValueError("AutoRank needs at least one metric")
@@ -179,19 +197,14 @@ def autorank(scores: Mapping[str, Mapping[str, float]], higher_is_better: Mappin
                              f"{f'; {len(bad)} systems have none' if len(bad) > 1 else ''}); AutoRank needs a "
                              "system score of every metric: give its score, or leave the system out of every metric")
     direction = {m: True if higher_is_better is None else bool(higher_is_better.get(m, True)) for m in metrics}
-    z: dict[str, list[float]] = {}
-    for m in metrics:
-        sign = 1.0 if direction[m] else -1.0
-        z[m] = robust_scale([sign * float(scores[m][s]) for s in systems], eps)
-    means = [float(np.mean([z[m][k] for m in metrics])) for k in range(len(systems))]
+    sign = np.where([direction[m] for m in metrics], 1.0, -1.0)[:, None]
+    z = robust_scale(sign * np.array([[float(scores[m][s]) for s in systems] for m in metrics]), eps)
+    means = z.mean(axis=0)
     ranks = linear_ranks(means)
-    rows = [RankedSystem(s, ranks[k], means[k], {m: float(scores[m][s]) for m in metrics},
-                         {m: z[m][k] for m in metrics}) for k, s in enumerate(systems)]
+    rows = [RankedSystem(s, float(ranks[k]), float(means[k]), {m: float(scores[m][s]) for m in metrics},
+                         {m: float(z[i, k]) for i, m in enumerate(metrics)}) for k, s in enumerate(systems)]
     rows.sort(key=lambda r: r.autorank)
-    return AutoRank(lp, metrics, rows, direction, eps)
-
-
-# -- presets: judging/ranking_presets.py (no numpy: rank --help lists them) ------------------------------
+    return AutoRank(lp, metrics, rows, direction, eps, preset)
 
 
 def rank_stored(metrics: Sequence[StoredMetric], *, lp: str | None = None, eps: float = EPS,
@@ -221,8 +234,7 @@ def rank_stored(metrics: Sequence[StoredMetric], *, lp: str | None = None, eps: 
                              f"{lp or 'the scores'} (all {m.n_items} missing); AutoRank needs a system score of "
                              "every metric")
         scores[m.name] = {s: float(v) for s, v in per.items() if v is not None}
-    result = autorank(scores, {m.name: m.higher_is_better for m in metrics}, eps=eps, lp=lp)
-    result.preset = preset
+    result = autorank(scores, {m.name: m.higher_is_better for m in metrics}, eps=eps, lp=lp, preset=preset)
     for m in metrics:
         missing = m.missing()
         result.metric_info[m.name] = {
@@ -261,7 +273,8 @@ def rank_results(metrics: Mapping[str, Sequence[Result]], *, lp: str | None = No
                  preset: str | None = None) -> AutoRank:
     """AutoRank over metrics given as Results (name -> one Result per system, every metric the same
     systems, in the same order): each metric's system score as :func:`wmt25_system_score` reads it, its
-    direction ``Result.higher_is_better``.  A system without any score of a metric is an InputError."""
+    direction ``Result.higher_is_better``, and a note per metric whose AutoRank score is not the system score it
+    reports itself.  A system without any score of a metric is an InputError."""
     if not metrics:
         raise InputError(f"{lp or 'the scores'}: no metric to rank with")
     names = list(metrics)
@@ -300,23 +313,104 @@ def rank_results(metrics: Mapping[str, Sequence[Result]], *, lp: str | None = No
             "system_score": SEGMENT_MEAN if segments else OWN_SCORE,
             "own_scores": {r.system: float(r.score) for r in results},
         }
-    result = autorank(scores, higher, eps=eps, lp=lp)
-    result.preset = preset
+    result = autorank(scores, higher, eps=eps, lp=lp, preset=preset)
     result.metric_info = info
+    top = result.systems[0]
+    for m, described in info.items():  # a note per metric whose AutoRank score is not the one it reports itself
+        own = described["own_scores"]
+        if described["system_score"] == OWN_SCORE:
+            result.notes.append(f"{m}: its units span several segments (windows), so AutoRank reads its own system "
+                                "score (its declared aggregation), not a mean over segments")
+        elif any(abs(own[r.system] - r.scores[m]) > 1e-9 * max(1.0, abs(own[r.system])) for r in result.systems):
+            result.notes.append(f"{m}: AutoRank reads the mean of its segment scores (WMT25's definition; "
+                                f"{top.scores[m]:.4g} for {top.system}), not its own system score "
+                                f"({own[top.system]:.4g})")
     return result
 
 
-def own_score_notes(result: AutoRank) -> None:
-    """A note in ``result.notes`` per metric (of :func:`rank_results`) whose AutoRank score is not the one it
-    reports itself."""
-    for m, info in result.metric_info.items():
-        own: dict[str, float] = info.get("own_scores", {})
-        if info.get("system_score") == OWN_SCORE:
-            result.notes.append(f"{m}: its units span several segments (windows), so AutoRank reads its own system "
-                                "score (its declared aggregation), not a mean over segments")
-        elif any(abs(own[r.system] - r.scores[m]) > 1e-9 * max(1.0, abs(own[r.system])) for r in result.systems
-                 if r.system in own):
-            first = result.systems[0]
-            result.notes.append(f"{m}: AutoRank reads the mean of its segment scores (WMT25's definition; "
-                                f"{first.scores[m]:.4g} for {first.system}), not its own system score "
-                                f"({own[first.system]:.4g})")
+# -- clusters: a paired bootstrap over documents (the module docstring) ---------------------------------------
+#: How the clusters are drawn, as AutoRank.significance says it.
+TEST = "paired bootstrap over documents (docmetrics' own; WMT25 defines none)"
+
+
+def document_sums(results: Sequence[Result], doc_ids: Sequence[str]) -> tuple[np.ndarray, np.ndarray]:
+    """A metric with segment scores: per system and document, the sum of its finite unit scores and
+    their number, arrays of shape (systems, documents)."""
+    pos = {d: k for k, d in enumerate(doc_ids)}
+    num = np.zeros((len(results), len(doc_ids)))
+    den = np.zeros((len(results), len(doc_ids)))
+    for i, r in enumerate(results):
+        for u in r.units:
+            if math.isfinite(u.score):
+                num[i, pos[u.doc_id]] += u.score
+                den[i, pos[u.doc_id]] += 1
+    return num, den
+
+
+def resampled_system_scores(results: Sequence[Result], doc_ids: Sequence[str], idx: np.ndarray) -> np.ndarray:
+    """Each system's score in each resample (rows of ``idx``, document positions in ``doc_ids``), as
+    AutoRank reads it: shape (resamples, systems); NaN where a system has no scored segment."""
+    if by_segments(results):
+        num, den = document_sums(results, doc_ids)
+        counts = np.zeros((len(idx), len(doc_ids)))  # how often each resample drew each document
+        np.add.at(counts, (np.arange(len(idx))[:, None], idx), 1.0)
+        with np.errstate(invalid="ignore", divide="ignore"):
+            return (counts @ num.T) / (counts @ den.T)
+    if any(not r.units for r in results):
+        raise InputError(f"{results[0].metric}: its scores have no units in documents (document- or system-level "
+                         "stored scores), so AutoRank cannot be resampled by documents; give segment-level scores")
+    groups = groups_of(results)  # doc_stats checks that each one's aggregation rebuilds its score
+    return np.stack([resampled_scores(doc_stats(r, doc_ids, groups), idx) for r in results], axis=1)
+
+
+def resampled_autoranks(x: np.ndarray, higher: Sequence[bool], eps: float = EPS) -> np.ndarray:
+    """AutoRank in each resample: ``x`` of shape (metrics, resamples, systems) holds system scores in
+    each metric's own direction (``higher``); rows with a NaN give NaN.  Shape (resamples, systems)."""
+    sign = np.where(np.asarray(higher, dtype=bool), 1.0, -1.0)[:, None, None]
+    return linear_ranks(robust_scale(x * sign, eps).mean(axis=0))
+
+
+def bootstrap_clusters(ranking: AutoRank, metrics: Mapping[str, Sequence[Result]], *, n: int, seed: int | None,
+                       alpha: float = ALPHA) -> dict[str, Any]:
+    """The clusters of ``ranking`` (AutoRank of ``metrics`` by :func:`~.ranking.rank_results`) by the
+    paired bootstrap of the module docstring; sets each system's ``cluster`` and ``ranking.significance``, how
+    they were drawn (returned): the test, resamples, seed, alpha, documents, undefined resamples, the rule and
+    per pair of adjacent systems (``boundaries``) the share of resamples in which the upper one ranks strictly
+    better, the one-sided p-value (1 - that share) and whether a cluster ends between them."""
+    names = list(ranking.metrics)
+    systems = [r.system for r in metrics[names[0]]]
+    doc_ids = doc_order([r for m in names for r in metrics[m]])
+    if not doc_ids:
+        raise InputError(f"{ranking.lp or 'the scores'}: no document has a score of every metric ranked; give the "
+                         "scores (a metric whose cells are all empty cannot be ranked)")
+    if len(doc_ids) < 2:
+        raise InputError(f"{ranking.lp or 'the scores'}: {len(doc_ids)} document with scores; resampling documents "
+                         "needs two or more (give the doc ids: --doc-ids, or scores files that name documents)")
+    idx = bootstrap_indices(len(doc_ids), n, seed)
+    x = np.stack([resampled_system_scores(list(metrics[m]), doc_ids, idx) for m in names])
+    ranks = resampled_autoranks(x, [ranking.higher_is_better[m] for m in names], ranking.eps)
+    undefined = int(np.isnan(ranks).any(axis=-1).sum())
+    col = {s: k for k, s in enumerate(systems)}
+    order = [r.system for r in ranking.systems]
+    boundaries = []
+    cluster = 1
+    clusters = {order[0]: 1}
+    for upper, lower in zip(order, order[1:]):
+        better = float(np.mean(ranks[:, col[upper]] < ranks[:, col[lower]]))  # NaN compares False
+        split = 1.0 - better < alpha
+        boundaries.append({"upper": upper, "lower": lower, "share_better": better, "p_value": 1.0 - better,
+                           "split": split})
+        cluster += split
+        clusters[lower] = cluster
+    if undefined:
+        ranking.notes.append(f"{undefined} of {n} resamples left some system without any scored segment of a metric: "
+                             "no AutoRank, counted as not better")
+    for r in ranking.systems:
+        r.cluster = clusters[r.system]
+    ranking.significance = {
+        "test": TEST, "resamples": n, "seed": seed, "alpha": alpha, "documents": len(doc_ids),
+        "undefined_resamples": undefined,
+        "rule": "a boundary between adjacent systems where the share of resamples in which the upper one does not "
+                "rank strictly better is below alpha",
+        "boundaries": boundaries}
+    return ranking.significance

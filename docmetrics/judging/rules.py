@@ -19,8 +19,8 @@ if TYPE_CHECKING:
     from ..formats.human_tsv import HumanScores
     from .clusters import ClusterAgreement, HumanRanking
 
-__all__ = ["ClusterRule", "BUILTIN", "cluster_rules", "names", "get", "rank", "human_clusters", "cluster_agreement",
-           "report_ranking", "REPORT_RULE"]
+__all__ = ["ClusterRule", "BUILTIN", "cluster_rules", "names", "human_clusters", "cluster_agreement", "report_ranking",
+           "REPORT_RULE"]
 
 
 @dataclass(frozen=True)
@@ -37,12 +37,10 @@ class ClusterRule:
     rank: Callable[[HumanScores], HumanRanking]
 
 
-def _builtin(name: str) -> ClusterRule:
-    return ClusterRule(name, hc.RULES[name], lambda data: hc.RANKERS[name](judged_items(data)))
-
-
 #: The rules docmetrics defines, in the order ``rank --rule`` lists them.
-BUILTIN: tuple[ClusterRule, ...] = tuple(_builtin(name) for name in hc.RULES)
+BUILTIN: tuple[ClusterRule, ...] = tuple(
+    ClusterRule(name, definition, lambda data, rank=hc.RANKERS[name]: rank(judged_items(data)))
+    for name, definition in hc.RULES.items())
 
 
 def _plugins() -> list[ClusterRule]:
@@ -73,24 +71,6 @@ def names(*, plugins: bool = True) -> list[str]:
 
     builtin = [r.name for r in BUILTIN]
     return builtin + ([n for n in registry.names("cluster_rule") if n not in builtin] if plugins else [])
-
-
-def get(name: str) -> ClusterRule:
-    """The rule called ``name``; a SpecError naming every rule there is."""
-    found = cluster_rules()
-    for r in found:
-        if r.name == name:
-            return r
-    raise SpecError(f"unknown cluster rule {name!r}; one of {', '.join(r.name for r in found)}", params=("rule",))
-
-
-def rank(data: HumanScores, rule: str = "wmt25") -> HumanRanking:
-    """The ranking with clusters of ``data`` by the rule called ``rule``, its definition recorded in it."""
-    chosen = get(rule)
-    ranking = chosen.rank(judged(data))
-    if ranking.rule != chosen.name or ranking.definition != chosen.definition:
-        ranking = replace(ranking, rule=chosen.name, definition=chosen.definition)
-    return ranking
 
 
 def _judgements(human: Any, lp: str | None) -> HumanScores:
@@ -124,7 +104,15 @@ def human_clusters(human: Any, rule: str = "wmt25", *, lp: str | None = None) ->
     if not isinstance(rule, str):
         raise SpecError(f"human_clusters: rule= takes one rule's name (a str: {', '.join(names())}), not "
                         f"{type(rule).__name__} {rule!r:.60}", params=("rule",))
-    return rank(_judgements(human, one_name(lp, "lp", "human_clusters")), rule)
+    data = _judgements(human, one_name(lp, "lp", "human_clusters"))
+    found = cluster_rules()
+    chosen = next((r for r in found if r.name == rule), None)
+    if chosen is None:
+        raise SpecError(f"unknown cluster rule {rule!r}; one of {', '.join(r.name for r in found)}", params=("rule",))
+    ranking = chosen.rank(judged(data))  # its definition recorded in it, whatever the rule wrote there
+    if ranking.rule != chosen.name or ranking.definition != chosen.definition:
+        ranking = replace(ranking, rule=chosen.name, definition=chosen.definition)
+    return ranking
 
 
 def cluster_agreement(ranking: HumanRanking, scores: Any, *, higher_is_better: Mapping[str, bool] | None = None

@@ -27,7 +27,7 @@ from .paired import (
     paired_test,
 )
 from .params import name_list, one_name, path_param, results_param
-from .ranking import EPS, AutoRank, own_score_notes, rank_results, rank_stored
+from .ranking import EPS, AutoRank, rank_results, rank_stored
 from .ranking import autorank as autorank_scores
 from .ranking_presets import AUTORANK_PRESETS
 from .spans import SpanJudgement, judge_predicted, metric_predictions, read_predictions
@@ -66,14 +66,10 @@ def autorank(scores: Mapping[str, Sequence[Result]] | Mapping[str, Mapping[str, 
     first = next(iter(scores.values()))
     if isinstance(first, Mapping):
         try:
-            result = autorank_scores(scores, higher_is_better, eps=eps, lp=lp)  # type: ignore[arg-type]
+            return autorank_scores(scores, higher_is_better, eps=eps, lp=lp, preset=preset)  # type: ignore[arg-type]
         except ValueError as exc:
             raise InputError(f"autorank: {exc}") from None
-        result.preset = preset
-        return result
-    result = rank_results(scores, lp=lp, eps=eps, preset=preset)  # type: ignore[arg-type]
-    own_score_notes(result)
-    return result
+    return rank_results(scores, lp=lp, eps=eps, preset=preset)  # type: ignore[arg-type]
 
 
 def autorank_clusters(scores: Mapping[str, Sequence[Result]] | EvalSet, *, ranking: AutoRank | None = None,
@@ -83,17 +79,17 @@ def autorank_clusters(scores: Mapping[str, Sequence[Result]] | EvalSet, *, ranki
     replacement ``n`` times (``seed``), the same resamples for every system and metric, each metric's system
     scores and AutoRank recomputed in each; a cluster ends between adjacent systems where the upper one ranks
     strictly better in more than ``1 - alpha`` of the resamples
-    (:mod:`docmetrics.judging.ranking_clusters`).  ``scores``: ``{metric: [Result per system]}``, or an
+    (:func:`docmetrics.judging.ranking.bootstrap_clusters`).  ``scores``: ``{metric: [Result per system]}``, or an
     EvalSet of stored segment scores (every stored metric).  ``ranking``: the AutoRank of those scores, where
     the caller has one (its ``metric_info`` and notes kept); default :func:`autorank` of them (for an EvalSet:
-    from its Results, each metric's signature and direction the stored ones).  Each system of the result has
+    of its stored metrics, each described as :func:`autorank` describes it).  Each system of the result has
     its ``cluster``; ``significance`` says how they were drawn, and a note where fewer than 10 documents were
     resampled.  ``to_dict()`` is the JSON ``docmetrics rank --paired-bs -f json`` prints.
 
     >>> autorank_clusters({"chrf": chrf_results, "bleu": bleu_results}, n=1000).systems[0].cluster  # doctest: +SKIP
     """
     from .paired import MAX_N, MIN_DOCUMENTS
-    from .ranking_clusters import bootstrap_clusters
+    from .ranking import bootstrap_clusters
 
     if isinstance(n, bool) or not isinstance(n, int) or not 1 <= n <= MAX_N:
         raise SpecError(f"autorank_clusters: n= takes the number of resamples, from 1 to {MAX_N}, not {n!r}",
@@ -115,15 +111,11 @@ def autorank_clusters(scores: Mapping[str, Sequence[Result]] | EvalSet, *, ranki
     else:
         raise InputError(f"autorank_clusters: scores= takes {{metric: [Result per system]}} or an EvalSet of stored "
                          f"scores, not {type(scores).__name__}", params=("scores",))
-    if ranking is None and isinstance(scores, EvalSet):  # from Results, each metric's signature the stored one
-        ranking = rank_results(named, lp=lp, preset=preset)
-        for m in scores.stored.values():
-            ranking.metric_info[m.name].update(signature=m.signature().format(), direction=m.direction)
-    elif ranking is None:
-        ranking = autorank(named, lp=lp, preset=preset)
+    if ranking is None:  # an EvalSet's stored metrics described as autorank describes them
+        ranking = autorank(scores, lp=lp, preset=preset)
     found = bootstrap_clusters(ranking, named, n=n, seed=seed, alpha=alpha)
-    if found.documents < MIN_DOCUMENTS:
-        ranking.notes.append(f"only {found.documents} documents to resample (fewer than {MIN_DOCUMENTS}): the "
+    if found["documents"] < MIN_DOCUMENTS:
+        ranking.notes.append(f"only {found['documents']} documents to resample (fewer than {MIN_DOCUMENTS}): the "
                              "clusters are coarse")
     return ranking
 
