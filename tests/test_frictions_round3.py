@@ -221,11 +221,10 @@ def test_heatmap_colours_span_the_data(tmp_path, stat, stats, clim):
     import numpy as np
 
     from docmetrics.algorithms.grids import parse_grid
-    from docmetrics.commands import sweep as sweep_cli
-    from docmetrics.judging import Sweep
+    from docmetrics.judging import Sweep, plots
 
     done = Sweep("slide", ["w=1..2", "s=1..w"], stat, parse_grid(["w=1..2", "s=1..w"]), heatmap_points(stats))
-    fig = sweep_cli.plot_heatmap(done, str(tmp_path / "h.png"))
+    fig = plots.plot_heatmap(done, str(tmp_path / "h.png"))
     image = fig.axes[0].images[0]
     assert image.get_clim() == pytest.approx(clim)
     colours = {v: tuple(image.cmap(image.norm(v))) for v in stats.values()}

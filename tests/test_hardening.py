@@ -265,11 +265,11 @@ def test_comet_refuses_a_cls_pooling_model_before_loading_its_weights(tiny_kiwi_
 def test_sweep_json_keeps_numbers_and_the_heatmap_has_a_data_scale_and_a_portable_title(
         files, capsys, monkeypatch, tmp_path):
     pytest.importorskip("matplotlib")
-    from docmetrics.commands import sweep as sweep_cli
+    from docmetrics.judging import plots
 
     figures = []
-    real_save = sweep_cli.save
-    monkeypatch.setattr(sweep_cli, "save", lambda fig, path: (figures.append(fig), real_save(fig, path)))
+    real_save = plots.save
+    monkeypatch.setattr(plots, "save", lambda fig, path: (figures.append(fig), real_save(fig, path)))
     model = tmp_path / "models" / "my-toy-model"
     argv = [fill(a, files) for a in SWEEP]
     argv[1] = f"slide:{TOY},model={model}"

@@ -34,10 +34,6 @@ def test_parse(text, src, tgt, code):
     assert check_langpair(text) is None
 
 
-def test_bcp47():
-    assert parse_langpair("en-sr_Cyrl_RS").target.bcp47 == "sr-Cyrl-RS"
-
-
 @pytest.mark.parametrize("text, says", [
     ("en", "not of the form"),
     ("en-de-fr", "not of the form"),

@@ -12,10 +12,9 @@ from test_mtme import build_tiny
 from test_sweep import HUMAN, HYPS, IDS, SRC
 
 from docmetrics.cli import main
-from docmetrics.commands import plot as plot_cli
-from docmetrics.commands import sweep as sweep_cli
-from docmetrics.commands.plot import plot_main_statistics, wrap_label
 from docmetrics.commands.sweep import typed_inputs
+from docmetrics.judging import plots
+from docmetrics.judging.plots import plot_main_statistics, wrap_label
 
 pytest.importorskip("matplotlib")
 pytestmark = pytest.mark.usefixtures("toy_dist")
@@ -60,7 +59,7 @@ def test_wrap_label_breaks_long_specs_at_their_separators():
 
 
 def test_metaeval_plot_names_every_bar_by_its_spec(tmp_path, capsys, monkeypatch):
-    figures = captured(monkeypatch, plot_cli)
+    figures = captured(monkeypatch, plots)
     build_tiny(tmp_path / "data")
     build_tiny(tmp_path / "data", lp="zh-en")
     png = tmp_path / "main.png"
@@ -86,7 +85,7 @@ def fake_evals(values):
     evals = []
     for lp, by_metric in values.items():
         metrics = {m: SimpleNamespace(get=lambda stat, d=d: d.get(stat)) for m, d in by_metric.items()}
-        evals.append(SimpleNamespace(lp=lp, metrics=metrics, comparisons={}))
+        evals.append(SimpleNamespace(lp=lp, metrics=metrics, comparisons={}, cluster_of=lambda m: {}))
     return evals
 
 
@@ -104,7 +103,7 @@ def test_every_value_label_lies_beyond_its_bar_end_inside_the_panel(tmp_path):
     negatives = 0
     for ax in (a for a in fig.axes if a.patches):
         assert tick_names(ax) == ["bleu", long]
-        assert all(len(line) <= plot_cli.LABEL_WIDTH for t in ax.get_yticklabels() for line in t.get_text().split("\n"))
+        assert all(len(line) <= plots.LABEL_WIDTH for t in ax.get_yticklabels() for line in t.get_text().split("\n"))
         left, right = ax.get_xlim()
         labels = [t for t in ax.texts if hasattr(t, "xy")]
         assert len(labels) == len(ax.patches)
@@ -134,7 +133,7 @@ def here(tmp_path, monkeypatch):
 
 
 def heatmap(monkeypatch, capsys, *grid):
-    figures = captured(monkeypatch, sweep_cli)
+    figures = captured(monkeypatch, plots)
     code = main(["sweep", "-m", "slide:backbone=toy", "--grid", *grid, "-i", "A.txt", "B.txt", "C.txt", "D.txt",
                  "-s", "src.txt", "--doc-ids", "ids.txt", "--human", "human.tsv", "--no-cache", "--plot",
                  "fig.png", "-q"])
@@ -198,14 +197,14 @@ def test_grey_cells_say_why_each_cell_has_no_value(tmp_path):
             points.append(pt)
     done = Sweep("slide", ["w=1..3", "s=1..w"], "accuracy", axes, points)
     rows, cols, values = done.heatmap()
-    grey = sweep_cli.grey_cells(points, axes, "accuracy", rows, cols, values)
+    grey = plots.grey_cells(points, axes, "accuracy", rows, cols, values)
     assert grey == {
         "absent": ("not a grid point: s > w (--grid s=1..w)", [(0, 1), (0, 2), (1, 2)]),
         "skipped": ("skipped: the metric refused the point, e.g. w=1, s=1: slide: no document has w sentences "
                     "(every one is shorter)", [(0, 0), (2, 2)]),
         "undefined": ("accuracy undefined at the point (see the table)", [(1, 1)]),
     }
-    fig = sweep_cli.plot_heatmap(done, str(tmp_path / "h.png"))
+    fig = plots.plot_heatmap(done, str(tmp_path / "h.png"))
     assert legend_texts(fig) == [" ".join(text.split()) for text, _ in grey.values()]
     assert sorted(p.get_hatch() for p in fig.axes[0].patches) == ["//", "xx", "xx"]
 

@@ -23,7 +23,6 @@ from docmetrics.judging import evaluate as metaeval
 from docmetrics.judging import statistics as stats
 from docmetrics.judging.aligned import Aligned
 from docmetrics.judging.comparisons import compare
-from docmetrics.judging.metaeval_metric import ALIASES
 from docmetrics.judging.sweeps import SEG_STATS, STAT_CHOICES
 from docmetrics.plugin import registry
 from docmetrics.values.errors import InputError
@@ -106,11 +105,11 @@ def twins(tmp_path):
 
 def test_the_views_of_the_registry_are_what_the_tables_had():
     assert metaeval.MAIN_STATISTICS == ("pearson", "accuracy", "spa", "seg_acc_eq", "seg_pearson")
-    assert metaeval.SYS_STATISTICS == ("pearson", "spearman", "kendall", "accuracy", "accuracy_mtme", "spa")
-    assert metaeval.SEG_STATISTICS == ("seg_acc_eq", "seg_pearson", "seg_kendall")
-    assert ALIASES["acc_eq"] == "seg_acc_eq" and ALIASES["seg-kendall"] == "seg_kendall"
-    assert averages.RANGES["pearson"] == (-1.0, 1.0) and averages.RANGES["seg_acc_eq"] == (0.0, 1.0)
-    assert averages.RANGES["accuracy_mtme"] == (0.0, 1.0) and averages.RANGES["global_accuracy"] == (0.0, 1.0)
+    assert stats.names("system", plugins=False) == ("pearson", "spearman", "kendall", "accuracy", "spa", "pdp")
+    assert stats.names("segment", plugins=False) == ("seg_acc_eq", "seg_pearson", "seg_kendall")
+    assert stats.get("acc_eq").name == "seg_acc_eq" and stats.get("seg-kendall").name == "seg_kendall"
+    assert stats.stat_range("pearson") == (-1.0, 1.0) and stats.stat_range("acc_eq") == (0.0, 1.0)
+    assert stats.stat_range("accuracy_mtme") == (0.0, 1.0)  # global_accuracy's (0, 1): the metaeval golden
     assert {"accuracy", "pdp", "seg-kendall", "seg-pearson", "acc_eq", "doc_spa"} <= set(STAT_CHOICES)
     assert set(SEG_STATS) == {"spa", "acc_eq", "seg-pearson", "seg-kendall"} and stats.get("doc_pdp").needs == "document"
     assert stats.get("acc_eq").scale == (0.0, 0.5, 1.0) and stats.get("kendall").scale == (-1.0, 0.0, 1.0)
@@ -287,7 +286,7 @@ def metaeval_argv(root, *more):
 
 
 def test_metaeval_shows_averages_and_plots_a_registered_statistic(top, tiny, capsys, monkeypatch):
-    from docmetrics.commands import plot as plot_cli
+    from docmetrics.judging import plots
 
     code, out, err = run(capsys, *metaeval_argv(tiny, "--average", "top_agree,pearson", "-f", "json"))
     assert code == 0, err
@@ -311,7 +310,7 @@ def test_metaeval_shows_averages_and_plots_a_registered_statistic(top, tiny, cap
         assert {"top_agree", "pearson"} <= set(lp["comparisons"])
 
     figures = []
-    monkeypatch.setattr(plot_cli, "save", lambda fig, path, **kw: figures.append(fig))
+    monkeypatch.setattr(plots, "save", lambda fig, path, **kw: figures.append(fig))
     code, out, err = run(capsys, *metaeval_argv(tiny, "--average", "top_agree,pearson", "--plot", tiny / "p.png"))
     assert code == 0, err
     assert [line.split()[-1] for line in out.splitlines() if line.startswith("Metric")] == ["top-agree"] * 2

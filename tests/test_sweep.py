@@ -10,7 +10,7 @@ from plugin_fixtures import toy_dist  # noqa: F401
 
 from docmetrics.algorithms.grids import expand_grid, parse_grid, point_spec
 from docmetrics.cli import main
-from docmetrics.judging.sweeps import heatmap_matrix
+from docmetrics.judging.sweeps import Sweep
 from docmetrics.stats.vector import pairwise_accuracy
 from docmetrics.values.errors import SpecError
 
@@ -240,7 +240,7 @@ def test_table_heatmap_and_skipped_points(toy_dist, files, capsys):
                 pairs=m["pairs"],
             )
         points.append(pt)
-    rows, cols, values = heatmap_matrix(points, parse_grid(["w=1..3", "s=1..3"]), "accuracy")
+    rows, cols, values = Sweep("slide", [], "accuracy", parse_grid(["w=1..3", "s=1..3"]), points).heatmap()
     assert rows == cols == ["1", "2", "3"]
     v = np.array(values)
     assert np.isnan(v[0, 1]) and np.isnan(v[0, 2]) and np.isnan(v[1, 2])

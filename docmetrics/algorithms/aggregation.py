@@ -43,8 +43,6 @@ class Aggregation(abc.ABC):
 
     #: The name results and JSON output record (``Result.aggregation``).
     name: ClassVar[str] = ""
-    #: One line for ``--describe``.
-    description: ClassVar[str] = ""
     #: What the score is, in words ("the weighted mean of its unit scores").
     label: ClassVar[str] = ""
 
@@ -78,7 +76,6 @@ class Aggregation(abc.ABC):
 
 class WeightedMean(Aggregation):
     name: ClassVar[str] = "mean"
-    description: ClassVar[str] = "sum(weight * score) / sum(weight) over all units"
     label: ClassVar[str] = "weighted mean of its unit scores"
 
     def combine(self, num: np.ndarray, den: np.ndarray) -> np.ndarray:
@@ -91,7 +88,6 @@ class WeightedMean(Aggregation):
 
 class MeanOfGroupMeans(Aggregation):
     name: ClassVar[str] = "mean-of-group-means"
-    description: ClassVar[str] = "mean over groups (with units) of each group's weighted mean"
     label: ClassVar[str] = "mean over groups of the weighted means of its unit scores"
 
     def combine(self, num: np.ndarray, den: np.ndarray) -> np.ndarray:

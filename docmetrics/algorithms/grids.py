@@ -11,8 +11,7 @@ from dataclasses import dataclass
 from typing import Sequence
 
 from ..values.errors import SpecError
-from ..values.signature import escape
-from ..values.spec import parse_spec
+from ..values.spec import MetricSpec, parse_spec
 
 __all__ = ["Axis", "parse_grid", "expand_grid", "point_spec"]
 
@@ -96,8 +95,4 @@ def point_spec(base: str, point: dict[str, str]) -> str:
     if "|" in base:
         raise SpecError("sweep -m: give a spec (NAME:key=value,...) or a preset, not a signature")
     spec = parse_spec(base)
-    params = dict(spec.params)
-    params.update(point)
-    if not params:
-        return spec.name
-    return spec.name + ":" + ",".join(f"{k}={escape(str(v))}" for k, v in params.items())
+    return MetricSpec(spec.name, {**spec.params, **point}).format()

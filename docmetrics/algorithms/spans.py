@@ -138,10 +138,7 @@ def item_counts(gold: Iterable[Span], pred: Iterable[Span], length: int | None =
 
 def micro(counts: Iterable[SpanCounts]) -> SpanCounts:
     """The counts summed (one language pair, or one system's items, as the script sums a pair's)."""
-    total = SpanCounts()
-    for c in counts:
-        total = total + c
-    return total
+    return sum(counts, SpanCounts())
 
 
 def macro(scores: Sequence[SpanScores]) -> SpanScores:

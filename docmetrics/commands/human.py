@@ -17,7 +17,7 @@ from .options import Options
 if TYPE_CHECKING:
     from ..judging import EvalSet, HumanScores, MetaEvaluation
 
-__all__ = ["asked_statistics", "check_document_gold", "warn_unmatched", "check_args", "read_human", "judging_options",
+__all__ = ["asked_statistics", "warn_unmatched", "check_args", "read_human", "judging_options",
            "run_metaeval"]
 
 
@@ -73,26 +73,19 @@ def read_human(opts: Options) -> HumanScores | None:
     return read.human
 
 
-def check_document_gold(opts: Options, testset: TestSet | None, human: HumanScores | None) -> None:
-    """``--doc-level``: build the document gold before any model runs, so that a mistake in the human
-    scores (a document judged for some systems only, segments beyond the test set) is reported before
-    scoring, not after it.  The systems are those of the test set with a human score, not excluded."""
-    if getattr(opts, "doc_level", None) and human is not None and testset is not None:
-        from .. import judging  # numpy and the statistics: not for --help
-
-        judging.check_human(human, testset, exclude=opts.exclude_systems or (), exclude_humans=opts.no_human_systems,
-                            doc_rule=opts.doc_level)
-
-
 def warn_unmatched(opts: Options, testset: TestSet | None, human: HumanScores | None,
                    who: str = "docmetrics") -> None:
     """One warning naming every system (not excluded) that has no human score, each with the human file's
-    closest name ("did you mean"): they are left out of the correlations."""
+    closest name ("did you mean"): they are left out of the correlations.  With ``--doc-level``, the document
+    gold is built first, so that a mistake in the human scores (a document judged for some systems only,
+    segments beyond the test set) is reported before scoring, not after it."""
     if human is None or testset is None:
         return
     from .. import judging  # numpy and the statistics: not for --help
 
-    missing = judging.check_human(human, testset, exclude=getattr(opts, "exclude_systems", None) or ())
+    missing = judging.check_human(human, testset, exclude=getattr(opts, "exclude_systems", None) or (),
+                                  exclude_humans=bool(getattr(opts, "no_human_systems", False)),
+                                  doc_rule=getattr(opts, "doc_level", None))
     if not missing:
         return
     names = [f"{system} (did you mean {close}?)" if close else system for system, close in missing.items()]

@@ -6,10 +6,9 @@ data, with the WMT23 and WMT24 averages (and ``--average``: any statistics of th
 from __future__ import annotations
 
 import json
-import os
 from typing import TYPE_CHECKING, Sequence, TextIO
 
-from ..judging import SCHEMES
+from ..judging import SCHEMES, plot_main_statistics, pyplot
 from ..values.errors import InputError, UserError
 from . import report as report_cli
 from . import stored as stored_cli
@@ -18,7 +17,6 @@ from .format import columns
 from .mtme import check_common, lp_dict, lp_text, score
 from .options import Options
 from .output import Output, write
-from .plot import plot_main_statistics, pyplot
 from .specs import language_pairs
 
 if TYPE_CHECKING:
@@ -40,15 +38,6 @@ def _parse_average(opts: Options) -> tuple[str, ...]:
         raise UserError(f"--average {opts.average}: {exc}") from None
 
 
-def _check_plot(path: str) -> None:
-    parent = os.path.dirname(os.path.abspath(path))
-    if not os.path.isdir(parent):
-        raise UserError(f"--plot {path}: no such directory {parent}")
-    if not path.lower().endswith(".png"):
-        raise UserError(f"--plot {path}: give a .png file")
-    pyplot()
-
-
 def run_metaeval(opts: Options, out: TextIO) -> int:
     from .. import judging  # numpy and the statistics: not for --help
 
@@ -60,7 +49,10 @@ def run_metaeval(opts: Options, out: TextIO) -> int:
     lps = language_pairs([opts.lps], spaces=False)
     custom = _parse_average(opts) if opts.average else None
     if opts.plot:
-        _check_plot(opts.plot)
+        check_output_file(opts.plot, "--plot")
+        if not opts.plot.lower().endswith(".png"):
+            raise UserError(f"--plot {opts.plot}: give a .png file")
+        pyplot()
     if opts.report:
         check_output_file(opts.report, "--report", (opts.plot,))
     opts = check_common(opts, lps)

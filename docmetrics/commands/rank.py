@@ -13,18 +13,14 @@ set's own human scores.  Everything that needs no model is checked first."""
 from __future__ import annotations
 
 import contextlib
-from dataclasses import replace
 from typing import Any, Sequence, TextIO
 
 from ..api import Result, TestSet
 from ..judging import (
-    AUTORANK_PRESETS,
-    MAX_N,
     AutoRank,
     ClusterAgreement,
     EvalSet,
     HumanRanking,
-    StoredMetric,
     StoredScorer,
     StoredScores,
     autorank,
@@ -38,11 +34,13 @@ from ..values.errors import InputError, SpecError, UserError
 from . import data as data_cli
 from . import stored as stored_cli
 from .common import naming_the_reference, session_scope
+from .conflicts import Conflicts, Option
 from .inputs import load_testset, show_warnings
 from .messages import note
 from .options import Options
 from .output import Output, one_or_list, write
 from .scoring import ScoringReport
+from .significance import check_resamples
 from .specs import check_specs, language_pairs
 from .wmt26 import check_no_reference_files, check_systems_given, references_from_release
 
@@ -52,7 +50,10 @@ WHO = "docmetrics rank"
 #: The sources of human scores to cluster (without -m), beside --data.
 SOURCES = (("genmt", "--genmt"), ("human", "--human"), ("mtme", "--mtme"))
 #: Options of human clusters that mean nothing to AutoRank over live metrics.
-HUMAN_ONLY = (("human", "--human"), ("human_column", "--human-column"), ("lower_is_better", "--lower-is-better"))
+HUMAN_ONLY = Conflicts("-m", "{option} with {other}: -m ranks live metrics with AutoRank on a test set; a --human "
+                       "file holds no test set: rank it without -m (with --scores for the metrics to compare), or "
+                       "give -m a --genmt or --mtme test set, whose human clusters are drawn beside AutoRank",
+                       (Option("human"), Option("human_column"), Option("lower_is_better")))
 #: With -m, options of the human clusters drawn beside AutoRank from the test set's own human scores.
 BESIDE = (("gold", "--gold", ("mtme",)), ("rule", "--rule", ("genmt", "mtme", "data")))
 #: Human clusters beside an AutoRank, and each metric's agreement with them.
@@ -73,8 +74,7 @@ def check_args(opts: Options, lps: Sequence[str]) -> None:
     if opts.ref and not (opts.mtme and opts.metrics):
         raise UserError(f"--ref {','.join(opts.ref)}: the references of an MTME directory to score -m metrics against; "
                         "it needs -m SPEC... --mtme ROOT")
-    if not 1 <= opts.paired_bs_n <= MAX_N:
-        raise UserError(f"--paired-bs-n must be from 1 to {MAX_N} (resamples kept in memory), not {opts.paired_bs_n}")
+    check_resamples("--paired-bs-n", opts.paired_bs_n)
     testset_given = bool(opts.input or opts.source or opts.references or opts.doc_ids)
     if (opts.wmt26_systems or opts.wmt26_ref) and not opts.wmt26:
         raise UserError(f"{'--wmt26-systems' if opts.wmt26_systems else '--wmt26-ref'}: names files or references of "
@@ -115,11 +115,7 @@ def _check_human(opts: Options) -> None:
 def _check_live(opts: Options, lps: Sequence[str], testset_given: bool) -> None:
     """The options of -m: one test set to score, and the specs."""
     data_cli.check(opts, "rank")
-    for attr, flag in HUMAN_ONLY:
-        if getattr(opts, attr, None):
-            raise UserError(f"{flag} with -m: -m ranks live metrics with AutoRank on a test set; a --human file holds "
-                            "no test set: rank it without -m (with --scores for the metrics to compare), or give -m a "
-                            "--genmt or --mtme test set, whose human clusters are drawn beside AutoRank")
+    HUMAN_ONLY.check(opts)
     for attr, flag, sources in BESIDE:
         if getattr(opts, attr, None) and not any(getattr(opts, s, None) for s in sources):
             raise UserError(f"{flag} with -m: the human clusters beside AutoRank are drawn from the test set's own "
@@ -147,15 +143,15 @@ def _check_live(opts: Options, lps: Sequence[str], testset_given: bool) -> None:
 def run_rank(opts: Options, out: TextIO) -> int:
     lps = language_pairs(opts.lp or [])
     check_args(opts, lps)
-    if opts.metrics:
-        results, found = rank_live(opts, lps)
-        return write_ranks(opts, results, out, beside_autorank(opts, results, found))
     stored = None
     if opts.scores:
         with stored_cli.worded():
             stored = read_stored(opts.scores, lp=lps[0] if len(lps) == 1 else None, directions=opts.direction)
-        if "" in stored.pairs and len(lps) > 1:  # "": the pair of a TSV read without one
-            raise InputError(f"{', '.join(opts.scores)}: a TSV names no language pair; rank one with -l LP")
+    if opts.metrics:
+        results, found = rank_live(opts, lps, stored)
+        return write_ranks(opts, results, out, beside_autorank(opts, results, found))
+    if stored is not None and "" in stored.pairs and len(lps) > 1:  # "": the pair of a TSV read without one
+        raise InputError(f"{', '.join(opts.scores)}: a TSV names no language pair; rank one with -l LP")
     if _human(opts):
         if opts.paired_bs:
             raise SpecError("--paired-bs clusters AutoRank; the human clusters are drawn by the organisers' tests "
@@ -210,21 +206,20 @@ def read(opts: Options, lps: Sequence[str]) -> list[EvalSet]:
     return data_cli.read_pairs(opts, lps, WHO, notes=bool(opts.metrics))
 
 
-def _metrics(stored: StoredScores, ranking: HumanRanking, opts: Options) -> dict[str, StoredMetric]:
-    """The stored metrics of the ranking's language pair to compare with it (``--stored``, else the preset's, else
-    all), as :meth:`~docmetrics.judging.StoredScores.evalset` chooses them."""
-    if ranking.lp is None and len(stored.language_pairs()) > 1:
-        raise InputError(f"{stored.source}: scores of several language pairs ({', '.join(stored.language_pairs())}); "
-                         "name the one of the human scores with -l")
-    return stored.evalset(ranking.lp, metrics=stored_cli.wanted_metrics(opts.stored, opts.preset)).stored
-
-
 def run_human(opts: Options, lps: Sequence[str], stored: StoredScores | None, out: TextIO) -> int:
-    """The human clusters of each language pair (--rule, default wmt25) and each stored metric's agreement."""
+    """The human clusters of each language pair (--rule, default wmt25) and each stored metric's agreement: the
+    stored metrics of its pair (``--stored``, else the preset's, else all) as
+    :meth:`~docmetrics.judging.StoredScores.evalset` chooses them."""
     blocks = []
     for data in read(opts, lps):
         ranking = human_clusters(data, opts.rule or "wmt25")
-        blocks.append((ranking, cluster_agreement(ranking, _metrics(stored, ranking, opts) if stored else {})))
+        metrics: dict[str, Any] = {}
+        if stored:
+            if ranking.lp is None and len(stored.language_pairs()) > 1:
+                raise InputError(f"{stored.source}: scores of several language pairs "
+                                 f"({', '.join(stored.language_pairs())}); name the one of the human scores with -l")
+            metrics = stored.evalset(ranking.lp, metrics=stored_cli.wanted_metrics(opts.stored, opts.preset)).stored
+        blocks.append((ranking, cluster_agreement(ranking, metrics)))
     write(Output(data=lambda: one_or_list([{"ranking": r.to_dict(), "agreement": [a.to_dict() for a in ag]}
                                            for r, ag in blocks]),
                  text=lambda: "\n".join(r.to_text(opts.width, ag) for r, ag in blocks)),
@@ -255,16 +250,6 @@ def beside_autorank(opts: Options, results: Sequence[AutoRank], found: Sequence[
 
 
 # -- live metrics ---------------------------------------------------------------------------------------------------
-def _stored_for(opts: Options, lp: str | None) -> list[StoredMetric]:
-    """The --scores metrics of ``lp`` (``--stored``, else the preset's, else all)."""
-    if not opts.scores:
-        return []
-    wanted = opts.stored
-    if (not wanted or wanted == ["all"]) and opts.preset and lp:
-        wanted = list(AUTORANK_PRESETS[opts.preset].metrics_for(lp))
-    return stored_cli.for_pair(replace(opts, stored=wanted), lp)
-
-
 def _testsets(opts: Options, lps: Sequence[str]) -> list[tuple[str | None, TestSet, str | None, EvalSet | None]]:
     """(language pair, test set, the pair as metrics' lang= takes it, the EvalSet of judged data or None) of each
     pair to rank, read before any model loads."""
@@ -291,34 +276,37 @@ def references_from_mtme(opts: Options, data: EvalSet | None) -> contextlib.Abst
                                 f"its references: {', '.join(raw.references)}")
 
 
-def rank_live(opts: Options, lps: Sequence[str]) -> tuple[list[AutoRank], list[EvalSet | None]]:
-    """One AutoRank per language pair: the stored metrics checked against each test set, then every -m
+def rank_live(opts: Options, lps: Sequence[str], stored: StoredScores | None
+              ) -> tuple[list[AutoRank], list[EvalSet | None]]:
+    """One AutoRank per language pair: the ``stored`` metrics of the pair (``--stored``, else the preset's, else
+    all; every one without a pair) checked against each test set, then every -m
     metric loaded in one session (as the main command loads them) and scored; with --paired-bs, clusters.
     Beside them, the EvalSet of each pair read from judged data (None for -i files)."""
     from .. import api
 
     pairs = []
     for lp, testset, lang, data in _testsets(opts, lps):
-        stored = [StoredScorer(m) for m in _stored_for(opts, lp)]
-        for scorer in stored:  # a stored metric that does not fit the test set stops the run here
+        wanted = stored_cli.wanted_metrics(opts.stored, opts.preset if lp else None)
+        scorers = [StoredScorer(m) for m in stored.evalset(lp, metrics=wanted).stored.values()] if stored else []
+        for scorer in scorers:  # a stored metric that does not fit the test set stops the run here
             scorer.check(testset)
-        clash = [s.name for s in stored if s.name in opts.metrics]
+        clash = [s.name for s in scorers if s.name in opts.metrics]
         if clash:
             raise UserError(f"--scores: a stored metric is named {clash[0]!r} like a -m spec; leave it out with "
                             "--stored NAME...")
-        pairs.append((lp, testset, lang, stored, data))
+        pairs.append((lp, testset, lang, scorers, data))
     out = []
     with session_scope(opts, cache=opts.cache) as session:
-        for lp, testset, lang, stored, data in pairs:
+        for lp, testset, lang, scorers, data in pairs:
             specs = list(dict.fromkeys(opts.metrics))
             metrics = [(spec, api.load(spec, defaults={"lang": lang}, session=session)) for spec in specs]
             with references_from_release(opts), references_from_mtme(opts, data):
                 scored = score_metrics(testset, metrics, observer=ScoringReport(opts, specs, WHO))
             named: dict[str, list[Result]] = {s.spec: s.results for s in scored}
-            for scorer in stored:
+            for scorer in scorers:
                 named[scorer.name] = scorer.compute(testset)
-            result = autorank(named, lp=lp, preset=opts.preset if stored else None)
-            for scorer in stored:
+            result = autorank(named, lp=lp, preset=opts.preset if scorers else None)
+            for scorer in scorers:
                 result.metric_info[scorer.name].update(direction=scorer.metric.direction)
             if opts.paired_bs:
                 autorank_clusters(named, ranking=result, n=opts.paired_bs_n, seed=opts.seed)

@@ -178,7 +178,6 @@ def score_and_write(opts: Options, metrics: list[Any], testset: Any, score_cache
     """Score, judge and write; ``data``: what --genmt, --wmt25-tsv or --wmt26 read (what --error-free judges, what
     --write-submission writes; --genmt's is what the report shows the ESA spans of)."""
     opts = significance.find_baseline(opts, testset)  # before scoring: an unknown --baseline exits 2
-    human_cli.check_document_gold(opts, testset, human)
     human_cli.warn_unmatched(opts, testset, human)
     labels = metric_labels(opts.metrics, [m.name for m in metrics])
     scored = score_metrics(testset, list(zip(opts.metrics, metrics)), observer=_Report(opts, labels),

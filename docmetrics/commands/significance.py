@@ -33,9 +33,7 @@ def check_args(opts: Options) -> None:
             raise UserError(f"--baseline {opts.baseline} names the baseline of a paired test: add --paired-bs or "
                             "--paired-ar (or drop --baseline)")
         return
-    n = opts.paired_bs_n if test == "bs" else opts.paired_ar_n
-    if n < 1 or n > MAX_N:
-        raise UserError(f"--paired-{test}-n must be from 1 to {MAX_N} (resamples kept in memory), not {n}")
+    check_resamples(f"--paired-{test}-n", opts.paired_bs_n if test == "bs" else opts.paired_ar_n)
     if (getattr(opts, "genmt", None) or getattr(opts, "wmt25_tsv", None) or getattr(opts, "data", None)
             or (getattr(opts, "scores", None) and not opts.input)):
         return  # the systems of the judged data or the stored scores, counted once they are read
@@ -44,6 +42,12 @@ def check_args(opts: Options) -> None:
             f"--paired-{test} compares systems with the first one (the baseline): give at "
             "least two system files with -i"
         )
+
+
+def check_resamples(flag: str, n: int) -> None:
+    """The resamples or trials of ``flag`` from 1 to MAX_N: they are kept in memory."""
+    if not 1 <= n <= MAX_N:
+        raise UserError(f"{flag} must be from 1 to {MAX_N} (resamples kept in memory), not {n}")
 
 
 def find_baseline(opts: Options, testset: Any) -> Options:
@@ -70,8 +74,7 @@ def check_ci_args(opts: Options) -> None:
         raise UserError(f"{given[0]} sets up --ci: add --ci")
     if not opts.ci:
         return
-    if not 1 <= opts.ci_n <= MAX_N:
-        raise UserError(f"--ci-n must be from 1 to {MAX_N} (resamples kept in memory), not {opts.ci_n}")
+    check_resamples("--ci-n", opts.ci_n)
     if not 0 < opts.ci_level < 1:
         hint = f"; for {opts.ci_level:g}% give {opts.ci_level / 100:g}" if 1 < opts.ci_level < 100 else ""
         raise UserError(f"--ci-level must be between 0 and 1 (e.g. 0.95), not {opts.ci_level:g}{hint}")

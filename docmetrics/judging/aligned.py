@@ -30,11 +30,10 @@ class Aligned:
     item_keys: list[tuple[int, int]]
 
 
-def align(results: Sequence[Result], order: Sequence[str], n_segments: int | None) -> Aligned:
-    """The results (named as ``order``) in the order of ``order``; ``n_segments``: how many segments the
-    human scores cover (a unit beyond is an error), None without segment-level human scores."""
-    by_sys = {r.system: r for r in results}
-    chosen = [by_sys[s] for s in order]
+def align(chosen: Sequence[Result], order: Sequence[str], n_segments: int | None) -> Aligned:
+    """The results of the systems ``order`` (parallel to it: each named by its human name there);
+    ``n_segments``: how many segments the human scores cover (a unit beyond is an error), None without
+    segment-level human scores."""
     sys_scores = [float(r.score) for r in chosen]
     if not any(r.units for r in chosen):
         return Aligned(sys_scores, None, None, "none", [])
@@ -48,18 +47,18 @@ def align(results: Sequence[Result], order: Sequence[str], n_segments: int | Non
     single = all(r.wide_unit() is None for r in chosen)
     if single and n_segments:
         seg: dict[str, list[Score]] = {}
-        for r in chosen:
+        for s, r in zip(order, chosen):
             row: list[Score] = [None] * n_segments
             for u in r.units:
                 if 0 <= u.start < n_segments and not math.isnan(u.score):
                     row[u.start] = float(u.score)
-            seg[r.system] = row
+            seg[s] = row
         return Aligned(sys_scores, seg, seg, "segment", [(i, i + 1) for i in range(n_segments)])
     keys: set[tuple[int, int]] | None = None
     per: dict[str, dict[tuple[int, int], float]] = {}
-    for r in chosen:
+    for s, r in zip(order, chosen):
         d = {(u.start, u.end): u.weight * u.score for u in r.units if not math.isnan(u.score)}
-        per[r.system] = d
+        per[s] = d
         keys = set(d) if keys is None else keys & set(d)
     common = sorted(keys or ())
     if not common:

@@ -20,12 +20,9 @@ from .labels import namer
 from .metaevaluation import MetaEvaluation
 from .text import num, table
 
-__all__ = ["RANGES", "SCHEMES", "PER_LP", "AVERAGE_TITLES", "AverageTask", "WmtAverage", "average_statistics",
+__all__ = ["SCHEMES", "PER_LP", "AVERAGE_TITLES", "AverageTask", "WmtAverage", "average_statistics",
            "wmt_average"]
 
-#: the range each statistic is mapped from to [0, 1] when averaged (MTME's TaskResults.range)
-RANGES = {**{n: (s.low, s.high) for s in registry.BUILTIN for n in (s.name, *s.aliases)},
-          "global_accuracy": (0.0, 1.0)}
 SCHEMES = ("wmt23", "wmt24")
 #: the statistics of every language pair in MTME's task sets (WMT23 adds the pooled pairwise accuracy)
 PER_LP = {"wmt23": ("pearson", "seg_pearson", "seg_acc_eq"), "wmt24": ("spa", "seg_acc_eq")}
@@ -164,18 +161,18 @@ def average_statistics(statistics: Sequence[str], *, pdp: bool = True, document:
     >>> docmetrics.judging.average_statistics(["pearson", "seg_acc_eq"])       # doctest: +SKIP
     ('pearson', 'seg_acc_eq')
     """
-    names = tuple(registry.get(n).name for n in statistics)  # an alias gives its statistic's name
+    found = [registry.get(n) for n in statistics]
+    names = tuple(s.name for s in found)  # an alias gives its statistic's name
     twice = sorted({n for n in names if names.count(n) > 1})
     if twice:
         raise InputError(f"{', '.join(twice)} named twice; name each statistic once")
     if not names:
         raise InputError("no statistic to average")
-    for name in names:
-        s = registry.get(name)
+    for s in found:
         if s.needs == "pdp" and not (pdp or document):
-            raise InputError(f"{name} ({s.title}) needs --pdp or --doc-level", params=("pdp",))
+            raise InputError(f"{s.name} ({s.title}) needs --pdp or --doc-level", params=("pdp",))
         if s.needs == "document" and not document:
-            raise InputError(f"{name} ({s.title}) needs --doc-level", params=("document",))
+            raise InputError(f"{s.name} ({s.title}) needs --doc-level", params=("document",))
     return names
 
 
@@ -221,7 +218,8 @@ def wmt_average(evals: Sequence[MetaEvaluation], scheme: Scheme = "wmt24", alpha
     task_nulls: list[Callable[[str, str], Any]] = []
 
     def add(task: str, lp: str, stat: str, weight: float, values: dict[str, float | None], nulls) -> None:
-        low_high = RANGES[stat] if stat in RANGES else registry.stat_range(stat)
+        # the range mapped to [0, 1] (MTME's TaskResults.range); WMT23's pooled accuracy is no registry statistic
+        low_high = (0.0, 1.0) if stat == "global_accuracy" else registry.stat_range(stat)
         tasks.append(AverageTask(task, lp, stat, weight, *low_high))
         task_values.append(values)
         task_nulls.append(nulls)

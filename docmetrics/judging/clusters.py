@@ -104,12 +104,6 @@ def _mean(annotations: Sequence[float]) -> float:
     return statistics.fmean(present) if present else math.nan
 
 
-def scipy_version() -> str:
-    import scipy
-
-    return str(scipy.__version__)
-
-
 def wilcoxon_p(diffs: Sequence[float], alternative: str) -> float:
     """``scipy.stats.wilcoxon(diffs, alternative=...)``'s p-value with scipy's defaults, as both scripts
     call it; NaN where scipy gives none or refuses (no differences)."""
@@ -388,6 +382,8 @@ def _rank_wmt24(data: JudgedItems) -> HumanRanking:
 
 def _ranking(rule: str, data: JudgedItems, order: list[str], means: Mapping[str, float], ends: Sequence[bool],
              ranks: Sequence[tuple[int, int]] | None, tests: list[PairTest]) -> HumanRanking:
+    import scipy
+
     systems = []
     cluster = 1
     for i, s in enumerate(order):
@@ -395,7 +391,7 @@ def _ranking(rule: str, data: JudgedItems, order: list[str], means: Mapping[str,
                                        sum(_count(a) for a in data.scores[s])))
         if i < len(ends) and ends[i]:
             cluster += 1
-    result = HumanRanking(rule, data.lp, data.source, systems, tests, scipy_version(), definition=RULES[rule])
+    result = HumanRanking(rule, data.lp, data.source, systems, tests, scipy.__version__, definition=RULES[rule])
     if data.unjudged:
         result.notes.append(f"left out, no judgement: {', '.join(data.unjudged)}")
     cutoff = _CUTOFFS.get(rule)

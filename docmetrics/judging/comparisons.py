@@ -13,6 +13,8 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Callable, Mapping, Sequence
 
 from .. import stats
+from ..stats.base import to_matrix
+from ..stats.pce import common_items
 from ..stats.vector import kendall, pairwise_accuracy, pearson, spearman
 from . import statistics as registry  # the statistics as named values
 from .aligned import Aligned, Score
@@ -21,7 +23,7 @@ from .doc_level import doc_cells
 if TYPE_CHECKING:
     import numpy as np
 
-__all__ = ["Comparison", "compare", "METRIC_TESTS", "WILLIAMS_STATISTICS"]
+__all__ = ["Comparison", "compare", "METRIC_TESTS", "WILLIAMS_STATISTICS", "SYSTEM_STATISTICS"]
 
 #: The tests between two metrics: PERM-BOTH (every statistic), or Williams' test of two dependent correlations
 #: (WMT17-20; Pearson's r only: the other statistics keep PERM-BOTH).
@@ -118,8 +120,9 @@ def _segment_cells(a: Aligned, b: Aligned, order: Sequence[str], human_seg: Mapp
     return xa, xb, hh, where
 
 
-#: docmetrics' own statistics of system-level cells, recomputed on a resampled vector and the humans'
-_ON_SYSTEM_CELLS: dict[str, Callable[[list[float], list[float]], Any]] = {
+#: docmetrics' own statistics of the system scores (metric, humans): what the meta-evaluation computes and
+#: PERM-BOTH recomputes on every resampled vector
+SYSTEM_STATISTICS: dict[str, Callable[[Sequence[float], Sequence[float]], float]] = {
     "pearson": pearson, "spearman": spearman, "kendall": kendall,
     "accuracy": lambda x, y: pairwise_accuracy(x, y)[0],
 }
@@ -149,7 +152,7 @@ def _cells(
         if stat == "pdp":
             hrow = [h]
             return np.asarray(a.sys), np.asarray(b.sys), lambda x: stats.pdp(hrow, [x])
-        fn = _ON_SYSTEM_CELLS[stat]
+        fn = SYSTEM_STATISTICS[stat]
         return np.asarray(a.sys), np.asarray(b.sys), lambda x: float(fn(list(x), h))
     if kind == "segment":
         xa, xb, hh, where = _segment_cells(a, b, order, human_seg)
@@ -165,11 +168,9 @@ def _cells(
                 return _plugin_value(statistic, registry.StatInput(list(order), means, list(human_sys), seg, human_seg))
 
             return np.asarray(xa), np.asarray(xb), rebuilt
-        if stat == "seg_pearson":
-            harr = np.asarray(hh, dtype=float)
-            return np.asarray(xa), np.asarray(xb), lambda x: pearson(x, harr)
-        if stat == "seg_kendall":
-            return np.asarray(xa), np.asarray(xb), lambda x: kendall(list(x), hh)
+        if stat in ("seg_pearson", "seg_kendall"):
+            pooled, harr = pearson if stat == "seg_pearson" else kendall, np.asarray(hh, dtype=float)
+            return np.asarray(xa), np.asarray(xb), lambda x: pooled(x, harr)
     if kind == "item":
         assert human_seg is not None
         return _spa_cells(a, b, order, human_seg, n_permutations, spa_seed)
@@ -182,20 +183,11 @@ def _spa_cells(
 ) -> tuple[np.ndarray, np.ndarray, Callable[[np.ndarray], float]]:
     """SPA's items both metrics score for every system, and SPA over an item vector (the humans' p-values
     fixed, the metric's recomputed with the same sign vectors)."""
-    import numpy as np
 
     if a.items is None or b.items is None or a.item_keys != b.item_keys or a.item_kind != b.item_kind:
         raise ItemsDiffer(a, b)
-    hm = np.array([[np.nan if v is None else v for v in human_seg[s]] for s in order], dtype=float)
-    ma = np.array([[np.nan if v is None else v for v in a.items[s]] for s in order], dtype=float)
-    mb = np.array([[np.nan if v is None else v for v in b.items[s]] for s in order], dtype=float)
-    keep_m = ~np.isnan(ma).any(axis=0) & ~np.isnan(mb).any(axis=0)
-    keep_h = ~np.isnan(hm).any(axis=0)
-    if a.item_kind == "segment" and hm.shape[1] == ma.shape[1]:
-        keep_h = keep_m = keep_h & keep_m
-    hm, ma, mb = hm[:, keep_h], ma[:, keep_m], mb[:, keep_m]
-    if hm.shape[1] == 0 or ma.shape[1] == 0:
-        raise ValueError("no item is scored for every system")
+    hm, ma, mb = (to_matrix(x, order, "scores") for x in (human_seg, a.items, b.items))
+    hm, ma, mb = common_items(hm, ma, mb, same_items=a.item_kind == "segment" and hm.shape[1] == ma.shape[1])
     return ma.ravel(), mb.ravel(), stats.spa_statistic(hm, ma.shape, n_permutations, spa_seed)
 
 
@@ -261,30 +253,22 @@ def compare(
                 if use_williams:
                     tests[(a, b)] = williams(*_williams_cells(stat, aligned[a], aligned[b], order, human_sys,
                                                               human_seg))
-                elif statistic.cells in ("document", "document pair"):
-                    if doc_scores is None or doc_gold is None:
-                        raise ValueError("no document level")
-                    if statistic.cells == "document pair":
-                        tests[(a, b)] = stats.perm_both_acc_eq(
-                            doc_scores[a], doc_scores[b], doc_gold, group_by_item=True,
-                            epsilon_a=epsilons[a], epsilon_b=epsilons[b], systems=order,
-                            n_resamples=n_resamples, seed=seed,
-                        )
-                    else:
-                        xa, xb, fn = doc_cells(stat, doc_scores[a], doc_scores[b], doc_gold, order, n_permutations,
-                                               spa_seed)
-                        tests[(a, b)] = stats.perm_both(xa, xb, fn, n_resamples=n_resamples, seed=seed)
-                elif statistic.cells == "segment pair":
-                    assert human_seg is not None and aligned[a].seg is not None and aligned[b].seg is not None
+                    continue
+                document = statistic.cells.startswith("document")
+                if document and (doc_scores is None or doc_gold is None):
+                    raise ValueError("no document level")
+                if statistic.cells.endswith("pair"):  # acc_eq: pair outcomes swapped, each metric its epsilon
+                    ma, mb, gold = ((doc_scores[a], doc_scores[b], doc_gold) if document  # type: ignore[index]
+                                    else (aligned[a].seg, aligned[b].seg, human_seg))
                     tests[(a, b)] = stats.perm_both_acc_eq(
-                        aligned[a].seg, aligned[b].seg, human_seg, group_by_item=True,  # type: ignore[arg-type]
-                        epsilon_a=epsilons[a], epsilon_b=epsilons[b], systems=order,
-                        n_resamples=n_resamples, seed=seed,
-                    )
-                else:
-                    xa, xb, fn = _cells(statistic, aligned[a], aligned[b], order, human_sys, human_seg,
-                                        n_permutations, spa_seed)
-                    tests[(a, b)] = stats.perm_both(xa, xb, fn, n_resamples=n_resamples, seed=seed)
+                        ma, mb, gold, epsilon_a=epsilons[a], epsilon_b=epsilons[b], systems=order,  # type: ignore[arg-type]
+                        n_resamples=n_resamples, seed=seed)
+                    continue
+                xa, xb, fn = (doc_cells(stat, doc_scores[a], doc_scores[b], doc_gold, order,  # type: ignore[index,arg-type]
+                                        n_permutations, spa_seed) if document
+                              else _cells(statistic, aligned[a], aligned[b], order, human_sys, human_seg,
+                                          n_permutations, spa_seed))
+                tests[(a, b)] = stats.perm_both(xa, xb, fn, n_resamples=n_resamples, seed=seed)
             except ItemsDiffer as exc:
                 failed[f"{a} vs {b}"] = f"no significance test: {exc.explain(a, b)}"
             except ValueError as exc:

@@ -29,6 +29,7 @@ from typing import TYPE_CHECKING, Any, Callable, Mapping, Optional, Sequence
 
 from .. import stats
 from ..stats.base import EPSILON_RULE, ITEM_RULE
+from ..stats.pce import common_items
 from ..stats.vector import kendall, pearson
 from ..values.errors import InputError
 from ..values.result import Result
@@ -272,20 +273,15 @@ def doc_cells(
     g = stats.score_rows(gold, order, False, "human scores")[0].reshape(len(order), -1)
     present = ~np.isnan(ma) & ~np.isnan(mb) & ~np.isnan(g)
     if stat == "doc_spa":
-        full = present.all(axis=0)
-        if not full.any():
-            raise ValueError("no document is scored for every system")
-        g, ma, mb = g[:, full], ma[:, full], mb[:, full]
+        g, ma, mb = common_items(g, ma, mb, same_items=True)
         return ma.ravel(), mb.ravel(), stats.spa_statistic(g, ma.shape, n_permutations, spa_seed)
     if not present.any():
         raise ValueError("no (system, document) pair is scored by the humans and by both metrics")
     pos = np.nonzero(present)
     gv = g[pos]
     if stat in ("doc_pearson", "doc_kendall"):
-        if stat == "doc_pearson":
-            return ma[pos], mb[pos], lambda x: pearson(x, gv)
-        glist = list(gv)
-        return ma[pos], mb[pos], lambda x: kendall(list(x), glist)
+        pooled = pearson if stat == "doc_pearson" else kendall
+        return ma[pos], mb[pos], lambda x: pooled(x, gv)
     gm = np.full(g.shape, np.nan)
     gm[pos] = gv
     gt = gm.T.copy()

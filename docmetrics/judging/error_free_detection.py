@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING, Any, Mapping, Sequence
 
 from ..algorithms.detection import Detection, detect, items
 from ..values.errors import InputError
-from .labels import column, metric_labels
+from .labels import row_labels
 from .text import num, table
 
 if TYPE_CHECKING:
@@ -106,7 +106,7 @@ def error_free_text(found: Sequence[ErrorFree], width: int = 4) -> str:
     scores with ``width`` decimals) under a blank line, and how its items are judged: what ``docmetrics --genmt
     FILE --error-free`` prints after the meta-evaluation."""
     specs = [f.spec for f in found]
-    named = {spec: column(label, k + 1) for k, (spec, label) in enumerate(zip(specs, metric_labels(specs)))}
+    named = dict(zip(specs, row_labels(specs)))
     rows = []
     for spec, d, why in ((f.spec, f.detection, f.note) for f in found):
         if d is None:

@@ -34,41 +34,29 @@ Nothing here parses arguments or prints; the result is a :class:`~docmetrics.jud
 
 from __future__ import annotations
 
-import dataclasses
 import math
 from typing import Any, Mapping, Sequence
 
 from .. import stats
 from ..formats.mtme import MtmeTestSet
-from ..stats.vector import kendall, pairwise_accuracy, pearson, spearman
+from ..stats.vector import kendall, pairwise_accuracy, pearson
 from ..values.errors import InputError
 from ..values.result import Result
 from ..values.units import as_score
 from . import statistics as registry  # the statistics as named values
 from .aligned import Aligned, Score, align
-from .comparisons import Comparison, compare
-from .doc_level import DOC_RULES, DOC_STATISTICS, DocGold, doc_eval, doc_gold, doc_matrix
+from .comparisons import SYSTEM_STATISTICS, Comparison, compare
+from .doc_level import DocGold, doc_eval, doc_gold, doc_matrix
 from .human_match import match_systems
 from .metaeval_metric import UNIT_LEVEL, MetaEval
 from .metaevaluation import MetaEvaluation
 
-__all__ = ["SYS_STATISTICS", "SEG_STATISTICS", "STATISTICS", "MAIN_STATISTICS", "compared_statistics", "evaluate_wmt",
-           "evaluate_mtme", "match_systems"]
+__all__ = ["MAIN_STATISTICS", "compared_statistics", "evaluate_wmt", "evaluate_mtme", "match_systems"]
 
-# The names below are views of the one registry, :mod:`docmetrics.judging.statistics` (docmetrics' own
-# statistics; a plugin statistic is found there at run time).
-#: the system level without the opt-in PDP (``accuracy_mtme``: MTME's name of pairwise accuracy)
-SYS_STATISTICS = tuple(n for s in registry.BUILTIN if s.level == "system" and s.needs != "pdp"
-                       for n in (s.name, *(a for a in s.aliases if "_" in a)))
-SEG_STATISTICS = registry.names("segment", plugins=False)
-STATISTICS = SYS_STATISTICS + SEG_STATISTICS
-#: opt-in statistics (``pdp=True`` / ``doc_rule``): system-level Pairwise Difference Pearson and the
-#: document level (:mod:`docmetrics.judging.doc_level`); the default output does not change
-EXTRA_STATISTICS = registry.names(needs="pdp", plugins=False) + DOC_STATISTICS
-ALL_STATISTICS = STATISTICS + EXTRA_STATISTICS
 #: the statistics compared by PERM-BOTH by default when the document level is asked for
 DOC_MAIN_STATISTICS = ("pdp", "doc_acc_eq", "doc_pearson", "doc_spa")
-#: the statistics of the WMT23 and WMT24 rankings, compared by PERM-BOTH by default
+#: the statistics of the WMT23 and WMT24 rankings, compared by PERM-BOTH by default (a view of the one registry,
+#: :mod:`docmetrics.judging.statistics`)
 MAIN_STATISTICS = registry.names(main=True, plugins=False)
 
 
@@ -78,10 +66,6 @@ def compared_statistics(pdp: bool = False, doc_rule: str | None = None, also: Se
     with ``doc_rule``, then ``also`` (e.g. the statistics of an average), each once."""
     extra = DOC_MAIN_STATISTICS if doc_rule is not None else ("pdp",) if pdp else ()
     return tuple(dict.fromkeys((*registry.names(main=True), *extra, *also)))
-
-
-
-
 
 
 # -- evaluation ------------------------------------------------------------------------------------------------
@@ -173,7 +157,7 @@ def _metric_stats(
     unit_level: bool,
 ) -> MetaEval:
     m, h = al.sys, list(human_sys)
-    acc, agree, pairs = pairwise_accuracy(m, h)
+    _, agree, pairs = pairwise_accuracy(m, h)
     out = MetaEval(
         metric=name,
         spec=name,
@@ -181,7 +165,7 @@ def _metric_stats(
         systems=list(order),
         metric_scores=m,
         human_scores=h,
-        values={"pearson": pearson(m, h), "spearman": spearman(m, h), "kendall": kendall(m, h), "accuracy": acc},
+        values={stat: fn(m, h) for stat, fn in SYSTEM_STATISTICS.items()},
         agree=agree,
         pairs=pairs,
     )
@@ -258,7 +242,6 @@ def evaluate_wmt(
     *,
     lp: str = "",
     human_name: str | None = None,
-    systems: Sequence[str] | None = None,
     significance: Sequence[str] | None = None,
     n_resamples: int = stats.DEFAULT_RESAMPLES,
     seed: int | None = stats.DEFAULT_SEED,
@@ -294,16 +277,10 @@ def evaluate_wmt(
     any name or alias); an opt-in statistic of ``significance`` is computed as well."""
     raw = _group(results)
     groups = {name: [r.oriented() for r in rs] for name, rs in raw.items()}  # judged higher-better
-    if doc_rule is not None and doc_rule not in DOC_RULES:
-        raise InputError(f"document rule {doc_rule!r}: expected one of {', '.join(DOC_RULES)}")
     if human_sys is None and human_seg is None:
         raise InputError("no human scores: give system-level or segment-level human scores")
     if significance is None:
         significance = compared_statistics()
-    known = ALL_STATISTICS + registry.names(level="system", opt_in=True) + registry.names(level="segment", opt_in=True)
-    for stat in significance:
-        if stat not in known:
-            raise InputError(f"unknown statistic {stat!r} for significance; one of {', '.join(dict.fromkeys(known))}")
     asked = frozenset(registry.get(n).name for n in (*statistics, *significance))
     n_segments = None
     if human_seg is not None:
@@ -332,9 +309,6 @@ def evaluate_wmt(
             mine[hn] = r
         per_metric[name] = mine
     candidates = [s for s in sorted(hsys) if hsys[s] is not None]
-    if systems is not None:
-        wanted = set(systems)
-        candidates = [s for s in candidates if s in wanted]
     order = []
     for s in candidates:
         lacking = [n for n, mine in per_metric.items() if s not in mine]
@@ -366,8 +340,7 @@ def evaluate_wmt(
     doc_scores: dict[str, dict[str, list[Score]]] = {}
     for name, mine in per_metric.items():
         rs = [mine[s] for s in order]
-        # the results are renamed to the human names for alignment
-        al = align([_renamed(r, s) for r, s in zip(rs, order)], order, n_segments)
+        al = align(rs, order, n_segments)
         aligned[name] = al
         metrics[name] = _plugin_stats(_metric_stats(
             name, rs, al, order, human_vec, human_seg, spa, n_permutations, spa_seed, short, unit_level
@@ -418,20 +391,11 @@ def _doc_ids_from_units(groups: Mapping[str, Sequence[Result]], n_segments: int 
     return ids  # type: ignore[return-value]
 
 
-def _renamed(r: Result, system: str) -> Result:
-    return r if r.system == system else dataclasses.replace(r, system=system)
-
-
-def evaluate_mtme(
-    results: Mapping[str, Sequence[Result]] | Sequence[Result],
-    data: MtmeTestSet,
-    *,
-    human_name: str | None = None,
-    **options: Any,
-) -> MetaEvaluation:
-    """:func:`evaluate_wmt` with the human scores of an MTME test set (``human_name``: default the
-    one chosen by load_mtme, else the standard one); ``options`` as for evaluate_wmt."""
-    name = human_name or data.human_name or data.default_human_name("seg") or data.default_human_name("sys")
+def evaluate_mtme(results: Mapping[str, Sequence[Result]] | Sequence[Result], data: MtmeTestSet,
+                  **options: Any) -> MetaEvaluation:
+    """:func:`evaluate_wmt` with the human scores of an MTME test set (those chosen by load_mtme, else the
+    standard ones); ``options`` as for evaluate_wmt."""
+    name = data.human_name or data.default_human_name("seg") or data.default_human_name("sys")
     if name is None:
         raise InputError(f"{data.directory}/human-scores: no human scores for {data.lp}")
     sys_scores = data.human_scores.get((name, "sys"))
@@ -446,5 +410,5 @@ def evaluate_mtme(
         if doc_scores is not None:
             options.setdefault("human_doc", doc_scores)
             options.setdefault("doc_names", data.doc_names)
-    return evaluate_wmt(results, sys_scores, seg_scores, lp=options.pop("lp", data.lp), human_name=name, **options)
+    return evaluate_wmt(results, sys_scores, seg_scores, lp=data.lp, human_name=name, **options)
 

@@ -157,7 +157,7 @@ def _mbr(metric: str | Metric, units: _Units, matrix: bool, prune_top_k: int | N
     testset, spans, unit = units.scored, units.spans, units.unit
     names = list(testset.systems)
     _at_least_two(testset, "mbr")
-    if not _uses_reference(scorer, _without_references(testset)):
+    if not _uses_reference(scorer, testset):
         raise SpecError(f"mbr: {scorer.name} scores without a reference (a QE metric), so the other candidates "
                         "cannot serve as references; use a reference-based metric (e.g. chrf, doc-comet with a "
                         "COMET-DA model), or rank the candidates by QE with rerank")
@@ -166,11 +166,10 @@ def _mbr(metric: str | Metric, units: _Units, matrix: bool, prune_top_k: int | N
     if prune_top_k is not None or prune_metric is not None:
         slots, prune_signature = _pruned(units, prune_top_k, prune_metric, session)
     k = len(slots[0])
-    blocks = [[s[j] for s in slots] for j in range(k)]
     truth = testset.references
-    results = _score_blocks(scorer, testset, spans, slots, blocks, truth)
+    results = _score_blocks(scorer, testset, spans, slots)
     higher = results[0].higher_is_better
-    scores = [_unit_scores(r, spans, len(blocks) + (truth is not None), units.by, scorer.spec()) for r in results]
+    scores = [_unit_scores(r, spans, k + (truth is not None), units.by, scorer.spec()) for r in results]
     chosen_units = []
     for u, (doc_id, a, b) in enumerate(spans):
         m: list[list[float | None]] = [[None] * len(names) for _ in names]
@@ -210,8 +209,7 @@ def _rerank(metric: str | Metric, units: _Units, session: Session) -> CandidateS
     scorer = metric if isinstance(metric, Metric) else load(metric, session=session)
     testset, spans, unit = units.scored, units.spans, units.unit
     _at_least_two(testset, "rerank")
-    qe = not _needs_reference(scorer, _without_references(testset))
-    if testset.references is None and not qe:
+    if testset.references is None and _needs_reference(scorer, testset):
         raise SpecError(f"rerank: {scorer.name} is reference-based and no reference was given: give the "
                         "reference (references=FILE) for an oracle rerank, or use a QE metric (e.g. slide "
                         "with CometKiwi, doc-comet-qe)", params=("references",))
@@ -336,10 +334,10 @@ def _without_references(testset: TestSet) -> TestSet:
         return TestSet(dict(testset.systems), testset.sources, None, testset.doc_ids, names=dict(testset.names))
 
 
-def _needs_reference(metric: Metric, no_refs: TestSet) -> bool:
-    """Whether ``metric`` refuses to score without a reference (its own check, before any scoring)."""
+def _needs_reference(metric: Metric, testset: TestSet) -> bool:
+    """Whether ``metric`` refuses to score ``testset`` without its reference (its own check, before any scoring)."""
     try:
-        metric.check_inputs(no_refs)
+        metric.check_inputs(_without_references(testset))
     except InputError as exc:
         if "references" in exc.params:  # Metric.require(reference=True)
             return True
@@ -349,15 +347,15 @@ def _needs_reference(metric: Metric, no_refs: TestSet) -> bool:
 
 def _uses_reference(metric: Metric, testset: TestSet) -> bool:
     """Whether ``metric`` reads a reference: it needs one, or its backbone scores against one."""
-    return _needs_reference(metric, _without_references(testset)) or metric.reference_based()
+    return _needs_reference(metric, testset) or metric.reference_based()
 
 
-def _score_blocks(metric: Metric, testset: TestSet, spans: list[tuple[str, int, int]], slots: list[list[int]],
-                  blocks: list[list[int]], truth: list[str] | None) -> list[Result]:
+def _score_blocks(metric: Metric, testset: TestSet, spans: list[tuple[str, int, int]], slots: list[list[int]]
+                  ) -> list[Result]:
     """One scoring pass: system i holds, in each unit, the candidate of slot i; block j of the documents has,
     in each unit, the candidate of slot j as reference (and a last block the true reference, where given)."""
-    names = list(testset.systems)
-    texts = [testset.systems[n] for n in names]
+    texts = list(testset.systems.values())
+    blocks = [[s[j] for s in slots] for j in range(len(slots[0]))]
     n_lines = testset.n_segments
 
     def assemble(choice: Sequence[int]) -> list[str]:
@@ -367,6 +365,7 @@ def _score_blocks(metric: Metric, testset: TestSet, spans: list[tuple[str, int, 
         return out
 
     ids = testset.doc_ids if testset.doc_ids is not None else [""] * n_lines
+    truth = testset.references
     refs = [assemble(b) for b in blocks] + ([list(truth)] if truth is not None else [])
     systems = {f"slot {i}": assemble(b) * len(refs) for i, b in enumerate(blocks)}
     stacked_ids = [f"{j}|{d}" for j in range(len(refs)) for d in ids]  # block j's copy of each document
@@ -433,11 +432,8 @@ def _pruned(units: _Units, k: int | None, qe: str | Metric | None,
 
 def _selection(method: str, metric: Metric, first: Result, testset: TestSet, unit: str, units: list[UnitChoice],
                signature: str, prune_signature: str | None) -> CandidateSelection:
-    names = list(testset.systems)
-    texts = [testset.systems[n] for n in names]
-    lines: list[str] = []
-    for u in units:
-        lines += texts[u.chosen][u.start:u.end]
+    texts = list(testset.systems.values())
+    lines = [line for u in units for line in texts[u.chosen][u.start:u.end]]
     return CandidateSelection(method, metric.name, metric.spec(), signature,
-                              [testset.names.get(n, n) for n in names], unit, first.higher_is_better, units,
+                              [testset.names.get(n, n) for n in testset.systems], unit, first.higher_is_better, units,
                               lines, prune_signature)

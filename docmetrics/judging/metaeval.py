@@ -29,17 +29,15 @@ from .evaluate import compared_statistics, evaluate_mtme, evaluate_wmt
 from .human_match import closest_system, match_systems, segment_rows
 from .labels import row_labels
 from .metaeval_metric import MetaEval
-from .metaevaluation import LEVELS, MetaEvaluation, esa_description, human_description, mtme_text, written_lines
+from .metaevaluation import MetaEvaluation, mtme_text, written_lines
 from .params import name_list
+from .statistics import LEVELS
 from .text import num, table
 
 if TYPE_CHECKING:
     from .mtme import MtmeRun
 
-__all__ = ["MetaEvaluation", "meta_evaluate", "check_human", "describe_human", "wmt_average", "WmtAverage", "LEVELS",
-           "mtme_run_text", "mtme_run_dict"]
-
-WmtAverage = averages.WmtAverage
+__all__ = ["meta_evaluate", "check_human", "describe_human", "wmt_average", "mtme_run_text", "mtme_run_dict"]
 
 ResultsByMetric = Union[Mapping[str, Sequence[Result]], Sequence[tuple[str, Sequence[Result]]]]
 
@@ -227,8 +225,7 @@ def _judge(pairs: Sequence[tuple[str, list[Result]]], names: Sequence[str], huma
     def wmt(chosen: Mapping[str, Sequence[tuple[Result, str]]], **more: Any) -> MetaEvaluation:
         systems = list(dict.fromkeys(h for pairs in chosen.values() for _, h in pairs))  # in order: the sums too
         return evaluate_wmt(
-            {name: [r if r.system == h else dataclasses.replace(r, system=h) for r, h in pairs]
-             for name, pairs in chosen.items()},
+            {name: [r for r, _ in pairs] for name, pairs in chosen.items()},
             {h: human.system[h] for h in systems}, None if rows is None else {h: rows[h] for h in systems},
             unit_level=True, human_file=str(human.path), doc_ids=doc_ids, **options, **more)
 
@@ -337,12 +334,21 @@ def describe_human(human: EvalSet | HumanScores, *, column: str | None = None, l
     scores = human.human if isinstance(human, EvalSet) else human
     if scores is None:
         raise InputError(f"{human.source}: no human scores to describe", params=("human",))  # type: ignore[union-attr]
-    if isinstance(human, EvalSet) and human.format == "genmt":
-        return esa_description(human.source, human.lp or "", scores.segments)
-    if lp is not None and scores.column == "ESA":  # a GenMT pair's scores, as formats.genmt reads them
-        return esa_description(str(scores.path), lp, scores.segments)
-    return human_description(str(scores.path), column=column, lower_better=scores.lower_is_better,
-                             raw_mqm=scores.raw_mqm)
+    genmt = isinstance(human, EvalSet) and human.format == "genmt"
+    if genmt or (lp is not None and scores.column == "ESA"):  # a GenMT pair's scores, as formats.genmt reads them
+        source, lp = (human.source, human.lp or "") if genmt else (str(scores.path), lp)  # type: ignore[union-attr]
+        items = sum(len(judged) for judged in scores.segments.values())
+        return (f"ESA scores of {source} ({lp}, field scores; an item's score is the mean of its annotations; {items} "
+                f"judged (segment, system) items of {len(scores.segments)} systems; higher is better)")
+    negated = " after negation" if scores.lower_is_better else ""
+    how = MQM_TEXT if scores.raw_mqm else f"column {column or 'auto'}; higher is better{negated}"
+    return f"{scores.path} ({how})"
+
+
+#: how a raw MQM file's scores are computed, in the notes under a table
+MQM_TEXT = ("raw MQM ratings: per segment, the errors' weights (Major 5, Minor 1, Minor Fluency/Punctuation 0.1, "
+            "Major Non-translation! 25, else 0) summed per rater and averaged over raters, as mt-metrics-eval's "
+            "score_mqm.py computes them; a penalty, lower is better, negated")
 
 
 def _mtme(pairs: Sequence[tuple[str, list[Result]]], data: EvalSet, levels: Sequence[str] | None,

@@ -13,10 +13,10 @@ from ..values.units import as_score
 from . import statistics as stats
 from .doc_level import DOC_STATISTICS, DocEval
 
-__all__ = ["MetaEval", "ALIASES", "UNIT_LEVEL"]
+__all__ = ["MetaEval", "UNIT_LEVEL"]
 
-#: other names of statistics: MTME's name of pairwise accuracy, and those of ``sweep --stat``
-ALIASES = {a: s.name for s in stats.BUILTIN for a in s.aliases}
+#: the names of docmetrics' own statistics and MTME's (read without a look into the plugins)
+_NAMES = frozenset(s.name for s in (*stats.BUILTIN, *stats.MTME))
 #: ``seg_level_name`` of a metric whose units span several segments (with ``unit_level``)
 UNIT_LEVEL = "unit (mean of its segments' human scores)"
 
@@ -94,28 +94,33 @@ class MetaEval:
         else:
             self.notes[name] = text
 
-    @property
-    def accuracy_mtme(self) -> float | None:
-        """Pairwise accuracy under MTME's name (one definition: pairs with a missing score skipped)."""
-        return self.accuracy
+    def _name(self, stat: str) -> str:
+        """The registry's name of ``stat`` (any alias resolved); an unknown name is an InputError naming those there
+        are."""
+        return stat if stat in self.values or stat in self.notes or stat in _NAMES else stats.get(stat).name
 
     def get(self, stat: str) -> float | None:
         """A statistic by any of its names (see :mod:`docmetrics.judging.statistics`); None where it
-        does not apply or is undefined (NaN); an unknown name is an InputError naming those there are."""
-        name = stat if stat in self.values else ALIASES.get(stat, stat)
+        does not apply, is not computed here or is undefined (NaN); an unknown name is an InputError naming those
+        there are."""
+        name = self._name(stat)
         if name in DOC_STATISTICS:
             return None if self.document is None else self.document.get(name)
-        if name not in self.values:
-            stats.get(name)  # a statistic not computed here is None; an unknown name is an error
-            return None
-        return as_score(self.values[name])
+        return as_score(self.values.get(name))
 
     def note(self, stat: str) -> str | None:
         """Why ``stat`` has no value (None where it has one, or where nothing was said)."""
-        name = stat if stat in self.notes else ALIASES.get(stat, stat)
+        name = self._name(stat)
         if name in DOC_STATISTICS:
             return "no document level" if self.document is None else self.document.note
         return self.notes.get(name)
+
+    def note_lines(self, label: int | str, segment: str = "segment level") -> list[str]:
+        """The notes under a table on this metric (``[label]``): why it has no SPA, why no ``segment`` level
+        (acc_eq), and acc_eq's note on ties."""
+        missing = (("SPA", self.spa_note), (segment, self.seg_note))
+        lines = [f"[{label}] no {what}: {why}" for what, why in missing if why]
+        return lines + ([f"[{label}] acc_eq: {self.acc_eq_note}"] if self.acc_eq_note else [])
 
     def plugin_statistics(self) -> list[str]:
         """The names of the statistics computed here by their own ``compute`` (a plugin's, or an entry of

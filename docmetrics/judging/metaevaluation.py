@@ -20,16 +20,15 @@ from . import statistics as stats
 from .comparisons import Comparison
 from .labels import namer, row_labels
 from .metaeval_metric import MetaEval
-from .stat_table import significance_lines, stat_table, untested_lines
+from .stat_table import ranks, significance_lines, stat_table, untested_lines
+from .statistics import LEVELS
 
 if TYPE_CHECKING:
     from ..formats.mtme import MtmeTestSet
 
 __all__ = ["MetaEvaluation", "MetaEval", "LEVELS", "LAYOUTS", "metaeval_text", "mtme_text", "written_lines",
-           "human_description", "esa_description", "spa_text", "ACC_EQ_TEXT", "DOC_TEXT", "PDP_TEXT", "MQM_TEXT"]
+           "spa_text", "ACC_EQ_TEXT", "DOC_TEXT", "PDP_TEXT"]
 
-#: The levels of a meta-evaluation.
-LEVELS = ("system", "segment", "document")
 #: the prefix of a statistic's name at a level other than the system's
 _PREFIX = {"segment": "seg_", "document": "doc_"}
 #: the JSON layouts: ``--human`` / ``--genmt``'s list, ``--mtme``'s object
@@ -147,8 +146,7 @@ class MetaEvaluation:
     def cluster_of(self, metric: str | int) -> dict[str, int | None]:
         """statistic -> the metric's cluster there (1 = best), for every statistic compared where it has a value
         (None: compared, but no clusters could be formed)."""
-        name = self._label(metric)
-        return {stat: r.rank for stat, comp in self.comparisons.items() for r in comp.ranking if r.metric == name}
+        return ranks(self.comparisons).get(self._label(metric), {})
 
     @property
     def pvalues(self) -> dict[str, dict[str, dict[str, float]]]:
@@ -261,31 +259,9 @@ def spa_text(n_permutations: int, seed: int) -> str:
             f"{seed}) for the humans and the metric, 1 - mean |difference| over system pairs.")
 
 
-#: how a raw MQM file's scores are computed, in the notes under a table
-MQM_TEXT = ("raw MQM ratings: per segment, the errors' weights (Major 5, Minor 1, Minor Fluency/Punctuation 0.1, "
-            "Major Non-translation! 25, else 0) summed per rater and averaged over raters, as mt-metrics-eval's "
-            "score_mqm.py computes them; a penalty, lower is better, negated")
-
-
-def human_description(path: str, *, column: str | None = None, lower_better: bool = False,
-                      raw_mqm: bool = False) -> str:
-    """What the human scores of ``--human PATH`` are, under the table: the file, its column (``auto`` where
-    none was named) and direction, or how a raw MQM file's scores were computed."""
-    negated = " after negation" if lower_better else ""
-    how = MQM_TEXT if raw_mqm else f"column {column or 'auto'}; higher is better{negated}"
-    return f"{path} ({how})"
-
-
-def esa_description(source: str, lp: str, segments: Mapping[str, Mapping[Any, Any]]) -> str:
-    """What the human scores of a GenMT file are, under the table (``segments``: system -> its judged segments)."""
-    items = sum(len(judged) for judged in segments.values())
-    return (f"ESA scores of {source} ({lp}, field scores; an item's score is the mean of its annotations; {items} "
-            f"judged (segment, system) items of {len(segments)} systems; higher is better)")
-
-
 def metaeval_text(ev: MetaEvaluation, *, human: str, width: int = 4) -> str:
     """The meta-evaluation table (:mod:`docmetrics.judging.stat_table`) with ``width`` decimals, what the human
-    scores are (``human``: :func:`human_description`, :func:`esa_description`), how each statistic is computed, the
+    scores are (``human``: :func:`~docmetrics.judging.describe_human`), how each statistic is computed, the
     clusters, what is left out, the signatures: what ``docmetrics --human`` / ``--genmt`` print."""
     evals = list(ev.metrics.values())
     segment = ev.n_segments is not None
@@ -301,12 +277,7 @@ def metaeval_text(ev: MetaEvaluation, *, human: str, width: int = 4) -> str:
                   "over pooled (system, segment) pairs, for metrics with one unit per segment.\n")
     if any(e.seg_level_name is not None for e in evals):
         out.write(spa_text(ev.n_permutations, ev.spa_seed) + "\n" + ACC_EQ_TEXT + "\n")
-        for k, e in enumerate(evals):
-            for what, why in (("SPA", e.spa_note), ("acc_eq", e.seg_note)):
-                if why:
-                    out.write(f"[{k + 1}] no {what}: {why}\n")
-            if e.acc_eq_note:
-                out.write(f"[{k + 1}] acc_eq: {e.acc_eq_note}\n")
+        out.writelines(line + "\n" for k, e in enumerate(evals) for line in e.note_lines(k + 1, "acc_eq"))
     for name in dict.fromkeys(p for e in evals for p in e.plugin_statistics()):
         found = stats.get(name)
         whose = "mt-metrics-eval's, by docmetrics.stats" if found.opt_in else "a plugin statistic"
@@ -436,11 +407,7 @@ def _mtme_table(ev: MetaEvaluation, width: int, labels: Mapping[str, int], rank_
         mw = ev.metrics[m]
         if mw.document is not None and mw.document.note:
             lines.append(f"[{labels.get(m, '?')}] document level: {mw.document.note}")
-        for what, text_note in (("SPA", mw.spa_note), ("segment level", mw.seg_note)):
-            if text_note:
-                lines.append(f"[{labels.get(m, '?')}] no {what}: {text_note}")
-        if mw.acc_eq_note:
-            lines.append(f"[{labels.get(m, '?')}] acc_eq: {mw.acc_eq_note}")
+        lines += mw.note_lines(labels.get(m, "?"))
         for p in mw.plugin_statistics():
             if p in mw.notes:
                 lines.append(f"[{labels.get(m, '?')}] no {p}: {mw.notes[p]}")

@@ -47,7 +47,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Sequence
 
 from ..algorithms import aggregation
-from ..algorithms.aggregation import Aggregation, WeightedMean
+from ..algorithms.aggregation import Aggregation
 from ..stats.base import DEFAULT_SEED
 from ..stats.pce import all_sign_vectors
 from ..stats.ties import at_least, exceeds
@@ -79,7 +79,7 @@ class DocStats:
     score: float
     num: np.ndarray
     den: np.ndarray
-    aggregation: Aggregation = field(default_factory=WeightedMean)
+    aggregation: Aggregation
 
 
 @dataclass
@@ -137,7 +137,10 @@ class PairedTest:
     asked: int | None = None
 
     def signature_text(self, short: bool = False) -> str:
-        return test_signature(self.signature, self.test, self.n, self.seed).format(short=short)
+        """The metric's signature with the test's fields (``bs:1000|seed:12345``) before the version."""
+        fields = [*self.signature.fields, SigField(self.test, self.test, str(self.n), is_param=False),
+                  SigField("seed", "seed", "none" if self.seed is None else str(self.seed), is_param=False)]
+        return Signature(self.signature.metric, fields, self.signature.version).format(short=short)
 
     def to_dicts(self, spec: str | None = None, *, short: bool = False) -> list[dict[str, Any]]:
         """One object per system, the baseline first: its row (:meth:`PairedResult.to_dict`), then the metric
@@ -192,15 +195,6 @@ class PairedTest:
                                                  for k, t in enumerate(tests))
 
 
-def test_signature(signature: Signature, test: str, n: int, seed: int | None) -> Signature:
-    """The metric's signature with the test's fields (``bs:1000|seed:12345``) before the version."""
-    fields = list(signature.fields) + [
-        SigField(test, test, str(n), is_param=False),
-        SigField("seed", "seed", "none" if seed is None else str(seed), is_param=False),
-    ]
-    return Signature(signature.metric, fields, signature.version)
-
-
 def doc_order(results: Sequence[Result]) -> list[str]:
     """The documents that can be resampled: those with at least one unit in some system, in the
     order of the first system's ``docs`` (then of its units).  A doc id that reappears after another
@@ -216,11 +210,6 @@ def doc_order(results: Sequence[Result]) -> list[str]:
     return list(order)
 
 
-def groups_of(results: Sequence[Result]) -> list[str]:
-    """The aggregation groups of the results' units, in order of appearance."""
-    return aggregation.unit_groups(u for r in results for u in r.units)
-
-
 def doc_stats(result: Result, doc_ids: Sequence[str], groups: Sequence[str] | None = None) -> DocStats:
     """Reduce a result to per-document, per-group ``sum(w*s)`` and ``sum(w)``, verifying that the declared
     aggregation of all units is the system score (else the test would test another number)."""
@@ -230,7 +219,7 @@ def doc_stats(result: Result, doc_ids: Sequence[str], groups: Sequence[str] | No
         agg = aggregation.get(result.aggregation)
     except ValueError as exc:
         raise UserError(f"{result.metric}: {exc}; paired tests need an aggregation they can recompute") from None
-    groups = list(groups) if groups is not None else groups_of([result])
+    groups = list(groups) if groups is not None else aggregation.unit_groups(result.units)
     gpos = {g: k for k, g in enumerate(groups)}
     pos = {d: k for k, d in enumerate(doc_ids)}
     num = np.zeros((len(doc_ids), len(groups)))
@@ -298,9 +287,7 @@ def _p_value(null: np.ndarray, observed: float) -> float:
     return (int(np.sum(exceeds(null, observed, observed))) + 1) / (len(null) + 1)
 
 
-def paired_bootstrap(
-    base: DocStats, systems: Sequence[DocStats], n: int = DEFAULT_N["bs"], seed: int | None = DEFAULT_SEED
-) -> list[PairedResult]:
+def paired_bootstrap(base: DocStats, systems: Sequence[DocStats], n: int, seed: int | None) -> list[PairedResult]:
     """The bootstrap test (see the module docstring); the baseline's row first."""
     import numpy as np
 
@@ -325,14 +312,12 @@ def randomization_masks(n_docs: int, n: int, seed: int | None) -> np.ndarray:
     return rng.integers(2, size=(n, n_docs), dtype=bool)
 
 
-def paired_randomization(
-    base: DocStats, systems: Sequence[DocStats], n: int = DEFAULT_N["ar"], seed: int | None = DEFAULT_SEED
-) -> list[PairedResult]:
-    """The approximate randomization test (see the module docstring); the baseline's row first."""
+def paired_randomization(base: DocStats, systems: Sequence[DocStats], n: int, seed: int | None,
+                         exact: bool) -> list[PairedResult]:
+    """The approximate randomization test (see the module docstring); the baseline's row first; ``exact``: every
+    one of the 2^D ways to swap documents instead of ``n`` trials (rows; D <= 19 as n <= MAX_N)."""
     import numpy as np
 
-    exact = 2 ** len(base.num) <= n
-    # exact: every one of the 2^D ways to swap documents (rows; D <= 19 as n <= MAX_N)
     swap = all_sign_vectors(len(base.num)) > 0 if exact else randomization_masks(len(base.num), n, seed)
     keep = ~swap
     rows = [PairedResult(base.system, base.score, baseline=True)]
@@ -368,13 +353,14 @@ def paired_test(
     names = {r.aggregation for r in results}
     if len(names) > 1:
         raise UserError(f"{metric}: the results aggregate differently ({', '.join(sorted(names))})")
-    groups = groups_of(results)
+    groups = aggregation.unit_groups(u for r in results for u in r.units)  # in order of appearance
     stats = [doc_stats(r, doc_ids, groups) for r in results]
     warnings = []
     if len(doc_ids) < MIN_DOCUMENTS:
         warnings.append(few_documents_warning(metric, test, len(doc_ids)))
     exact = test == "ar" and 2 ** len(doc_ids) <= n  # every swap enumerated: no seed, 2^D trials
-    rows = (paired_bootstrap if test == "bs" else paired_randomization)(stats[0], stats[1:], n, seed)
+    rows = (paired_bootstrap(stats[0], stats[1:], n, seed) if test == "bs"
+            else paired_randomization(stats[0], stats[1:], n, seed, exact))
     return PairedTest(metric, test, 2 ** len(doc_ids) if exact else n, None if exact else seed, doc_ids,
                       results[0].signature, rows, exact=exact, warnings=warnings, decimals=results[0].decimals,
                       asked=n)
@@ -401,10 +387,9 @@ def _check_documents(metric: str, doc_ids: Sequence[str], what: str) -> None:
             "every unit is unscored (its stored cells are all empty, or every document is too short for the "
             f"metric); give {metric}'s scores, or leave it out")
     if len(doc_ids) < 2:
-        only = f" ({doc_ids[0]!r})"
         raise InputError(
-            f"{metric}: {what} resample whole documents, and the test set has {len(doc_ids)} "
-            f"scored document{only}: one document cannot be resampled into a distribution; give the "
+            f"{metric}: {what} resample whole documents, and the test set has 1 scored document "
+            f"({doc_ids[0]!r}): one document cannot be resampled into a distribution; give the "
             "document boundaries with --doc-ids (and check that documents are long enough to be scored)"
         )
 

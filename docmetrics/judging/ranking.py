@@ -53,12 +53,13 @@ from typing import Any, Mapping, Sequence
 
 import numpy as np
 
+from ..algorithms.aggregation import unit_groups
 from ..formats.judgements import exact_mean
 from ..formats.stored_metric import StoredMetric
 from ..values.errors import InputError
 from ..values.result import Result
 from .labels import column
-from .paired import ALPHA, bootstrap_indices, doc_order, doc_stats, groups_of, resampled_scores
+from .paired import ALPHA, bootstrap_indices, doc_order, doc_stats, resampled_scores
 from .text import num, table
 
 __all__ = ["EPS", "PERCENTILE_METHOD", "robust_scale", "linear_ranks", "autorank", "AutoRank", "RankedSystem",
@@ -212,8 +213,6 @@ def rank_stored(metrics: Sequence[StoredMetric], *, lp: str | None = None, eps: 
     """AutoRank over stored metrics (each a :class:`~docmetrics.formats.stored.StoredMetric` of the same
     language pair): the system score of each is the mean over its available items.  Metrics that score
     different systems, or a system without any score of a metric, are an InputError naming the file."""
-    if not metrics:
-        raise InputError(f"{lp or 'the scores'}: no metric to rank with")
     first = metrics[0]
     for m in metrics[1:]:
         extra = [s for s in m.systems if s not in first.scores]
@@ -275,8 +274,6 @@ def rank_results(metrics: Mapping[str, Sequence[Result]], *, lp: str | None = No
     systems, in the same order): each metric's system score as :func:`wmt25_system_score` reads it, its
     direction ``Result.higher_is_better``, and a note per metric whose AutoRank score is not the system score it
     reports itself.  A system without any score of a metric is an InputError."""
-    if not metrics:
-        raise InputError(f"{lp or 'the scores'}: no metric to rank with")
     names = list(metrics)
     systems = [r.system for r in metrics[names[0]]]
     scores: dict[str, dict[str, float]] = {}
@@ -359,7 +356,8 @@ def resampled_system_scores(results: Sequence[Result], doc_ids: Sequence[str], i
     if any(not r.units for r in results):
         raise InputError(f"{results[0].metric}: its scores have no units in documents (document- or system-level "
                          "stored scores), so AutoRank cannot be resampled by documents; give segment-level scores")
-    groups = groups_of(results)  # doc_stats checks that each one's aggregation rebuilds its score
+    # doc_stats checks that each one's aggregation rebuilds its score
+    groups = unit_groups(u for r in results for u in r.units)
     return np.stack([resampled_scores(doc_stats(r, doc_ids, groups), idx) for r in results], axis=1)
 
 

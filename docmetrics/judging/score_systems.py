@@ -8,7 +8,7 @@ there).  Nothing here parses arguments or prints."""
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, Mapping, Sequence
+from typing import Mapping, Sequence
 
 from ..plugin.metric import Metric
 from ..values.result import Result
@@ -61,14 +61,10 @@ def score_metrics(testset: TestSet, metrics: Sequence[tuple[str, Metric]], *,
         differences = compare(asked, results[0].signature) if asked is not None and results else []
         unit = results[0].unit_signature if differences else None
         if unit is not None and not compare(asked, unit):  # the signature of the segment scores (eff:yes)
-            differences = [f"it is the signature of {metric.name}'s segment scores ({_said(asked, results[0])}), "
-                           "which --level seg prints; the system score is computed as its own signature says"]
+            system = {f.key: f.value for f in results[0].signature.fields}
+            said = ", ".join(f"{f.key}:{f.value}" for f in unit.fields if system.get(f.key) != f.value)
+            differences = [f"it is the signature of {metric.name}'s segment scores ({said}), which --level seg "
+                           "prints; the system score is computed as its own signature says"]
         out.append(Scored(k, spec, metric, results, asked, differences))
         observer.scored(out[-1])
     return out
-
-
-def _said(asked: Any, result: Any) -> str:
-    """The fields where the unit scores' signature differs from the system score's (``eff:yes``)."""
-    system = {f.key: f.value for f in result.signature.fields}
-    return ", ".join(f"{f.key}:{f.value}" for f in result.unit_signature.fields if system.get(f.key) != f.value)

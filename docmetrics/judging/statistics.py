@@ -29,6 +29,7 @@ from ..values.errors import InputError
 __all__ = ["Statistic", "StatInput", "BUILTIN", "MTME", "CELLS", "statistics", "get", "names", "stat_range", "LEVELS"]
 
 Score = Optional[float]
+#: The levels of a meta-evaluation.
 LEVELS = ("system", "segment", "document")
 #: the permutation cells of a statistic: what PERM-BOTH swaps between two metrics, independently per cell
 CELLS = {

@@ -38,7 +38,7 @@ from ..values.versions import __version__
 from . import statistics as stats
 from .metaeval import meta_evaluate
 
-__all__ = ["Sweep", "run", "Point", "heatmap_matrix", "STAT_CHOICES", "SEG_STATS"]
+__all__ = ["Sweep", "run", "Point", "STAT_CHOICES", "SEG_STATS"]
 
 #: the statistics ``--stat`` takes as its help names them (MetaEval.get's names; any alias of
 #: :mod:`docmetrics.judging.statistics` and a plugin statistic's name are taken too)
@@ -134,8 +134,35 @@ class Sweep:
                    pdp=pdp or statistic.needs == "pdp", opt_in=(statistic.name,) if statistic.opt_in else ())
 
     def heatmap(self) -> tuple[list[str], list[str], list[list[float]]]:
-        """(row labels, column labels, values) of the statistic over the first two grid parameters."""
-        return heatmap_matrix(self.points, self.axes, self.stat)
+        """(row labels, column labels, values) of the statistic over the first two grid parameters (NaN where no
+        point)."""
+        points, axes, stat = self.points, self.axes, self.stat
+        if len(axes) < 1:
+            raise InputError("a heatmap needs at least one grid parameter", params=("grid",))
+        rk = axes[0].name
+        ck = axes[1].name if len(axes) > 1 else None
+        varying = sorted(a.name for a in axes[2:] if len({p.params[a.name] for p in points}) > 1)
+        if varying:
+            raise InputError(f"the heatmap has two axes ({rk}, {ck}); {', '.join(varying)} also varies: fix it in "
+                             "the metric's spec and sweep it in separate runs", params=("grid",))
+        rows: list[str] = []
+        cols: list[str] = []
+        for p in points:
+            if p.params[rk] not in rows:
+                rows.append(p.params[rk])
+            c = p.params[ck] if ck else stat
+            if c not in cols:
+                cols.append(c)
+        cols = sorted(cols, key=_sort_key)
+        rows = sorted(rows, key=_sort_key)
+        values = [[math.nan] * len(cols) for _ in rows]
+        for p in points:
+            if p.skipped or p.metaeval is None:
+                continue
+            c = p.params[ck] if ck else stat
+            value = p.metaeval.get(stat)
+            values[rows.index(p.params[rk])][cols.index(c)] = math.nan if value is None else value
+        return rows, cols, values
 
     @property
     def scale(self) -> tuple[float, float, float]:
@@ -234,40 +261,6 @@ def truncation(results: Sequence[Any]) -> dict[str, int]:
         return {}
     return {"units": sum(c.units for c in covered), "units_truncated": sum(c.units_truncated for c in covered),
             "tokens_cut": sum(int(c.counters.get("tokens_cut", 0)) for c in covered)}
-
-
-def heatmap_matrix(
-    points: Sequence[Point], axes: Sequence[Axis], stat: str
-) -> tuple[list[str], list[str], list[list[float]]]:
-    """(row labels, column labels, values) of ``stat`` over the first two axes (NaN where no point)."""
-    if len(axes) < 1:
-        raise InputError("a heatmap needs at least one grid parameter", params=("grid",))
-    rk = axes[0].name
-    ck = axes[1].name if len(axes) > 1 else None
-    if len(axes) > 2:
-        others = {a.name for a in axes[2:]}
-        varying = {k for k in others if len({p.params[k] for p in points}) > 1}
-        if varying:
-            raise InputError(f"the heatmap has two axes ({rk}, {ck}); {', '.join(sorted(varying))} also varies: fix "
-                             "it in the metric's spec and sweep it in separate runs", params=("grid",))
-    rows: list[str] = []
-    cols: list[str] = []
-    for p in points:
-        if p.params[rk] not in rows:
-            rows.append(p.params[rk])
-        c = p.params[ck] if ck else stat
-        if c not in cols:
-            cols.append(c)
-    cols = sorted(cols, key=_sort_key)
-    rows = sorted(rows, key=_sort_key)
-    values = [[math.nan] * len(cols) for _ in rows]
-    for p in points:
-        if p.skipped or p.metaeval is None:
-            continue
-        c = p.params[ck] if ck else stat
-        value = p.metaeval.get(stat)
-        values[rows.index(p.params[rk])][cols.index(c)] = math.nan if value is None else value
-    return rows, cols, values
 
 
 def _number_or_text(v: str) -> Any:

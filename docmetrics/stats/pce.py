@@ -30,7 +30,7 @@ if TYPE_CHECKING:
 
 __all__ = ["DEFAULT_PERMUTATIONS", "SPA_SEED", "MAX_EXACT_ITEMS", "sign_vectors", "all_sign_vectors", "upper_pvalues",
            "compute_pairwise_p_values", "compute_one_minus_pce", "PairPValues", "perm_test_pvalues", "SpaResult",
-           "soft_pairwise_accuracy", "spa_statistic"]
+           "soft_pairwise_accuracy", "common_items", "spa_statistic"]
 
 #: resamples of the permutation test and the seed of its sign vectors (MTME's pce.py defaults)
 DEFAULT_PERMUTATIONS = 1000
@@ -192,16 +192,26 @@ def soft_pairwise_accuracy(metric_seg: Mapping[str, Sequence[Score]], human_seg:
     names = systems_of(systems, human_seg, metric_seg)
     h = to_matrix(human_seg, names, "human scores")
     m = to_matrix(metric_seg, names, "metric scores")
-    keep_h, keep_m = ~np.isnan(h).any(axis=0), ~np.isnan(m).any(axis=0)
-    if h.shape[1] == m.shape[1]:
-        keep_h = keep_m = keep_h & keep_m
-    h, m = h[:, keep_h], m[:, keep_m]
-    if h.shape[1] == 0 or m.shape[1] == 0:
-        raise StatsError("no item is scored for every system (by the humans and by the metric)")
+    h, m = common_items(h, m, same_items=h.shape[1] == m.shape[1])
     hp = _pair_pvalues(names, h, n_permutations, seed, exact)
     mp = _pair_pvalues(names, m, n_permutations, seed, exact)
     diffs = np.abs(np.asarray(list(hp.pvalues.values())) - np.asarray(list(mp.pvalues.values())))
     return SpaResult(float(1.0 - diffs.mean()), hp, mp)
+
+
+def common_items(human: np.ndarray, *metrics: np.ndarray, same_items: bool) -> tuple[np.ndarray, ...]:
+    """The items (columns of systems x items matrices, NaN missing) SPA compares: those every system has a score
+    for, each side its own, or, where the humans and the metrics score the same items (``same_items``: segments),
+    those every side scores, as MTME filters the metric where the gold score is missing."""
+    import numpy as np
+
+    keep_h = ~np.isnan(human).any(axis=0)
+    keep_m = np.logical_and.reduce([~np.isnan(m).any(axis=0) for m in metrics])
+    if same_items:
+        keep_h = keep_m = keep_h & keep_m
+    if not keep_h.any() or not keep_m.any():
+        raise StatsError("no item is scored for every system (by the humans and by the metric)")
+    return (human[:, keep_h], *(m[:, keep_m] for m in metrics))
 
 
 def spa_statistic(human: np.ndarray, shape: tuple[int, int], n_permutations: int = DEFAULT_PERMUTATIONS,

@@ -47,8 +47,7 @@ def _stat0(value: float) -> float:
 
 
 def perm_both(scores_a: Any, scores_b: Any, statistic: Callable[[np.ndarray], float], *,
-              n_resamples: int = DEFAULT_RESAMPLES, seed: int | None = DEFAULT_SEED, standardize: bool = True
-              ) -> PermResult:
+              n_resamples: int = DEFAULT_RESAMPLES, seed: int | None = DEFAULT_SEED) -> PermResult:
     """PERM-BOTH test of "statistic(a) > statistic(b)": ``scores_a`` / ``scores_b`` the two metrics' scores of
     the same cells (flattened, none missing); ``statistic`` maps a cell vector to the statistic (it knows the
     human scores and the cells' layout).  A NaN statistic counts as 0, as in MTME."""
@@ -61,8 +60,7 @@ def perm_both(scores_a: Any, scores_b: Any, statistic: Callable[[np.ndarray], fl
         raise StatsError("PERM-BOTH needs a score in every cell for both metrics")
     if n_resamples < 1:
         raise StatsError(f"n_resamples must be >= 1, got {n_resamples}")
-    if standardize:
-        a, b = zscore(a), zscore(b)
+    a, b = zscore(a), zscore(b)
     delta = _stat0(statistic(a)) - _stat0(statistic(b))
     rng = np.random.default_rng(seed)
     null = np.empty(n_resamples)
@@ -82,21 +80,20 @@ def _correct(metric_diff: np.ndarray, human_diff: np.ndarray, epsilon: float) ->
 
 
 def perm_both_acc_eq(metric_a: Mapping[str, Sequence[Score]], metric_b: Mapping[str, Sequence[Score]],
-                     human: Mapping[str, Sequence[Score]], *, group_by_item: bool = True,
-                     epsilon_a: float | None = None, epsilon_b: float | None = None,
-                     systems: Sequence[str] | None = None, n_resamples: int = DEFAULT_RESAMPLES,
-                     seed: int | None = DEFAULT_SEED) -> PermResult:
-    """PERM-BOTH for acc_eq, swapping pair outcomes (MTME's ``PairwisePermutationSigDiff``): the pairs scored by
-    the humans and by both metrics, each pair weighted as in acc_eq's macro average; an epsilon left None is
-    calibrated for its metric on those pairs (:func:`.tau_optimization.acc_eq_rows`), then kept fixed."""
+                     human: Mapping[str, Sequence[Score]], *, epsilon_a: float | None = None,
+                     epsilon_b: float | None = None, systems: Sequence[str] | None = None,
+                     n_resamples: int = DEFAULT_RESAMPLES, seed: int | None = DEFAULT_SEED) -> PermResult:
+    """PERM-BOTH for acc_eq, swapping pair outcomes (MTME's ``PairwisePermutationSigDiff``): the pairs (within each
+    item) scored by the humans and by both metrics, each pair weighted as in acc_eq's macro average; an epsilon left
+    None is calibrated for its metric on those pairs (:func:`.tau_optimization.acc_eq_rows`), then kept fixed."""
     import numpy as np
 
     from .tau_optimization import acc_eq_rows, pair_differences
 
     names = systems_of(systems, human, metric_a, metric_b)
-    h = score_rows(human, names, group_by_item, "human scores")
-    ma = score_rows(metric_a, names, group_by_item, "scores of metric a")
-    mb = score_rows(metric_b, names, group_by_item, "scores of metric b")
+    h = score_rows(human, names, True, "human scores")
+    ma = score_rows(metric_a, names, True, "scores of metric a")
+    mb = score_rows(metric_b, names, True, "scores of metric b")
     group, hd, (da, db) = pair_differences(h, ma, mb)
     if not len(group):
         raise StatsError("no pair of entries is scored by the humans and by both metrics")

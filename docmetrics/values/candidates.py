@@ -76,48 +76,41 @@ def read_candidates(path: str) -> CandidateFile:
                 other = "given" if has[key] else "missing"
                 raise InputError(f"{where}, field {key}: {state} but {other} on line {first_line}; give {key} on "
                                  "every line or on none")
-        if layout == "segment":
+        if layout == "segment":  # a document of one line
             for k, c in enumerate(cands):
                 if not isinstance(c, str):
                     raise InputError(f"{where}, field candidates[{k}]: {_shown(c)} is not a string; {_NEED}")
-                texts[k].append(c)
-            for key in OPTIONAL:
+            lines = [[c] for c in cands]
+            given = {key: [string_field(obj, key, where, f"{key} is a string where given",
+                                        number=key in ("doc_id", "paragraph_id"))] for key in OPTIONAL if has[key]}
+        else:
+            doc_id = string_field(obj, "doc_id", where, "every line of the per-document layout needs its doc_id",
+                                  empty=False, number=True)
+            lines = []
+            for k, c in enumerate(cands):
+                lines.append(_lines(c, f"{where}, field candidates[{k}]"))
+                if len(c) != len(lines[0]):
+                    raise InputError(f"{where}, field candidates[{k}]: {len(c)} lines, and candidates[0] has "
+                                     f"{len(lines[0])}; every candidate of a document needs as many lines")
+            if not lines[0]:
+                raise InputError(f"{where}, field candidates: the document has no lines; give each candidate's lines")
+            given = {"doc_id": [doc_id] * len(lines[0])}
+            for key in ("src", "ref", "paragraph_id"):
                 if has[key]:
-                    number = key in ("doc_id", "paragraph_id")
-                    columns[key].append(string_field(obj, key, where, f"{key} is a string where given",
-                                                     number=number))
-            line_numbers.append(i)
-            continue
-        doc_id = string_field(obj, "doc_id", where, "every line of the per-document layout needs its doc_id",
-                              empty=False, number=True)
-        length = None
-        for k, c in enumerate(cands):
-            _lines(c, f"{where}, field candidates[{k}]")
-            if length is None:
-                length = len(c)
-            elif len(c) != length:
-                raise InputError(f"{where}, field candidates[{k}]: {len(c)} lines, and candidates[0] has {length}; "
-                                 "every candidate of a document needs as many lines")
+                    given[key] = _lines(obj[key], f"{where}, field {key}", number=key == "paragraph_id")
+                    if len(given[key]) != len(lines[0]):
+                        raise InputError(f"{where}, field {key}: {len(given[key])} lines, and the candidates have "
+                                         f"{len(lines[0])}; give {key} line-parallel with the candidates")
+        for k, c in enumerate(lines):
             texts[k] += c
-        assert length is not None
-        if length == 0:
-            raise InputError(f"{where}, field candidates: the document has no lines; give each candidate's lines")
-        for key in ("src", "ref", "paragraph_id"):
-            if has[key]:
-                values = _lines(obj[key], f"{where}, field {key}", number=key == "paragraph_id")
-                if len(values) != length:
-                    raise InputError(f"{where}, field {key}: {len(values)} lines, and the candidates have {length}; "
-                                     f"give {key} line-parallel with the candidates")
-                columns[key] += values
-        columns["doc_id"] += [doc_id] * length
-        line_numbers += [i] * length
+        for key, values in given.items():
+            columns[key] += values
+        line_numbers += [i] * len(lines[0])
     if layout is None:
         raise InputError(f"{path}: no candidates (the file has no JSON line); {_NEED}")
     labels = {f"candidate {k}": f"{path} candidate {k}" for k in range(len(texts))}
     labels.update({"source": f"{path} (src)", "reference": f"{path} (ref)", "doc ids": f"{path} (doc_id)",
                    "paragraph ids": f"{path} (paragraph_id)"})
-    if layout == "document":
-        has["doc_id"] = True
 
     def col(key: str) -> list[str] | None:
         return columns[key] if has[key] else None

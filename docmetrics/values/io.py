@@ -192,60 +192,56 @@ JSONL_FIELDS = ("doc_id", "src", "mt", "ref")
 JSONL_LINE = "one JSON object with doc_id, src, mt, ref (a segment)"
 
 
-def read_jsonl(path: str) -> list[dict[str, str]]:
-    """Objects of a JSONL file (one segment per line: doc_id, src, mt, ref), validated."""
-    rows = []
+def read_jsonl(path: str) -> tuple[list[int], dict[str, list[str | None]]]:
+    """The line numbers and the columns (doc_id, src, mt, ref: one value per segment, None where a line has no
+    such field) of a test-set JSONL file, validated: a field is on every line or on none."""
+    lines: list[int] = []
+    cols: dict[str, list[str | None]] = {key: [] for key in JSONL_FIELDS}
     for i, where, obj in json_lines(path, read_lines(path), JSONL_LINE):
         string_field(obj, "mt", where, 'every line needs the system output (mt; an empty translation is "")')
         for key in JSONL_FIELDS:
-            if obj.get(key) is not None:
-                string_field(obj, key, where, f"{key} is a string where given", number=key == "doc_id")
-        rows.append({k: (str(obj[k]) if obj.get(k) is not None else None) for k in JSONL_FIELDS})  # type: ignore[misc]
-        rows[-1]["_line"] = str(i)  # type: ignore[assignment]
-    return rows
+            given = obj.get(key) is not None
+            cols[key].append(string_field(obj, key, where, f"{key} is a string where given", number=key == "doc_id")
+                             if given else None)
+        lines.append(i)  # blank lines are no segment: the file's own numbers
+    for key, col in cols.items():
+        present = [v is not None for v in col]
+        if any(present) and not all(present):
+            raise InputError(f"{path}, line {lines[present.index(False)]}: '{key}' is missing here but present on "
+                             "other lines")
+    return lines, cols
 
 
 def load_jsonl(paths: Sequence[str]) -> TestSet:
     """A test set from JSONL files, one per system; sources, references and doc ids must agree."""
     names = system_names(paths)
-    systems: dict[str, list[str]] = {}
-    first: dict[str, list[str | None]] | None = None
     first_path = paths[0]
-    for name, path in zip(names, paths):
-        rows = read_jsonl(path)
-        systems[name] = [r["mt"] for r in rows]
-        cols = {k: [r.get(k) for r in rows] for k in ("doc_id", "src", "ref")}
-        for key, col in cols.items():
-            present = [v is not None for v in col]
-            if any(present) and not all(present):
-                line = rows[present.index(False)]["_line"]
-                raise InputError(f"{path}, line {line}: '{key}' is missing here but present on other lines")
-        if first is None:
-            first = cols
-            first_lines = [int(r["_line"]) for r in rows]  # blank lines are no segment: the file's own numbers
-        else:
-            if len(rows) != len(first["src"]):
+    first_lines, first = read_jsonl(first_path)
+    systems = {names[0]: first["mt"]}
+    for name, path in zip(names[1:], paths[1:]):
+        lines, cols = read_jsonl(path)
+        systems[name] = cols["mt"]
+        if len(lines) != len(first_lines):
+            raise InputError(
+                f"{first_path}: {len(first_lines)} segments, {path}: {len(lines)} segments; "
+                "every system's JSONL must have the same segments"
+            )
+        for key in ("doc_id", "src", "ref"):
+            if cols[key] != first[key]:
+                bad = next(i for i, (a, b) in enumerate(zip(cols[key], first[key])) if a != b)
                 raise InputError(
-                    f"{first_path}: {len(first['src'])} segments, {path}: {len(rows)} segments; "
-                    "every system's JSONL must have the same segments"
+                    f"{path}, line {lines[bad]}: '{key}' differs from {first_path}; "
+                    "every system's JSONL must have the same sources, references and doc ids"
                 )
-            for key in ("doc_id", "src", "ref"):
-                if cols[key] != first[key]:
-                    bad = next(i for i, (a, b) in enumerate(zip(cols[key], first[key])) if a != b)
-                    raise InputError(
-                        f"{path}, line {rows[bad]['_line']}: '{key}' differs from {first_path}; "
-                        "every system's JSONL must have the same sources, references and doc ids"
-                    )
-    assert first is not None
     labels = {n: p for n, p in zip(names, paths)}
     labels.update({"source": f"{first_path} (src)", "reference": f"{first_path} (ref)",
                    "doc ids": f"{first_path} (doc_id)"})
 
     def col(key: str) -> list[str] | None:
-        values = first[key]  # type: ignore[index]
-        return None if not values or values[0] is None else [str(v) for v in values]
+        values = first[key]
+        return None if not values or values[0] is None else values  # type: ignore[return-value]
 
-    return TestSet(systems, col("src"), col("ref"), col("doc_id"), names=labels,
+    return TestSet(systems, col("src"), col("ref"), col("doc_id"), names=labels,  # type: ignore[arg-type]
                    selection=read_selection(list(paths)), line_numbers=first_lines)
 
 

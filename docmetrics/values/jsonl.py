@@ -45,22 +45,16 @@ def json_lines(path: str, lines: Iterable[str], what: str, *, max_depth: int = M
 
 def json_object(text: str, where: str, what: str, *, max_depth: int = MAX_JSON_DEPTH) -> dict[str, Any]:
     """The JSON object of one line; an InputError at ``where`` (see the module docstring) otherwise."""
+    repeats: list[str] = []
     try:
-        value = json.loads(text, object_pairs_hook=_refuse_repeats)
-    except _Repeat:
-        value = None  # parsed again below, keeping the repeats, to find where the key is
-    except (json.JSONDecodeError, RecursionError) as exc:
-        raise _line_error(exc, where, what, max_depth) from None
-    else:
-        _check(value, text, where, what, max_depth)
-        return value
-    try:
-        value = json.loads(text, object_pairs_hook=_keep_repeats)
+        value = json.loads(text, object_pairs_hook=lambda pairs: _keep_repeats(pairs, repeats))
     except (json.JSONDecodeError, RecursionError) as exc:
         raise _line_error(exc, where, what, max_depth) from None
     _check(value, text, where, what, max_depth)
-    field = _repeated_field(value, "") or "?"
-    raise InputError(f"{where}, field {field}: given twice in the object; give each key once")
+    if repeats:
+        field = _repeated_field(value, "") or "?"
+        raise InputError(f"{where}, field {field}: given twice in the object; give each key once")
+    return value
 
 
 def field_error(where: str, key: str, obj: Mapping[str, Any], need: str, *, kind: str = "a string") -> InputError:
@@ -125,34 +119,26 @@ def _kind(value: Any) -> str:
     return "a string" if isinstance(value, str) else "a list"
 
 
-class _Repeat(ValueError):
-    """A key given twice in one object (raised from inside the parser)."""
-
-
 class _Repeated(dict[str, Any]):
-    """An object that gives ``key`` twice (the later value kept): the second parse of a line marks it so."""
+    """An object that gives ``key`` twice (the later value kept), marked so by :func:`_keep_repeats`."""
 
     key = ""
 
 
-def _refuse_repeats(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+def _keep_repeats(pairs: list[tuple[str, Any]], repeats: list[str]) -> dict[str, Any]:
+    """The object of ``pairs``; where a key is given twice, marked with the first such key (and noted in
+    ``repeats``, so that only a line with a repeat is walked to find where it is)."""
     out = dict(pairs)
-    if len(out) != len(pairs):
-        raise _Repeat
-    return out
-
-
-def _keep_repeats(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
-    out: dict[str, Any] = {}
-    repeated = None
-    for key, value in pairs:
-        if key in out and repeated is None:
-            repeated = key
-        out[key] = value
-    if repeated is None:
+    if len(out) == len(pairs):
         return out
     marked = _Repeated(out)
-    marked.key = repeated
+    seen: set[str] = set()
+    for key, _ in pairs:
+        if key in seen:
+            marked.key = key
+            break
+        seen.add(key)
+    repeats.append(marked.key)
     return marked
 
 

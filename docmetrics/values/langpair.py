@@ -47,11 +47,6 @@ class Language:
         """As MTME writes it: ``sr_Cyrl_RS``, ``ko_KR``, ``de``."""
         return "_".join(x for x in (self.language, self.script, self.region) if x)
 
-    @property
-    def bcp47(self) -> str:
-        """The BCP 47 tag: ``sr-Cyrl-RS``, ``ko-KR``, ``de``."""
-        return "-".join(x for x in (self.language, self.script, self.region) if x)
-
     def __str__(self) -> str:
         return self.code
 

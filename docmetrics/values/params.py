@@ -17,8 +17,9 @@ from typing import Any, Callable, Mapping, Sequence
 from .errors import SpecError
 from .signature import SigField, text_problem
 
-_TRUE = {"1", "true", "yes", "on", "y"}
-_FALSE = {"0", "false", "no", "off", "n"}
+#: How a spec or signature may write a boolean (any case).
+_BOOLS = {**dict.fromkeys(("1", "true", "yes", "on", "y"), True),
+          **dict.fromkeys(("0", "false", "no", "off", "n"), False)}
 
 
 @dataclass(frozen=True)
@@ -108,16 +109,7 @@ class Param:
             raw = dict(self.value_aliases).get(raw, raw)
         try:
             if self.type is bool:
-                if isinstance(raw, bool):
-                    value = raw
-                else:
-                    text = str(raw).strip().lower()
-                    if text in _TRUE:
-                        value = True
-                    elif text in _FALSE:
-                        value = False
-                    else:
-                        raise ValueError(raw)
+                value = raw if isinstance(raw, bool) else _BOOLS[str(raw).strip().lower()]
             elif self.type is int:
                 if isinstance(raw, bool) or (isinstance(raw, float) and not raw.is_integer()):
                     raise ValueError(raw)
@@ -130,7 +122,7 @@ class Param:
                     raise ValueError(raw)  # nan slips through every bound check; inf is no setting
             else:
                 value = str(raw)
-        except (TypeError, ValueError, OverflowError):
+        except (TypeError, ValueError, OverflowError, KeyError):
             value = None  # refused below, with what is allowed
         outside = value is not None and ((self.minimum is not None and value < self.minimum)
                                          or (self.maximum is not None and value > self.maximum))

@@ -13,6 +13,7 @@ from dataclasses import dataclass
 
 from .errors import SpecError
 from .signature import ParsedSignature
+from .spec import MetricSpec
 
 __all__ = ["SacrebleuSignature", "mecab_fact", "read_sacrebleu_signature", "with_mecab_fact"]
 
@@ -204,6 +205,4 @@ def read_sacrebleu_signature(text: str) -> SacrebleuSignature | None:
         if not _VERSION.match(fields["version"]):
             raise _bad("version", fields["version"], "is not a sacrebleu version (e.g. 2.6.0)")
         expected.append(("sacrebleu", fields["version"]))
-    # every value was checked above, so none holds a ',' or '=' of the spec's syntax
-    spec = metric + (":" + ",".join(f"{k}={v}" for k, v in params.items()) if params else "")
-    return SacrebleuSignature(text, spec, ParsedSignature(metric, expected, None))
+    return SacrebleuSignature(text, MetricSpec(metric, params).format(), ParsedSignature(metric, expected, None))

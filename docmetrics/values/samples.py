@@ -116,6 +116,17 @@ def check_target(dest: str | os.PathLike[str], files: Iterable[str | os.PathLike
     if foreign:
         raise UserError(f"{target} exists and holds {foreign[0]} ({foreign[1]}): name a new folder, or add --force "
                         "to write the sample data into it (files of the same name are overwritten)")
+    if not target.exists():  # made with everything under it: only the folder it is made in can be in the way
+        above = target.parent
+        while not above.exists() and above != above.parent:
+            above = above.parent
+        if not above.is_dir():
+            raise UserError(f"{above} is a file, not a folder: {target} cannot be made under it; name another "
+                            "folder for the sample data")
+        if not os.access(above, os.W_OK | os.X_OK):
+            raise UserError(f"{above}: not writable (permission denied), so {target} cannot be made; name a "
+                            "folder you can write to")
+        return
     planned = [(Path(f), False) for f in files] + [(Path(f), True) for f in folders]
     checked: set[Path] = set()
     for rel, is_folder in [(Path(), True)] + planned:
@@ -127,8 +138,7 @@ def check_target(dest: str | os.PathLike[str], files: Iterable[str | os.PathLike
                 continue
             checked.add(path)
             if not path.exists():
-                _check_can_make(path, target)
-                break
+                break  # made in a folder checked just before
             if is_folder or not last:
                 if not path.is_dir():
                     raise UserError(f"{path} is a file where the sample data needs a folder: move it, or name "
@@ -141,16 +151,3 @@ def check_target(dest: str | os.PathLike[str], files: Iterable[str | os.PathLike
             elif not os.access(path, os.W_OK):
                 raise UserError(f"{path}: not writable (permission denied), and --force would overwrite it: name "
                                 "a folder you can write to")
-
-
-def _check_can_make(path: Path, target: Path) -> None:
-    """``path`` does not exist: its nearest existing ancestor must be a folder this process may write into."""
-    above = path.parent
-    while not above.exists() and above != above.parent:
-        above = above.parent
-    if not above.is_dir():
-        raise UserError(f"{above} is a file, not a folder: {path} cannot be made under it; name another folder "
-                        "for the sample data")
-    if not os.access(above, os.W_OK | os.X_OK):
-        raise UserError(f"{above}: not writable (permission denied), so {path} cannot be made; name a folder you "
-                        "can write to")

@@ -133,7 +133,7 @@ class TestSet:
 
     def _warn(self, msg: str) -> None:
         self.warnings.append(msg)
-        warnings.warn(msg, stacklevel=4)
+        warnings.warn(msg, stacklevel=4)  # at the caller of TestSet(...)
 
     def line_of(self, i: int) -> int:
         """The file line of segment ``i`` (0-based) of the doc ids, as messages name it."""
@@ -162,8 +162,7 @@ class TestSet:
                 msg = (f"doc id {shown(doc.doc_id)} reappears at line {self.line_of(doc.start)} of "
                        f"{self.names.get('doc ids', 'the doc ids')} after another document; it is scored as a "
                        "separate document")
-                self.warnings.append(msg)
-                warnings.warn(msg, stacklevel=3)
+                self._warn(msg)
             seen.add(doc.doc_id)
         return docs
 

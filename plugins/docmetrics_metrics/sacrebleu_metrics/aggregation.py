@@ -55,7 +55,6 @@ class CorpusStatistics(Aggregation):
     sacrebleu's order); NaN where nothing was scored.  Abstract: :func:`corpus_aggregation` makes the
     subclass of a configuration."""
 
-    description: ClassVar[str] = "sacrebleu's corpus score of the units' summed sufficient statistics"
     label: ClassVar[str] = "sacrebleu corpus score of its summed segment statistics"
     #: ``"bleu"``, ``"chrf"`` or ``"ter"``.
     family: ClassVar[str] = ""
