@@ -13,5 +13,6 @@ def read_back(root, testset: str, lp: str) -> dict[tuple[str, str, str], dict[st
     for path in sorted(Path(root, testset, "metric-scores", lp).glob("*.score")):
         name, ref, level = parse_metric_filename(str(path))
         if level != "domain":
-            out[(name, ref, level)] = read_score_file(str(path), level, allow_none=False)
+            out[(name, ref, level)] = scores = read_score_file(str(path), level)
+            assert all(v is not None for row in scores.values() for v in row), f"{path}: a None written"
     return out

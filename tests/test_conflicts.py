@@ -9,7 +9,7 @@ import pytest
 
 from docmetrics.cli.args import typed
 from docmetrics.cli.parser import build_parser
-from docmetrics.commands import genmt, human, mtme, stored, wmt25, wmt26
+from docmetrics.commands import genmt, human, mtme, spans, wmt25, wmt26
 from docmetrics.commands.conflicts import CANNOT, NEEDS, Conflicts, Option
 from docmetrics.commands.options import flag_of
 from docmetrics.values.errors import UserError
@@ -17,13 +17,10 @@ from docmetrics.values.errors import UserError
 #: attributes an action sets beside its dest (-r/--reference's References: the first file in ``reference``)
 ALSO_SET = {"reference": "references"}
 TABLES = {
-    "mtme.MTME_ONLY": mtme.MTME_ONLY, "mtme.REPLACED": mtme.REPLACED,
-    "genmt.INPUTS": genmt.INPUTS, "genmt.REFUSED": genmt.REFUSED, "genmt.GENMT_ONLY": genmt.GENMT_ONLY,
-    "wmt25.INPUTS": wmt25.INPUTS, "wmt25.REFUSED": wmt25.REFUSED, "wmt25.WMT25_ONLY": wmt25.WMT25_ONLY,
-    "stored.STORED_ONLY": stored.STORED_ONLY, "stored.FILES_NEEDED": stored.FILES_NEEDED,
-    "stored.WITHOUT_OUTPUTS": stored.WITHOUT_OUTPUTS, "stored.IN_MTME": stored.IN_MTME,
+    **{f"{source.attr}.{part}": getattr(source, part) for source in (mtme.MTME, genmt.GENMT, wmt25.WMT25, wmt26.WMT26)
+       for part in ("replaces", "needs", "refuses")},
+    "spans.NOT_WITH": spans.NOT_WITH,
     "human.HUMAN_ONLY": human.HUMAN_ONLY, "human.PAIRED": human.PAIRED, "human.REFUSED": human.REFUSED,
-    "wmt26.INPUTS": wmt26.INPUTS, "wmt26.WMT26_ONLY": wmt26.WMT26_ONLY,
 }
 
 
@@ -48,3 +45,20 @@ def test_the_first_given_option_is_told_in_the_tables_form():
     needs = Conflicts("--src FILE", NEEDS, table.rows).without("a")
     with pytest.raises(UserError, match="^--b needs --src FILE$"):
         needs.check(argparse.Namespace(a=["f"], b="e"))
+
+
+def test_a_data_source_is_checked_by_its_one_description():
+    """:class:`Source`: with its file, what it replaces (told with the file) or refuses; without it, what needs it."""
+    from docmetrics.commands.conflicts import WITH, Source
+
+    source = Source("src", Conflicts("--src", "{option}: {file}", (Option("a", "-a"),)),
+                    Conflicts("--src FILE", NEEDS, (Option("n", "--n"),)),
+                    Conflicts("--src", WITH, (Option("r", "--r", "drop it"),)))
+    assert source.check(argparse.Namespace(src=None, a=["x"], r=True, n=None)) is False  # theirs without it
+    with pytest.raises(UserError, match="^--n needs --src FILE$"):
+        source.check(argparse.Namespace(src=None, a=None, r=None, n="y"))
+    with pytest.raises(UserError, match="^-a: f.txt$"):
+        source.check(argparse.Namespace(src="f.txt", a=["x"], r=True, n="y"))
+    with pytest.raises(UserError, match="^--r with --src: drop it$"):
+        source.check(argparse.Namespace(src="f.txt", a=None, r=True, n=None))
+    assert source.check(argparse.Namespace(src="f.txt", a=None, r=None, n="y")) is True

@@ -301,7 +301,7 @@ def test_report_data_is_write_report_of_the_saved_output_with_data(genmt, tmp_pa
 
 
 def test_data_option_values_are_typed_and_a_repeated_key_is_a_list():
-    from docmetrics.commands.common import data_options as options
+    from docmetrics.commands.data import data_options as options
 
     assert options(["scale=2", "x=0.5", "column=mqm", "lower_is_better=false", "domains=news", "domains=talk"]) == {
         "scale": 2, "x": 0.5, "column": "mqm", "lower_is_better": False, "domains": ["news", "talk"]}

@@ -46,8 +46,8 @@ def cesa(tmp_path: Path) -> Path:
 
 def test_a_cesa_file_is_recognised_and_named_in_the_registry(cesa):
     assert formats.detect(cesa).name == "cesa"
-    assert "cesa" in formats.names(plugins=False)
-    assert formats.get("cesa").options == ("test_file", "systems", "references", "source")
+    assert "cesa" in [f.name for f in formats.human_formats(plugins=False)]
+    assert formats.human_format("cesa").options == ("test_file", "systems", "references", "source")
 
 
 def test_read_human_gives_the_system_means_of_document_means_and_the_judgements(cesa):

@@ -10,7 +10,7 @@ import math
 
 import pytest
 
-from docmetrics.formats.esa import ErrorSpan
+from docmetrics.formats.base import Span
 from docmetrics.formats.genmt import REFERENCE, read_genmt, target_language
 from docmetrics.values.errors import InputError
 
@@ -84,9 +84,9 @@ def test_human_scores_and_error_spans(genmt):
     de = read_genmt(genmt).pair("en-de_DE")
     a, b = de.human["sysA"], de.human["sysB"]
     assert [j.score if j else None for j in a] == [90, 89, 88, 90, None]          # 100 and 80: their mean
-    assert a[3].scores == (100.0, 80.0) and a[0].errors == (ErrorSpan(4, 9, "minor"),) and a[1].errors == ()
+    assert a[3].scores == (100.0, 80.0) and a[0].errors == (Span(4, 9, "minor"),) and a[1].errors == ()
     assert [j.score if j else None for j in b] == [65, 65, 65, 100, None]         # two waves: their mean
-    assert b[0].scores == (60.0, 70.0) and b[0].errors == (ErrorSpan(4, 9, "minor"),)  # wave 1's span
+    assert b[0].scores == (60.0, 70.0) and b[0].errors == (Span(4, 9, "minor"),)  # wave 1's span
     assert b[3].errors is None and b[4] is None and a[0].line == 2
     assert de.human_scores() == {"sysA": [90, 89, 88, 90, None], "sysB": [65, 65, 65, 100, None]}
     # gold error-free (WMT26 subtask 3): no span AND ESA >= 85; a score alone: >= score_only_threshold
@@ -276,11 +276,11 @@ def test_an_omission_is_an_error_with_no_place(tmp_path):
     row = changed(scores={"sysA": [{"score": 95.0, "errors": [omission, {"start_i": 0, "end_i": 2,
                                                                          "severity": "undecided"}]}]})
     (j,) = read_genmt(write(tmp_path, [row])).pair("en-de").human["sysA"]
-    assert j.errors == (ErrorSpan(None, None, "major"), ErrorSpan(0, 2, "undecided")) and j.score == 95
+    assert j.errors == (Span(None, None, "major"), Span(0, 2, "undecided")) and j.score == 95
     assert j.error_free() is False
     only = changed(scores={"sysA": [{"score": 95.0, "errors": [omission]}]})
     (j,) = read_genmt(write(tmp_path, [only])).pair("en-de").human["sysA"]
-    assert j.errors == (ErrorSpan(None, None, "major"),) and j.error_free() is False
+    assert j.errors == (Span(None, None, "major"),) and j.error_free() is False
 
 
 def test_scores_of_another_protocol_are_read_as_given(tmp_path):

@@ -32,7 +32,7 @@ from plugin_fixtures import toy_dist  # noqa: F401
 from test_cli_genmt import DOCS, ESA, SYSTEMS, genmt_lines
 from test_mtme import build_tiny
 
-from docmetrics.formats.esa import ErrorSpan
+from docmetrics.formats.base import Span
 from docmetrics.formats.genmt import read_genmt
 
 pytestmark = pytest.mark.usefixtures("toy_dist")
@@ -113,8 +113,8 @@ def test_the_release_like_file_reads_with_omissions_and_the_judged_reference(rel
     assert pair.systems == ["sysA", "sysB"] and [len(d) for d in pair.documents] == [2, 1]
     assert [s.position for s in pair.segments] == [1, 2, 1]  # global line ids 1041, 1042, 1200
     a, b = pair.human["sysA"], pair.human["sysB"]
-    assert a[1].errors == (ErrorSpan(0, 5, "minor"), ErrorSpan(6, 6, "undecided"))
-    assert a[2].errors == (ErrorSpan(None, None, "major"),) and a[2].score == 90  # the omission: no place
+    assert a[1].errors == (Span(0, 5, "minor"), Span(6, 6, "undecided"))
+    assert a[2].errors == (Span(None, None, "major"),) and a[2].score == 90  # the omission: no place
     assert b[2].scores == (60, 70, 65) and b[2].score == 65
     # gold error-free: ESA >= 85 and no span, an omission counting as one
     assert pair.error_free() == {"sysA": [True, False, False], "sysB": [False, True, False],

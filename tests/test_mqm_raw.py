@@ -1,5 +1,5 @@
 """Raw MQM files as google/wmt-mqm-human-evaluation publishes them, read by ``--human FILE``
-(docmetrics.formats.mqm_tsv): penalties as mt-metrics-eval's converters/score_mqm.py computes them, error spans
+(docmetrics.formats.mqm): penalties as mt-metrics-eval's converters/score_mqm.py computes them, error spans
 with the ``<v>`` marks stripped, positions from ``doc_id``.
 
 ``data/mqm_ted_ende.excerpt.tsv`` is an excerpt (the header and the 14 lines of 8 segments, unchanged) of
@@ -40,7 +40,7 @@ import pytest
 from cli_fixtures import run_cli
 
 from docmetrics.formats.human_tsv import load_human
-from docmetrics.formats.mqm_tsv import error_weight, is_human_name, read_mqm, strip_marks
+from docmetrics.formats.mqm import error_weight, is_human_name, read_mqm, strip_marks
 
 EXCERPT = Path(__file__).parent / "data" / "mqm_ted_ende.excerpt.tsv"
 SHARED = Path(__file__).resolve().parents[2] / "shared" / "data" / "wmt21_ted_ende"

@@ -17,7 +17,7 @@ import pytest
 from cli_fixtures import run_cli as run
 
 from docmetrics.algorithms.spans import Span, item_counts, micro
-from docmetrics.formats.mqm_tsv import read_mqm
+from docmetrics.formats.mqm import read_mqm
 from docmetrics.values.errors import InputError
 
 HEADER = "system\tdoc\tdoc_id\tseg_id\trater\tsource\ttarget\tcategory\tseverity\n"

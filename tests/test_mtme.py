@@ -15,7 +15,7 @@ from mtme_fixtures import read_back
 
 from docmetrics import stats as ws
 from docmetrics.formats.mtme import STANDARDS, load_mtme, read_mtme
-from docmetrics.formats.mtme_scores import parse_metric_filename, read_score_file
+from docmetrics.formats.mtme_scores import parse_metric_filename
 from docmetrics.judging.averages import wmt_average
 from docmetrics.judging.evaluate import evaluate_mtme, evaluate_wmt
 from docmetrics.judging.mtme import mtme_metric_name, write_mtme_scores
@@ -246,8 +246,6 @@ BAD_CALLS = [
     ("unknown system", lambda root: load_mtme(root, "toy", "en-de", ref="refA", systems=["sysZ"]), "'sysZ'"),
     ("reference scored", lambda root: load_mtme(root, "toy", "en-de", ref="refA", systems=["refA"]),
      "reference in use"),
-    ("None in metric file", lambda root: read_score_file(
-        str(root / "toy" / "human-scores" / "en-de.mqm.seg.score"), "seg", allow_none=False), "line 15"),
     ("metric file name", lambda root: parse_metric_filename("bleu.sys.score"), "NAME-REF.LEVEL.score"),
     ("write: ref name", lambda root: write_mtme_scores(root, "toy", "en-de", "m", "ref-A", [
         Result("s", "m", 1.0, Signature("m"), {})]), "bad reference name"),

@@ -275,7 +275,7 @@ def test_sweep_page_draws_the_sweep_with_the_texts(data, tmp_path, capsys):
     assert d["command"].startswith("docmetrics sweep -m slide:backbone=toy") and ["--grid", "w=1..2 s=1..w"] in d["inputs"]
 
 
-def test_metaeval_page_has_every_language_pair_and_the_averages(tmp_path, capsys):
+def test_metaeval_page_has_every_language_pair_and_the_averages(tmp_path, capsys, toy_dist):  # noqa: F811
     from test_mtme import build_tiny
 
     build_tiny(tmp_path / "data")

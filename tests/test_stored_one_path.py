@@ -45,7 +45,7 @@ def jsonl(tmp_path):
 
 
 def test_the_stored_format_is_a_module_of_the_formats_package():
-    assert registry.get("stored") == stored_format.FORMAT
+    assert registry.human_format("stored") == stored_format.FORMAT
     assert set(stored_format.FORMAT.options) == {"directions", "metrics"}
     assert not (ROOT / "docmetrics" / "judging" / "stored_scoring.py").exists()
 

@@ -13,10 +13,10 @@ import sys
 import warnings
 from typing import Any, Callable
 
-from ..commands.messages import bounded, note, printable, warn
+from ..commands.messages import bounded, printable
 from ..values.errors import DocMetricsWarning, UserError
 
-__all__ = ["guarded", "setup_warnings", "warn", "note", "FLAGS", "in_flags", "printable"]
+__all__ = ["guarded", "setup_warnings", "FLAGS", "in_flags"]
 
 #: The flag the command line takes for each library parameter an error may name (``name=VALUE``).
 FLAGS = {

@@ -19,10 +19,10 @@ def _gpus(known: Collection[str]) -> str:
     return f"choose where models run with --device auto|cpu|cuda (auto: cuda if available){more}"
 
 
-#: option (as typed, before any '=') -> the advice, or a function of the parser's options giving it
+#: option (as typed, before any '=') -> the advice, or a function of the parser's options giving it (a short and a
+#: long form of one option: one advice)
 HABITS: dict[str, str | Callable[[Collection[str]], str]] = {
-    "--gpus": _gpus,
-    "--gpu": _gpus,
+    **dict.fromkeys(("--gpus", "--gpu"), _gpus),
     "--cuda": "use --device cuda",
     "--cpu": "use --device cpu",
     "--batch_size": "use --batch-size N (with a dash)",
@@ -32,35 +32,27 @@ HABITS: dict[str, str | Callable[[Collection[str]], str]] = {
     "--only_system": "use -b/--score-only",
     "--echo": "docmetrics echoes no input; --level doc|chunk|seg writes a table of per-document, "
               "per-unit or per-segment scores with their doc ids (-o FILE)",
-    "--sentence-level": "use --level seg (per-segment scores, for metrics that score one segment per unit; "
-                        "bleu, chrf, ter: each segment's sentence score), -o FILE to write them",
-    "-sl": "use --level seg (per-segment scores, for metrics that score one segment per unit; bleu, chrf, ter: "
-           "each segment's sentence score), -o FILE to write them",
-    "--download": "docmetrics downloads no test set; give files with -i/-s/-r/--doc-ids, or an "
-                  "mt-metrics-eval directory with --mtme ROOT -t TESTSET -l LP",
-    "--test-set": "docmetrics downloads no test set; give files with -i/-s/-r/--doc-ids, or an "
-                  "mt-metrics-eval directory with --mtme ROOT -t TESTSET -l LP",
+    **dict.fromkeys(("--sentence-level", "-sl"), "use --level seg (per-segment scores, for metrics that score one "
+                    "segment per unit; bleu, chrf, ter: each segment's sentence score), -o FILE to write them"),
+    **dict.fromkeys(("--download", "--test-set"), "docmetrics downloads no test set; give files with "
+                    "-i/-s/-r/--doc-ids, or an mt-metrics-eval directory with --mtme ROOT -t TESTSET -l LP"),
     "--language-pair": "use -l SRC-TGT (e.g. -l en-de)",
-    "--origlang": "docmetrics splits no test set by original language; filter the files (-i/-s/-r/--doc-ids) first",
-    "-ol": "docmetrics splits no test set by original language; filter the files (-i/-s/-r/--doc-ids) first",
+    **dict.fromkeys(("--origlang", "-ol"), "docmetrics splits no test set by original language; filter the files "
+                    "(-i/-s/-r/--doc-ids) first"),
     "--subset": "docmetrics selects no subset of a test set; filter the files (-i/-s/-r/--doc-ids) first",
-    "--num-refs": "give each reference as its own file: -r ref1.txt ref2.txt (for a file of tab-separated "
-                  "references: cut -f1 refs.tsv > ref1.txt; cut -f2 refs.tsv > ref2.txt)",
-    "-nr": "give each reference as its own file: -r ref1.txt ref2.txt (for a file of tab-separated "
-           "references: cut -f1 refs.tsv > ref1.txt; cut -f2 refs.tsv > ref2.txt)",
-    "--encoding": "docmetrics reads UTF-8; convert the files first (iconv -f ENCODING -t UTF-8)",
-    "-e": "docmetrics reads UTF-8; convert the files first (iconv -f ENCODING -t UTF-8)",
+    **dict.fromkeys(("--num-refs", "-nr"), "give each reference as its own file: -r ref1.txt ref2.txt (for a file of "
+                    "tab-separated references: cut -f1 refs.tsv > ref1.txt; cut -f2 refs.tsv > ref2.txt)"),
+    **dict.fromkeys(("--encoding", "-e"), "docmetrics reads UTF-8; convert the files first (iconv -f ENCODING -t "
+                    "UTF-8)"),
     "--force": "docmetrics does not refuse tokenized input, so there is nothing to force (bleu:tokenize=none "
                "scores it as it is)",
-    "--detail": "per-document and per-segment scores: --level doc|seg (-o FILE); no split by original language",
-    "-d": "per-document and per-segment scores: --level doc|seg (-o FILE); no split by original language",
-    "--paired-jobs": "the paired tests reuse the scores and run in one process; --workers N runs the models in N "
-                     "processes",
-    "-j": "the paired tests reuse the scores and run in one process; --workers N runs the models in N processes",
-    "--no-color": "docmetrics prints no colours",
-    "-nc": "docmetrics prints no colours",
-    "--citation": "docmetrics --describe NAME prints a metric's citation (and --describe PRESET a preset's)",
-    "--cite": "docmetrics --describe NAME prints a metric's citation (and --describe PRESET a preset's)",
+    **dict.fromkeys(("--detail", "-d"), "per-document and per-segment scores: --level doc|seg (-o FILE); no split "
+                    "by original language"),
+    **dict.fromkeys(("--paired-jobs", "-j"), "the paired tests reuse the scores and run in one process; --workers N "
+                    "runs the models in N processes"),
+    **dict.fromkeys(("--no-color", "-nc"), "docmetrics prints no colours"),
+    **dict.fromkeys(("--citation", "--cite"), "docmetrics --describe NAME prints a metric's citation (and --describe "
+                    "PRESET a preset's)"),
     "--enable-context": "Doc-COMET is its own metric: -m doc-comet:k=2,model=Unbabel/wmt22-comet-da (the previous "
                         "2 sentences as context, the paper's), and -m comet is plain COMET-22",
     "--num_workers": "use --workers N (with a dash)",
@@ -74,19 +66,14 @@ HABITS: dict[str, str | Callable[[Collection[str]], str]] = {
 #: sacrebleu's options that are parameters of a metric spec here: option -> (the spec, with {v} for the
 #: value the option was given; whether the option takes a value)
 SPEC_HABITS: dict[str, tuple[str, bool]] = {
-    "-tok": ("bleu:tokenize={v}", True),
-    "--tokenize": ("bleu:tokenize={v}", True),
-    "-lc": ("bleu:lowercase=yes (chrf:lowercase=yes; TER ignores case unless ter:case_sensitive=yes)", False),
-    "--lowercase": ("bleu:lowercase=yes (chrf:lowercase=yes; TER ignores case unless ter:case_sensitive=yes)",
-                    False),
+    **dict.fromkeys(("-tok", "--tokenize"), ("bleu:tokenize={v}", True)),
+    **dict.fromkeys(("-lc", "--lowercase"), ("bleu:lowercase=yes (chrf:lowercase=yes; TER ignores case unless "
+                                             "ter:case_sensitive=yes)", False)),
     "--smooth-method": ("bleu:smooth_method={v}", True),
-    "-sv": ("bleu:smooth_method=floor,smooth_value={v}", True),
-    "--smooth-value": ("bleu:smooth_method=floor,smooth_value={v}", True),
+    **dict.fromkeys(("-sv", "--smooth-value"), ("bleu:smooth_method=floor,smooth_value={v}", True)),
     "-c": ("chrf:char_order=6,word_order=2 (chrF++); docmetrics --describe chrf lists them all", False),
-    "-cc": ("chrf:char_order={v}", True),
-    "--chrf-char-order": ("chrf:char_order={v}", True),
-    "-cw": ("chrf:word_order={v}", True),
-    "--chrf-word-order": ("chrf:word_order={v}", True),
+    **dict.fromkeys(("-cc", "--chrf-char-order"), ("chrf:char_order={v}", True)),
+    **dict.fromkeys(("-cw", "--chrf-word-order"), ("chrf:word_order={v}", True)),
     "--chrf-beta": ("chrf:beta={v}", True),
     "--chrf-whitespace": ("chrf:whitespace=yes", False),
     "--chrf-lowercase": ("chrf:lowercase=yes", False),
@@ -131,8 +118,6 @@ class Parser(argparse.ArgumentParser):
     def error(self, message: str) -> NoReturn:
         print(f"{self.prog}: error: {message} (see {self.prog} --help)", file=sys.stderr)
         raise SystemExit(2)
-
-
 
 
 def habit_in(argv: Sequence[str], known: Collection[str]) -> str | None:

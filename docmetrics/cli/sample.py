@@ -4,7 +4,6 @@ wheel and have no checkout), so every example of the documentation runs there to
 from __future__ import annotations
 
 import argparse
-import sys
 from typing import Sequence
 
 from ..api import SAMPLES
@@ -47,5 +46,5 @@ def build_parser() -> argparse.ArgumentParser:
 
 def main(argv: Sequence[str] | None = None) -> int:
     parser = build_parser()
-    args = parse_args(parser, list(sys.argv[1:] if argv is None else argv))
+    args = parse_args(parser, argv)
     return guarded("docmetrics sample", args.debug, lambda: run(typed(parser, args)))

@@ -1,20 +1,19 @@
-"""The argument groups every docmetrics command shares: input, model, output and the score cache."""
+"""What the docmetrics commands share: the session their model options and score cache make, the check of every
+file a command writes, and a judged data's reference named as its option names it.  Judged data is read in
+:mod:`.data`."""
 
 from __future__ import annotations
 
 import contextlib
-import dataclasses
 import os
-import re
-from typing import Any, Iterator, Sequence
+from typing import Any, Iterator
 
 from ..api import same_file
-from ..values.errors import InputError, SpecError, UserError
+from ..values.errors import InputError, UserError
 from .messages import note
 from .options import Options, flag_of
 
-__all__ = ["check_output_file", "check_outputs", "data_options", "naming_the_reference", "read_judged", "read_alias",
-           "say_notes", "worded"]
+__all__ = ["check_output_file", "check_outputs", "naming_the_reference", "session_scope"]
 
 
 @contextlib.contextmanager
@@ -114,93 +113,6 @@ def check_outputs(opts: Options, extra: tuple[tuple[str, str], ...] = ()) -> Non
                 raise UserError(f"{option} {path}: is the file {flag} names ({other}), which this command "
                                 f"{'reads' if role == 'read' else 'also writes'}; it would be written over: give "
                                 f"{option} another file name")
-
-
-#: How the command line words the library's parameters (``docmetrics.read_human``'s errors and notes).
-WORDS = ((r"\bformat='([^']*)'", r"--data-format \1"), (r"^read_human: ", "--data-option: "),
-         (r"name one with lp=", "pick one with -l"), (r"\blp=", "-l"))
-
-
-def worded(text: str, flags: Sequence[tuple[str, str]] = ()) -> str:
-    """``text`` (a library error or note) with the library's names as the command line's options: :data:`WORDS`,
-    then each (library text, flag) of ``flags`` (e.g. ``("include_reference=True", "--include-human")``)."""
-    for pattern, flag in (*WORDS, *((re.escape(name), flag) for name, flag in flags)):
-        text = re.sub(pattern, flag, text)
-    return text
-
-
-def read_judged(path: str, lp: str | None, *, format: str | None = None, flags: Sequence[tuple[str, str]] = (),
-                **options: Any) -> Any:
-    """``docmetrics.read_human(path, format=, lp=, **options)`` (an option None: not passed), its errors and notes
-    :func:`worded` with ``flags``; the notes are not said (:func:`say_notes`)."""
-    import docmetrics
-
-    try:
-        data = docmetrics.read_human(path, format=format, lp=lp,
-                                     **{k: v for k, v in options.items() if v is not None})
-    except UserError as exc:
-        raise type(exc)(worded(str(exc), flags), params=exc.params) from None
-    return dataclasses.replace(data, notes=tuple(worded(n, flags) for n in data.notes))
-
-
-#: --genmt, --wmt25-tsv and --wmt26 as aliases of --data, read by one path (:func:`read_alias`): each option's field,
-#: the registry's format it names, that format's options from the command's (None: not passed), and how the
-#: command words the library's names in what the reader says (:func:`worded`).
-ALIASES = (
-    ("genmt", "genmt", lambda o: {"domains": o.domains, "include_reference": o.include_human or None,
-                                  "reference": o.ref[0] if o.ref else None},  # refA: genmt.check_args
-     (("include_reference=True", "--include-human"),)),
-    ("wmt25_tsv", "wmt25-tsv", lambda o: {"set_id": o.wmt25_set}, ()),
-    ("wmt26", "wmt26", lambda o: {"systems": o.wmt26_systems, "references": o.wmt26_ref or None,
-                                  "source": o.wmt26_source}, ()),
-)
-
-
-def _value(text: str) -> Any:
-    """A --data-option value: a number as a number, true/false (yes/no) as a bool, else the text."""
-    if text.strip().lower() in ("true", "yes", "false", "no"):
-        return text.strip().lower() in ("true", "yes")
-    for kind in (int, float):
-        try:
-            return kind(text)
-        except ValueError:
-            pass
-    return text
-
-
-def data_options(given: Sequence[str] | None) -> dict[str, Any]:
-    """--data-option KEY=VALUE...: ``{key: value}`` (a number as a number, true/false as a bool; a key repeated:
-    a list)."""
-    out: dict[str, Any] = {}
-    for item in given or ():
-        key, eq, value = item.partition("=")
-        if not eq or not key.strip():
-            raise SpecError(f"--data-option {item!r}: give KEY=VALUE (e.g. --data-option column=mqm)")
-        key = key.strip()
-        if key in out:
-            out[key] = [*(out[key] if isinstance(out[key], list) else [out[key]]), _value(value)]
-        else:
-            out[key] = _value(value)
-    return out
-
-
-def read_alias(opts: Any, **options: Any) -> Any:
-    """``read_human(FILE, format=, lp=-l, **its options)`` for ``--data PATH`` (``--data-format``, ``--data-option``)
-    or the alias ``opts`` gives (``options``: some of them otherwise), read and checked before any model loads; its
-    notes are not said (:func:`say_notes`)."""
-    if getattr(opts, "data", None):
-        return read_judged(opts.data, opts.lang or None, format=opts.data_format, **data_options(opts.data_option))
-    attr, form, given, flags = next(a for a in ALIASES if getattr(opts, a[0], None))
-    return read_judged(getattr(opts, attr), opts.lang or None, format=form, flags=flags, **{**given(opts), **options})
-
-
-def say_notes(opts: Any, data: Any, who: str = "docmetrics") -> None:
-    """The reader's notes (what it found odd but read) on stderr (-q: not); a segment that reappears out of
-    place is a warning."""
-    from .messages import warn
-
-    for text in data.notes:
-        warn(text, who) if "reappears" in text else note(opts, text, who)
 
 
 @contextlib.contextmanager

@@ -1,7 +1,8 @@
 """Options that do not go together, as tables: a :class:`Conflicts` names what its options conflict with (a data
 source such as ``--mtme``, or an option) and how a conflict is told; each row names an option and what to do
 instead.  :meth:`Conflicts.check` raises the one error, for the first row whose option is given, before
-anything is read."""
+anything is read.  A data source (``--genmt``, ``--mtme``, ``--wmt25-tsv``, ``--wmt26``) is one :class:`Source`:
+what it replaces, what it refuses and what needs it, read by one check."""
 
 from __future__ import annotations
 
@@ -11,7 +12,7 @@ from typing import Any
 from ..values.errors import UserError
 from .options import Options, flag_of
 
-__all__ = ["Option", "Conflicts", "CANNOT", "WITH", "NEEDS", "NEEDS_FOR", "replaced_by"]
+__all__ = ["Option", "Conflicts", "Source", "CANNOT", "WITH", "NEEDS", "NEEDS_FOR", "replaced_by"]
 
 #: How a conflict is told: ``{option}`` and ``{instead}`` from the row, ``{other}`` from the table, and any
 #: field :meth:`Conflicts.check` is given (``{file}``: the data source's file).
@@ -55,7 +56,7 @@ class Conflicts:
         return Conflicts(self.other, self.template, tuple(row for row in self.rows if row.attr not in attrs))
 
     def check(self, opts: Options, **fields: Any) -> None:
-        """Raise :class:`UserError` for the first row whose option ``opts`` gives."""
+        """Raise :class:`UserError` for the first row whose option ``opts`` gives, told by :attr:`template`."""
         for row in self.given(opts)[:1]:
             raise UserError(self.template.format(option=row.flag or flag_of(opts, row.attr), other=self.other,
                                                  instead=row.instead, **fields))
@@ -70,3 +71,22 @@ def replaced_by(flag: str, what: str, sources: tuple[str, ...], instead: dict[st
     data sources ``sources`` (fields); ``instead``: what to add after "drop OPTION", by field."""
     rows = (Option(attr, instead=(instead or {}).get(attr, "")) for attr in (*FILE_INPUTS, *sources))
     return Conflicts(flag, f"{flag} reads {what} from {{file}}: drop {{option}}{{instead}}", tuple(rows))
+
+
+@dataclass(frozen=True)
+class Source:
+    """A data source of ``docmetrics`` (an option naming judged data), described once: the field of its option, the
+    options it replaces (``{file}``: its file), those it refuses, and those that mean nothing without it."""
+
+    attr: str
+    replaces: Conflicts
+    needs: Conflicts
+    refuses: Conflicts = Conflicts("", "", ())
+
+    def check(self, opts: Options) -> bool:
+        """Whether ``opts`` gives the source: with it, the first option it replaces or refuses is a UserError;
+        without it, the first option that needs it."""
+        file = getattr(opts, self.attr, None)
+        for table in (self.replaces, self.refuses) if file else (self.needs,):
+            table.check(opts, file=file)
+        return bool(file)

@@ -41,20 +41,17 @@ def describe(name: str) -> str:
             lines += ["", "Notes:", textwrap.indent(textwrap.fill(preset.notes, 96), "  ")]
         lines += ["", describe(preset.spec.split(":", 1)[0])]
         return "\n".join(lines)
-    if bare in registry.names("metric"):
-        return _guarded("metric", name, _describe_metric)
-    if bare in registry.names("backbone"):
-        return _guarded("backbone", name, _describe_backbone)
-    if bare in registry.names("tool"):
-        return _describe_tool(name)
-    known = (registry.names("metric") + registry.names("backbone") + registry.names("tool")
-             + sorted(presets.presets()))
+    kinds = (("metric", _describe_metric), ("backbone", _describe_backbone), ("tool", _describe_tool))
+    for kind, render in kinds:
+        if bare in registry.names(kind):
+            return _guarded(kind, name, render)
+    known = [n for kind, _ in kinds for n in registry.names(kind)] + sorted(presets.presets())
     raise PluginError(f"unknown name '{name}'; known: {', '.join(known)}")
 
 
 def _guarded(kind: str, name: str, render: Callable[[str], str]) -> str:
-    """``render(name)``; a plugin whose declarations cannot be shown (``params`` that are not Params,
-    ...) is a PluginError naming it and its distribution."""
+    """``render(name)``; a plugin whose declarations cannot be shown (``params`` that are not Params, a tool whose
+    module cannot be read, ...) is a PluginError naming it and its distribution."""
     try:
         return render(name)
     except (PluginError, KeyboardInterrupt):

@@ -18,38 +18,33 @@ from typing import TYPE_CHECKING, Any, Sequence
 
 from ..judging import human_format
 from ..values.errors import UserError
-from .conflicts import NEEDS, WITH, Conflicts, Option, replaced_by
+from .conflicts import NEEDS, WITH, Conflicts, Option, Source, replaced_by
 from .inputs import once_each
-from .options import Options
+from .options import Options, flag_of
 
 if TYPE_CHECKING:
     from ..judging import ErrorFree
 
-__all__ = ["requested", "check_args", "read", "with_detections"]
+__all__ = ["GENMT", "check_args", "judging", "check_reference_free", "with_detections"]
 
-#: Options that name files of the usual input, which --genmt replaces.
-INPUTS = replaced_by("--genmt", "the sources, outputs, references, documents and human scores", ("mtme", "human"))
-#: Options of ``docmetrics`` that mean nothing with --genmt's human scores.
-REFUSED = Conflicts("--genmt", WITH, (
-    Option("human_column", "--human-column", "its human scores are the ESA score of each item (field scores); "
-                                             "drop it"),
-    Option("human_lower_better", "--human-lower-better", "its human scores are ESA scores, higher is better; drop it"),
-    Option("ci", "--ci", "the meta-evaluation prints correlations, not system scores; drop --ci (or run a paired "
-                         "test: --paired-bs)")))
-#: Options that only mean something with --genmt.
-GENMT_ONLY = Conflicts("--genmt FILE", NEEDS, (Option("domains"), Option("error_free")))
-
-
-def requested(opts: Options) -> bool:
-    return bool(getattr(opts, "genmt", None))
+#: --genmt: the usual input's files it replaces, the options that mean nothing with its human scores, those that
+#: only mean something with it.
+GENMT = Source("genmt", replaced_by("--genmt", "the sources, outputs, references, documents and human scores",
+                                    ("mtme", "human")),
+               Conflicts("--genmt FILE", NEEDS, (Option("domains"), Option("error_free"))),
+               Conflicts("--genmt", WITH, (
+                   Option("human_column", "--human-column", "its human scores are the ESA score of each item (field "
+                                                            "scores); drop it"),
+                   Option("human_lower_better", "--human-lower-better", "its human scores are ESA scores, higher is "
+                                                                        "better; drop it"),
+                   Option("ci", "--ci", "the meta-evaluation prints correlations, not system scores; drop --ci (or "
+                                        "run a paired test: --paired-bs)"))))
 
 
 def check_args(opts: Options) -> None:
     """The option combinations, before anything is read."""
-    if not requested(opts):
-        GENMT_ONLY.check(opts)
+    if not GENMT.check(opts):
         return
-    INPUTS.check(opts, file=opts.genmt)
     if opts.error_free not in (None, "auto"):
         try:
             value = float(opts.error_free)
@@ -77,21 +72,12 @@ def _check_ref(opts: Options) -> None:
         raise UserError(f"--ref {names[0]}: no such reference in {opts.genmt} (references: {REFERENCE}): {why}")
 
 
-def read(opts: Options, domains: Any = "given") -> Any:
-    """The GenMT file read as ``--data FILE --data-format genmt`` reads it (:func:`.common.read_alias`);
-    ``domains=None``: every domain."""
-    from .common import read_alias
-
-    return read_alias(opts, **({} if domains == "given" else {"domains": domains}))
-
-
 def judging(opts: Options, data: Any) -> Options:
     """The options that meta-evaluate the data's human scores like ``--human FILE --seg-level``; where it has
     none, an option that judges against them is refused."""
     if data.human is None:
-        judging = [flag for attr, flag in (("error_free", "--error-free"), ("doc_level", "--doc-level"),
-                                           ("pdp", "--pdp"), ("seg_level", "--seg-level"),
-                                           ("no_human_systems", "--no-human-systems")) if getattr(opts, attr, None)]
+        judging = [flag_of(opts, attr) for attr in ("error_free", "doc_level", "pdp", "seg_level", "no_human_systems")
+                   if getattr(opts, attr, None)]
         if judging:
             raise UserError(f"{judging[0]}: {opts.genmt} has no human scores for {data.lp} (field scores); "
                             "give the humeval file (segment lines with scores), or score without it")

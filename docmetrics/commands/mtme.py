@@ -9,9 +9,8 @@ and :func:`docmetrics.judging.mtme_run_dict`; every path and option is checked b
 from __future__ import annotations
 
 import os
-import sys
 from dataclasses import replace
-from typing import Any, Sequence, TextIO
+from typing import Any, Sequence
 
 from ..judging import (
     NO_HUMAN_SCORES,
@@ -26,7 +25,7 @@ from ..judging import (
 from ..values.errors import UserError
 from . import stored as stored_cli
 from .common import session_scope
-from .conflicts import CANNOT, NEEDS, Conflicts, Option
+from .conflicts import CANNOT, NEEDS, Conflicts, Option, Source
 from .format import metric_labels
 from .human import asked_statistics, judging_options
 from .inputs import once_each
@@ -35,16 +34,12 @@ from .options import Options
 from .output import Output, write
 from .scoring import ScoringReport
 
-__all__ = ["check_common", "requested", "run", "score", "lp_dict", "lp_text"]
+__all__ = ["MTME", "check_common", "requested", "run", "score", "lp_dict", "lp_text"]
 
 #: the longest file name most file systems take (bytes)
 MAX_FILE_NAME = 255
-#: Options of ``docmetrics`` that only make sense with --mtme
-MTME_ONLY = Conflicts("--mtme ROOT (an mt-metrics-eval data directory)", NEEDS, (Option("testset", "-t/--testset"), *(
-    Option(attr) for attr in ("ref", "human_name", "systems", "include_human", "include_outliers", "write_mtme",
-                              "metric_name", "rank_by"))))
-#: Options of ``docmetrics`` that --mtme replaces, and what to do instead
-REPLACED = Conflicts("--mtme", CANNOT, (
+#: --mtme: the options of ``docmetrics`` it replaces (and what to do instead), those that only make sense with it
+MTME = Source("mtme", Conflicts("--mtme", CANNOT, (
     Option("input", "-i", "the system outputs come from ROOT/TESTSET/system-outputs/LP; choose them with --systems"),
     Option("source", "-s", "the source comes from ROOT/TESTSET/sources/LP.txt"),
     Option("reference", "-r", "the references come from ROOT/TESTSET/references; choose them with --ref (--ref "
@@ -52,25 +47,26 @@ REPLACED = Conflicts("--mtme", CANNOT, (
     Option("doc_ids", "--doc-ids", "the documents come from ROOT/TESTSET/documents/LP.docs"),
     Option("jsonl", "--jsonl", "MTME files are read as MTME names them (.txt or .jsonl)"),
     Option("doc_per_line", "--doc-per-line", "MTME segments are lines of a document"),
-    Option("human", "--human", "the human scores come from ROOT/TESTSET/human-scores; choose them with --human-name"),
-    Option("human_column", "--human-column", "the human scores come from ROOT/TESTSET/human-scores; choose them "
-                                             "with --human-name"),
+    *(Option(attr, instead="the human scores come from ROOT/TESTSET/human-scores; choose them with --human-name")
+      for attr in ("human", "human_column")),
     Option("human_lower_better", "--human-lower-better", "MTME stores human scores with higher better (MQM negated)"),
     Option("exclude_systems", "--exclude-systems", "choose the systems with --systems"),
-    Option("paired_bs", "--paired-bs", "--mtme meta-evaluates metrics; run paired tests without --mtme"),
-    Option("paired_ar", "--paired-ar", "--mtme meta-evaluates metrics; run paired tests without --mtme"),
+    *(Option(attr, instead="--mtme meta-evaluates metrics; run paired tests without --mtme")
+      for attr in ("paired_bs", "paired_ar")),
     Option("score_only", "-b/--score-only", "--mtme prints a meta-evaluation; --write-mtme OUT writes the scores"),
     Option("dump_alignment", "--dump-alignment", "run it without --mtme"),
     Option("ci", "--ci", "--mtme meta-evaluates metrics; confidence intervals of system scores: run without --mtme"),
     Option("level", "--level", "--write-mtme OUT writes segment and document scores", default="system"),
-))
+)), Conflicts("--mtme ROOT (an mt-metrics-eval data directory)", NEEDS, (Option("testset", "-t/--testset"), *(
+    Option(attr) for attr in ("ref", "human_name", "systems", "include_human", "include_outliers", "write_mtme",
+                              "metric_name", "rank_by")))))
 
 
 def requested(opts: Options) -> bool:
     """Whether ``docmetrics`` was given --mtme or one of its options (--ref and --include-human with
     --genmt and no --mtme are the GenMT file's: :func:`docmetrics.cli.genmt.check_args` reads them)."""
     genmt = bool(getattr(opts, "genmt", None)) and not getattr(opts, "mtme", None)
-    only = MTME_ONLY.without("ref", "include_human") if genmt else MTME_ONLY
+    only = MTME.needs.without("ref", "include_human") if genmt else MTME.needs
     return bool(getattr(opts, "mtme", None)) or bool(only.given(opts))
 
 
@@ -89,11 +85,9 @@ def check_common(opts: Options, lps: Sequence[str]) -> Options:
     if opts.resamples is not None and opts.resamples < 0:
         raise UserError(f"--resamples must be >= 0, not {opts.resamples}")
     asked_statistics(opts)  # an unknown --stat before anything is scored
-    seen: set[str] = set()
-    for spec in opts.metrics:
-        if spec in seen:
-            raise UserError(f"-m: {spec!r} is given twice")
-        seen.add(spec)
+    twice = [spec for k, spec in enumerate(opts.metrics) if spec in opts.metrics[:k]]
+    if twice:
+        raise UserError(f"-m: {twice[0]!r} is given twice")
     if opts.metric_name:
         if not opts.write_mtme:
             raise UserError("--metric-name names the MTME score files: it needs --write-mtme OUT")
@@ -123,11 +117,9 @@ def _check_out_dir(out: str, testset: str, lps: Sequence[str]) -> None:
 
 
 def _check_main_args(opts: Options) -> Options:
-    if not opts.mtme:
-        if MTME_ONLY.given(opts)[0].attr == "testset":
-            raise UserError(_testset_habit(opts.testset))
-        MTME_ONLY.check(opts)
-    REPLACED.check(opts)
+    if not opts.mtme and MTME.needs.given(opts)[0].attr == "testset":
+        raise UserError(_testset_habit(opts.testset))
+    MTME.check(opts)
     if not opts.lang:
         raise UserError("--mtme needs -l/--lang LP, the language pair of the test set (e.g. en-de)")
     if "," in opts.lang:
@@ -207,12 +199,10 @@ def score(opts: Options, lps: Sequence[str], systems: Sequence[str] | None, who:
     read = stored_cli.for_mtme(opts, lps) if stored_cli.requested(opts) else {}
     stored = {lp: {stored_cli.label(m): m for m in ms} for lp, ms in read.items()}
     if stored:
-        stored_cli.IN_MTME.check(opts)
-        names = list(next(iter(stored.values())))
-        twice = [n for n in names if n in opts.metrics]
-        if twice:
-            raise UserError(f"--stored: {twice[0][len(stored_cli.PREFIX):]} is given twice")
-        opts = replace(opts, metrics=[*opts.metrics, *names])
+        if opts.metric_name:
+            raise UserError("--metric-name names the score files of -m metrics one by one; with stored metrics "
+                            "(--scores/--stored) drop it: each file is named after the metric's signature")
+        opts = stored_cli.with_stored(opts, next(iter(read.values())))
 
     with session_scope(opts, cache=getattr(opts, "cache", None)) as session:
         def load(spec: str, lp: str) -> Any:
@@ -234,9 +224,8 @@ def score(opts: Options, lps: Sequence[str], systems: Sequence[str] | None, who:
 
 
 # -- docmetrics --mtme ROOT -t TESTSET -l LP -m SPEC... ------------------------------------------------------------
-def run(opts: Options, out: TextIO | None = None) -> int:
-    """``docmetrics -m SPEC... --mtme ROOT -t TESTSET -l LP``: score, write, meta-evaluate, print."""
-    out = out or sys.stdout
+def run(opts: Options) -> int:
+    """``docmetrics -m SPEC... --mtme ROOT -t TESTSET -l LP``: score, write, meta-evaluate, print (-o: to the file)."""
     opts = _check_main_args(opts)
     opts, (lp_run,) = score(opts, [opts.lang], opts.systems, "docmetrics")
     if getattr(opts, "report", None):  # the page write_report(PAGE, meta_evaluate(...), results=, data=) writes
@@ -245,7 +234,7 @@ def run(opts: Options, out: TextIO | None = None) -> int:
         judged = lp_run.evaluation if lp_run.evaluation is not None else lp_dict(lp_run, opts)  # else: scores only
         write_report(opts, opts.report, judged, f"docmetrics --mtme ({lp_run.lp})", results=lp_run.results,
                      data=lp_run.evalset())
-    write(Output(data=lambda: lp_dict(lp_run, opts), text=lambda: lp_text(lp_run, opts)), opts, out)
+    write(Output(data=lambda: lp_dict(lp_run, opts), text=lambda: lp_text(lp_run, opts)), opts)
     return 0
 
 

@@ -9,32 +9,29 @@ by :mod:`docmetrics.report`, which imports nothing that scores.
 from __future__ import annotations
 
 import shlex
-from typing import Any, Callable
+from typing import Any
 
 from ..values.errors import InputError, UserError
 from .common import check_output_file
 from .inputs import load_testset
 from .messages import note
-from .options import Options
+from .options import Options, flag_of
 
-#: What the page says was typed: (option, field of the options).
-TYPED = (("-m", "metrics"), ("-m", "metric"), ("--grid", "grid"), ("-i", "input"), ("-s", "source"),
-         ("-r", "references"), ("--doc-ids", "doc_ids"), ("-l", "lang"), ("-l", "lps"), ("--human", "human"),
-         ("--human-column", "human_column"), ("--genmt", "genmt"), ("--data", "data"), ("--data-format", "data_format"),
-         ("--data-option", "data_option"), ("--mtme", "mtme"), ("-t", "testset"),
-         ("--stat", "stat"), ("--spans", "spans"), ("--spans-tsv", "spans_tsv"))
+#: What the page says was typed: the fields of the options that name inputs, each told as its option.
+TYPED = ("metrics", "metric", "grid", "input", "source", "references", "doc_ids", "lang", "lps", "human",
+         "human_column", "genmt", "data", "data_format", "data_option", "mtme", "testset", "stat", "spans", "spans_tsv")
 
 
 def inputs_typed(opts: Options) -> list[tuple[str, str]]:
     """The inputs as the command line named them (--genmt FILE and --data FILE set --human to the same file
     themselves: not listed as --human, which was not typed)."""
     out = []
-    for flag, attr in TYPED:
+    for attr in TYPED:
         value = getattr(opts, attr, None)
         if attr == "human" and value and value in (getattr(opts, "genmt", None), getattr(opts, "data", None)):
             continue
         if value:
-            out.append((flag, shlex.join(value) if isinstance(value, (list, tuple)) else str(value)))
+            out.append((flag_of(opts, attr), shlex.join(value) if isinstance(value, (list, tuple)) else str(value)))
     return out
 
 
@@ -49,18 +46,18 @@ def page_title(opts: Options) -> str | None:
 
 
 def write(opts: Options, path: str, output: Any, name: str, title: str | None = None, **given: Any) -> None:
-    """The page of ``output`` (a command's JSON as ``-f json`` prints it, or a MetaEvaluation) named ``name``, with
-    what the command typed: :func:`docmetrics.judging.write_report` (``given``: its results, intervals, testset,
-    data, human), then a note of its size."""
+    """The page of ``output`` (a command's JSON as ``-f json`` prints it, or a MetaEvaluation) named ``name``:
+    :func:`write_page` (``given``: write_report's results, intervals, testset, data, human)."""
+    write_page(opts, path, output, names=[name], title=title, **given)
+
+
+def write_page(opts: Options, path: str, *outputs: Any, **given: Any) -> None:
+    """``docmetrics.judging.write_report(path, *outputs, **given)`` with what the command typed, then a note of its
+    size."""
     from ..judging import write_report  # numpy: not at --help
 
-    write_page(opts, path, lambda: write_report(path, output, names=[name], title=title, command=command_line(opts),
-                                                inputs=inputs_typed(opts), **given))
-
-
-def write_page(opts: Options, path: str, written: Callable[[], int]) -> None:
     try:
-        size = written()
+        size = write_report(path, *outputs, command=command_line(opts), inputs=inputs_typed(opts), **given)
     except OSError as exc:
         raise UserError(f"--report {path}: cannot write the file ({exc.strerror})") from None
     note(opts, f"wrote {path} ({size / 1e6:.1f} MB)" if size > 1e6 else f"wrote {path} ({size // 1024 + 1} KB)")
@@ -71,7 +68,7 @@ def run(opts: Options) -> int:
     of --spans-tsv (:func:`docmetrics.judging.read_spans_tsv`), or the judged data of ``--data PATH`` (its texts,
     human segment scores and gold error spans, as ``read_human`` reads it), through
     :func:`docmetrics.judging.write_report`."""
-    from ..judging import read_human, read_spans_tsv, write_report
+    from ..judging import read_human, read_spans_tsv
     from . import data as data_cli
 
     data_cli.check(opts, "report")
@@ -93,7 +90,6 @@ def run(opts: Options) -> int:
             raise InputError(f"--spans-tsv {exc}") from None
         for text in notes:
             note(opts, f"--spans-tsv {text}", "docmetrics report")
-    write_page(opts, opts.output, lambda: write_report(
-        opts.output, *opts.files, testset=testset, human=human_scores, spans=tsv_spans, data=data, title=opts.title,
-        command=command_line(opts), inputs=inputs_typed(opts)))
+    write_page(opts, opts.output, *opts.files, testset=testset, human=human_scores, spans=tsv_spans, data=data,
+               title=opts.title)
     return 0

@@ -3,7 +3,6 @@ scored and written (the system scores, the --level tables, a paired test or a me
 
 from __future__ import annotations
 
-import io
 import json
 import sys
 from dataclasses import replace
@@ -11,7 +10,7 @@ from typing import Any
 
 from ..api import read_sacrebleu_signature
 from ..judging import Scored, score_metrics
-from ..values.errors import SpecError, UserError
+from ..values.errors import UserError
 from . import data as data_cli
 from . import genmt, mtme, significance
 from . import human as human_cli
@@ -20,7 +19,7 @@ from . import spans as spans_cli
 from . import stored as stored_cli
 from . import wmt25 as wmt25_cli
 from . import wmt26 as wmt26_cli
-from .common import check_outputs, read_alias, say_notes, session_scope
+from .common import check_outputs, session_scope
 from .format import metric_labels
 from .inputs import check_stdin, load_testset, show_warnings
 from .levels import check_segment_units, level_table, results_output
@@ -42,11 +41,8 @@ def run(opts: Options) -> int:
 
         print(describe(opts.describe))
         return 0
-    if data_cli.requested(opts) or opts.data_format or opts.data_option:  # judged data: as its alias (judged_run)
-        data_cli.check(opts, "main")
-        if data_cli.requested(opts) and not (opts.metrics or stored_cli.requested(opts) or spans_cli.requested(opts)):
-            raise SpecError(f"--data {opts.data}: give the metrics to judge with -m SPEC...")
-    if spans_cli.requested(opts):  # span predictions from files: no metric is scored
+    data_cli.check(opts, "main")  # judged data: as its alias (judged_run)
+    if opts.spans is not None:  # span predictions from files: no metric is scored
         check_outputs(opts)
         output = spans_cli.run(opts)
         if opts.report:  # the page holds what -f json prints
@@ -69,14 +65,10 @@ def run(opts: Options) -> int:
     check_outputs(opts, wmt25_cli.signature_output(opts))  # -o, --report, ... never an input nor each other
     genmt.check_args(opts)  # before --mtme: --domains and --error-free are --genmt's alone
     if mtme.requested(opts):
-        out = io.StringIO() if opts.output else sys.stdout
-        code = mtme.run(opts, out)  # in a session of its own (cli.mtme.score)
-        if opts.output:
-            write_output(opts, out.getvalue())
-        return code
+        return mtme.run(opts)  # in a session of its own (mtme.score)
     wmt25_cli.check_args(opts)
     wmt26_cli.check_args(opts)
-    if wmt25_cli.requested(opts) or wmt26_cli.requested(opts) or genmt.requested(opts) or data_cli.requested(opts):
+    if opts.wmt25_tsv or opts.wmt26 or opts.genmt or opts.data:
         return judged_run(opts)
     opts, human = check_args(opts)
     with session_scope(opts, cache=opts.cache) as session:
@@ -104,19 +96,13 @@ def judged_run(opts: Options) -> int:
     from .. import api
 
     significance.check_args(opts)
-    if genmt.requested(opts):
-        genmt.REFUSED.check(opts)
-    data = read_alias(opts)
-    say_notes(opts, data)
-    testset, human = data.testset, data.human
-    if testset is None:  # a format of human scores only (--data): nothing to score
-        raise SpecError(f"--data {opts.data}: a {data.format} file carries no texts to score with -m; give a format "
-                        "that carries the test set's texts")
+    data = data_cli.read(opts, opts.lang or None)
+    testset, human = data_cli.texts(opts, data), data.human
     show_warnings(testset)
     if significance.requested(opts) and len(testset.systems) < 2:
         raise UserError(f"--paired-{significance.requested(opts)}: {data.source} has {len(testset.systems)} system "
                         f"to score for {data.lp}; a paired test needs two or more")
-    if genmt.requested(opts):
+    if opts.genmt:
         opts = genmt.judging(opts, data)
     elif opts.data and human is not None:  # judged as the format's reader made it (MTME: its own statistics); the
         # segment level where it has segment scores (meta_evaluate's default)
@@ -157,7 +143,9 @@ def check_args(opts: Options) -> tuple[Options, Any]:
     numbers, the files to write, the combinations of options; the options (reading stdin where no -i)
     and the --human scores read."""
     if opts.scores and not opts.input:  # the stored scores are the test set: no text to read
-        stored_cli.WITHOUT_OUTPUTS.check(opts, specs=" ".join(opts.metrics))
+        if opts.metrics:
+            raise UserError(f"-m {' '.join(opts.metrics)} with --scores and no -i: a live metric needs the system "
+                            "outputs (-i HYP... -s SRC --doc-ids IDS) that the stored scores were computed on")
     else:
         opts = check_stdin(opts)
     significance.check_args(opts)

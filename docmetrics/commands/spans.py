@@ -14,25 +14,23 @@ from dataclasses import dataclass
 
 from ..judging import PARTIAL_CREDIT, SPAN_METRICS, EvalSet, Scored, SpanGold, SpanJudgement, check_gives_spans
 from ..values.errors import UserError
+from .conflicts import Conflicts, Option
 from .format import metric_labels, num, table
 from .messages import note, warn
 from .options import Options
 from .output import Output
 from .scoring import ScoringReport
 
-__all__ = ["requested", "run", "format_text"]
+__all__ = ["run", "format_text"]
 
 #: Options of a metric run, which --spans does not take.
-_NOT_WITH = (("input", "-i"), ("mtme", "--mtme"), ("error_free", "--error-free"),
-             ("paired_bs", "--paired-bs"), ("paired_ar", "--paired-ar"), ("scores", "--scores"))
+NOT_WITH = Conflicts("--spans", "{other} judges error spans (from files, or a metric's own with --genmt or --human), "
+                     "not metric scores: drop {option} (meta-evaluate metrics in a run of their own)",
+                     tuple(Option(a) for a in ("input", "mtme", "error_free", "paired_bs", "paired_ar", "scores")))
 #: How the command names what read_human says of a reference (raw MQM: --ref).
 _REF_WORDS = (("read it without a reference and score with a reference-free metric",
                "drop --ref and use a QE metric, e.g. -m xcomet-qe"),
               ("score with a reference-free metric", "use a QE metric, e.g. -m xcomet-qe"))
-
-
-def requested(opts: Options) -> bool:
-    return getattr(opts, "spans", None) is not None
 
 
 @dataclass
@@ -47,21 +45,21 @@ class _Scored:
     no_reference: str | None = None
 
 
-def _read(opts: Options) -> tuple[SpanGold, _Scored]:
-    """The human spans and what the -m metrics score: ``read_human`` of --genmt, or of --human (a raw MQM file;
-    --ref the reference the metrics score against), read and checked before any model loads."""
+def _read(opts: Options) -> _Scored:
+    """The human spans (``data.spans``) and what the -m metrics score: ``read_human`` of --genmt, or of --human (a
+    raw MQM file; --ref the reference the metrics score against), read and checked before any model loads."""
     if getattr(opts, "genmt", None) or getattr(opts, "data", None):  # --data: any format with gold spans
-        from .genmt import read
+        from .data import read
 
-        data = read(opts)
+        data = read(opts, opts.lang or None, notes=False)
         if data.spans is None:
             raise UserError(f"--spans with --data {opts.data}: a {data.format} file has no error spans; give judged "
                             "data with spans (e.g. --data-format genmt or cesa)")
-        return data.spans, _Scored(data, [])
+        return _Scored(data, [])
     if not getattr(opts, "human", None):
         raise UserError("--spans needs the human spans: --genmt FILE (-l LP) or --human RAW_MQM.tsv")
     from ..judging import detect
-    from .common import read_judged
+    from .data import read_judged
 
     fmt = detect(opts.human)
     if fmt.spans is None:
@@ -72,8 +70,8 @@ def _read(opts: Options) -> tuple[SpanGold, _Scored]:
     given = getattr(opts, "ref", None)  # only with -m (run refuses it without)
     names = once_each(given, f"--ref {','.join(given)}", paths=False) if given else None  # as --genmt's, --mtme's
     try:
-        data = read_judged(opts.human, opts.lang or None, format=fmt.name, flags=_REF_WORDS,
-                           reference=names[0] if names and len(names) == 1 else names)
+        (data,) = read_judged(opts.human, [opts.lang or None], format=fmt.name, flags=_REF_WORDS,
+                              reference=names[0] if names and len(names) == 1 else names)
     except UserError as exc:
         if "reference" not in exc.params:
             raise
@@ -90,11 +88,11 @@ def _read(opts: Options) -> tuple[SpanGold, _Scored]:
                      f"not rated in {opts.human}: the metrics score them as empty translations, which are "
                      "not judged")
     if names or testset.references is not None:
-        return gold, _Scored(data, notes)
+        return _Scored(data, notes)
     choices = getattr(data.raw, "reference_choices", None)
-    return gold, _Scored(data, notes, f"--human {opts.human} gives none without --ref: give --ref NAME"
-                         f"{', ' + choices() if choices else ''}, or use a QE metric, e.g. -m xcomet-qe (the "
-                         f"metrics that give error spans: {SPAN_METRICS})")
+    return _Scored(data, notes, f"--human {opts.human} gives none without --ref: give --ref NAME"
+                   f"{', ' + choices() if choices else ''}, or use a QE metric, e.g. -m xcomet-qe (the metrics that "
+                   f"give error spans: {SPAN_METRICS})")
 
 
 def run(opts: Options) -> Output:
@@ -103,10 +101,7 @@ def run(opts: Options) -> Output:
     from ..judging import span_f1  # numpy: not at --help
     from . import genmt
 
-    for attr, flag in _NOT_WITH:
-        if getattr(opts, attr, None):
-            raise UserError(f"--spans judges error spans (from files, or a metric's own with --genmt or --human), not "
-                            f"metric scores: drop {flag} (meta-evaluate metrics in a run of their own)")
+    NOT_WITH.check(opts)
     metrics = list(getattr(opts, "metrics", None) or [])
     if not opts.spans and not metrics:
         raise UserError("--spans: give the span predictions (JSONL files), or with --genmt FILE or --human "
@@ -126,7 +121,8 @@ def run(opts: Options) -> Output:
         from .specs import check_specs
 
         check_specs(metrics)
-    gold, scored = _read(opts)
+    scored = _read(opts)
+    gold = scored.data.spans
     found = [span_f1(path, scored.data) for path in opts.spans]  # files first: their mistakes before any model loads
     notes = list(gold.notes)
     if metrics:
@@ -134,7 +130,7 @@ def run(opts: Options) -> Output:
         notes += scored.notes
     return Output(data=lambda: {"gold": gold.text, "partial_credit": PARTIAL_CREDIT, "notes": notes,
                                 "predictors": [j.to_dict() for j in found]},
-                  text=lambda: format_text(found, gold, getattr(opts, "width", None) or 4, notes))
+                  text=lambda: format_text(found, gold, opts.width or 4, notes))
 
 
 def _metrics_judged(opts: Options, specs: list[str], scored: _Scored) -> list[SpanJudgement]:
@@ -181,7 +177,9 @@ class _SpanReport(ScoringReport):
         self.judged.append(judged)
 
 
-def format_text(found: list[SpanJudgement], gold: SpanGold, width: int = 4, notes: list[str] | None = None) -> str:
+def format_text(found: list[SpanJudgement], gold: SpanGold, width: int, notes: list[str]) -> str:
+    """The predictors' span judgements against ``gold`` as a table, each one's counts, ``notes`` and how spans are
+    scored."""
     rows: list[list[str]] = []
     for j in found:
         for k, (system, c) in enumerate([("all", j.overall), *j.systems.items()]):
@@ -195,7 +193,7 @@ def format_text(found: list[SpanJudgement], gold: SpanGold, width: int = 4, note
         left = "; ".join(f"{why}: {n}" for why, n in j.left_out.items())
         out.append(f"{j.predictor}: {j.overall.items} items, {j.spans['gold']} gold and {j.spans['pred']} predicted "
                    f"spans compared; left out: {left or 'nothing'}.\n")
-    out.extend(note + "\n" for note in (gold.notes if notes is None else notes))
+    out.extend(note + "\n" for note in notes)
     out.append(f"Character-level, as WMT25's scoring_esa.py: a character counts once per span covering it; full "
                f"credit within a severity class (major = major or critical; minor), {PARTIAL_CREDIT:g} across "
                "classes; summed over the items (micro); precision 1 with nothing predicted, recall 1 with no gold "

@@ -27,32 +27,26 @@ def reference_files(specs: Sequence[str]) -> list[str]:
 
 def check_specs(specs: Sequence[str]) -> None:
     """Check every spec of ``-m`` as :func:`docmetrics.load` will read it, building nothing."""
-    for text in specs:
-        check_spec(text)
-
-
-def check_spec(text: str) -> None:
     from .. import api
     from ..api import looks_like_signature, parse_spec, presets
     from ..plugin import registry
 
-    if looks_like_signature(text):
-        return  # a signature names every parameter itself; fields it does not know are compared after scoring
-    spec = parse_spec(text)
-    preset = None
-    if registry.split_name(spec.name)[0] not in registry.names("metric"):
-        preset = presets.get(spec.name)
-    try:
-        name, raw, _ = api.resolve(text)
-        with warnings.catch_warnings():  # a conflict between distributions is told once, when the metric loads
-            warnings.simplefilter("ignore", registry.PluginConflictWarning)
-            registry.load("metric", name).check_params(raw)
-    except SpecError as exc:
-        if preset is None:
-            raise
-        given = f"; given: {text}" if spec.params else ""
-        raise SpecError(f"{exc} (in the preset {preset.name} = {preset.spec}, from {preset.source}{given})",
-                        params=exc.params) from None
+    for text in specs:
+        if looks_like_signature(text):
+            continue  # a signature names every parameter itself; fields it does not know are compared after scoring
+        spec = parse_spec(text)
+        preset = None if registry.split_name(spec.name)[0] in registry.names("metric") else presets.get(spec.name)
+        try:
+            name, raw, _ = api.resolve(text)
+            with warnings.catch_warnings():  # a conflict between distributions is told once, when the metric loads
+                warnings.simplefilter("ignore", registry.PluginConflictWarning)
+                registry.load("metric", name).check_params(raw)
+        except SpecError as exc:
+            if preset is None:
+                raise
+            given = f"; given: {text}" if spec.params else ""
+            raise SpecError(f"{exc} (in the preset {preset.name} = {preset.spec}, from {preset.source}{given})",
+                            params=exc.params) from None
 
 
 def reference_advice(command: Sequence[str]) -> str:

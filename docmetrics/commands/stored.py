@@ -9,37 +9,19 @@ from __future__ import annotations
 
 import contextlib
 from dataclasses import replace
-from typing import Callable, Iterator, Sequence, TypeVar
+from typing import Callable, Iterator, Sequence
 
 from ..api import TestSet
-from ..judging import AUTORANK_PRESETS, StoredMetric, StoredScorer, StoredScores, read_mtme_dir
+from ..judging import AUTORANK_PRESETS, StoredMetric, StoredScorer, read_mtme_dir
 from ..values.errors import InputError, UserError
-from .common import read_judged
-from .conflicts import NEEDS_FOR, Conflicts, Option
+from .data import read_judged
 from .options import Options
 
-Opts = TypeVar("Opts", Options, Options, Options)
-
-__all__ = ["requested", "check_args", "worded", "label", "for_pair", "for_mtme", "wanted_metrics", "stored_metrics",
-           "testset_of", "scorers"]
+__all__ = ["requested", "check_args", "worded", "label", "for_pair", "for_mtme", "wanted_metrics",
+           "testset_of", "with_stored", "scorers"]
 
 #: How a stored metric is named among the metrics of a run (``stored:NAME``).
 PREFIX = "stored:"
-#: Options that only mean something with stored scores.
-STORED_ONLY = Conflicts("--scores FILE... or --stored", NEEDS_FOR, (
-    Option("direction", "--direction", "declares a stored metric's direction"),))
-#: --stored names metrics of files: it needs them (the caller knows whether --mtme gives them).
-FILES_NEEDED = Conflicts("--scores FILE... (or an MTME directory with --mtme ROOT, whose metric-scores it reads)",
-                         "{option} {names}: give the files with {other}", (Option("stored", "--stored"),))
-#: Options that stored scores read without the system outputs (--scores and no -i) refuse.
-WITHOUT_OUTPUTS = Conflicts("--scores and no -i", "{option} {specs} with {other}: {instead}", (
-    Option("metrics", "-m", "a live metric needs the system outputs (-i HYP... -s SRC --doc-ids IDS) that the "
-                            "stored scores were computed on"),))
-#: Options that stored metrics in an MTME run refuse.
-IN_MTME = Conflicts("stored metrics (--scores/--stored)", "{option} names the score files of -m metrics one by one; "
-                    "with {other} {instead}", (
-                        Option("metric_name", "--metric-name", "drop it: each file is named after the metric's "
-                                                               "signature"),))
 
 
 def requested(opts: Options) -> bool:
@@ -47,14 +29,16 @@ def requested(opts: Options) -> bool:
 
 
 def check_args(opts: Options) -> None:
-    """The option combinations, before any file is read (a --direction is read with the files)."""
+    """The option combinations, before any file is read (a --direction is read with the files): --stored names
+    metrics of files, so it needs them (--scores, or --mtme's metric-scores); --direction needs stored metrics."""
     stored = getattr(opts, "stored", None) or []
     if "all" in stored and len(stored) > 1:
         raise UserError("--stored all names every metric; give 'all' or metric names, not both")
-    if not getattr(opts, "scores", None) and not getattr(opts, "mtme", None):
-        FILES_NEEDED.check(opts, names=" ".join(stored))
-    if not requested(opts):
-        STORED_ONLY.check(opts)
+    if stored and not getattr(opts, "scores", None) and not getattr(opts, "mtme", None):
+        raise UserError(f"--stored {' '.join(stored)}: give the files with --scores FILE... (or an MTME directory "
+                        "with --mtme ROOT, whose metric-scores it reads)")
+    if getattr(opts, "direction", None) and not requested(opts):
+        raise UserError("--direction declares a stored metric's direction: it needs --scores FILE... or --stored")
 
 
 @contextlib.contextmanager
@@ -77,7 +61,7 @@ def for_pair(opts: Options, lp: str | None) -> list[StoredMetric]:
     one of the files where None): the library's ``stored`` format."""
     check_args(opts)
     with worded():
-        data = read_judged(opts.scores, lp, format="stored", directions=opts.direction or None, metrics=opts.stored)
+        (data,) = read_judged(opts.scores, [lp], format="stored", directions=opts.direction, metrics=opts.stored)
     return list(data.stored.values())
 
 
@@ -111,13 +95,6 @@ def wanted_metrics(wanted: Sequence[str] | None, preset: str | None) -> Sequence
     return wanted
 
 
-def stored_metrics(metrics: dict[str, StoredMetric], lp: str, wanted: Sequence[str] | None, preset: str | None,
-                   where: str) -> dict[str, StoredMetric]:
-    """The stored metrics of a language pair to rank or compare (:func:`wanted_metrics`; an InputError naming a
-    metric the files lack)."""
-    return StoredScores({lp: metrics}, source=where).evalset(lp or None, metrics=wanted_metrics(wanted, preset)).stored
-
-
 def testset_of(metrics: Sequence[StoredMetric]) -> TestSet:
     """The test set stored scores describe where no -i gives one: the systems and documents of the first
     metric (the others are checked against it), no texts."""
@@ -130,18 +107,22 @@ def testset_of(metrics: Sequence[StoredMetric]) -> TestSet:
                    names={s: first.file_of(s) for s in first.systems})
 
 
-def scorers(opts: Opts, stored: Sequence[StoredMetric], testset: TestSet) -> tuple[Opts, list[StoredScorer]]:
-    """A :class:`StoredScorer` per stored metric, each checked against ``testset`` (an InputError naming
-    the file, line and field where it does not fit: called before any model loads), and the options with
-    each one's ``stored:NAME`` in ``metrics`` after the live specs."""
+def with_stored(opts: Options, stored: Sequence[StoredMetric]) -> Options:
+    """The options with each stored metric's ``stored:NAME`` in ``metrics`` after the live specs (one named twice:
+    a UserError)."""
     names = list(opts.metrics)
-    out = []
     for m in stored:
-        name = label(m)
-        if name in names:
+        if label(m) in names:
             raise UserError(f"--stored: {m.name} is given twice")
-        scorer = StoredScorer(m)
+        names.append(label(m))
+    return replace(opts, metrics=names)
+
+
+def scorers(opts: Options, stored: Sequence[StoredMetric], testset: TestSet) -> tuple[Options, list[StoredScorer]]:
+    """The options :func:`with_stored` and a :class:`StoredScorer` per stored metric, each checked against
+    ``testset`` (an InputError naming the file, line and field where it does not fit: called before any model
+    loads)."""
+    opts, out = with_stored(opts, stored), [StoredScorer(m) for m in stored]
+    for scorer in out:
         scorer.check(testset)
-        names.append(name)
-        out.append(scorer)
-    return replace(opts, metrics=names), out
+    return opts, out

@@ -9,22 +9,22 @@ from typing import Any, Sequence
 
 from ..judging import Submission, human_format
 from ..values.errors import UserError
-from .conflicts import NEEDS_FOR, WITH, Conflicts, Option, replaced_by
+from .conflicts import NEEDS_FOR, WITH, Conflicts, Option, Source, replaced_by
 from .messages import note
 from .options import Options
 
-__all__ = ["requested", "check_args", "write"]
+__all__ = ["WMT25", "check_args", "signature_output", "write"]
 
-#: Options that the TSV replaces.
-INPUTS = replaced_by("--wmt25-tsv", "the sources, outputs, references and documents", ("genmt", "mtme", "human"))
-#: Options that mean nothing with the TSV.
-REFUSED = Conflicts("--wmt25-tsv", WITH, (
-    Option("ci", "--ci", "run without --ci, or a paired test (--paired-bs)"),))
-#: Options that only mean something with the TSV.
-WMT25_ONLY = Conflicts("--wmt25-tsv FILE", NEEDS_FOR, (
-    Option("write_submission", "--write-submission", "writes the lines of the task's test TSV"),
-    Option("wmt25_set", "--wmt25-set", "picks a set of the task's test TSV",
-           default=human_format("wmt25-tsv").defaults["set_id"])))
+#: --wmt25-tsv: the usual input's files it replaces, the options that only mean something with it, those that mean
+#: nothing with it.
+WMT25 = Source("wmt25_tsv", replaced_by("--wmt25-tsv", "the sources, outputs, references and documents",
+                                        ("genmt", "mtme", "human")),
+               Conflicts("--wmt25-tsv FILE", NEEDS_FOR, (
+                   Option("write_submission", "--write-submission", "writes the lines of the task's test TSV"),
+                   Option("wmt25_set", "--wmt25-set", "picks a set of the task's test TSV",
+                          default=human_format("wmt25-tsv").defaults["set_id"]))),
+               Conflicts("--wmt25-tsv", WITH, (
+                   Option("ci", "--ci", "run without --ci, or a paired test (--paired-bs)"),)))
 
 
 def signature_output(opts: Options) -> tuple[tuple[str, str], ...]:
@@ -33,18 +33,10 @@ def signature_output(opts: Options) -> tuple[tuple[str, str], ...]:
     return ((path + Submission.SIGNATURE_SUFFIX, "--write-submission"),) if path else ()
 
 
-def requested(opts: Options) -> bool:
-    return bool(getattr(opts, "wmt25_tsv", None))
-
-
 def check_args(opts: Options) -> None:
     """The option combinations, before anything is read."""
-    if not requested(opts):
-        WMT25_ONLY.check(opts)
-        return
-    INPUTS.check(opts, file=opts.wmt25_tsv)
-    REFUSED.check(opts)
-    if opts.write_submission:  # the file and FILE.signature are checked with every output (opts.check_outputs)
+    # --write-submission's file and FILE.signature are checked with every output (opts.check_outputs)
+    if WMT25.check(opts) and opts.write_submission:
         named = [*opts.metrics, *(s for s in opts.stored or () if s != "all")]
         if len(named) > 1:
             raise UserError(f"--write-submission writes one metric's scores; {len(named)} given ({', '.join(named)}): "

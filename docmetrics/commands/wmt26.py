@@ -11,53 +11,45 @@ from typing import Any, Sequence
 from ..judging import human_format
 from ..values.errors import UserError
 from .common import naming_the_reference
-from .conflicts import NEEDS_FOR, Conflicts, Option, replaced_by
+from .conflicts import NEEDS_FOR, Conflicts, Option, Source, replaced_by
 from .options import Options
 
-__all__ = ["references_from_release", "requested", "check_args", "check_systems_given",
-           "check_no_reference_files", "REFERENCE_ADVICE"]
+__all__ = ["WMT26", "references_from_release", "check_args", "check_systems_given", "check_no_reference_files"]
 
-#: How a reference of the release is chosen (where -r is given, or a metric needs a reference).
-REFERENCE_ADVICE = "name one of the test file's references with --wmt26-ref NAME (e.g. --wmt26-ref refA)"
-#: Options that the release replaces.
-INPUTS = replaced_by("--wmt26", "the sources, outputs, references and documents",
-                     ("genmt", "mtme", "human", "wmt25_tsv"), {"references": f" and {REFERENCE_ADVICE}"})
-#: Options that only mean something with the release.
-WMT26_ONLY = Conflicts("--wmt26 TESTFILE", NEEDS_FOR, (
-    Option("wmt26_systems", "--wmt26-systems", "names the system files"),
-    Option("wmt26_ref", "--wmt26-ref", "names references of the test file"),
-    Option("wmt26_source", "--wmt26-source", "picks the test file's source field",
-           default=human_format("wmt26").defaults["source"])))
+#: --wmt26: the usual input's files it replaces, the options that only mean something with it.
+WMT26 = Source("wmt26", replaced_by("--wmt26", "the sources, outputs, references and documents",
+                                    ("genmt", "mtme", "human", "wmt25_tsv"),
+                                    {"references": " and name one of the test file's references with --wmt26-ref "
+                                                   "NAME (e.g. --wmt26-ref refA)"}),
+               Conflicts("--wmt26 TESTFILE", NEEDS_FOR, (
+                   Option("wmt26_systems", "--wmt26-systems", "names the system files"),
+                   Option("wmt26_ref", "--wmt26-ref", "names references of the test file"),
+                   Option("wmt26_source", "--wmt26-source", "picks the test file's source field",
+                          default=human_format("wmt26").defaults["source"]))))
 
 
 def references_from_release(opts: Any, pairs: Sequence[Any] = ()) -> contextlib.AbstractContextManager[None]:
     """A metric that needs a reference where no --wmt26-ref is given: its error names --wmt26-ref and the
     test file's references (those of ``pairs``, the EvalSets' ``raw``; not -r, which --wmt26 refuses)."""
-    if not requested(opts) or opts.wmt26_ref:
+    if not opts.wmt26 or opts.wmt26_ref:
         return contextlib.nullcontext()
     names = list(dict.fromkeys(n for p in pairs for n in p.reference_names))
     there = f"its references: {', '.join(names) or 'none'}" if pairs else "e.g. --wmt26-ref refA"
     return naming_the_reference(f"--wmt26 takes it from {opts.wmt26}", "--wmt26-ref", there)
 
 
-def requested(opts: Options) -> bool:
-    return bool(getattr(opts, "wmt26", None))
-
-
 def check_args(opts: Options) -> None:
     """The option combinations, before anything is read."""
-    if not requested(opts):
-        WMT26_ONLY.check(opts)
-        return
-    INPUTS.check(opts, file=opts.wmt26)
-    check_systems_given(opts)
+    if WMT26.check(opts):
+        check_systems_given(opts)
 
 
 def check_no_reference_files(opts: Any) -> None:
-    """-r with --wmt26 (rank's check; the main command's is :data:`INPUTS`): the release's references are
+    """-r with --wmt26 (rank's check; the main command's is :data:`WMT26`): the release's references are
     named with --wmt26-ref."""
-    if requested(opts):
-        INPUTS.without(*(row.attr for row in INPUTS.rows if row.attr != "references")).check(opts, file=opts.wmt26)
+    if opts.wmt26:
+        rows = WMT26.replaces.rows
+        WMT26.replaces.without(*(row.attr for row in rows if row.attr != "references")).check(opts, file=opts.wmt26)
 
 
 def check_systems_given(opts: Options) -> None:

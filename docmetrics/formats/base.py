@@ -23,9 +23,9 @@ if TYPE_CHECKING:
     from ..values.result import Result
     from ..values.testset import TestSet
 
-__all__ = ["EvalSet", "HumanFormat", "Span", "SpanItem", "SpanGold", "SEVERITY_CLASS", "SKIPPED_SEVERITIES",
-           "SPAN_SEVERITIES", "PathLike", "first_line", "first_numbered_line", "first_json", "json_fault",
-           "tsv_header", "one_pair", "match_pair"]
+__all__ = ["EvalSet", "HumanFormat", "Span", "SpanItem", "SpanGold", "span_objects", "SEVERITY_CLASS",
+           "SKIPPED_SEVERITIES", "SPAN_SEVERITIES", "PathLike", "first_line", "first_json", "json_fault", "tsv_header",
+           "bare_pair", "one_pair", "match_pair"]
 
 PathLike = Union[str, "os.PathLike[str]"]
 
@@ -49,6 +49,20 @@ class Span:
     @property
     def omission(self) -> bool:
         return self.start is None or self.end is None
+
+
+def span_objects(errors: Any, where: str) -> list[tuple[str, dict[str, Any]]]:
+    """The error spans of a list as written (``errors``: ``[{"start_i", "end_i", "severity"}, ...]``), each with
+    where it is (``WHERE[k]``), its fields still to read; an InputError naming ``where`` for what is no list of
+    objects."""
+    if not isinstance(errors, list):
+        raise InputError(f"{where}: {json.dumps(errors)[:60]} is not a list of error spans "
+                         '[{"start_i": ..., "end_i": ..., "severity": ...}] ([] for none)')
+    for k, e in enumerate(errors):
+        if not isinstance(e, dict):
+            raise InputError(f"{where}[{k}]: {json.dumps(e)[:60]} is not an error span "
+                             '{"start_i": ..., "end_i": ..., "severity": ...}')
+    return [(f"{where}[{k}]", e) for k, e in enumerate(errors)]
 
 
 @dataclass(frozen=True)
@@ -173,19 +187,17 @@ class HumanFormat:
     ``recognise(path)`` says whether ``path`` (a file or directory, read as little as it needs) is of this
     form; it never raises for a file of another form.  ``read(path, lp, options)`` reads the language pair
     ``lp`` (None: the only one, or the file's, where it names none) with ``options`` (only names listed in
-    ``options`` reach it) and returns an :class:`EvalSet`.  ``gives``: what an EvalSet of it holds, in words.
-    ``spans(evalset)``, where the form has human error spans, builds their gold (a
-    :class:`SpanGold`) from an EvalSet it read: what :attr:`EvalSet.spans` gives,
-    built when first asked for (a reader may instead set ``make_spans`` on the EvalSet itself).  ``defaults``: the
-    value an option takes where it is not given; ``choices``: the values an option takes, where they are few (what a
-    command line shows for them)."""
+    ``options`` reach it) and returns an :class:`EvalSet`.  ``spans(evalset)``, where the form has human error
+    spans, builds their gold (a :class:`SpanGold`) from an EvalSet it read: what :attr:`EvalSet.spans` gives, built
+    when first asked for (a reader may instead set ``make_spans`` on the EvalSet itself).  ``defaults``: the value an
+    option takes where it is not given; ``choices``: the values an option takes, where they are few (what a command
+    line shows for them)."""
 
     name: str
     title: str
     recognise: Callable[[str], bool]
     read: Callable[[str, str | None, Mapping[str, Any]], EvalSet]
     options: tuple[str, ...] = ()
-    gives: str = ""
     #: where docmetrics' own formats are tried when recognising a file (lowest first); a plugin's come after
     precedence: int = 50
     spans: Callable[[EvalSet], SpanGold] | None = field(default=None, compare=False)
@@ -198,14 +210,9 @@ class HumanFormat:
 
 
 # -- what recognisers and readers share -----------------------------------------------------------------------
-def first_line(path: str, limit: int = 1 << 20) -> str:
-    """The first non-blank line of a text file ("" for a directory, an unreadable or an empty file)."""
-    return first_numbered_line(path, limit)[1]
-
-
-def first_numbered_line(path: str, limit: int = 1 << 20) -> tuple[int, str]:
-    """(its number from 1, the text) of the first non-blank line of a text file ((0, "") where :func:`first_line`
-    gives "")."""
+def first_line(path: str, limit: int = 1 << 20) -> tuple[int, str]:
+    """(its number from 1, the text) of the first non-blank line of a text file ((0, "") for a directory, an
+    unreadable or an empty file)."""
     if not os.path.isfile(path):
         return 0, ""
     try:
@@ -224,7 +231,7 @@ def first_numbered_line(path: str, limit: int = 1 << 20) -> tuple[int, str]:
 
 def first_json(path: str) -> dict[str, Any]:
     """The first line of ``path`` as a JSON object ({} where it is none)."""
-    line = first_line(path)
+    line = first_line(path)[1]
     if not line.startswith("{"):
         return {}
     try:
@@ -237,7 +244,7 @@ def first_json(path: str) -> dict[str, Any]:
 def json_fault(path: str) -> str | None:
     """Why the first line of ``path``, where it looks like JSON (``{`` or ``[``), is no JSON object docmetrics
     reads (too deep, invalid, not an object), as ``PATH, line N: ...``; None otherwise."""
-    number, line = first_numbered_line(path)
+    number, line = first_line(path)
     if not line.lstrip().startswith(("{", "[")):
         return None
     try:
@@ -249,8 +256,14 @@ def json_fault(path: str) -> str | None:
 
 def tsv_header(path: str) -> list[str]:
     """The fields of the first line of ``path`` where it is tab-separated ([] otherwise)."""
-    line = first_line(path)
+    line = first_line(path)[1]
     return [h.strip() for h in line.split("\t")] if "\t" in line else []
+
+
+def bare_pair(pair: str) -> str:
+    """``"en-sr_Cyrl_RS"`` -> ``"en-sr"``: a language pair without its locales, lower case."""
+    src, _, tgt = pair.partition("-")
+    return f"{src.split('_')[0].lower()}-{tgt.split('_')[0].lower()}"
 
 
 def one_pair(path: str, have: Sequence[str], lp: str | None) -> None:

@@ -36,25 +36,16 @@ from typing import Any, Mapping
 from ..values.errors import InputError, shown
 from ..values.io import read_lines
 from ..values.jsonl import field_error, json_lines, string_field
-from .base import EvalSet, HumanFormat, Span, SpanGold, SpanItem, first_json, match_pair, one_pair
+from .base import EvalSet, HumanFormat, Span, SpanGold, SpanItem, first_json, match_pair, one_pair, span_objects
 from .human_tsv import HumanScores
 from .judgements import exact_mean, from_rows
-from .wmt26 import SEP, Wmt26Pair, read_wmt26
+from .wmt26 import SEP, iso_pair, read_wmt26
 
-__all__ = ["SEVERITIES", "CesaSpan", "CesaJudgement", "read_cesa", "is_cesa", "read_evalset", "gold_spans", "FORMAT"]
+__all__ = ["SEVERITIES", "CesaJudgement", "read_cesa", "is_cesa", "read_evalset", "gold_spans", "FORMAT"]
 
 #: The severities a cESA error span takes.
 SEVERITIES = ("minor", "major")
 _LINE = "one JSON object with doc_id, system, score (0-100) and errors (a cESA judgement)"
-
-
-@dataclass(frozen=True)
-class CesaSpan:
-    """One error span: characters ``start .. end - 1`` of the system's hypothesis, and its severity."""
-
-    start: int
-    end: int
-    severity: str
 
 
 @dataclass(frozen=True)
@@ -66,7 +57,7 @@ class CesaJudgement:
     domain: str
     system: str
     score: float
-    errors: tuple[CesaSpan, ...] | None
+    errors: tuple[Span, ...] | None
     annotator: str | None
     line: int
 
@@ -91,24 +82,19 @@ def _score(obj: Mapping[str, Any], where: str) -> float:
     return float(value)
 
 
-def _errors(obj: Mapping[str, Any], where: str) -> tuple[CesaSpan, ...] | None:
+def _errors(obj: Mapping[str, Any], where: str) -> tuple[Span, ...] | None:
     raw = obj.get("errors")
     if raw is None:
         return None
-    if not isinstance(raw, list):
-        raise field_error(where, "errors", obj, 'give a list of {"start_i", "end_i", "severity"}', kind="a list")
     out = []
-    for k, span in enumerate(raw):
-        at = f"{where}, field errors[{k}]"
-        if not isinstance(span, dict):
-            raise InputError(f'{at}: not an object; each error is {{"start_i": ..., "end_i": ..., "severity": ...}}')
+    for at, span in span_objects(raw, f"{where}, field errors"):
         start, end, severity = span.get("start_i"), span.get("end_i"), span.get("severity")
         if any(isinstance(v, bool) or not isinstance(v, int) for v in (start, end)) or not 0 <= start <= end:
             raise InputError(f"{at}: start_i {shown(start)}, end_i {shown(end)} are not character offsets "
                              "0 <= start_i <= end_i")
         if severity not in SEVERITIES:
             raise InputError(f"{at}, severity: {shown(severity)} is not one of {', '.join(SEVERITIES)}")
-        out.append(CesaSpan(start, end, severity))
+        out.append(Span(start, end, severity))
     return tuple(out)
 
 
@@ -166,7 +152,7 @@ def read_evalset(path: str, lp: str | None, options: Mapping[str, Any]) -> EvalS
     have = list(dict.fromkeys(j.pair for j in found))
     one_pair(path, have, lp)
     name = have[0] if lp is None else match_pair(lp, have, path, "field doc_id",
-                                                 lambda p: lp.lower() in (p.lower(), Wmt26Pair(path, p, []).lang))
+                                                 lambda p: lp.lower() in (p.lower(), iso_pair(p)))
     pair = CesaPair(path, name, [j for j in found if j.pair == name])
     human = HumanScores(path, "cesa", pair.system_scores())
     testset, notes = None, []
@@ -224,9 +210,8 @@ def gold_spans(data: EvalSet) -> SpanGold:
             raise InputError(f"{pair.path}, line {j.line}, field errors: the span {wrong.start}-{wrong.end} ends past "
                              f"{j.system}'s translation of {j.doc_id} ({length} characters, its paragraphs joined "
                              "by a newline)")
-        gold = None if j.errors is None else tuple(Span(e.start, e.end, e.severity) for e in j.errors)
-        items[key] = SpanItem(j.system, f"system {j.system!r}, doc_id {j.doc_id!r}", length, gold,
-                              "" if gold is not None else "items judged without error spans")
+        items[key] = SpanItem(j.system, f"system {j.system!r}, doc_id {j.doc_id!r}", length, j.errors,
+                              "" if j.errors is not None else "items judged without error spans")
     whole = all(d.end - d.start == 1 for d in ts.documents)
     return SpanGold(pair.path, pair.name, ("doc_id",), items,
                     f"the cESA error spans of {pair.path} ({pair.name}: one judgement per item, a system's "
@@ -238,5 +223,4 @@ def gold_spans(data: EvalSet) -> SpanGold:
 
 FORMAT = HumanFormat("cesa", "WMT26's contrastive ESA judgements (a documented stand-in: one JSON line per "
                      "document and system)", is_cesa, read_evalset, ("test_file", "systems", "references", "source"),
-                     "human (system scores), judgements (one item a document), testset and spans with test_file= and "
-                     "systems=", precedence=35, spans=gold_spans)
+                     precedence=35, spans=gold_spans)

@@ -18,11 +18,10 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..values.errors import InputError, shown
-from .base import Span
+from .base import Span, span_objects
 from .judgements import exact_mean
 
-__all__ = ["WMT26_ERROR_FREE_THRESHOLD", "OMISSION", "ESA_RANGE", "ErrorSpan", "Judgement", "read_judgement",
-           "read_spans"]
+__all__ = ["WMT26_ERROR_FREE_THRESHOLD", "OMISSION", "ESA_RANGE", "Judgement", "read_judgement", "read_spans"]
 
 #: The ESA score at or above which a segment without error spans is error-free (WMT26 subtask 3).
 WMT26_ERROR_FREE_THRESHOLD = 85.0
@@ -32,11 +31,6 @@ OMISSION = "missing"
 ESA_RANGE = (0.0, 100.0)
 #: The keys of one annotation wave (``human2``, ``errors2``; no number: the first).
 _WAVE = re.compile(r"^(?:human|errors)(\d*)$")
-
-
-#: One annotated error: character offsets in the output (``start_i``/``end_i``; None for an omission) and
-#: severity: the value the span scorer takes (:class:`~docmetrics.formats.base.Span`).
-ErrorSpan = Span
 
 
 @dataclass(frozen=True)
@@ -50,7 +44,7 @@ class Judgement:
 
     score: float | None
     scores: tuple[float, ...]
-    errors: tuple[ErrorSpan, ...] | None
+    errors: tuple[Span, ...] | None
     line: int
 
     def error_free(self, threshold: float = WMT26_ERROR_FREE_THRESHOLD,
@@ -87,7 +81,7 @@ def read_judgement(raw: Any, where: str, line: int, text: str | None = None) -> 
         raise InputError(f"{where}: {json.dumps(raw)[:60]} is not a judgement "
                          '({"human": ESA score, "errors": [...]}, or a list of annotations)')
     scores: list[float] = []
-    spans: list[ErrorSpan] | None = None
+    spans: list[Span] | None = None
     for score, errors, score_at, errors_at, protocol in pieces:
         if score is not None:
             if isinstance(score, bool) or not isinstance(score, (int, float)) or not math.isfinite(score):
@@ -105,37 +99,32 @@ def read_judgement(raw: Any, where: str, line: int, text: str | None = None) -> 
                      tuple(spans) if spans is not None else None, line)
 
 
-def read_spans(errors: Any, where: str, text: str | None) -> list[ErrorSpan]:
+def read_spans(errors: Any, where: str, text: str | None) -> list[Span]:
     """The error spans of one annotation, checked against the translation ``text`` they mark: offsets
     are 0-based characters with ``0 <= start <= end <= len(text)`` (an empty span marks a place), or both
     ``"missing"`` (ESA's omission: an error with no place in the translation, kept with no offsets)."""
-    if not isinstance(errors, list):
-        raise InputError(f"{where}: {json.dumps(errors)[:60]} is not a list of error spans")
     out = []
-    for k, e in enumerate(errors):
-        if not isinstance(e, dict):
-            raise InputError(f"{where}[{k}]: {json.dumps(e)[:60]} is not an error span "
-                             '{"start_i": ..., "end_i": ..., "severity": ...}')
+    for at, e in span_objects(errors, where):
         start, end = e.get("start_i", e.get("start")), e.get("end_i", e.get("end"))
         severity = e.get("severity")
         severity = str(severity) if severity is not None else None
         if start == OMISSION and end == OMISSION:
-            out.append(ErrorSpan(None, None, severity))
+            out.append(Span(None, None, severity))
             continue
         for key, v in (("start_i", start), ("end_i", end)):
             if v == OMISSION:
-                raise InputError(f"{where}[{k}].{key}: {shown(OMISSION)} on one side only; an omission has "
+                raise InputError(f"{at}.{key}: {shown(OMISSION)} on one side only; an omission has "
                                  f'"start_i": "{OMISSION}" and "end_i": "{OMISSION}", a span two offsets')
             if v is not None and (isinstance(v, bool) or not isinstance(v, int)):
-                raise InputError(f"{where}[{k}].{key}: {json.dumps(v)[:40]} is not a character offset (an "
+                raise InputError(f"{at}.{key}: {json.dumps(v)[:40]} is not a character offset (an "
                                  f'integer), nor "{OMISSION}" (an omission)')
             if v is not None and v < 0:
-                raise InputError(f"{where}[{k}].{key}: {v} is negative; offsets count characters from 0")
+                raise InputError(f"{at}.{key}: {v} is negative; offsets count characters from 0")
         if start is not None and end is not None and start > end:
-            raise InputError(f"{where}[{k}]: start_i {start} is after end_i {end}; a span runs from start_i "
+            raise InputError(f"{at}: start_i {start} is after end_i {end}; a span runs from start_i "
                              "to end_i (end_i excluded)")
         if text is not None and max(v for v in (start, end, 0) if v is not None) > len(text):
-            raise InputError(f"{where}[{k}]: the span {start}-{end} ends past the translation it marks "
+            raise InputError(f"{at}: the span {start}-{end} ends past the translation it marks "
                              f"({len(text)} characters); offsets count characters of tgt_text")
-        out.append(ErrorSpan(start, end, severity))
+        out.append(Span(start, end, severity))
     return out

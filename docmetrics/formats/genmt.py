@@ -29,6 +29,7 @@ from __future__ import annotations
 import json
 import os
 import re
+from collections import Counter
 from dataclasses import dataclass, field
 from typing import Any, Mapping, Sequence
 
@@ -36,13 +37,13 @@ from ..values.errors import InputError, shown
 from ..values.io import read_lines
 from ..values.jsonl import field_error, json_lines, string_field
 from ..values.testset import TestSet
-from .base import SPAN_SEVERITIES, EvalSet, HumanFormat, Span, SpanGold, SpanItem, first_json, match_pair, one_pair
+from .base import SPAN_SEVERITIES, EvalSet, HumanFormat, SpanGold, SpanItem, bare_pair, first_json, match_pair, one_pair
 from .esa import WMT26_ERROR_FREE_THRESHOLD, Judgement, read_judgement
 from .human_tsv import HumanScores
 from .judgements import exact_mean, from_genmt
 
 __all__ = ["REFERENCE", "GenmtDocument", "GenmtSegment", "GenmtPair", "GenmtData", "read_genmt", "target_language",
-           "esa_scores", "judged_testset", "gold_spans"]
+           "esa_scores", "gold_spans"]
 
 #: The key of the reference among ``tgt_text`` (a human post-edit in WMT25/26).
 REFERENCE = "refA"
@@ -54,12 +55,7 @@ _PAIR = re.compile(r"^([A-Za-z]{2,3})(?:_[A-Za-z0-9]+)*-([A-Za-z]{2,3})(?:_[A-Za
 
 def target_language(pair: str) -> str:
     """``"en-sr_Cyrl_RS"`` -> ``"sr"``: the target side before its first underscore, lower case."""
-    return pair.split("-", 1)[1].split("_")[0].lower()
-
-
-def source_language(pair: str) -> str:
-    """``"ja_JP-zh_CN"`` -> ``"ja"``."""
-    return pair.split("-", 1)[0].split("_")[0].lower()
+    return bare_pair(pair).split("-")[1]
 
 
 @dataclass(frozen=True)
@@ -104,16 +100,16 @@ class GenmtPair:
 
     @property
     def source_language(self) -> str:
-        return source_language(self.name)
+        return self.lang.split("-")[0]
 
     @property
     def target_language(self) -> str:
-        return target_language(self.name)
+        return self.lang.split("-")[1]
 
     @property
     def lang(self) -> str:
         """``src-tgt`` without locales (``en-ko``), what ``-l`` and a metric's ``lang=`` take."""
-        return f"{self.source_language}-{self.target_language}"
+        return bare_pair(self.name)
 
     @property
     def systems(self) -> list[str]:
@@ -198,17 +194,12 @@ class GenmtPair:
                 out[name] = [j.score if j is not None else None for j in judged]
         return out
 
-    def error_free(self, systems: Sequence[str] | None = None, *,
-                   threshold: float = WMT26_ERROR_FREE_THRESHOLD,
+    def error_free(self, threshold: float = WMT26_ERROR_FREE_THRESHOLD,
                    score_only_threshold: float = 100.0) -> dict[str, list[bool | None]]:
-        """``system -> [gold error-free flag or None per segment]`` (:meth:`Judgement.error_free`)."""
-        out: dict[str, list[bool | None]] = {}
-        for name in self._systems(systems, reference_too=True):
-            judged = self.human.get(name)
-            if judged is not None:
-                out[name] = [j.error_free(threshold, score_only_threshold) if j is not None else None
-                             for j in judged]
-        return out
+        """``system -> [gold error-free flag or None per segment]`` (:meth:`Judgement.error_free`), for every judged
+        output (the reference's too)."""
+        return {name: [j.error_free(threshold, score_only_threshold) if j is not None else None for j in
+                       self.human[name]] for name in [*self.systems, REFERENCE] if name in self.human}
 
     def _systems(self, systems: Sequence[str] | None, reference_too: bool = False) -> list[str]:
         if systems is None:
@@ -255,54 +246,23 @@ class GenmtData:
                                      lambda p: p.lower() == wanted or self.pairs[p].lang == wanted)]
 
 
-def reference_judged_note(pair: GenmtPair, where: str, option: str) -> str | None:
-    """The note that the reference was judged as a system in ``where`` but is not scored as one (None where it
-    was not judged); ``option``: how the caller names the option that scores it too."""
-    if REFERENCE not in pair.human:
-        return None
-    judged = sum(j is not None and j.score is not None for j in pair.human[REFERENCE])
-    return (f"{REFERENCE} (the reference) was judged as a system in {where} ({judged} segments of {pair.name}); it is "
-            f"not scored as one, since reference-based metrics score against it: {option} scores it too "
-            "(reference-free metrics only)")
-
-
-def judged_testset(pair: GenmtPair, source: str, *, include_reference: bool, option: str,
-                   warnings: Sequence[str] = (), reference: bool | None = None
-                   ) -> tuple[TestSet, HumanScores | None, list[str]]:
-    """What a judging run reads of a (selected) pair: its test set (``reference``: with the pair's reference;
-    default where it has one; ``include_reference``: the reference scored as a system too), its ESA scores
-    (:func:`esa_scores`) and the notes to show: the file's ``warnings``, then, where the reference was judged
-    as a system and is left out, :func:`reference_judged_note` (``option``: what scores it too)."""
-    testset = pair.testset(reference=pair.reference is not None if reference is None else reference,
-                           include_reference=include_reference)
-    notes = list(warnings)
-    judged = None if include_reference else reference_judged_note(pair, source, option)
-    if judged:
-        notes.append(judged)
-    return testset, esa_scores(pair, source, include_reference=include_reference), notes
-
-
-def esa_scores(pair: GenmtPair, source: str | None = None, *, include_reference: bool = False) -> HumanScores | None:
+def esa_scores(pair: GenmtPair, *, include_reference: bool = False) -> HumanScores | None:
     """The pair's ESA scores as the meta-evaluation reads human scores: per (system, segment) the mean of its
     annotations, keyed by (doc id, position in the document), a system's score the exact mean of its judged
-    segments; the reference (``refA``) among the systems, marked human, with ``include_reference``.  None where
-    no system of the pair has a score.  ``source``: how the scores name their file (default: the pair's)."""
+    segments; the reference (``refA``) among the systems, marked human, with ``include_reference``; every judged
+    output's error spans (the reference's too), where it has some.  None where no system of the pair has a score."""
     scores = pair.human_scores(pair.systems + ([REFERENCE] if include_reference else []))
     if not scores:
         return None
-    segments: dict[str, dict[tuple[str, str], float]] = {}
-    positions: dict[tuple[str, str], int] = {}
-    for name, row in scores.items():
-        judged_segments = {}
-        for seg, value in zip(pair.segments, row):
-            key = (seg.doc_id, str(seg.position))
-            positions[key] = seg.position
-            if value is not None:
-                judged_segments[key] = float(value)
-        segments[name] = judged_segments
+    keys = [(seg.doc_id, str(seg.position)) for seg in pair.segments]
+    segments = {name: {k: float(v) for k, v in zip(keys, row) if v is not None} for name, row in scores.items()}
+    positions = {k: int(k[1]) for k in keys}
     system = {name: exact_mean(list(v.values())) for name, v in segments.items() if v}
     humans = {REFERENCE} if include_reference and REFERENCE in system else set()
-    return HumanScores(pair.path if source is None else source, "ESA", system, segments, positions, humans)
+    spans = {name: {k: list(j.errors) for k, j in zip(keys, row) if j is not None and j.errors}
+             for name, row in pair.human.items()}
+    return HumanScores(pair.path, "ESA", system, segments, positions, humans,
+                       spans={name: by_key for name, by_key in spans.items() if by_key})
 
 
 # -- reading ---------------------------------------------------------------------------------------------
@@ -339,10 +299,6 @@ def read_genmt(path: str | os.PathLike[str]) -> GenmtData:
     return GenmtData(name, _assemble(name, rows, found), found)
 
 
-def _string(obj: Mapping[str, Any], key: str, where: str, what: str) -> str:
-    return string_field(obj, key, where, f"every line needs {what}")  # type: ignore[no-any-return]
-
-
 def _parse_doc_id(obj: Mapping[str, Any], where: str, segment_number: bool) -> tuple[str, str, str, int | None]:
     """(pair, domain, document id ``LP_#_DOMAIN_#_DOC``, segment number or None)."""
     doc_id = string_field(obj, "doc_id", where, "give LP_#_DOMAIN_#_DOC, e.g. en-de_DE_#_news_#_doc1", number=True)
@@ -366,7 +322,7 @@ def _parse_doc_id(obj: Mapping[str, Any], where: str, segment_number: bool) -> t
 
 def _segment_row(obj: Mapping[str, Any], where: str, line: int) -> _Row:
     pair, domain, doc, number = _parse_doc_id(obj, where, segment_number=True)
-    source = _string(obj, "src_text", where, "the source segment (src_text)")
+    source = string_field(obj, "src_text", where, "every line needs the source segment (src_text)")
     outputs = _outputs(obj, where)
     scores = obj.get("scores")
     human: dict[str, Judgement] = {}
@@ -405,7 +361,7 @@ def _document_rows(obj: Mapping[str, Any], where: str, line: int) -> list[_Row]:
     if "scores" in obj:
         raise InputError(f"{where}, field scores: a document line (one with refs) has no per-segment human "
                          "scores; human scores come in segment lines (wmt25-genmt-humeval.jsonl)")
-    source = _string(obj, "src_text", where, "the source document (src_text)").split("\n\n")
+    source = string_field(obj, "src_text", where, "every line needs the source document (src_text)").split("\n\n")
     refs = obj["refs"]
     if not isinstance(refs, dict):
         raise field_error(where, "refs", obj, 'give {"refA": {"ref": "..."}} (or {} without a reference)',
@@ -520,20 +476,15 @@ def _evalset(data: GenmtData, path: str, lp: str, options: Mapping[str, Any]) ->
     if reference is not None and reference != REFERENCE:
         raise InputError(f"{path}: no reference {shown(reference)}; a GenMT file carries one reference per segment, "
                          f"{REFERENCE}", params=("reference",))
-    testset, human, notes = judged_testset(pair, path, include_reference=include, option="include_reference=True",
-                                           warnings=data.warnings, reference=True if reference else None)
-    return EvalSet(path, "genmt", pair.name, testset, human, notes=tuple(notes), raw=pair,
-                   make_judgements=lambda: from_genmt(pair), domains=tuple(full.domains))
-
-
-def _gold(spans: tuple[Span, ...], where: str) -> tuple[Span, ...]:
-    """An annotation's spans (omissions kept); a severity the span scorer does not know is an InputError, as the
-    official scorer stops on it."""
-    for s in spans:
-        if s.severity not in SPAN_SEVERITIES:
-            raise InputError(f"{where}: an error span of severity {s.severity!r}, which the span scorer does not "
-                             f"know ({', '.join(SPAN_SEVERITIES)})")
-    return spans
+    testset = pair.testset(reference=bool(reference) or pair.reference is not None, include_reference=include)
+    notes = list(data.warnings)
+    if REFERENCE in pair.human and not include:  # the reference judged as a system, not scored as one
+        judged = sum(j is not None and j.score is not None for j in pair.human[REFERENCE])
+        notes.append(f"{REFERENCE} (the reference) was judged as a system in {path} ({judged} segments of "
+                     f"{pair.name}); it is not scored as one, since reference-based metrics score against it: "
+                     "include_reference=True scores it too (reference-free metrics only)")
+    return EvalSet(path, "genmt", pair.name, testset, esa_scores(pair, include_reference=include),
+                   notes=tuple(notes), raw=pair, make_judgements=lambda: from_genmt(pair), domains=tuple(full.domains))
 
 
 def gold_spans(data: EvalSet) -> SpanGold:
@@ -542,9 +493,7 @@ def gold_spans(data: EvalSet) -> SpanGold:
     come merged), as WMT25's dev set takes an item's first annotation.  A prediction line names an item by its
     ``doc_id`` as the file writes it (with ``segment``, its position, where doc ids carry no segment number)."""
     pair: GenmtPair = data.raw
-    counts: dict[str, int] = {}
-    for seg in pair.segments:
-        counts[seg.line_id] = counts.get(seg.line_id, 0) + 1
+    counts = Counter(seg.line_id for seg in pair.segments)
     items: dict[tuple[str, ...], SpanItem] = {}
     positions, lines = {}, []
     for i, seg in enumerate(pair.segments):
@@ -564,7 +513,12 @@ def gold_spans(data: EvalSet) -> SpanGold:
             elif len(judged.scores) > 1:
                 why = "items judged by several annotators (their spans come merged: no one annotation to compare)"
             else:
-                gold = _gold(judged.errors, f"{pair.path}, line {judged.line}, field scores.{system}")
+                gold = judged.errors
+                bad = next((e for e in gold if e.severity not in SPAN_SEVERITIES), None)
+                if bad is not None:  # the official scorer stops on it
+                    raise InputError(f"{pair.path}, line {judged.line}, field scores.{system}: an error span of "
+                                     f"severity {bad.severity!r}, which the span scorer does not know "
+                                     f"({', '.join(SPAN_SEVERITIES)})")
             items[(system, key_id)] = SpanItem(system, name, len(texts[i] or ""), gold, why)
     if not any(item.gold is not None for item in items.values()):
         raise InputError(f"{pair.path}: language pair {pair.name} has no human error spans (field scores, its "
@@ -600,5 +554,5 @@ def gold_spans(data: EvalSet) -> SpanGold:
 
 
 FORMAT = HumanFormat("genmt", "the WMT24/25 GenMT/ESA JSONL as released", is_genmt, read_evalset,
-                     ("domains", "include_reference", "reference"), "testset, human (ESA), judgements, spans",
-                     precedence=30, choices={"reference": (REFERENCE,)}, spans=gold_spans, read_pairs=read_pairs)
+                     ("domains", "include_reference", "reference"), precedence=30, choices={"reference": (REFERENCE,)},
+                     spans=gold_spans, read_pairs=read_pairs)

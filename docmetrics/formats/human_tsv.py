@@ -8,7 +8,7 @@ reference rated as a system), which can be excluded.  A segment sits at position
 document (1-based), or, without that column, at the rank of its ``seg_id`` there.
 
 A raw MQM file as google/wmt-mqm-human-evaluation publishes it (one line per error, ``<v>`` marks; see
-:mod:`docmetrics.formats.mqm_tsv`) is recognised by its header and read as MQM penalties per segment, lower
+:mod:`docmetrics.formats.mqm`) is recognised by its header and read as MQM penalties per segment, lower
 is better (so negated, as ``lower_is_better`` does), with its error spans; its ``doc`` column gives the
 document, ``doc_id`` the position in it, and systems named ref.../Human-... count as human.
 
@@ -19,16 +19,16 @@ is :mod:`docmetrics.judging.human_match`'s.
 
 from __future__ import annotations
 
-import math
 from typing import Any, Mapping
 
 from ..values.errors import InputError, shown
 from ..values.io import read_lines
 from .base import EvalSet, HumanFormat, tsv_header
 from .judgements import HumanScores, exact_mean
-from .mqm_tsv import MqmSpan, is_human_name, is_mqm_header, read_mqm
+from .mqm import MQM_COLUMN, is_mqm_header, mqm_scores, read_mqm
+from .stored_metric import parse_score
 
-__all__ = ["SCORE_COLUMNS", "MQM_COLUMN", "HumanScores", "load_human"]
+__all__ = ["SCORE_COLUMNS", "HumanScores", "load_human"]
 
 SCORE_COLUMNS = ("score", "human", "human_score", "mqm_score", "mqm_score_mean", "z", "raw")
 MISSING = {"", "na", "nan", "none", "null", "-"}
@@ -37,14 +37,8 @@ MISSING = {"", "na", "nan", "none", "null", "-"}
 def _float(text: str, where: str) -> float | None:
     if text.strip().lower() in MISSING:
         return None
-    try:
-        value = float(text)
-    except ValueError:
-        raise InputError(f"{where}: {shown(text)} is not a number") from None
-    if math.isinf(value):
-        raise InputError(f"{where}: {shown(text)} is not a finite number; give a score, or leave the entry "
-                         f"empty (or {'/'.join(sorted(MISSING - {''}))}) for a missing one")
-    return None if math.isnan(value) else value
+    return parse_score(text, where, f"leave the entry empty (or {'/'.join(sorted(MISSING - {''}))})",
+                       nan_is_missing=True, bounded=False)
 
 
 def _is_number(text: str) -> bool:
@@ -63,7 +57,10 @@ def load_human(path: str, column: str | None = None, lower_is_better: bool = Fal
         raise InputError(f"{path}: empty; expected a TSV with system and score columns")
     first = lines[0].split("\t")
     if raw[0].strip() and is_mqm_header([h.strip() for h in first]):
-        return _load_mqm(path, raw, column)
+        if column not in (None, MQM_COLUMN):
+            raise InputError(f"{path}: a raw MQM file (one line per error) has one score, the penalty computed from "
+                             f"its errors ({MQM_COLUMN}), not a column {shown(column)}: drop --human-column")
+        return mqm_scores(read_mqm(path, raw))
     if len(first) in (2, 4) and _is_number(first[-1]) and column is None:
         header = ["system", "score"] if len(first) == 2 else ["system", "doc_id", "seg_id", "score"]
         body = list(enumerate(lines, 1))
@@ -88,7 +85,7 @@ def load_human(path: str, column: str | None = None, lower_is_better: bool = Fal
     seg_level = "doc_id" in cols and "seg_id" in cols
     sign = -1.0 if lower_is_better else 1.0
     system: dict[str, float] = {}
-    sums: dict[str, list[float]] = {}
+    seen: set[str] = set()
     segments: dict[str, dict[tuple[str, str], float]] = {}
     doc_pos: dict[tuple[str, str], int] = {}
     humans: set[str] = set()
@@ -117,18 +114,14 @@ def load_human(path: str, column: str | None = None, lower_is_better: bool = Fal
                 raise InputError(f"{path}, line {lineno}: system {shown(name)} has segment {key} twice")
             if value is not None:
                 mine[key] = sign * value
-                sums.setdefault(name, []).append(sign * value)
-            else:
-                sums.setdefault(name, [])
         else:
-            if name in system or name in sums:
+            if name in seen:
                 raise InputError(f"{path}, line {lineno}: system {shown(name)} appears twice")
-            if value is None:
-                sums[name] = []
-                continue
-            system[name] = sign * value
+            seen.add(name)
+            if value is not None:
+                system[name] = sign * value
     if seg_level:
-        system.update({name: exact_mean(values) for name, values in sums.items() if values})
+        system.update({name: exact_mean(list(scores.values())) for name, scores in segments.items() if scores})
         positions = doc_pos or _rank_positions(segments)
     else:
         positions = {}
@@ -136,31 +129,6 @@ def load_human(path: str, column: str | None = None, lower_is_better: bool = Fal
         raise InputError(f"{path}: no human score in column {shown(column)}")
     # systems listed without any score are reported as such by evaluate() (no human score)
     return HumanScores(path, column, system, segments, positions, humans, lower_is_better=lower_is_better)
-
-
-#: the one score of a raw MQM file
-MQM_COLUMN = "mqm_penalty"
-
-
-def _load_mqm(path: str, lines: list[str], column: str | None) -> HumanScores:
-    """A raw MQM file's penalties (negated: lower is better), positions, human systems and spans."""
-    if column not in (None, MQM_COLUMN):
-        raise InputError(f"{path}: a raw MQM file (one line per error) has one score, the penalty computed from "
-                         f"its errors ({MQM_COLUMN}), not a column {shown(column)}: drop --human-column")
-    ratings = read_mqm(path, lines)
-    segments: dict[str, dict[tuple[str, str], float]] = {}
-    spans: dict[str, dict[tuple[str, str], list[MqmSpan]]] = {}
-    positions: dict[tuple[str, str], int] = {}
-    for seg in ratings.segments.values():
-        key = (seg.doc, seg.seg_id)
-        segments.setdefault(seg.system, {})[key] = -seg.penalty
-        spans.setdefault(seg.system, {})[key] = seg.spans
-        positions[key] = seg.doc_pos
-    system = {name: exact_mean(list(scores.values())) for name, scores in segments.items()}
-    humans = {name for name in system if is_human_name(name)}
-    note = ratings.unclosed_note()
-    return HumanScores(path, MQM_COLUMN, system, segments, positions, humans, lower_is_better=True,
-                       raw_mqm=True, spans=spans, warnings=[note] if note else [])
 
 
 def _rank_positions(segments: dict[str, dict[tuple[str, str], float]]) -> dict[tuple[str, str], int]:
@@ -181,23 +149,14 @@ def _rank_positions(segments: dict[str, dict[tuple[str, str], float]]) -> dict[t
 def is_human_tsv(path: str) -> bool:
     """A TSV with a ``system`` column, or without a header: 2 or 4 fields, the last a number."""
     header = tsv_header(path)
-    if not header:
-        return False
-    if "system" in header:
-        return True
-    try:
-        float(header[-1])
-    except ValueError:
-        return False
-    return len(header) in (2, 4)
+    return "system" in header or (len(header) in (2, 4) and _is_number(header[-1]))
 
 
 def read_evalset(path: str, lp: str | None, options: Mapping[str, Any]) -> EvalSet:
     """A TSV of human scores (``column``: the score column; ``lower_is_better``)."""
     human = load_human(path, options.get("column"), bool(options.get("lower_is_better", False)))
-    return EvalSet(path, "human-tsv", lp, None, human, notes=tuple(getattr(human, "warnings", ()) or ()), raw=human)
+    return EvalSet(path, "human-tsv", lp, None, human, notes=tuple(human.warnings), raw=human)
 
 
 FORMAT = HumanFormat("human-tsv", "a TSV of human scores (system[, doc_id, seg_id], score)", is_human_tsv,
-                     read_evalset, ("column", "lower_is_better"), "human, judgements (with segment scores)",
-                     precedence=70)
+                     read_evalset, ("column", "lower_is_better"), precedence=70)

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import math
 import os
-import statistics
 from dataclasses import dataclass, field
 from typing import Any, Mapping, Sequence
 
@@ -35,7 +34,7 @@ def annotation_count(annotations: Sequence[float]) -> int:
 
 def _mean(annotations: Sequence[float]) -> float:
     present = [x for x in annotations if not math.isnan(x)]
-    return statistics.fmean(present) if present else math.nan
+    return exact_mean(present) if present else math.nan
 
 
 @dataclass
@@ -58,8 +57,8 @@ class HumanScores:
     lower_is_better: bool = False
     #: read from a raw MQM file (one line per error), the scores computed from its errors
     raw_mqm: bool = False
-    #: system -> {(doc_id, seg_id): the errors' spans (:class:`~docmetrics.formats.mqm_tsv.MqmSpan`)}, from a raw
-    #: MQM file
+    #: system -> {(doc_id, seg_id): the errors' spans}, where the data marks them (a raw MQM file's
+    #: :class:`~docmetrics.formats.mqm.MqmSpan`, GenMT's ESA :class:`~docmetrics.formats.base.Span`)
     spans: dict[str, dict[tuple[str, str], list[Any]]] = field(default_factory=dict)
     #: what the reader has to say of the file (a raw MQM file's unclosed <v>), for the caller to warn
     warnings: list[str] = field(default_factory=list)

@@ -65,7 +65,7 @@ from ..values.testset import TestSet, runs
 from .base import EvalSet, HumanFormat
 from .human_tsv import HumanScores
 from .judgements import exact_mean, from_mtme
-from .mtme_scores import LEVELS, Score, parse_human_filename, read_documents, read_score_file
+from .mtme_scores import Score, parse_human_filename, read_documents, read_score_file
 
 __all__ = [
     "NO_TRANSLATION", "MtmeTestSet", "read_mtme", "load_mtme", "METADATA_DOC_FIELD",
@@ -91,34 +91,33 @@ class Standard:
     outliers: frozenset[str] = frozenset()
 
 
-def _mqm(ref: str, levels: Sequence[str] = ("sys", "seg"), outliers: Sequence[str] = ()) -> Standard:
-    return Standard(ref, {lv: "mqm" for lv in levels}, frozenset(outliers))
-
-
 _WMT22 = ("sys", "domain", "seg")
-#: from mt_metrics_eval/meta_info.py (DATA), the MQM-judged language pairs up to WMT22
-_UP_TO_WMT22: dict[tuple[str, str], Standard] = {
-    ("wmt21.news", "en-de"): _mqm("refC"),
-    ("wmt21.news", "en-ru"): _mqm("refA"),
-    ("wmt21.news", "zh-en"): _mqm("refB"),
-    ("wmt21.tedtalks", "en-de"): _mqm("refA"),
-    ("wmt21.tedtalks", "en-ru"): _mqm("refA"),
-    ("wmt21.tedtalks", "zh-en"): _mqm("refB"),
-    ("wmt22", "en-de"): _mqm("refA", _WMT22, ("M2M100_1.2B-B4",)),
-    ("wmt22", "en-ru"): _mqm("refA", _WMT22),
-    ("wmt22", "zh-en"): _mqm("refA", _WMT22),
-    ("wmt23", "en-de"): _mqm("refA", _WMT22, ("synthetic_ref",)),
-    ("wmt23", "he-en"): _mqm("refB", _WMT22),
-    ("wmt23", "zh-en"): _mqm("refA", _WMT22, ("synthetic_ref",)),
-    ("wmt24", "en-de"): _mqm("refB", _WMT22, ("MSLC",)),
-    ("wmt24", "en-es"): _mqm("refA", _WMT22, ("MSLC",)),
-    ("wmt24", "ja-zh"): _mqm("refA", _WMT22, ("MSLC",)),
-}
+_SYS_SEG = ("sys", "seg")
 
 
 def _gold(ref: str, name: str | None, levels: Sequence[str] = _WMT22, outliers: Sequence[str] = ()) -> Standard:
     """A standard with gold ``name`` at ``levels`` (no gold at all when name is None)."""
     return Standard(ref, {lv: name for lv in levels} if name else {}, frozenset(outliers))
+
+
+#: from mt_metrics_eval/meta_info.py (DATA), the MQM-judged language pairs up to WMT22
+_UP_TO_WMT22: dict[tuple[str, str], Standard] = {
+    ("wmt21.news", "en-de"): _gold("refC", "mqm", _SYS_SEG),
+    ("wmt21.news", "en-ru"): _gold("refA", "mqm", _SYS_SEG),
+    ("wmt21.news", "zh-en"): _gold("refB", "mqm", _SYS_SEG),
+    ("wmt21.tedtalks", "en-de"): _gold("refA", "mqm", _SYS_SEG),
+    ("wmt21.tedtalks", "en-ru"): _gold("refA", "mqm", _SYS_SEG),
+    ("wmt21.tedtalks", "zh-en"): _gold("refB", "mqm", _SYS_SEG),
+    ("wmt22", "en-de"): _gold("refA", "mqm", outliers=("M2M100_1.2B-B4",)),
+    ("wmt22", "en-ru"): _gold("refA", "mqm"),
+    ("wmt22", "zh-en"): _gold("refA", "mqm"),
+    ("wmt23", "en-de"): _gold("refA", "mqm", outliers=("synthetic_ref",)),
+    ("wmt23", "he-en"): _gold("refB", "mqm"),
+    ("wmt23", "zh-en"): _gold("refA", "mqm", outliers=("synthetic_ref",)),
+    ("wmt24", "en-de"): _gold("refB", "mqm", outliers=("MSLC",)),
+    ("wmt24", "en-es"): _gold("refA", "mqm", outliers=("MSLC",)),
+    ("wmt24", "ja-zh"): _gold("refA", "mqm", outliers=("MSLC",)),
+}
 
 
 # The rest of MTME's meta_info.DATA for wmt23, wmt23.sent, wmt24, wmt24pp and wmt25 (checked against
@@ -128,7 +127,7 @@ def _gold(ref: str, name: str | None, levels: Sequence[str] = _WMT22, outliers: 
 # 'mqm' (en-ko_KR, ja-zh_CN) or 'esa-human1' (WMT25_ESA), std_ref 'refA', no outliers.
 def _recent_standards() -> dict[tuple[str, str], Standard]:
     """WMT23-25 entries of MTME's meta_info.DATA (see the comment above)."""
-    out = {("wmt23.sent", "en-de"): _mqm("refA", _WMT22)}
+    out = {("wmt23.sent", "en-de"): _gold("refA", "mqm")}
     for lp in ("cs-uk", "de-en", "en-cs", "en-ja", "en-zh", "ja-en"):
         out[("wmt23", lp)] = _gold("refA", "da-sqm")
     out[("wmt23", "en-he")] = _gold("refB", None)
@@ -264,9 +263,8 @@ class MtmeTestSet:
         )
 
     def human(self, name: str | None = None, level: str = "seg") -> dict[str, list[Score]]:
-        """Human scores by name and level (the standard ones when name is None)."""
-        if level not in LEVELS:
-            raise InputError(f"unknown level {shown(level)}; one of {', '.join(LEVELS)}")
+        """Human scores by name and level (one of :data:`~docmetrics.formats.mtme_scores.LEVELS`; the standard
+        ones when name is None)."""
         chosen = name if name is not None else self.default_human_name(level)
         if chosen is None or (chosen, level) not in self.human_scores:
             have = ", ".join(f"{n}.{lv}" for n, lv in sorted(self.human_scores)) or "none"
@@ -566,25 +564,20 @@ def mtme_evalset(data: MtmeTestSet, testset: TestSet, human_name: str | None = N
     scores (and system scores, MTME's where it has them, else the mean of the segments) as HumanScores; what
     ``read_human`` of an MTME directory returns, and what ``docmetrics --mtme`` meta-evaluates."""
     seg_name = human_name or data.default_human_name("seg")
+    seg = data.human_scores.get((seg_name, "seg"))  # type: ignore[arg-type]
     human = None
-    if seg_name is not None and (seg_name, "seg") in data.human_scores:
-        positions: dict[tuple[str, str], int] = {}
-        for d in testset.documents:
-            for i in range(d.start, d.end):
-                positions[(d.doc_id, str(i))] = i - d.start + 1
-        keys = list(positions)
-        segments = {s: {k: float(v) for k, v in zip(keys, row) if v is not None}
-                    for s, row in data.human(seg_name, "seg").items()}
-        sys_name = human_name or data.default_human_name("sys")
-        given = data.human(sys_name, "sys") if sys_name and (sys_name, "sys") in data.human_scores else {}
-        system = {s: float(given[s][0]) if s in given and given[s] and given[s][0] is not None
-                  else exact_mean(list(v.values())) for s, v in segments.items() if v}
+    if seg is not None:
+        positions = {(d.doc_id, str(i)): i - d.start + 1 for d in testset.documents for i in range(d.start, d.end)}
+        segments = {s: {k: float(v) for k, v in zip(positions, row) if v is not None} for s, row in seg.items()}
+        segments = {s: v for s, v in segments.items() if v}
+        given = data.human_scores.get((human_name or data.default_human_name("sys"), "sys"), {})  # type: ignore[arg-type]
+        system = {s: float(given[s][0]) if given.get(s) and given[s][0] is not None else exact_mean(list(v.values()))
+                  for s, v in segments.items()}
         human = HumanScores(f"{data.directory}/human-scores/{data.lp}.{seg_name}.seg.score", seg_name, system,
-                            {s: v for s, v in segments.items() if v}, positions, set(data.human_systems))
+                            segments, positions, set(data.human_systems))
     return EvalSet(data.directory, "mtme", data.lp, testset, human, raw=data,
                    make_judgements=lambda: from_mtme(data, human_name))
 
 
 FORMAT = HumanFormat("mtme", "an mt-metrics-eval directory (ROOT or ROOT/TESTSET)", lambda p: mtme_root(p) is not None,
-                     read_evalset, ("testset", "ref", "human_name", "include_human"),
-                     "testset, human (segment and system scores), judgements", precedence=10)
+                     read_evalset, ("testset", "ref", "human_name", "include_human"), precedence=10)

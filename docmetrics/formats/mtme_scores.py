@@ -5,13 +5,12 @@ a metric score file read as a stored metric (:func:`read_mtme_stored`)."""
 
 from __future__ import annotations
 
-import math
 import os
 from typing import Mapping, Optional, Sequence
 
 from ..values.errors import InputError, shown
 from ..values.io import read_lines
-from .stored_metric import STORED_LEVELS, StoredMetric, check_magnitude, choose_direction, file_fingerprint
+from .stored_metric import STORED_LEVELS, StoredMetric, choose_direction, file_fingerprint, parse_score
 
 __all__ = ["LEVELS", "STORED_LEVELS", "Score", "read_score_file", "parse_human_filename", "parse_metric_filename",
            "score_file_level", "read_documents", "read_mtme_stored"]
@@ -20,26 +19,13 @@ LEVELS = ("sys", "domain", "doc", "seg")
 Score = Optional[float]
 
 
-def _parse_score(text: str, where: str, allow_none: bool, nan_is_missing: bool = True) -> Score:
+def _parse_score(text: str, where: str, nan_is_missing: bool = True) -> Score:
     if text == "None":
-        if not allow_none:
-            raise InputError(f"{where}: 'None' is not allowed in a metric score file; every entry needs a score")
         return None
-    try:
-        value = float(text)
-    except ValueError:
-        raise InputError(f"{where}: {shown(text)} is not a number (or None)") from None
-    if math.isinf(value):
-        raise InputError(f"{where}: {shown(text)} is not a finite number" + ("; write None for a missing score"
-                                                                     if allow_none else ""))
-    if math.isnan(value):
-        if allow_none and not nan_is_missing:
-            raise InputError(f"{where}, field SCORE: {shown(text)} is not a number; write None where a score is "
-                             "missing")
-        if not allow_none:
-            raise InputError(f"{where}: NaN is not allowed in a metric score file")
-        return None
-    return check_magnitude(value, repr(text), where, "write None" if allow_none else "score it again")
+    value = parse_score(text, where, "write None", nan_is_missing=True)
+    if value is None and not nan_is_missing:
+        raise InputError(f"{where}, field SCORE: {shown(text)} is not a number; write None where a score is missing")
+    return value
 
 
 def read_score_file(
@@ -49,7 +35,6 @@ def read_score_file(
     n_items: int | None = None,
     systems: Sequence[str] | None = None,
     domains: Sequence[str] | None = None,
-    allow_none: bool = True,
     nan_is_missing: bool = True,
     lines: dict[str, list[int]] | None = None,
 ) -> dict[str, list[Score]]:
@@ -57,8 +42,8 @@ def read_score_file(
 
     ``n_items``: how many scores each system must have (documents or segments; 1 at sys level);
     ``systems``: the known systems (others are an error); ``domains``: the domain order (domain level);
-    ``allow_none``: ``None`` is a missing score (else an error), and so is NaN unless ``nan_is_missing`` is
-    False; ``lines``: filled with each system's line numbers.
+    ``None`` is a missing score, and so is NaN unless ``nan_is_missing`` is False; ``lines``: filled with each
+    system's line numbers.
     """
     if level not in LEVELS:
         raise InputError(f"{path}: unknown level {shown(level)}; one of {', '.join(LEVELS)}")
@@ -78,7 +63,7 @@ def read_score_file(
         name = parts[-2]
         if known is not None and name not in known:
             raise InputError(f"{where}: unknown system {shown(name)}; it has no file in system-outputs")
-        value = _parse_score(parts[-1], where, allow_none, nan_is_missing)
+        value = _parse_score(parts[-1], where, nan_is_missing)
         last_line[name] = lineno
         if lines is not None:
             lines.setdefault(name, []).append(lineno)
@@ -162,7 +147,7 @@ def read_mtme_stored(path: str, declared: Mapping[str, bool] | None = None) -> S
         doc_ids = names if level == "seg" else list(dict.fromkeys(names))
     lines: dict[str, list[int]] = {}
     n_items = 1 if level == "sys" else (len(doc_ids) if doc_ids is not None else None)
-    scores = read_score_file(path, level, n_items=n_items, allow_none=True, nan_is_missing=False, lines=lines)
+    scores = read_score_file(path, level, n_items=n_items, nan_is_missing=False, lines=lines)
     if not scores:
         raise InputError(f"{path}: no scores (one line SYSTEM<TAB>SCORE per system and item)")
     sizes = {s: len(v) for s, v in scores.items()}

@@ -37,7 +37,7 @@ from ..values.io import read_lines
 from ..values.jsonl import field_error, json_lines, string_field
 from ..values.langpair import parse_langpair
 from ..values.testset import runs
-from .base import EvalSet, HumanFormat, first_json, match_pair, one_pair, tsv_header
+from .base import EvalSet, HumanFormat, bare_pair, first_json, match_pair, one_pair, tsv_header
 from .mtme_scores import read_mtme_stored, score_file_level
 from .stored_metric import (
     STORED_LEVELS,
@@ -48,6 +48,7 @@ from .stored_metric import (
     declared_directions,
     file_fingerprint,
     majority,
+    parse_score,
 )
 
 __all__ = ["FORMAT", "StoredScores", "read_stored", "choose_stored", "NO_PAIR", "read_wmt25_scores", "read_score_tsv",
@@ -70,17 +71,7 @@ def _segments(n: int) -> str:
 def _cell(text: str, where: str) -> float | None:
     """A TSV score: a finite number, or None for an empty cell or ``None``."""
     text = text.strip()
-    if text in _MISSING_TEXT:
-        return None
-    try:
-        value = float(text)
-    except ValueError:
-        raise InputError(f"{where}: {shown(text)} is not a number; leave the cell empty (or write None) where a "
-                         "score is missing") from None
-    if not math.isfinite(value):
-        raise InputError(f"{where}: {shown(text)} is not a finite number; leave the cell empty (or write None) "
-                         "where a score is missing")
-    return check_magnitude(value, repr(text), where, "leave the cell empty")
+    return None if text in _MISSING_TEXT else parse_score(text, where, "leave the cell empty (or write None)")
 
 
 def find_pair(wanted: str, have: Sequence[str], where: str) -> str:
@@ -97,12 +88,7 @@ def find_pair(wanted: str, have: Sequence[str], where: str) -> str:
     # en-de; -l en-de and a release's en-de_DE), where that names one
     return match_pair(wanted, have, where, "field language_pair",
                       lambda p: p == lp.code or p.lower() == wanted.lower(),
-                      lambda p: _bare(p) == bare and (lp.code == bare or p == bare), has="the files have")
-
-
-def _bare(pair: str) -> str:
-    src, _, tgt = pair.partition("-")
-    return f"{src.split('_')[0].lower()}-{tgt.split('_')[0].lower()}"
+                      lambda p: bare_pair(p) == bare and (lp.code == bare or p == bare), has="the files have")
 
 
 # -- every file kind, every language pair -------------------------------------------------------------------
@@ -244,7 +230,7 @@ def _read(path: str | Sequence[str], lp: str | None, options: Mapping[str, Any])
 #: The judged-data format of stored scores (``read_human(paths, format="stored", lp=..., directions=...,
 #: metrics=...)``): one language pair of :func:`read_stored`, :meth:`StoredScores.evalset`.
 FORMAT = HumanFormat("stored", "stored scores: WMT25 automatic-scores JSONL, MTME *.score files, a TSV",
-                     _recognise, _read, ("directions", "metrics"), "stored metrics (results())", precedence=40)
+                     _recognise, _read, ("directions", "metrics"), precedence=40)
 
 
 # -- WMT25 automatic-scores JSONL ----------------------------------------------------------------------------
@@ -314,12 +300,12 @@ def _read_wmt25_file(path: str) -> dict[str, list[_Doc]]:
     return out
 
 
-def read_wmt25_scores(paths: Sequence[str], declared: Mapping[str, bool] | None = None,
-                      systems: Mapping[str, str] | None = None) -> dict[str, dict[str, StoredMetric]]:
-    """WMT25's automatic-scores files (one per system, named ``SYSTEM.jsonl``; ``systems``: path -> name
-    to name them otherwise): lp -> metric -> :class:`StoredMetric`, language pairs and metrics in the order
-    of first appearance, documents in the first system's order.  ``declared``: metric -> higher_is_better,
-    where the name alone would not say (see :func:`choose_direction`).
+def read_wmt25_scores(paths: Sequence[str], declared: Mapping[str, bool] | None = None
+                      ) -> dict[str, dict[str, StoredMetric]]:
+    """WMT25's automatic-scores files (one per system, named ``SYSTEM.jsonl``): lp -> metric ->
+    :class:`StoredMetric`, language pairs and metrics in the order of first appearance, documents in the first
+    system's order.  ``declared``: metric -> higher_is_better, where the name alone would not say (see
+    :func:`choose_direction`).
 
     Per language pair every system must have the same documents, each with the same number of segments,
     and the same metrics; a system may lack a language pair altogether (it did not take part)."""
@@ -327,7 +313,7 @@ def read_wmt25_scores(paths: Sequence[str], declared: Mapping[str, bool] | None 
         raise InputError("no scores file given")
     names: dict[str, str] = {}
     for path in paths:
-        name = (systems or {}).get(path) or os.path.basename(path).rsplit(".", 1)[0]
+        name = os.path.basename(path).rsplit(".", 1)[0]
         if name in names:
             raise InputError(f"{path}: system {shown(name)} again (also {names[name]}); WMT25's automatic scores "
                              f"are one "

@@ -21,7 +21,7 @@ from .judgements import exact_mean
 
 __all__ = ["StoredMetric", "STORED_LEVELS", "Directions", "parse_direction", "declared_directions", "choose_direction",
            "LOWER_IS_BETTER_NAMES", "FINGERPRINT_LENGTH", "file_fingerprint", "MAX_SCORE", "check_magnitude",
-           "majority", "check_order", "to_results", "StoredScorer"]
+           "parse_score", "majority", "check_order", "to_results", "StoredScorer"]
 
 #: Hex digits of a stored file's fingerprint (as long as a model's, docmetrics.plugin.models).
 FINGERPRINT_LENGTH = 10
@@ -184,6 +184,22 @@ def check_magnitude(value: float, text: str, where: str, missing: str) -> float:
         raise InputError(f"{where}: {text} is beyond ±{MAX_SCORE:g}, too large to average or resample (sums "
                          f"of such scores overflow); rescale the scores, or {missing} where a score is missing")
     return value
+
+
+def parse_score(text: str, where: str, missing: str, *, nan_is_missing: bool = False, bounded: bool = True
+                ) -> float | None:
+    """A score written as text: a finite number (within :func:`check_magnitude`'s bound where ``bounded``), or None
+    for NaN where ``nan_is_missing``; an InputError naming ``where`` otherwise, saying how a missing score is
+    written (``missing``)."""
+    try:
+        value = float(text)
+    except ValueError:
+        raise InputError(f"{where}: {shown(text)} is not a number; {missing} where a score is missing") from None
+    if math.isnan(value) and nan_is_missing:
+        return None
+    if not math.isfinite(value):
+        raise InputError(f"{where}: {shown(text)} is not a finite number; {missing} where a score is missing")
+    return check_magnitude(value, repr(text), where, missing) if bounded else value
 
 
 #: the levels a metric score file is read at as a stored metric, finest first: where one metric is given at

@@ -32,7 +32,7 @@ from typing import Any, ClassVar, Mapping, Sequence
 
 from ..values.errors import InputError, shown
 from ..values.testset import TestSet
-from .base import EvalSet, HumanFormat, tsv_header
+from .base import EvalSet, HumanFormat, one_pair, tsv_header
 from .stored import find_pair
 
 __all__ = ["TSV_FIELDS", "SCORE_FIELD", "SPAN_FIELDS", "OFFICIAL", "Wmt25Tsv", "Wmt25Pair", "read_wmt25_tsv",
@@ -98,13 +98,8 @@ class Wmt25Tsv:
             sets = sorted({r["set_id"] for r in self.rows})
             raise InputError(f"{self.path}: no line with set_id {shown(set_id)} (field set_id; the file has "
                              f"{', '.join(sets) or 'no lines'})")
-        if wanted is None:
-            if len(have) > 1:
-                raise InputError(f"{self.path}: {len(have)} language pairs ({', '.join(have)}); pick one with -l")
-            lp = have[0]
-        else:
-            lp = find_pair(wanted, have, self.path)
-        return _build(self, lp, set_id)
+        one_pair(self.path, have, wanted)
+        return _build(self, have[0] if wanted is None else find_pair(wanted, have, self.path), set_id)
 
 
 def _lp(row: Mapping[str, str]) -> str:
@@ -336,4 +331,4 @@ def read_evalset(path: str, lp: str | None, options: Mapping[str, Any]) -> EvalS
 
 
 FORMAT = HumanFormat("wmt25-tsv", "the WMT25 metrics task's test TSV", is_wmt25_tsv, read_evalset, ("set_id",),
-                     "testset", precedence=50, defaults={"set_id": OFFICIAL})
+                     precedence=50, defaults={"set_id": OFFICIAL})

@@ -42,7 +42,7 @@ from ..values.paragraphs import FAULTS, MarkupError, Paragraphs, paragraphs
 from ..values.testset import TestSet
 from .base import EvalSet, HumanFormat, first_json, match_pair, one_pair
 
-__all__ = ["Wmt26Document", "Hypothesis", "Wmt26Pair", "Wmt26Data", "DocumentPlan", "read_wmt26",
+__all__ = ["Wmt26Document", "Hypothesis", "Wmt26Pair", "Wmt26Data", "DocumentPlan", "read_wmt26", "iso_pair",
            "SOURCES", "ISO639_1", "SEP", "OPTIONAL_STRINGS", "ASSETS"]
 
 #: The separator of the parts of a WMT26 doc id.
@@ -59,6 +59,13 @@ ISO639_1 = {"eng": "en", "ces": "cs", "deu": "de", "ukr": "uk", "vie": "vi", "jp
 TEST_LINE = "one JSON object with doc_id, domain, src_lang, tgt_lang, src_text, refs (a WMT26 document)"
 SYSTEM_LINE = "one JSON object with doc_id, hypothesis, metadata (a WMT26 system's document)"
 _LFS = "version https://git-lfs.github.com/spec/"
+
+
+def iso_pair(name: str) -> str:
+    """A language pair as WMT26 writes it (``eng_Latn-isl_Latn``) in ISO 639-1 where the languages have one
+    (``en-is``)."""
+    lp = parse_langpair(name)
+    return "-".join(ISO639_1.get(side.language, side.language) for side in (lp.source, lp.target))
 
 
 @dataclass(frozen=True)
@@ -117,8 +124,7 @@ class Wmt26Pair:
     @property
     def lang(self) -> str:
         """``src-tgt`` in ISO 639-1 where the languages have one (``en-is``), what ``lang=`` takes."""
-        lp = parse_langpair(self.name)
-        return "-".join(ISO639_1.get(side.language, side.language) for side in (lp.source, lp.target))
+        return iso_pair(self.name)
 
     @property
     def systems(self) -> list[str]:
@@ -330,10 +336,6 @@ def _system_files(systems: str | os.PathLike[str] | Sequence[str | os.PathLike[s
     return out
 
 
-def _string(obj: Mapping[str, Any], key: str, where: str, what: str, *, null: bool = False) -> str | None:
-    return string_field(obj, key, where, f"every line needs {what}", null=null)  # type: ignore[no-any-return]
-
-
 def _split(text: str, where: str, key: str) -> tuple[str, ...]:
     try:
         return paragraphs(text, strict=True).texts
@@ -346,7 +348,7 @@ def _document(obj: Mapping[str, Any], where: str, line: int, source: str) -> Wmt
     what = {"doc_id": "the document's id SET_###_DOMAIN_###_SRCLANG_###_TGTLANG_###_DOC",
             "domain": "the document's domain", "src_lang": "the source language (e.g. eng_Latn)",
             "tgt_lang": "the target language (e.g. isl_Latn)", "src_text": "the source document"}
-    values = {k: _string(obj, k, where, w) for k, w in what.items()}
+    values = {k: string_field(obj, k, where, f"every line needs {w}") for k, w in what.items()}
     doc_id, domain, src, tgt = (str(values[k]) for k in ("doc_id", "domain", "src_lang", "tgt_lang"))
     parts = doc_id.split(SEP, 4)
     if len(parts) != 5 or not all(p.strip() == p and p for p in parts):
@@ -365,7 +367,7 @@ def _document(obj: Mapping[str, Any], where: str, line: int, source: str) -> Wmt
     fields: dict[str, Any] = {}
     for key in OPTIONAL_STRINGS:
         if key in obj:
-            fields[key] = _string(obj, key, where, "a text or null", null=True)
+            fields[key] = string_field(obj, key, where, "every line needs a text or null", null=True)
     for key in ASSETS:
         value = obj.get(key)
         if value is not None and not isinstance(value, dict):
@@ -399,12 +401,12 @@ def _read_system(system: str, path: str, documents: Mapping[str, Wmt26Document],
     lines = 0
     for i, where, obj in json_lines(path, _lines(path), SYSTEM_LINE):
         lines += 1
-        doc_id = _string(obj, "doc_id", where, "the id of a document of the test file")
-        text = _string(obj, "hypothesis", where, 'the translation of the whole document ("" if empty)')
+        doc_id = string_field(obj, "doc_id", where, "every line needs the id of a document of the test file")
+        text = string_field(obj, "hypothesis", where,
+                            'every line needs the translation of the whole document ("" if empty)')
         if not isinstance(obj.get("metadata"), dict):
             raise field_error(where, "metadata", obj, "every line needs the system's metadata as an object ({} if "
                               "none)", kind="an object")
-        assert doc_id is not None and text is not None
         if doc_id not in documents:
             raise InputError(f"{where}, field doc_id: {shown(doc_id)} is no document of the test file; is {path} the "
                              "system file of another test set?")
@@ -451,6 +453,5 @@ def _evalset(path: str, pair: Wmt26Pair, options: Mapping[str, Any]) -> EvalSet:
 
 
 FORMAT = HumanFormat("wmt26", "the WMT26 GenMT release (test file and system files)", is_wmt26, read_evalset,
-                     ("systems", "references", "source"), "testset (documents as paragraphs or whole)", precedence=20,
-                     defaults={"source": SOURCES[0]}, choices={"source": SOURCES},
-                     read_pairs=read_pairs)
+                     ("systems", "references", "source"), precedence=20, defaults={"source": SOURCES[0]},
+                     choices={"source": SOURCES}, read_pairs=read_pairs)

@@ -5,7 +5,7 @@ one language pair of it into an :class:`~docmetrics.formats.base.EvalSet`.
 
 docmetrics' own formats are the modules of :mod:`docmetrics.formats` that define ``FORMAT`` (one module a form:
 ``genmt``, ``wmt26``, ``wmt25_tsv``, ``mqm``, ``human_tsv``, ``stored``, ...), tried in the order of their
-``precedence``.  :func:`formats` lists them with what each reads.
+``precedence``.  :func:`human_formats` lists them with what each reads.
 
 A format a third party adds is a :class:`HumanFormat` registered under the entry-point group
 ``docmetrics.human_formats`` (``mine = my_pkg.formats:FORMAT``); it is tried after docmetrics' own, and a file
@@ -27,8 +27,8 @@ from ..formats.base import EvalSet, HumanFormat, PathLike, json_fault
 from ..values.errors import InputError, SpecError, shown
 from .params import name_list, one_name, path_param
 
-__all__ = ["HumanFormat", "EvalSet", "builtin", "formats", "human_formats", "get", "human_format", "names", "detect",
-           "read_human", "read_human_pairs", "PathLike"]
+__all__ = ["HumanFormat", "EvalSet", "builtin", "human_formats", "human_format", "detect", "read_human",
+           "read_human_pairs", "PathLike"]
 
 
 def _modules() -> tuple[HumanFormat, ...]:
@@ -72,50 +72,40 @@ def _plugins(problems: list[str] | None = None) -> list[HumanFormat]:
     return out
 
 
-def formats(*, plugins: bool = True, problems: list[str] | None = None) -> list[HumanFormat]:
+def human_formats(*, plugins: bool = True, problems: list[str] | None = None) -> list[HumanFormat]:
     """Every format: docmetrics' own, then the plugins' (read from installed metadata now; a broken plugin
     raises its PluginError, or with ``problems`` is left out and said there)."""
     return list(builtin()) + (_plugins(problems) if plugins else [])
 
 
-#: :func:`formats` as ``docmetrics.judging`` exports it (``human_formats(plugins=False)``: docmetrics' own)
-human_formats = formats
-
-
-def names(*, plugins: bool = True) -> list[str]:
-    return [f.name for f in formats(plugins=plugins)]
-
-
-def get(name: str) -> HumanFormat:
-    """The format called ``name``; a SpecError naming every format there is."""
+def human_format(name: str) -> HumanFormat:
+    """The registered format called ``name`` (its options, their defaults and choices): docmetrics' own without
+    reading any plugin, else a plugin's; a SpecError naming every format there is."""
     from ..plugin import registry
 
-    found = formats(problems=[])
+    own = next((f for f in builtin() if f.name == name), None)
+    if own is not None:
+        return own
+    found = human_formats(problems=[])
     for f in found:
         if f.name == name:
             return f
     if name in registry.names("human_format"):
-        formats()  # a broken plugin of that name: its own error
+        human_formats()  # a broken plugin of that name: its own error
     raise SpecError(f"unknown human-data format {shown(name)}; one of {', '.join(f.name for f in found)}",
                     params=("format",))
-
-
-def human_format(name: str) -> HumanFormat:
-    """The registered format called ``name`` (its options, their defaults and choices):
-    docmetrics' own without reading any plugin, else :func:`get`'s."""
-    return next((f for f in builtin() if f.name == name), None) or get(name)
 
 
 def detect(path: PathLike | Sequence[PathLike]) -> HumanFormat:
     """The first format that recognises ``path`` (several paths: stored scores); an InputError naming the
     file and how to name its format where none does."""
     if not isinstance(path, (str, os.PathLike)):
-        return get("stored")
+        return human_format("stored")
     where = os.fspath(path)
     if not os.path.exists(where):
         raise InputError(f"{where}: no such file or directory")
     problems: list[str] = []
-    found = formats(problems=problems)
+    found = human_formats(problems=problems)
     for f in found:
         if f.recognise(where):
             return f
@@ -175,7 +165,7 @@ def _format(path: PathLike | Sequence[PathLike], format: str | None, options: di
     for key in ("domains", "references"):  # several names: one string is one name
         if key in options:
             options[key] = name_list(options[key], key, "read_human")
-    fmt = get(format) if format is not None else detect(path)
+    fmt = human_format(format) if format is not None else detect(path)
     unknown = sorted(set(options) - set(fmt.options))
     if unknown:
         raise SpecError(f"read_human: format {shown(fmt.name)} takes no option {shown(unknown[0])}; its options: "

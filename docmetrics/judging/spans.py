@@ -24,7 +24,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Mapping, Sequence
 
 from ..algorithms.spans import SpanCounts, item_counts, micro
-from ..formats.base import SKIPPED_SEVERITIES, SPAN_SEVERITIES, Span, SpanGold, SpanItem
+from ..formats.base import SKIPPED_SEVERITIES, SPAN_SEVERITIES, Span, SpanGold, SpanItem, span_objects
 from ..formats.esa import OMISSION
 from ..values.errors import InputError, UserError
 from ..values.io import read_lines
@@ -113,20 +113,12 @@ def _span(start: Any, end: Any, severity: Any, where: str, item: SpanItem) -> Sp
 
 def _errors(obj: Mapping[str, Any], where: str, item: SpanItem) -> tuple[Span, ...]:
     if "errors" in obj:
-        errors = obj["errors"]
-        if not isinstance(errors, list):
-            raise InputError(f"{where}, field errors: {json.dumps(errors)[:60]} is not a list of error spans "
-                             '[{"start_i": ..., "end_i": ..., "severity": ...}] ([] for none)')
         out = []
-        for k, e in enumerate(errors):
-            if not isinstance(e, dict):
-                raise InputError(f"{where}, field errors[{k}]: {json.dumps(e)[:60]} is not an error span "
-                                 '{"start_i": ..., "end_i": ..., "severity": ...}')
+        for at, e in span_objects(obj["errors"], f"{where}, field errors"):
             for name in ("start_i", "end_i", "severity"):
                 if name not in e and name.split("_")[0] not in e:
-                    raise InputError(f"{where}, field errors[{k}].{name}: missing")
-            out.append(_span(e.get("start_i", e.get("start")), e.get("end_i", e.get("end")), e["severity"],
-                             f"{where}, field errors[{k}]", item))
+                    raise InputError(f"{at}.{name}: missing")
+            out.append(_span(e.get("start_i", e.get("start")), e.get("end_i", e.get("end")), e["severity"], at, item))
         return tuple(out)
     wmt25 = ("start_indices", "end_indices", "error_types")
     if not all(name in obj for name in wmt25):

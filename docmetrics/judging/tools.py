@@ -60,9 +60,7 @@ def autorank(scores: Mapping[str, Sequence[Result]] | Mapping[str, Mapping[str, 
     if not isinstance(scores, Mapping):
         raise InputError(f"autorank: scores= takes {{metric: [Result per system]}}, {{metric: {{system: score}}}} "
                          f"or an EvalSet of stored scores, not {type(scores).__name__}", params=("scores",))
-    if not scores:
-        raise InputError("autorank: no metric to rank with")
-    _check_forms(scores)
+    _check_forms(scores, "autorank")
     first = next(iter(scores.values()))
     if isinstance(first, Mapping):
         try:
@@ -101,9 +99,7 @@ def autorank_clusters(scores: Mapping[str, Sequence[Result]] | EvalSet, *, ranki
         named = scores.results()
         lp = lp or scores.lp
     elif isinstance(scores, Mapping):
-        if not scores:
-            raise InputError("autorank_clusters: no metric to rank with", params=("scores",))
-        _check_forms(scores)
+        _check_forms(scores, "autorank_clusters")
         if isinstance(next(iter(scores.values())), Mapping):
             raise InputError("autorank_clusters: resampling documents needs each metric's Results (one per system, "
                              "with its segment scores), not {system: score}", params=("scores",))
@@ -120,9 +116,12 @@ def autorank_clusters(scores: Mapping[str, Sequence[Result]] | EvalSet, *, ranki
     return ranking
 
 
-def _check_forms(scores: Mapping[str, Any]) -> None:
-    """Each metric of ``autorank``'s ``scores`` is given in one of its two forms, the same for every metric, and
-    scores at least one system; an InputError naming the metric otherwise."""
+def _check_forms(scores: Mapping[str, Any], caller: str) -> None:
+    """``scores`` of ``caller`` (:func:`autorank`, :func:`autorank_clusters`) name a metric or more, each given in
+    one of its two forms, the same for every metric, and scoring at least one system; an InputError naming the
+    metric otherwise."""
+    if not scores:
+        raise InputError(f"{caller}: no metric to rank with", params=("scores",))
     forms = "[Result per system] (what load(...).compute gives) or {system: score}"
     kinds = set()
     for name, value in scores.items():
@@ -132,16 +131,16 @@ def _check_forms(scores: Mapping[str, Any]) -> None:
             kinds.add("results")
             wrong = next((v for v in value if not isinstance(v, Result)), None)
             if wrong is not None:
-                raise InputError(f"autorank: metric {name!r}: {type(wrong).__name__} {wrong!r:.60} is not a Result; "
+                raise InputError(f"{caller}: metric {name!r}: {type(wrong).__name__} {wrong!r:.60} is not a Result; "
                                  f"give each metric {forms}", params=("scores",))
         else:
-            raise InputError(f"autorank: metric {name!r}: a {type(value).__name__}; give each metric {forms}",
+            raise InputError(f"{caller}: metric {name!r}: a {type(value).__name__}; give each metric {forms}",
                              params=("scores",))
         if not value:
-            raise InputError(f"autorank: metric {name!r} scores no system (an empty {type(value).__name__}); give "
+            raise InputError(f"{caller}: metric {name!r} scores no system (an empty {type(value).__name__}); give "
                              f"each metric {forms}, one score for every system", params=("scores",))
     if len(kinds) > 1:
-        raise InputError("autorank: some metrics are given as Results and others as {system: score}; give every "
+        raise InputError(f"{caller}: some metrics are given as Results and others as {{system: score}}; give every "
                          "metric in the same form", params=("scores",))
 
 
@@ -335,10 +334,9 @@ def write_report(path: str | os.PathLike[str], *sources: Source, names: Sequence
     given = list((results.items() if isinstance(results, Mapping) else results) or ())
     compact = [compact_result(r, spec, _interval(intervals, k, i)) for k, (spec, rs) in enumerate(given)
                for i, r in enumerate(rs)]
-    pair = data.raw if data is not None and data.format == "genmt" else None
     page = payload(named, results=compact, texts=texts(testset) if testset is not None else None, title=title,
                    human=human_segments(human, testset) if testset is not None else None,
-                   spans=merge_spans(error_spans(pair, human, testset), spans) if testset is not None else None,
+                   spans=merge_spans(error_spans(human, testset), spans) if testset is not None else None,
                    command=command, inputs=inputs)
     return write_page(path, page)
 
@@ -367,27 +365,21 @@ def human_segments(human: Any, testset: TestSet) -> dict[str, Any] | None:
             "ranking": report_ranking(rows, lower_is_better=human.lower_is_better)}
 
 
-def error_spans(pair: Any, human: Any, testset: TestSet) -> dict[str, Any] | None:
-    """``system -> {line: [[start, end, severity, category], ...]}``: GenMT's ESA spans (``pair``: the --genmt
-    language pair), or a raw MQM file's (an omission without a place has start and end null)."""
+def error_spans(human: Any, testset: TestSet) -> dict[str, Any] | None:
+    """``system -> {line: [[start, end, severity, category], ...]}``: the human error spans of ``human`` (GenMT's ESA
+    spans, a raw MQM file's; an omission, or a span marked in the source, has start and end null) on the test
+    set's lines."""
     out: dict[str, dict[str, list[list[Any]]]] = {}
-    if pair is not None:
-        for system, judgements in pair.human.items():
-            for line, j in enumerate(judgements):
-                if j is not None and j.errors:
-                    out.setdefault(system, {})[str(line)] = [[e.start, e.end, e.severity or "", ""] for e in j.errors]
-    elif human is not None and getattr(human, "spans", None):
-        first: dict[str, int] = {}
-        for d in testset.documents:
-            first.setdefault(d.doc_id, d.start)
-        for system, by_segment in human.spans.items():
-            for key, spans in by_segment.items():
-                pos = human.positions.get(key)
-                if pos is None or key[0] not in first:
-                    continue
-                line = first[key[0]] + pos - 1
-                out.setdefault(system, {})[str(line)] = [
-                    [sp.start if sp.side != "source" else None, sp.end if sp.side != "source" else None,
-                     sp.severity, sp.category] for sp in spans]
+    first: dict[str, int] = {}
+    for d in testset.documents:
+        first.setdefault(d.doc_id, d.start)
+    for system, by_segment in (getattr(human, "spans", None) or {}).items():
+        for key, spans in by_segment.items():
+            pos = human.positions.get(key)
+            if pos is None or key[0] not in first:
+                continue
+            out.setdefault(system, {})[str(first[key[0]] + pos - 1)] = [
+                [None if getattr(sp, "side", None) == "source" else sp.start,
+                 None if getattr(sp, "side", None) == "source" else sp.end,
+                 sp.severity or "", getattr(sp, "category", "")] for sp in spans]
     return out or None
-

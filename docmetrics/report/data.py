@@ -55,33 +55,27 @@ class TooDeep(LayoutError):
     """JSON nested too deeply to be read."""
 
 
+#: What tells a layout apart: the keys of its object, or of the first object of its list, tried in this order.
+_OBJECT_KEYS = {"genmt": ("metaeval",), "mtme": ("testset", "lp"), "metaeval": ("lps", "averages"),
+                "sweep": ("grid", "points"), "spans": ("gold", "predictors")}
+_ROW_KEYS = {"alignment": ("alignment", "side"), "paired": ("baseline", "p_value"),
+             "human": ("metric_scores", "human_scores"), "scores": ("score", "signature", "system")}
+
+
 def detect(data: Any) -> str:
     """The layout of a parsed output (a key of :data:`LAYOUTS`)."""
     if isinstance(data, dict):
         if data.get("report") == 1 and "sources" in data:
             return "report"
-        if "metaeval" in data:
-            return "genmt"
-        if "testset" in data and "lp" in data:
-            return "mtme"
-        if "lps" in data and "averages" in data:
-            return "metaeval"
-        if "grid" in data and "points" in data:
-            return "sweep"
-        if "gold" in data and "predictors" in data:
-            return "spans"
-        raise LayoutError(f"an object with keys {', '.join(sorted(data)[:8])}")
+        found = next((layout for layout, keys in _OBJECT_KEYS.items() if all(k in data for k in keys)), None)
+        if found is None:
+            raise LayoutError(f"an object with keys {', '.join(sorted(data)[:8])}")
+        return found
     if isinstance(data, list) and data and all(isinstance(x, dict) for x in data):
-        first = data[0]
-        if "alignment" in first and "side" in first:
-            return "alignment"
-        if "baseline" in first and "p_value" in first:
-            return "paired"
-        if "metric_scores" in first and "human_scores" in first:
-            return "human"
-        if "score" in first and "signature" in first and "system" in first:
-            return "scores"
-        raise LayoutError(f"a list of objects with keys {', '.join(sorted(first)[:8])}")
+        found = next((layout for layout, keys in _ROW_KEYS.items() if all(k in data[0] for k in keys)), None)
+        if found is None:
+            raise LayoutError(f"a list of objects with keys {', '.join(sorted(data[0])[:8])}")
+        return found
     raise LayoutError("an empty list" if data == [] else f"a {type(data).__name__}")
 
 
@@ -159,16 +153,15 @@ def compact_result(result: Result, spec: str, ci: Mapping[str, Any] | None = Non
     return d
 
 
-def texts(testset: TestSet, systems: Iterable[str] | None = None) -> dict[str, Any]:
+def texts(testset: TestSet) -> dict[str, Any]:
     """The test set as the document view reads it: documents as ``[doc_id, first line, end line]``
     (0-based, end exclusive), the source, every reference with its name, each system's output."""
-    names = list(systems) if systems is not None else list(testset.systems)
     return {
         "documents": [[d.doc_id, d.start, d.end] for d in testset.documents],
         "source": testset.sources,
         "references": testset.all_references,
         "reference_names": testset.reference_names() if testset.references else [],
-        "systems": {name: testset.systems[name] for name in names if name in testset.systems},
+        "systems": dict(testset.systems),
     }
 
 
