@@ -83,3 +83,14 @@ def test_a_statistic_plugin_of_the_wrong_kind_is_named_as_other_value_plugins_ar
     assert registry.kind_problem("statistic", object()) == \
         "is a object, not a docmetrics.judging.statistics.Statistic"
     assert registry.kind_problem("human_format", object()) == "is a object, not a docmetrics.judging.HumanFormat"
+
+
+@pytest.mark.parametrize("engine, shown", [("workers", "engine=workers(2)"), ("ray", "engine=ray(3)"),
+                                           ("ray-auto", "engine=ray,")])
+def test_session_repr_names_the_worker_count(engine, shown):
+    """A session's repr says how many workers its engine runs, a Ray engine's too (it has no ``n``)."""
+    from docmetrics.runtime.engines.ray import RayEngine
+    from docmetrics.runtime.engines.workers import Workers
+
+    made = {"workers": lambda: Workers(2), "ray": lambda: RayEngine(workers=3), "ray-auto": lambda: RayEngine()}[engine]
+    assert shown in repr(docmetrics.Session(engine=made()))

@@ -143,7 +143,7 @@ class Session:
 
     def __repr__(self) -> str:
         where = self.cache.path if self.cache is not None else "no cache"
-        workers = getattr(self.engine, "n", None)  # Workers(n) and Ray say how many
+        workers = getattr(self.engine, "n", None) or getattr(self.engine, "workers", None)  # Workers(n), Ray(workers)
         engine = f"{self.engine.name}({workers})" if workers else self.engine.name
         settings = "".join(f", {k}={v}" for k, v in (("precision", self.precision), ("batch_size", self.batch_size),
                                                       ("max_tokens", self.max_tokens)) if v is not None)
