@@ -13,7 +13,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from .algorithms.aggregation import Aggregation, MeanOfGroupMeans, WeightedMean
-from .api import build, get_backbone, load
+from .api import build, load
 from .plugin.backbone import (
     CURRENT_SENTENCE,
     FORCE_DECODE,
@@ -57,7 +57,7 @@ from .values.units import ScoringUnit, UnitPlan
 from .values.versions import __version__
 
 __all__ = [
-    "__version__", "load", "build", "get_backbone", "Session", "Scorer",
+    "__version__", "load", "build", "Session", "Scorer",
     "Backbone", "BackboneOutput", "SigField", "Unit", "Metric", "Param", "ScoringUnit", "UnitPlan",
     "Aggregation", "WeightedMean", "MeanOfGroupMeans",
     "QE", "REFERENCE", "CURRENT_SENTENCE", "SIMILARITY", "FORCE_DECODE", "TOKEN_MATCHING",
@@ -71,11 +71,6 @@ __all__ = [
     "autorank", "span_f1", "compare_systems", "confidence_intervals", "write_report", "sweep", "mbr", "rerank",
     "CandidateSelection",
 ]
-
-#: The judging API (:mod:`docmetrics.judging`), imported when first used: ``import docmetrics`` stays light.
-_JUDGING = ("read_human", "EvalSet", "HumanFormat", "meta_evaluate", "MetaEvaluation", "human_clusters",
-            "ClusterRule", "autorank", "span_f1", "compare_systems", "confidence_intervals", "write_report", "sweep",
-            "mbr", "rerank", "CandidateSelection")
 
 if TYPE_CHECKING:
     from .judging import (
@@ -99,7 +94,9 @@ if TYPE_CHECKING:
 
 
 def __getattr__(name: str) -> Any:
-    if name in _JUDGING:
+    """The judging API (:mod:`docmetrics.judging`: the names of ``__all__`` not imported above), imported when
+    first used: ``import docmetrics`` stays light."""
+    if name in __all__:
         from . import judging
 
         return getattr(judging, name)
@@ -107,4 +104,4 @@ def __getattr__(name: str) -> Any:
 
 
 def __dir__() -> list[str]:
-    return sorted(set(globals()) | set(_JUDGING))
+    return sorted(set(globals()) | set(__all__))

@@ -24,7 +24,7 @@ from pathlib import Path
 from typing import Any, Callable
 
 from .plugin import presets, registry
-from .plugin.backbone import COMMON_PARAMS, Backbone
+from .plugin.backbone import COMMON_PARAMS
 from .plugin.metric import Metric
 from .runtime.cache import ScoreCache, default_path, environment_path
 from .runtime.engines import make_engine
@@ -45,7 +45,7 @@ from .values.signature import (
 from .values.spec import parse_spec
 from .values.testset import TestSet
 
-#: The API: ``load``, ``build``, ``get_backbone`` and ``resolve`` (defined here), and what they take and give,
+#: The API: ``load``, ``build`` and ``resolve`` (defined here), and what they take and give,
 #: defined in their own modules: a :class:`Session` (its score cache: a path, :func:`default_path` - the file the
 #: command line uses - a :class:`ScoreCache`, None or :data:`FROM_ENVIRONMENT`, the file
 #: ``$DOCMETRICS_SCORE_CACHE`` names: :func:`environment_path`; its engine: :func:`make_engine`),
@@ -53,7 +53,7 @@ from .values.testset import TestSet
 #: tells whether two paths name one file), a :class:`Result`, a metric's :class:`Param`, a spec, preset or signature
 #: (:func:`parse_spec`, :mod:`presets`, :func:`parse_signature`, :func:`looks_like_signature`,
 #: :func:`read_sacrebleu_signature`); the sample data (:data:`SAMPLES`, :func:`write_sample`).
-__all__ = ["load", "build", "get_backbone", "resolve", "Session", "FROM_ENVIRONMENT", "ScoreCache", "default_path",
+__all__ = ["load", "build", "resolve", "Session", "FROM_ENVIRONMENT", "ScoreCache", "default_path",
            "environment_path", "make_engine", "TestSet", "read_testset", "is_jsonl", "read_lines", "same_file",
            "Result", "Param", "parse_spec", "presets", "parse_signature", "looks_like_signature",
            "read_sacrebleu_signature", "SAMPLES", "write_sample", "WrittenSample"]
@@ -83,27 +83,17 @@ def resolve(text: str) -> tuple[str, dict[str, str], ParsedSignature | None]:
 def _params_from_signature(
     parsed: ParsedSignature, metric_cls: type[Metric]
 ) -> dict[str, str]:
-    """The parameters of a signature (long or short keys), leaving out environment fields."""
-    raw: dict[str, str] = {}
-    given: dict[str, str] = {}
+    """The parameters of a signature under its keys (long or short: :meth:`Metric.check_params` names one
+    given twice), leaving out environment fields (fingerprint, versions: compared after scoring)."""
     backbone_name = parsed.get("backbone", "bb") or metric_cls.default_backbone
-    backbone_params: tuple[Param, ...] = ()
-    if backbone_name:
-        backbone_params = registry.load("backbone", backbone_name).all_params()
-    for key, value in parsed.items:
-        if key in ("backbone", "bb"):
-            name = "backbone"
-        else:
-            p = find_param(metric_cls.params, key) or find_param(backbone_params, key)
-            if p is None:
-                continue  # an environment field (fingerprint, versions): compared after scoring
-            name = p.name
-        if name in given:
-            raise SpecError(f"signature of {parsed.metric}: parameter '{name}' is given twice (as "
-                            f"'{given[name]}' and '{key}'); give each field once")
-        given[name] = key
-        raw[name] = value
-    return raw
+    backbone_params = registry.load("backbone", backbone_name).all_params() if backbone_name else ()
+    raw = {key: value for key, value in parsed.items
+           if find_param(metric_cls.params, key) or find_param(backbone_params, key)}
+    named = [value for key, value in parsed.items if key in ("backbone", "bb")]
+    if len(named) > 1:
+        raise SpecError(f"signature of {parsed.metric}: parameter 'backbone' is given twice (as 'backbone' and "
+                        "'bb'); give each field once")
+    return {"backbone": named[0], **raw} if named else raw
 
 
 def load(
@@ -134,7 +124,6 @@ def load(
     if not isinstance(text, str):
         raise SpecError(f"docmetrics.load: give a metric spec as a string (e.g. 'slide:w=6,s=6'), not "
                         f"{type(text).__name__}")
-    check_batch_size(batch_size)
     name, raw, parsed = resolve(text)
     named = _named_plugins(parsed)
     try:
@@ -206,7 +195,9 @@ def build(
     """A metric from its class and raw parameters (metric and backbone parameters mixed), in
     ``session`` (or a session of its own, see :func:`load`)."""
     check_batch_size(batch_size)
-    _check_session(session, "docmetrics.load")
+    if session is not None and not isinstance(session, Session):
+        raise TypeError(f"docmetrics.load: session= takes a docmetrics.Session (or None, for a session of its own), "
+                        f"not {type(session).__name__} {session!r:.60}")
     if session is None:
         session = Session(cache=cache, device=device, precision=precision, batch_size=batch_size,
                           max_tokens=max_tokens, quiet=quiet)
@@ -262,20 +253,6 @@ def _rebuild(metric_cls: type[Metric], raw: dict[str, Any], session: Session, de
              overrides: dict[str, Any], more: dict[str, Any]) -> Metric:
     """The metric ``_build`` made from ``raw``, built again in ``session`` with ``more`` defaults."""
     return _build(metric_cls, raw, session, defaults={**defaults, **more}, overrides=dict(overrides))
-
-
-def _check_session(session: Any, where: str) -> None:
-    if session is not None and not isinstance(session, Session):
-        raise TypeError(f"{where}: session= takes a docmetrics.Session (or None, for a session of its own), "
-                        f"not {type(session).__name__} {session!r:.60}")
-
-
-def get_backbone(backbone_cls: type[Backbone], model: str | None = None, *, session: Session | None = None,
-                 **settings: Any) -> Backbone:
-    """A backbone ``backbone_cls(model, **settings)``: ``session``'s (built once per model and settings)
-    where one is given, else a new one."""
-    _check_session(session, "docmetrics.get_backbone")
-    return (session if session is not None else Session(cache=None)).backbone(backbone_cls, model, **settings)
 
 
 @dataclass(frozen=True)

@@ -36,7 +36,7 @@ class ToyBackbone(Backbone):
 
     def score(self, units):
         type(self).calls.append(list(units))
-        scale = self.options.get("scale", 1.0)
+        scale = self.p.get("scale", 1.0)
         scores = [toy_score(u.mt, u.src, u.ref if self.model == "toy-ref" else None, scale) for u in units]
         return BackboneOutput(scores, [len(u.mt) > 80 for u in units])
 

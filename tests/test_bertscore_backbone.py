@@ -157,7 +157,7 @@ def test_default_model_for_the_target_language(lang, model, layer):
 def test_lang_from_the_command_line_reaches_the_backbone():
     metric = docmetrics.load("doc-bertscore", defaults={"lang": "en-de"})
     assert metric.backbone.model == "bert-base-multilingual-cased"
-    assert metric.backbone.options["lang"] == "en-de"
+    assert metric.backbone.p["lang"] == "en-de"
     # the spec wins over -l
     spec_wins = docmetrics.load("doc-bertscore:model=minilm", defaults={"lang": "en-de"})
     assert spec_wins.backbone.model == "minilm"

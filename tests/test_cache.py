@@ -11,15 +11,15 @@ from plugin_fixtures import toy_dist  # noqa: F401
 from docmetrics.cli import main
 from docmetrics.plugin.backbone import QE, Backbone, BackboneOutput, Unit
 from docmetrics.runtime import cache
-from docmetrics.runtime.scoring import CachingScorer
+from docmetrics.runtime.session import Session
 from docmetrics.values.errors import UserError
 from docmetrics.values.params import Param
 
 
 def scored(store, backbone, units):
     """``backbone``'s scores of ``units`` answered from ``store`` where it can: the one scorer
-    (:class:`CachingScorer`, in-process) every metric scores through."""
-    return CachingScorer(store).score(backbone, units)
+    (:class:`~docmetrics.runtime.session.CachingScorer`, in-process) every metric scores through."""
+    return Session(cache=store).scorer().score(backbone, units)
 
 
 class Recorder(Backbone):
@@ -45,7 +45,7 @@ class Recorder(Backbone):
         if self.fail_after is not None and len(self.calls) >= self.fail_after:
             raise KeyboardInterrupt  # a killed run
         self.calls.append(list(units))
-        scale = self.options.get("scale", 1.0)
+        scale = self.p.get("scale", 1.0)
         scores = [scale * (len(u.mt) / 7 + 0.1 * len(u.src or "") + 1e-9 * len(u.mt_context)) for u in units]
         counters = (
             {"context": sum(len(u.mt_context) for u in units)} if any(u.mt_context for u in units) else {}
@@ -107,7 +107,7 @@ def test_key_includes_the_backbone_identity(tmp_path, change):
         scored(c, base, UNITS)
         scored(c, other, UNITS)
         assert c.stats.hits == 0 and len(other.calls) == 1
-        assert cache.backbone_key(base) != cache.backbone_key(other)
+        assert c.key_for(base) != c.key_for(other)
         # the model's path is not in the key: the same weights elsewhere hit
         moved = Recorder(scale=1.0)
         moved.model_name = lambda: "/elsewhere/rec-v1"  # type: ignore[method-assign]

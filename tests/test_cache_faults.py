@@ -20,7 +20,7 @@ from docmetrics.cli import main
 from docmetrics.plugin.backbone import QE, Backbone, BackboneOutput, Unit
 from docmetrics.runtime import cache
 from docmetrics.runtime.cache import file as cache_file
-from docmetrics.runtime.scoring import CachingScorer
+from docmetrics.runtime.session import Session
 from docmetrics.values.errors import DocMetricsWarning, UserError
 
 SRC = [f"Source sentence {i} with words" for i in range(9)]
@@ -50,8 +50,8 @@ CREATE TABLE scores (
 
 def scored(store, backbone, units):
     """``backbone``'s scores of ``units`` answered from ``store`` where it can: the one scorer
-    (:class:`CachingScorer`, in-process) every metric scores through."""
-    return CachingScorer(store).score(backbone, units)
+    (:class:`~docmetrics.runtime.session.CachingScorer`, in-process) every metric scores through."""
+    return Session(cache=store).scorer().score(backbone, units)
 
 
 class Recorder(Backbone):

@@ -253,7 +253,7 @@ def test_habit_flags_get_one_line_of_advice(files, capsys, monkeypatch, typed, a
     def no_model(*a, **k):
         raise AssertionError("a backbone was built for a command line that is refused")
 
-    monkeypatch.setattr(docmetrics.api, "get_backbone", no_model)
+    monkeypatch.setattr(docmetrics.api.Session, "backbone", no_model)  # the one place a backbone is built
     typed = [files["a"] if t == "{a}" else t for t in typed]
     code, out, err = run(capsys, "-m", "slide:backbone=toy", "-i", files["a"], "-s", files["src"], *typed)
     assert code == 2 and out == ""
@@ -378,6 +378,6 @@ def test_output_file_with_mtme(tmp_path, capsys, monkeypatch):
     def no_model(*a, **k):
         raise AssertionError("a backbone was built before -o was checked")
 
-    monkeypatch.setattr(docmetrics.api, "get_backbone", no_model)
+    monkeypatch.setattr(docmetrics.api.Session, "backbone", no_model)  # the one place a backbone is built
     code, out, err = run(capsys, *argv, "-o", tmp_path / "nope" / "report.json")
     assert code == 2 and "-o" in err and "no such directory" in err and err.count("\n") == 1

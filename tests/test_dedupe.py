@@ -9,7 +9,7 @@ import pytest
 
 from docmetrics.api import default_path, environment_path
 from docmetrics.formats.base import match_pair
-from docmetrics.runtime.cache import from_environment
+from docmetrics.runtime.session import Session
 from docmetrics.values.errors import InputError
 from docmetrics.values.result import Result, UnitScore
 from docmetrics.values.signature import Signature
@@ -55,13 +55,12 @@ def test_environment_path_reads_the_variable_as_sessions_do(value, path):
     assert environment_path({"DOCMETRICS_SCORE_CACHE": value}) == expected
     assert environment_path({}) is None
     if path is None:
-        assert from_environment({"DOCMETRICS_SCORE_CACHE": value}) is None
+        assert Session(environ={"DOCMETRICS_SCORE_CACHE": value}).cache is None
 
 
-def test_from_environment_opens_the_file_environment_path_names(tmp_path):
+def test_a_session_opens_the_file_environment_path_names(tmp_path):
     file = tmp_path / "scores.sqlite"
-    cache = from_environment({"DOCMETRICS_SCORE_CACHE": str(file)})
-    try:
-        assert cache is not None and Path(environment_path({"DOCMETRICS_SCORE_CACHE": str(file)})) == file
-    finally:
-        cache.close()
+    with Session(environ={"DOCMETRICS_SCORE_CACHE": str(file)}) as session:
+        assert session.cache is not None and session.cache.path == file
+        assert Path(environment_path({"DOCMETRICS_SCORE_CACHE": str(file)})) == file
+    assert not session.cache.is_open  # the session opened it: it closes it

@@ -27,7 +27,7 @@ TEXTS = [
 @pytest.fixture(scope="module")
 def backbone():
     cls = registry.load("backbone", "sentence-embedding")
-    return docmetrics.get_backbone(cls, "minilm", device="cpu")
+    return docmetrics.Session(cache=None).backbone(cls, "minilm", device="cpu")
 
 
 @pytest.fixture(scope="module")

@@ -33,7 +33,7 @@ from plugin_fixtures import write_distribution
 from docmetrics.cli import main
 from docmetrics.plugin.backbone import Unit
 from docmetrics.runtime import cache, engines
-from docmetrics.runtime.scoring import CachingScorer
+from docmetrics.runtime.session import Session
 from docmetrics.values.errors import InputError, PluginError
 
 
@@ -75,10 +75,10 @@ def test_the_chunks_scored_before_a_worker_died_are_kept_and_a_rerun_resumes(tmp
     texts = ["a", "bb", "cc", "d", "die"]
     store = cache.ScoreCache(tmp_path / "c.sqlite", chunk_size=1)
     with engines.Workers(2, device="cpu") as engine, deadline(), pytest.raises(PluginError, match="died"):
-        CachingScorer(store, engine).score(Killing(str(os.getpid())), units(*texts))
+        Session(cache=store, engine=engine).scorer().score(Killing(str(os.getpid())), units(*texts))
     kept = store.count()
     assert kept > 0
-    out = CachingScorer(store, engines.InProcess()).score(Killing(str(os.getpid())), units(*texts[:-1]))
+    out = Session(cache=store).scorer().score(Killing(str(os.getpid())), units(*texts[:-1]))
     assert out.scores == [1.0, 2.0, 2.0, 1.0] and store.stats.hits == kept
     store.close()
 

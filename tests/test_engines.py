@@ -182,30 +182,26 @@ def test_ray_gives_the_single_process_scores(specs, in_process, ray_engine):
 def test_a_failed_run_resumes_from_the_cache(tmp_path):
     units = [Unit(mt="x" * i, src="s") for i in range(1, 13)] + [Unit(mt="boom", src="s")]
     scorer_cache = cache.ScoreCache(tmp_path / "c.sqlite", chunk_size=4)
-    from docmetrics.runtime.scoring import CachingScorer
-
     bb = Counting("m")
     with pytest.raises(PluginError, match="counting.*device lost"):
-        CachingScorer(scorer_cache, engines.InProcess()).score(bb, units)
+        Session(cache=scorer_cache).scorer().score(bb, units)
     # the chunks before the failing one were stored (chunks are ordered by length: 'boom' is 4 long)
     stored = scorer_cache.count()
     assert 0 < stored < 13
-    out = CachingScorer(scorer_cache, engines.InProcess()).score(bb, units[:12])
+    out = Session(cache=scorer_cache).scorer().score(bb, units[:12])
     assert out.scores == [float(i) for i in range(1, 13)]
     assert scorer_cache.stats.hits == stored
 
 
 def test_a_killed_ray_run_resumes_from_the_cache(tmp_path, ray_engine):
-    from docmetrics.runtime.scoring import CachingScorer
-
     # the failing unit is the longest: its chunk is handed out last, after others came back and were stored
     units = [Unit(mt="y" * i, src="s") for i in range(1, 30)] + [Unit(mt="boom", src="s" * 100)]
     store = cache.ScoreCache(tmp_path / "r.sqlite", chunk_size=3)
     with pytest.raises(PluginError, match="device lost"):
-        CachingScorer(store, ray_engine).score(Counting("m"), units)
+        Session(cache=store, engine=ray_engine).scorer().score(Counting("m"), units)
     kept = store.count()
     assert kept > 0
-    out = CachingScorer(store, engines.InProcess()).score(Counting("m"), units[:-1])
+    out = Session(cache=store).scorer().score(Counting("m"), units[:-1])
     assert out.scores == [float(i) for i in range(1, 30)] and store.stats.hits >= kept
 
 
@@ -248,10 +244,8 @@ def test_a_lost_ray_actor_is_retried_once_then_named(ray_engine, capfd):
 def test_a_backbone_that_raises_is_a_plugin_error_naming_it(engine):
     units = [Unit(mt="a", src="s"), Unit(mt="boom", src="s")]
     eng = engines.InProcess() if engine == "in-process" else engines.Workers(2, device="cpu", chunk=1)
-    from docmetrics.runtime.scoring import CachingScorer
-
     with eng, pytest.raises(PluginError, match=r"backbone 'counting'.*RuntimeError: device lost"):
-        CachingScorer(None, eng).score(Counting("m"), units)
+        Session(cache=None, engine=eng).scorer().score(Counting("m"), units)
 
 
 def test_a_backbone_that_returns_too_few_scores_is_named():
@@ -259,15 +253,11 @@ def test_a_backbone_that_returns_too_few_scores_is_named():
         def score(self, units):
             return BackboneOutput([0.5], [False])
 
-    from docmetrics.runtime.scoring import CachingScorer
-
     with pytest.raises(PluginError, match="returned 1 scores for 3 units"):
-        CachingScorer(None, engines.InProcess()).score(Short("m"), [Unit(mt=c, src="s") for c in "abc"])
+        Session(cache=None).scorer().score(Short("m"), [Unit(mt=c, src="s") for c in "abc"])
 
 
 def test_a_fully_cached_run_never_loads_the_model(tmp_path):
-    from docmetrics.runtime.scoring import CachingScorer
-
     store = cache.ScoreCache(tmp_path / "c.sqlite")
     units = [Unit(mt="x" * i, src="s") for i in range(1, 6)]
 
@@ -277,9 +267,9 @@ def test_a_fully_cached_run_never_loads_the_model(tmp_path):
             return super().score(units)
 
     Loading.loads = 0
-    first = CachingScorer(store, engines.InProcess()).score(Loading("m"), units)
+    first = Session(cache=store).scorer().score(Loading("m"), units)
     assert Loading.loads == 1
-    again = CachingScorer(store, engines.InProcess()).score(Loading("m"), units)
+    again = Session(cache=store).scorer().score(Loading("m"), units)
     assert Loading.loads == 1 and again.scores == first.scores
 
 

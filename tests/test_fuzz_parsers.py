@@ -135,7 +135,7 @@ def test_load_builds_a_metric_or_raises_spec_or_plugin_error(text):
     escape("|".join(p.format(metric.p[p.name]) for p in metric.params))
     models = [metric.p.get("aligner_model")]
     if metric.backbone is not None:
-        escape(metric.backbone.model_name() + "|".join(str(v) for v in metric.backbone.options.values()))
+        escape(metric.backbone.model_name() + "|".join(str(v) for v in metric.backbone.p.values()))
         models.append(metric.backbone.model_name())
     for model in filter(None, models):
         Path(model).expanduser().exists()

@@ -270,7 +270,7 @@ class LangBackbone(Backbone):
         return frozenset({QE})
 
     def score(self, units):
-        lang = self.options.get("lang") or ""
+        lang = self.p.get("lang") or ""
         return BackboneOutput([float(len(lang)) for _ in units], [False for _ in units])
 
     def fingerprint(self):

@@ -16,7 +16,7 @@ PLUGINS = ROOT / "plugins"
 
 #: Layers, bottom first.  A module's layer is its subpackage (docmetrics.api is its own layer).
 LAYERS = ["values", "formats", "stats", "algorithms", "plugin", "runtime", "api", "report", "judging", "commands", "cli"]
-#: torch is not among them: Backbone.resolved_device/place (the device contract every backbone shares)
+#: torch is not among them: Backbone.checked_device/place (the device contract every backbone shares)
 #: import it inside the method, when a backbone loads a model.
 MODEL_LIBRARIES = {"comet", "transformers", "sentencepiece", "bert_score", "sentence_transformers",
                    "pytorch_lightning", "lightning", "tokenizers"}

@@ -171,8 +171,7 @@ def test_sessions_share_nothing(budget_dist, tmp_path):
     with Session(cache=None) as a, Session(cache=None) as b:
         assert docmetrics.load(spec, session=a).backbone is docmetrics.load(spec, session=a).backbone
         assert docmetrics.load(spec, session=a).backbone is not docmetrics.load(spec, session=b).backbone
-        a.clear_backbones()
-        assert a.backbones == [] and len(b.backbones) == 1
+        assert len(a.backbones) == len(b.backbones) == 1
     # load() without a session: each metric its own
     assert docmetrics.load(spec).backbone is not docmetrics.load(spec).backbone
 

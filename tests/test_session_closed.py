@@ -51,8 +51,8 @@ def _load_in_closed() -> Any:
 ROWS = [
     ("load-session-a-string", lambda: docmetrics.load("bleu", session="nope"), TypeError,
      ["docmetrics.load: session= takes a docmetrics.Session", "not str 'nope'"]),
-    ("get-backbone-session-a-number", lambda: docmetrics.get_backbone(engines.InProcess, session=3), TypeError,
-     ["docmetrics.get_backbone: session= takes a docmetrics.Session", "not int 3"]),
+    ("load-session-a-number", lambda: docmetrics.load("bleu", session=3), TypeError,
+     ["docmetrics.load: session= takes a docmetrics.Session", "not int 3"]),
     ("bleu-score-after-close", _closed("bleu", lambda m: m.score(HYP, references=SRC)), docmetrics.UserError, CLOSED),
     ("bleu-score-systems-after-close", _closed("bleu", lambda m: m.score_systems({"a": HYP}, references=SRC)),
      docmetrics.UserError, CLOSED),

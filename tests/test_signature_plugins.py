@@ -264,7 +264,7 @@ def test_the_score_cache_never_answers_an_upgraded_plugin_with_its_old_scores(tm
         with installed(tmp_path / site, toy=toy), cache.using(path) as c:
             metric = docmetrics.load(spec, cache=c)
             metric.score(HYP, sources=SRC, doc_ids=IDS)
-            return c.stats.hits, c.stats.scored, cache.backbone_key(metric.backbone), \
+            return c.stats.hits, c.stats.scored, c.key_for(metric.backbone), \
                 cache.backbone_identity(metric.backbone)
 
     hits, scored, key, identity = run("a", "7.7.7")

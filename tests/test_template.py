@@ -175,7 +175,7 @@ def test_numbers_of_any_numeric_type_are_scores_and_a_non_number_is_never_cached
 
     from docmetrics import QE, Backbone, BackboneOutput, PluginError
     from docmetrics.runtime.cache import ScoreCache
-    from docmetrics.runtime.scoring import CachingScorer
+    from docmetrics.runtime.session import Session
 
     class Typed(Backbone):
         name = "typed"
@@ -200,7 +200,7 @@ def test_numbers_of_any_numeric_type_are_scores_and_a_non_number_is_never_cached
     store = ScoreCache(tmp_path / "c.sqlite")
     broken = SlideMetric(Typed(), w=2, s=1)
     broken.backbone.value = None
-    broken.scorer = CachingScorer(store)
+    broken.scorer = Session(cache=store).scorer()
     with pytest.raises(PluginError, match=r"backbone 'typed' \(.*\) gave no number \(NaN or NoneType\)"):
         broken.score(A, sources=SRC, doc_ids=DOCS)
     assert store.count() == 0  # nothing broken was stored

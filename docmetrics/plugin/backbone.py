@@ -26,7 +26,7 @@ from ..values.units import BackboneOutput, Unit
 __all__ = [
     "Backbone", "BackboneOutput", "Unit", "SigField", "COMMON_PARAMS", "CAPABILITY_HELP",
     "QE", "REFERENCE", "CURRENT_SENTENCE", "SIMILARITY", "FORCE_DECODE", "TOKEN_MATCHING", "PRECISIONS",
-    "DEVICES", "JoinsContext", "GivesSimilarity", "TakesIdfCorpus", "build_backbone", "build_once", "SETTINGS",
+    "DEVICES", "JoinsContext", "GivesSimilarity", "TakesIdfCorpus", "build_once", "SETTINGS",
 ]
 
 #: Scores a unit from source and MT alone (quality estimation).
@@ -172,15 +172,6 @@ class Backbone(abc.ABC):
         ``model=OUT_DIR/model,tokenizer=OUT_DIR/tokenizer``)."""
         raise NotImplementedError(f"backbone '{cls.name}' writes no sample model")
 
-    @property
-    def options(self) -> dict[str, Any]:
-        """The validated parameters under their 0.3.0 name (:attr:`p` is the one to use)."""
-        return self.p
-
-    @options.setter
-    def options(self, value: dict[str, Any]) -> None:
-        self.p = value
-
     @classmethod
     def all_params(cls) -> tuple[Param, ...]:
         return COMMON_PARAMS + tuple(cls.params)
@@ -228,19 +219,16 @@ class Backbone(abc.ABC):
                     + sum(map(len, item.mt_context + item.src_context + item.ref_context)))
         return sum(len(x) for x in item) if isinstance(item, tuple) else 0
 
-    def batches(self, lengths: Sequence[int], *, default_tokens: int = 8192,
-                default_size: int | None = None) -> list[list[int]]:
+    def batches(self, lengths: Sequence[int], *, default_tokens: int = 8192) -> list[list[int]]:
         """Batches of indices into ``lengths`` (tokens per input, padded to the batch's longest):
         sorted by length, each within :attr:`max_tokens` padded tokens (``default_tokens`` when
-        unset) and :attr:`batch_size` inputs (``default_size`` when unset and no token budget was
-        asked for).  See :func:`docmetrics.algorithms.batching.token_batches`."""
+        neither it nor :attr:`batch_size` is set) and :attr:`batch_size` inputs (where set).  See
+        :func:`docmetrics.algorithms.batching.token_batches`."""
         from ..algorithms.batching import token_batches
 
-        size = self.batch_size if self.batch_size is not None else (
-            default_size if self.max_tokens is None else None)
         budget = self.max_tokens if self.max_tokens is not None else (
             None if self.batch_size is not None else default_tokens)
-        return token_batches(lengths, max_tokens=budget, max_size=size)
+        return token_batches(lengths, max_tokens=budget, max_size=self.batch_size)
 
     def cache_state(self) -> dict[str, str]:
         """State beyond the model and options that changes scores (e.g. idf statistics taken from the
@@ -274,22 +262,18 @@ class Backbone(abc.ABC):
         is given; None otherwise (the default)."""
         return None
 
-    def resolved_device(self) -> str:
-        """'cpu' or 'cuda' (resolves 'auto'); imports torch.  Asking for CUDA where there is none is a
-        UserError, not a traceback."""
+    def checked_device(self) -> str:
+        """'cpu' or 'cuda' (resolves 'auto'), checked: asking for CUDA where there is none, or for fp16/bf16
+        off CUDA, is a UserError, not a traceback.  Imports torch."""
         import torch
 
-        if self.device == "auto":
-            return "cuda" if torch.cuda.is_available() else "cpu"
-        if self.device == "cuda" and not torch.cuda.is_available():
+        device = self.device
+        if device == "auto":
+            device = "cuda" if torch.cuda.is_available() else "cpu"
+        elif device == "cuda" and not torch.cuda.is_available():
             why = "torch was built without CUDA" if torch.version.cuda is None else "no CUDA device is visible"
             raise UserError(f"device=cuda: {why} (torch {torch.__version__}); use device=cpu or device=auto",
                             params=("device",))
-        return self.device
-
-    def checked_device(self) -> str:
-        """:meth:`resolved_device`, after checking that the precision fits it (fp16/bf16 need CUDA)."""
-        device = self.resolved_device()
         if self.precision != "fp32" and device != "cuda":
             raise UserError(
                 f"backbone '{self.name}': precision={self.precision} needs a CUDA GPU but the device is "
@@ -334,24 +318,21 @@ class Backbone(abc.ABC):
         return fields
 
 
-def build_backbone(cls: type[Backbone], model: str | None = None, **settings: Any) -> Backbone:
-    """``cls(model, **settings)``; a backbone that cannot even be built (other than for a user's
-    mistake it reports) is a PluginError naming it and its distribution."""
-    from .registry import plugin_fault
-
-    with plugin_fault(cls, "when built"):
-        return cls(model, **settings)
-
-
 def build_once(built: dict[tuple[Any, ...], Backbone], cls: type[Backbone], model: str | None,
                settings: dict[str, Any], options: dict[str, Any]) -> Backbone:
-    """:func:`build_backbone` ``cls(model, **settings, **options)``, kept in ``built`` by all of these, so that
-    one is built once (one whose options cannot be hashed is built every time, never shared)."""
+    """``cls(model, **settings, **options)``, kept in ``built`` by all of these, so that one is built once (one
+    whose options cannot be hashed is built every time, never shared).  A backbone that cannot even be built
+    (other than for a user's mistake it reports) is a PluginError naming it and its distribution."""
+    from .registry import plugin_fault
+
     key = (cls, model, *settings.items(), tuple(sorted(options.items(), key=lambda kv: kv[0])))
     try:
-        found = built.get(key)
-    except TypeError:
-        return build_backbone(cls, model, **settings, **options)
+        found, shared = built.get(key), True
+    except TypeError:  # an option that cannot be hashed
+        found, shared = None, False
     if found is None:
-        found = built[key] = build_backbone(cls, model, **settings, **options)
+        with plugin_fault(cls, "when built"):
+            found = cls(model, **settings, **options)
+        if shared:
+            built[key] = found
     return found

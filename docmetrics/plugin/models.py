@@ -258,11 +258,11 @@ NOISY_LOGGERS = ("comet", "pytorch_lightning", "lightning", "lightning.pytorch",
 
 
 @contextlib.contextmanager
-def quiet_libraries(*extra_loggers: str) -> Iterator[None]:
+def quiet_libraries() -> Iterator[None]:
     """Keep model libraries from printing while a model loads or runs: their loggers are raised to
     ERROR, warnings are ignored, prints to stdout are swallowed, and a root-logger handler installed
     meanwhile (``import comet`` calls ``logging.basicConfig``) is removed again."""
-    loggers = [logging.getLogger(name) for name in NOISY_LOGGERS + extra_loggers]
+    loggers = [logging.getLogger(name) for name in NOISY_LOGGERS]
     levels = [lg.level for lg in loggers]
     root = logging.getLogger()
     root_handlers, root_level = list(root.handlers), root.level

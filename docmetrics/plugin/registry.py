@@ -57,6 +57,7 @@ BASES = {
 VALUES = {
     "human_format": ("docmetrics.formats.base", "HumanFormat", "docmetrics.judging.HumanFormat"),
     "cluster_rule": ("docmetrics.judging.rules", "ClusterRule", "docmetrics.judging.rules.ClusterRule"),
+    "statistic": ("docmetrics.judging.statistics", "Statistic", "docmetrics.judging.statistics.Statistic"),
 }
 #: ``module[:attr] [extras]`` as entry points write a target (PyPA entry-point specification).
 _IDENT = r"[^\W\d]\w*"
@@ -140,10 +141,6 @@ class PluginInfo:
         if self.extras:
             return f'pip install "{dist}[{",".join(self.extras)}]"'
         return f"pip install {' '.join(self.missing) or dist}"
-
-    def entry_point(self) -> importlib.metadata.EntryPoint:
-        group = GROUPS[self.kind]
-        return importlib.metadata.EntryPoint(self.name, self.target, group)
 
 
 # -- discovery (metadata only) ------------------------------------------------------------------------
@@ -355,7 +352,7 @@ def load(kind: str, name: str) -> Any:
 def _import_checked(meta: PluginInfo) -> Any:
     where = f"{meta.describe()} ({meta.target})"
     try:
-        obj = meta.entry_point().load()
+        obj = importlib.metadata.EntryPoint(meta.name, meta.target, GROUPS[meta.kind]).load()
     except (KeyboardInterrupt, GeneratorExit):
         raise
     except ImportError as exc:
@@ -387,10 +384,6 @@ def kind_problem(kind: str, obj: Any) -> str:
         f"the function {getattr(obj, '__qualname__', obj)}" if callable(obj) else f"a {type(obj).__name__}"
     if kind == "tool":
         return "" if callable(obj) and not isinstance(obj, type) else f"is {what}, not a function main(argv) -> int"
-    if kind == "statistic":
-        statistic = ("docmetrics.judging.statistics", "Statistic")
-        return "" if _is_subclass_of(type(obj), *statistic) else \
-            f"is {what}, not a docmetrics.judging.statistics.Statistic"
     if kind in VALUES:
         module, qualname, public = VALUES[kind]
         return "" if _is_subclass_of(type(obj), module, qualname) else f"is {what}, not a {public}"

@@ -23,17 +23,18 @@ Nothing here is process-wide: two sessions in one process share nothing.
 
 from __future__ import annotations
 
+import dataclasses
 import os
-from typing import Any, Mapping
+from typing import Any, Mapping, Sequence
 
 from ..plugin.backbone import SETTINGS, Backbone, build_once
 from ..values.errors import UserError
 from ..values.params import check_batch_size, check_max_tokens
+from ..values.units import BackboneOutput, Unit, UnitRecord
 from . import cache as cache_module
 from . import engines
-from .scoring import CachingScorer
 
-__all__ = ["Session", "FROM_ENVIRONMENT"]
+__all__ = ["Session", "FROM_ENVIRONMENT", "CachingScorer"]
 
 #: ``Session(cache=FROM_ENVIRONMENT)`` (the default): the cache ``$DOCMETRICS_SCORE_CACHE`` names, if any.
 FROM_ENVIRONMENT = "from-environment"
@@ -61,13 +62,12 @@ class Session:
         self.batch_size = batch_size
         self.max_tokens = max_tokens
         self.quiet = quiet
-        self._owns_cache = not isinstance(cache, cache_module.ScoreCache)
         if isinstance(cache, str) and cache == FROM_ENVIRONMENT:
-            self.cache = cache_module.from_environment(os.environ if environ is None else environ)
-        elif cache is None or isinstance(cache, cache_module.ScoreCache):
-            self.cache = cache
-        else:
-            self.cache = cache_module.ScoreCache(cache)
+            cache = cache_module.environment_path(os.environ if environ is None else environ)
+        self._owns_cache = not isinstance(cache, cache_module.ScoreCache)
+        if cache is not None and self._owns_cache:
+            cache = cache_module.ScoreCache(cache)
+        self.cache = cache
         self.engine: engines.Engine = engine if engine is not None else engines.InProcess()
         self._backbones: dict[tuple[Any, ...], Backbone] = {}
         self._closed = False
@@ -97,10 +97,6 @@ class Session:
                     for key, value, default in zip(SETTINGS, given, own)}
         return build_once(self._backbones, cls, model or cls.default_model, settings, options)
 
-    def clear_backbones(self) -> None:
-        """Forget every backbone built so far (their models are freed once nothing else holds them)."""
-        self._backbones.clear()
-
     @property
     def backbones(self) -> list[Backbone]:
         """The backbones built so far, in the order they were built."""
@@ -111,8 +107,7 @@ class Session:
         """The scorer metrics of this session score through (its cache and engine; its backbones); it
         refuses to score once the session is closed."""
         self.check_open()
-        return CachingScorer(self.cache, self.engine, label=label, quiet=self.quiet, backbones=self.backbone,
-                             check_open=self.check_open)
+        return CachingScorer(self, label)
 
     # -- lifetime ---------------------------------------------------------------------------------------
     @property
@@ -148,10 +143,100 @@ class Session:
 
     def __repr__(self) -> str:
         where = self.cache.path if self.cache is not None else "no cache"
-        workers = getattr(self.engine, "n", None)  # Workers(n) and Ray say how many
+        workers = getattr(self.engine, "n", None) or getattr(self.engine, "workers", None)  # Workers(n), Ray(workers)
         engine = f"{self.engine.name}({workers})" if workers else self.engine.name
         settings = "".join(f", {k}={v}" for k, v in (("precision", self.precision), ("batch_size", self.batch_size),
                                                       ("max_tokens", self.max_tokens)) if v is not None)
         return (f"<Session {'closed' if self._closed else 'open'}, cache={where}, engine={engine}, "
                 f"device={self.device}{settings}, backbones={len(self._backbones)}>")
+
+
+class CachingScorer:
+    """The scorer a :class:`Session` hands to each metric it loads (``label``: the metric, on the progress bar).
+
+    The metric template (:class:`docmetrics.plugin.metric.Metric`) deduplicates units and calls
+    ``scorer.score(backbone, distinct_units)``; here they are scored:
+
+    1. the session's score cache (or none) answers what it knows;
+    2. the session's engine scores the rest in chunks (:mod:`docmetrics.runtime.engines`);
+    3. each chunk is stored in the cache as soon as it is scored, and then dropped: what is kept per unit
+       is its record (score, truncation flag, counters, error spans, answer), never a model's state.
+
+    A run the cache answers completely never calls the backbone, so its model is never loaded.  The
+    backbones a metric asks for (ASD's aligner) are the session's."""
+
+    def __init__(self, session: Session, label: str = "") -> None:
+        self.session = session
+        #: What the progress bar says (e.g. the metric spec).
+        self.label = label
+
+    def check_open(self) -> None:
+        """Raise once the session is closed (:meth:`Session.close`): a closed engine would start its workers
+        again, a closed cache cannot answer."""
+        self.session.check_open()
+
+    def backbone(self, cls: type[Backbone], model: str | None = None, *, like: Backbone | None = None,
+                 **options: Any) -> Backbone:
+        """The session's backbone ``cls(model, **options)`` with ``like``'s device, precision, batch size and
+        token budget (built once, shared)."""
+        return self.session.backbone(cls, model, like=like, **options)
+
+    def score(self, backbone: Backbone, units: Sequence[Unit]) -> BackboneOutput:
+        """One :class:`~docmetrics.values.units.UnitRecord` per unit: from the cache where it has it, else
+        from the engine, stored chunk by chunk (a record whose counters are not known per unit is not
+        stored)."""
+        self.check_open()
+        units = list(units)
+        n = len(units)
+        if not n:
+            return BackboneOutput([], [], {}, [])
+        store = self.session.cache
+        if store is not None and not store.keyable(backbone):
+            store = None  # the scores depend on the whole call: nothing to key them by
+        records: list[UnitRecord | None] = [None] * n
+        counters: dict[str, int] = {}
+        found = store.lookup(backbone, units) if store is not None else {}
+        for i, record in found.items():
+            records[i] = record
+            for k, v in (record.counters or {}).items():
+                counters[k] = counters.get(k, 0) + int(v)
+        misses = [i for i in range(n) if i not in found]
+        if misses:
+            label = self.label or f"{backbone.name}"
+            bar = engines.Progress(len(misses), label, quiet=self.session.quiet)
+            try:
+                chunk_size = store.chunk_size if store is not None else None  # one chunk, one commit
+                for chunk, out in self.session.engine.map(backbone, "score", [units[i] for i in misses], bar,
+                                                  chunk=chunk_size):
+                    where = [misses[j] for j in chunk]
+                    for k, v in out.counters.items():
+                        counters[k] = counters.get(k, 0) + int(v)
+                    got = out.records()
+                    if out.unit_counters is None:  # only the chunk's totals: per unit where they tell
+                        shared = cache_module.attribute_counters(out.counters, len(where))
+                        got = [dataclasses.replace(r, counters=shared) for r in got]
+                    for j, i in enumerate(where):
+                        records[i] = got[j]
+                    if store is not None:
+                        store.store(backbone, [units[i] for i in where], BackboneOutput.from_records(got))
+            finally:
+                bar.close()
+        return BackboneOutput.from_records(records, counters)  # type: ignore[arg-type]
+
+    def similarity(self, backbone: Backbone, pairs: Sequence[tuple[str, str]]) -> BackboneOutput:
+        """``backbone.similarity(pairs)`` through the engine (not cached: alignments are cheap to
+        redo next to the scoring they serve)."""
+        self.check_open()
+        pairs = list(pairs)
+        if not pairs:
+            return BackboneOutput([], [], {}, [])
+        scores: list[Any] = [0.0] * len(pairs)
+        truncated = [False] * len(pairs)
+        counters: dict[str, int] = {}
+        for chunk, out in self.session.engine.map(backbone, "similarity", pairs):
+            for j, i in enumerate(chunk):
+                scores[i], truncated[i] = out.scores[j], bool(out.truncated[j])
+            for k, v in out.counters.items():
+                counters[k] = counters.get(k, 0) + int(v)
+        return BackboneOutput(scores, truncated, counters)
 

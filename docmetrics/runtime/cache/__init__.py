@@ -55,7 +55,7 @@ naming the file: exit status 2 on the command line, never a traceback; notices a
   once: "N tampered rows in score cache FILE ignored".  The checksum catches damage and hand edits,
   not a forger who recomputes it.
 
-The hook is :class:`docmetrics.runtime.scoring.CachingScorer`, which the API hands to every
+The hook is :class:`docmetrics.runtime.session.CachingScorer`, which the API hands to every
 metric.  Importing this package imports only the standard library.
 
 The modules: :mod:`.keys` (what a score is stored under), :mod:`.rows` (a unit's record as a row, its
@@ -72,13 +72,13 @@ from typing import Iterator, Mapping
 
 from ..engines import DEFAULT_CHUNK  # one chunk scored by an engine, one transaction here
 from .file import QUICK_CHECK_MAX_BYTES, CacheError, default_path
-from .keys import backbone_identity, backbone_key, unit_key
+from .keys import backbone_identity, unit_key
 from .rows import attribute_counters
 from .store import CacheStats, ScoreCache
 
 __all__ = [
     "ENV", "DEFAULT_CHUNK", "QUICK_CHECK_MAX_BYTES", "CacheError", "CacheStats", "ScoreCache", "attribute_counters",
-    "backbone_identity", "backbone_key", "default_path", "environment_path", "from_environment", "unit_key", "using",
+    "backbone_identity", "default_path", "environment_path", "unit_key", "using",
 ]
 
 ENV = "DOCMETRICS_SCORE_CACHE"
@@ -97,17 +97,10 @@ def using(
         store.close()
 
 
-def from_environment(environ: Mapping[str, str]) -> ScoreCache | None:
-    """The cache ``$DOCMETRICS_SCORE_CACHE`` names in ``environ`` (``1``/``yes``/``on``/``true``: the
-    default file; a path: that file; unset, empty or ``0``: none), opened now.  A
-    :class:`~docmetrics.runtime.session.Session` reads it once, when it is made."""
-    path = environment_path(environ)
-    return None if path is None else ScoreCache(path)
-
-
 def environment_path(environ: Mapping[str, str]) -> str | Path | None:
     """The file ``$DOCMETRICS_SCORE_CACHE`` names in ``environ`` (``1``/``yes``/``on``/``true``: the default
-    file; a path: that file), None where it names none (unset, empty or ``0``/``no``/``off``/``false``)."""
+    file; a path: that file), None where it names none (unset, empty or ``0``/``no``/``off``/``false``).  A
+    :class:`~docmetrics.runtime.session.Session` reads it once, when it is made."""
     value = environ.get(ENV, "").strip()
     if not value or value.lower() in ("0", "no", "off", "false"):
         return None

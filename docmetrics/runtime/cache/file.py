@@ -120,8 +120,6 @@ class CacheFile:
             except _Damaged as exc:
                 self._recover(str(exc))
         except (sqlite3.DatabaseError, OSError) as exc:
-            if isinstance(exc, sqlite3.ProgrammingError):
-                raise
             failure = self.failure(exc, "opening it" if exists else "creating it")
             self._close_db()
             raise failure from None
@@ -271,8 +269,6 @@ class CacheFile:
         try:
             if not self._create():
                 self._inspect()
-        except sqlite3.ProgrammingError:
-            raise
         except (sqlite3.DatabaseError, OSError) as exc:
             raise self.failure(exc, "creating a new cache") from None
 
@@ -329,8 +325,6 @@ class CacheFile:
 
     def write_failed(self, exc: BaseException, doing: str) -> None:
         """A write that failed: go on read-only where the file turned out so; else raise."""
-        if isinstance(exc, sqlite3.ProgrammingError):
-            raise exc
         if _kind(exc) != "readonly":
             raise self.failure(exc, doing) from None
         self.read_only = True
@@ -338,7 +332,10 @@ class CacheFile:
                       "are not stored")
 
     def failure(self, exc: BaseException, doing: str) -> UserError:
-        """The one message for a failure of the file (the caller raises it)."""
+        """The one message for a failure of the file (the caller raises it); a ProgrammingError (misuse of
+        the connection, not a failure of the file) is raised here as it is."""
+        if isinstance(exc, sqlite3.ProgrammingError):
+            raise exc
         kind, where = _kind(exc), f"score cache {self.path}"
         if kind == "full":
             return CacheError(

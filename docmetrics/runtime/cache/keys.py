@@ -1,4 +1,4 @@
-"""What a stored score is keyed by: the backbone's identity (its hash, :func:`backbone_key`) and the unit's
+"""What a stored score is keyed by: the backbone's identity (its hash, :meth:`ScoreCache.key_for`) and the unit's
 content (:func:`unit_key`); see the package docstring for what the key leaves out, and why."""
 
 from __future__ import annotations
@@ -57,8 +57,3 @@ def _distribution(backbone: Backbone) -> dict[str, str]:
 def identity_text(ident: dict[str, Any]) -> str:
     """A backbone's identity as the text that is hashed and stored."""
     return json.dumps(ident, sort_keys=True, ensure_ascii=False)
-
-
-def backbone_key(backbone: Backbone) -> str:
-    """The hash of :func:`backbone_identity` (the first half of every cache key)."""
-    return hashlib.sha256(identity_text(backbone_identity(backbone)).encode("utf-8")).hexdigest()

@@ -3,12 +3,12 @@ under their keys, counting both (:class:`CacheStats`)."""
 
 from __future__ import annotations
 
+import dataclasses
 import hashlib
 import json
 import os
 import sqlite3
 import weakref
-from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Sequence
 
@@ -22,7 +22,7 @@ if TYPE_CHECKING:
     from ...plugin.backbone import Backbone, BackboneOutput, Unit
 
 
-@dataclass
+@dataclasses.dataclass
 class CacheStats:
     """Counts since the cache was opened."""
 
@@ -33,22 +33,13 @@ class CacheStats:
     unstored: int = 0  # scored but not stored (counters not attributable to single units)
 
     def copy(self) -> CacheStats:
-        return CacheStats(self.looked_up, self.hits, self.scored, self.stored, self.unstored)
+        return dataclasses.replace(self)
 
     def since(self, before: CacheStats) -> CacheStats:
-        return CacheStats(*(a - b for a, b in zip(self.astuple(), before.astuple())))
-
-    def astuple(self) -> tuple[int, int, int, int, int]:
-        return (self.looked_up, self.hits, self.scored, self.stored, self.unstored)
+        return CacheStats(*(a - b for a, b in zip(dataclasses.astuple(self), dataclasses.astuple(before))))
 
     def to_dict(self) -> dict[str, int]:
-        return {
-            "looked_up": self.looked_up,
-            "hits": self.hits,
-            "scored": self.scored,
-            "stored": self.stored,
-            "unstored": self.unstored,
-        }
+        return dataclasses.asdict(self)
 
     def summary(self) -> str:
         pct = 100.0 * self.hits / self.looked_up if self.looked_up else 0.0
@@ -75,7 +66,6 @@ class ScoreCache(CacheFile):
         self.chunk_size = chunk_size
         self.stats = CacheStats()
         self._tampered: set[tuple[str, str]] = set()
-        self._reported = False
         # backbone -> its key (computing a fingerprint can mean hashing a large file once)
         self._keys: weakref.WeakKeyDictionary[Any, dict[str, str]] = weakref.WeakKeyDictionary()
         super().__init__(where)
@@ -87,6 +77,8 @@ class ScoreCache(CacheFile):
         return len(self._tampered)
 
     def key_for(self, backbone: Backbone) -> str:
+        """The first half of every key of ``backbone``'s scores: the hash of its identity
+        (:func:`~.keys.backbone_identity`), recorded in the file with it."""
         state = json.dumps(backbone.cache_state(), sort_keys=True)
         per_state = self._keys.setdefault(backbone, {})
         key = per_state.get(state)
@@ -137,15 +129,12 @@ class ScoreCache(CacheFile):
         where, args = ("", ()) if backbone is None else (" WHERE backbone=?", (self.key_for(backbone),))
         try:
             return int(self.connection().execute("SELECT COUNT(*) FROM scores" + where, args).fetchone()[0])
-        except sqlite3.ProgrammingError:
-            raise
         except (sqlite3.DatabaseError, OSError) as exc:
             raise self.failure(exc, "counting stored scores") from None
 
     def close(self) -> None:
         """Close the file; warn once if tampered rows were ignored."""
-        if self._tampered and not self._reported and self.is_open:
-            self._reported = True
+        if self._tampered and self.is_open:  # (closed once: a second close says nothing)
             again = "scored again" if self.read_only else "scored again and stored afresh"
             cache_warning(f"{len(self._tampered)} tampered row(s) in score cache {self.path} ignored: their "
                           f"checksums do not match their content (the units were {again})")
@@ -182,8 +171,6 @@ class ScoreCache(CacheFile):
                         self._tampered.add((bkey, str(unit)))  # a miss: scored again (and stored afresh)
                     else:
                         found[unit] = value
-        except sqlite3.ProgrammingError:
-            raise
         except (sqlite3.DatabaseError, OSError) as exc:
             raise self.failure(exc, "reading stored scores") from None
         return found

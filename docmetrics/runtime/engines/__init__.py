@@ -51,15 +51,14 @@ __all__ = [
 
 
 def make_engine(name: str = "local", *, workers: int | None = None, device: str = "auto",
-                ray_address: str | None = None, chunk: int = DEFAULT_CHUNK,
-                notify: Callable[[str], None] | None = None) -> Engine:
+                ray_address: str | None = None, notify: Callable[[str], None] | None = None) -> Engine:
     """The engine the command line asks for: ``local`` (in-process, or :class:`Workers` when ``workers``
     is more than 1; on ``device=cuda`` one worker per visible GPU by default) or ``ray`` (``notify`` is
     told, before it happens, that Ray and its workers start)."""
     if workers is not None:
         check_workers(workers)
     if name == "ray":
-        return RayEngine(address=ray_address, workers=workers, device=device, chunk=chunk, notify=notify)
+        return RayEngine(address=ray_address, workers=workers, device=device, notify=notify)
     if name != "local":
         raise UserError(f"engine={name!r}: choose local or ray", params=("engine",))
     if ray_address:
@@ -67,6 +66,6 @@ def make_engine(name: str = "local", *, workers: int | None = None, device: str 
     if workers is None and device == "cuda":
         workers = max(1, len(visible_gpus()))
     if workers is None or workers == 1:
-        return InProcess(chunk)
-    return Workers(workers, device=device, chunk=chunk)
+        return InProcess()
+    return Workers(workers, device=device)
 

@@ -69,6 +69,15 @@ class Engine:
     def map(self, backbone: Backbone, method: str, items: Sequence[Any],
             progress: Callable[[int], None] | None = None, chunk: int | None = None,
             ) -> Iterator[tuple[list[int], BackboneOutput]]:
+        """The chunks of ``items`` (:func:`plan_chunks`, ``chunk`` units at most: the engine's size unless
+        given), each yielded with its positions as soon as ``backbone.<method>`` has scored it (``progress``
+        is told how many units each was)."""
+        chunks = plan_chunks(backbone, items, chunk or self.chunk)
+        if chunks:
+            yield from self._run(backbone, method, items, chunks, progress)
+
+    def _run(self, backbone: Backbone, method: str, items: Sequence[Any], chunks: list[list[int]],
+             progress: Callable[[int], None] | None) -> Iterator[tuple[list[int], BackboneOutput]]:
         raise NotImplementedError
 
     def close(self) -> None:
@@ -86,10 +95,9 @@ class InProcess(Engine):
 
     name = "in-process"
 
-    def map(self, backbone: Backbone, method: str, items: Sequence[Any],
-            progress: Callable[[int], None] | None = None, chunk: int | None = None,
-            ) -> Iterator[tuple[list[int], BackboneOutput]]:
-        for part in plan_chunks(backbone, items, chunk or self.chunk):
+    def _run(self, backbone: Backbone, method: str, items: Sequence[Any], chunks: list[list[int]],
+             progress: Callable[[int], None] | None) -> Iterator[tuple[list[int], BackboneOutput]]:
+        for part in chunks:
             out = call_backbone(backbone, method, [items[i] for i in part])
             if progress is not None:
                 progress(len(part))

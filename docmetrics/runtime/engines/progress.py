@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import contextlib
 import sys
 from typing import Any
 
@@ -15,11 +14,10 @@ class Progress:
         self.bar: Any = None
         if quiet or total <= 0 or not getattr(self.stream, "isatty", lambda: False)():
             return
-        with contextlib.suppress(ImportError):
-            from tqdm import tqdm
+        from tqdm import tqdm
 
-            self.bar = tqdm(total=total, desc=label, unit="unit", file=self.stream, leave=False,
-                            dynamic_ncols=True, mininterval=0.5)
+        self.bar = tqdm(total=total, desc=label, unit="unit", file=self.stream, leave=False, dynamic_ncols=True,
+                        mininterval=0.5)
 
     def __call__(self, n: int) -> None:
         if self.bar is not None:

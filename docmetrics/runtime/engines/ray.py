@@ -15,8 +15,8 @@ from typing import TYPE_CHECKING, Any, Callable, Iterator, Sequence
 
 from ...plugin.registry import describe_plugin
 from ...values.errors import PluginError, UserError
-from .base import DEFAULT_CHUNK, Engine, check_workers, plan_chunks
-from .transport import KEPT, pickled, raised_in_parent, recipe_bytes, score_task, units_phrase, unpack_output
+from .base import DEFAULT_CHUNK, Engine, check_workers
+from .transport import KEPT, raised_in_parent, score_task, shipped, units_phrase, unpack_output
 
 if TYPE_CHECKING:
     from ...plugin.backbone import Backbone
@@ -61,23 +61,14 @@ def _reachable(address: str, timeout: float = 5.0) -> None:
                         params=("ray_address",)) from None
 
 
-class _Held:
-    """What was written to file descriptor 2 inside :func:`_stderr_held`."""
-
-    def __init__(self) -> None:
-        self.text = ""
-
-    def read(self) -> str:
-        return self.text
-
-
 @contextlib.contextmanager
-def _stderr_held() -> Iterator[_Held]:
+def _stderr_held() -> Iterator[list[str]]:
     """File descriptor 2 (where C++ libraries write, below Python's sys.stderr) sent to a temporary file for
-    the block; what was written is kept for an error message and otherwise dropped."""
+    the block; what was written (the list's one item, once the block ends) is kept for an error message and
+    otherwise dropped."""
     import tempfile
 
-    held = _Held()
+    held: list[str] = []
     try:
         sys.stderr.flush()
         saved = os.dup(2)
@@ -92,7 +83,7 @@ def _stderr_held() -> Iterator[_Held]:
             os.dup2(saved, 2)
             os.close(saved)
             tmp.seek(0)
-            held.text = tmp.read().decode("utf-8", "replace")
+            held.append(tmp.read().decode("utf-8", "replace"))
 
 
 def _raylet_notices(ray: Any, shown: bool) -> None:
@@ -163,7 +154,7 @@ class RayEngine(Engine):
                 with _stderr_held() as held:  # the C++ core's start-up line ("Set ray log level ...")
                     ray.init(**kwargs)
             except Exception as exc:  # noqa: BLE001 - Ray's own start-up failure, in one line
-                said = held.read().strip().splitlines()
+                said = "".join(held).strip().splitlines()
                 raise UserError(f"engine=ray: Ray did not start ({type(exc).__name__}: {exc})"
                                 + (f"; Ray said: {said[-1][:300]}" if said else ""), params=("engine",)) from None
             finally:
@@ -204,13 +195,9 @@ class RayEngine(Engine):
         if actor in self._actors:
             self._actors.remove(actor)
 
-    def map(self, backbone: Backbone, method: str, items: Sequence[Any],
-            progress: Callable[[int], None] | None = None, chunk: int | None = None,
-            ) -> Iterator[tuple[list[int], BackboneOutput]]:
-        chunks = plan_chunks(backbone, items, chunk or self.chunk)
-        if not chunks:
-            return
-        recipe, state = recipe_bytes(backbone), pickled(backbone, backbone.export_state())
+    def _run(self, backbone: Backbone, method: str, items: Sequence[Any], chunks: list[list[int]],
+             progress: Callable[[int], None] | None) -> Iterator[tuple[list[int], BackboneOutput]]:
+        recipe, state = shipped(backbone)
         ray = self._init()
         self._actor_class(ray)
         wanted = min(self._size, len(chunks)) - len(self._actors)

@@ -73,20 +73,16 @@ def raised_in_parent(exc: BaseException, backbone: Backbone) -> BaseException:
         part for part in (what, text[0][:300] if text else "") if part))
 
 
-def pickled(backbone: Backbone, what: Any) -> bytes:
-    """``what`` (the backbone's recipe or state) pickled for another process, else a PluginError naming it."""
+def shipped(backbone: Backbone) -> tuple[bytes, bytes]:
+    """The backbone's recipe and its state, pickled for another process; else a PluginError naming it."""
     try:
-        return pickle.dumps(what)
+        return pickle.dumps(backbone.recipe()), pickle.dumps(backbone.export_state())
     except Exception as exc:  # noqa: BLE001
         raise PluginError(
             f"{describe_plugin(backbone)} cannot be sent to another process ({type(exc).__name__}: {exc}); "
             "use one worker (workers=1) or make its class importable and its parameters picklable",
             params=("workers",),
         ) from None
-
-
-def recipe_bytes(backbone: Backbone) -> bytes:
-    return pickled(backbone, backbone.recipe())
 
 
 #: What a message about a lost worker says the user can do (the chunks scored before were stored).

@@ -12,8 +12,8 @@ from typing import TYPE_CHECKING, Any, Callable, Iterator, Sequence
 
 from ...plugin.registry import describe_plugin
 from ...values.errors import PluginError
-from .base import DEFAULT_CHUNK, Engine, check_workers, plan_chunks
-from .transport import KEPT, pickled, recipe_bytes, score_task, units_phrase, unpack_output
+from .base import DEFAULT_CHUNK, Engine, check_workers
+from .transport import KEPT, score_task, shipped, units_phrase, unpack_output
 
 if TYPE_CHECKING:
     from multiprocessing.connection import Connection
@@ -148,13 +148,9 @@ class Workers(Engine):
             self._workers.append(_Worker(process, mine, rank))
             self.started += 1
 
-    def map(self, backbone: Backbone, method: str, items: Sequence[Any],
-            progress: Callable[[int], None] | None = None, chunk: int | None = None,
-            ) -> Iterator[tuple[list[int], BackboneOutput]]:
-        chunks = plan_chunks(backbone, items, chunk or self.chunk)
-        if not chunks:
-            return
-        recipe, state = recipe_bytes(backbone), pickled(backbone, backbone.export_state())
+    def _run(self, backbone: Backbone, method: str, items: Sequence[Any], chunks: list[list[int]],
+             progress: Callable[[int], None] | None) -> Iterator[tuple[list[int], BackboneOutput]]:
+        recipe, state = shipped(backbone)
         if self._busy():
             self._stop()  # an earlier map() was abandoned mid-way: its results must not come back here
         call = self._owner = object()
