@@ -14,17 +14,12 @@ from ..values.errors import UserError
 from .messages import note
 from .options import Options
 
-__all__ = ["Output", "write", "write_output", "json_text", "one_or_list"]
+__all__ = ["Output", "write", "write_output", "json_text"]
 
 
 def json_text(data: Any) -> str:
     """The JSON every command prints: indented by one, non-ASCII as it is, a final newline."""
     return json.dumps(data, indent=1, ensure_ascii=False) + "\n"
-
-
-def one_or_list(items: list[Any]) -> Any:
-    """One language pair's object alone, several as a list (as ``rank -f json`` prints them)."""
-    return items[0] if len(items) == 1 else items
 
 
 @dataclass(frozen=True)

@@ -38,7 +38,7 @@ from .conflicts import Conflicts, Option
 from .inputs import load_testset, show_warnings
 from .messages import note
 from .options import Options
-from .output import Output, one_or_list, write
+from .output import Output, write
 from .scoring import ScoringReport
 from .significance import check_resamples
 from .specs import check_specs, language_pairs
@@ -168,6 +168,11 @@ def run_rank(opts: Options, out: TextIO) -> int:
     return write_ranks(opts, results, out)
 
 
+def one_or_list(items: list[Any]) -> Any:
+    """One language pair's object alone, several as a list (as ``rank -f json`` prints them)."""
+    return items[0] if len(items) == 1 else items
+
+
 def write_ranks(opts: Options, results: list[AutoRank], out: TextIO, humans: Sequence[Humans | None] = ()) -> int:
     """Each AutoRank; where ``humans`` gives one (``rank -m`` on --genmt or --mtme data), the human clusters of
     its language pair and each metric's agreement with them after it (JSON: its ``human_clusters``)."""
@@ -258,11 +263,7 @@ def _testsets(opts: Options, lps: Sequence[str]) -> list[tuple[str | None, TestS
         return [(lps[0] if lps else None, testset, lps[0] if lps else None, None)]
     found = read(opts, lps)
     for data in found:
-        if data.testset is None:
-            path, flag, _, _ = data_cli.source(opts)
-            raise UserError(f"{flag} {path}: a {data.format} file carries no texts to score with -m; give a format "
-                            "that carries the test set's texts")
-        show_warnings(data.testset, WHO)
+        show_warnings(data_cli.texts(opts, data), WHO)
     return [(data.lp, data.testset, data.testset.lp, data) for data in found]
 
 
