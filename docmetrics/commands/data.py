@@ -16,8 +16,8 @@ from .messages import note, warn
 from .options import Options, flag_of
 from .output import Output, write
 
-__all__ = ["requested", "check", "data_options", "read", "read_judged", "read_pairs", "run_metaeval", "say_notes",
-           "texts", "worded"]
+__all__ = ["requested", "check", "data_options", "read", "read_judged", "read_pairs", "run_metaeval", "texts",
+           "worded"]
 
 #: The aliases of --data, read by one path (:func:`read_pairs`): each option's field, the registry's format it
 #: names, that format's options from the command's (None or []: not passed) and how the command words the
@@ -126,7 +126,7 @@ def read_judged(path: Any, lps: Sequence[str | None], *, format: str | None = No
                 flags: Sequence[tuple[str, str]] = (), **options: Any) -> list[Any]:
     """``docmetrics.judging.read_human_pairs(path, lps=, format=, **options)`` (an option None or []: not passed;
     ``lps`` empty: every pair of the file, read once; ``[None]``: the file's one, as ``read_human`` reads it), its
-    errors and notes :func:`worded` with ``flags``; the notes are not said (:func:`say_notes`)."""
+    errors and notes :func:`worded` with ``flags``; the notes are not said."""
     import docmetrics.judging
 
     try:
@@ -154,25 +154,19 @@ def _alias(opts: Options) -> tuple[Any, ...]:
 
 def read_pairs(opts: Options, lps: Sequence[str | None], who: str, *, notes: bool = True) -> list[Any]:
     """:func:`read_judged` of :func:`source` (``lps``: -l; none: every pair of the file, read once), its errors worded
-    as the options; each pair's notes said on stderr (``notes``: where its test set is scored; they say what the
-    reader made of it)."""
+    as the options; each pair's notes said on stderr, -q: not (``notes``: where its test set is scored; they say what
+    the reader made of it)."""
     path, flag, fmt, given = source(opts)
     found = read_judged(path, lps, format=fmt, flags=() if flag == "--data" else _alias(opts)[3], **given)
     for data in found if notes else ():
-        say_notes(opts, data, who)
+        for text in data.notes:  # a segment that reappears out of place: a warning
+            warn(text, who) if "reappears" in text else note(opts, text, who)
     return found
 
 
 def read(opts: Options, lp: str | None, who: str = "docmetrics", *, notes: bool = True) -> Any:
     """:func:`read_pairs` of the one pair ``lp`` (None: the file's one), read and checked before any model loads."""
     return read_pairs(opts, [lp], who, notes=notes)[0]
-
-
-def say_notes(opts: Any, data: Any, who: str = "docmetrics") -> None:
-    """The reader's notes (what it found odd but read) on stderr (-q: not); a segment that reappears out of
-    place is a warning."""
-    for text in data.notes:
-        warn(text, who) if "reappears" in text else note(opts, text, who)
 
 
 def texts(opts: Options, data: Any) -> Any:
