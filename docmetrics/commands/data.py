@@ -164,9 +164,9 @@ def read_pairs(opts: Options, lps: Sequence[str | None], who: str, *, notes: boo
     return found
 
 
-def read(opts: Options, lp: str | None, who: str = "docmetrics") -> Any:
+def read(opts: Options, lp: str | None, who: str = "docmetrics", *, notes: bool = True) -> Any:
     """:func:`read_pairs` of the one pair ``lp`` (None: the file's one), read and checked before any model loads."""
-    return read_pairs(opts, [lp], who)[0]
+    return read_pairs(opts, [lp], who, notes=notes)[0]
 
 
 def texts(opts: Options, data: Any) -> Any:
