@@ -34,7 +34,7 @@ from .options import Options
 from .output import Output, write
 from .scoring import ScoringReport
 
-__all__ = ["MTME", "check_common", "requested", "run", "score", "lp_dict", "lp_text"]
+__all__ = ["MTME", "check_common", "requested", "run", "score"]
 
 #: the longest file name most file systems take (bytes)
 MAX_FILE_NAME = 255
@@ -226,29 +226,19 @@ def score(opts: Options, lps: Sequence[str], systems: Sequence[str] | None, who:
 # -- docmetrics --mtme ROOT -t TESTSET -l LP -m SPEC... ------------------------------------------------------------
 def run(opts: Options) -> int:
     """``docmetrics -m SPEC... --mtme ROOT -t TESTSET -l LP``: score, write, meta-evaluate, print (-o: to the file)."""
+    from .. import judging
+
     opts = _check_main_args(opts)
     opts, (lp_run,) = score(opts, [opts.lang], opts.systems, "docmetrics")
     if getattr(opts, "report", None):  # the page write_report(PAGE, meta_evaluate(...), results=, data=) writes
         from .report import write as write_report
 
-        judged = lp_run.evaluation if lp_run.evaluation is not None else lp_dict(lp_run, opts)  # else: scores only
+        judged = (lp_run.evaluation if lp_run.evaluation is not None  # else: scores only
+                  else judging.mtme_run_dict(lp_run, short=opts.short))
         write_report(opts, opts.report, judged, f"docmetrics --mtme ({lp_run.lp})", results=lp_run.results,
                      data=lp_run.evalset())
-    write(Output(data=lambda: lp_dict(lp_run, opts), text=lambda: lp_text(lp_run, opts)), opts)
+    write(Output(data=lambda: judging.mtme_run_dict(lp_run, short=opts.short),
+                 text=lambda: judging.mtme_run_text(lp_run, opts.width if opts.width_given else None,
+                                                    rank_by=opts.rank_by or "spa", short=opts.short)), opts)
     return 0
 
-
-def lp_dict(run: MtmeRun, opts: Options) -> dict[str, Any]:
-    """The JSON of a language pair (:func:`docmetrics.judging.mtme_run_dict`)."""
-    from .. import judging
-
-    return judging.mtme_run_dict(run, short=opts.short)
-
-
-def lp_text(run: MtmeRun, opts: Options, explain: bool = True) -> str:
-    """The text of a language pair (:func:`docmetrics.judging.mtme_run_text`; ``explain``: how the statistics are
-    computed, under the first pair)."""
-    from .. import judging
-
-    return judging.mtme_run_text(run, opts.width if opts.width_given else None, rank_by=opts.rank_by or "spa",
-                                 explain=explain, short=opts.short)
