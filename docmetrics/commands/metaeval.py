@@ -54,7 +54,7 @@ def run_metaeval(opts: Options, out: TextIO) -> int:
         pyplot()
     if opts.report:
         check_output_file(opts.report, "--report", (opts.plot,))
-    opts = check_common(opts, lps)
+    opts = check_common(opts)
     # compared between metrics in every language pair: the average's clusters
     opts, runs = score(opts, lps, None, who, compare_also=custom or ())
     evals = [r.evaluation for r in runs if r.evaluation is not None]
