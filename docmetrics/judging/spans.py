@@ -26,6 +26,7 @@ from typing import TYPE_CHECKING, Any, Mapping, Sequence
 from ..algorithms.spans import PARTIAL_CREDIT, SpanCounts, item_counts, micro
 from ..formats.base import SKIPPED_SEVERITIES, SPAN_SEVERITIES, Span, SpanGold, SpanItem, span_objects
 from ..formats.esa import OMISSION
+from ..formats.wmt25_tsv import NO_ERROR
 from ..values.errors import InputError, UserError
 from ..values.io import read_lines
 from ..values.jsonl import json_lines, string_field
@@ -37,8 +38,6 @@ if TYPE_CHECKING:
 __all__ = ["SpanJudgement", "read_predictions", "metric_predictions", "judge_predicted",
            "gives_no_spans", "check_gives_spans", "SPAN_METRICS", "spans_dict", "spans_text"]
 
-#: What WMT25's task-2 files write in ``error_types`` for an item without errors.
-NO_ERROR = "no-error"
 #: The presets whose metric gives error spans per segment, as an error names them.
 SPAN_METRICS = "xcomet-qe, xcomet (with a reference), gemba-mqm, gemba-esa (LLM judges)"
 
