@@ -13,7 +13,7 @@ from ..values.errors import InputError, UserError
 from . import report as report_cli
 from . import stored as stored_cli
 from .common import check_output_file
-from .mtme import check_common, lp_dict, lp_text, score
+from .mtme import check_common, score
 from .options import Options
 from .output import Output, write
 from .specs import language_pairs
@@ -54,7 +54,7 @@ def run_metaeval(opts: Options, out: TextIO) -> int:
         pyplot()
     if opts.report:
         check_output_file(opts.report, "--report", (opts.plot,))
-    opts = check_common(opts, lps)
+    opts = check_common(opts)
     # compared between metrics in every language pair: the average's clusters
     opts, runs = score(opts, lps, None, who, compare_also=custom or ())
     evals = [r.evaluation for r in runs if r.evaluation is not None]
@@ -69,7 +69,7 @@ def run_metaeval(opts: Options, out: TextIO) -> int:
     report = {
         "testset": opts.testset,
         "root": opts.mtme,
-        "lps": [lp_dict(r, opts) for r in runs],
+        "lps": [judging.mtme_run_dict(r, short=opts.short) for r in runs],
         "averages": {k: v.to_dict() for k, v in averages.items()},
         "plot": opts.plot,
     }
@@ -83,6 +83,9 @@ def run_metaeval(opts: Options, out: TextIO) -> int:
 def _text(runs: Sequence[MtmeRun], averages: dict[str, WmtAverage], labels: dict[str, int],
           opts: Options) -> str:
     """Each language pair's tables (how they are computed under the first), the averages, the plot."""
-    text = "\n".join(lp_text(r, opts, explain=k == 0) for k, r in enumerate(runs))
+    from .. import judging
+
+    text = "\n".join(judging.mtme_run_text(r, opts.width if opts.width_given else None, rank_by=opts.rank_by or "spa",
+                                           explain=k == 0, short=opts.short) for k, r in enumerate(runs))
     text += "".join("\n" + avg.to_text(opts.width, labels) for avg in averages.values())
     return text + (f"\nplot: {opts.plot}\n" if opts.plot else "")

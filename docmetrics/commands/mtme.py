@@ -20,7 +20,6 @@ from ..judging import (
     MtmeRun,
     WrittenScores,
     metric_labels,
-    mtme_metric_name,
     run_mtme,
 )
 from ..values.errors import UserError
@@ -34,10 +33,8 @@ from .options import Options
 from .output import Output, write
 from .scoring import ScoringReport
 
-__all__ = ["MTME", "check_common", "requested", "run", "score", "lp_dict", "lp_text"]
+__all__ = ["MTME", "check_common", "requested", "run", "score"]
 
-#: the longest file name most file systems take (bytes)
-MAX_FILE_NAME = 255
 #: --mtme: the options of ``docmetrics`` it replaces (and what to do instead), those that only make sense with it
 MTME = Source("mtme", Conflicts("--mtme", CANNOT, (
     Option("input", "-i", "the system outputs come from ROOT/TESTSET/system-outputs/LP; choose them with --systems"),
@@ -70,7 +67,7 @@ def requested(opts: Options) -> bool:
     return bool(getattr(opts, "mtme", None)) or bool(only.given(opts))
 
 
-def check_common(opts: Options, lps: Sequence[str]) -> Options:
+def check_common(opts: Options) -> Options:
     """Errors that need no file and no model; the options with each --ref once."""
     if not opts.testset:
         raise UserError("--mtme needs -t/--testset TESTSET (a folder of ROOT, e.g. wmt23)")
@@ -88,32 +85,7 @@ def check_common(opts: Options, lps: Sequence[str]) -> Options:
     twice = [spec for k, spec in enumerate(opts.metrics) if spec in opts.metrics[:k]]
     if twice:
         raise UserError(f"-m: {twice[0]!r} is given twice")
-    if opts.metric_name:
-        if not opts.write_mtme:
-            raise UserError("--metric-name names the MTME score files: it needs --write-mtme OUT")
-        if len(opts.metric_name) != len(opts.metrics):
-            raise UserError(f"--metric-name: {len(opts.metric_name)} name(s) for {len(opts.metrics)} metric(s); "
-                            "give one name per -m")
-        safe = [mtme_metric_name(n) for n in opts.metric_name]
-        if len(set(safe)) != len(safe):
-            raise UserError(f"--metric-name: two names give the same file name ({', '.join(safe)})")
-    if opts.write_mtme:
-        _check_out_dir(opts.write_mtme, opts.testset, lps)
     return opts
-
-
-def _check_out_dir(out: str, testset: str, lps: Sequence[str]) -> None:
-    """The score directories exist (or are made) and can be written, before anything is scored."""
-    if os.path.exists(out) and not os.path.isdir(out):
-        raise UserError(f"--write-mtme {out}: not a directory")
-    for lp in lps:
-        d = os.path.join(out, testset, "metric-scores", lp)
-        try:
-            os.makedirs(d, exist_ok=True)
-        except OSError as exc:
-            raise UserError(f"--write-mtme {out}: cannot create {d} ({exc.strerror})") from None
-        if not os.access(d, os.W_OK):
-            raise UserError(f"--write-mtme {out}: {d} is not writable")
 
 
 def _check_main_args(opts: Options) -> Options:
@@ -125,7 +97,7 @@ def _check_main_args(opts: Options) -> Options:
     if "," in opts.lang:
         raise UserError(f"-l {opts.lang}: one language pair with --mtme; for several use "
                         f"docmetrics metaeval --mtme {opts.mtme} -t {opts.testset or 'TESTSET'} -l {opts.lang} -m ...")
-    return check_common(opts, [opts.lang])
+    return check_common(opts)
 
 
 def _testset_habit(testset: str) -> str:
@@ -169,11 +141,6 @@ class _Report(MtmeObserver):
 
     def loaded(self, run: MtmeRun, metrics: Sequence[MtmeMetric]) -> None:
         self.labels[run.lp] = metric_labels([m.spec for m in metrics], [m.metric.name for m in metrics])
-        for m in metrics:
-            longest = f"{m.name}-{m.ref}.seg.score"
-            if len(longest.encode("utf-8")) > MAX_FILE_NAME:
-                raise UserError(f"{m.spec}: the MTME file name from its signature is {len(longest)} characters, "
-                                f"more than a file system takes ({MAX_FILE_NAME}); name the files with --metric-name")
 
     def scoring(self, run: MtmeRun, metric: MtmeMetric) -> None:
         note(self.opts, f"[{run.lp}] {metric.spec}: {len(run.testset.systems)} systems x {run.testset.n_segments} "
@@ -208,11 +175,18 @@ def score(opts: Options, lps: Sequence[str], systems: Sequence[str] | None, who:
         def load(spec: str, lp: str) -> Any:
             return api.load(spec, defaults={"lang": lp}, session=session)
 
-        runs = run_mtme(opts.mtme, opts.testset, lps, opts.metrics, load, ref=opts.ref, human_name=opts.human_name,
-                        systems=systems, include_human=opts.include_human, include_outliers=opts.include_outliers,
-                        out_root=opts.write_mtme, metric_names=opts.metric_name, observer=_Report(opts, who),
-                        doc_rule=getattr(opts, "doc_level", None),
-                        requested=getattr(opts, "sacrebleu_signatures", None), stored=stored)
+        try:
+            runs = run_mtme(opts.mtme, opts.testset, lps, opts.metrics, load, ref=opts.ref,
+                            human_name=opts.human_name, systems=systems, include_human=opts.include_human,
+                            include_outliers=opts.include_outliers, out_root=opts.write_mtme,
+                            metric_names=opts.metric_name, observer=_Report(opts, who),
+                            doc_rule=getattr(opts, "doc_level", None),
+                            requested=getattr(opts, "sacrebleu_signatures", None), stored=stored)
+        except UserError as exc:  # the library's parameters, named as the options that give them
+            if not {"metric_names", "out_root"} & set(exc.params):
+                raise
+            raise type(exc)(str(exc).replace("metric_names", "--metric-name").replace("out_root", "--write-mtme"),
+                            params=exc.params) from None
         if session.cache is not None:
             note(opts, f"score cache {session.cache.path}: {session.cache.stats.summary()}", who)
     levels = None if getattr(opts, "doc_level", None) is None else ("system", "segment", "document")
@@ -226,29 +200,19 @@ def score(opts: Options, lps: Sequence[str], systems: Sequence[str] | None, who:
 # -- docmetrics --mtme ROOT -t TESTSET -l LP -m SPEC... ------------------------------------------------------------
 def run(opts: Options) -> int:
     """``docmetrics -m SPEC... --mtme ROOT -t TESTSET -l LP``: score, write, meta-evaluate, print (-o: to the file)."""
+    from .. import judging
+
     opts = _check_main_args(opts)
     opts, (lp_run,) = score(opts, [opts.lang], opts.systems, "docmetrics")
     if getattr(opts, "report", None):  # the page write_report(PAGE, meta_evaluate(...), results=, data=) writes
         from .report import write as write_report
 
-        judged = lp_run.evaluation if lp_run.evaluation is not None else lp_dict(lp_run, opts)  # else: scores only
+        judged = (lp_run.evaluation if lp_run.evaluation is not None  # else: scores only
+                  else judging.mtme_run_dict(lp_run, short=opts.short))
         write_report(opts, opts.report, judged, f"docmetrics --mtme ({lp_run.lp})", results=lp_run.results,
                      data=lp_run.evalset())
-    write(Output(data=lambda: lp_dict(lp_run, opts), text=lambda: lp_text(lp_run, opts)), opts)
+    write(Output(data=lambda: judging.mtme_run_dict(lp_run, short=opts.short),
+                 text=lambda: judging.mtme_run_text(lp_run, opts.width if opts.width_given else None,
+                                                    rank_by=opts.rank_by or "spa", short=opts.short)), opts)
     return 0
 
-
-def lp_dict(run: MtmeRun, opts: Options) -> dict[str, Any]:
-    """The JSON of a language pair (:func:`docmetrics.judging.mtme_run_dict`)."""
-    from .. import judging
-
-    return judging.mtme_run_dict(run, short=opts.short)
-
-
-def lp_text(run: MtmeRun, opts: Options, explain: bool = True) -> str:
-    """The text of a language pair (:func:`docmetrics.judging.mtme_run_text`; ``explain``: how the statistics are
-    computed, under the first pair)."""
-    from .. import judging
-
-    return judging.mtme_run_text(run, opts.width if opts.width_given else None, rank_by=opts.rank_by or "spa",
-                                 explain=explain, short=opts.short)

@@ -2,27 +2,26 @@
 predictions judged against the human spans (WMT25 metrics subtask 2, WMT26 subtask 1), character-level
 precision, recall and F1 as WMT25's ``scoring_esa.py`` computes them.  The data is read by
 :func:`docmetrics.read_human` (``--human``: any format whose gold spans it carries), the work is
-:func:`docmetrics.judging.span_f1`, the table is here.  ``--genmt FILE -m xcomet --spans`` and
-``--human RAW_MQM.tsv -m xcomet-qe --spans`` judge a metric's own spans (each -m one predictor, beside any
-files): the metric scores the pair's systems, or the MQM file's rated translations (``--ref NAME``: one of
-its human references, for a metric that scores against one; it is then not a system), and its spans per
-segment are the predictions, judged by the same call on the pair's (or the MQM file's) judged data."""
+:func:`docmetrics.judging.span_f1`, the table :func:`docmetrics.judging.spans_text`.
+``--genmt FILE -m xcomet --spans`` and ``--human RAW_MQM.tsv -m xcomet-qe --spans`` judge a metric's own spans
+(each -m one predictor, beside any files): the metric scores the pair's systems, or the MQM file's rated
+translations (``--ref NAME``: one of its human references, for a metric that scores against one; it is then not a
+system), and its spans per segment are the predictions, judged by the same call on the pair's (or the MQM file's)
+judged data."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 
 from ..judging import (
-    PARTIAL_CREDIT,
     SPAN_METRICS,
     EvalSet,
     Scored,
-    SpanGold,
     SpanJudgement,
     check_gives_spans,
     metric_labels,
-    num,
-    table,
+    spans_dict,
+    spans_text,
 )
 from ..values.errors import UserError
 from .conflicts import Conflicts, Option
@@ -31,7 +30,7 @@ from .options import Options
 from .output import Output
 from .scoring import ScoringReport
 
-__all__ = ["run", "format_text"]
+__all__ = ["run"]
 
 #: Options of a metric run, which --spans does not take.
 NOT_WITH = Conflicts("--spans", "{other} judges error spans (from files, or a metric's own with --genmt or --human), "
@@ -138,9 +137,8 @@ def run(opts: Options) -> Output:
     if metrics:
         found += _metrics_judged(opts, metrics, scored)
         notes += scored.notes
-    return Output(data=lambda: {"gold": gold.text, "partial_credit": PARTIAL_CREDIT, "notes": notes,
-                                "predictors": [j.to_dict() for j in found]},
-                  text=lambda: format_text(found, gold, opts.width or 4, notes))
+    return Output(data=lambda: spans_dict(found, gold, notes),
+                  text=lambda: spans_text(found, gold, opts.width or 4, notes))
 
 
 def _metrics_judged(opts: Options, specs: list[str], scored: _Scored) -> list[SpanJudgement]:
@@ -186,27 +184,3 @@ class _SpanReport(ScoringReport):
         note(self.opts, f"{spec}: {judged.signature}")
         self.judged.append(judged)
 
-
-def format_text(found: list[SpanJudgement], gold: SpanGold, width: int, notes: list[str]) -> str:
-    """The predictors' span judgements against ``gold`` as a table, each one's counts, ``notes`` and how spans are
-    scored."""
-    rows: list[list[str]] = []
-    for j in found:
-        for k, (system, c) in enumerate([("all", j.overall), *j.systems.items()]):
-            s = c.scores()
-            rows.append([j.predictor if k == 0 else "", system, str(c.items), num(s.precision, width),
-                         num(s.recall, width), num(s.f1, width), str(c.gold), str(c.pred)])
-    out = [f"Error spans (WMT25 subtask 2): {gold.text}\n",
-           table(["Predictor", "System", "items", "precision", "recall", "F1", "gold chars", "pred chars"], rows),
-           "\n"]
-    for j in found:
-        left = "; ".join(f"{why}: {n}" for why, n in j.left_out.items())
-        out.append(f"{j.predictor}: {j.overall.items} items, {j.spans['gold']} gold and {j.spans['pred']} predicted "
-                   f"spans compared; left out: {left or 'nothing'}.\n")
-    out.extend(note + "\n" for note in notes)
-    out.append(f"Character-level, as WMT25's scoring_esa.py: a character counts once per span covering it; full "
-               f"credit within a severity class (major = major or critical; minor), {PARTIAL_CREDIT:g} across "
-               "classes; summed over the items (micro); precision 1 with nothing predicted, recall 1 with no gold "
-               "error.  Omissions (no offsets) and undecided spans are left out, as the official scorer leaves them "
-               "out.\n")
-    return "".join(out)

@@ -72,7 +72,7 @@ _MODULES = {
     ".mbr": ("TIES", "UNITS"),
     ".paired": ("DEFAULT_N", "MAX_N", "TEST_NAMES", "ALPHA", "DEFAULT_CI_LEVEL", "PairedTest", "PairedResult",
                 "ConfidenceInterval"),
-    ".spans": ("SpanJudgement", "SPAN_METRICS", "gives_no_spans", "check_gives_spans"),
+    ".spans": ("SpanJudgement", "SPAN_METRICS", "gives_no_spans", "check_gives_spans", "spans_dict", "spans_text"),
     ".score_systems": ("Scored", "ScoringObserver", "score_metrics"),
     ".scores": ("Scores",),
     ".sweeps": ("STAT_CHOICES", "SEG_STATS", "Sweep", "Point"),

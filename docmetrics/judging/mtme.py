@@ -44,6 +44,8 @@ __all__ = ["NO_HUMAN_SCORES", "ONE_SYSTEM", "MtmeMetric", "MtmeRun", "MtmeObserv
 #: why a language pair is scored only (:attr:`MtmeRun.why_no_metaeval`)
 NO_HUMAN_SCORES = "no human scores"
 ONE_SYSTEM = "one system"
+#: the longest file name most file systems take (bytes)
+MAX_FILE_NAME = 255
 
 
 @dataclass
@@ -170,6 +172,34 @@ def check_doc_gold(data: MtmeTestSet, systems: Sequence[str], doc_rule: str) -> 
              human_file=data.paths.get(f"human:{name}.{kind}", name))
 
 
+def _check_out(out_root: str | None, testset: str, lps: Sequence[str], specs: Sequence[str],
+               metric_names: Sequence[str] | None) -> None:
+    """``out_root`` and ``metric_names`` of :func:`run_mtme`, before anything is read: one name per spec, no two
+    giving the same file name, and the score directories exist (or are made) and can be written."""
+    if metric_names:
+        if out_root is None:
+            raise InputError("metric_names names the MTME score files: it needs out_root", params=("metric_names",))
+        if len(metric_names) != len(specs):
+            raise InputError(f"metric_names: {len(metric_names)} name(s) for {len(specs)} metric(s); give one name "
+                             "per metric", params=("metric_names",))
+        safe = [mtme_metric_name(n) for n in metric_names]
+        if len(set(safe)) != len(safe):
+            raise InputError(f"metric_names: two names give the same file name ({', '.join(safe)})",
+                             params=("metric_names",))
+    if out_root is None:
+        return
+    if os.path.exists(out_root) and not os.path.isdir(out_root):
+        raise InputError(f"out_root {out_root}: not a directory", params=("out_root",))
+    for lp in lps:
+        d = os.path.join(out_root, testset, "metric-scores", lp)
+        try:
+            os.makedirs(d, exist_ok=True)
+        except OSError as exc:
+            raise InputError(f"out_root {out_root}: cannot create {d} ({exc.strerror})", params=("out_root",)) from None
+        if not os.access(d, os.W_OK):
+            raise InputError(f"out_root {out_root}: {d} is not writable", params=("out_root",))
+
+
 def run_mtme(
     root: str,
     testset: str,
@@ -204,8 +234,11 @@ def run_mtme(
     ``requested``: the signature the ``k``-th spec was given in where its metric holds none itself
     (sacrebleu's), as :func:`~docmetrics.judging.score_systems.score_metrics` takes it.  ``stored``: language
     pair -> spec -> a metric already scored (:func:`read_mtme_dir`'s), the metric of that spec (not loaded), each
-    checked against the pair's test set as soon as it is read.
+    checked against the pair's test set as soon as it is read.  ``out_root`` and ``metric_names`` are checked
+    before anything is read, and a file name longer than :data:`MAX_FILE_NAME` stops the run before anything
+    is scored (errors name the parameter in ``params``).
     """
+    _check_out(out_root, testset, lps, specs, metric_names)
     observer = observer or MtmeObserver()
     scorers = {lp: {spec: StoredScorer(m) for spec, m in ms.items()} for lp, ms in (stored or {}).items()}
     runs = []
@@ -227,6 +260,11 @@ def run_mtme(
             if out_root is not None:
                 m.ref = run.data.ref if run.data.ref is not None and uses_reference(m.metric) else "src"
                 m.name = mtme_metric_name(metric_names[k] if metric_names else m.metric.signature().format(short=True))
+                longest = f"{m.name}-{m.ref}.seg.score"
+                if len(longest.encode("utf-8")) > MAX_FILE_NAME:
+                    raise InputError(f"{spec}: the MTME file name from its signature is {len(longest)} characters, "
+                                     f"more than a file system takes ({MAX_FILE_NAME}); name the files with "
+                                     "metric_names", params=("metric_names",))
             metrics.append(m)
         observer.loaded(run, metrics)
         loaded.append(metrics)

@@ -13,7 +13,7 @@ offsets) or as WMT25's task-2 submissions write them (``start_indices``, ``end_i
 ``error_types``: space-separated, ``no-error`` for none).  Every mistake is an InputError naming the file,
 the line and the field.  A metric's own spans (XCOMET's, per segment: :func:`metric_predictions`) are
 judged the same way (:func:`judge_predicted`), on the file's test set (a line's item: ``SpanGold.lines``).
-Nothing here prints.
+Nothing here prints: :func:`spans_text` and :func:`spans_dict` give the table and the JSON of the judgements.
 """
 
 from __future__ import annotations
@@ -23,21 +23,21 @@ from collections import Counter
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Mapping, Sequence
 
-from ..algorithms.spans import SpanCounts, item_counts, micro
+from ..algorithms.spans import PARTIAL_CREDIT, SpanCounts, item_counts, micro
 from ..formats.base import SKIPPED_SEVERITIES, SPAN_SEVERITIES, Span, SpanGold, SpanItem, span_objects
 from ..formats.esa import OMISSION
+from ..formats.wmt25_tsv import NO_ERROR
 from ..values.errors import InputError, UserError
 from ..values.io import read_lines
 from ..values.jsonl import json_lines, string_field
+from .text import num, table
 
 if TYPE_CHECKING:
     from ..values.result import Result
 
 __all__ = ["SpanJudgement", "read_predictions", "metric_predictions", "judge_predicted",
-           "gives_no_spans", "check_gives_spans", "SPAN_METRICS"]
+           "gives_no_spans", "check_gives_spans", "SPAN_METRICS", "spans_dict", "spans_text"]
 
-#: What WMT25's task-2 files write in ``error_types`` for an item without errors.
-NO_ERROR = "no-error"
 #: The presets whose metric gives error spans per segment, as an error names them.
 SPAN_METRICS = "xcomet-qe, xcomet (with a reference), gemba-mqm, gemba-esa (LLM judges)"
 
@@ -248,3 +248,37 @@ def judge_predicted(predictor: str, predicted: Mapping[tuple[str, ...], tuple[in
         left_out[f"systems without predictions ({', '.join(unpredicted)})"] = len(unpredicted)
     counts = {s: micro(c) for s, c in per_system.items() if c}
     return SpanJudgement(predictor, micro(counts.values()), counts, spans, dict(left_out))
+
+
+def spans_dict(found: Sequence[SpanJudgement], gold: SpanGold, notes: Sequence[str] = ()) -> dict[str, Any]:
+    """The JSON of :func:`spans_text` (what ``docmetrics --spans -f json`` prints)."""
+    return {"gold": gold.text, "partial_credit": PARTIAL_CREDIT, "notes": list(notes),
+            "predictors": [j.to_dict() for j in found]}
+
+
+def spans_text(found: Sequence[SpanJudgement], gold: SpanGold, width: int = 4, notes: Sequence[str] = ()) -> str:
+    """The predictors' span judgements (:func:`~docmetrics.judging.span_f1`'s) against ``gold`` as a table
+    (``width`` decimals), each one's counts, ``notes`` and how spans are scored: what ``docmetrics --spans`` prints.
+
+    >>> print(spans_text([span_f1("predictions.jsonl", data)], data.spans))             # doctest: +SKIP
+    """
+    rows: list[list[str]] = []
+    for j in found:
+        for k, (system, c) in enumerate([("all", j.overall), *j.systems.items()]):
+            s = c.scores()
+            rows.append([j.predictor if k == 0 else "", system, str(c.items), num(s.precision, width),
+                         num(s.recall, width), num(s.f1, width), str(c.gold), str(c.pred)])
+    out = [f"Error spans (WMT25 subtask 2): {gold.text}\n",
+           table(["Predictor", "System", "items", "precision", "recall", "F1", "gold chars", "pred chars"], rows),
+           "\n"]
+    for j in found:
+        left = "; ".join(f"{why}: {n}" for why, n in j.left_out.items())
+        out.append(f"{j.predictor}: {j.overall.items} items, {j.spans['gold']} gold and {j.spans['pred']} predicted "
+                   f"spans compared; left out: {left or 'nothing'}.\n")
+    out.extend(note + "\n" for note in notes)
+    out.append(f"Character-level, as WMT25's scoring_esa.py: a character counts once per span covering it; full "
+               f"credit within a severity class (major = major or critical; minor), {PARTIAL_CREDIT:g} across "
+               "classes; summed over the items (micro); precision 1 with nothing predicted, recall 1 with no gold "
+               "error.  Omissions (no offsets) and undecided spans are left out, as the official scorer leaves them "
+               "out.\n")
+    return "".join(out)
