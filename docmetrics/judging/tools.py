@@ -228,7 +228,7 @@ def sweep(metric: str, grid: Sequence[str], testset: TestSet, *, human: Any = No
     """
     from .. import api
     from ..formats.human_tsv import HumanScores
-    from ..runtime.cache import DEFAULT_CHUNK, default_path, using
+    from ..runtime.cache import DEFAULT_CHUNK, ScoreCache, default_path
 
     metric, grid = one_name(metric, "metric", "sweep"), name_list(grid, "grid", "sweep")  # "w=1..3": one parameter
     if not isinstance(testset, TestSet):
@@ -245,7 +245,7 @@ def sweep(metric: str, grid: Sequence[str], testset: TestSet, *, human: Any = No
             kept = cache is not None
             folder = None if kept else stack.enter_context(tempfile.TemporaryDirectory(prefix="docmetrics-sweep-"))
             where = os.path.join(folder, "scores.sqlite") if folder else default_path() if cache is True else cache
-            store = stack.enter_context(using(where, chunk_size=cache_chunk or DEFAULT_CHUNK))
+            store = stack.enter_context(ScoreCache(where, chunk_size=cache_chunk or DEFAULT_CHUNK))
             planned.cache_path = str(store.path) if kept else None
         opened = stack.enter_context(session(store) if session is not None else api.Session(cache=store))
         run_sweep(planned, testset, lambda spec: api.load(spec, defaults={"lang": lang}, session=opened), human=human,
