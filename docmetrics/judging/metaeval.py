@@ -29,7 +29,7 @@ from .evaluate import compared_statistics, evaluate_mtme, evaluate_wmt
 from .human_match import closest_system, match_systems, segment_rows
 from .labels import row_labels
 from .metaeval_metric import MetaEval
-from .metaevaluation import MetaEvaluation, mtme_text, written_lines
+from .metaevaluation import MetaEvaluation, mtme_text
 from .params import name_list
 from .scores import Scores
 from .statistics import LEVELS
@@ -389,8 +389,7 @@ def mtme_run_text(run: MtmeRun, width: int | None = None, *, rank_by: str = "spa
         return run.evaluation.to_text(4 if width is None else width, rank_by=rank_by, explain=explain,
                                       written=run.written)
     signatures = {spec: results[0].signature.format(short=short) for spec, results in run.results.items()}
-    return mtme_text(None, run.data, list(run.testset.systems), signatures,
-                     written=written_lines(run.written, list(run.results)),
+    return mtme_text(None, run.data, list(run.testset.systems), signatures, written=run.written,
                      scores_table=Scores(list(run.results.items()), run.testset).table(width))
 
 
