@@ -61,7 +61,7 @@ UNITS = [Unit(mt=f"mt {i} " + "x" * i, src=f"src {i}") for i in range(12)]
 
 def test_hits_give_the_same_output_without_calling_the_backbone(tmp_path):
     bb = Recorder()
-    with cache.using(tmp_path / "c.sqlite") as c:
+    with cache.ScoreCache(tmp_path / "c.sqlite") as c:
         first = scored(c, bb, UNITS)
         assert c.stats.to_dict() == {"looked_up": 12, "hits": 0, "scored": 12, "stored": 12, "unstored": 0}
         again = scored(c, bb, UNITS[3:] + UNITS[:3])
@@ -103,7 +103,7 @@ def test_key_includes_the_backbone_identity(tmp_path, change):
         "fingerprint": Recorder("rec-v2", scale=1.0),
         "precision": Recorder(precision="bf16", scale=1.0),
     }[change]
-    with cache.using(tmp_path / "c.sqlite") as c:
+    with cache.ScoreCache(tmp_path / "c.sqlite") as c:
         scored(c, base, UNITS)
         scored(c, other, UNITS)
         assert c.stats.hits == 0 and len(other.calls) == 1
@@ -132,7 +132,7 @@ def test_counters_are_cached_only_where_they_belong_to_a_unit(tmp_path):
     ctx = [Unit(mt=f"m{i}", src="s", mt_context=("a",) * (i % 3)) for i in range(6)]
     zero = [Unit(mt=f"z{i}", src="s", mt_context=()) for i in range(3)]
     uncached = Recorder().score(ctx)
-    with cache.using(tmp_path / "c.sqlite", chunk_size=4) as c:
+    with cache.ScoreCache(tmp_path / "c.sqlite", chunk_size=4) as c:
         bb = Recorder()
         out = scored(c, bb, ctx)
         assert out.counters == uncached.counters == {"context": 6}

@@ -242,7 +242,7 @@ def test_a_file_that_cannot_be_used_is_refused_and_left_untouched(toy_dist, file
 # -- recovered: the run goes on (exit 0, the right numbers) and says what happened ---------------------------
 def damaged_middle_page(path, capsys, files, monkeypatch):
     filled(capsys, files, path)
-    with cache.using(path) as c:  # other rows, so that the file has pages enough to have a middle
+    with cache.ScoreCache(path) as c:  # other rows, so that the file has pages enough to have a middle
         scored(c, Recorder(), [Unit(mt=f"filler {i}", src="s") for i in range(400)])
     assert damage_page(path) > 10
 
@@ -353,13 +353,13 @@ def test_a_tampered_row_is_ignored_counted_and_reported_once(tmp_path, statement
     path = tmp_path / "c.sqlite"
     bb = Recorder()
     direct = bb.score(UNITS)
-    with cache.using(path) as c:
+    with cache.ScoreCache(path) as c:
         scored(c, bb, UNITS)
     keys = {"victim": cache.unit_key(UNITS[7]), "other": cache.unit_key(UNITS[3])}
     edit(path, *[(sql, keys) for sql in statements])
     bb = Recorder()
     with pytest.warns(DocMetricsWarning) as caught:
-        with cache.using(path) as c:
+        with cache.ScoreCache(path) as c:
             out = scored(c, bb, UNITS)
             assert c.tampered == 1 and c.stats.hits == len(UNITS) - len(rescored)
             assert bb.calls == [[UNITS[i] for i in rescored]]
@@ -488,12 +488,12 @@ def test_a_full_disk_during_a_sweep_is_exit_2_and_the_rerun_reuses_what_was_stor
 def test_a_write_refused_as_read_only_goes_on_without_storing(tmp_path, monkeypatch):
     """The file turned out read-only although os.access said otherwise (e.g. a read-only mount)."""
     path = tmp_path / "c.sqlite"
-    with cache.using(path, chunk_size=5) as c:
+    with cache.ScoreCache(path, chunk_size=5) as c:
         scored(c, Recorder(), UNITS[:10])
     fail_writes(monkeypatch, 0, sqlite3.OperationalError("attempt to write a readonly database"))
     bb = Recorder()
     with pytest.warns(DocMetricsWarning, match="is read-only .*new ones are not stored"):
-        with cache.using(path, chunk_size=5) as c:
+        with cache.ScoreCache(path, chunk_size=5) as c:
             out = scored(c, bb, UNITS)
             assert c.read_only and c.stats.hits == 10 and c.stats.stored == 0 and c.stats.scored == 14
     assert out.scores == Recorder().score(UNITS).scores
@@ -520,7 +520,7 @@ def test_damage_found_during_a_run_is_exit_2_and_the_file_set_aside(toy_dist, fi
 
 def test_the_check_on_opening_is_for_files_up_to_the_limit(tmp_path, monkeypatch):
     path = tmp_path / "c.sqlite"
-    with cache.using(path) as c:
+    with cache.ScoreCache(path) as c:
         scored(c, Recorder(), UNITS)
     damage_page(path, peek(path, "SELECT rootpage FROM sqlite_master WHERE name='scores'")[0][0])
     monkeypatch.setattr(cache_file, "QUICK_CHECK_MAX_BYTES", path.stat().st_size - 1)

@@ -303,7 +303,7 @@ def test_persistent_score_cache_keeps_modes_apart(tiny, tmp_path):
     specs = [tiny.spec(), tiny.spec(mode="strict")]
     plain = [unit_scores(docmetrics.load(s).score(systems["A"], references=refs, doc_ids=ids)) for s in specs]
     assert plain[0] != pytest.approx(plain[1], abs=1e-4)
-    with cache.using(tmp_path / "scores.sqlite") as store:
+    with cache.ScoreCache(tmp_path / "scores.sqlite") as store:
         for _ in range(2):  # the second round comes from the cache
             for spec, expected in zip(specs, plain):
                 got = docmetrics.load(spec, cache=store).score(systems["A"], references=refs, doc_ids=ids)

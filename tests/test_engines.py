@@ -349,7 +349,7 @@ def test_a_rerun_the_cache_answers_never_loads_the_comet_model(name, specs, tmp_
     separator from the encoder's tokenizer files: a fully cached rerun loads no weights."""
     from docmetrics_backbones.comet.backbone import CometBackbone
 
-    with cache.using(tmp_path / "c.sqlite") as store:
+    with cache.ScoreCache(tmp_path / "c.sqlite") as store:
         first = docmetrics.load(specs[name], device="cpu", cache=store).score_systems(
             SYSTEMS, sources=SRC, references=REF, doc_ids=DOCS)
         monkeypatch.setattr(CometBackbone, "load", lambda self: pytest.fail("the model was loaded"))

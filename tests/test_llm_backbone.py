@@ -182,7 +182,7 @@ def test_the_cache_returns_the_stored_answer_without_loading_the_model(tiny, tmp
     for run in ("scored", "cached"):
         if run == "cached":
             monkeypatch.setattr(local.LocalModel, "__init__", lambda *a, **k: pytest.fail("the model was loaded"))
-        with cache_module.using(tmp_path / "scores.sqlite") as store:
+        with cache_module.ScoreCache(tmp_path / "scores.sqlite") as store:
             session = docmetrics.Session(cache=store)
             (result,) = docmetrics.load(spec, session=session).compute(testset)
             session.close()

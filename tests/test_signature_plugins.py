@@ -261,7 +261,7 @@ def test_the_score_cache_never_answers_an_upgraded_plugin_with_its_old_scores(tm
     path, spec = tmp_path / "scores.sqlite", "slide:w=1,s=1,backbone=length-ratio"
 
     def run(site: str, toy: str) -> tuple[int, int, str, dict]:
-        with installed(tmp_path / site, toy=toy), cache.using(path) as c:
+        with installed(tmp_path / site, toy=toy), cache.ScoreCache(path) as c:
             metric = docmetrics.load(spec, cache=c)
             metric.score(HYP, sources=SRC, doc_ids=IDS)
             return c.stats.hits, c.stats.scored, c.key_for(metric.backbone), \

@@ -97,7 +97,7 @@ def test_spans_and_answers_reach_the_results_and_come_back_from_the_cache(spans_
     path = tmp_path / "scores.sqlite"
     for run in ("scored", "cached"):
         SpansBackbone.calls.clear()
-        with cache_module.using(path) as store:
+        with cache_module.ScoreCache(path) as store:
             session = docmetrics.Session(cache=store)
             (result,) = docmetrics.load("slide:w=1,s=1,backbone=spans", session=session).compute(
                 docmetrics.TestSet.from_lists({"sys": HYP}, SRC, None, ["d", "d", "d"]))

@@ -109,7 +109,7 @@ def test_cache_gives_the_spans_without_loading_the_model(xcomet, comet_model, tm
             def refuse(self):
                 raise AssertionError("the model was loaded")
             monkeypatch.setattr(CometBackbone, "load", refuse)
-        with cache_module.using(path) as store:
+        with cache_module.ScoreCache(path) as store:
             session = docmetrics.Session(cache=store)
             (result,) = docmetrics.load(spec, session=session).compute(testset)
             session.close()

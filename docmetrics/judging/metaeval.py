@@ -29,10 +29,10 @@ from .evaluate import compared_statistics, evaluate_mtme, evaluate_wmt
 from .human_match import closest_system, match_systems, segment_rows
 from .labels import row_labels
 from .metaeval_metric import MetaEval
-from .metaevaluation import MetaEvaluation, mtme_text, written_lines
+from .metaevaluation import MetaEvaluation, mtme_text
 from .params import name_list
+from .scores import Scores
 from .statistics import LEVELS
-from .text import num, table
 
 if TYPE_CHECKING:
     from .mtme import MtmeRun
@@ -388,13 +388,9 @@ def mtme_run_text(run: MtmeRun, width: int | None = None, *, rank_by: str = "spa
     if run.evaluation is not None:
         return run.evaluation.to_text(4 if width is None else width, rank_by=rank_by, explain=explain,
                                       written=run.written)
-    specs = list(run.results)
-    named = dict(zip(specs, row_labels(specs)))
-    rows = [[s] + [num(r.score, width if width is not None else getattr(r, "decimals", None) or 4)
-                   for r in (run.results[spec][i] for spec in specs)] for i, s in enumerate(run.testset.systems)]
-    signatures = {spec: run.results[spec][0].signature.format(short=short) for spec in specs}
-    return mtme_text(None, run.data, list(run.testset.systems), signatures, written=written_lines(run.written, specs),
-                     scores_table=table(["System"] + [named[s] for s in specs], rows))
+    signatures = {spec: results[0].signature.format(short=short) for spec, results in run.results.items()}
+    return mtme_text(None, run.data, list(run.testset.systems), signatures, written=run.written,
+                     scores_table=Scores(list(run.results.items()), run.testset).table(width))
 
 
 def mtme_run_dict(run: MtmeRun, *, short: bool = False) -> dict[str, Any]:

@@ -26,7 +26,7 @@ from .statistics import LEVELS
 if TYPE_CHECKING:
     from ..formats.mtme import MtmeTestSet
 
-__all__ = ["MetaEvaluation", "MetaEval", "LEVELS", "LAYOUTS", "metaeval_text", "mtme_text", "written_lines",
+__all__ = ["MetaEvaluation", "MetaEval", "LEVELS", "LAYOUTS", "metaeval_text", "mtme_text",
            "spa_text", "ACC_EQ_TEXT", "DOC_TEXT", "PDP_TEXT"]
 
 #: the prefix of a statistic's name at a level other than the system's
@@ -175,7 +175,7 @@ class MetaEvaluation:
         if self.mtme_data is not None:
             signatures = {spec: e.signature for spec, e in self.metrics.items()}
             return mtme_text(self, self.mtme_data, list(self.data.testset.systems), signatures, width=width,
-                             rank_by=rank_by, explain=explain, written=written_lines(written, list(signatures)))
+                             rank_by=rank_by, explain=explain, written=written)
         human = self.human_text or (str(self.human.path) if self.human is not None else "")
         return metaeval_text(self, human=human, width=width)
 
@@ -312,11 +312,12 @@ def metaeval_text(ev: MetaEvaluation, *, human: str, width: int = 4) -> str:
 
 # -- MTME: one language pair, as --mtme and docmetrics metaeval print it ------------------------------------------
 def mtme_text(ev: MetaEvaluation | None, data: MtmeTestSet, systems: Sequence[str], signatures: Mapping[str, str], *,
-              width: int = 4, rank_by: str = "spa", explain: bool = True, written: Sequence[str] = (),
+              width: int = 4, rank_by: str = "spa", explain: bool = True, written: Sequence[Any] = (),
               scores_table: str = "") -> str:
     """One language pair of MTME data (``data``, its ``systems`` scored): the line naming the test set, then the
     meta-evaluation ``ev`` (:func:`_mtme_table`; None: not meta-evaluated, and ``scores_table``, the scores, in its
-    place), the systems not scored and why, the lines of ``written`` (the score files a run wrote), and
+    place), the systems not scored and why, the score files a run wrote (``written``: its
+    :class:`~docmetrics.judging.WrittenScores`, parallel to ``signatures``), and
     ``signatures`` (spec -> its signature, in the order given: the metrics' ``LABEL [k]``); ``rank_by``: the
     statistic the metrics are sorted by; ``explain``: say what the columns mean.  What ``docmetrics --mtme`` prints
     and ``MetaEvaluation.to_text()`` gives on MTME data."""
@@ -333,21 +334,13 @@ def mtme_text(ev: MetaEvaluation | None, data: MtmeTestSet, systems: Sequence[st
     not_scored = [f"{s} ({_why_not_scored(data, s)})" for s in sorted(data.system_outputs) if s not in systems]
     if not_scored:
         out.write(f"Not scored: {', '.join(not_scored)}\n")
-    out.writelines(line + "\n" for line in written)
+    for k, w in enumerate(written[: len(signatures)]):  # each metric's MTME score files, [k] its label
+        levels = ",".join(lv for lv in ("sys", "doc", "seg") if lv in w.paths)
+        out.write(f"[{k + 1}] MTME scores: {os.path.dirname(w.paths['sys'])}/{w.metric}-{w.ref}.{{{levels}}}.score\n")
     out.write("\nSignatures:\n")
     for spec, signature in signatures.items():
         out.write(f"[{labels[spec]}] {signature}\n")
     return out.getvalue()
-
-
-def written_lines(written: Sequence[Any], specs: Sequence[str]) -> list[str]:
-    """The line of each metric's MTME score files (``written``: :class:`~docmetrics.judging.WrittenScores`, parallel
-    to ``specs``), ``[k]`` its label."""
-    out = []
-    for k, w in enumerate(written[: len(specs)]):
-        levels = ",".join(lv for lv in ("sys", "doc", "seg") if lv in w.paths)
-        out.append(f"[{k + 1}] MTME scores: {os.path.dirname(w.paths['sys'])}/{w.metric}-{w.ref}.{{{levels}}}.score")
-    return out
 
 
 def _why_not_scored(data: MtmeTestSet, system: str) -> str:

@@ -76,11 +76,6 @@ class Scores:
             return "".join("\t".join([row[0].system, *(num(r.score, _width(r, width)) for r in row)]) + "\n"
                            for row in zip(*columns))
         cis = self.intervals
-
-        def cell(r: Result, ci: ConfidenceInterval | None) -> str:
-            w = _width(r, width)
-            return num(r.score, w) + (" " + ci.to_text(w) if ci is not None else "")
-
         out = []
         if n_systems == 1:
             for k, results in enumerate(columns):
@@ -88,18 +83,25 @@ class Scores:
                 detail = f" {r.detail['text']}" if r.detail.get("text") else ""
                 extra = f" ({r.coverage.summary()})" if r.coverage is not None else ""
                 ci = cis[k][0] if cis else None
-                out.append(f"{r.signature.format(short=short)} = {cell(r, ci)}{detail}{extra}\n")
+                out.append(f"{r.signature.format(short=short)} = {_cell(r, ci, width)}{detail}{extra}\n")
                 out.append(_unit_signature(r, short, level))
             return "".join(out) + (ConfidenceInterval.describe(cis) if cis else "")
-        headers = ["System", *row_labels([spec for spec, _ in self.metrics],
-                                         [rs[0].metric if rs else spec for spec, rs in self.metrics])]
-        rows = [[row[0].system, *(cell(r, cis[k][i] if cis else None) for k, r in enumerate(row))]
-                for i, row in enumerate(zip(*columns))]
-        out += [table(headers, rows), "\n", ConfidenceInterval.describe(cis) if cis else ""]
+        out += [self.table(width), "\n", ConfidenceInterval.describe(cis) if cis else ""]
         for k, results in enumerate(columns):
             out.append(f"[{k + 1}] {results[0].signature.format(short=short)}\n")
             out.append(_unit_signature(results[0], short, level, f"[{k + 1}] "))
         return "".join(out)
+
+    def table(self, width: int | None = None) -> str:
+        """The system scores as a table: a row per system, a column ``LABEL [k]`` per metric, each score with
+        its interval where computed (what :meth:`to_text` prints for several systems, ``--mtme`` for data it
+        does not meta-evaluate)."""
+        cis = self.intervals
+        headers = ["System", *row_labels([spec for spec, _ in self.metrics],
+                                         [rs[0].metric if rs else spec for spec, rs in self.metrics])]
+        rows = [[row[0].system, *(_cell(r, cis[k][i] if cis else None, width) for k, r in enumerate(row))]
+                for i, row in enumerate(zip(*(results for _, results in self.metrics)))]
+        return table(headers, rows)
 
     def to_dict(self, level: str = "system", *, short: bool = False) -> list[dict[str, Any]]:
         """One object per metric and system (:meth:`Result.to_dict` with its ``spec`` and, where computed, its
@@ -152,6 +154,12 @@ class Scores:
 def _width(result: Result, width: int | None) -> int:
     """The decimals of ``result``'s score: ``width`` where given, else the metric's own, else 4."""
     return width if width is not None else result.decimals or 4
+
+
+def _cell(r: Result, ci: ConfidenceInterval | None, width: int | None) -> str:
+    """A score (its decimals: :func:`_width`), with its interval where computed."""
+    w = _width(r, width)
+    return num(r.score, w) + (" " + ci.to_text(w) if ci is not None else "")
 
 
 def _unit_signature(r: Result, short: bool, level: str, prefix: str = "") -> str:

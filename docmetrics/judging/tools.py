@@ -228,7 +228,7 @@ def sweep(metric: str, grid: Sequence[str], testset: TestSet, *, human: Any = No
     """
     from .. import api
     from ..formats.human_tsv import HumanScores
-    from ..runtime.cache import DEFAULT_CHUNK, default_path, using
+    from ..runtime.cache import DEFAULT_CHUNK, ScoreCache, default_path
 
     metric, grid = one_name(metric, "metric", "sweep"), name_list(grid, "grid", "sweep")  # "w=1..3": one parameter
     if not isinstance(testset, TestSet):
@@ -245,7 +245,7 @@ def sweep(metric: str, grid: Sequence[str], testset: TestSet, *, human: Any = No
             kept = cache is not None
             folder = None if kept else stack.enter_context(tempfile.TemporaryDirectory(prefix="docmetrics-sweep-"))
             where = os.path.join(folder, "scores.sqlite") if folder else default_path() if cache is True else cache
-            store = stack.enter_context(using(where, chunk_size=cache_chunk or DEFAULT_CHUNK))
+            store = stack.enter_context(ScoreCache(where, chunk_size=cache_chunk or DEFAULT_CHUNK))
             planned.cache_path = str(store.path) if kept else None
         opened = stack.enter_context(session(store) if session is not None else api.Session(cache=store))
         run_sweep(planned, testset, lambda spec: api.load(spec, defaults={"lang": lang}, session=opened), human=human,
@@ -332,21 +332,13 @@ def write_report(path: str | os.PathLike[str], *sources: Source, names: Sequence
         raise SpecError("write_report: give what to report (a meta-evaluation, saved output, or results=)",
                         params=("sources",))
     given = list((results.items() if isinstance(results, Mapping) else results) or ())
-    compact = [compact_result(r, spec, _interval(intervals, k, i)) for k, (spec, rs) in enumerate(given)
+    compact = [compact_result(r, spec, intervals[k][i] if intervals else None) for k, (spec, rs) in enumerate(given)
                for i, r in enumerate(rs)]
     page = payload(named, results=compact, texts=texts(testset) if testset is not None else None, title=title,
                    human=human_segments(human, testset) if testset is not None else None,
                    spans=merge_spans(error_spans(human, testset), spans) if testset is not None else None,
                    command=command, inputs=inputs)
     return write_page(path, page)
-
-
-def _interval(intervals: Sequence[Sequence[Any]] | None, metric: int, system: int) -> dict[str, Any] | None:
-    """The confidence interval of ``intervals`` for a metric's system, as the page embeds it."""
-    if not intervals:
-        return None
-    ci = intervals[metric][system]
-    return ci.to_dict() if hasattr(ci, "to_dict") else dict(ci)
 
 
 def human_segments(human: Any, testset: TestSet) -> dict[str, Any] | None:

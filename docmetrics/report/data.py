@@ -121,14 +121,15 @@ def read(path: str) -> Any:
     return data
 
 
-def compact_result(result: Result, spec: str, ci: Mapping[str, Any] | None = None) -> dict[str, Any]:
-    """A result with its documents and units, the units column by column (``doc``: an index into
+def compact_result(result: Result, spec: str, ci: Any = None) -> dict[str, Any]:
+    """A result with its documents and units (``ci``: its confidence interval, a ConfidenceInterval or its
+    ``to_dict()``), the units column by column (``doc``: an index into
     ``docs``; ``weight``, ``group``, ``truncated``, ``partial`` only where some unit differs from the
     default; ``spans`` (each unit's error spans as ``-f json`` writes them, or null) and ``answer`` (an
     LLM judge's, or null) only where some unit has them)."""
     d = dict(result.to_dict(level="system"), spec=spec)
     if ci is not None:
-        d["ci"] = dict(ci)
+        d["ci"] = ci.to_dict() if hasattr(ci, "to_dict") else dict(ci)
     docs = [[x.doc_id, x.score, x.units] for x in result.docs]
     index = {x.doc_id: k for k, x in enumerate(result.docs)}
     for u in result.units:

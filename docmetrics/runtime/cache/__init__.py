@@ -65,10 +65,8 @@ checksum), :mod:`.file` (the SQLite file: its format, opening, upgrades, damage 
 
 from __future__ import annotations
 
-import contextlib
-import os
 from pathlib import Path
-from typing import Iterator, Mapping
+from typing import Mapping
 
 from ..engines import DEFAULT_CHUNK  # one chunk scored by an engine, one transaction here
 from .file import QUICK_CHECK_MAX_BYTES, CacheError, default_path
@@ -78,23 +76,10 @@ from .store import CacheStats, ScoreCache
 
 __all__ = [
     "ENV", "DEFAULT_CHUNK", "QUICK_CHECK_MAX_BYTES", "CacheError", "CacheStats", "ScoreCache", "attribute_counters",
-    "backbone_identity", "default_path", "environment_path", "unit_key", "using",
+    "backbone_identity", "default_path", "environment_path", "unit_key",
 ]
 
 ENV = "DOCMETRICS_SCORE_CACHE"
-
-
-@contextlib.contextmanager
-def using(
-    path: str | os.PathLike[str] | None = None, *, chunk_size: int = DEFAULT_CHUNK
-) -> Iterator[ScoreCache]:
-    """A cache opened for the duration of a ``with`` block and closed at its end (give it to a
-    :class:`~docmetrics.runtime.session.Session` or :func:`docmetrics.load` to use it)."""
-    store = ScoreCache(path, chunk_size=chunk_size)
-    try:
-        yield store
-    finally:
-        store.close()
 
 
 def environment_path(environ: Mapping[str, str]) -> str | Path | None:

@@ -132,6 +132,14 @@ class ScoreCache(CacheFile):
         except (sqlite3.DatabaseError, OSError) as exc:
             raise self.failure(exc, "counting stored scores") from None
 
+    def __enter__(self) -> ScoreCache:
+        """Open for the duration of a ``with`` block (give it to a :class:`~docmetrics.runtime.session.Session`
+        or :func:`docmetrics.load` to use it), closed at its end."""
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
     def close(self) -> None:
         """Close the file; warn once if tampered rows were ignored."""
         if self._tampered and self.is_open:  # (closed once: a second close says nothing)
