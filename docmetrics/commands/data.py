@@ -36,10 +36,9 @@ ALIASES = (
      ()),
 )
 #: What --data combines with, per command (every other option given is refused, never ignored; SHOWN: the output
-#: options and the fields no option sets).
+#: options; a field no option sets, such as ``argv``, is the command line's own and never refused).
 DATA = {"data", "data_format", "data_option"}
-SHOWN = {"quiet", "debug", "argv", "format", "short", "width", "width_given", "verbose", "stdin_implicit",
-         "sacrebleu_signatures"}
+SHOWN = {"quiet", "debug", "format", "short", "width", "verbose"}
 MODEL = {"device", "batch_size", "max_tokens", "precision", "cache", "workers", "engine", "ray_address"}
 WITH = {"rank": DATA | SHOWN | MODEL | {"lp", "rule", "metrics", "scores", "stored", "preset", "direction", "paired_bs",
                                        "paired_bs_n", "seed"},
@@ -51,7 +50,7 @@ WITH = {"rank": DATA | SHOWN | MODEL | {"lp", "rule", "metrics", "scores", "stor
                                         "resamples", "metric_test", "statistics", "spans"},
         "metaeval": DATA | SHOWN | {"metrics", "lps", "device", "batch_size", "max_tokens", "precision", "cache",
                                     "seed", "resamples"},
-        "report": DATA | {"quiet", "debug", "argv", "files", "output", "title", "lang"}}
+        "report": DATA | {"quiet", "debug", "files", "output", "title", "lang"}}
 
 
 def requested(opts: Options) -> bool:
@@ -70,9 +69,9 @@ def check(opts: Options, command: str) -> None:
     if given:
         raise SpecError(f"--data and {given[0]}: give the judged data once (--data PATH, or its alias {given[0]}; "
                         "with --data name a format with --data-format)")
-    defaults = type(opts)()
+    defaults, flags = type(opts)(), type(opts).flags
     for f in dataclasses.fields(opts):
-        if f.name not in WITH[command] and getattr(opts, f.name) != getattr(defaults, f.name):
+        if f.name in flags and f.name not in WITH[command] and getattr(opts, f.name) != getattr(defaults, f.name):
             taken = sorted({flag_of(opts, n) for n in WITH[command] - SHOWN - DATA})
             raise SpecError(f"--data does not take {flag_of(opts, f.name)} here; it takes {', '.join(taken)} and the "
                             "output options (or use the alias of a built-in format)")
