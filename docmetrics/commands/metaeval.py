@@ -15,7 +15,7 @@ from . import stored as stored_cli
 from .common import check_output_file
 from .mtme import check_common, score
 from .options import Options
-from .output import Output, write
+from .output import Output, decimals, write
 from .specs import language_pairs
 
 if TYPE_CHECKING:
@@ -85,7 +85,7 @@ def _text(runs: Sequence[MtmeRun], averages: dict[str, WmtAverage], labels: dict
     """Each language pair's tables (how they are computed under the first), the averages, the plot."""
     from .. import judging
 
-    text = "\n".join(judging.mtme_run_text(r, opts.width if opts.width_given else None, rank_by=opts.rank_by or "spa",
+    text = "\n".join(judging.mtme_run_text(r, decimals(opts), rank_by=opts.rank_by or "spa",
                                            explain=k == 0, short=opts.short) for k, r in enumerate(runs))
     text += "".join("\n" + avg.to_text(opts.width, labels) for avg in averages.values())
     return text + (f"\nplot: {opts.plot}\n" if opts.plot else "")

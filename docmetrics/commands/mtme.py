@@ -30,7 +30,7 @@ from .human import asked_statistics, judging_options
 from .inputs import once_each
 from .messages import note, warn
 from .options import Options
-from .output import Output, write
+from .output import Output, decimals, write
 from .scoring import ScoringReport
 
 __all__ = ["MTME", "check_common", "requested", "run", "score"]
@@ -212,7 +212,7 @@ def run(opts: Options) -> int:
         write_report(opts, opts.report, judged, f"docmetrics --mtme ({lp_run.lp})", results=lp_run.results,
                      data=lp_run.evalset())
     write(Output(data=lambda: judging.mtme_run_dict(lp_run, short=opts.short),
-                 text=lambda: judging.mtme_run_text(lp_run, opts.width if opts.width_given else None,
+                 text=lambda: judging.mtme_run_text(lp_run, decimals(opts),
                                                     rank_by=opts.rank_by or "spa", short=opts.short)), opts)
     return 0
 

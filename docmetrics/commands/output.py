@@ -14,7 +14,13 @@ from ..values.errors import UserError
 from .messages import note
 from .options import Options
 
-__all__ = ["Output", "write", "write_output", "json_text"]
+__all__ = ["Output", "write", "write_output", "json_text", "decimals"]
+
+
+def decimals(opts: Options) -> int | None:
+    """The decimals of every printed score: -w where given, else None (each metric prints its own: BLEU 1, as
+    sacrebleu does, else 4)."""
+    return opts.width if getattr(opts, "width_given", False) else None
 
 
 def json_text(data: Any) -> str:

@@ -23,7 +23,7 @@ from .common import check_outputs, session_scope
 from .inputs import check_stdin, load_testset, show_warnings
 from .messages import note, warn
 from .options import Options
-from .output import Output, write, write_output
+from .output import Output, decimals, write, write_output
 from .scoring import ScoringReport
 from .specs import check_specs, reference_advice, reference_files
 
@@ -217,7 +217,7 @@ def level_tsv(scores: Scores, opts: Options) -> str:
     if odd:  # a TSV cell cannot hold them
         warn(f"--level {opts.level}: {len(odd)} doc id(s) hold a tab or a line break (e.g. {odd[0]!r}), written as "
              "a space in the TSV; -f json keeps them as they are")
-    return scores.to_tsv(opts.level, width=opts.width if opts.width_given else None)
+    return scores.to_tsv(opts.level, width=decimals(opts))
 
 
 def judged(scores: Scores, opts: Options, evals: Any, found: Any) -> Output:
@@ -227,7 +227,7 @@ def judged(scores: Scores, opts: Options, evals: Any, found: Any) -> Output:
         return significance.paired_output(list(scores.metrics), opts)
     if evals is None:
         return Output(data=lambda: scores.to_dict(opts.level, short=opts.short),
-                      text=lambda: scores.to_text(short=opts.short, width=opts.width if opts.width_given else None,
+                      text=lambda: scores.to_text(short=opts.short, width=decimals(opts),
                                                   score_only=opts.score_only, level=opts.level))
     if found is None:  # the meta-evaluation's own text (-w decimals) and JSON
         return Output(data=evals.to_dict, text=lambda: evals.to_text(width=opts.width))

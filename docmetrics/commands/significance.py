@@ -12,7 +12,7 @@ from ..judging import DEFAULT_CI_LEVEL, DEFAULT_N, MAX_N, ConfidenceInterval, Pa
 from ..values.errors import UserError
 from .messages import warn
 from .options import Options
-from .output import Output
+from .output import Output, decimals
 
 
 def requested(opts: Options) -> str | None:
@@ -111,6 +111,6 @@ def paired_output(all_results: list[tuple[str, list[Result]]], opts: Options) ->
     for text in dict.fromkeys(w for t in tests for w in t.warnings):
         warn(text)
     specs = [spec for spec, _ in all_results]
-    decimals = opts.width if getattr(opts, "width_given", False) else None  # else each metric's own
+    width = decimals(opts)
     return Output(data=lambda: [d for spec, t in zip(specs, tests) for d in t.to_dicts(spec, short=opts.short)],
-                  text=lambda: PairedTest.table(tests, decimals, specs=specs, short=opts.short))
+                  text=lambda: PairedTest.table(tests, width, specs=specs, short=opts.short))

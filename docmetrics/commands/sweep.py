@@ -16,7 +16,7 @@ from .common import check_output_file, session_scope
 from .inputs import load_testset
 from .messages import note, warn
 from .options import Options
-from .output import Output, json_text, write
+from .output import Output, decimals, json_text, write
 from .scoring import units_cut
 from .specs import check_specs
 
@@ -88,8 +88,8 @@ def run(opts: Options, out: TextIO) -> int:
     if opts.plot:
         plot_heatmap(done, opts.plot, testset=testset, inputs=typed_inputs(opts))
     heatmap = f"heatmap: {opts.plot}\n" if opts.plot else ""
-    decimals = opts.width if opts.width_given else None  # else each metric's own
-    write(Output(data=lambda: report, text=lambda: done.to_text(decimals, temporary="(temporary: --cache keeps it)")
+    width = decimals(opts)
+    write(Output(data=lambda: report, text=lambda: done.to_text(width, temporary="(temporary: --cache keeps it)")
                  + heatmap), opts, out)
     return 0
 

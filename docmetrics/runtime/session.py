@@ -207,7 +207,7 @@ class CachingScorer:
             try:
                 chunk_size = store.chunk_size if store is not None else None  # one chunk, one commit
                 for chunk, out in self.session.engine.map(backbone, "score", [units[i] for i in misses], bar,
-                                                  chunk=chunk_size):
+                                                          chunk=chunk_size):
                     where = [misses[j] for j in chunk]
                     for k, v in out.counters.items():
                         counters[k] = counters.get(k, 0) + int(v)
